@@ -1,0 +1,28 @@
+# Two commands on a fresh machine with Python 3.11 and pip:
+#   make run   -> .venv + requirements, then the dashboard on http://localhost:8501
+#   make test  -> .venv + requirements, then the whole pytest suite
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.requirements-installed
+PORT   ?= 8501
+
+.PHONY: run test bench clean
+
+$(STAMP): requirements.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --disable-pip-version-check -q --upgrade pip
+	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	@for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,14 @@
+"""mvlab dashboard entry point: the page list.  Every page draws the shared sidebar itself
+(``mvlab.ui.state.sidebar``), so the dataset and seed follow the user from page to page."""
+
+import streamlit as st
+
+st.set_page_config(page_title="mvlab", page_icon="🌲", layout="wide")
+
+page = st.navigation(
+    [
+        st.Page("pages/home.py", title="Home", icon="🏠", default=True),
+        st.Page("pages/data.py", title="Data", icon="📊"),
+    ]
+)
+page.run()

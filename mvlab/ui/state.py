@@ -1,0 +1,158 @@
+"""Session state shared by every page: the sidebar's dataset and global seed.
+
+Every page starts with :func:`sidebar`, which draws the dataset and seed controls.  A widget
+that a page draws is a new widget on the next page, so its value is kept in a shadow dict
+(``st.session_state["_kept"]``): :func:`keep` seeds the widget from it before drawing and an
+``on_change`` callback writes the user's choice back.  (Widgets drawn by the ``app.py``
+entry point would persist by themselves in a browser, but ``AppTest`` cannot drive them after
+the first run, and every page must be testable.)  The dataset actually in use lives in
+``st.session_state["_dataset"]`` and changes only when a new choice loads without error, so a
+broken upload shows an ``st.error`` and leaves the previous dataset usable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from mvlab import datasets
+from mvlab.datasets import MultiViewDataset
+
+SOURCES = ("Bundled", "Synthetic", "Upload CSV")
+DEFAULT_SAMPLE = 600
+"""Bundled datasets larger than this start as a stratified sample of 600 (the DVS paper uses
+600 mfeat instances); the sidebar can raise it to the full size."""
+
+_ACTIVE = "_dataset"
+_UPLOADS = "_uploads"
+_KEPT = "_kept"
+
+
+def _remember(key: str) -> None:
+    st.session_state[_KEPT][key] = st.session_state[key]
+
+
+def keep(key: str, default) -> dict:
+    """Widget keyword arguments that make its value survive page switches.
+
+    Usage: ``st.slider("k", 1, 20, **keep("dvs_k", 7))`` (pass no ``value=``: the value
+    comes from the session)."""
+    kept = st.session_state.setdefault(_KEPT, {})
+    st.session_state[key] = kept.setdefault(key, default)
+    return {"key": key, "on_change": _remember, "args": (key,)}
+
+
+@st.cache_resource(show_spinner="Loading dataset…", max_entries=32)
+def bundled_dataset(name: str, n_samples: int, seed: int) -> MultiViewDataset:
+    """A bundled dataset, or a stratified sample of it (datasets are immutable: safe to share)."""
+    ds = datasets.load_dataset(name)
+    return ds.stratified_sample(min(n_samples, ds.n_samples), random_state=seed)
+
+
+@st.cache_resource(show_spinner="Generating data…", max_entries=32)
+def synthetic_dataset(n_samples: int, n_views: int, n_features: int, n_classes: int,
+                      p_informative: float, class_sep: float, noise: str, seed: int) -> MultiViewDataset:
+    return datasets.make_multiview_classification(
+        n_samples, n_views, n_features, n_classes, p_informative=p_informative, class_sep=class_sep,
+        noise=noise, random_state=seed,
+    )
+
+
+def current_dataset() -> MultiViewDataset:
+    """The dataset in use (the sidebar sets it; the first bundled dataset until then)."""
+    if _ACTIVE not in st.session_state:
+        st.session_state[_ACTIVE] = bundled_dataset(datasets.list_datasets()[0], DEFAULT_SAMPLE, 0)
+    return st.session_state[_ACTIVE]
+
+
+def current_seed() -> int:
+    """The global random seed chosen in the sidebar."""
+    return int(st.session_state.get("seed", 0))
+
+
+def sidebar() -> MultiViewDataset:
+    """Draw the dataset and seed controls; return the dataset in use."""
+    with st.sidebar:
+        st.header("Data")
+        source = st.radio("Source", SOURCES, horizontal=True, **keep("dataset_source", SOURCES[0]))
+        st.number_input("Random seed", min_value=0, max_value=2**31 - 1, step=1, **keep("seed", 0),
+                        help="Every random choice (sampling, splits, forests) derives from this seed.")
+        chosen = None
+        if source == "Bundled":
+            chosen = _bundled_controls()
+        elif source == "Synthetic":
+            chosen = _synthetic_controls()
+        else:
+            chosen = _upload_controls()
+        if chosen is not None:
+            st.session_state[_ACTIVE] = chosen
+        ds = current_dataset()
+        st.caption(
+            f"In use: **{ds.name}**: {ds.n_samples} instances, {ds.n_features} features, "
+            f"{ds.n_views} views, {ds.n_classes} classes."
+        )
+    return ds
+
+
+def _bundled_controls() -> MultiViewDataset:
+    names = datasets.list_datasets()
+    name = st.selectbox("Dataset", names, **keep("bundled_name", names[0]),
+                        format_func=lambda n: datasets.dataset_info(n).title)
+    info = datasets.dataset_info(name)
+    default = min(info.n_samples, DEFAULT_SAMPLE)
+    n = st.number_input(
+        "Instances (stratified sample)", min_value=min(info.n_samples, 4 * info.n_classes),
+        max_value=info.n_samples, step=50, **keep(f"bundled_n_{name}", default),
+        help=f"{name} has {info.n_samples} instances; a smaller stratified sample trains faster.",
+    )
+    return bundled_dataset(name, int(n), current_seed())
+
+
+def _synthetic_controls() -> MultiViewDataset:
+    c1, c2 = st.columns(2)
+    n = c1.number_input("Instances", 20, 5000, step=50, **keep("syn_n", 300))
+    classes = c2.number_input("Classes", 2, 10, step=1, **keep("syn_classes", 3))
+    views = c1.number_input("Views", 1, 10, step=1, **keep("syn_views", 3))
+    features = c2.number_input("Features per view", 1, 200, step=1, **keep("syn_features", 10))
+    p = st.slider("P(view is informative)", 0.05, 1.0, step=0.05, **keep("syn_p", 0.5),
+                  help="For each instance and view, the chance that the view shows the instance's class.")
+    sep = st.slider("Class separation", 0.0, 6.0, step=0.25, **keep("syn_sep", 2.0))
+    noise = st.selectbox("Uninformative views show", ["random-class", "gaussian"], **keep("syn_noise", "random-class"),
+                         format_func=lambda s: {"random-class": "a random class (misleading)",
+                                                "gaussian": "pure noise"}[s])
+    try:
+        return synthetic_dataset(int(n), int(views), int(features), int(classes), float(p), float(sep), noise,
+                                 current_seed())
+    except ValueError as exc:
+        st.error(f"Cannot generate this synthetic dataset: {exc}")
+        return None
+
+
+def _upload_controls() -> MultiViewDataset | None:
+    st.caption(
+        "CSV with a header: one label column and feature columns named `view.feature` "
+        "(e.g. `gene.ACAT1`, `lipid.C16.0`). Limit 25 MB."
+    )
+    label = st.text_input("Label column", **keep("upload_label", "label"))
+    file = st.file_uploader("CSV file", type=["csv", "gz", "txt"], key="upload_file")
+    uploads: dict = st.session_state.setdefault(_UPLOADS, {})
+    if file is None:
+        last = uploads.get("last")
+        if last is not None:
+            st.caption(f"Using the last uploaded file, **{last.name}**.")
+        return last
+    data = file.getvalue()
+    key = (hashlib.sha256(data).hexdigest(), label)
+    if key not in uploads:
+        try:
+            uploads[key] = datasets.read_multiview_csv(data, label_column=label, name=file.name)
+        except ValueError as exc:
+            uploads[key] = exc
+    result = uploads[key]
+    if isinstance(result, ValueError):
+        st.error(f"The file was not loaded. {result}")
+        st.caption(f"Still using **{current_dataset().name}**.")
+        return None
+    uploads["last"] = result
+    return result

@@ -1,0 +1,48 @@
+"""Data page: what is in my data?"""
+
+import streamlit as st
+
+from mvlab import plots
+from mvlab.projection import pca_2d
+from mvlab.ui.state import sidebar
+
+ds = sidebar()
+st.title("Data")
+st.caption(ds.description or "Uploaded dataset.")
+with st.expander("What am I looking at?"):
+    st.markdown(
+        """
+A **view** is a group of columns measured the same way. The table gives each view's size and
+scale: views on very different scales are one reason to learn a representation per view (a forest
+per view) instead of pooling all columns. The PCA pictures show how well each view alone separates
+the classes; views that separate different classes complement each other. For synthetic data, the
+ground truth marks, for every instance, the views that carry its class (the others show noise):
+dynamic view selection should find them.
+"""
+    )
+
+c = st.columns(4)
+c[0].metric("Instances", ds.n_samples)
+c[1].metric("Features", ds.n_features)
+c[2].metric("Views", ds.n_views)
+c[3].metric("Classes", ds.n_classes)
+
+st.subheader("Views")
+st.dataframe(ds.summary(), hide_index=True, width="stretch")
+
+left, right = st.columns([1, 2])
+with left:
+    st.plotly_chart(plots.class_balance(ds.class_counts()), key="class_balance")
+with right:
+    if ds.informative is not None:
+        st.plotly_chart(plots.informative_matrix(ds.informative, ds.labels, ds.view_names), key="ground_truth")
+    else:
+        st.markdown("**Class balance.** " + ", ".join(f"{c}: {n}" for c, n in ds.class_counts().items()))
+
+st.subheader("Each view in two dimensions")
+projections = {name: pca_2d(block) for name, block in zip(ds.view_names, ds.Xs)}
+st.plotly_chart(plots.view_projections(projections, ds.labels, ds.classes), key="projections")
+
+st.download_button(
+    "Download this dataset (CSV, view.feature columns)", ds.to_csv(), file_name=f"{ds.name}.csv", mime="text/csv",
+)

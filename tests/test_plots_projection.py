@@ -1,0 +1,56 @@
+"""mvlab.projection and the figure builders of mvlab.plots used by the Data page."""
+
+import numpy as np
+import pytest
+
+from mvlab import plots
+from mvlab.datasets import load_dataset, make_multiview_classification
+from mvlab.projection import pca_2d
+
+
+def test_pca_matches_a_plain_eigendecomposition():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 5)) * [1, 10, 100, 1, 0.1]
+    coords, explained = pca_2d(X)
+    Z = (X - X.mean(0)) / X.std(0)
+    evals, evecs = np.linalg.eigh(np.cov(Z, rowvar=False, bias=True))
+    order = evals.argsort()[::-1]
+    np.testing.assert_allclose(explained, evals[order][:2] / evals.sum())
+    for k in range(2):
+        ref = Z @ evecs[:, order[k]]
+        np.testing.assert_allclose(np.abs(coords[:, k]), np.abs(ref), atol=1e-9)
+    np.testing.assert_allclose(pca_2d(X * 3 + 1)[0], coords, atol=1e-9)  # standardised: scale-free
+
+
+def test_pca_edge_cases():
+    coords, explained = pca_2d(np.array([[1.0], [2.0], [4.0]]))
+    assert coords.shape == (3, 2) and np.all(coords[:, 1] == 0) and explained[0] == pytest.approx(1)
+    coords, explained = pca_2d(np.ones((4, 3)))  # constant: nothing to explain
+    assert np.all(coords == 0) and np.all(explained == 0)
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        pca_2d(np.ones((1, 3)))
+
+
+def test_figures_carry_the_data_they_are_given():
+    ds = load_dataset("nutrimouse-diet")
+    fig = plots.class_balance(ds.class_counts())
+    assert list(fig.data[0].x) == list(ds.classes) and list(fig.data[0].y) == [8] * 5
+
+    proj = {v: pca_2d(x) for v, x in zip(ds.view_names, ds.Xs)}
+    fig = plots.view_projections(proj, ds.labels, ds.classes)
+    assert len(fig.data) == 2 * 5  # one trace per view and class
+    shown = np.concatenate([np.asarray(t.customdata) for t in fig.data[:5]])
+    assert sorted(shown.tolist()) == list(range(ds.n_samples))  # every instance once per view
+    first = fig.data[0]
+    rows = np.asarray(first.customdata)
+    np.testing.assert_allclose(np.asarray(first.x), proj["gene"][0][rows, 0])
+
+
+def test_ground_truth_heatmap_groups_instances_by_class():
+    ds = make_multiview_classification(60, 3, 4, 3, random_state=1)
+    fig = plots.informative_matrix(ds.informative, ds.labels, ds.view_names)
+    z = np.asarray(fig.data[0].z)
+    rows = np.asarray(fig.data[0].customdata)[:, 0]
+    np.testing.assert_array_equal(z, ds.informative[rows].astype(int))
+    assert (np.diff(ds.y[rows]) >= 0).all()  # grouped by class
+    assert fig.data[0].x[0].startswith("v1 (")
