@@ -4,6 +4,7 @@
 import streamlit as st
 
 st.set_page_config(page_title="mvlab", page_icon="🌲", layout="wide")
+st.session_state["_entered_via_app"] = True  # see mvlab.ui.state.sidebar
 
 page = st.navigation(
     [

@@ -73,6 +73,10 @@ def current_seed() -> int:
 
 def sidebar() -> MultiViewDataset:
     """Draw the dataset and seed controls; return the dataset in use."""
+    if not st.session_state.get("_entered_via_app"):
+        # A deep link (e.g. /data) that reaches a fresh server before app.py ever ran is served
+        # in Streamlit's legacy pages/ mode, without our navigation; go through the entry point.
+        st.switch_page("app.py")
     with st.sidebar:
         st.header("Data")
         source = st.radio("Source", SOURCES, horizontal=True, **keep("dataset_source", SOURCES[0]))
