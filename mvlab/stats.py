@@ -1,0 +1,898 @@
+"""Statistical comparison of classifiers over several data sets (or blocks).
+
+Everything here is pure numpy / scipy / pandas and returns small frozen dataclasses that a
+dashboard can show (``to_frame()`` / ``to_dict()``).
+
+Score matrices have shape ``(n_blocks, n_methods)``: one row per block (a data set, or one
+value of k for the OFSP per-dataset tests of ``ALGORITHMS.md`` B.7), one column per method.
+A :class:`pandas.DataFrame` keeps its column names as method names and its index as block
+names; a plain array gets method names ``"method_0"``, ``"method_1"``, ... . By default higher
+scores are better (accuracy); pass ``higher_is_better=False`` for errors or times. Ranks
+always follow the convention "rank 1 = best", ties get the average of the ranks they span.
+
+Public API
+----------
+* :func:`rank_within_blocks`, :func:`average_ranks` -- Demšar (2006) Sec. 3.2.2.
+* :func:`sign_test`, :func:`sign_test_critical_value` -- Demšar (2006) Sec. 3.1.3,
+  ``ALGORITHMS.md`` A.9 (critical number of wins ``N/2 + z*sqrt(N)/2``).
+* :func:`friedman_test` -- Friedman chi-square and the Iman-Davenport F correction
+  (Demšar 2006 Sec. 3.2.2; García et al. 2010 Sec. 2.1).
+* :func:`friedman_aligned_ranks_test` -- ``ALGORITHMS.md`` B.7 steps 1-4
+  (García et al. 2010, Sec. 2.2, Friedman aligned ranks, Hodges & Lehmann 1962).
+* :func:`posthoc_vs_control` -- 1xN post-hoc z tests against a control with Holm and
+  Bonferroni-Dunn adjustments (``ALGORITHMS.md`` B.7 steps 5-6; García et al. 2010 Sec. 3;
+  Demšar 2006 Sec. 3.2.2), :func:`holm_adjust`, :func:`bonferroni_adjust`,
+  :func:`bonferroni_dunn_critical_difference`.
+* :func:`paired_t_test` -- ``ALGORITHMS.md`` C.8 Table 9 (paired t-test with a confidence
+  interval for the mean difference).
+
+References
+----------
+J. Demšar (2006). Statistical comparisons of classifiers over multiple data sets. JMLR 7:1-30.
+S. García, A. Fernández, J. Luengo, F. Herrera (2010). Advanced nonparametric tests for multiple
+comparisons in the design of experiments in computational intelligence and data mining:
+experimental analysis of power. Information Sciences 180:2044-2064.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _st
+
+__all__ = [
+    "rank_within_blocks",
+    "average_ranks",
+    "SignTestResult",
+    "sign_test",
+    "sign_test_critical_value",
+    "FriedmanResult",
+    "friedman_test",
+    "FriedmanAlignedResult",
+    "friedman_aligned_ranks_test",
+    "PosthocResult",
+    "posthoc_vs_control",
+    "holm_adjust",
+    "bonferroni_adjust",
+    "bonferroni_dunn_critical_difference",
+    "PairedTTestResult",
+    "paired_t_test",
+]
+
+
+# ---------------------------------------------------------------------------
+# input validation helpers
+# ---------------------------------------------------------------------------
+
+
+def _check_alpha(alpha: float, name: str = "alpha") -> float:
+    try:
+        alpha = float(alpha)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number strictly between 0 and 1, got {alpha!r}.") from None
+    if not (0.0 < alpha < 1.0):
+        raise ValueError(f"{name} must be strictly between 0 and 1, got {alpha!r}.")
+    return alpha
+
+
+def _as_score_matrix(scores, *, min_blocks: int = 2) -> tuple[np.ndarray, tuple[str, ...], tuple[str, ...]]:
+    """Validate a score matrix; return ``(x, method_names, block_names)``, ``x`` float (n_blocks, n_methods)."""
+    if isinstance(scores, pd.DataFrame):
+        if scores.columns.has_duplicates:
+            raise ValueError(
+                f"method names (columns) must be unique; got {[str(c) for c in scores.columns]}."
+            )
+        non_numeric = [
+            str(c) for c, dt in scores.dtypes.items() if not pd.api.types.is_numeric_dtype(dt)
+        ]
+        if non_numeric:
+            raise ValueError(
+                "scores must hold numbers only; non-numeric column(s): "
+                f"{non_numeric}. Move labels to the index or drop those columns."
+            )
+        methods = tuple(str(c) for c in scores.columns)
+        blocks = tuple(str(i) for i in scores.index)
+        x = scores.to_numpy(dtype=float, na_value=np.nan)
+    else:
+        try:
+            x = np.asarray(scores, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(
+                "scores must be a numeric (n_blocks, n_methods) array or DataFrame; "
+                "could not convert it to float."
+            ) from None
+        methods = blocks = ()
+    if x.ndim != 2:
+        raise ValueError(
+            f"scores must be 2-D with shape (n_blocks, n_methods); got an array with {x.ndim} "
+            f"dimension(s), shape {x.shape}."
+        )
+    n_blocks, n_methods = x.shape
+    if n_methods < 2:
+        raise ValueError(
+            f"scores must have at least 2 methods (columns) to compare; got {n_methods}."
+        )
+    if n_blocks < min_blocks:
+        raise ValueError(
+            f"scores must have at least {min_blocks} blocks (rows: data sets or repetitions); "
+            f"got {n_blocks}."
+        )
+    bad = ~np.isfinite(x)
+    if bad.any():
+        b, m = np.argwhere(bad)[0]
+        raise ValueError(
+            f"scores contain {int(bad.sum())} NaN or infinite value(s), first at block {b}, "
+            f"method {m} ({x[b, m]!r}); remove or impute incomplete rows first."
+        )
+    if not methods:
+        methods = tuple(f"method_{j}" for j in range(n_methods))
+        blocks = tuple(str(i) for i in range(n_blocks))
+    if len(set(methods)) != len(methods):
+        raise ValueError(f"method names (columns) must be unique; got {list(methods)}.")
+    return x, methods, blocks
+
+
+def _as_vector(v, name: str) -> np.ndarray:
+    if isinstance(v, (pd.Series, pd.Index)):
+        v = v.to_numpy(dtype=float, na_value=np.nan)
+    try:
+        v = np.asarray(v, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a 1-D sequence of numbers; could not convert it to float.") from None
+    if v.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one value per data set); got shape {v.shape}.")
+    bad = ~np.isfinite(v)
+    if bad.any():
+        raise ValueError(
+            f"{name} contains {int(bad.sum())} NaN or infinite value(s), first at position "
+            f"{int(np.argmax(bad))}; remove incomplete pairs first."
+        )
+    return v
+
+
+def _paired_vectors(a, b, *, min_len: int) -> tuple[np.ndarray, np.ndarray]:
+    a = _as_vector(a, "a")
+    b = _as_vector(b, "b")
+    if a.shape != b.shape:
+        raise ValueError(
+            f"a and b must be paired (same length, one value per data set); got lengths "
+            f"{a.size} and {b.size}."
+        )
+    if a.size < min_len:
+        raise ValueError(f"need at least {min_len} paired values; got {a.size}.")
+    return a, b
+
+
+def _resolve_control(control, methods: tuple[str, ...]) -> int:
+    if isinstance(control, (int, np.integer)) and not isinstance(control, bool):
+        # an integer is a column name if the columns are named by those integers, else a position
+        if str(control) in methods:
+            return methods.index(str(control))
+        if not (-len(methods) <= control < len(methods)):
+            raise ValueError(
+                f"control index {control} is out of range for {len(methods)} methods."
+            )
+        return int(control) % len(methods)
+    if str(control) in methods:
+        return methods.index(str(control))
+    raise ValueError(f"control {control!r} is not one of the methods {list(methods)}.")
+
+
+# ---------------------------------------------------------------------------
+# ranks
+# ---------------------------------------------------------------------------
+
+
+def rank_within_blocks(scores, higher_is_better: bool = True) -> pd.DataFrame:
+    """Rank the methods inside each block (row): rank 1 = best, ties get average ranks.
+
+    Parameters
+    ----------
+    scores : array-like or DataFrame, shape (n_blocks, n_methods)
+    higher_is_better : bool, default True
+        True for accuracies, False for errors or run times.
+
+    Returns
+    -------
+    DataFrame, shape (n_blocks, n_methods), the rank r_b^j of method j in block b
+    (Demšar 2006, Sec. 3.2.2).
+    """
+    x, methods, blocks = _as_score_matrix(scores, min_blocks=1)
+    r = _st.rankdata(-x if higher_is_better else x, method="average", axis=1)
+    return pd.DataFrame(r, index=pd.Index(blocks, name="block"), columns=pd.Index(methods, name="method"))
+
+
+def average_ranks(scores, higher_is_better: bool = True) -> pd.Series:
+    """Average rank of each method over the blocks, ``R_j = (1/N) sum_b r_b^j``.
+
+    Rank 1 = best inside each block; tied methods share the average of their ranks
+    (Demšar 2006, Sec. 3.2.2). The ranks of the K methods always average to (K+1)/2.
+
+    Parameters
+    ----------
+    scores : array-like or DataFrame, shape (n_blocks, n_methods)
+    higher_is_better : bool, default True
+
+    Returns
+    -------
+    Series of length n_methods, indexed by method name, named ``"average_rank"``.
+    """
+    ranks = rank_within_blocks(scores, higher_is_better=higher_is_better)
+    return ranks.mean(axis=0).rename("average_rank")
+
+
+# ---------------------------------------------------------------------------
+# sign test
+# ---------------------------------------------------------------------------
+
+
+def sign_test_critical_value(n: int, alpha: float = 0.05) -> float:
+    """Demšar's critical number of wins (normal approximation), ``N/2 + z_{1-alpha/2} * sqrt(N)/2``.
+
+    A method is significantly better (two-sided test at level ``alpha``) when its number of wins
+    (ties split evenly) is at least this value, i.e. at least ``ceil`` of it for whole wins.
+    ``ALGORITHMS.md`` A.9: for N = 15 the value is 11.30 (12 wins) at 0.05 and 10.69 (11 wins)
+    at 0.10. Demšar (2006), Sec. 3.1.3.
+    """
+    if isinstance(n, bool) or int(n) != n or n < 1:
+        raise ValueError(f"n (number of data sets) must be a positive integer; got {n!r}.")
+    alpha = _check_alpha(alpha)
+    z = _st.norm.ppf(1.0 - alpha / 2.0)
+    return float(n / 2.0 + z * math.sqrt(n) / 2.0)
+
+
+@dataclass(frozen=True)
+class SignTestResult:
+    """Result of :func:`sign_test` (method A against method B).
+
+    ``wins``/``ties``/``losses`` are the raw counts for A. Following Demšar (2006, Sec. 3.1.3)
+    ties are split evenly between the two methods and, if their number is odd, one tie is
+    ignored: ``n_effective = n - (ties % 2)``, ``wins_effective = wins + ties // 2``.
+    ``critical_value = n_eff/2 + z*sqrt(n_eff)/2`` and ``critical_wins = ceil(critical_value)``.
+    ``p_value`` is the exact two-sided binomial test of ``wins_effective`` out of
+    ``n_effective`` with success probability 1/2.
+    """
+
+    wins: int
+    ties: int
+    losses: int
+    n: int
+    n_effective: int
+    wins_effective: int
+    losses_effective: int
+    alpha: float
+    z: float
+    critical_value: float
+    critical_wins: int
+    p_value: float
+    a_significantly_better: bool
+    b_significantly_better: bool
+
+    @property
+    def significant(self) -> bool:
+        """True when either method has at least ``critical_wins`` (effective) wins."""
+        return self.a_significantly_better or self.b_significantly_better
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["significant"] = self.significant
+        return d
+
+
+def sign_test(
+    a=None,
+    b=None,
+    *,
+    wins: int | None = None,
+    ties: int | None = None,
+    losses: int | None = None,
+    alpha: float = 0.05,
+    higher_is_better: bool = True,
+    tie_tolerance: float = 0.0,
+) -> SignTestResult:
+    """Sign test of wins / ties / losses of method A against method B over N data sets.
+
+    Give either two paired score vectors ``a`` and ``b`` (shape (n_datasets,), one value per
+    data set), or the counts ``wins``, ``ties`` and ``losses`` of A (keywords).
+
+    With vectors, data set i is a win for A when ``a[i]`` is better than ``b[i]`` by more than
+    ``tie_tolerance`` (``higher_is_better`` sets the direction), a tie when
+    ``|a[i] - b[i]| <= tie_tolerance``.
+
+    Ties are split evenly between the methods; an odd tie is ignored (Demšar 2006,
+    Sec. 3.1.3). A is significantly better at level ``alpha`` (two-sided) when its effective wins
+    reach ``N/2 + z_{1-alpha/2} * sqrt(N)/2`` (``ALGORITHMS.md`` A.9, Demšar 2006); the exact
+    two-sided binomial p-value (``scipy.stats.binomtest``, p = 1/2) is reported beside it.
+
+    Returns
+    -------
+    SignTestResult
+    """
+    alpha = _check_alpha(alpha)
+    have_vectors = a is not None or b is not None
+    have_counts = wins is not None or ties is not None or losses is not None
+    if have_vectors and have_counts:
+        raise ValueError("give either the score vectors a and b, or wins/ties/losses, not both.")
+    if have_vectors:
+        if a is None or b is None:
+            raise ValueError("both score vectors a and b are needed for the sign test.")
+        a_, b_ = _paired_vectors(a, b, min_len=1)
+        if not (tie_tolerance >= 0.0 and math.isfinite(tie_tolerance)):
+            raise ValueError(f"tie_tolerance must be a finite number >= 0; got {tie_tolerance!r}.")
+        d = a_ - b_ if higher_is_better else b_ - a_
+        n_w = int(np.sum(d > tie_tolerance))
+        n_l = int(np.sum(d < -tie_tolerance))
+        n_t = int(d.size - n_w - n_l)
+    elif have_counts:
+        if wins is None or losses is None:
+            raise ValueError("sign test from counts needs wins and losses (ties defaults to 0).")
+        counts = {"wins": wins, "ties": 0 if ties is None else ties, "losses": losses}
+        for k, v in counts.items():
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer, float, np.floating)) or int(v) != v or v < 0:
+                raise ValueError(f"{k} must be a non-negative whole number; got {v!r}.")
+        n_w, n_t, n_l = (int(counts[k]) for k in ("wins", "ties", "losses"))
+    else:
+        raise ValueError("sign_test needs either score vectors a and b, or wins=, ties=, losses=.")
+
+    n = n_w + n_t + n_l
+    if n < 1:
+        raise ValueError("sign test needs at least one data set (wins + ties + losses >= 1).")
+    n_eff = n - (n_t % 2)
+    w_eff = n_w + n_t // 2
+    l_eff = n_l + n_t // 2
+    if n_eff == 0:  # a single tie, ignored: no evidence either way
+        crit = float("nan")
+        crit_wins = 1
+        p = 1.0
+    else:
+        crit = sign_test_critical_value(n_eff, alpha)
+        crit_wins = int(math.ceil(crit - 1e-12))
+        p = float(_st.binomtest(w_eff, n_eff, 0.5, alternative="two-sided").pvalue)
+    z = float(_st.norm.ppf(1.0 - alpha / 2.0))
+    return SignTestResult(
+        wins=n_w,
+        ties=n_t,
+        losses=n_l,
+        n=n,
+        n_effective=n_eff,
+        wins_effective=w_eff,
+        losses_effective=l_eff,
+        alpha=alpha,
+        z=z,
+        critical_value=crit,
+        critical_wins=crit_wins,
+        p_value=p,
+        a_significantly_better=bool(n_eff > 0 and w_eff >= crit_wins),
+        b_significantly_better=bool(n_eff > 0 and l_eff >= crit_wins),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Friedman test
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FriedmanResult:
+    """Result of :func:`friedman_test`.
+
+    ``statistic`` is the Friedman chi-square ``chi2_F`` (df = K-1, p-value ``p_value``);
+    ``iman_davenport`` the F statistic ``F_F = (N-1) chi2_F / (N(K-1) - chi2_F)`` with
+    ``(K-1, (K-1)(N-1))`` degrees of freedom and p-value ``iman_davenport_p_value``.
+    ``methods`` and ``average_ranks`` are aligned tuples (rank 1 = best).
+    """
+
+    statistic: float
+    df: int
+    p_value: float
+    iman_davenport: float
+    iman_davenport_df: tuple[int, int]
+    iman_davenport_p_value: float
+    n_blocks: int
+    n_methods: int
+    tie_correction: bool
+    methods: tuple[str, ...]
+    average_ranks: tuple[float, ...]
+
+    def ranks(self) -> pd.Series:
+        """Average ranks as a Series indexed by method."""
+        return pd.Series(self.average_ranks, index=pd.Index(self.methods, name="method"), name="average_rank")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per test (Friedman chi2, Iman-Davenport F): statistic, df, p_value."""
+        return pd.DataFrame(
+            {
+                "statistic": [self.statistic, self.iman_davenport],
+                "df": [str(self.df), f"{self.iman_davenport_df[0]}, {self.iman_davenport_df[1]}"],
+                "p_value": [self.p_value, self.iman_davenport_p_value],
+            },
+            index=pd.Index(["Friedman chi2", "Iman-Davenport F"], name="test"),
+        )
+
+
+def _iman_davenport(chi2: float, n: int, k: int) -> tuple[float, float]:
+    denom = n * (k - 1) - chi2
+    if denom <= 1e-12 * max(1.0, n * (k - 1)):
+        return float("inf"), 0.0  # every block ranks the methods identically
+    f = (n - 1) * chi2 / denom
+    return float(f), float(_st.f.sf(f, k - 1, (k - 1) * (n - 1)))
+
+
+def friedman_test(scores, higher_is_better: bool = True, tie_correction: bool = True) -> FriedmanResult:
+    """Friedman test that all methods perform alike, with the Iman-Davenport correction.
+
+    Demšar (2006) Sec. 3.2.2 / García et al. (2010) Sec. 2.1, with R_j the average rank of
+    method j (rank 1 = best inside each block) over N blocks and K methods::
+
+        chi2_F = 12 N / (K (K+1)) * [ sum_j R_j^2 - K (K+1)^2 / 4 ]     df = K - 1
+        F_F    = (N-1) chi2_F / (N (K-1) - chi2_F)                      df = (K-1, (K-1)(N-1))
+
+    With ``tie_correction=True`` (default, as ``scipy.stats.friedmanchisquare``) chi2_F is
+    divided by ``1 - sum(t^3 - t) / (N K (K^2 - 1))``, t running over the sizes of the groups of
+    tied scores inside each block; without ties both choices give the same number. If every
+    block ranks the methods identically, F_F is infinite and its p-value 0.
+
+    Parameters
+    ----------
+    scores : array-like or DataFrame, shape (n_blocks, n_methods), n_blocks >= 2, n_methods >= 2
+    higher_is_better : bool, default True
+    tie_correction : bool, default True
+
+    Returns
+    -------
+    FriedmanResult
+    """
+    x, methods, _ = _as_score_matrix(scores)
+    n, k = x.shape
+    r = _st.rankdata(-x if higher_is_better else x, method="average", axis=1)
+    rbar = r.mean(axis=0)
+    chi2 = 12.0 * n / (k * (k + 1)) * (np.sum(rbar**2) - k * (k + 1) ** 2 / 4.0)
+    if tie_correction:
+        t_sum = 0.0
+        for row in x:
+            _, counts = np.unique(row, return_counts=True)
+            t_sum += float(np.sum(counts.astype(float) ** 3 - counts))
+        c = 1.0 - t_sum / (n * k * (k * k - 1))
+        if c <= 0:  # every block is one big tie: no information at all
+            chi2 = 0.0
+        else:
+            chi2 = chi2 / c
+    chi2 = float(max(chi2, 0.0))
+    p = float(_st.chi2.sf(chi2, k - 1))
+    f, pf = _iman_davenport(chi2, n, k)
+    return FriedmanResult(
+        statistic=chi2,
+        df=k - 1,
+        p_value=p,
+        iman_davenport=f,
+        iman_davenport_df=(k - 1, (k - 1) * (n - 1)),
+        iman_davenport_p_value=pf,
+        n_blocks=n,
+        n_methods=k,
+        tie_correction=bool(tie_correction),
+        methods=methods,
+        average_ranks=tuple(float(v) for v in rbar),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Friedman aligned ranks
+# ---------------------------------------------------------------------------
+
+
+def _rank_descending_with_tolerance(values: np.ndarray, rtol: float = 1e-9) -> np.ndarray:
+    """Rank a 1-D array, 1 = largest; values closer than ``rtol * max(1, max|v|)`` are tied.
+
+    The tolerance absorbs floating-point noise of the alignment (``0.3 - 0.2`` vs ``0.1``), so
+    values that are equal in exact arithmetic share their average rank.
+    """
+    v = np.asarray(values, dtype=float)
+    order = np.argsort(-v, kind="mergesort")
+    s = -v[order]  # ascending
+    tol = rtol * max(1.0, float(np.max(np.abs(v))) if v.size else 1.0)
+    new_group = np.empty(s.size, dtype=bool)
+    new_group[:1] = True
+    new_group[1:] = np.diff(s) > tol
+    group = np.cumsum(new_group) - 1
+    pos = np.arange(1, s.size + 1, dtype=float)
+    sums = np.bincount(group, weights=pos)
+    counts = np.bincount(group)
+    ranks_sorted = (sums / counts)[group]
+    out = np.empty_like(ranks_sorted)
+    out[order] = ranks_sorted
+    return out
+
+
+@dataclass(frozen=True)
+class FriedmanAlignedResult:
+    """Result of :func:`friedman_aligned_ranks_test` (``ALGORITHMS.md`` B.7 steps 1-4).
+
+    ``rank_totals`` are R_j (sum over blocks of the aligned ranks of method j),
+    ``average_ranks`` are R_j / n_blocks, ``block_totals`` are the per-block sums Rb_b;
+    ``statistic`` is T (chi-square with df = K-1 under H0), ``p_value = 1 - chi2_cdf(T, K-1)``.
+    """
+
+    statistic: float
+    df: int
+    p_value: float
+    n_blocks: int
+    n_methods: int
+    methods: tuple[str, ...]
+    rank_totals: tuple[float, ...]
+    average_ranks: tuple[float, ...]
+    block_totals: tuple[float, ...]
+
+    def ranks(self) -> pd.Series:
+        """Average aligned ranks as a Series indexed by method."""
+        return pd.Series(self.average_ranks, index=pd.Index(self.methods, name="method"), name="average_aligned_rank")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per method: total and average aligned rank."""
+        return pd.DataFrame(
+            {"rank_total": self.rank_totals, "average_aligned_rank": self.average_ranks},
+            index=pd.Index(self.methods, name="method"),
+        )
+
+
+def _aligned_ranks(x: np.ndarray, higher_is_better: bool) -> np.ndarray:
+    aligned = x - x.mean(axis=1, keepdims=True)  # step 1
+    if not higher_is_better:
+        aligned = -aligned
+    return _rank_descending_with_tolerance(aligned.ravel()).reshape(x.shape)  # step 2
+
+
+def friedman_aligned_ranks_test(scores, higher_is_better: bool = True) -> FriedmanAlignedResult:
+    """Friedman aligned ranks test (Hodges & Lehmann 1962), exactly ``ALGORITHMS.md`` B.7 steps 1-4.
+
+    García et al. (2010), Sec. 2.2. For x of shape (n_b, K)::
+
+        1. a[b, j] = x[b, j] - mean_j x[b, j]                     (align each block)
+        2. rank all n_b*K aligned values jointly, 1 = best (largest when higher is better),
+           ties -> average ranks -> r[b, j]
+        3. R_j = sum_b r[b, j],  Rb_b = sum_j r[b, j]
+        4. T = (K-1) [ sum_j R_j^2 - (K n_b^2 / 4)(K n_b + 1)^2 ]
+               / ( K n_b (K n_b + 1)(2 K n_b + 1) / 6 - (1/K) sum_b Rb_b^2 )
+           p = 1 - chi2_cdf(T, df = K-1)
+
+    Aligned values that differ by less than 1e-9 (relative) are treated as ties, so that
+    floating-point noise from step 1 does not break ties that hold exactly. If the denominator
+    is 0 (every block constant), T = 0 and p = 1.
+
+    Parameters
+    ----------
+    scores : array-like or DataFrame, shape (n_blocks, n_methods), n_blocks >= 2, n_methods >= 2
+    higher_is_better : bool, default True
+
+    Returns
+    -------
+    FriedmanAlignedResult
+    """
+    x, methods, _ = _as_score_matrix(scores)
+    n, k = x.shape
+    r = _aligned_ranks(x, higher_is_better)
+    R = r.sum(axis=0)  # step 3
+    Rb = r.sum(axis=1)
+    kn = k * n
+    num = (k - 1) * (np.sum(R**2) - (k * n**2 / 4.0) * (kn + 1) ** 2)  # step 4
+    den = kn * (kn + 1) * (2 * kn + 1) / 6.0 - np.sum(Rb**2) / k
+    if den <= 1e-12 * kn**3:
+        T = 0.0
+    else:
+        T = float(max(num / den, 0.0))
+    return FriedmanAlignedResult(
+        statistic=T,
+        df=k - 1,
+        p_value=float(_st.chi2.sf(T, k - 1)),
+        n_blocks=n,
+        n_methods=k,
+        methods=methods,
+        rank_totals=tuple(float(v) for v in R),
+        average_ranks=tuple(float(v) for v in R / n),
+        block_totals=tuple(float(v) for v in Rb),
+    )
+
+
+# ---------------------------------------------------------------------------
+# post-hoc tests against a control
+# ---------------------------------------------------------------------------
+
+
+def holm_adjust(p_values, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Holm step-down adjustment of m p-values (García et al. 2010 Sec. 3; ``ALGORITHMS.md`` B.7 step 6).
+
+    With p_(1) <= ... <= p_(m) sorted ascending, the adjusted p-values are
+    ``APV_(i) = min(1, max_{l <= i} (m - l + 1) p_(l))`` (for m = K-1 comparisons against a control,
+    ``(m - l + 1) = (K - l)``). H_(i) is rejected while ``p_(i) <= alpha / (m - i + 1)``, stopping
+    at the first failure, which is the same as ``APV_(i) <= alpha``.
+
+    Parameters
+    ----------
+    p_values : array-like, shape (m,), values in [0, 1]
+    alpha : float
+
+    Returns
+    -------
+    (adjusted, reject) : arrays of shape (m,) in the input order.
+    """
+    alpha = _check_alpha(alpha)
+    p = _as_vector(p_values, "p_values")
+    if p.size == 0:
+        raise ValueError("p_values is empty: need at least one p-value to adjust.")
+    if np.any((p < 0) | (p > 1)):
+        raise ValueError("p_values must lie in [0, 1].")
+    m = p.size
+    order = np.argsort(p, kind="mergesort")
+    factors = m - np.arange(m)  # m, m-1, ..., 1
+    adj_sorted = np.minimum(1.0, np.maximum.accumulate(factors * p[order]))
+    adj = np.empty(m)
+    adj[order] = adj_sorted
+    return adj, adj <= alpha
+
+
+def bonferroni_adjust(p_values, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Bonferroni(-Dunn) adjustment for m comparisons: ``min(1, m * p)``; reject when <= alpha.
+
+    For m = K-1 comparisons with a control this is the Bonferroni-Dunn test
+    (Demšar 2006 Sec. 3.2.2; García et al. 2010 Sec. 3).
+
+    Returns
+    -------
+    (adjusted, reject) : arrays of shape (m,).
+    """
+    alpha = _check_alpha(alpha)
+    p = _as_vector(p_values, "p_values")
+    if p.size == 0:
+        raise ValueError("p_values is empty: need at least one p-value to adjust.")
+    if np.any((p < 0) | (p > 1)):
+        raise ValueError("p_values must lie in [0, 1].")
+    adj = np.minimum(1.0, p * p.size)
+    return adj, adj <= alpha
+
+
+def bonferroni_dunn_critical_difference(n_methods: int, n_blocks: int, alpha: float = 0.05) -> tuple[float, float]:
+    """Critical difference of average Friedman ranks for Bonferroni-Dunn against a control.
+
+    Demšar (2006) Sec. 3.2.2: ``CD = q_alpha * sqrt(K (K+1) / (6 N))`` with
+    ``q_alpha = z_{1 - alpha / (2 (K-1))}`` (the normal quantile; e.g. q_0.05 = 2.241 for K = 3,
+    2.498 for K = 5, as in Demšar's Table 5(b)).
+
+    Returns
+    -------
+    (cd, q_alpha)
+    """
+    k, n = int(n_methods), int(n_blocks)
+    if k < 2:
+        raise ValueError(f"need at least 2 methods for a critical difference; got {n_methods}.")
+    if n < 1:
+        raise ValueError(f"need at least 1 block (data set); got {n_blocks}.")
+    alpha = _check_alpha(alpha)
+    q = float(_st.norm.ppf(1.0 - alpha / (2.0 * (k - 1))))
+    return q * math.sqrt(k * (k + 1) / (6.0 * n)), q
+
+
+@dataclass(frozen=True)
+class PosthocResult:
+    """Result of :func:`posthoc_vs_control`: K-1 comparisons of each method with the control.
+
+    Tuples ``methods``, ``average_ranks``, ``rank_differences``, ``z``, ``p_unadjusted``,
+    ``p_holm``, ``reject_holm``, ``p_bonferroni``, ``reject_bonferroni`` are aligned and list the
+    non-control methods in their input order. ``rank_differences = Rbar_j - Rbar_control``
+    (positive: method j is ranked worse than the control). ``critical_difference`` is the
+    Bonferroni-Dunn CD on the same rank scale: ``q_alpha * standard_error``.
+    """
+
+    test: str
+    control: str
+    control_average_rank: float
+    alpha: float
+    n_blocks: int
+    n_methods: int
+    standard_error: float
+    q_alpha: float
+    critical_difference: float
+    methods: tuple[str, ...]
+    average_ranks: tuple[float, ...]
+    rank_differences: tuple[float, ...]
+    z: tuple[float, ...]
+    p_unadjusted: tuple[float, ...]
+    p_holm: tuple[float, ...]
+    reject_holm: tuple[bool, ...]
+    p_bonferroni: tuple[float, ...]
+    reject_bonferroni: tuple[bool, ...]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per compared method, ordered by unadjusted p-value (Holm's order)."""
+        df = pd.DataFrame(
+            {
+                "average_rank": self.average_ranks,
+                "rank_difference": self.rank_differences,
+                "z": self.z,
+                "p_unadjusted": self.p_unadjusted,
+                "p_holm": self.p_holm,
+                "reject_holm": self.reject_holm,
+                "p_bonferroni": self.p_bonferroni,
+                "reject_bonferroni": self.reject_bonferroni,
+            },
+            index=pd.Index(self.methods, name="method"),
+        )
+        return df.sort_values("p_unadjusted", kind="mergesort")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def posthoc_vs_control(
+    scores,
+    control,
+    *,
+    test: Literal["friedman", "aligned"] = "friedman",
+    alpha: float = 0.05,
+    higher_is_better: bool = True,
+) -> PosthocResult:
+    """1xN post-hoc comparison of every method with a control, Holm and Bonferroni-Dunn adjusted.
+
+    ``test="friedman"`` uses the average Friedman ranks R_j (rank within each block) and
+    ``SE = sqrt(K (K+1) / (6 N))`` (Demšar 2006 Sec. 3.2.2; García et al. 2010 Sec. 3).
+    ``test="aligned"`` uses the average aligned ranks of ``ALGORITHMS.md`` B.7 step 5,
+    ``SE = sqrt(K (N+1) / 6)`` (García et al. 2010 Sec. 3).
+    In both cases::
+
+        z_j = (Rbar_j - Rbar_control) / SE,   p_j = 2 (1 - Phi(|z_j|))
+
+    then Holm's step-down procedure (:func:`holm_adjust`, B.7 step 6) and Bonferroni-Dunn
+    (``min(1, (K-1) p_j)``, and ``CD = q_alpha * SE`` with ``q_alpha = z_{1-alpha/(2(K-1))}``; for
+    the Friedman ranks this is ``q_alpha * sqrt(K(K+1)/(6N))`` of Demšar 2006).
+
+    Parameters
+    ----------
+    scores : array-like or DataFrame, shape (n_blocks, n_methods)
+    control : str or int
+        Column name of the control method, or its column position.
+    test : {"friedman", "aligned"}
+    alpha : float, default 0.05
+    higher_is_better : bool, default True
+
+    Returns
+    -------
+    PosthocResult
+    """
+    alpha = _check_alpha(alpha)
+    x, methods, _ = _as_score_matrix(scores)
+    n, k = x.shape
+    c = _resolve_control(control, methods)
+    if test == "friedman":
+        r = _st.rankdata(-x if higher_is_better else x, method="average", axis=1)
+        se = math.sqrt(k * (k + 1) / (6.0 * n))
+    elif test == "aligned":
+        r = _aligned_ranks(x, higher_is_better)
+        se = math.sqrt(k * (n + 1) / 6.0)
+    else:
+        raise ValueError(f"test must be 'friedman' or 'aligned'; got {test!r}.")
+    rbar = r.mean(axis=0)
+    others = [j for j in range(k) if j != c]
+    diff = rbar[others] - rbar[c]
+    z = diff / se
+    p = np.minimum(1.0, 2.0 * _st.norm.sf(np.abs(z)))
+    p_holm, rej_holm = holm_adjust(p, alpha)
+    p_bonf, rej_bonf = bonferroni_adjust(p, alpha)
+    q = float(_st.norm.ppf(1.0 - alpha / (2.0 * (k - 1))))
+    return PosthocResult(
+        test=test,
+        control=methods[c],
+        control_average_rank=float(rbar[c]),
+        alpha=alpha,
+        n_blocks=n,
+        n_methods=k,
+        standard_error=se,
+        q_alpha=q,
+        critical_difference=q * se,
+        methods=tuple(methods[j] for j in others),
+        average_ranks=tuple(float(v) for v in rbar[others]),
+        rank_differences=tuple(float(v) for v in diff),
+        z=tuple(float(v) for v in z),
+        p_unadjusted=tuple(float(v) for v in p),
+        p_holm=tuple(float(v) for v in p_holm),
+        reject_holm=tuple(bool(v) for v in rej_holm),
+        p_bonferroni=tuple(float(v) for v in p_bonf),
+        reject_bonferroni=tuple(bool(v) for v in rej_bonf),
+    )
+
+
+# ---------------------------------------------------------------------------
+# paired t-test
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairedTTestResult:
+    """Result of :func:`paired_t_test` for the differences ``d = a - b``.
+
+    Fields follow ``ALGORITHMS.md`` C.8 Table 9: ``p_value`` (two-sided), ``mean_difference``
+    and the ``confidence`` interval ``[ci_low, ci_high]``; plus ``t``, ``df = n - 1``,
+    ``std_difference`` (sample std, ddof=1) and ``standard_error = std / sqrt(n)``.
+    """
+
+    n: int
+    mean_difference: float
+    std_difference: float
+    standard_error: float
+    t: float
+    df: int
+    p_value: float
+    confidence: float
+    ci_low: float
+    ci_high: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def to_frame(self) -> pd.DataFrame:
+        """A one-row table (columns as in the SDF paper's Table 9, plus t, df, n)."""
+        return pd.DataFrame([self.to_dict()])
+
+
+def paired_t_test(a, b, confidence: float = 0.95) -> PairedTTestResult:
+    """Two-sided paired t-test of ``a - b`` with a confidence interval for the mean difference.
+
+    For the n paired differences d_i = a_i - b_i (``ALGORITHMS.md`` C.8 Table 9, df = n - 1)::
+
+        mean = (1/n) sum d_i,   s = std(d, ddof=1),   se = s / sqrt(n)
+        t = mean / se,          p = 2 (1 - F_t(|t|; n-1))
+        CI = mean -/+ t_{(1+confidence)/2; n-1} * se
+
+    Same numbers as ``scipy.stats.ttest_rel(a, b)`` and its ``confidence_interval``. If all
+    differences are equal (s = 0), t is 0 with p = 1 when they are all 0, otherwise +/-inf with
+    p = 0; the interval is then the single point ``[mean, mean]``.
+
+    Parameters
+    ----------
+    a, b : array-like, shape (n,), n >= 2, paired values (e.g. accuracies per data set)
+    confidence : float in (0, 1), default 0.95
+
+    Returns
+    -------
+    PairedTTestResult
+    """
+    confidence = _check_alpha(confidence, "confidence")
+    a_, b_ = _paired_vectors(a, b, min_len=2)
+    d = a_ - b_
+    n = d.size
+    mean = float(d.mean())
+    sd = float(d.std(ddof=1))
+    se = sd / math.sqrt(n)
+    df = n - 1
+    # treat a spread at rounding-noise level as exactly zero
+    if se <= 1e-14 * max(1.0, float(np.max(np.abs(d)))):
+        sd = se = 0.0
+        if mean == 0.0 or abs(mean) <= 1e-14 * max(1.0, float(np.max(np.abs(a_))), float(np.max(np.abs(b_)))):
+            t, p = 0.0, 1.0
+        else:
+            t, p = math.copysign(math.inf, mean), 0.0
+        lo = hi = mean
+    else:
+        t = mean / se
+        p = float(min(1.0, 2.0 * _st.t.sf(abs(t), df)))
+        h = float(_st.t.ppf(0.5 + confidence / 2.0, df)) * se
+        lo, hi = mean - h, mean + h
+    return PairedTTestResult(
+        n=n,
+        mean_difference=mean,
+        std_difference=sd,
+        standard_error=se,
+        t=float(t),
+        df=df,
+        p_value=float(p),
+        confidence=confidence,
+        ci_low=float(lo),
+        ci_high=float(hi),
+    )
