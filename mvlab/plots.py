@@ -124,3 +124,75 @@ def informative_matrix(
     fig.update_xaxes(title_text="view (share of instances for which it is informative)", side="top")
     fig.update_layout(title=title, height=420, margin=dict(t=90, b=20, l=60, r=20))
     return fig
+
+
+def class_order(labels: Sequence[str]) -> np.ndarray:
+    """Row order that groups instances by class name, keeping their original order within a class."""
+    labels = np.asarray(labels).astype(str)
+    return np.lexsort((np.arange(len(labels)), labels))
+
+
+def block_average(M: np.ndarray, max_size: int) -> tuple[np.ndarray, int]:
+    """Average ``M`` (n, m) over square blocks of ``b`` x ``b`` cells, with the smallest ``b`` that
+    brings both sides to at most ``max_size``; ragged edge blocks average what they hold.
+
+    Returns (averaged matrix (ceil(n/b), ceil(m/b)) as float32, b)."""
+    M = np.asarray(M, dtype=np.float64)
+    b = max(1, math.ceil(max(M.shape) / max_size))
+    if b == 1:
+        return M.astype(np.float32), 1
+    n, m = M.shape
+    rows, cols = math.ceil(n / b), math.ceil(m / b)
+    padded = np.full((rows * b, cols * b), np.nan)
+    padded[:n, :m] = M
+    blocks = padded.reshape(rows, b, cols, b)
+    return np.nanmean(blocks, axis=(1, 3)).astype(np.float32), b
+
+
+def dissimilarity_heatmap(
+    D: np.ndarray,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str] | None = None,
+    *,
+    title: str = "Dissimilarity",
+    max_size: int = 400,
+    zmax: float | None = 1.0,
+) -> go.Figure:
+    """Heatmap of a dissimilarity matrix (rows: instances, columns: reference instances), rows and
+    columns grouped by class so that class blocks show, with class boundaries drawn.
+
+    Matrices larger than ``max_size`` on a side are block-averaged (float32) so a 2000 x 2000
+    matrix draws in about a second; the title says so.  Hover shows the row/column instance
+    indices (ranges when averaged) and the value.  Exact values belong in downloads.
+    """
+    D = np.asarray(D)
+    row_labels = np.asarray(row_labels).astype(str)
+    col_labels = row_labels if col_labels is None else np.asarray(col_labels).astype(str)
+    r_order, c_order = class_order(row_labels), class_order(col_labels)
+    Z, b = block_average(D[np.ix_(r_order, c_order)], max_size)
+
+    def ticks(order, labels, size):
+        first = np.arange(0, len(order), b)
+        ranges = [f"{s}–{min(s + b, len(order)) - 1}" if b > 1 else str(order[s]) for s in first]
+        return np.array(ranges[:size]), labels[order][first][:size]
+
+    y_text, y_cls = ticks(r_order, row_labels, Z.shape[0])
+    x_text, x_cls = ticks(c_order, col_labels, Z.shape[1])
+    hover_rows = np.char.add(np.char.add(y_text, " · class "), y_cls)
+    hover_cols = np.char.add(np.char.add(x_text, " · class "), x_cls)
+    fig = go.Figure(
+        go.Heatmap(
+            z=Z, x=hover_cols, y=hover_rows, colorscale="Viridis", zmin=0, zmax=zmax, colorbar=dict(title="d"),
+            hovertemplate="row %{y}<br>column %{x}<br>d = %{z:.3f}<extra></extra>",
+        )
+    )
+    for labels, order, axis in ((row_labels, r_order, "y"), (col_labels, c_order, "x")):
+        edges = (np.flatnonzero(labels[order][1:] != labels[order][:-1]) + 1) / b - 0.5
+        for e in edges:
+            (fig.add_hline if axis == "y" else fig.add_vline)(e, line_width=1, line_color="white")
+    note = f" (block-averaged {b}×{b}: {D.shape[0]}×{D.shape[1]} → {Z.shape[0]}×{Z.shape[1]})" if b > 1 else ""
+    fig.update_yaxes(autorange="reversed", showticklabels=False, type="category",
+                     title_text="instances (grouped by class)")
+    fig.update_xaxes(showticklabels=False, type="category", title_text="training instances (grouped by class)")
+    fig.update_layout(title=title + note, height=460, margin=dict(t=60, b=40, l=50, r=20))
+    return fig

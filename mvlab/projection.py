@@ -1,13 +1,14 @@
-"""Two-dimensional projections for looking at data: PCA of one view.
+"""Two-dimensional projections for looking at data: PCA of one view, classical MDS of a
+dissimilarity matrix.
 
-Pure numpy; used by the Data page and usable on any matrix.
+Pure numpy/scipy; used by the pages and usable on any matrix.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["pca_2d"]
+__all__ = ["pca_2d", "mds_2d"]
 
 
 def pca_2d(X, *, standardize: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -42,4 +43,47 @@ def pca_2d(X, *, standardize: bool = True) -> tuple[np.ndarray, np.ndarray]:
     explained = np.zeros(2)
     if total > 0:
         explained[:k] = s[:k] ** 2 / total
+    return coords, explained
+
+
+def mds_2d(D) -> tuple[np.ndarray, np.ndarray]:
+    """Classical (Torgerson) multidimensional scaling of a dissimilarity matrix into 2-D.
+
+    ``D`` (n, n) is symmetrised as (D + D.T) / 2 (forest dissimilarities such as RFD are not
+    symmetric).  With J = I - 11'/n the centring matrix, B = -J D² J / 2 and the coordinates are
+    the two leading eigenvectors of B scaled by the square roots of their eigenvalues
+    (negative eigenvalues, which non-Euclidean dissimilarities produce, are clipped to zero).
+    Signs are fixed as in :func:`pca_2d`.
+
+    Returns
+    -------
+    coords : ndarray (n, 2)
+    explained : ndarray (2,)
+        Eigenvalue of each axis over trace(B), the sum of all eigenvalues (the share of
+        variance for Euclidean distances; for other dissimilarities negative eigenvalues lower
+        the trace, so read it as a rough guide).
+    """
+    from scipy.linalg import eigh
+
+    D = np.asarray(D, dtype=np.float64)
+    if D.ndim != 2 or D.shape[0] != D.shape[1] or D.shape[0] < 2:
+        raise ValueError(f"mds_2d needs a square dissimilarity matrix with at least 2 rows, got shape {D.shape}.")
+    if not np.isfinite(D).all():
+        raise ValueError("mds_2d: the dissimilarity matrix holds missing or infinite values.")
+    n = D.shape[0]
+    S = ((D + D.T) / 2) ** 2
+    B = S - S.mean(axis=0) - S.mean(axis=1)[:, None] + S.mean()
+    B *= -0.5
+    k = min(2, n)
+    evals, evecs = eigh(B, subset_by_index=[n - k, n - 1])
+    evals, evecs = evals[::-1], evecs[:, ::-1]
+    evals = np.clip(evals, 0, None)
+    signs = np.sign(evecs[np.abs(evecs).argmax(axis=0), np.arange(k)])
+    signs[signs == 0] = 1
+    coords = np.zeros((n, 2))
+    coords[:, :k] = evecs * np.sqrt(evals) * signs
+    total = float(np.trace(B))
+    explained = np.zeros(2)
+    if total > 0:
+        explained[:k] = np.minimum(evals / total, 1.0)
     return coords, explained

@@ -54,3 +54,42 @@ def test_ground_truth_heatmap_groups_instances_by_class():
     np.testing.assert_array_equal(z, ds.informative[rows].astype(int))
     assert (np.diff(ds.y[rows]) >= 0).all()  # grouped by class
     assert fig.data[0].x[0].startswith("v1 (")
+
+
+def test_classical_mds_recovers_euclidean_configurations():
+    from mvlab.projection import mds_2d
+
+    rng = np.random.default_rng(0)
+    P = rng.normal(size=(40, 2)) * [3, 1]
+    D = np.sqrt(((P[:, None] - P[None]) ** 2).sum(-1))
+    coords, explained = mds_2d(D)
+    Dc = np.sqrt(((coords[:, None] - coords[None]) ** 2).sum(-1))
+    np.testing.assert_allclose(Dc, D, atol=1e-9)
+    assert explained.sum() == pytest.approx(1) and explained[0] > explained[1]
+    # an asymmetric matrix is symmetrised first
+    A = D + np.triu(rng.random((40, 40)) * 0.1, 1)
+    np.testing.assert_allclose(mds_2d(A)[0], mds_2d((A + A.T) / 2)[0])
+    with pytest.raises(ValueError, match="square"):
+        mds_2d(np.ones((3, 4)))
+
+
+def test_block_average_is_the_mean_of_each_block():
+    M = np.arange(35, dtype=float).reshape(5, 7)
+    Z, b = plots.block_average(M, 3)
+    assert b == 3 and Z.shape == (2, 3) and Z.dtype == np.float32
+    assert Z[0, 0] == M[:3, :3].mean() and Z[1, 2] == M[3:, 6:].mean()  # ragged corner
+    Z, b = plots.block_average(M, 10)
+    assert b == 1 and np.array_equal(Z, M)
+
+
+def test_dissimilarity_heatmap_groups_by_class_and_downsamples_large_matrices():
+    rng = np.random.default_rng(1)
+    labels = rng.choice(["a", "b", "c"], size=30)
+    D = rng.random((30, 30))
+    fig = plots.dissimilarity_heatmap(D, labels)
+    order = plots.class_order(labels)
+    np.testing.assert_allclose(np.asarray(fig.data[0].z), D[np.ix_(order, order)].astype(np.float32))
+    assert "block-averaged" not in fig.layout.title.text
+    big = plots.dissimilarity_heatmap(rng.random((1000, 1000)), rng.choice(["a", "b"], size=1000), max_size=400)
+    assert np.asarray(big.data[0].z).shape == (334, 334)
+    assert "block-averaged 3×3: 1000×1000 → 334×334" in big.layout.title.text
