@@ -1,0 +1,243 @@
+"""Embedded results store: every run, its settings and its results, in one SQLite file.
+
+The app and the CLI both read and write it, so a browser refresh or a restart loses nothing.
+
+- Location: ``$MVLAB_STORE`` if set, else ``~/.mvlab/results.sqlite`` (:func:`default_path`).
+- Atomicity: every write is one transaction; a run is recorded as ``running`` when it starts,
+  its per-repetition results are committed as they finish, and it becomes ``finished`` (or
+  ``failed``) at the end, so an interrupted run keeps what finished.
+- Concurrency: WAL journal and a busy timeout, so two app sessions (or the app and the CLI)
+  can write at once; each call opens its own short-lived connection (safe across threads).
+
+Tables: ``runs`` (one row per run: kind, dataset, data fingerprint, seed, settings JSON,
+package versions JSON, status, timestamps, summary JSON), ``results`` (tidy rows: run,
+repetition, method, metric, value, seconds) and ``artifacts`` (named binary blobs of a run,
+e.g. an ``.npz`` of matrices).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sqlite3
+import time
+import uuid
+from contextlib import closing, contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import pandas as pd
+
+__all__ = ["ResultsStore", "default_path", "package_versions"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id      TEXT PRIMARY KEY,
+    kind        TEXT NOT NULL,
+    dataset     TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    seed        INTEGER,
+    settings    TEXT NOT NULL,
+    settings_key TEXT NOT NULL,
+    versions    TEXT NOT NULL,
+    status      TEXT NOT NULL CHECK (status IN ('running', 'finished', 'failed')),
+    started     REAL NOT NULL,
+    finished    REAL,
+    summary     TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_lookup ON runs (kind, fingerprint, settings_key, status);
+CREATE TABLE IF NOT EXISTS results (
+    run_id     TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+    repetition INTEGER NOT NULL,
+    method     TEXT NOT NULL,
+    metric     TEXT NOT NULL,
+    value      REAL,
+    seconds    REAL,
+    params     TEXT
+);
+CREATE INDEX IF NOT EXISTS results_run ON results (run_id);
+CREATE TABLE IF NOT EXISTS artifacts (
+    run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+    name   TEXT NOT NULL,
+    data   BLOB NOT NULL,
+    PRIMARY KEY (run_id, name)
+);
+"""
+
+
+def default_path() -> Path:
+    """``$MVLAB_STORE`` if set, else ``~/.mvlab/results.sqlite``."""
+    env = os.environ.get("MVLAB_STORE")
+    return Path(env) if env else Path.home() / ".mvlab" / "results.sqlite"
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of Python and of the packages that decide the numbers."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import mvlab
+
+    out = {"python": platform.python_version(), "mvlab": mvlab.__version__}
+    for name in ("numpy", "scipy", "scikit-learn", "pandas", "cvxpy"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "absent"
+    return out
+
+
+def _where(filters: Mapping[str, Any]) -> tuple[str, list]:
+    """A WHERE clause for the filters that are not None (column names are ours, never user input)."""
+    used = {k: v for k, v in filters.items() if v is not None}
+    if not used:
+        return "", []
+    return " WHERE " + " AND ".join(f"{k} = ?" for k in used), list(used.values())
+
+
+def _canonical(settings: Mapping[str, Any]) -> str:
+    try:
+        return json.dumps(settings, sort_keys=True, separators=(",", ":"), default=_jsonable)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"settings must be JSON-serialisable: {exc}") from None
+
+
+def _jsonable(value):
+    import numpy as np
+
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON-serialisable")
+
+
+class ResultsStore:
+    """A SQLite file of runs and results (see the module docstring).
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        The database file (created with its folder if missing); default :func:`default_path`.
+    timeout : float
+        Seconds a writer waits for another writer's lock before giving up.
+    """
+
+    def __init__(self, path: str | Path | None = None, timeout: float = 30.0):
+        self.path = Path(path) if path is not None else default_path()
+        self.timeout = timeout
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self._connect() as conn:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.executescript(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise ValueError(f"Cannot open the results store at {self.path}: {exc}. "
+                             f"Set MVLAB_STORE to a writable file path.") from None
+
+    @contextmanager
+    def _connect(self):
+        with closing(sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)) as conn:
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute(f"PRAGMA busy_timeout={int(self.timeout * 1000)}")
+            yield conn
+
+    @contextmanager
+    def _transaction(self):
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    # ------------------------------------------------------------------ writing
+    def start_run(self, kind: str, dataset: str, fingerprint: str, seed: int | None,
+                  settings: Mapping[str, Any]) -> str:
+        """Record a new run as ``running``; returns its id."""
+        run_id = uuid.uuid4().hex
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO runs (run_id, kind, dataset, fingerprint, seed, settings, settings_key, versions,"
+                " status, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
+                (run_id, kind, dataset, fingerprint, seed, _canonical(settings), _canonical(settings),
+                 json.dumps(package_versions()), time.time()),
+            )
+        return run_id
+
+    def add_results(self, run_id: str, rows: Iterable[Mapping[str, Any]]) -> int:
+        """Append tidy result rows (keys: repetition, method, metric, value, and optionally seconds,
+        params) in one transaction; returns how many were written."""
+        records = []
+        for r in rows:
+            try:
+                records.append((run_id, int(r["repetition"]), str(r["method"]), str(r["metric"]),
+                                None if r["value"] is None else float(r["value"]),
+                                None if r.get("seconds") is None else float(r["seconds"]),
+                                _canonical(r.get("params") or {})))
+            except KeyError as exc:
+                raise ValueError(f"a result row lacks the field {exc.args[0]!r}: {dict(r)}") from None
+        with self._transaction() as conn:
+            self._require_run(conn, run_id)
+            conn.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?)", records)
+        return len(records)
+
+    def put_artifact(self, run_id: str, name: str, data: bytes) -> None:
+        """Store (or replace) a named binary blob of a run."""
+        with self._transaction() as conn:
+            self._require_run(conn, run_id)
+            conn.execute("INSERT OR REPLACE INTO artifacts VALUES (?, ?, ?)", (run_id, name, sqlite3.Binary(data)))
+
+    def finish_run(self, run_id: str, summary: Mapping[str, Any] | None = None, *, failed: bool = False) -> None:
+        """Mark a run ``finished`` (or ``failed``) with an optional JSON summary."""
+        with self._transaction() as conn:
+            self._require_run(conn, run_id)
+            conn.execute("UPDATE runs SET status = ?, finished = ?, summary = ? WHERE run_id = ?",
+                         ("failed" if failed else "finished", time.time(), _canonical(summary or {}), run_id))
+
+    def delete_run(self, run_id: str) -> None:
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
+
+    @staticmethod
+    def _require_run(conn, run_id: str) -> None:
+        if conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is None:
+            raise ValueError(f"No run {run_id!r} in the results store.")
+
+    # ------------------------------------------------------------------ reading
+    def runs(self, kind: str | None = None, status: str | None = None) -> pd.DataFrame:
+        """All runs (newest first), optionally of one kind and status; JSON columns decoded."""
+        where, args = _where({"kind": kind, "status": status})
+        with self._connect() as conn:
+            frame = pd.read_sql_query(f"SELECT * FROM runs{where} ORDER BY started DESC", conn, params=args)
+        for col in ("settings", "versions", "summary"):
+            frame[col] = frame[col].map(lambda s: json.loads(s) if s else None)
+        return frame.drop(columns="settings_key")
+
+    def results(self, run_id: str | None = None, kind: str | None = None) -> pd.DataFrame:
+        """Tidy results joined with their run's dataset and seed (of one run, or of all runs of a kind)."""
+        query = ("SELECT r.run_id, u.kind, u.dataset, u.seed, r.repetition, r.method, r.metric, r.value,"
+                 " r.seconds, r.params FROM results r JOIN runs u USING (run_id)")
+        where, args = _where({"r.run_id": run_id, "u.kind": kind})
+        with self._connect() as conn:
+            frame = pd.read_sql_query(query + where + " ORDER BY u.started, r.repetition, r.method, r.metric", conn,
+                                      params=args)
+        frame["params"] = frame["params"].map(json.loads)
+        return frame
+
+    def artifact(self, run_id: str, name: str) -> bytes | None:
+        with self._connect() as conn:
+            row = conn.execute("SELECT data FROM artifacts WHERE run_id = ? AND name = ?", (run_id, name)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def find_finished(self, kind: str, fingerprint: str, settings: Mapping[str, Any]) -> str | None:
+        """The newest finished run of this kind on the same data with identical settings, or None."""
+        with self._connect() as conn:
+            row = conn.execute(
+                "SELECT run_id FROM runs WHERE kind = ? AND fingerprint = ? AND settings_key = ? AND status = 'finished'"
+                " ORDER BY finished DESC LIMIT 1",
+                (kind, fingerprint, _canonical(settings)),
+            ).fetchone()
+        return None if row is None else row[0]
