@@ -1,0 +1,363 @@
+"""Tests of mvlab.partition and the incremental evaluators (mvlab._incremental)."""
+
+import numpy as np
+import pytest
+from sklearn.naive_bayes import GaussianNB
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.svm import SVC
+from threadpoolctl import threadpool_limits
+
+from mvlab._incremental import (
+    GaussianNBIncremental,
+    KNNIncremental,
+    make_folds,
+    naive_subset_score,
+    resolve_estimator,
+)
+from mvlab.partition import (
+    OFSP,
+    AttributeBagging,
+    AttributeClustering,
+    Bagging,
+    GeneticViews,
+    RandomPartition,
+)
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """The naive reference refits thousands of tiny models; OpenMP/BLAS threads only add
+    start-up overhead there (scikit-learn's brute kNN: ~25 ms instead of ~1 ms on a busy
+    2-core machine)."""
+    with threadpool_limits(limits=1):
+        yield
+
+
+def continuous(seed, n=48, d=22, n_classes=3):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    X = rng.normal(size=(n, d))
+    X[:, : d // 5] += 0.9 * y[:, None]
+    return X, y
+
+
+def ties(seed, n=48, d=22, n_classes=3):
+    """Small integer features: many exact distance ties and equal class statistics."""
+    rng = np.random.default_rng(100 + seed)
+    y = rng.integers(0, n_classes, n)
+    X = rng.integers(0, 3, size=(n, d)).astype(float)
+    X[:, :3] += y[:, None]
+    return X, y
+
+
+def growing_variance(seed, n=48, d=18):
+    """Columns whose variance grows along the order: GaussianNB's epsilon changes often."""
+    X, y = continuous(seed, n, d)
+    return X * (1.0 + np.arange(d))[None, :] ** 2, y
+
+
+def assert_same_fit(a, b):
+    np.testing.assert_array_equal(a.assignment_, b.assignment_)
+    np.testing.assert_array_equal(a.view_scores_, b.view_scores_)
+    for va, vb in zip(a.views_, b.views_):
+        np.testing.assert_array_equal(va, vb)
+    np.testing.assert_array_equal(a.discarded_, b.discarded_)
+
+
+# --------------------------------------------------------------------- incremental == refit
+
+@pytest.mark.parametrize("estimator", ["knn", "nb"])
+@pytest.mark.parametrize("data", [continuous, ties])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_incremental_ofsp_equals_naive_refit(estimator, data, seed):
+    X, y = data(seed)
+    kw = dict(n_views=3, estimator=estimator, random_state=seed)
+    inc = OFSP(evaluator="incremental", **kw).fit(X, y)
+    ref = OFSP(evaluator="naive", **kw).fit(X, y)
+    assert inc.evaluator_ == estimator and ref.evaluator_ == "naive"
+    assert_same_fit(inc, ref)
+    assert len(inc.discarded_) > 0 and all(len(v) > 0 for v in inc.views_)
+
+
+@pytest.mark.parametrize(
+    "estimator, inner_cv, order, k",
+    [
+        ("nb", 5, "shuffled", 2),
+        ("knn", 0.3, "shuffled", 4),                       # hold-out
+        ("nb", 0.3, "natural", 1),                         # k = 1: greedy forward selection
+        (GaussianNB(var_smoothing=0.05), 4, "natural", 3),  # epsilon matters
+        (GaussianNB(var_smoothing=0.05), 4, "shuffled", 2),
+    ],
+)
+def test_incremental_equals_naive_variants(estimator, inner_cv, order, k):
+    X, y = growing_variance(3)
+    kw = dict(n_views=k, estimator=estimator, inner_cv=inner_cv, feature_order=order,
+              random_state=7)
+    assert_same_fit(OFSP(evaluator="incremental", **kw).fit(X, y),
+                    OFSP(evaluator="naive", **kw).fit(X, y))
+
+
+def test_knn_more_neighbours_equals_naive_without_ties():
+    X, y = continuous(5)
+    est = KNeighborsClassifier(n_neighbors=3, algorithm="brute")
+    kw = dict(n_views=3, estimator=est, random_state=5)
+    assert_same_fit(OFSP(evaluator="incremental", **kw).fit(X, y),
+                    OFSP(evaluator="naive", **kw).fit(X, y))
+
+
+def test_named_knn_breaks_ties_like_sklearn():
+    # Duplicated training rows at equal distance with different labels: the
+    # lowest training index must win, as in KNeighborsClassifier(1, brute).
+    X = np.array([[0.0], [2.0], [2.0], [0.0], [2.0], [2.0]])
+    y = np.array([0, 1, 0, 0, 1, 1])
+    folds = [(np.array([0, 1, 2]), np.array([3, 4, 5]))]
+    ev = KNNIncremental(X, y, folds, n_neighbors=1)
+    ref = naive_subset_score(resolve_estimator("knn"), X, y, [0], folds)
+    # rows 4, 5 are at distance 0 from rows 1 (label 1) and 2 (label 0): row 1 wins,
+    # so all three held-out rows are right (row 2 winning would give 1/3)
+    assert ev.score_subset([0]) == ref == 1.0
+    ev.start(1)
+    assert ev.candidate_scores(0)[0] == ref
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_score_subset_matches_naive(seed):
+    X, y = continuous(seed)
+    folds = make_folds(5, X, y, seed)
+    rng = np.random.default_rng(seed)
+    knn = KNNIncremental(X, y, folds, 1)
+    nb = GaussianNBIncremental(X, y, folds, 1e-9)
+    for _ in range(8):
+        cols = np.sort(rng.choice(X.shape[1], size=rng.integers(1, 10), replace=False))
+        assert knn.score_subset(cols) == naive_subset_score(resolve_estimator("knn"), X, y,
+                                                            cols, folds)
+        assert nb.score_subset(cols) == naive_subset_score(GaussianNB(), X, y, cols, folds)
+
+
+def test_ofsp_score_is_recomputable_by_plain_refit():
+    X, y = continuous(4)
+    m = OFSP(n_views=2, estimator="nb", random_state=4).fit(X, y)
+    for v, a in zip(m.views_, m.view_scores_):
+        correct = sum(int(np.sum(GaussianNB().fit(X[tr][:, v], y[tr]).predict(X[te][:, v])
+                                 == y[te])) for tr, te in m.folds_)
+        assert a == correct / len(y)
+
+
+# --------------------------------------------------------------------- OFSP semantics
+
+@pytest.mark.parametrize("k", [1, 2, 5])
+@pytest.mark.parametrize("method", ["ofsp", "random"])
+def test_views_are_disjoint_and_cover_with_discarded(k, method):
+    X, y = continuous(1)
+    if method == "ofsp":
+        m = OFSP(n_views=k, random_state=0).fit(X, y)
+    else:
+        m = RandomPartition(n_views=k, random_state=0).fit(X, y)
+        assert all(len(v) in (X.shape[1] // k, X.shape[1] // k + 1) for v in m.views_)
+    assert len(m.views_) == k
+    allf = np.concatenate(m.views_ + [m.discarded_])
+    assert np.array_equal(np.sort(allf), np.arange(X.shape[1]))
+    if method == "ofsp":
+        assert np.array_equal(np.sort(m.discarded_), np.flatnonzero(m.assignment_ < 0))
+        assert m.percent_features_used_ == 100.0 * (X.shape[1] - len(m.discarded_)) / X.shape[1]
+
+
+def test_ofsp_perfect_feature_and_constants():
+    y = np.array([0, 1] * 15)
+    X = np.zeros((30, 5))
+    X[:, 2] = y
+    X[:, 4] = np.arange(30) % 3          # irrelevant
+    m = OFSP(n_views=1, estimator="knn", random_state=0).fit(X, y)
+    # feature 0 (constant) starts the empty view with chance accuracy > 0;
+    # feature 2 raises it to 1; nothing can improve on 1.
+    assert [list(v) for v in m.views_] == [[0, 2]]
+    assert list(m.discarded_) == [1, 3, 4]
+    assert m.view_scores_[0] == 1.0
+
+
+def test_first_features_fill_empty_views():
+    X, y = continuous(2)
+    m = OFSP(n_views=3, estimator="knn", random_state=0).fit(X, y)
+    assert list(m.assignment_[:3]) == [0, 1, 2]
+
+
+def test_ofsp_determinism_and_order():
+    X, y = continuous(3)
+    a = OFSP(n_views=3, feature_order="shuffled", random_state=11).fit(X, y)
+    b = OFSP(n_views=3, feature_order="shuffled", random_state=11).fit(X, y)
+    c = OFSP(n_views=3, feature_order="shuffled", random_state=12).fit(X, y)
+    assert_same_fit(a, b)
+    assert np.array_equal(a.feature_order_, b.feature_order_)
+    assert not np.array_equal(a.feature_order_, c.feature_order_)
+    assert sorted(a.feature_order_) == list(range(X.shape[1]))
+    n = OFSP(n_views=3, random_state=11).fit(X, y)
+    assert np.array_equal(n.feature_order_, np.arange(X.shape[1]))
+
+
+def test_ofsp_svm_and_custom_estimator_use_naive_path():
+    X, y = continuous(0, n=30, d=8)
+    seen = []
+    m = OFSP(n_views=2, estimator="svm", random_state=0,
+             progress=lambda f, msg: seen.append(f)).fit(X, y)
+    assert m.evaluator_ == "naive"
+    assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen)
+    w = OFSP(n_views=2, estimator=KNeighborsClassifier(3, weights="distance"),
+             random_state=0).fit(X, y)
+    assert w.evaluator_ == "naive"
+    p = OFSP(n_views=2, estimator="svm", random_state=0, n_jobs=2).fit(X, y)
+    assert_same_fit(m, p)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(n_views=0), "n_views"),
+        (dict(n_views=50), "exceeds the number of features"),
+        (dict(estimator="tree"), "Unknown estimator name"),
+        (dict(estimator=object()), "estimator"),
+        (dict(feature_order="random"), "feature_order"),
+        (dict(inner_cv=1), "inner_cv"),
+        (dict(inner_cv=1.5), "inner_cv"),
+        (dict(inner_cv="loo"), "inner_cv"),
+        (dict(estimator="svm", evaluator="incremental"), "no incremental evaluator"),
+        (dict(evaluator="fast"), "evaluator"),
+        (dict(estimator=KNeighborsClassifier(n_neighbors=40)), "n_neighbors"),
+    ],
+)
+def test_ofsp_bad_input(kwargs, match):
+    X, y = continuous(0, n=40, d=10)
+    with pytest.raises(ValueError, match=match):
+        OFSP(**{"n_views": 2, **kwargs}).fit(X, y)
+
+
+def test_bad_data():
+    X, y = continuous(0, n=20, d=5)
+    with pytest.raises(ValueError, match="single class"):
+        OFSP().fit(X, np.zeros(20))
+    with pytest.raises(ValueError):
+        OFSP().fit(X[:, :, None], y)
+    X2 = X.copy()
+    X2[0, 0] = np.nan
+    with pytest.raises(ValueError):
+        OFSP().fit(X2, y)
+    with pytest.raises(ValueError, match="n_views"):
+        RandomPartition(n_views=9).fit(X)
+
+
+def test_resolve_estimator_names():
+    knn = resolve_estimator("knn")
+    assert isinstance(knn, KNeighborsClassifier)
+    assert knn.n_neighbors == 1 and knn.algorithm == "brute"
+    assert isinstance(resolve_estimator("nb"), GaussianNB)
+    svm = resolve_estimator("svm")
+    assert isinstance(svm, SVC) and svm.kernel == "linear" and svm.C == 1.0
+
+
+# --------------------------------------------------------------------- baselines
+
+def test_random_partition_determinism():
+    X, y = continuous(0)
+    a = RandomPartition(n_views=4, random_state=3).fit(X, y)
+    b = RandomPartition(n_views=4, random_state=3).fit(X)
+    c = RandomPartition(n_views=4, random_state=4).fit(X)
+    assert all(np.array_equal(u, v) for u, v in zip(a.views_, b.views_))
+    assert not all(np.array_equal(u, v) for u, v in zip(a.views_, c.views_))
+    assert a.discarded_.size == 0
+
+
+def test_attribute_bagging():
+    X, y = continuous(1, d=40)
+    m = AttributeBagging(n_views=4, subset_sizes=(0.05, 0.25, 10, 0.25), n_trials=3,
+                         random_state=0).fit(X, y)
+    assert list(m.sizes_) == [2, 10]                   # dedupe, sorted
+    assert m.subset_size_ in (2, 10)
+    assert m.subset_size_ == m.sizes_[int(np.argmax(m.size_scores_))]
+    assert len(m.views_) == 4
+    assert all(len(np.unique(v)) == m.subset_size_ for v in m.views_)
+    used = np.unique(np.concatenate(m.views_))
+    assert np.array_equal(np.sort(np.concatenate([used, m.discarded_])), np.arange(40))
+    m2 = AttributeBagging(n_views=4, subset_sizes=(0.05, 0.25, 10), n_trials=3,
+                          random_state=0).fit(X, y)
+    assert all(np.array_equal(u, v) for u, v in zip(m.views_, m2.views_))
+    naive = AttributeBagging(n_views=4, subset_sizes=(0.05, 0.25, 10), n_trials=3,
+                             estimator="nb", evaluator="naive", random_state=0).fit(X, y)
+    fast = AttributeBagging(n_views=4, subset_sizes=(0.05, 0.25, 10), n_trials=3,
+                            estimator="nb", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(naive.size_scores_, fast.size_scores_)
+    with pytest.raises(ValueError, match="subset size"):
+        AttributeBagging(subset_sizes=(0,)).fit(X, y)
+
+
+def test_attribute_clustering_recovers_feature_groups():
+    rng = np.random.default_rng(0)
+    n = 60
+    latent = rng.normal(size=(n, 3))
+    groups = np.repeat(np.arange(3), [4, 5, 6])
+    X = latent[:, groups] + 0.05 * rng.normal(size=(n, 15))
+    X *= rng.uniform(0.5, 20, size=15)                 # standardisation removes scale
+    y = (latent[:, 0] > 0).astype(int)
+    m = AttributeClustering(n_views=3, random_state=0).fit(X, y)
+    got = sorted(tuple(v) for v in m.views_)
+    want = sorted(tuple(np.flatnonzero(groups == g)) for g in range(3))
+    assert got == want
+    assert m.views_[0][0] == 0 and m.discarded_.size == 0
+    assert np.array_equal(m.labels_[m.views_[1]], np.ones(len(m.views_[1])))
+
+
+def test_genetic_views_parameters_honoured():
+    X, y = continuous(2, d=16)
+    kw = dict(n_views=3, population_size=8, n_offspring=6, n_generations=4, random_state=0)
+    m = GeneticViews(**kw).fit(X, y)
+    assert m.population_.shape == (8, 16) and m.initial_population_.shape == (8, 16)
+    assert m.history_.shape == (5, 2)
+    assert np.all(np.diff(m.history_[:, 0]) >= 0)     # elitist (mu + lambda)
+    assert m.n_evaluations_ <= 8 + 4 * 6
+    assert len(m.views_) == 3
+    assert list(m.view_scores_) == sorted(m.view_scores_, reverse=True)
+    assert m.view_scores_[0] == m.history_[-1, 0]
+    assert len({tuple(v) for v in m.views_}) == 3
+    m2 = GeneticViews(**kw).fit(X, y)
+    assert all(np.array_equal(u, v) for u, v in zip(m.views_, m2.views_))
+    # no variation operators: every survivor is an initial chromosome
+    frozen = GeneticViews(**{**kw, "mutation_rate": 0.0, "crossover_rate": 0.0}).fit(X, y)
+    init = {c.tobytes() for c in frozen.initial_population_}
+    assert all(c.tobytes() in init for c in frozen.population_)
+    assert frozen.n_evaluations_ <= 8
+    # always mutate every bit: children are complements of parents
+    flip = GeneticViews(**{**kw, "mutation_rate": 1.0, "crossover_rate": 0.0,
+                           "n_generations": 1}).fit(X, y)
+    init = {c.tobytes() for c in flip.initial_population_}
+    comp = {(~c).tobytes() for c in flip.initial_population_}
+    assert all(c.tobytes() in init | comp for c in flip.population_)
+    # init_density = 1: every initial chromosome selects every feature
+    full = GeneticViews(**{**kw, "init_density": 1.0, "n_generations": 0}).fit(X, y)
+    assert full.initial_population_.all()
+    with pytest.raises(ValueError, match="mutation_rate"):
+        GeneticViews(mutation_rate=1.5).fit(X, y)
+    with pytest.raises(ValueError, match="crossover"):
+        GeneticViews(crossover="two_point").fit(X, y)
+    with pytest.raises(ValueError, match="population_size"):
+        GeneticViews(n_views=9, population_size=5).fit(X, y)
+
+
+def test_genetic_one_point_crossover_and_nb():
+    X, y = continuous(3, d=12)
+    m = GeneticViews(n_views=2, estimator="nb", population_size=6, n_offspring=4,
+                     n_generations=2, crossover="one_point", crossover_rate=1.0,
+                     random_state=1).fit(X, y)
+    assert len(m.views_) == 2
+    naive = GeneticViews(n_views=2, estimator="nb", population_size=6, n_offspring=4,
+                         n_generations=2, crossover="one_point", crossover_rate=1.0,
+                         evaluator="naive", random_state=1).fit(X, y)
+    np.testing.assert_array_equal(m.history_, naive.history_)
+
+
+def test_bagging_rows():
+    X, y = continuous(0, n=30, d=6)
+    m = Bagging(n_views=3, random_state=0).fit(X, y)
+    assert len(m.row_samples_) == 3 and all(r.shape == (30,) for r in m.row_samples_)
+    assert all(np.array_equal(v, np.arange(6)) for v in m.views_)
+    assert m.discarded_.size == 0
+    assert any(len(np.unique(r)) < 30 for r in m.row_samples_)   # with replacement
+    m2 = Bagging(n_views=3, random_state=0).fit(X)
+    assert all(np.array_equal(a, b) for a, b in zip(m.row_samples_, m2.row_samples_))
