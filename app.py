@@ -8,8 +8,9 @@ st.session_state["_entered_via_app"] = True  # see mvlab.ui.state.sidebar
 
 page = st.navigation(
     [
-        st.Page("pages/home.py", title="Home", icon="🏠", default=True),
-        st.Page("pages/data.py", title="Data", icon="📊"),
+        st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+        st.Page("pages/data.py", title="Data", icon=":material/table_chart:"),
+        st.Page("pages/dissimilarity.py", title="Dissimilarity", icon=":material/forest:"),
     ]
 )
 page.run()

@@ -196,3 +196,38 @@ def dissimilarity_heatmap(
     fig.update_xaxes(showticklabels=False, type="category", title_text="training instances (grouped by class)")
     fig.update_layout(title=title + note, height=460, margin=dict(t=60, b=40, l=50, r=20))
     return fig
+
+
+def method_accuracy(accuracy: Mapping[str, float], title: str = "Test accuracy on the same split") -> go.Figure:
+    """Bar chart of test accuracy per method (e.g. per view combination), best bar highlighted."""
+    names = list(accuracy)
+    values = [float(accuracy[m]) for m in names]
+    best = max(values) if values else 0
+    fig = go.Figure(
+        go.Bar(
+            x=names, y=values, text=[f"{v:.3f}" for v in values], textposition="outside",
+            marker_color=["#2ca02c" if v == best else "#7f7f7f" for v in values],
+            hovertemplate="%{x}<br>accuracy %{y:.4f}<extra></extra>",
+        )
+    )
+    low = min(values) if values else 0
+    fig.update_layout(title=title, yaxis_title="accuracy", xaxis_type="category", height=340,
+                      yaxis_range=[max(0.0, low - 0.1), 1.02], margin=dict(t=50, b=40, l=50, r=20))
+    return fig
+
+
+def view_weights(weights: Mapping[str, Sequence[float]], view_names: Sequence[str],
+                 title: str = "View weights of each combination") -> go.Figure:
+    """Grouped bars: for every combination (colour), the weight it gives each view (x).  A dashed
+    line marks the uniform weight 1/Q of the average."""
+    fig = go.Figure()
+    palette = qualitative.Set2
+    for i, (name, w) in enumerate(weights.items()):
+        fig.add_trace(go.Bar(x=list(view_names), y=list(np.asarray(w, dtype=float)), name=name,
+                             marker_color=palette[i % len(palette)],
+                             hovertemplate=name + "<br>%{x}: %{y:.3f}<extra></extra>"))
+    fig.add_hline(y=1 / max(1, len(view_names)), line_dash="dash", line_color="#444",
+                  annotation_text="uniform 1/Q", annotation_position="top left")
+    fig.update_layout(title=title, barmode="group", xaxis_title="view", yaxis_title="weight", height=360,
+                      xaxis_type="category", legend_title_text="combination", margin=dict(t=50, b=40, l=50, r=20))
+    return fig

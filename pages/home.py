@@ -25,6 +25,9 @@ then open a page:
 
 - **Data**: *what is in my data?* Views, scales, class balance, a PCA picture of every view, and,
   for synthetic data, which views carry each instance's class.
+- **Dissimilarity**: *what does the forest think is similar?* One forest per view turns each view
+  into a dissimilarity matrix (five measures); four combinations (average, kNN accuracy, kernel
+  alignment, out-of-bag accuracy) weight the views, on the same forests and the same split.
 
 Every random choice derives from the sidebar's seed, so a result can be reproduced exactly.
 """

@@ -8,6 +8,15 @@ ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_results_store(tmp_path_factory):
+    """Tests write their runs to a throw-away results store, never to ~/.mvlab."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("MVLAB_STORE", str(tmp_path_factory.mktemp("store") / "results.sqlite"))
+    yield
+    mp.undo()
+
+
 @pytest.fixture
 def app():
     """A fresh AppTest of the dashboard with Streamlit's caches cleared (they are process-wide)."""

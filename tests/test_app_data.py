@@ -16,7 +16,7 @@ def charts(at):
 
 def test_home_page_explains_and_links_the_papers(app):
     text = " ".join(m.value for m in app.markdown)
-    for needle in ("2007.08377", "10.1007/s10115-015-0875-y", "1704.08715", "**Data**"):
+    for needle in ("2007.08377", "10.1007/s10115-015-0875-y", "1704.08715", "**Data**", "**Dissimilarity**"):
         assert needle in text
     assert "Dataset in use" in app.info[0].value
 

@@ -1,0 +1,221 @@
+"""Compare view-combination methods on one split, with the same view forests for all of them.
+
+This is the paper's protocol for one repetition (ALGORITHMS.md §A.6-A.7, §A.9): one stratified
+train/test split; one dissimilarity forest per view, fitted once; then every combination
+("average", "knn", "alignment", "oob", and "dvs" where available) trains its final forest on
+the same per-view matrices and is scored on the same test rows.  The result keeps the
+matrices so a dashboard can draw them and a user can download them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+from mvlab.multiview import STATIC_COMBINATIONS, RFDClassifier, combine, fit_view_forests
+
+__all__ = ["CombinationComparison", "compare_combinations"]
+
+ProgressCallback = Optional[Callable[[float, str], None]]
+
+
+@dataclass
+class CombinationComparison:
+    """Everything one comparison measured.
+
+    Attributes
+    ----------
+    view_names : list of str (Q,)
+    classes : list of str (C,)
+    train_index, test_index : ndarray of int
+        Rows of the dataset used for training / testing.
+    y_train, y_test : ndarray of int
+        Encoded labels (indices into ``classes``).
+    train_dissimilarities : list of Q float32 arrays (n_train, n_train)
+    test_dissimilarities : list of Q float32 arrays (n_test, n_train)
+    weights : dict combination -> ndarray (Q,), summing to 1
+    predictions : dict combination -> ndarray (n_test,) of encoded labels
+    accuracy : dict combination -> float (test accuracy)
+    view_oob_accuracy : ndarray (Q,)
+        Out-of-bag accuracy of each view forest.
+    seconds : dict step -> wall-clock seconds ("view forests", "test dissimilarities", each combination)
+    settings : dict
+        The parameters that produced the result (for downloads and the results store).
+    """
+
+    view_names: list
+    classes: list
+    train_index: np.ndarray
+    test_index: np.ndarray
+    y_train: np.ndarray
+    y_test: np.ndarray
+    train_dissimilarities: list
+    test_dissimilarities: list
+    weights: dict
+    predictions: dict
+    accuracy: dict
+    view_oob_accuracy: np.ndarray
+    seconds: dict
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def combinations(self) -> list[str]:
+        return list(self.accuracy)
+
+    def joint_train(self, combination: str = "average") -> np.ndarray:
+        """Joint training matrix ``sum_q w_q D_q`` (n_train, n_train) of a combination (§A.6 step 2)."""
+        return combine(self.train_dissimilarities, self.weights[combination])
+
+    def table(self) -> pd.DataFrame:
+        """One row per combination: test accuracy, seconds, and the weight of every view."""
+        rows = []
+        for c in self.combinations:
+            row = {"combination": c, "test accuracy": self.accuracy[c], "seconds": self.seconds.get(c, np.nan)}
+            row.update({f"w[{v}]": float(w) for v, w in zip(self.view_names, self.weights[c])})
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def weights_frame(self) -> pd.DataFrame:
+        """Long table (combination, view, weight) of the view weights."""
+        return pd.DataFrame(
+            [{"combination": c, "view": v, "weight": float(w)}
+             for c in self.combinations for v, w in zip(self.view_names, self.weights[c])]
+        )
+
+    def to_npz(self) -> bytes:
+        """All arrays and the settings in one compressed ``.npz`` (settings as a JSON string)."""
+        arrays = {
+            "train_index": self.train_index, "test_index": self.test_index,
+            "y_train": self.y_train, "y_test": self.y_test, "view_oob_accuracy": self.view_oob_accuracy,
+        }
+        for v, D in zip(self.view_names, self.train_dissimilarities):
+            arrays[f"train_dissimilarity[{v}]"] = D
+        for v, D in zip(self.view_names, self.test_dissimilarities):
+            arrays[f"test_dissimilarity[{v}]"] = D
+        for c in self.combinations:
+            arrays[f"weights[{c}]"] = self.weights[c]
+            arrays[f"predictions[{c}]"] = self.predictions[c]
+        meta = {"view_names": self.view_names, "classes": self.classes, "accuracy": self.accuracy,
+                "seconds": self.seconds, "settings": self.settings}
+        buf = io.BytesIO()
+        np.savez_compressed(buf, meta=np.array(json.dumps(meta)), **arrays)
+        return buf.getvalue()
+
+    @classmethod
+    def from_npz(cls, data: bytes) -> "CombinationComparison":
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            views, combos = meta["view_names"], list(meta["accuracy"])
+            return cls(
+                view_names=views, classes=meta["classes"],
+                train_index=z["train_index"], test_index=z["test_index"],
+                y_train=z["y_train"], y_test=z["y_test"],
+                train_dissimilarities=[z[f"train_dissimilarity[{v}]"] for v in views],
+                test_dissimilarities=[z[f"test_dissimilarity[{v}]"] for v in views],
+                weights={c: z[f"weights[{c}]"] for c in combos},
+                predictions={c: z[f"predictions[{c}]"] for c in combos},
+                accuracy=meta["accuracy"], view_oob_accuracy=z["view_oob_accuracy"],
+                seconds=meta["seconds"], settings=meta["settings"],
+            )
+
+
+def compare_combinations(
+    X,
+    y,
+    views: Sequence[Sequence[int]],
+    *,
+    view_names: Sequence[str] | None = None,
+    classes: Sequence[str] | None = None,
+    combinations: Sequence[str] = STATIC_COMBINATIONS,
+    test_size: float = 0.5,
+    measure: str = "breiman",
+    n_estimators: int = 100,
+    k: int = 7,
+    random_state: int | None = None,
+    n_jobs: int | None = None,
+    progress: ProgressCallback = None,
+    **measure_params,
+) -> CombinationComparison:
+    """Fit the view forests once on a stratified split and score every combination on it.
+
+    Parameters
+    ----------
+    X : ndarray (n, d); y : ndarray (n,) of encoded labels
+    views : list of Q column-index arrays
+    combinations : subset of ``COMBINATIONS`` of :mod:`mvlab.multiview`
+    test_size : float in (0, 1)
+        Share of instances held out, stratified by class (paper: 0.5).
+    measure, n_estimators, k, measure_params
+        As for :class:`mvlab.multiview.RFDClassifier`; ``n_estimators`` sets the trees of every
+        forest (paper: 512).
+    random_state : int
+        Seeds the split, the view forests and the final forests.
+    progress : callable (fraction, message), optional
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    if not 0 < test_size < 1:
+        raise ValueError(f"test_size must be between 0 and 1, got {test_size}.")
+    if not combinations:
+        raise ValueError("give at least one combination to compare.")
+    counts = np.bincount(np.unique(y, return_inverse=True)[1])
+    if counts.min() < 2:
+        raise ValueError("every class needs at least two instances for a stratified split.")
+    try:
+        train_index, test_index = train_test_split(
+            np.arange(len(y)), test_size=test_size, stratify=y, random_state=random_state)
+    except ValueError as exc:
+        raise ValueError(f"cannot split {len(y)} instances with test_size={test_size}: {exc}") from None
+    train_index, test_index = np.sort(train_index), np.sort(test_index)
+    X_train, X_test, y_train, y_test = X[train_index], X[test_index], y[train_index], y[test_index]
+
+    def report(start, span):
+        if progress is None:
+            return None
+        return lambda f, msg: progress(start + span * f, msg)
+
+    seconds = {}
+    t = time.perf_counter()
+    forests = fit_view_forests(X_train, y_train, list(views), measure=measure, n_estimators=n_estimators,
+                               random_state=random_state, n_jobs=n_jobs, progress=report(0.0, 0.6),
+                               **measure_params)
+    seconds["view forests"] = time.perf_counter() - t
+    t = time.perf_counter()
+    test_D = forests.transform(X_test, n_jobs=n_jobs)
+    seconds["test dissimilarities"] = time.perf_counter() - t
+
+    weights, predictions, accuracy = {}, {}, {}
+    for i, c in enumerate(combinations):
+        if progress is not None:
+            progress(0.65 + 0.35 * i / len(combinations), f"combination {c}")
+        t = time.perf_counter()
+        clf = RFDClassifier(views=list(views), combination=c, measure=measure, n_estimators=n_estimators, k=k,
+                            random_state=random_state, n_jobs=n_jobs, **measure_params)
+        clf.fit(X_train, y_train, view_forests=forests)
+        pred = clf.predict_from_dissimilarities(test_D)
+        seconds[c] = time.perf_counter() - t
+        weights[c] = np.asarray(clf.view_weights_, dtype=np.float64)
+        predictions[c] = np.asarray(pred)
+        accuracy[c] = float(np.mean(pred == y_test))
+    if progress is not None:
+        progress(1.0, "done")
+
+    names = list(view_names) if view_names is not None else list(forests.view_names)
+    settings = {"test_size": test_size, "measure": measure, "n_estimators": n_estimators, "k": k,
+                "random_state": random_state, "combinations": list(combinations), **measure_params}
+    return CombinationComparison(
+        view_names=names,
+        classes=[str(c) for c in (classes if classes is not None else np.unique(y))],
+        train_index=train_index, test_index=test_index, y_train=y_train, y_test=y_test,
+        train_dissimilarities=list(forests.dissimilarities), test_dissimilarities=list(test_D),
+        weights=weights, predictions=predictions, accuracy=accuracy,
+        view_oob_accuracy=np.asarray(forests.oob_accuracies, dtype=np.float64),
+        seconds=seconds, settings=settings,
+    )

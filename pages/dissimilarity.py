@@ -1,0 +1,100 @@
+"""Dissimilarity page: what does the forest think is similar?"""
+
+import numpy as np
+import streamlit as st
+
+from mvlab import plots
+from mvlab.comparison import CombinationComparison, compare_combinations
+from mvlab.multiview import STATIC_COMBINATIONS
+from mvlab.projection import mds_2d
+from mvlab.proximity import MEASURES
+from mvlab.ui import runs
+from mvlab.ui.state import current_seed, keep, sidebar
+
+ds = sidebar()
+seed = current_seed()
+st.title("Dissimilarity")
+st.caption("What does the forest think is similar? One random forest per view, one dissimilarity matrix per "
+           "view, and four ways to merge them (Bernard et al. 2020).")
+with st.expander("What am I looking at?"):
+    st.markdown(
+        """
+A random forest is grown on each view. Two instances are **similar** for a forest when its trees put them
+in the same leaves: the Breiman dissimilarity is the share of trees that separate them. Other measures
+weigh this differently (path length between the leaves, the hardness of the reference instance (RFD),
+only out-of-bag trees (OOB), RF-GAP). Each view gives an n × n matrix; a **combination** averages the
+matrices with weights (all equal; from leave-one-out kNN accuracy; from kernel alignment with the labels;
+from each forest's out-of-bag accuracy) and a final forest classifies the rows of the joint matrix. All
+combinations share the same view forests and the same train/test split. In the heatmaps, instances are
+grouped by class: dark blocks on the diagonal mean the view separates the classes.
+"""
+    )
+
+MEASURE_NAMES = {"breiman": "Breiman (shared leaves)", "path": "Path length (Englund & Verikas)",
+                 "rfd": "RFD (kDN-weighted, Cao)", "oob": "Out-of-bag proximity", "rfgap": "RF-GAP"}
+c = st.columns(4)
+measure = c[0].selectbox("Measure", list(MEASURES), format_func=MEASURE_NAMES.get, **keep("dis_measure", "breiman"))
+paper = c[1].toggle("Paper settings (512 trees)", **keep("dis_paper", False))
+trees = 512 if paper else c[1].number_input("Trees per forest", 5, 1000, step=25, **keep("dis_trees", 100))
+test_size = c[2].slider("Test share", 0.1, 0.9, step=0.05, **keep("dis_test", 0.5), help="Paper: 50/50 split.")
+k = c[3].number_input("k (SWknn)", 1, 50, step=1, **keep("dis_k", 7), help="Neighbours of the leave-one-out kNN.")
+extra = {}
+if measure == "path":
+    extra["w"] = st.slider("w (path-length decay)", 0.05, 5.0, step=0.05, **keep("dis_w", 1.0))
+if measure == "rfd":
+    extra["kdn_k"] = st.number_input("k of k-Disagreeing Neighbours", 1, 50, step=1, **keep("dis_kdn", 7))
+
+settings = {"measure": measure, "n_estimators": int(trees), "test_size": float(test_size), "k": int(k),
+            "seed": seed, **extra}
+result = runs.lookup("dissimilarity", ds, settings, CombinationComparison.from_npz)
+if st.button("Train", type="primary", key="dis_train"):
+    result = runs.train(
+        "dissimilarity", ds, seed, settings,
+        lambda progress: compare_combinations(
+            ds.X, ds.y, ds.view_indices, view_names=ds.view_names, classes=ds.classes,
+            combinations=STATIC_COMBINATIONS, test_size=test_size, measure=measure, n_estimators=int(trees),
+            k=int(k), random_state=seed, n_jobs=2, progress=progress, **extra),
+        CombinationComparison.to_npz,
+        lambda r: [{"repetition": 0, "method": m, "metric": "accuracy", "value": a, "seconds": r.seconds[m]}
+                   for m, a in r.accuracy.items()],
+        label="Growing forests",
+    )
+if result is None:
+    st.info("Choose the settings and press **Train** (about a second with the defaults on 600 instances).")
+    st.stop()
+
+n_train, n_test = len(result.train_index), len(result.test_index)
+st.success(f"{ds.name}: {n_train} training and {n_test} test instances, {len(result.view_names)} view forests "
+           f"of {trees} trees ({result.seconds['view forests']:.1f} s).")
+left, right = st.columns(2)
+left.plotly_chart(plots.method_accuracy(result.accuracy), key="dis_accuracy")
+right.plotly_chart(plots.view_weights(result.weights, result.view_names), key="dis_weights")
+st.dataframe(result.table().round(4), hide_index=True, width="stretch")
+
+st.subheader("Dissimilarity matrices (training instances × training instances)")
+names = ["joint (average)"] + result.view_names
+tabs = st.tabs(names)
+labels_train = np.asarray(result.classes)[result.y_train]
+for tab, name in zip(tabs, names):
+    with tab:
+        D = result.joint_train("average") if name.startswith("joint") else \
+            result.train_dissimilarities[result.view_names.index(name)]
+        st.plotly_chart(plots.dissimilarity_heatmap(D, labels_train, title=f"{name}: {MEASURE_NAMES[measure]}"),
+                        key=f"dis_heat_{name}")
+        if not name.startswith("joint"):
+            q = result.view_names.index(name)
+            st.caption(f"Out-of-bag accuracy of the {name} forest: {result.view_oob_accuracy[q]:.3f}")
+
+st.subheader("Map of the joint dissimilarity (classical MDS)")
+coords = mds_2d(result.joint_train("average"))
+st.plotly_chart(plots.view_projections({"joint (average)": coords}, labels_train, result.classes, columns=1,
+                                       title="Training instances placed by their joint dissimilarity"),
+                key="dis_mds")
+st.caption("Hover a point for its instance index (a row of the dataset) and class.")
+
+c1, c2 = st.columns(2)
+c1.download_button("Download matrices and results (.npz)", result.to_npz(), file_name=f"{ds.name}-dissimilarity.npz",
+                   mime="application/octet-stream", key="dis_dl_npz")
+c2.download_button("Download results (.csv)", result.table().assign(dataset=ds.name, seed=seed, **{
+    k_: str(v) for k_, v in settings.items() if k_ != "seed"}).to_csv(index=False),
+    file_name=f"{ds.name}-dissimilarity.csv", mime="text/csv", key="dis_dl_csv")

@@ -1,0 +1,53 @@
+"""AppTest: the Dissimilarity page trains, draws, keeps its result and reports bad settings."""
+
+import numpy as np
+
+
+def open_page(app, dataset="nutrimouse"):
+    app.switch_page("pages/dissimilarity.py").run()
+    app.selectbox(key="bundled_name").set_value(dataset).run()
+    app.number_input(key="dis_trees").set_value(20).run()
+    return app
+
+
+def test_train_draws_accuracies_weights_heatmaps_and_map(app):
+    open_page(app)
+    assert "press **Train**" in app.info[0].value
+    app.button(key="dis_train").click().run()
+    assert not app.exception, app.exception
+    assert not app.error
+    table = app.dataframe[0].value
+    assert table["combination"].tolist() == ["average", "knn", "alignment", "oob"]
+    assert np.allclose(table[["w[gene]", "w[lipid]"]].sum(axis=1), 1)
+    assert table["test accuracy"].between(0, 1).all()
+    # accuracy + weights + joint and 2 view heatmaps + MDS map
+    assert len(app.get("plotly_chart")) == 6
+    assert len(app.get("download_button")) == 2
+
+
+def test_result_survives_page_switches_and_a_new_session(app):
+    open_page(app)
+    app.button(key="dis_train").click().run()
+    before = app.dataframe[0].value
+    app.switch_page("pages/data.py").run()
+    app.switch_page("pages/dissimilarity.py").run()
+    assert len(app.get("plotly_chart")) == 6
+    # a browser refresh is a new session: the result comes back from the results store
+    from streamlit.testing.v1 import AppTest
+    from conftest import APP
+
+    fresh = AppTest.from_file(APP, default_timeout=60)
+    fresh.run()
+    open_page(fresh)
+    assert not fresh.exception, fresh.exception
+    assert fresh.dataframe[0].value["test accuracy"].tolist() == before["test accuracy"].tolist()
+
+
+def test_settings_that_cannot_work_give_a_message(app):
+    open_page(app)
+    app.slider(key="dis_test").set_value(0.1).run()  # 4 test instances for 5 diets: cannot stratify
+    app.selectbox(key="bundled_name").set_value("nutrimouse-diet").run()
+    app.number_input(key="dis_trees").set_value(20).run()
+    app.button(key="dis_train").click().run()
+    assert not app.exception, app.exception
+    assert len(app.error) == 1 and "Training failed" in app.error[0].value
