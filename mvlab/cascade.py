@@ -1,0 +1,647 @@
+"""gcForest: cascade forest and multi-grained scanning (ALGORITHMS.md §C.2, §C.7).
+
+:class:`CascadeForest` grows levels of forests; every level holds ``n_completely_random``
+completely-random tree forests (ExtraTrees with ``max_features=1``) and ``n_random`` random
+forests (``max_features="sqrt"``), 2 + 2 in the SDF paper. Each forest outputs a class vector
+(Eq. 9: the average over its trees of the leaf class frequencies); the class vectors of a level
+are appended to the input of the next level, cumulatively (SDF Eqs. 10-11, the default) or
+from the previous level only (official gcForest). Training class vectors are out-of-fold
+(stratified k-fold, paper: 3 folds; test rows average the k fold-models) or out-of-bag. Levels
+are added while the training (out-of-fold) accuracy of the averaged class vectors improves,
+with a patience and a minimum gain; the levels after the best one are discarded.
+
+How a forest turns its trees' probabilities into a class vector is a hook: a subclass overrides
+:meth:`CascadeForest._tree_weights` to return weights ``w`` on the simplex, and the class vector
+becomes ``sum_t w_t p^{(t)}`` (SDF Eq. 12); ``None`` keeps the plain average (Eq. 9). The hook
+may also supply the held-out rows' class vectors itself (for cross-fitted weights).
+
+:class:`MultiGrainedScanner` turns images (or 1-D sequences) into class-vector features with
+sliding windows; with ``pairs=True`` two identical windows scan the two halves of a
+concatenated pair in lock-step (§C.7).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from joblib import Parallel, delayed
+from numpy.lib.stride_tricks import sliding_window_view
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+__all__ = ["CascadeForest", "ForestUnit", "MultiGrainedScanner", "forest_proba", "tree_probas"]
+
+_MAX_SEED = np.iinfo(np.int32).max
+
+
+def tree_probas(forest, X, n_classes, n_jobs=None):
+    """Class probabilities of every tree of a fitted forest, shape (T, n_samples, n_classes).
+
+    ``forest.classes_`` must be integer-encoded labels in ``range(n_classes)``; classes absent
+    from the forest's training rows get probability 0. Trees are evaluated in parallel threads
+    but every tree writes its own slice, so the result is deterministic.
+    """
+    X32 = np.ascontiguousarray(X, dtype=np.float32)
+    trees = forest.estimators_
+    out = np.zeros((len(trees), X32.shape[0], n_classes))
+    cols = np.asarray(forest.classes_, dtype=np.int64)
+
+    def run(chunk):
+        for t in chunk:
+            out[t][:, cols] = trees[t].predict_proba(X32, check_input=False)
+
+    n_jobs = 1 if n_jobs is None else n_jobs
+    if n_jobs == 1 or len(trees) < 8:
+        run(range(len(trees)))
+    else:
+        chunks = np.array_split(np.arange(len(trees)), min(len(trees), 4 * abs(n_jobs)))
+        Parallel(n_jobs=n_jobs, prefer="threads")(delayed(run)(c) for c in chunks)
+    return out
+
+
+def forest_proba(forest, X, n_classes, weights=None, n_jobs=None):
+    """Class vector of a fitted forest, shape (n_samples, n_classes), without storing every tree.
+
+    ``weights=None`` gives the average of the trees' probabilities (Eq. 9); otherwise the
+    weighted sum ``sum_t w_t p^{(t)}`` (Eq. 12), skipping trees of weight 0. Rows are split into
+    chunks evaluated in parallel threads; within a chunk trees are accumulated in a fixed order,
+    so the result does not depend on ``n_jobs``.
+    """
+    X32 = np.ascontiguousarray(X, dtype=np.float32)
+    trees = forest.estimators_
+    T = len(trees)
+    w = np.full(T, 1.0 / T) if weights is None else np.asarray(weights, dtype=np.float64)
+    cols = np.asarray(forest.classes_, dtype=np.int64)
+    n = X32.shape[0]
+    out = np.zeros((n, n_classes))
+    active = np.flatnonzero(w)
+
+    def run(lo, hi):
+        acc = np.zeros((hi - lo, cols.size))
+        for t in active:
+            acc += w[t] * trees[t].predict_proba(X32[lo:hi], check_input=False)
+        out[lo:hi, cols] = acc
+
+    n_jobs = 1 if n_jobs is None else n_jobs
+    n_chunks = 1 if (n_jobs == 1 or n < 2000) else 4 * abs(n_jobs)
+    bounds = np.linspace(0, n, n_chunks + 1).astype(int)
+    if n_chunks == 1:
+        run(0, n)
+    else:
+        Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(run)(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo
+        )
+    return out
+
+
+def _combine(tp, w):
+    """Class vector from tree probabilities ``tp`` (T, n, C): Eq. 9 (w None) or Eq. 12."""
+    if w is None:
+        return tp.mean(axis=0)
+    return np.tensordot(w, tp, axes=(0, 0))
+
+
+class ForestUnit:
+    """One forest of a cascade level: its fitted estimators and their tree weights.
+
+    Attributes
+    ----------
+    kind : {"completely_random", "random"}
+    estimators : list of fitted forests
+        The k fold-models (``class_vectors="kfold"``) or one forest (``"oob"``).
+    weights : list of (ndarray of shape (T,) or None)
+        Tree weights of each estimator (Eq. 12); ``None`` is the plain average (Eq. 9).
+    """
+
+    def __init__(self, kind, estimators, weights):
+        self.kind = kind
+        self.estimators = estimators
+        self.weights = weights
+
+    def predict_proba(self, X, n_classes, n_jobs=None):
+        """Class vector of the forest for new rows, shape (n, n_classes): fold-model average."""
+        acc = None
+        for est, w in zip(self.estimators, self.weights):
+            v = forest_proba(est, X, n_classes, w, n_jobs)
+            acc = v if acc is None else acc + v
+        return acc / len(self.estimators)
+
+
+class CascadeForest(ClassifierMixin, BaseEstimator):
+    """gcForest cascade of completely-random and random forests (§C.2).
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Trees per forest (paper: 100-1000; official gcForest: 500).
+    n_completely_random : int, default=2
+        Completely-random tree forests per level (ExtraTrees, ``max_features=1``).
+    n_random : int, default=2
+        Random forests per level (``max_features="sqrt"``).
+    n_folds : int, default=3
+        Folds of the stratified, shuffled k-fold that produces training class vectors.
+    class_vectors : {"kfold", "oob"}, default="kfold"
+        ``"kfold"``: out-of-fold ``predict_proba`` for training rows, test rows averaged over
+        the fold-models (official gcForest). ``"oob"``: one bootstrapped forest on all rows,
+        out-of-bag class vectors for training rows (DF21); rows never out-of-bag use the
+        in-sample vector.
+    propagation : {"cumulative", "previous"}, default="cumulative"
+        Input of level q: ``[X, V_1, ..., V_{q-1}]`` (SDF Eq. 11, C-leo) or ``[X, V_{q-1}]``
+        (official gcForest).
+    max_levels : int, default=10
+    patience : int, default=1
+        Stop after ``patience`` consecutive levels without a gain larger than ``min_gain`` over
+        the best training accuracy so far (1 = C-leo's strict-improvement rule, 4 = official).
+    min_gain : float, default=0.0
+    max_depth, min_samples_split, min_samples_leaf : forest parameters.
+    n_jobs : int, optional
+        Threads for fitting and evaluating forests.
+    random_state : int, RandomState or None
+    progress : callable ``(fraction, message) -> None``, optional
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    levels_ : list of list of ForestUnit
+        Kept levels (up to the best one), each with ``n_completely_random + n_random`` forests.
+    n_levels_ : int
+    level_scores_ : list of float
+        Training (out-of-fold / out-of-bag) accuracy of every level built, kept or not.
+    train_class_vectors_ : list of ndarray of shape (n_samples, n_forests, n_classes)
+        Training class vectors of the kept levels.
+    """
+
+    def __init__(
+        self,
+        n_estimators=100,
+        n_completely_random=2,
+        n_random=2,
+        n_folds=3,
+        class_vectors="kfold",
+        propagation="cumulative",
+        max_levels=10,
+        patience=1,
+        min_gain=0.0,
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        n_jobs=None,
+        random_state=None,
+        progress=None,
+    ):
+        self.n_estimators = n_estimators
+        self.n_completely_random = n_completely_random
+        self.n_random = n_random
+        self.n_folds = n_folds
+        self.class_vectors = class_vectors
+        self.propagation = propagation
+        self.max_levels = max_levels
+        self.patience = patience
+        self.min_gain = min_gain
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.progress = progress
+
+    # ----------------------------------------------------------------- hooks for subclasses
+    def _tree_weights(self, level, forest_index, estimator, tp_out, y_out, X_in, y_in):
+        """Tree weights of one fitted estimator (Eq. 12), and optionally held-out class vectors.
+
+        Subclasses override this to weight trees; the default keeps the average (Eq. 9).
+
+        Parameters
+        ----------
+        level : int
+            0-based cascade level.
+        forest_index : int
+            Index of the forest within the level.
+        estimator : fitted forest
+        tp_out : ndarray of shape (T, n_out, n_classes) or None
+            Tree probabilities on the rows held out from ``estimator`` (k-fold), else None.
+        y_out : ndarray of shape (n_out,) or None
+            Encoded labels of those rows.
+        X_in, y_in : the rows the estimator was trained on (encoded labels).
+
+        Returns
+        -------
+        w : ndarray of shape (T,) or None
+            Weights used for new rows (``None``: plain average).
+        v_out : ndarray of shape (n_out, n_classes) or None
+            Class vectors of the held-out rows when they must not be ``combine(tp_out, w)``
+            (e.g. cross-fitted weights that did not see those rows' labels); ``None`` otherwise.
+        """
+        return None, None
+
+    def _check_extra_params(self):
+        """Validation of subclass parameters (called at the start of ``fit``)."""
+
+    # ----------------------------------------------------------------------------- fitting
+    def _validate_params_(self, n_samples, counts):
+        for name in ("n_estimators", "max_levels", "patience"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name} must be a positive integer; got {v!r}.")
+        for name in ("n_completely_random", "n_random"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or v < 0:
+                raise ValueError(f"{name} must be a non-negative integer; got {v!r}.")
+        if self.n_completely_random + self.n_random < 1:
+            raise ValueError(
+                "a level needs at least one forest: n_completely_random + n_random >= 1."
+            )
+        if self.class_vectors not in ("kfold", "oob"):
+            raise ValueError(f"class_vectors must be 'kfold' or 'oob'; got {self.class_vectors!r}.")
+        if self.propagation not in ("cumulative", "previous"):
+            raise ValueError(
+                f"propagation must be 'cumulative' or 'previous'; got {self.propagation!r}."
+            )
+        if not np.isfinite(self.min_gain) or self.min_gain < 0:
+            raise ValueError(f"min_gain must be >= 0; got {self.min_gain!r}.")
+        if self.class_vectors == "kfold":
+            if not isinstance(self.n_folds, (int, np.integer)) or self.n_folds < 2:
+                raise ValueError(f"n_folds must be an integer >= 2; got {self.n_folds!r}.")
+            if counts.min() < self.n_folds:
+                raise ValueError(
+                    f"every class needs at least n_folds={self.n_folds} training rows for the "
+                    f"stratified k-fold; the smallest class has {counts.min()}. Lower n_folds, "
+                    "use class_vectors='oob', or add data."
+                )
+        if self.progress is not None and not callable(self.progress):
+            raise ValueError("progress must be a callable (fraction, message) or None.")
+
+    def _make_forest(self, kind, seed):
+        common = dict(
+            n_estimators=self.n_estimators,
+            max_depth=self.max_depth,
+            min_samples_split=self.min_samples_split,
+            min_samples_leaf=self.min_samples_leaf,
+            n_jobs=self.n_jobs,
+            random_state=seed,
+        )
+        if kind == "completely_random":
+            return ExtraTreesClassifier(
+                max_features=1, bootstrap=self.class_vectors == "oob", **common
+            )
+        return RandomForestClassifier(max_features="sqrt", bootstrap=True, **common)
+
+    def _fit_unit(self, level, k, kind, F, y, seed):
+        """Fit one forest of a level; return (ForestUnit, training class vectors (n, C))."""
+        C = self.classes_.size
+        n = F.shape[0]
+        rs = np.random.RandomState(seed)
+        if self.class_vectors == "kfold":
+            skf = StratifiedKFold(
+                n_splits=self.n_folds, shuffle=True, random_state=rs.randint(_MAX_SEED)
+            )
+            oof = np.zeros((n, C))
+            estimators, weights = [], []
+            for tr, te in skf.split(F, y):
+                est = self._make_forest(kind, rs.randint(_MAX_SEED)).fit(F[tr], y[tr])
+                tp = tree_probas(est, F[te], C, self.n_jobs)
+                w, v_out = self._tree_weights(level, k, est, tp, y[te], F[tr], y[tr])
+                oof[te] = _combine(tp, w) if v_out is None else v_out
+                estimators.append(est)
+                weights.append(w)
+            return ForestUnit(kind, estimators, weights), oof
+        est = self._make_forest(kind, rs.randint(_MAX_SEED)).fit(F, y)
+        w, _ = self._tree_weights(level, k, est, None, None, F, y)
+        tp = tree_probas(est, F, C, self.n_jobs)  # in-sample, masked to out-of-bag below
+        wt = np.full(tp.shape[0], 1.0 / tp.shape[0]) if w is None else w
+        oob = np.zeros((tp.shape[0], n), dtype=bool)
+        for t, inbag in enumerate(est.estimators_samples_):
+            oob[t] = True
+            oob[t, inbag] = False
+        coef = wt[:, None] * oob  # (T, n)
+        mass = coef.sum(axis=0)
+        vec = np.einsum("tn,tnc->nc", coef, tp)
+        insample = _combine(tp, w)
+        seen = mass > 0
+        vec[seen] /= mass[seen, None]
+        vec[~seen] = insample[~seen]
+        return ForestUnit(kind, [est], [w]), vec
+
+    def _level_input(self, X, vectors):
+        if not vectors:
+            return X
+        if self.propagation == "cumulative":
+            return np.hstack([X] + [v.reshape(v.shape[0], -1) for v in vectors])
+        return np.hstack([X, vectors[-1].reshape(vectors[-1].shape[0], -1)])
+
+    def _report(self, fraction, message):
+        if self.progress is not None:
+            self.progress(float(min(max(fraction, 0.0), 1.0)), message)
+
+    def _fit_encoded(self, X, y_enc):
+        """Grow the cascade on validated float features ``X`` and encoded labels ``y_enc``."""
+        rng = check_random_state(self.random_state)
+        kinds = ["completely_random"] * self.n_completely_random + ["random"] * self.n_random
+        levels, vectors, scores = [], [], []
+        best, best_score = -1, -np.inf
+        for q in range(self.max_levels):
+            F = self._level_input(X, vectors)
+            seeds = [int(rng.randint(_MAX_SEED)) for _ in kinds]
+            units, vecs = [], []
+            for k, (kind, seed) in enumerate(zip(kinds, seeds)):
+                self._report(
+                    (q + k / len(kinds)) / self.max_levels,
+                    f"level {q + 1}: forest {k + 1}/{len(kinds)} ({kind})",
+                )
+                unit, vec = self._fit_unit(q, k, kind, F, y_enc, seed)
+                units.append(unit)
+                vecs.append(vec)
+            V = np.stack(vecs, axis=1)  # (n, M, C)
+            score = float(np.mean(self._decide(V) == y_enc))
+            levels.append(units)
+            vectors.append(V)
+            scores.append(score)
+            self._report((q + 1) / self.max_levels, f"level {q + 1}: training accuracy {score:.4f}")
+            if score > best_score + self.min_gain or best < 0:
+                best, best_score = q, score
+            elif q - best >= self.patience:
+                break
+        self.levels_ = levels[: best + 1]
+        self.train_class_vectors_ = vectors[: best + 1]
+        self.level_scores_ = scores
+        self.n_levels_ = best + 1
+        self._report(1.0, f"kept {self.n_levels_} level(s)")
+        return self
+
+    def _decide(self, V):
+        """Encoded decision from one level's class vectors (n, M, C): argmax of the average.
+
+        The sum over forests is used (same argmax as the mean, ties to the first class) so that
+        the SDF rule ``S0 - S1 >= 0`` (§C.5, tau = 0) agrees with it bit for bit.
+        """
+        return np.argmax(V.sum(axis=1), axis=1)
+
+    def fit(self, X, y):
+        """Fit the cascade on single instances.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        self.classes_, y_enc = np.unique(y, return_inverse=True)
+        if self.classes_.size < 2:
+            raise ValueError("y has a single class; a classifier needs at least two.")
+        self._check_extra_params()
+        self._validate_params_(X.shape[0], np.bincount(y_enc))
+        return self._fit_encoded(X, y_enc)
+
+    # -------------------------------------------------------------------------- prediction
+    def _level_vectors(self, X):
+        """Class vectors of every kept level for validated rows, list of (n, M, C)."""
+        C = self.classes_.size
+        vectors = []
+        for units in self.levels_:
+            F = self._level_input(X, vectors)
+            vectors.append(np.stack([u.predict_proba(F, C, self.n_jobs) for u in units], axis=1))
+        return vectors
+
+    def level_class_vectors(self, X):
+        """Class vectors of every kept level: list of arrays of shape (n, n_forests, n_classes)."""
+        check_is_fitted(self, "levels_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self._level_vectors(X)
+
+    def predict_proba(self, X):
+        """Average of the last level's class vectors, shape (n_samples, n_classes)."""
+        return self.level_class_vectors(X)[-1].mean(axis=1)
+
+    def predict(self, X):
+        """Class labels, shape (n_samples,): argmax of :meth:`predict_proba` (ties: first class)."""
+        V = self.level_class_vectors(X)[-1]
+        return self.classes_[self._decide(V)]
+
+
+# ------------------------------------------------------------------- multi-grained scanning
+class MultiGrainedScanner(TransformerMixin, BaseEstimator):
+    """Multi-grained scanning of gcForest (§C.2), with lock-step pair scanning (§C.7).
+
+    Every window position of every sample becomes one instance carrying the sample's label;
+    per window size one completely-random forest (ExtraTrees, ``max_features=1``) and one random
+    forest are trained on all windows together (shared across positions, as gcForest). A
+    sample's new representation is the concatenation, over window sizes, forests and positions,
+    of the windows' class vectors. Training representations are out-of-fold (the k folds split
+    *samples*, so no window of a held-out sample is seen); new samples average the fold-models.
+
+    With ``pairs=True`` each row is a concatenated pair ``(x_i, x_j)``; two identical windows
+    scan the two images at the same position and their contents are concatenated into one
+    instance labelled ``y_ij`` (Fig. 4 of the SDF paper). No tree weighting is applied here
+    ("this part of the deep forest is the same in the SDF").
+
+    Parameters
+    ----------
+    image_shape : tuple (H, W) or None
+        Shape of one image; ``None`` scans 1-D sequences.
+    window_sizes : list of int or None
+        Square window sides (images) or window lengths (sequences). Default: images
+        ``max(1, floor(side * r))`` for ``r`` in (1/4, 1/9, 1/16) with ``side = min(H, W)``
+        (C-leo; 7, 3, 1 for 28x28); sequences ``max(1, floor(d * r))`` for ``r`` in
+        (1/16, 1/9, 1/4) (the SDF paper). Duplicates are dropped.
+    stride : int, default=1
+    pairs : bool, default=False
+    n_estimators : int, default=30
+        Trees per scanning forest (C-leo's example uses 30).
+    n_folds : int, default=3
+    max_depth, min_samples_split : forest parameters.
+    min_samples_leaf : int, default=10
+        As the official gcForest MNIST scanning configuration.
+    n_jobs, random_state : as usual.
+
+    Attributes
+    ----------
+    window_sizes_ : list of int
+    n_positions_ : list of int
+        Window positions per window size.
+    units_ : list of list of ForestUnit
+        Per window size, the completely-random and the random forest.
+    classes_ : ndarray
+    n_output_features_ : int
+    """
+
+    def __init__(
+        self,
+        image_shape=None,
+        window_sizes=None,
+        stride=1,
+        pairs=False,
+        n_estimators=30,
+        n_folds=3,
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=10,
+        n_jobs=None,
+        random_state=None,
+    ):
+        self.image_shape = image_shape
+        self.window_sizes = window_sizes
+        self.stride = stride
+        self.pairs = pairs
+        self.n_estimators = n_estimators
+        self.n_folds = n_folds
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _geometry(self, n_features):
+        halves = 2 if self.pairs else 1
+        if n_features % halves:
+            raise ValueError(
+                "pairs=True needs an even number of features (two concatenated instances); "
+                f"got {n_features}."
+            )
+        d = n_features // halves
+        if self.image_shape is not None:
+            shape = tuple(int(s) for s in self.image_shape)
+            if len(shape) != 2 or shape[0] * shape[1] != d:
+                raise ValueError(
+                    f"image_shape {self.image_shape} does not match {d} features per instance "
+                    f"(H * W must equal {d})."
+                )
+        else:
+            shape = (d,)
+        return shape
+
+    def _default_windows(self, shape):
+        if len(shape) == 2:
+            side = min(shape)
+            sizes = [max(1, int(side * r)) for r in (1 / 4, 1 / 9, 1 / 16)]
+        else:
+            sizes = [max(1, int(shape[0] * r)) for r in (1 / 16, 1 / 9, 1 / 4)]
+        return sorted(set(sizes))
+
+    def _windows(self, X, size):
+        """All windows of all rows, shape (n * n_positions, window features)."""
+        shape = self.shape_
+        halves = 2 if self.pairs else 1
+        d = int(np.prod(shape))
+        parts = []
+        for h in range(halves):
+            block = X[:, h * d : (h + 1) * d].reshape((X.shape[0],) + shape)
+            if len(shape) == 2:
+                win = sliding_window_view(block, (size, size), axis=(1, 2))
+                win = win[:, :: self.stride, :: self.stride]
+                parts.append(win.reshape(X.shape[0] * win.shape[1] * win.shape[2], size * size))
+            else:
+                win = sliding_window_view(block, size, axis=1)[:, :: self.stride]
+                parts.append(win.reshape(X.shape[0] * win.shape[1], size))
+        # lock-step: the same position of both halves side by side
+        return np.ascontiguousarray(np.hstack(parts) if halves == 2 else parts[0])
+
+    def _n_positions(self, size):
+        shape = self.shape_
+        if len(shape) == 2:
+            return len(range(0, shape[0] - size + 1, self.stride)) * len(
+                range(0, shape[1] - size + 1, self.stride)
+            )
+        return len(range(0, shape[0] - size + 1, self.stride))
+
+    def fit(self, X, y):
+        """Fit the scanning forests; see :meth:`fit_transform`."""
+        self.fit_transform(X, y)
+        return self
+
+    def fit_transform(self, X, y):
+        """Fit and return the out-of-fold representation of the training rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, H*W) or (n_samples, 2*H*W) with ``pairs=True``
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_output_features_)
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        self.classes_, y_enc = np.unique(y, return_inverse=True)
+        C = self.classes_.size
+        if C < 2:
+            raise ValueError("y has a single class; scanning forests need at least two.")
+        if not isinstance(self.stride, (int, np.integer)) or self.stride < 1:
+            raise ValueError(f"stride must be a positive integer; got {self.stride!r}.")
+        if not isinstance(self.n_folds, (int, np.integer)) or self.n_folds < 2:
+            raise ValueError(f"n_folds must be an integer >= 2; got {self.n_folds!r}.")
+        if np.bincount(y_enc).min() < self.n_folds:
+            raise ValueError(
+                f"every class needs at least n_folds={self.n_folds} samples for the k-fold."
+            )
+        self.shape_ = self._geometry(X.shape[1])
+        sizes = self.window_sizes
+        if sizes is None:
+            sizes = self._default_windows(self.shape_)
+        sizes = [int(s) for s in sizes]
+        if not sizes or min(sizes) < 1 or max(sizes) > min(self.shape_):
+            raise ValueError(
+                f"window sizes must lie in [1, {min(self.shape_)}] for inputs of shape "
+                f"{self.shape_}; got {sizes}."
+            )
+        self.window_sizes_ = sizes
+        self.n_positions_ = [self._n_positions(s) for s in sizes]
+        rng = check_random_state(self.random_state)
+        n = X.shape[0]
+        outputs, self.units_ = [], []
+        for size, n_pos in zip(sizes, self.n_positions_):
+            W = self._windows(X, size)
+            yw = np.repeat(y_enc, n_pos)
+            units = []
+            for kind in ("completely_random", "random"):
+                rs = np.random.RandomState(rng.randint(_MAX_SEED))
+                skf = StratifiedKFold(
+                    self.n_folds, shuffle=True, random_state=rs.randint(_MAX_SEED)
+                )
+                oof = np.zeros((n, n_pos, C))
+                ests = []
+                for tr, te in skf.split(np.zeros(n), y_enc):
+                    rows_tr = (tr[:, None] * n_pos + np.arange(n_pos)).ravel()
+                    rows_te = (te[:, None] * n_pos + np.arange(n_pos)).ravel()
+                    est = self._make_forest(kind, rs.randint(_MAX_SEED))
+                    est.fit(W[rows_tr], yw[rows_tr])
+                    oof[te] = forest_proba(est, W[rows_te], C, None, self.n_jobs).reshape(
+                        te.size, n_pos, C
+                    )
+                    ests.append(est)
+                units.append(ForestUnit(kind, ests, [None] * len(ests)))
+                outputs.append(oof.reshape(n, n_pos * C))
+            self.units_.append(units)
+        out = np.hstack(outputs)
+        self.n_output_features_ = out.shape[1]
+        return out
+
+    def _make_forest(self, kind, seed):
+        common = dict(
+            n_estimators=self.n_estimators,
+            max_depth=self.max_depth,
+            min_samples_split=self.min_samples_split,
+            min_samples_leaf=self.min_samples_leaf,
+            n_jobs=self.n_jobs,
+            random_state=seed,
+        )
+        if kind == "completely_random":
+            return ExtraTreesClassifier(max_features=1, **common)
+        return RandomForestClassifier(max_features="sqrt", **common)
+
+    def transform(self, X):
+        """Scanned representation of new rows (fold-model averages), (n, n_output_features_)."""
+        check_is_fitted(self, "units_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        C = self.classes_.size
+        n = X.shape[0]
+        outputs = []
+        for size, n_pos, units in zip(self.window_sizes_, self.n_positions_, self.units_):
+            W = self._windows(X, size)
+            for unit in units:
+                outputs.append(unit.predict_proba(W, C, self.n_jobs).reshape(n, n_pos * C))
+        return np.hstack(outputs)

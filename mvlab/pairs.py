@@ -1,0 +1,281 @@
+"""Labelled pairs for the Siamese deep forest (ALGORITHMS.md §C.1, §C.8).
+
+A pair ``(i, j)`` of instances of a labelled dataset is *similar* (``y_ij = 0``) when both
+share a class and *dissimilar* (``y_ij = 1``) otherwise (Eqs. 1-2). Pairs are index pairs into
+``X``; :func:`pair_features` builds the concatenated vectors ``(x_i, x_j)`` only when a forest
+needs them.
+
+Sampling is exact and without replacement: every unordered pair ``{i, j}`` (``i != j``) of the
+pool is drawn at most once, uniformly among the pairs of its kind. Each drawn pair is given a
+random orientation (``(i, j)`` or ``(j, i)``, the concatenation being asymmetric) unless
+``both_orders=True``, which puts both orientations in the output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.model_selection import train_test_split
+from sklearn.utils import check_random_state
+
+__all__ = ["PairSplit", "make_pair_split", "make_pairs", "pair_features", "split_pools"]
+
+
+def _tri_decode(k, n):
+    """Map linear indices ``k`` in ``[0, n(n-1)/2)`` to pairs ``a < b`` of ``range(n)``.
+
+    Row-major order over the strict upper triangle: (0,1), (0,2), ..., (0,n-1), (1,2), ...
+    """
+    k = np.asarray(k, dtype=np.int64)
+    # a = largest a with start(a) <= k, start(a) = a*n - a(a+1)/2
+    a = (n - 2 - np.floor(np.sqrt(-8.0 * k + 4.0 * n * (n - 1) - 7) / 2.0 - 0.5)).astype(np.int64)
+    start = a * n - a * (a + 1) // 2
+    # guard against floating-point off-by-one
+    over = start > k
+    a[over] -= 1
+    start = a * n - a * (a + 1) // 2
+    nxt = (a + 1) * n - (a + 1) * (a + 2) // 2
+    under = k >= nxt
+    a[under] += 1
+    start = a * n - a * (a + 1) // 2
+    b = k - start + a + 1
+    return a, b
+
+
+def _sample_similar(groups, n, rng):
+    """``n`` distinct unordered pairs inside the groups (lists of instance indices)."""
+    sizes = np.array([len(g) for g in groups], dtype=np.int64)
+    counts = sizes * (sizes - 1) // 2
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    ks = rng.choice(offsets[-1], size=n, replace=False)
+    gi = np.searchsorted(offsets, ks, side="right") - 1
+    out = np.empty((n, 2), dtype=np.int64)
+    for g in np.unique(gi):
+        sel = gi == g
+        a, b = _tri_decode(ks[sel] - offsets[g], sizes[g])
+        out[sel, 0] = groups[g][a]
+        out[sel, 1] = groups[g][b]
+    return out
+
+
+def _sample_dissimilar(groups, n, rng):
+    """``n`` distinct unordered pairs whose two members lie in different groups."""
+    sizes = np.array([len(g) for g in groups], dtype=np.int64)
+    blocks = [(a, b) for a in range(len(groups)) for b in range(a + 1, len(groups))]
+    counts = np.array([sizes[a] * sizes[b] for a, b in blocks], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    ks = rng.choice(offsets[-1], size=n, replace=False)
+    bi = np.searchsorted(offsets, ks, side="right") - 1
+    out = np.empty((n, 2), dtype=np.int64)
+    for blk in np.unique(bi):
+        sel = bi == blk
+        a, b = blocks[blk]
+        local = ks[sel] - offsets[blk]
+        out[sel, 0] = groups[a][local // sizes[b]]
+        out[sel, 1] = groups[b][local % sizes[b]]
+    return out
+
+
+def make_pairs(y, n_pairs, *, balanced=True, both_orders=False, pool=None, random_state=None):
+    """Draw labelled pairs of instances (Eqs. 1-2): ``y_ij = 0`` same class, ``1`` otherwise.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels of the instances.
+    n_pairs : int
+        Number of rows of the output.
+    balanced : bool, default=True
+        ``True``: ``n_pairs // 2`` similar and the rest dissimilar pairs (class-balanced pair
+        labels, the reading of §C.1); each kind is uniform over all pairs of that kind.
+        ``False``: uniform over all pairs ("natural" label frequencies).
+    both_orders : bool, default=False
+        Emit each drawn pair in both orders ``(i, j)`` and ``(j, i)``; ``n_pairs`` must then be
+        even and ``n_pairs // 2`` distinct unordered pairs are drawn.
+    pool : array-like of int, optional
+        Indices of the instances that may be used (e.g. a training pool); default all.
+        Returned indices always refer to rows of ``y`` (and ``X``).
+    random_state : int, RandomState or None
+
+    Returns
+    -------
+    pairs : ndarray of shape (n_pairs, 2), int64
+        Index pairs into ``X``/``y``; never ``i == j``.
+    y_pairs : ndarray of shape (n_pairs,), int64
+        0 for similar, 1 for dissimilar.
+
+    Raises
+    ------
+    ValueError
+        When the pool cannot provide that many distinct pairs of a kind (for example similar
+        pairs requested but every class has a single instance in the pool).
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D (one label per instance); got shape {y.shape}.")
+    if not isinstance(n_pairs, (int, np.integer)) or n_pairs < 1:
+        raise ValueError(f"n_pairs must be a positive integer; got {n_pairs!r}.")
+    if pool is None:
+        pool = np.arange(y.size)
+    else:
+        pool = np.asarray(pool)
+        if pool.ndim != 1 or not np.issubdtype(pool.dtype, np.integer):
+            raise ValueError("pool must be a 1-D array of integer instance indices.")
+        if pool.size and (pool.min() < 0 or pool.max() >= y.size):
+            raise ValueError(f"pool holds indices outside [0, {y.size}).")
+        if np.unique(pool).size != pool.size:
+            raise ValueError("pool must not contain repeated indices.")
+    if both_orders and n_pairs % 2:
+        raise ValueError("with both_orders=True, n_pairs must be even (each pair appears twice).")
+    # A Generator seeded from random_state: its choice(replace=False) is O(size) even when the
+    # population (all pairs of a large pool) is huge.
+    rng = np.random.default_rng(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    n_draw = n_pairs // 2 if both_orders else n_pairs
+
+    classes, inv = np.unique(y[pool], return_inverse=True)
+    groups = [pool[inv == c] for c in range(classes.size)]
+    sizes = np.array([len(g) for g in groups], dtype=np.int64)
+    n_sim_avail = int((sizes * (sizes - 1) // 2).sum())
+    n_all = pool.size * (pool.size - 1) // 2
+    n_dis_avail = int(n_all - n_sim_avail)
+
+    if balanced:
+        n_sim = n_draw // 2
+        n_dis = n_draw - n_sim
+        if n_sim > n_sim_avail:
+            raise ValueError(
+                f"cannot draw {n_sim} distinct similar pairs: the pool ({pool.size} instances, "
+                f"class sizes {sizes.tolist()}) only has {n_sim_avail}. Every similar pair needs "
+                "two instances of one class; use fewer pairs, a larger pool or balanced=False."
+            )
+        if n_dis > n_dis_avail:
+            raise ValueError(
+                f"cannot draw {n_dis} distinct dissimilar pairs: the pool only has {n_dis_avail} "
+                f"(classes present: {classes.size}). Use fewer pairs or a larger pool."
+            )
+        parts = [_sample_similar(groups, n_sim, rng), _sample_dissimilar(groups, n_dis, rng)]
+        labels = np.concatenate([np.zeros(n_sim, np.int64), np.ones(n_dis, np.int64)])
+        pairs = np.concatenate(parts, axis=0)
+    else:
+        if n_draw > n_all:
+            raise ValueError(
+                f"cannot draw {n_draw} distinct pairs from a pool of {pool.size} instances "
+                f"(only {n_all} exist)."
+            )
+        ks = rng.choice(n_all, size=n_draw, replace=False)
+        a, b = _tri_decode(ks, pool.size)
+        pairs = np.stack([pool[a], pool[b]], axis=1).astype(np.int64)
+        labels = (y[pairs[:, 0]] != y[pairs[:, 1]]).astype(np.int64)
+
+    if both_orders:
+        pairs = np.concatenate([pairs, pairs[:, ::-1]], axis=0)
+        labels = np.concatenate([labels, labels])
+    else:
+        flip = rng.random(pairs.shape[0]) < 0.5
+        pairs[flip] = pairs[flip][:, ::-1]
+    order = rng.permutation(pairs.shape[0])
+    return np.ascontiguousarray(pairs[order]), labels[order]
+
+
+def pair_features(X, pairs):
+    """Concatenated pair vectors ``(x_i, x_j)`` (§C.1), shape (n_pairs, 2 * n_features).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    pairs : array-like of shape (n_pairs, 2), int
+    """
+    X = np.asarray(X)
+    pairs = np.asarray(pairs)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (n_samples, n_features); got shape {X.shape}.")
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or not np.issubdtype(pairs.dtype, np.integer):
+        raise ValueError(
+            f"pairs must be an integer array of shape (n_pairs, 2); got {pairs.shape}."
+        )
+    if pairs.size and (pairs.min() < 0 or pairs.max() >= X.shape[0]):
+        raise ValueError(f"pairs hold indices outside [0, {X.shape[0]}) (rows of X).")
+    return np.hstack([X[pairs[:, 0]], X[pairs[:, 1]]])
+
+
+def split_pools(y, test_size=0.4, *, stratify=True, random_state=None):
+    """Split instances into disjoint training and test pools.
+
+    No instance of a test pair is then seen in training (§C.1 [REC]). The default
+    ``test_size=0.4`` matches the paper's ratio of ``2N/3`` test to ``N`` training pairs.
+
+    Returns
+    -------
+    train_pool, test_pool : ndarray of int, disjoint, covering ``range(len(y))``.
+    """
+    y = np.asarray(y)
+    idx = np.arange(y.size)
+    strat = y if stratify else None
+    if stratify:
+        _, counts = np.unique(y, return_counts=True)
+        if counts.min() < 2:
+            strat = None  # a singleton class cannot be stratified; fall back to a plain split
+    tr, te = train_test_split(idx, test_size=test_size, stratify=strat, random_state=random_state)
+    return np.sort(tr), np.sort(te)
+
+
+@dataclass(frozen=True)
+class PairSplit:
+    """Training and test pairs drawn from disjoint instance pools (see :func:`make_pair_split`)."""
+
+    train_pairs: np.ndarray
+    y_train: np.ndarray
+    test_pairs: np.ndarray
+    y_test: np.ndarray
+    train_pool: np.ndarray
+    test_pool: np.ndarray
+
+
+def make_pair_split(
+    y,
+    n_train_pairs,
+    n_test_pairs=None,
+    *,
+    test_size=0.4,
+    balanced=True,
+    both_orders=False,
+    stratify=True,
+    random_state=None,
+):
+    """One draw of the paper's protocol (§C.8): N training pairs, ``2N/3`` test pairs.
+
+    The instances are first split into disjoint pools (:func:`split_pools`); training pairs are
+    drawn inside the training pool and test pairs inside the test pool.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+    n_train_pairs : int
+        N.
+    n_test_pairs : int, optional
+        Default ``round(2 N / 3)`` (made even when ``both_orders``).
+    test_size, stratify : passed to :func:`split_pools`.
+    balanced, both_orders : passed to :func:`make_pairs`.
+    random_state : int, RandomState or None
+
+    Returns
+    -------
+    PairSplit
+    """
+    rng = check_random_state(random_state)
+    if n_test_pairs is None:
+        n_test_pairs = max(1, int(round(2 * n_train_pairs / 3)))
+        if both_orders and n_test_pairs % 2:
+            n_test_pairs += 1
+    seed = lambda: int(rng.randint(np.iinfo(np.int32).max))  # noqa: E731
+    train_pool, test_pool = split_pools(y, test_size, stratify=stratify, random_state=seed())
+    tr, ytr = make_pairs(
+        y, n_train_pairs, balanced=balanced, both_orders=both_orders, pool=train_pool,
+        random_state=seed(),
+    )
+    te, yte = make_pairs(
+        y, n_test_pairs, balanced=balanced, both_orders=both_orders, pool=test_pool,
+        random_state=seed(),
+    )
+    return PairSplit(tr, ytr, te, yte, train_pool, test_pool)

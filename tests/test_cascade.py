@@ -1,0 +1,264 @@
+"""gcForest cascade and multi-grained scanning (ALGORITHMS.md §C.2, §C.7)."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer, load_digits
+from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from mvlab.cascade import CascadeForest, MultiGrainedScanner, forest_proba, tree_probas
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    rng = np.random.default_rng(0)
+    idx = rng.permutation(len(y))
+    return X[idx[:250]], y[idx[:250]], X[idx[250:400]], y[idx[250:400]]
+
+
+def _small(**kw):
+    params = dict(n_estimators=10, max_levels=3, random_state=0)
+    params.update(kw)
+    return CascadeForest(**params)
+
+
+def test_deterministic_under_seed_and_threads(cancer):
+    Xtr, ytr, Xte, _ = cancer
+    a = _small().fit(Xtr, ytr)
+    b = _small().fit(Xtr, ytr)
+    c = _small(n_jobs=2).fit(Xtr, ytr)
+    pa = a.predict_proba(Xte)
+    np.testing.assert_array_equal(pa, b.predict_proba(Xte))
+    np.testing.assert_array_equal(pa, c.predict_proba(Xte))
+    assert a.level_scores_ == b.level_scores_ == c.level_scores_
+    d = _small(random_state=1).fit(Xtr, ytr)
+    assert not np.array_equal(pa, d.predict_proba(Xte))
+
+
+def test_accuracy_and_level_attributes(cancer):
+    Xtr, ytr, Xte, yte = cancer
+    cf = _small(max_levels=4, patience=2).fit(Xtr, ytr)
+    assert cf.score(Xte, yte) > 0.9
+    assert len(cf.levels_) == cf.n_levels_ >= 1
+    assert all(len(units) == 4 for units in cf.levels_)
+    kinds = [u.kind for u in cf.levels_[0]]
+    assert kinds == ["completely_random"] * 2 + ["random"] * 2
+    et = cf.levels_[0][0].estimators[0]
+    rf = cf.levels_[0][2].estimators[0]
+    assert et.max_features == 1 and rf.max_features == "sqrt"
+    assert len(cf.levels_[0][0].estimators) == 3  # one fold-model per fold
+    # stopping rule: the kept depth is the first best level; building went on for `patience`
+    s = cf.level_scores_
+    best = int(np.argmax(s))
+    assert cf.n_levels_ == best + 1
+    assert len(s) == min(4, best + 1 + 2)
+    assert all(0.0 <= v <= 1.0 for v in s)
+
+
+@pytest.mark.parametrize("patience,max_levels", [(1, 5), (3, 4)])
+def test_patience_rule_property(cancer, patience, max_levels):
+    Xtr, ytr, _, _ = cancer
+    cf = _small(patience=patience, max_levels=max_levels, n_estimators=5).fit(Xtr, ytr)
+    s = cf.level_scores_
+    best = int(np.argmax(s))  # first maximum: later ties are no gain
+    assert cf.n_levels_ == best + 1
+    if len(s) < max_levels:
+        assert len(s) - 1 - best == patience
+
+
+def test_min_gain_stops_early(cancer):
+    Xtr, ytr, _, _ = cancer
+    cf = _small(min_gain=1.0, max_levels=5).fit(Xtr, ytr)  # no gain can exceed 1.0
+    assert cf.n_levels_ == 1 and len(cf.level_scores_) == 2
+
+
+def test_feature_propagation(cancer):
+    Xtr, ytr, _, _ = cancer
+    d = Xtr.shape[1]
+    for prop in ("cumulative", "previous"):
+        cf = _small(propagation=prop, max_levels=3, patience=3).fit(Xtr, ytr)
+        dims = [units[0].estimators[0].n_features_in_ for units in cf.levels_]
+        for q, dim in enumerate(dims):
+            extra = q * 4 * 2 if prop == "cumulative" else min(q, 1) * 4 * 2
+            assert dim == d + extra  # Eq. 11: input plus class vectors (4 forests x 2 classes)
+
+
+def test_class_vectors_are_out_of_fold(cancer):
+    Xtr, ytr, Xte, _ = cancer
+    cf = _small(max_levels=1).fit(Xtr, ytr)
+    V = cf.train_class_vectors_[0]  # (n, 4, 2)
+    assert V.shape == (len(ytr), 4, 2)
+    np.testing.assert_allclose(V.sum(axis=2), 1.0)
+    # completely random trees grown to purity are one-hot and right in-sample; out-of-fold not
+    insample = cf.levels_[0][0].estimators[0].predict_proba(Xtr)
+    assert np.mean(V[:, 0, :].max(axis=1) == 1.0) < np.mean(insample.max(axis=1) == 1.0) + 1e-12
+    assert np.mean(np.argmax(V[:, 0], axis=1) == ytr) < 1.0
+    # test rows: average of the fold-models' probabilities (Eq. 9 per fold-model)
+    unit = cf.levels_[0][3]
+    expected = np.mean([est.predict_proba(Xte) for est in unit.estimators], axis=0)
+    np.testing.assert_allclose(unit.predict_proba(Xte, 2), expected, atol=1e-12)
+    np.testing.assert_allclose(cf.predict_proba(Xte), cf.level_class_vectors(Xte)[-1].mean(axis=1))
+
+
+def test_oob_class_vectors(cancer):
+    Xtr, ytr, Xte, yte = cancer
+    cf = _small(class_vectors="oob", n_estimators=20).fit(Xtr, ytr)
+    assert all(len(u.estimators) == 1 for u in cf.levels_[0])
+    assert cf.levels_[0][0].estimators[0].bootstrap
+    assert cf.score(Xte, yte) > 0.9
+    # out-of-bag vectors are not the in-sample ones
+    insample = cf.levels_[0][2].estimators[0].predict_proba(Xtr)
+    assert not np.allclose(cf.train_class_vectors_[0][:, 2], insample)
+
+
+class _FirstTreeOnly(CascadeForest):
+    """Hook test: all weight on the first tree of every forest (Eq. 12 with w = e_1)."""
+
+    def _tree_weights(self, level, forest_index, estimator, tp_out, y_out, X_in, y_in):
+        w = np.zeros(len(estimator.estimators_))
+        w[0] = 1.0
+        return w, None
+
+
+def test_weight_hook_replaces_the_average(cancer):
+    Xtr, ytr, Xte, _ = cancer
+    cf = _FirstTreeOnly(n_estimators=6, max_levels=1, random_state=0).fit(Xtr, ytr)
+    unit = cf.levels_[0][1]
+    expected = np.mean([est.estimators_[0].predict_proba(Xte.astype(np.float32)) for est in unit.estimators], axis=0)
+    np.testing.assert_allclose(unit.predict_proba(Xte, 2), expected, atol=1e-12)
+    plain = _small(n_estimators=6, max_levels=1).fit(Xtr, ytr)
+    # same trees (same seeds), different combination
+    np.testing.assert_array_equal(
+        plain.levels_[0][1].estimators[0].estimators_[0].tree_.threshold,
+        unit.estimators[0].estimators_[0].tree_.threshold,
+    )
+    assert not np.allclose(plain.predict_proba(Xte), cf.predict_proba(Xte))
+
+
+def test_string_labels_multiclass_and_progress():
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:240], y[:240]
+    labels = np.array(list("abcdefghij"))[y]
+    calls = []
+    cf = CascadeForest(
+        n_estimators=8, max_levels=2, random_state=0, progress=lambda f, m: calls.append((f, m))
+    ).fit(X, labels)
+    assert set(cf.predict(X[:20])) <= set(labels)
+    assert cf.predict_proba(X[:5]).shape == (5, 10)
+    assert calls and calls[-1][0] == 1.0 and all(0.0 <= f <= 1.0 for f, _ in calls)
+
+
+def test_tree_probas_maps_missing_classes():
+    from sklearn.ensemble import RandomForestClassifier
+
+    X = np.random.default_rng(0).random((30, 3))
+    y = np.array([0, 2] * 15)  # class 1 absent
+    rf = RandomForestClassifier(n_estimators=4, random_state=0).fit(X, y)
+    tp = tree_probas(rf, X, 3)
+    assert tp.shape == (4, 30, 3)
+    assert np.all(tp[:, :, 1] == 0)
+    np.testing.assert_allclose(tp.mean(axis=0)[:, [0, 2]], rf.predict_proba(X), atol=1e-12)
+
+
+def test_forest_proba_weighted_and_thread_invariant():
+    from sklearn.ensemble import ExtraTreesClassifier
+
+    rng = np.random.default_rng(1)
+    X = rng.random((2500, 4))
+    y = (X[:, 0] + 0.3 * rng.random(2500) > 0.6).astype(int)
+    et = ExtraTreesClassifier(n_estimators=6, max_features=1, random_state=0).fit(X[:300], y[:300])
+    tp = tree_probas(et, X, 2)
+    w = np.array([0.5, 0.0, 0.2, 0.0, 0.3, 0.0])
+    np.testing.assert_allclose(forest_proba(et, X, 2, w), np.tensordot(w, tp, axes=(0, 0)), atol=1e-12)
+    np.testing.assert_allclose(forest_proba(et, X, 2), et.predict_proba(X), atol=1e-12)
+    np.testing.assert_array_equal(forest_proba(et, X, 2, w, n_jobs=2), forest_proba(et, X, 2, w))
+
+
+def test_validation_errors(cancer):
+    Xtr, ytr, _, _ = cancer
+    with pytest.raises(ValueError, match="n_folds"):
+        _small().fit(Xtr[:5], np.array([0, 0, 0, 1, 1]))
+    with pytest.raises(ValueError, match="class_vectors"):
+        _small(class_vectors="cv").fit(Xtr, ytr)
+    with pytest.raises(ValueError, match="propagation"):
+        _small(propagation="all").fit(Xtr, ytr)
+    with pytest.raises(ValueError, match="at least one forest"):
+        _small(n_completely_random=0, n_random=0).fit(Xtr, ytr)
+    with pytest.raises(ValueError, match="single class"):
+        _small().fit(Xtr[:10], np.zeros(10))
+    assert clone(_small(patience=3)).get_params()["patience"] == 3
+
+
+# ---------------------------------------------------------------------- multi-grained scanning
+def test_scanner_lockstep_windows():
+    H = W = 4
+    a = np.arange(16.0)
+    b = 100 + np.arange(16.0)
+    sc = MultiGrainedScanner(image_shape=(H, W), pairs=True, window_sizes=[2])
+    sc.shape_ = (H, W)
+    win = sc._windows(np.concatenate([a, b])[None, :], 2)
+    assert win.shape == (9, 8)  # 3x3 positions, two 2x2 windows side by side
+    A, B = a.reshape(4, 4), b.reshape(4, 4)
+    pos = 0
+    for r in range(3):
+        for c in range(3):
+            np.testing.assert_array_equal(win[pos, :4], A[r : r + 2, c : c + 2].ravel())
+            np.testing.assert_array_equal(win[pos, 4:], B[r : r + 2, c : c + 2].ravel())
+            pos += 1
+    sc1 = MultiGrainedScanner(image_shape=None, window_sizes=[3], stride=2)
+    sc1.shape_ = (7,)
+    np.testing.assert_array_equal(sc1._windows(np.arange(7.0)[None], 3), [[0, 1, 2], [2, 3, 4], [4, 5, 6]])
+
+
+def test_scanner_fit_transform_and_pipeline():
+    X, y = load_digits(return_X_y=True)
+    Xtr, ytr, Xte, yte = X[:300], y[:300], X[300:450], y[300:450]
+    sc = MultiGrainedScanner(image_shape=(8, 8), window_sizes=[4, 6], n_estimators=8, random_state=0)
+    Z = sc.fit_transform(Xtr, ytr)
+    assert sc.n_positions_ == [25, 9]
+    assert Z.shape == (300, (25 + 9) * 2 * 10) == (300, sc.n_output_features_)
+    Zt = sc.transform(Xte)
+    assert Zt.shape == (150, sc.n_output_features_)
+    np.testing.assert_array_equal(Zt, clone(sc).fit(Xtr, ytr).transform(Xte))
+    pipe = make_pipeline(
+        MultiGrainedScanner(image_shape=(8, 8), window_sizes=[4], n_estimators=8, random_state=0),
+        CascadeForest(n_estimators=10, max_levels=2, random_state=0),
+    ).fit(Xtr, ytr)
+    assert pipe.score(Xte, yte) > 0.8
+
+
+def test_scanner_default_windows_and_errors():
+    sc = MultiGrainedScanner(image_shape=(28, 28))
+    assert sc._default_windows((28, 28)) == [1, 3, 7]
+    assert MultiGrainedScanner()._default_windows((64,)) == [4, 7, 16]
+    X = np.random.default_rng(0).random((12, 16))
+    y = np.arange(12) % 2
+    with pytest.raises(ValueError, match="image_shape"):
+        MultiGrainedScanner(image_shape=(3, 3)).fit(X, y)
+    with pytest.raises(ValueError, match="window sizes"):
+        MultiGrainedScanner(image_shape=(4, 4), window_sizes=[5]).fit(X, y)
+    with pytest.raises(ValueError, match="even number"):
+        MultiGrainedScanner(pairs=True).fit(X[:, :15], y)
+
+
+# ------------------------------------------------------------------ scikit-learn conventions
+_FIT_TRANSFORM_IS_OUT_OF_FOLD = {
+    name: "fit_transform returns out-of-fold class vectors (stacking), transform averages the "
+    "fold-models, as gcForest; they differ by design"
+    for name in ("check_transformer_general", "check_transformer_data_not_an_array")
+}
+
+
+@parametrize_with_checks(
+    [
+        CascadeForest(n_estimators=5, max_levels=2, n_folds=2),
+        MultiGrainedScanner(n_estimators=5, n_folds=2, min_samples_leaf=1),
+    ],
+    expected_failed_checks=lambda est: (
+        _FIT_TRANSFORM_IS_OUT_OF_FOLD if isinstance(est, MultiGrainedScanner) else {}
+    ),
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

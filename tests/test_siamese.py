@@ -1,0 +1,245 @@
+"""Siamese deep forest (ALGORITHMS.md §C.3-C.7)."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits, load_wine
+
+from mvlab.cascade import CascadeForest, MultiGrainedScanner, tree_probas
+from mvlab.pairs import make_pair_split, pair_features
+from mvlab.siamese import SiameseDeepForest, effective_number_of_trees, tree_margin_matrix
+from mvlab.tree_weights import solve_tree_weights, tree_weight_objective
+
+COMMON = dict(n_estimators=10, max_levels=3, patience=2, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def wine_pairs():
+    X, y = load_wine(return_X_y=True)
+    return X, make_pair_split(y, 240, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def sdf_qp(wine_pairs):
+    X, sp = wine_pairs
+    return SiameseDeepForest(weighting="qp", lam=0.5, **COMMON).fit(sp.train_pairs, sp.y_train, X=X)
+
+
+def test_uniform_sdf_is_exactly_gcforest(wine_pairs):
+    X, sp = wine_pairs
+    sdf = SiameseDeepForest(weighting="uniform", **COMMON).fit(sp.train_pairs, sp.y_train, X=X)
+    gcf = CascadeForest(**COMMON).fit(pair_features(X, sp.train_pairs), sp.y_train)
+    Fte = pair_features(X, sp.test_pairs)
+    np.testing.assert_array_equal(sdf.predict(sp.test_pairs, X=X), gcf.predict(Fte))
+    np.testing.assert_array_equal(sdf.predict_proba(sp.test_pairs, X=X), gcf.predict_proba(Fte))
+    assert sdf.level_scores_ == gcf.level_scores_
+    # weights_ are uniform, one row per fold-model
+    for level in sdf.weights_:
+        for W in level:
+            assert W.shape == (3, 10)
+            np.testing.assert_array_equal(W, np.full((3, 10), 0.1))
+    # tau = 0: S0 - S1 >= 0 <=> argmax, ties included
+    s = sdf.decision_function(sp.test_pairs, X=X)
+    np.testing.assert_array_equal(s >= 0, gcf.predict(Fte) == 0)
+
+
+def test_three_d_and_concatenated_pairs_equal_index_pairs(wine_pairs):
+    X, sp = wine_pairs
+    kw = dict(weighting="qp", max_levels=1, n_estimators=6, random_state=3)
+    a = SiameseDeepForest(**kw).fit(sp.train_pairs, sp.y_train, X=X)
+    b = SiameseDeepForest(**kw).fit(X[sp.train_pairs], sp.y_train)  # (n_pairs, 2, n_features)
+    c = SiameseDeepForest(**kw).fit(pair_features(X, sp.train_pairs), sp.y_train)  # (n, 2d)
+    s = a.decision_function(sp.test_pairs, X=X)
+    np.testing.assert_array_equal(s, b.decision_function(X[sp.test_pairs]))
+    np.testing.assert_array_equal(s, c.decision_function(pair_features(X, sp.test_pairs)))
+
+
+def test_effective_number_of_trees(sdf_qp):
+    assert effective_number_of_trees(np.full(8, 0.125)) == pytest.approx(8.0)
+    assert effective_number_of_trees(np.eye(3)).tolist() == [1.0, 1.0, 1.0]
+    eff = effective_number_of_trees(sdf_qp.weights_[0][0])
+    assert eff.shape == (3,) and np.all((eff >= 1) & (eff <= 10))
+
+
+def test_qp_weights_on_simplex_and_not_uniform(sdf_qp):
+    assert len(sdf_qp.weights_) == sdf_qp.n_levels_
+    eff = []
+    for level, infos in zip(sdf_qp.weights_, sdf_qp.qp_info_):
+        assert len(level) == 4
+        for W, info in zip(level, infos):
+            assert W.shape == (3, 10)
+            assert np.all(W >= 0)
+            np.testing.assert_allclose(W.sum(axis=1), 1.0, atol=1e-9)
+            eff.extend(1.0 / np.sum(W**2, axis=1))
+            assert len(info) == 9  # 3 fold-model QPs + 2 cross-fitting QPs per fold
+            assert all(i.converged for i in info)
+    assert min(eff) < 9.99  # the QP moved some forest away from uniform weights
+
+
+def test_deterministic(wine_pairs, sdf_qp):
+    X, sp = wine_pairs
+    again = SiameseDeepForest(weighting="qp", lam=0.5, **COMMON).fit(sp.train_pairs, sp.y_train, X=X)
+    np.testing.assert_array_equal(
+        again.decision_function(sp.test_pairs, X=X), sdf_qp.decision_function(sp.test_pairs, X=X)
+    )
+    for la, lb in zip(again.weights_, sdf_qp.weights_):
+        for a, b in zip(la, lb):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_class_vectors_are_weighted_sums(wine_pairs, sdf_qp):
+    """Eq. 12 at test time: v = mean over fold-models of sum_t w_t p^(t)."""
+    X, sp = wine_pairs
+    V0 = sdf_qp.level_class_vectors(sp.test_pairs, X=X)[0]
+    F = pair_features(X, sp.test_pairs)
+    for k, unit in enumerate(sdf_qp.levels_[0]):
+        manual = np.mean(
+            [np.tensordot(w, tree_probas(est, F, 2), axes=(0, 0)) for est, w in zip(unit.estimators, sdf_qp.weights_[0][k])],
+            axis=0,
+        )
+        np.testing.assert_allclose(V0[:, k], manual, atol=1e-12)
+    s = sdf_qp.decision_function(sp.test_pairs, X=X)
+    V = sdf_qp.level_class_vectors(sp.test_pairs, X=X)[-1]
+    np.testing.assert_allclose(s, V[:, :, 0].sum(1) - V[:, :, 1].sum(1))
+
+
+def test_insample_weights_solve_the_paper_qp_with_z_doubling(wine_pairs):
+    """qp_probas='insample', OOB cascade: w of level q solves Eqs. 27-28 on the training pairs
+    with P scaled by z^(q) = 2^(q-1) z (§C.6)."""
+    X, sp = wine_pairs
+    sdf = SiameseDeepForest(
+        weighting="qp", qp_probas="insample", class_vectors="oob", lam=0.05, n_estimators=8,
+        max_levels=2, patience=2, min_samples_leaf=5, random_state=0,
+    ).fit(sp.train_pairs, sp.y_train, X=X)
+    assert sdf.n_levels_ == 2
+    F = pair_features(X, sp.train_pairs)
+    assert sdf.z_scale(0) == 1.0 and sdf.z_scale(1) == 2.0 and sdf.z_scale(3) == 8.0
+    unit = sdf.levels_[0][2]
+    est = unit.estimators[0]
+    P = tree_margin_matrix(tree_probas(est, F, 2), sp.y_train, 1.0)
+    w_ref = solve_tree_weights(P, 0.05, solver="cvxpy")
+    f = tree_weight_objective(P, sdf.weights_[0][2][0], 0.05)
+    f_ref = tree_weight_objective(P, w_ref, 0.05)
+    assert abs(f - f_ref) <= 1e-6 * f_ref
+    # level 2 (index 1): input = pairs + level-1 training class vectors (Eq. 11), z doubled
+    F1 = np.hstack([F, sdf.train_class_vectors_[0].reshape(len(F), -1)])
+    est1 = sdf.levels_[1][0].estimators[0]
+    P1 = tree_margin_matrix(tree_probas(est1, F1, 2), sp.y_train, 2.0)
+    w1_ref = solve_tree_weights(P1, 0.05, solver="cvxpy")
+    f1 = tree_weight_objective(P1, sdf.weights_[1][0][0], 0.05)
+    f1_ref = tree_weight_objective(P1, w1_ref, 0.05)
+    assert f1_ref > 0 and abs(f1 - f1_ref) <= 1e-6 * f1_ref
+    # z-doubling == lam / 4: weights at scale 2 equal the weights of lam/4 at scale 1
+    w2 = solve_tree_weights(2.0 * P, 0.05)
+    w1 = solve_tree_weights(P, 0.05 / 4)
+    np.testing.assert_allclose(w2, w1, atol=1e-6)
+
+
+def test_tau_rule():
+    sdf = SiameseDeepForest(tau=0.2)
+    s = np.array([0.5, 0.2, 0.1, 0.0, -1e-12, -0.3])
+    np.testing.assert_array_equal(sdf.predict_from_scores(s), [0, 0, -1, -1, 1, 1])
+    np.testing.assert_array_equal(sdf.predict_from_scores(s, tau=0.0), [0, 0, 0, 0, 1, 1])
+
+
+def test_tau_undetermined_in_predict(wine_pairs, sdf_qp):
+    X, sp = wine_pairs
+    s = sdf_qp.decision_function(sp.test_pairs, X=X)
+    tau = float(np.quantile(np.abs(s), 0.5))
+    sdf_qp.set_params(tau=tau)
+    try:
+        pred = sdf_qp.predict(sp.test_pairs, X=X)
+    finally:
+        sdf_qp.set_params(tau=0.0)
+    undetermined = (s >= 0) & (s < tau)
+    np.testing.assert_array_equal(pred == -1, undetermined)
+    assert undetermined.any()
+    assert sdf_qp.score(sp.test_pairs, sp.y_test, X=X) > 0.7
+
+
+def test_cvxpy_solver_gives_same_weights(wine_pairs):
+    X, sp = wine_pairs
+    kw = dict(weighting="qp", lam=1.0, crossfit=False, n_estimators=6, max_levels=1, random_state=2)
+    a = SiameseDeepForest(**kw).fit(sp.train_pairs, sp.y_train, X=X)
+    b = SiameseDeepForest(solver="cvxpy", **kw).fit(sp.train_pairs, sp.y_train, X=X)
+    assert b.qp_info_[0][0][0].solver == "cvxpy:CLARABEL" and a.qp_info_[0][0][0].solver == "pgd"
+    for Wa, Wb in zip(a.weights_[0], b.weights_[0]):
+        np.testing.assert_allclose(Wa, Wb, atol=1e-5)
+
+
+def test_crossfit_keeps_level_accuracy_honest(wine_pairs):
+    """Without cross-fitting the held-out pairs' vectors use weights fit on their own labels."""
+    X, sp = wine_pairs
+    kw = dict(weighting="qp", lam=0.01, n_estimators=10, max_levels=1, random_state=0)
+    leaky = SiameseDeepForest(crossfit=False, **kw).fit(sp.train_pairs, sp.y_train, X=X)
+    honest = SiameseDeepForest(crossfit=True, **kw).fit(sp.train_pairs, sp.y_train, X=X)
+    # same stored weights (solved on all held-out pairs) ...
+    np.testing.assert_array_equal(leaky.weights_[0][0], honest.weights_[0][0])
+    # ... but different training class vectors, and the leaky ones look better than they are
+    assert not np.allclose(leaky.train_class_vectors_[0], honest.train_class_vectors_[0])
+    assert leaky.level_scores_[0] > honest.level_scores_[0]
+
+
+def test_scanner_on_image_pairs():
+    X, y = load_digits(return_X_y=True)
+    sp = make_pair_split(y[:400], 150, random_state=0)
+    sc = MultiGrainedScanner(image_shape=(8, 8), pairs=True, window_sizes=[4], n_estimators=6, random_state=0)
+    sdf = SiameseDeepForest(scanner=sc, n_estimators=6, max_levels=2, random_state=0)
+    sdf.fit(sp.train_pairs, sp.y_train, X=X)
+    assert sdf.scanner_.n_output_features_ == 25 * 2 * 2  # 25 lock-step positions x 2 forests x 2
+    assert sdf.levels_[0][0].estimators[0].n_features_in_ == 100
+    assert sdf.predict(sp.test_pairs, X=X).shape == (100,)
+    with pytest.raises(ValueError, match="pairs=True"):
+        SiameseDeepForest(scanner=MultiGrainedScanner(image_shape=(8, 8))).fit(sp.train_pairs, sp.y_train, X=X)
+
+
+def test_validation_errors(wine_pairs):
+    X, sp = wine_pairs
+    with pytest.raises(ValueError, match="0 \\(similar\\) or 1"):
+        SiameseDeepForest().fit(sp.train_pairs, sp.y_train + 1, X=X)
+    with pytest.raises(ValueError, match="pass the instances too"):
+        SiameseDeepForest().fit(sp.train_pairs, sp.y_train)
+    with pytest.raises(ValueError, match="without X"):
+        SiameseDeepForest().fit(np.ones((len(sp.y_train), 3)), sp.y_train)
+    with pytest.raises(ValueError, match="class_vectors='kfold'"):
+        SiameseDeepForest(class_vectors="oob").fit(sp.train_pairs, sp.y_train, X=X)
+    with pytest.raises(ValueError, match="both similar"):
+        SiameseDeepForest().fit(sp.train_pairs, np.zeros(len(sp.y_train), int), X=X)
+    with pytest.raises(ValueError, match="lam"):
+        SiameseDeepForest(lam=-1).fit(sp.train_pairs, sp.y_train, X=X)
+    with pytest.raises(ValueError, match="weighting"):
+        SiameseDeepForest(weighting="softmax").fit(sp.train_pairs, sp.y_train, X=X)
+    sdf = SiameseDeepForest(n_estimators=4, max_levels=1, random_state=0).fit(sp.train_pairs, sp.y_train, X=X)
+    with pytest.raises(ValueError, match="concatenated features"):
+        sdf.predict(sp.test_pairs, X=X[:, :5])
+
+
+def test_params_clone_and_progress(wine_pairs):
+    from sklearn.base import clone
+
+    X, sp = wine_pairs
+    calls = []
+    sdf = SiameseDeepForest(lam=0.3, z_schedule="constant", tau=0.1, n_estimators=4, max_levels=2,
+                            random_state=5, progress=lambda f, m: calls.append(f))
+    params = clone(sdf).get_params()
+    assert params["lam"] == 0.3 and params["z_schedule"] == "constant" and params["n_estimators"] == 4
+    sdf.fit(sp.train_pairs, sp.y_train, X=X)
+    assert sdf.z_scale(3) == 1.0
+    assert calls[-1] == 1.0 and all(0 <= f <= 1 for f in calls)
+    assert not hasattr(clone(sdf), "weights_")
+
+
+def test_compare_pair_methods_protocol():
+    from mvlab.siamese import compare_pair_methods
+
+    X, y = load_wine(return_X_y=True)
+    kw = dict(n_estimators=5, n_repeats=2, random_state=0, sdf_params=dict(max_levels=2))
+    df = compare_pair_methods(X, y, 60, **kw)
+    assert list(df["method"]) == ["rf", "bagging", "gcforest", "sdf"] * 2
+    assert set(df["n_train_pairs"]) == {60} and set(df["n_test_pairs"]) == {40}  # 2N/3
+    assert df["accuracy"].between(0, 1).all()
+    assert df.loc[df.method == "rf", "n_levels"].isna().all()
+    assert (df.loc[df.method == "sdf", "n_levels"] >= 1).all()
+    again = compare_pair_methods(X, y, 60, **kw)
+    np.testing.assert_array_equal(df["accuracy"], again["accuracy"])
+    with pytest.raises(ValueError, match="methods"):
+        compare_pair_methods(X, y, 60, methods=("svm",))
