@@ -47,6 +47,7 @@ def view_projections(
     *,
     columns: int = 3,
     title: str = "PCA of each view (standardised features), coloured by class",
+    axis_names: tuple[str, str] = ("PC1", "PC2"),
 ) -> go.Figure:
     """One scatter per view of a 2-D projection, points coloured by class.
 
@@ -64,7 +65,8 @@ def view_projections(
     cols = max(1, min(columns, len(names)))
     rows = math.ceil(len(names) / cols)
     subtitles = [
-        f"{v} (PC1 {100 * projections[v][1][0]:.0f}%, PC2 {100 * projections[v][1][1]:.0f}%)" for v in names
+        f"{v} ({axis_names[0]} {100 * projections[v][1][0]:.0f}%, {axis_names[1]} {100 * projections[v][1][1]:.0f}%)"
+        for v in names
     ]
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=subtitles, horizontal_spacing=0.06, vertical_spacing=0.12)
     colors = class_colors(list(classes))

@@ -88,7 +88,8 @@ for tab, name in zip(tabs, names):
 st.subheader("Map of the joint dissimilarity (classical MDS)")
 coords = mds_2d(result.joint_train("average"))
 st.plotly_chart(plots.view_projections({"joint (average)": coords}, labels_train, result.classes, columns=1,
-                                       title="Training instances placed by their joint dissimilarity"),
+                                       title="Training instances placed by their joint dissimilarity",
+                                       axis_names=("axis 1", "axis 2")),
                 key="dis_mds")
 st.caption("Hover a point for its instance index (a row of the dataset) and class.")
 

@@ -1,0 +1,98 @@
+"""End-to-end tests in a real browser (Debian's Chromium driven by Playwright).
+
+Skipped with a message when Chromium or playwright is missing; `.ci/run` installs both.
+Screenshots land in test-artifacts/screenshots/ (the README's pictures come from there).
+"""
+
+import os
+import time
+
+import pytest
+
+from browser import CHROMIUM, CHROMIUM_ARGS, exceptions, running_app, screenshot, settle, unavailable_reason
+
+reason = unavailable_reason()
+if reason is not None and os.environ.get("MVLAB_REQUIRE_BROWSER"):
+    raise RuntimeError(f"MVLAB_REQUIRE_BROWSER is set but the browser tests cannot run: {reason}")
+pytestmark = pytest.mark.skipif(reason is not None, reason=f"browser tests skipped: {reason}")
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory):
+    with running_app(tmp_path_factory.mktemp("store") / "results.sqlite") as u:
+        yield u
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, url):
+    context = browser.new_context(viewport={"width": 1400, "height": 2400})
+    pg = context.new_page()
+    pg.goto(url + "/")
+    pg.wait_for_selector("h1", timeout=60_000)
+    settle(pg)
+    yield pg
+    context.close()
+
+
+HEADINGS = {"Home": "multi-view learning"}
+
+
+def goto(page, name):
+    page.get_by_role("link", name=name, exact=True).click()
+    settle(page)
+    page.wait_for_selector(f"h1:has-text('{HEADINGS.get(name, name)}')", timeout=60_000)
+
+
+def wait_for_figures(page, n, timeout=60_000):
+    """Wait until at least n plotly figures have been drawn; return how many there are."""
+    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {n}", timeout=timeout)
+    return len(page.query_selector_all(".js-plotly-plot"))
+
+
+def metric_values(page):
+    return [m.inner_text() for m in page.query_selector_all("[data-testid=stMetricValue]")]
+
+
+def test_home(page):
+    assert "multi-view learning with random forests" in page.inner_text("h1")
+    assert not exceptions(page)
+    screenshot(page, "home")
+
+
+def test_data_page_switches_dataset_and_keeps_it_across_pages(page):
+    goto(page, "Data")
+    wait_for_figures(page, 2)
+    assert metric_values(page) == ["600", "649", "6", "10"]
+    page.locator("[data-testid=stSelectbox]").first.click()
+    page.get_by_role("option", name="Breast cancer Wisconsin (diagnostic)").click()
+    settle(page)
+    assert metric_values(page) == ["569", "30", "3", "2"]
+    goto(page, "Home")
+    goto(page, "Data")
+    assert metric_values(page) == ["569", "30", "3", "2"]
+    assert wait_for_figures(page, 2) == 2
+    assert not exceptions(page)
+    screenshot(page, "data")
+
+
+def test_dissimilarity_page_trains_with_visible_progress(page):
+    goto(page, "Dissimilarity")
+    start = time.perf_counter()
+    page.get_by_role("button", name="Train").click()
+    page.wait_for_selector("[data-testid=stProgress]", timeout=10_000)
+    assert time.perf_counter() - start < 3  # progress shows promptly (target: 1 s on a quiet machine)
+    settle(page)
+    page.wait_for_selector("text=test instances", timeout=120_000)
+    assert wait_for_figures(page, 4) >= 4  # accuracy, weights, heatmap(s), MDS
+    assert not exceptions(page)
+    screenshot(page, "dissimilarity")
