@@ -16,10 +16,11 @@ Building blocks, usable on their own so that several combinations can be evaluat
   precomputed view forests and :meth:`RFDClassifier.predict_proba_from_dissimilarities`
   takes precomputed test matrices.
 
-Combination ``"dvs"`` (dynamic view selection, §A.8) lives in :mod:`mvlab.dvs`: the classifier
-imports ``mvlab.dvs.DVSCombiner`` on demand.  A combiner is any object with
+Combination ``"dvs"`` (dynamic view selection, §A.8) lives in :mod:`mvlab.dvs`, which builds
+on this module; the classifier imports ``mvlab.dvs.DVSCombiner`` when it needs it.  A combiner is any object with
 ``fit(view_forests, random_state) -> self``, ``predict_proba(dissimilarities) -> (n, C)`` and
-``view_weights_``; :class:`StaticCombiner` is the one for the static methods.
+``view_weights_``; :class:`StaticCombiner` is the one for the static methods.  The DVS
+combiner also takes ``progress=`` in ``fit`` and has ``explain(dissimilarities)``.
 """
 
 from __future__ import annotations
@@ -483,6 +484,14 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         Measure parameters, see :class:`ForestDissimilarity`.
     alignment_normalization : {"softmax", "proportional"}, default="softmax"
         SWka normalisation (§A.7.2).
+    dvs_competence : {"ola", "lca"}, default="ola"
+        ``"dvs"`` only: competence of a candidate on its region (§A.8 line 11); ``"ola"`` is
+        the paper's OOB accuracy, ``"lca"`` Woods et al.'s (see :mod:`mvlab.dvs`).
+    dvs_selection : {"best", "knora"}, default="best"
+        ``"dvs"`` only: the most competent candidate predicts (paper), or all maximally
+        competent candidates average their probabilities.
+    dvs_max_subset_size : int or None, default=None
+        ``"dvs"`` only: keep only view subsets of at most this size (None: all 2^Q - 1).
     random_state : int, RandomState or None
         Draws the seeds of the Q view forests and of the final forest; view forests do not
         depend on ``combination``, so equal seeds share view forests across combinations.
@@ -518,6 +527,9 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         rfd_form="weighted_proximity",
         rfgap_scaling="row_max",
         alignment_normalization="softmax",
+        dvs_competence="ola",
+        dvs_selection="best",
+        dvs_max_subset_size=None,
         random_state=None,
         n_jobs=None,
     ):
@@ -533,6 +545,9 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         self.rfd_form = rfd_form
         self.rfgap_scaling = rfgap_scaling
         self.alignment_normalization = alignment_normalization
+        self.dvs_competence = dvs_competence
+        self.dvs_selection = dvs_selection
+        self.dvs_max_subset_size = dvs_max_subset_size
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -549,6 +564,11 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"k={self.k} neighbours need at least {self.k + 1} training instances, got {n_samples}; lower k."
             )
+        if self.combination == "dvs":
+            if self.dvs_competence not in ("ola", "lca"):
+                raise ValueError(f"dvs_competence must be 'ola' or 'lca', got {self.dvs_competence!r}.")
+            if self.dvs_selection not in ("best", "knora"):
+                raise ValueError(f"dvs_selection must be 'best' or 'knora', got {self.dvs_selection!r}.")
         if self.alignment_normalization not in ALIGNMENT_NORMALIZATIONS:
             raise ValueError(
                 f"alignment_normalization must be one of {ALIGNMENT_NORMALIZATIONS}, "
@@ -560,14 +580,16 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
 
     def _make_combiner(self):
         if self.combination == "dvs":
-            try:
-                from mvlab.dvs import DVSCombiner
-            except ImportError as exc:
-                raise ValueError(
-                    "combination='dvs' needs mvlab.dvs.DVSCombiner, which this installation lacks."
-                ) from exc
+            from mvlab.dvs import DVSCombiner  # imported here: mvlab.dvs builds on this module
+
             return DVSCombiner(
-                k=self.k, n_estimators=self.n_estimators, max_features=self.final_max_features, n_jobs=self.n_jobs
+                k=self.k,
+                competence=self.dvs_competence,
+                selection=self.dvs_selection,
+                max_subset_size=self.dvs_max_subset_size,
+                n_estimators=self.n_estimators,
+                max_features=self.final_max_features,
+                n_jobs=self.n_jobs,
             )
         return StaticCombiner(
             combination=self.combination,
@@ -602,8 +624,16 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         classes = np.unique(y)
         if len(classes) < 2:
             raise ValueError(f"RFDClassifier needs at least 2 classes in y, got {len(classes)}.")
+        # Share of the progress bar for the view forests: the DVS pool is the long part.
+        split = 0.85
+        combiner = self._make_combiner()
+        if self.combination == "dvs":
+            from mvlab.dvs import n_candidates
+
+            n_pool = n_candidates(len(views), self.dvs_max_subset_size)
+            split = len(views) / (len(views) + n_pool)
         if view_forests is None:
-            sub = None if progress is None else (lambda f, m: _report(progress, 0.85 * f, m))
+            sub = None if progress is None else (lambda f, m: _report(progress, split * f, m))
             view_forests = fit_view_forests(
                 X, y, self.views,
                 measure=self.measure,
@@ -617,8 +647,13 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         else:
             self._check_view_forests(view_forests, X, y, views)
         seeds = view_forests.seeds
-        _report(progress, 0.85, f"combination {self.combination!r}: weights and final forest")
-        combiner = self._make_combiner().fit(view_forests, random_state=int(seeds[-1]))
+        stage = "candidate pool" if self.combination == "dvs" else "weights and final forest"
+        _report(progress, split, f"combination {self.combination!r}: {stage}")
+        if self.combination == "dvs":
+            sub = None if progress is None else (lambda f, m: _report(progress, split + (1 - split) * f, m))
+            combiner.fit(view_forests, random_state=int(seeds[-1]), progress=sub)
+        else:
+            combiner.fit(view_forests, random_state=int(seeds[-1]))
         self.classes_ = view_forests.classes
         self.views_ = view_forests.views
         self.view_names_ = view_forests.view_names
@@ -681,7 +716,23 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         return self.predict_from_dissimilarities(self.transform_views(X))
 
     def explain(self, X):
-        """Per-instance explanation of the dynamic view selection (``combination="dvs"`` only)."""
+        """Per-instance explanation of the dynamic view selection (``combination="dvs"`` only).
+
+        Computes the per-view test matrices (Q arrays (n_new, n_train)) and delegates to
+        :meth:`mvlab.dvs.DVSCombiner.explain`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features)
+
+        Returns
+        -------
+        mvlab.dvs.DVSExplanation
+            Per instance: chosen subset (``chosen``, ``chosen_views`` (n, Q)), competence of
+            every candidate (n, 2^Q - 1), region of competence (``region`` and
+            ``region_dissimilarity``, (n, k)), the chosen candidate's prediction and the final
+            ``prediction`` (equal to :meth:`predict`); ``to_frame()`` gives a DataFrame.
+        """
         check_is_fitted(self, "combiner_")
         if not hasattr(self.combiner_, "explain"):
             raise ValueError(f"explain() is only available for combination='dvs', not {self.combination!r}.")

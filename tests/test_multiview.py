@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 
 import numpy as np
 import pytest
@@ -245,10 +244,3 @@ def test_bad_data(data):
         clf.explain(Xte)
     with pytest.raises(ValueError, match="expected 3 view matrices"):
         clf.predict_proba_from_dissimilarities(clf.transform_views(Xte)[:2])
-
-
-@pytest.mark.skipif(importlib.util.find_spec("mvlab.dvs") is not None, reason="mvlab.dvs exists")
-def test_dvs_without_module_is_a_clear_error(data):
-    Xtr, ytr, _, _ = data
-    with pytest.raises(ValueError, match="mvlab.dvs"):
-        RFDClassifier(views=VIEWS, combination="dvs", n_estimators=3).fit(Xtr, ytr)

@@ -1,0 +1,115 @@
+"""Benchmark of dynamic view selection (issue 4, section 4).
+
+Setting: mfeat, a stratified sample of ``--n`` instances (default 600, as in the paper),
+split 50/50 stratified; 6 views -> 63 candidate forests; ``--trees`` trees per forest
+(default 100; the paper uses 512), ``n_jobs=2``, k = 7.  Timings are best of 3 (the machine
+is shared; the single pool fit is timed once).
+
+Times, in one run:
+
+* the view forests (:func:`mvlab.multiview.fit_view_forests`) and the DVS pool
+  (:meth:`mvlab.dvs.DVSCombiner.fit`: 63 OOB forests on the averaged matrices);
+* the competence of every candidate for every test instance, vectorised
+  (:meth:`DVSCombiner.competences`: a loop over the 63 candidates, ``k_smallest_indices``
+  per candidate, one gather + mean) against a per-instance Python loop (for each test
+  instance and each candidate: the joint row, a stable ``np.argsort``, the mean OOB hit),
+  timed on the first ``--loop-instances`` test instances and scaled linearly to all; both
+  results are checked to be identical;
+* ``explain`` (competences, selection, the chosen candidates' predictions, regions) and
+  ``predict_proba``, as a share of the pool training time.
+
+Run::
+
+    .venv/bin/python bench/bench_dvs.py [--n 600] [--trees 100] [--loop-instances 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from sklearn.model_selection import train_test_split
+
+from mvlab.datasets import load_dataset
+from mvlab.dvs import DVSCombiner, subset_dissimilarity
+from mvlab.multiview import fit_view_forests
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def best_of(fn, repeat=3):
+    best, out = np.inf, None
+    for _ in range(repeat):
+        t, out = timed(fn)
+        best = min(best, t)
+    return best, out
+
+
+def loop_competence(comb: DVSCombiner, Ds):
+    """Per-instance, per-candidate loop of §A.8 lines 9-11 (OLA), shape (n, P)."""
+    n, P, k = Ds[0].shape[0], len(comb.candidates_), comb.k
+    hits = comb.oob_hits_
+    comp = np.zeros((n, P))
+    for i in range(n):
+        rows = [D[i : i + 1] for D in Ds]
+        for c in range(P):
+            row = subset_dissimilarity(rows, comb.subsets_[c])[0]
+            region = np.argsort(row, kind="stable")[:k]
+            comp[i, c] = hits[region, c].mean()
+    return comp
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=600, help="mfeat instances (stratified sample)")
+    ap.add_argument("--trees", type=int, default=100, help="trees per forest (paper: 512)")
+    ap.add_argument("--k", type=int, default=7)
+    ap.add_argument("--loop-instances", type=int, default=100,
+                    help="test instances timed by the loop (best of 3, scaled to all; 0 = all, once)")
+    args = ap.parse_args()
+
+    ds = load_dataset("mfeat")
+    if args.n < ds.n_samples:
+        ds = ds.stratified_sample(args.n, random_state=0)
+    tr, te = train_test_split(np.arange(ds.n_samples), test_size=0.5, stratify=ds.y, random_state=0)
+    print(f"mfeat sample: {ds.n_samples} instances, {len(ds.view_indices)} views, "
+          f"{len(tr)} train / {len(te)} test, {args.trees} trees per forest, k={args.k}, n_jobs=2")
+
+    t_views, vf = timed(lambda: fit_view_forests(ds.X[tr], ds.y[tr], ds.view_indices, n_estimators=args.trees,
+                                                 random_state=0, n_jobs=2))
+    comb = DVSCombiner(k=args.k, n_estimators=args.trees, n_jobs=2)
+    t_pool, _ = timed(lambda: comb.fit(vf, random_state=0))
+    P = len(comb.candidates_)
+    t_transform, Ds = timed(lambda: vf.transform(ds.X[te], n_jobs=2))
+    print(f"view forests ({len(vf.views)}):            {t_views:8.3f} s")
+    print(f"DVS pool ({P} candidates):          {t_pool:8.3f} s  ({t_pool / P * 1000:.1f} ms per candidate)")
+    print(f"per-view test matrices (transform):  {t_transform:8.3f} s")
+
+    t_vec, comp_vec = best_of(lambda: comb.competences(Ds))
+    m = len(te) if args.loop_instances <= 0 else min(args.loop_instances, len(te))
+    sub = [D[:m] for D in Ds]
+    t_loop, comp_loop = best_of(lambda: loop_competence(comb, sub), repeat=1 if m == len(te) else 3)
+    assert np.array_equal(comp_vec[:m], comp_loop), "vectorised and loop competences differ"
+    t_loop_all = t_loop * len(te) / m
+    print(f"competence, vectorised ({len(te)} x {P}):  {t_vec:8.4f} s")
+    print(f"competence, per-instance loop:       {t_loop_all:8.4f} s"
+          + ("" if m == len(te) else f"  (measured on {m} instances, scaled)"))
+    print(f"  -> loop / vectorised = {t_loop_all / t_vec:.1f}x   (identical results)")
+
+    t_explain, ex = best_of(lambda: comb.explain(Ds))
+    t_proba, proba = best_of(lambda: comb.predict_proba(Ds))
+    assert np.array_equal(proba, ex.proba)
+    acc = np.mean(ex.prediction == ds.y[te])
+    print(f"explain ({len(te)} instances):           {t_explain:8.4f} s  = {100 * t_explain / t_pool:.2f} % of pool training")
+    print(f"predict_proba:                       {t_proba:8.4f} s  = {100 * t_proba / t_pool:.2f} % of pool training")
+    print(f"DVS test accuracy {acc:.3f}; candidates chosen: {len(np.unique(ex.chosen))}/{P}; "
+          f"mean tied candidates at max competence: {ex.n_tied.mean():.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,763 @@
+"""Dynamic View Selection (ALGORITHMS.md §A.8, Algorithm 2 of Bernard et al. 2020).
+
+For every non-empty subset ``w`` of the Q views, a candidate random forest ``c_w`` is grown
+on the average ``D_w`` of the selected views' training dissimilarity matrices (the *pool*,
+§A.8 lines 1-6).  For a test instance ``x`` and each candidate, the joint row ``d_w(x)``
+(average of the selected views' rows, line 9) gives the region of competence ``theta_w``:
+the k nearest training instances in that joint space (line 10).  The candidate's competence
+``delta_w`` is its out-of-bag accuracy on the region (line 11); the most competent candidate
+predicts (lines 12-13).
+
+How it is fast (DESIGN §5).  The boolean OOB-hit matrix ``H`` (n_train x candidates) is
+computed once at fit time from each candidate's ``oob_decision_function_``.  At prediction
+time a loop over the *candidates* (not over instances) builds ``d_w`` for all test rows at
+once and takes its k smallest entries per row with a partition (:func:`mvlab.proximity.
+k_smallest_indices`, O(n_train) per row, ties broken by training index).  The competence of
+every candidate for every test instance is then **one gather and one mean**:
+``H.T[c, regions[c, i, :]].mean(-1)`` over the (candidates, n_test, k) index array.
+
+Choices where the paper is silent (each a documented parameter or rule):
+
+* **Tie-breaking** (line 12): among the candidates with the highest competence, the winner
+  is the one with the highest *global* OOB accuracy, then the one with more views, then the
+  lowest enumeration index (§A.8 [REC]).  This order is the static ``priority_`` of the pool.
+* **Enumeration order**: candidate ``c`` is the subset whose bit ``q`` is set in the integer
+  code of the c-th smallest code (view 0 <-> bit 0): for Q = 3 the order is
+  ``{0}, {1}, {0,1}, {2}, {0,2}, {1,2}, {0,1,2}``.
+* **OOB edge case**: a training instance that is never out-of-bag for a candidate counts as
+  an OOB error of that candidate (§A.8 [REC]).
+* **Seeds**: every candidate is grown with the *same* seed (common random numbers).  All
+  candidates therefore share their bootstrap samples, so their OOB competences are measured
+  on the same out-of-bag sets and differ only by the representation; and the all-views
+  candidate is tree for tree the final forest of the ``"average"`` combination with the
+  same seed (its matrix is built with :func:`mvlab.multiview.combine` and uniform weights).
+* **Competence** ``competence=``: ``"ola"`` (default, the paper): OOB accuracy over the k
+  neighbours.  ``"lca"`` (Woods et al. 1997, §A.8 last block): OOB accuracy over the
+  neighbours whose label equals the candidate's prediction for ``x``; **when no neighbour
+  has that label the competence is 0** (no local evidence for the predicted class).
+* **Selection** ``selection=``: ``"best"`` (default, the paper): the single winner after
+  tie-breaking predicts.  ``"knora"``: every candidate whose competence equals the maximum
+  takes part and the prediction is the mean of their ``predict_proba`` (a KNORA-style
+  ensemble of the locally best candidates); with a unique maximum it equals ``"best"``.
+* **view_weights_**: DVS has no static weights.  At fit time the selection is replayed on
+  the *training* instances in a leave-one-out way (each instance's region is searched in
+  the training rows ``D_w[j, :]`` with ``j`` itself excluded; the candidate's prediction
+  for ``x_j``, needed by LCA, is its OOB prediction).  ``view_weights_[q]`` is the mean,
+  over training instances, of the weight view ``q`` has in the joint representation of the
+  selected candidate(s) (``1/|w|`` if selected, else 0; averaged over the members under
+  ``"knora"``).  It sums to 1.  ``train_selection_`` keeps the selected candidate of every
+  training instance.  Test-time frequencies come from :meth:`DVSExplanation.
+  selection_frequencies` and :meth:`DVSExplanation.view_usage`.
+* **Cost guard**: the pool has ``2^Q - 1`` forests.  More than 1023 candidates (Q > 10
+  without ``max_subset_size``) triggers a :class:`DVSCostWarning`; more than 65535 is a
+  ``ValueError``.  ``max_subset_size=s`` keeps only subsets of at most ``s`` views
+  (``sum_{j<=s} C(Q, j)`` candidates).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.utils import check_random_state
+
+from mvlab.multiview import ViewForests, combine
+from mvlab.proximity import k_smallest_indices
+
+__all__ = [
+    "COMPETENCES",
+    "SELECTIONS",
+    "MAX_CANDIDATES_WITHOUT_WARNING",
+    "MAX_CANDIDATES",
+    "DVSCostWarning",
+    "n_candidates",
+    "view_subsets",
+    "subset_names",
+    "subset_dissimilarity",
+    "oob_hits",
+    "selection_priority",
+    "select_candidates",
+    "DVSExplanation",
+    "DVSCombiner",
+]
+
+COMPETENCES = ("ola", "lca")
+SELECTIONS = ("best", "knora")
+MAX_CANDIDATES_WITHOUT_WARNING = 2**10 - 1
+MAX_CANDIDATES = 2**16 - 1
+_MAX_INT = np.iinfo(np.int32).max
+
+ProgressCallback = Optional[Callable[[float, str], None]]
+
+
+class DVSCostWarning(UserWarning):
+    """The DVS pool is very large (2^Q - 1 forests); see ``max_subset_size``."""
+
+
+def _report(progress: ProgressCallback, fraction: float, message: str) -> None:
+    if progress is not None:
+        progress(float(min(max(fraction, 0.0), 1.0)), message)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+# ----------------------------------------------------------------------------- subsets
+def _check_max_subset_size(n_views: int, max_subset_size) -> int:
+    if max_subset_size is None:
+        return n_views
+    if not _is_int(max_subset_size) or max_subset_size < 1:
+        raise ValueError(f"max_subset_size must be None or a positive integer, got {max_subset_size!r}.")
+    return min(int(max_subset_size), n_views)
+
+
+def n_candidates(n_views: int, max_subset_size=None) -> int:
+    """Pool size: ``sum_{j=1..s} C(Q, j)`` (``2^Q - 1`` without a size limit, §A.8 line 1)."""
+    s = _check_max_subset_size(n_views, max_subset_size)
+    return sum(math.comb(n_views, j) for j in range(1, s + 1))
+
+
+def view_subsets(n_views: int, max_subset_size=None) -> np.ndarray:
+    """All non-empty view subsets in enumeration order (§A.8 line 1).
+
+    Subsets are sorted by their integer code ``sum_{q in w} 2^q`` (view 0 is bit 0); with
+    ``max_subset_size=s`` only subsets of at most ``s`` views are kept, in the same order.
+
+    Returns
+    -------
+    subsets : ndarray of bool, shape (n_candidates, n_views)
+        ``subsets[c, q]`` is True when candidate ``c`` uses view ``q``.
+
+    Raises
+    ------
+    ValueError
+        ``n_views < 1``, a bad ``max_subset_size``, or more than ``MAX_CANDIDATES`` subsets.
+    """
+    if not _is_int(n_views) or n_views < 1:
+        raise ValueError(f"n_views must be a positive integer, got {n_views!r}.")
+    s = _check_max_subset_size(n_views, max_subset_size)
+    total = n_candidates(n_views, s)
+    if total > MAX_CANDIDATES:
+        raise ValueError(
+            f"{n_views} views with subsets of up to {s} views give {total} DVS candidates "
+            f"(one random forest each), more than the limit of {MAX_CANDIDATES}; "
+            "set max_subset_size to a small number (e.g. 2 or 3)."
+        )
+    codes = sorted(sum(1 << q for q in comb) for j in range(1, s + 1) for comb in combinations(range(n_views), j))
+    out = np.zeros((len(codes), n_views), dtype=bool)
+    for c, code in enumerate(codes):
+        for q in range(n_views):
+            out[c, q] = bool((code >> q) & 1)
+    return out
+
+
+def subset_names(subsets: np.ndarray, view_names: Sequence[str]) -> list[str]:
+    """Readable candidate names, the selected view names joined by ``" + "``."""
+    return [" + ".join(str(view_names[q]) for q in np.flatnonzero(row)) for row in np.asarray(subsets, dtype=bool)]
+
+
+def subset_dissimilarity(dissimilarities: Sequence[np.ndarray], mask) -> np.ndarray:
+    """Average of the selected views' dissimilarities (§A.8 lines 4 and 9).
+
+    Parameters
+    ----------
+    dissimilarities : Q arrays, each (n_rows, n_train)
+        Training matrices ``D_q`` (line 4) or test rows ``d_q(x)`` (line 9).
+    mask : bool array-like (Q,)
+        The subset ``w``.
+
+    Returns
+    -------
+    ndarray of float32, shape (n_rows, n_train)
+        ``(1 / |w|) sum_{q in w} D_q``, computed by :func:`mvlab.multiview.combine` with
+        uniform weights, so the all-views candidate sees exactly the ``"average"`` matrix.
+    """
+    sel = np.flatnonzero(np.asarray(mask, dtype=bool))
+    if sel.size == 0:
+        raise ValueError("a view subset must select at least one view.")
+    return combine([dissimilarities[q] for q in sel], np.full(sel.size, 1.0 / sel.size))
+
+
+def oob_hits(forest: RandomForestClassifier, y: np.ndarray) -> np.ndarray:
+    """OOB correctness of a forest fitted with ``oob_score=True`` on encoded labels ``y``.
+
+    ``c^OOB(x_i)`` of §A.8 line 11 is the argmax of ``oob_decision_function_[i]``; a row
+    that was never out-of-bag (all-zero row in scikit-learn) counts as incorrect.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_train,)
+    """
+    dec = np.asarray(forest.oob_decision_function_)
+    seen = dec.sum(axis=1) > 0
+    pred = np.asarray(forest.classes_)[dec.argmax(axis=1)]
+    return seen & (pred == np.asarray(y))
+
+
+def selection_priority(oob_accuracies, subset_sizes) -> np.ndarray:
+    """Static tie-break rank of the candidates (§A.8 [REC] for line 12), 0 = preferred.
+
+    Order: highest global OOB accuracy, then most views, then lowest enumeration index.
+
+    Parameters
+    ----------
+    oob_accuracies : array-like (P,)
+    subset_sizes : array-like of int (P,)
+
+    Returns
+    -------
+    ndarray of int64 (P,), a permutation of ``0..P-1``
+    """
+    acc = np.asarray(oob_accuracies, dtype=np.float64)
+    sizes = np.asarray(subset_sizes, dtype=np.int64)
+    P = acc.shape[0]
+    order = np.lexsort((np.arange(P), -sizes, -acc))  # last key is the primary one
+    priority = np.empty(P, dtype=np.int64)
+    priority[order] = np.arange(P)
+    return priority
+
+
+def select_candidates(competence, priority, selection: str = "best") -> tuple[np.ndarray, np.ndarray]:
+    """Selection of §A.8 line 12 for many instances at once.
+
+    Parameters
+    ----------
+    competence : ndarray (n, P)
+    priority : ndarray of int (P,)
+        From :func:`selection_priority`.
+    selection : {"best", "knora"}
+
+    Returns
+    -------
+    chosen : ndarray of int64 (n,)
+        Among the candidates of maximal competence (exact equality), the one of lowest
+        ``priority``.
+    members : ndarray of bool (n, P)
+        One-hot of ``chosen`` for ``"best"``; every maximally competent candidate for
+        ``"knora"``.
+    """
+    if selection not in SELECTIONS:
+        raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}.")
+    comp = np.asarray(competence, dtype=np.float64)
+    priority = np.asarray(priority, dtype=np.int64)
+    P = comp.shape[1]
+    tied = comp == comp.max(axis=1, keepdims=True)
+    chosen = np.where(tied, priority[None, :], P).argmin(axis=1).astype(np.int64)
+    if selection == "knora":
+        return chosen, tied
+    members = np.zeros_like(tied)
+    members[np.arange(comp.shape[0]), chosen] = True
+    return chosen, members
+
+
+def _oob_predictions(forest: RandomForestClassifier) -> np.ndarray:
+    """OOB predicted class index per training row, -1 for rows never out-of-bag, (n_train,)."""
+    dec = np.asarray(forest.oob_decision_function_)
+    pred = np.asarray(forest.classes_)[dec.argmax(axis=1)].astype(np.int64)
+    pred[dec.sum(axis=1) <= 0] = -1
+    return pred
+
+
+def _fit_candidate(dissimilarities, mask, y, k_train, n_estimators, max_features, seed, n_jobs):
+    """Grow one candidate (§A.8 lines 4-5); also its leave-one-out training regions."""
+    Dw = subset_dissimilarity(dissimilarities, mask)
+    forest = RandomForestClassifier(
+        n_estimators=n_estimators,
+        max_features=max_features,
+        bootstrap=True,
+        oob_score=True,
+        random_state=seed,
+        n_jobs=n_jobs,
+    ).fit(Dw, y)
+    # Predict single-threaded: a threaded predict_proba sums the trees in a varying order.
+    forest.set_params(n_jobs=1)
+    # Leave-one-out: the instance itself is never its own neighbour.
+    regions = k_smallest_indices(Dw, k_train, exclude_diagonal=True) if k_train > 0 else None
+    return forest, oob_hits(forest, y), _oob_predictions(forest), regions
+
+
+# ----------------------------------------------------------------------------- explanation
+@dataclass
+class DVSExplanation:
+    """Per-instance explanation of dynamic view selection (n instances, Q views, P candidates).
+
+    Attributes
+    ----------
+    view_names : list of str (Q)
+    candidate_names : list of str (P)
+        ``" + "``-joined view names of each candidate.
+    subsets : ndarray of bool (P, Q)
+        ``subsets[c, q]``: candidate c uses view q.
+    classes : ndarray (C,)
+        Labels; the columns of ``proba``.
+    k : int
+        Size of the region of competence.
+    competence_kind : {"ola", "lca"}
+    selection : {"best", "knora"}
+    competence : ndarray of float64 (n, P)
+        ``delta_w`` of every candidate for every instance (§A.8 line 11).
+    chosen : ndarray of int64 (n,)
+        Index of the selected candidate (after tie-breaking, line 12).  Under
+        ``selection="knora"`` it is the tie-break winner among the voting members.
+    chosen_views : ndarray of bool (n, Q)
+        ``subsets[chosen]``: the views each instance used.
+    members : ndarray of bool (n, P)
+        Candidates that produced the prediction: exactly ``chosen`` under ``"best"``, every
+        candidate with maximal competence under ``"knora"``.
+    region : ndarray of int64 (n, k)
+        Training indices of the chosen candidate's region of competence, nearest first
+        (ties by index, line 10).
+    region_dissimilarity : ndarray of float32 (n, k)
+        ``d_{w*}(x, x_i)`` for those neighbours.
+    region_labels : ndarray (n, k)
+        Their labels (values of ``classes``).
+    region_oob_hit : ndarray of bool (n, k)
+        Whether the chosen candidate's OOB prediction of each neighbour is correct.
+    chosen_prediction : ndarray (n,)
+        Label predicted by the chosen candidate alone (line 13).
+    prediction : ndarray (n,)
+        Final label (equals ``chosen_prediction`` under ``"best"``); ``predict`` agrees.
+    proba : ndarray of float64 (n, C)
+        Final class probabilities (those of ``predict_proba``).
+    """
+
+    view_names: list
+    candidate_names: list
+    subsets: np.ndarray
+    classes: np.ndarray
+    k: int
+    competence_kind: str
+    selection: str
+    competence: np.ndarray
+    chosen: np.ndarray
+    chosen_views: np.ndarray
+    members: np.ndarray
+    region: np.ndarray
+    region_dissimilarity: np.ndarray
+    region_labels: np.ndarray
+    region_oob_hit: np.ndarray
+    chosen_prediction: np.ndarray
+    prediction: np.ndarray
+    proba: np.ndarray = field(repr=False)
+
+    @property
+    def n_instances(self) -> int:
+        return int(self.chosen.shape[0])
+
+    @property
+    def chosen_names(self) -> list[str]:
+        """Name of the chosen candidate of every instance (n,)."""
+        return [self.candidate_names[c] for c in self.chosen]
+
+    @property
+    def chosen_competence(self) -> np.ndarray:
+        """Competence of the chosen candidate (= the maximum), shape (n,)."""
+        return self.competence[np.arange(self.n_instances), self.chosen]
+
+    @property
+    def n_tied(self) -> np.ndarray:
+        """Number of candidates sharing the maximal competence, shape (n,)."""
+        return np.count_nonzero(self.competence == self.competence.max(axis=1, keepdims=True), axis=1)
+
+    def selection_frequencies(self) -> np.ndarray:
+        """Fraction of instances whose chosen candidate is each candidate, shape (P,)."""
+        P = len(self.candidate_names)
+        return np.bincount(self.chosen, minlength=P) / max(self.n_instances, 1)
+
+    def view_usage(self) -> np.ndarray:
+        """Fraction of instances whose chosen subset contains each view, shape (Q,)."""
+        return self.chosen_views.mean(axis=0) if self.n_instances else np.zeros(len(self.view_names))
+
+    def to_frame(self, y_true=None):
+        """One row per instance, as a pandas DataFrame (index = instance position).
+
+        Columns: ``chosen`` (candidate index), ``subset`` (its name), ``n_views``, one bool
+        column ``uses <view>`` per view, ``competence`` (of the chosen candidate),
+        ``n_tied``, ``n_members``, ``chosen_prediction``, ``prediction``, then
+        ``neighbour_0..k-1``, ``dissimilarity_0..k-1``, ``neighbour_label_0..k-1`` and
+        ``neighbour_oob_hit_0..k-1`` (the region, nearest first).  With ``y_true`` (n,):
+        also ``true`` and ``correct``.
+        """
+        import pandas as pd
+
+        cols: dict = {
+            "chosen": self.chosen,
+            "subset": self.chosen_names,
+            "n_views": self.chosen_views.sum(axis=1),
+        }
+        for q, name in enumerate(self.view_names):
+            cols[f"uses {name}"] = self.chosen_views[:, q]
+        cols["competence"] = self.chosen_competence
+        cols["n_tied"] = self.n_tied
+        cols["n_members"] = self.members.sum(axis=1)
+        cols["chosen_prediction"] = self.chosen_prediction
+        cols["prediction"] = self.prediction
+        for j in range(self.k):
+            cols[f"neighbour_{j}"] = self.region[:, j]
+        for j in range(self.k):
+            cols[f"dissimilarity_{j}"] = self.region_dissimilarity[:, j]
+        for j in range(self.k):
+            cols[f"neighbour_label_{j}"] = self.region_labels[:, j]
+        for j in range(self.k):
+            cols[f"neighbour_oob_hit_{j}"] = self.region_oob_hit[:, j]
+        if y_true is not None:
+            y_true = np.asarray(y_true)
+            if y_true.shape != (self.n_instances,):
+                raise ValueError(f"y_true must have shape ({self.n_instances},), got {y_true.shape}.")
+            cols["true"] = y_true
+            cols["correct"] = y_true == self.prediction
+        return pd.DataFrame(cols)
+
+    def competence_frame(self):
+        """Competence of every candidate, a pandas DataFrame (n, P) with candidate-name columns."""
+        import pandas as pd
+
+        return pd.DataFrame(self.competence, columns=list(self.candidate_names))
+
+
+# ----------------------------------------------------------------------------- combiner
+class DVSCombiner:
+    """Dynamic View Selection combiner for :class:`mvlab.multiview.RFDClassifier` (§A.8).
+
+    Parameters
+    ----------
+    k : int, default=7
+        Size of the region of competence (§A.8 line 10, k = 7 RECON); ``1 <= k <= n_train``.
+    competence : {"ola", "lca"}, default="ola"
+        ``"ola"``: OOB accuracy over the k neighbours (the paper, line 11).  ``"lca"``: OOB
+        accuracy over the neighbours whose label equals the candidate's prediction for the
+        instance, 0 when there is none (Woods et al.; see the module docstring).
+    selection : {"best", "knora"}, default="best"
+        ``"best"``: the most competent candidate predicts (lines 12-13, tie-breaking in the
+        module docstring).  ``"knora"``: all maximally competent candidates average their
+        ``predict_proba``.
+    max_subset_size : int or None, default=None
+        Keep only subsets of at most this many views (None: all ``2^Q - 1``).
+    n_estimators : int, default=100
+        Trees of every candidate forest (paper: 512).
+    max_features : default="sqrt"
+        mtry of the candidates; on an ``n_train``-column joint matrix ``"sqrt"`` is the
+        paper's ``sqrt(n)`` (§A.2).
+    n_jobs : int or None
+        Candidates are grown in parallel (threads), one thread each when there are more
+        candidates than jobs.
+
+    Attributes
+    ----------
+    subsets_ : ndarray of bool (P, Q)
+    candidate_names_ : list of str (P)
+    view_names_ : list of str (Q)
+    classes_ : ndarray (C,)
+        Original labels (candidates are trained on their indices ``0..C-1``).
+    y_ : ndarray of int64 (n_train,)
+        Encoded training labels.
+    candidates_ : list of P fitted RandomForestClassifier
+    oob_hits_ : ndarray of bool (n_train, P)
+        ``I(c_w^OOB(x_i) == y_i)`` (§A.8 line 11); rows never OOB are False.
+    oob_accuracies_ : ndarray (P,)
+        Global OOB accuracy of each candidate (``oob_hits_.mean(axis=0)``).
+    priority_ : ndarray of int64 (P,)
+        Static tie-break rank (0 = preferred): higher OOB accuracy, then more views, then
+        lower index.
+    seed_ : int
+        The seed shared by all candidates.
+    train_selection_ : ndarray of int64 (n_train,)
+        Candidate selected for each training instance in the leave-one-out replay.
+    view_weights_ : ndarray (Q,)
+        Mean weight of each view in the selected candidates of the leave-one-out replay
+        (sums to 1; see the module docstring).
+    """
+
+    def __init__(
+        self,
+        k=7,
+        competence="ola",
+        selection="best",
+        max_subset_size=None,
+        n_estimators=100,
+        max_features="sqrt",
+        n_jobs=None,
+    ):
+        self.k = k
+        self.competence = competence
+        self.selection = selection
+        self.max_subset_size = max_subset_size
+        self.n_estimators = n_estimators
+        self.max_features = max_features
+        self.n_jobs = n_jobs
+
+    # ---------------------------------------------------------------- fit
+    def _check_params(self, n_train: int) -> None:
+        if not _is_int(self.k) or self.k < 1:
+            raise ValueError(f"k must be a positive integer (size of the region of competence), got {self.k!r}.")
+        if self.k > n_train:
+            raise ValueError(
+                f"k={self.k} is larger than the training set ({n_train} instances): the region of "
+                f"competence cannot hold more neighbours than there are training instances; use k <= {n_train}."
+            )
+        if self.competence not in COMPETENCES:
+            raise ValueError(f"competence must be one of {COMPETENCES}, got {self.competence!r}.")
+        if self.selection not in SELECTIONS:
+            raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}.")
+        if not _is_int(self.n_estimators) or self.n_estimators < 1:
+            raise ValueError(f"n_estimators must be a positive integer, got {self.n_estimators!r}.")
+
+    def fit(self, view_forests: ViewForests, random_state=None, progress: ProgressCallback = None):
+        """Grow the pool (§A.8 lines 1-6) and the OOB-hit matrix.
+
+        Parameters
+        ----------
+        view_forests : ViewForests
+            Training matrices ``D_q`` (each (n_train, n_train)) and encoded labels.
+        random_state : int, RandomState or None
+            The seed shared by every candidate (an int is used as is).
+        progress : callable (fraction, message), optional
+            Called from the calling thread after each candidate.
+
+        Returns
+        -------
+        self
+
+        Warns
+        -----
+        DVSCostWarning
+            When the pool has more than 1023 candidates (Q > 10 without ``max_subset_size``).
+        """
+        Ds = [np.asarray(D) for D in view_forests.dissimilarities]
+        y = np.asarray(view_forests.y, dtype=np.int64)
+        n_train = y.shape[0]
+        Q = len(Ds)
+        self._check_params(n_train)
+        subsets = view_subsets(Q, self.max_subset_size)
+        P = subsets.shape[0]
+        if P > MAX_CANDIDATES_WITHOUT_WARNING:
+            warnings.warn(
+                f"DVS with {Q} views grows {P} candidate random forests (one per non-empty subset "
+                f"of views, 2^Q - 1 without a size limit), each on an {n_train} x {n_train} matrix; "
+                "training time and memory grow as 2^Q.  Set max_subset_size (e.g. 2 or 3) to keep "
+                "only small subsets.",
+                DVSCostWarning,
+                stacklevel=2,
+            )
+        if random_state is None or not _is_int(random_state):
+            seed = int(check_random_state(random_state).randint(_MAX_INT))
+        else:
+            seed = int(random_state)
+        # Leave-one-out replay needs k neighbours among the n_train - 1 others.
+        k_train = min(self.k, n_train - 1)
+
+        total = max(1, _n_jobs(self.n_jobs))
+        outer = min(total, P)
+        inner = max(1, total // outer)
+        names = subset_names(subsets, view_forests.view_names)
+        args = (y, k_train, self.n_estimators, self.max_features, seed, inner)
+        _report(progress, 0.0, f"growing {P} DVS candidate forest(s) of {self.n_estimators} trees")
+        results = []
+        with warnings.catch_warnings():
+            # Few trees leave some rows never out-of-bag; those count as errors (oob_hits).
+            warnings.filterwarnings("ignore", message="Some inputs do not have OOB scores")
+            if outer == 1:
+                gen = (_fit_candidate(Ds, subsets[c], *args) for c in range(P))
+            else:
+                gen = Parallel(n_jobs=outer, prefer="threads", return_as="generator")(
+                    delayed(_fit_candidate)(Ds, subsets[c], *args) for c in range(P)
+                )
+            for c, res in enumerate(gen):
+                results.append(res)
+                _report(progress, 0.95 * (c + 1) / P, f"candidate {c + 1}/{P} ({names[c]}) done")
+
+        self.subsets_ = subsets
+        self.candidate_names_ = names
+        self.view_names_ = list(view_forests.view_names)
+        self.classes_ = np.asarray(view_forests.classes)
+        self.y_ = y
+        self.n_train_ = n_train
+        self.seed_ = seed
+        self.candidates_ = [r[0] for r in results]
+        self.oob_hits_ = np.stack([r[1] for r in results], axis=1)
+        self.oob_accuracies_ = self.oob_hits_.mean(axis=0)
+        sizes = subsets.sum(axis=1)
+        self.priority_ = priority = selection_priority(self.oob_accuracies_, sizes)
+
+        _report(progress, 0.96, "leave-one-out replay of the selection on the training instances")
+        if k_train > 0:
+            regions = np.stack([r[3] for r in results], axis=0)  # (P, n_train, k_train)
+            oob_pred = np.stack([r[2] for r in results], axis=0)  # (P, n_train)
+            comp = self._competence_from_regions(regions, oob_pred if self.competence == "lca" else None)
+            chosen, members = self._select(comp)
+        else:  # a single training instance: nothing to compare, use the tie-break order
+            chosen = np.full(n_train, int(np.argmin(priority)), dtype=np.int64)
+            members = np.zeros((n_train, P), dtype=bool)
+            members[:, chosen[0]] = True
+        self.train_selection_ = chosen
+        share = subsets / sizes[:, None]  # (P, Q): weight of view q in candidate c
+        per_instance = (members.astype(np.float64) @ share) / members.sum(axis=1, keepdims=True)
+        self.view_weights_ = per_instance.mean(axis=0)
+        _report(progress, 1.0, "DVS pool ready")
+        return self
+
+    # ---------------------------------------------------------------- core
+    def _competence_from_regions(self, regions: np.ndarray, predictions: Optional[np.ndarray]) -> np.ndarray:
+        """Competence (§A.8 line 11) from regions (P, n, k); ``predictions`` (P, n) for LCA.
+
+        One gather ``H.T[c, regions[c]]`` -> (P, n, k) and one reduction over k.
+
+        Returns
+        -------
+        ndarray of float64, shape (n, P)
+        """
+        P = regions.shape[0]
+        hits = self.oob_hits_.T[np.arange(P)[:, None, None], regions]  # (P, n, k)
+        if self.competence == "ola":
+            comp = np.count_nonzero(hits, axis=2) / regions.shape[2]
+        else:
+            same = self.y_[regions] == predictions[:, :, None]  # neighbours of the predicted class
+            den = np.count_nonzero(same, axis=2)
+            num = np.count_nonzero(same & hits, axis=2)
+            comp = np.divide(num, den, out=np.zeros(num.shape, dtype=np.float64), where=den > 0)
+        return np.ascontiguousarray(comp.T)
+
+    def _select(self, comp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Selection (§A.8 line 12): :func:`select_candidates` with ``priority_``."""
+        return select_candidates(comp, self.priority_, self.selection)
+
+    def _check_dissimilarities(self, dissimilarities) -> list[np.ndarray]:
+        if not hasattr(self, "candidates_"):
+            raise ValueError("this DVSCombiner is not fitted yet; call fit(view_forests) first.")
+        Ds = [np.asarray(D) for D in dissimilarities]
+        Q = self.subsets_.shape[1]
+        if len(Ds) != Q:
+            raise ValueError(f"expected {Q} view matrices, got {len(Ds)}.")
+        n = Ds[0].shape[0] if Ds[0].ndim == 2 else -1
+        for D in Ds:
+            if D.ndim != 2 or D.shape != (n, self.n_train_):
+                raise ValueError(
+                    f"each view matrix must have shape (n_new, {self.n_train_}) with the same n_new, got {D.shape}."
+                )
+            if not np.all(np.isfinite(D)):
+                raise ValueError("the dissimilarity matrices contain NaN or infinite values.")
+        return Ds
+
+    def _regions_and_competence(self, Ds: list[np.ndarray], with_dissimilarities: bool):
+        """§A.8 lines 9-11 for all instances: a loop over candidates, never over instances.
+
+        Returns regions (P, n, k), their dissimilarities (P, n, k) or None, the candidates'
+        probabilities (P, n, C) when LCA needed them (else None) and competence (n, P).
+        """
+        n, k, P = Ds[0].shape[0], self.k, len(self.candidates_)
+        regions = np.empty((P, n, k), dtype=np.int64)
+        region_d = np.empty((P, n, k), dtype=np.float32) if with_dissimilarities else None
+        probas = np.empty((P, n, len(self.classes_))) if self.competence == "lca" else None
+        # combine() sums in float64: convert every view once, not once per candidate.
+        Ds64 = [np.asarray(D, dtype=np.float64) for D in Ds]
+        for c, forest in enumerate(self.candidates_):
+            dw = subset_dissimilarity(Ds64, self.subsets_[c])  # line 9, (n, n_train)
+            regions[c] = k_smallest_indices(dw, k)  # line 10
+            if region_d is not None:
+                region_d[c] = np.take_along_axis(dw, regions[c], axis=1)
+            if probas is not None:
+                probas[c] = forest.predict_proba(dw)
+        preds = probas.argmax(axis=2) if probas is not None else None
+        comp = self._competence_from_regions(regions, preds)  # line 11, one gather + mean
+        return regions, region_d, probas, comp
+
+    def _evaluate(self, dissimilarities, explain: bool):
+        Ds = self._check_dissimilarities(dissimilarities)
+        n, k, C = Ds[0].shape[0], self.k, len(self.classes_)
+        regions, region_d, probas, comp = self._regions_and_competence(Ds, explain)
+        chosen, members = self._select(comp)  # line 12
+        proba = np.zeros((n, C))
+        chosen_proba = np.zeros((n, C))
+        for c in np.flatnonzero(members.any(axis=0)):  # line 13: only the candidates in use
+            rows = np.flatnonzero(members[:, c])
+            if probas is not None:
+                p = probas[c, rows]
+            else:
+                p = self.candidates_[c].predict_proba(subset_dissimilarity([D[rows] for D in Ds], self.subsets_[c]))
+            proba[rows] += p
+            own = chosen[rows] == c
+            chosen_proba[rows[own]] = p[own]
+        proba /= np.maximum(members.sum(axis=1, keepdims=True), 1)
+        if not explain:
+            return proba
+        ar = np.arange(n)
+        region = regions[chosen, ar]
+        return DVSExplanation(
+            view_names=list(self.view_names_),
+            candidate_names=list(self.candidate_names_),
+            subsets=self.subsets_.copy(),
+            classes=self.classes_,
+            k=k,
+            competence_kind=self.competence,
+            selection=self.selection,
+            competence=comp,
+            chosen=chosen,
+            chosen_views=self.subsets_[chosen],
+            members=members,
+            region=region,
+            region_dissimilarity=region_d[chosen, ar],
+            region_labels=self.classes_[self.y_[region]],
+            region_oob_hit=self.oob_hits_[region, chosen[:, None]],
+            chosen_prediction=self.classes_[chosen_proba.argmax(axis=1)],
+            prediction=self.classes_[proba.argmax(axis=1)],
+            proba=proba,
+        )
+
+    # ---------------------------------------------------------------- public
+    def competences(self, dissimilarities: Sequence[np.ndarray]) -> np.ndarray:
+        """Competence of every candidate for every new instance (§A.8 lines 9-11).
+
+        Parameters
+        ----------
+        dissimilarities : Q arrays, each (n_new, n_train)
+
+        Returns
+        -------
+        ndarray of float64, shape (n_new, P)
+        """
+        Ds = self._check_dissimilarities(dissimilarities)
+        return self._regions_and_competence(Ds, with_dissimilarities=False)[3]
+
+    def predict_proba(self, dissimilarities: Sequence[np.ndarray]) -> np.ndarray:
+        """Class probabilities (n_new, C) from per-view (n_new, n_train) matrices (§A.8 lines 7-13).
+
+        ``"best"``: those of the selected candidate; ``"knora"``: the mean over the maximally
+        competent candidates.  Columns follow ``classes_``.
+        """
+        return self._evaluate(dissimilarities, explain=False)
+
+    def predict(self, dissimilarities: Sequence[np.ndarray]) -> np.ndarray:
+        """Labels (n_new,) (values of ``classes_``)."""
+        return self.classes_[self.predict_proba(dissimilarities).argmax(axis=1)]
+
+    def explain(self, dissimilarities: Sequence[np.ndarray]) -> DVSExplanation:
+        """Per-instance explanation: chosen subset, competences, region, predictions.
+
+        Parameters
+        ----------
+        dissimilarities : Q arrays, each (n_new, n_train)
+
+        Returns
+        -------
+        DVSExplanation
+            Its ``proba`` and ``prediction`` equal :meth:`predict_proba` / :meth:`predict`.
+        """
+        return self._evaluate(dissimilarities, explain=True)
+
+
+def _n_jobs(n_jobs) -> int:
+    if n_jobs is None:
+        return 1
+    if n_jobs < 0:
+        import os
+
+        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    return max(1, int(n_jobs))
