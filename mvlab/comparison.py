@@ -1,9 +1,9 @@
 """Compare view-combination methods on one split, with the same view forests for all of them.
 
-This is the paper's protocol for one repetition (ALGORITHMS.md §A.6-A.7, §A.9): one stratified
+This is the paper's protocol for one repetition (ALGORITHMS.md §A.6-A.8, §A.9): one stratified
 train/test split; one dissimilarity forest per view, fitted once; then every combination
-("average", "knn", "alignment", "oob", and "dvs" where available) trains its final forest on
-the same per-view matrices and is scored on the same test rows.  The result keeps the
+("average", "knn", "alignment", "oob", "dvs") trains on the same per-view matrices and is
+scored on the same test rows.  With "dvs" the per-instance explanation of the test rows is kept.  The result keeps the
 matrices so a dashboard can draw them and a user can download them.
 """
 
@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
+from mvlab.dvs import DVSExplanation
 from mvlab.multiview import STATIC_COMBINATIONS, RFDClassifier, combine, fit_view_forests
 
 __all__ = ["CombinationComparison", "compare_combinations"]
@@ -48,6 +49,9 @@ class CombinationComparison:
     seconds : dict step -> wall-clock seconds ("view forests", "test dissimilarities", each combination)
     settings : dict
         The parameters that produced the result (for downloads and the results store).
+    explanation : DVSExplanation or None
+        With "dvs": its per-instance explanation of the test rows (region indices are positions
+        in the training rows).
     """
 
     view_names: list
@@ -64,6 +68,7 @@ class CombinationComparison:
     view_oob_accuracy: np.ndarray
     seconds: dict
     settings: dict = field(default_factory=dict)
+    explanation: DVSExplanation | None = None
 
     @property
     def combinations(self) -> list[str]:
@@ -104,6 +109,9 @@ class CombinationComparison:
             arrays[f"predictions[{c}]"] = self.predictions[c]
         meta = {"view_names": self.view_names, "classes": self.classes, "accuracy": self.accuracy,
                 "seconds": self.seconds, "settings": self.settings}
+        if self.explanation is not None:
+            dvs_arrays, meta["dvs"] = self.explanation.to_arrays()
+            arrays.update({f"dvs.{k}": v for k, v in dvs_arrays.items()})
         buf = io.BytesIO()
         np.savez_compressed(buf, meta=np.array(json.dumps(meta)), **arrays)
         return buf.getvalue()
@@ -123,6 +131,8 @@ class CombinationComparison:
                 predictions={c: z[f"predictions[{c}]"] for c in combos},
                 accuracy=meta["accuracy"], view_oob_accuracy=z["view_oob_accuracy"],
                 seconds=meta["seconds"], settings=meta["settings"],
+                explanation=None if "dvs" not in meta else DVSExplanation.from_arrays(
+                    {k[4:]: z[k] for k in z.files if k.startswith("dvs.")}, meta["dvs"]),
             )
 
 
@@ -138,6 +148,8 @@ def compare_combinations(
     measure: str = "breiman",
     n_estimators: int = 100,
     k: int = 7,
+    dvs_competence: str = "ola",
+    dvs_selection: str = "best",
     random_state: int | None = None,
     n_jobs: int | None = None,
     progress: ProgressCallback = None,
@@ -152,9 +164,9 @@ def compare_combinations(
     combinations : subset of ``COMBINATIONS`` of :mod:`mvlab.multiview`
     test_size : float in (0, 1)
         Share of instances held out, stratified by class (paper: 0.5).
-    measure, n_estimators, k, measure_params
+    measure, n_estimators, k, dvs_competence, dvs_selection, measure_params
         As for :class:`mvlab.multiview.RFDClassifier`; ``n_estimators`` sets the trees of every
-        forest (paper: 512).
+        forest (paper: 512); ``k`` is SWknn's neighbours and the DVS region size.
     random_state : int
         Seeds the split, the view forests and the final forests.
     progress : callable (fraction, message), optional
@@ -181,9 +193,13 @@ def compare_combinations(
             return None
         return lambda f, msg: progress(start + span * f, msg)
 
+    names = list(view_names) if view_names is not None else [f"view {q}" for q in range(len(views))]
+    if len(names) != len(views):
+        raise ValueError(f"{len(names)} view names for {len(views)} views.")
+    views = dict(zip(names, views))  # named views: names reach the DVS candidates and explanations
     seconds = {}
     t = time.perf_counter()
-    forests = fit_view_forests(X_train, y_train, list(views), measure=measure, n_estimators=n_estimators,
+    forests = fit_view_forests(X_train, y_train, views, measure=measure, n_estimators=n_estimators,
                                random_state=random_state, n_jobs=n_jobs, progress=report(0.0, 0.6),
                                **measure_params)
     seconds["view forests"] = time.perf_counter() - t
@@ -191,15 +207,23 @@ def compare_combinations(
     test_D = forests.transform(X_test, n_jobs=n_jobs)
     seconds["test dissimilarities"] = time.perf_counter() - t
 
-    weights, predictions, accuracy = {}, {}, {}
-    for i, c in enumerate(combinations):
-        if progress is not None:
-            progress(0.65 + 0.35 * i / len(combinations), f"combination {c}")
+    weights, predictions, accuracy, explanation = {}, {}, {}, None
+    # the DVS pool holds 2^Q - 1 forests against one final forest for a static combination
+    cost = {c: (2 ** len(views) - 1 if c == "dvs" else 1) for c in combinations}  # noqa: E501
+    done, total = 0, sum(cost.values())
+    for c in combinations:
+        sub = report(0.6 + 0.4 * done / total, 0.4 * cost[c] / total)
+        if sub is not None:
+            sub(0.0, f"combination {c}")
         t = time.perf_counter()
-        clf = RFDClassifier(views=list(views), combination=c, measure=measure, n_estimators=n_estimators, k=k,
+        clf = RFDClassifier(views=views, combination=c, measure=measure, n_estimators=n_estimators, k=k,
+                            dvs_competence=dvs_competence, dvs_selection=dvs_selection,
                             random_state=random_state, n_jobs=n_jobs, **measure_params)
-        clf.fit(X_train, y_train, view_forests=forests)
+        clf.fit(X_train, y_train, progress=sub, view_forests=forests)
         pred = clf.predict_from_dissimilarities(test_D)
+        if c == "dvs":
+            explanation = clf.combiner_.explain(test_D)
+        done += cost[c]
         seconds[c] = time.perf_counter() - t
         weights[c] = np.asarray(clf.view_weights_, dtype=np.float64)
         predictions[c] = np.asarray(pred)
@@ -207,9 +231,10 @@ def compare_combinations(
     if progress is not None:
         progress(1.0, "done")
 
-    names = list(view_names) if view_names is not None else list(forests.view_names)
     settings = {"test_size": test_size, "measure": measure, "n_estimators": n_estimators, "k": k,
                 "random_state": random_state, "combinations": list(combinations), **measure_params}
+    if "dvs" in combinations:
+        settings.update(dvs_competence=dvs_competence, dvs_selection=dvs_selection)
     return CombinationComparison(
         view_names=names,
         classes=[str(c) for c in (classes if classes is not None else np.unique(y))],
@@ -217,5 +242,5 @@ def compare_combinations(
         train_dissimilarities=list(forests.dissimilarities), test_dissimilarities=list(test_D),
         weights=weights, predictions=predictions, accuracy=accuracy,
         view_oob_accuracy=np.asarray(forests.oob_accuracies, dtype=np.float64),
-        seconds=seconds, settings=settings,
+        seconds=seconds, settings=settings, explanation=explanation,
     )

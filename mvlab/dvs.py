@@ -59,7 +59,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from itertools import combinations
 from typing import Callable, Optional, Sequence
 
@@ -416,6 +416,21 @@ class DVSExplanation:
             cols["correct"] = y_true == self.prediction
         return pd.DataFrame(cols)
 
+    def to_arrays(self) -> tuple[dict, dict]:
+        """Split into (arrays, metadata) for ``np.savez`` / JSON; inverse of :meth:`from_arrays`."""
+        arrays, meta = {}, {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, np.ndarray):
+                arrays[f.name] = value.astype(str) if value.dtype == object else value
+            else:
+                meta[f.name] = value
+        return arrays, meta
+
+    @classmethod
+    def from_arrays(cls, arrays: dict, meta: dict) -> "DVSExplanation":
+        return cls(**{f.name: arrays[f.name] if f.name in arrays else meta[f.name] for f in fields(cls)})
+
     def competence_frame(self):
         """Competence of every candidate, a pandas DataFrame (n, P) with candidate-name columns."""
         import pandas as pd
@@ -761,3 +776,43 @@ def _n_jobs(n_jobs) -> int:
 
         return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
     return max(1, int(n_jobs))
+
+
+def view_choice_scores(chosen_views: np.ndarray, informative: np.ndarray) -> dict:
+    """How well the chosen views match a ground truth of informative views (synthetic data).
+
+    Parameters
+    ----------
+    chosen_views : bool (n, Q)
+        Views used for each instance (``DVSExplanation.chosen_views``).
+    informative : bool (n, Q)
+        Views that carry each instance's class (``MultiViewDataset.informative``).
+
+    Returns
+    -------
+    dict with, averaged over instances: ``precision`` (share of chosen views that are
+    informative), ``recall`` (share of informative views that were chosen), ``hit`` (share of
+    instances whose choice contains at least one informative view), and the same three for a
+    ``baseline`` that chooses, for every instance, a subset of the same size uniformly at
+    random (its expected values, computed exactly).
+    """
+    chosen = np.asarray(chosen_views, dtype=bool)
+    truth = np.asarray(informative, dtype=bool)
+    if chosen.shape != truth.shape or chosen.ndim != 2:
+        raise ValueError(f"chosen_views and informative must have the same (n, Q) shape, got {chosen.shape} and {truth.shape}.")
+    both = (chosen & truth).sum(axis=1)
+    size, n_inf = chosen.sum(axis=1), truth.sum(axis=1)
+    Q = chosen.shape[1]
+    # a random subset of the same size: E[precision] = n_inf / Q, E[recall] = size / Q,
+    # P(no informative view chosen) = C(Q - n_inf, size) / C(Q, size)
+    from scipy.special import comb
+
+    miss = comb(Q - n_inf, size) / comb(Q, size)
+    return {
+        "precision": float(np.mean(both / np.maximum(size, 1))),
+        "recall": float(np.mean(both / np.maximum(n_inf, 1))),
+        "hit": float(np.mean(both > 0)),
+        "baseline precision": float(np.mean(n_inf / Q)),
+        "baseline recall": float(np.mean(size / Q)),
+        "baseline hit": float(np.mean(1 - miss)),
+    }

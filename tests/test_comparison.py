@@ -59,3 +59,33 @@ def test_bad_settings_are_clear_errors(data):
         compare_combinations(data.X[:4], np.array([0, 0, 0, 1]), [np.arange(3)])
     with pytest.raises(ValueError, match="cannot split"):
         compare_combinations(data.X, data.y, data.view_indices, test_size=0.01)
+
+
+def test_dvs_joins_the_comparison_with_its_explanation(data):
+    r = compare_combinations(data.X, data.y, data.view_indices, view_names=data.view_names,
+                             combinations=["average", "dvs"], n_estimators=10, random_state=1)
+    e = r.explanation
+    assert e is not None and e.view_names == ["v1", "v2", "v3"] and len(e.candidate_names) == 7
+    assert e.chosen.shape == (60,) and e.region.shape == (60, 7) and e.region.max() < 60
+    np.testing.assert_array_equal(e.prediction, r.predictions["dvs"])
+    back = CombinationComparison.from_npz(r.to_npz()).explanation
+    np.testing.assert_array_equal(back.competence, e.competence)
+    assert back.candidate_names == e.candidate_names and back.k == e.k
+    # the all-views candidate is tree for tree the average's final forest (same seeds, same matrix)
+    assert r.settings["dvs_competence"] == "ola"
+
+
+def test_view_choice_scores_against_hand_values():
+    from mvlab.dvs import view_choice_scores
+
+    chosen = np.array([[1, 0, 0], [1, 1, 0], [0, 0, 1]], bool)
+    truth = np.array([[1, 0, 0], [0, 1, 1], [1, 0, 0]], bool)
+    s = view_choice_scores(chosen, truth)
+    assert s["precision"] == pytest.approx((1 + 0.5 + 0) / 3)
+    assert s["recall"] == pytest.approx((1 + 0.5 + 0) / 3)
+    assert s["hit"] == pytest.approx(2 / 3)
+    # random subsets of sizes 1, 2, 1 against 1, 2, 1 informative views out of 3
+    assert s["baseline precision"] == pytest.approx((1 / 3 + 2 / 3 + 1 / 3) / 3)
+    assert s["baseline hit"] == pytest.approx((1 / 3 + 1 + 1 / 3) / 3)
+    with pytest.raises(ValueError, match="same"):
+        view_choice_scores(chosen, truth[:2])
