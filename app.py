@@ -11,6 +11,7 @@ page = st.navigation(
         st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
         st.Page("pages/data.py", title="Data", icon=":material/table_chart:"),
         st.Page("pages/dissimilarity.py", title="Dissimilarity", icon=":material/forest:"),
+        st.Page("pages/dvs.py", title="Dynamic view selection", icon=":material/alt_route:"),
     ]
 )
 page.run()

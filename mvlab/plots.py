@@ -233,3 +233,115 @@ def view_weights(weights: Mapping[str, Sequence[float]], view_names: Sequence[st
     fig.update_layout(title=title, barmode="group", xaxis_title="view", yaxis_title="weight", height=360,
                       xaxis_type="category", legend_title_text="combination", margin=dict(t=50, b=40, l=50, r=20))
     return fig
+
+
+def view_selection_matrix(
+    chosen_views: np.ndarray,
+    view_names: Sequence[str],
+    order: np.ndarray,
+    row_text: Sequence[str],
+    title: str = "Views used by each test instance",
+) -> go.Figure:
+    """Instances (rows, in ``order``) x views heatmap: 1 where the instance's chosen subset uses the view.
+
+    ``row_text`` (n,) is shown on hover for every row (instance index, class, subset, correct).
+    """
+    chosen_views = np.asarray(chosen_views, dtype=bool)
+    order = np.asarray(order)
+    z = chosen_views[order].astype(int)
+    text = np.repeat(np.asarray(row_text, dtype=object)[order][:, None], z.shape[1], axis=1)
+    usage = chosen_views.mean(axis=0) if len(chosen_views) else np.zeros(len(view_names))
+    fig = go.Figure(go.Heatmap(
+        z=z, x=[f"{v} ({100 * u:.0f}%)" for v, u in zip(view_names, usage)], y=np.arange(len(order)), text=text,
+        colorscale=[[0, "#e9ecef"], [1, "#d62728"]], zmin=0, zmax=1, showscale=False, xgap=2,
+        hovertemplate="%{text}<br>%{x}: %{z}<extra></extra>",
+    ))
+    fig.update_yaxes(autorange="reversed", showticklabels=False, title_text="test instances")
+    fig.update_xaxes(side="top", title_text="view (share of instances using it)")
+    fig.update_layout(title=title, height=460, margin=dict(t=90, b=20, l=60, r=20))
+    return fig
+
+
+def subset_frequencies(names: Sequence[str], frequencies: Sequence[float], top: int = 15,
+                       title: str = "How often each view subset was chosen") -> go.Figure:
+    """Horizontal bars of the share of instances choosing each subset (the ``top`` most frequent)."""
+    freq = np.asarray(frequencies, dtype=float)
+    order = np.argsort(-freq, kind="stable")[:top]
+    order = order[freq[order] > 0]
+    fig = go.Figure(go.Bar(
+        x=freq[order], y=[names[i] for i in order], orientation="h", marker_color="#d62728",
+        text=[f"{100 * f:.0f}%" for f in freq[order]], textposition="outside",
+        hovertemplate="%{y}<br>%{x:.1%} of test instances<extra></extra>",
+    ))
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_layout(title=title, xaxis_title="share of test instances", xaxis_tickformat=".0%",
+                      height=max(260, 40 + 26 * len(order)), margin=dict(t=50, b=40, l=200, r=40))
+    return fig
+
+
+def region_of_competence_map(
+    train_coords: np.ndarray,
+    test_coords: np.ndarray,
+    train_labels: Sequence[str],
+    test_labels: Sequence[str],
+    classes: Sequence[str],
+    *,
+    selected: int | None = None,
+    region: Sequence[int] = (),
+    region_hit: Sequence[bool] = (),
+    title: str = "Joint dissimilarity space (click a test instance)",
+) -> go.Figure:
+    """2-D map of training (small, faint) and test (larger) instances coloured by class; the
+    selected test instance is a black star and its region of competence (training positions
+    ``region``) is ringed green where the chosen candidate's OOB prediction was right, red where wrong.
+
+    Test points carry their test position in ``customdata`` (selection events return it).
+    """
+    colors = class_colors(list(classes))
+    train_labels = np.asarray(train_labels).astype(str)
+    test_labels = np.asarray(test_labels).astype(str)
+    fig = go.Figure()
+    for cls in classes:
+        m = train_labels == str(cls)
+        fig.add_trace(go.Scattergl(
+            x=train_coords[m, 0], y=train_coords[m, 1], mode="markers", name=f"train {cls}", legendgroup=str(cls),
+            marker=dict(color=colors[str(cls)], size=5, opacity=0.3), showlegend=False,
+            hovertemplate=f"training instance, class {cls}<extra></extra>"))
+    for cls in classes:
+        m = np.flatnonzero(test_labels == str(cls))
+        fig.add_trace(go.Scatter(
+            x=test_coords[m, 0], y=test_coords[m, 1], mode="markers", name=str(cls), legendgroup=str(cls),
+            marker=dict(color=colors[str(cls)], size=8, line=dict(width=0.5, color="#333")), customdata=m,
+            hovertemplate="test instance %{customdata}<br>class " + str(cls) + "<extra></extra>"))
+    region = np.asarray(region, dtype=int)
+    if region.size:
+        hit = np.asarray(region_hit, dtype=bool)
+        fig.add_trace(go.Scatter(
+            x=train_coords[region, 0], y=train_coords[region, 1], mode="markers", name="region of competence",
+            marker=dict(size=14, color="rgba(0,0,0,0)", line=dict(width=2.5, color=np.where(hit, "#2ca02c", "#d62728"))),
+            hovertemplate="neighbour (training)<extra></extra>"))
+    if selected is not None:
+        fig.add_trace(go.Scatter(
+            x=[test_coords[selected, 0]], y=[test_coords[selected, 1]], mode="markers", name="selected",
+            marker=dict(symbol="star", size=18, color="black"), hoverinfo="skip"))
+    fig.update_layout(title=title, height=480, legend_title_text="class", clickmode="event+select",
+                      margin=dict(t=50, b=30, l=30, r=20))
+    fig.update_xaxes(showticklabels=False)
+    fig.update_yaxes(showticklabels=False)
+    return fig
+
+
+def candidate_competence(names: Sequence[str], competence: Sequence[float], chosen: int,
+                         title: str = "Competence of every candidate in this instance's region") -> go.Figure:
+    """Bars of the competence of all 2^Q - 1 candidates (sorted, best first); the chosen one in red."""
+    comp = np.asarray(competence, dtype=float)
+    order = np.lexsort((np.arange(len(comp)), -comp))
+    fig = go.Figure(go.Bar(
+        x=[names[i] for i in order], y=comp[order],
+        marker_color=["#d62728" if i == chosen else "#9ecae1" for i in order],
+        hovertemplate="%{x}<br>competence %{y:.3f}<extra></extra>",
+    ))
+    fig.update_layout(title=title, yaxis_title="competence", yaxis_range=[0, 1.05], xaxis_type="category",
+                      xaxis_tickangle=-45, height=380, margin=dict(t=50, b=140, l=50, r=20))
+    return fig
+

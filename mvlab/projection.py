@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["pca_2d", "mds_2d"]
+__all__ = ["pca_2d", "pca_project", "mds_2d"]
 
 
 def pca_2d(X, *, standardize: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -44,6 +44,36 @@ def pca_2d(X, *, standardize: bool = True) -> tuple[np.ndarray, np.ndarray]:
     if total > 0:
         explained[:k] = s[:k] ** 2 / total
     return coords, explained
+
+
+def pca_project(A, B) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fit a 2-D PCA on the rows of ``A`` (n_a, d) and place the rows of both ``A`` and ``B``
+    (n_b, d) with it (centred on A's mean, not standardised: in a dissimilarity space every
+    column is on the same scale).
+
+    Used to draw test instances and their training neighbours in one picture of the
+    dissimilarity space (rows are instances' dissimilarities to the training instances).
+
+    Returns coords_a (n_a, 2), coords_b (n_b, 2), explained (2,) as in :func:`pca_2d`.
+    """
+    A = np.asarray(A, dtype=np.float64)
+    B = np.asarray(B, dtype=np.float64)
+    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1] or A.shape[0] < 2:
+        raise ValueError(f"pca_project needs two matrices with the same columns and >= 2 rows in A, got {A.shape}, {B.shape}.")
+    mean = A.mean(axis=0)
+    U, s, Vt = np.linalg.svd(A - mean, full_matrices=False)
+    k = min(2, len(s))
+    signs = np.sign(Vt[np.arange(k), np.abs(Vt[:k]).argmax(axis=1)])
+    signs[signs == 0] = 1
+    V = Vt[:k].T * signs
+    coords_a, coords_b = np.zeros((len(A), 2)), np.zeros((len(B), 2))
+    coords_a[:, :k] = (A - mean) @ V
+    coords_b[:, :k] = (B - mean) @ V
+    total = float((s**2).sum())
+    explained = np.zeros(2)
+    if total > 0:
+        explained[:k] = s[:k] ** 2 / total
+    return coords_a, coords_b, explained
 
 
 def mds_2d(D) -> tuple[np.ndarray, np.ndarray]:

@@ -28,6 +28,9 @@ then open a page:
 - **Dissimilarity**: *what does the forest think is similar?* One forest per view turns each view
   into a dissimilarity matrix (five measures); four combinations (average, kNN accuracy, kernel
   alignment, out-of-bag accuracy) weight the views, on the same forests and the same split.
+- **Dynamic view selection**: *which views did each instance use, and why?* A pool of forests, one
+  per subset of views; each test instance gets the subset most accurate on its nearest training
+  neighbours. See every instance's choice, its region of competence and every candidate's competence.
 
 Every random choice derives from the sidebar's seed, so a result can be reproduced exactly.
 """

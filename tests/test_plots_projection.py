@@ -93,3 +93,18 @@ def test_dissimilarity_heatmap_groups_by_class_and_downsamples_large_matrices():
     big = plots.dissimilarity_heatmap(rng.random((1000, 1000)), rng.choice(["a", "b"], size=1000), max_size=400)
     assert np.asarray(big.data[0].z).shape == (334, 334)
     assert "block-averaged 3×3: 1000×1000 → 334×334" in big.layout.title.text
+
+
+def test_pca_project_places_new_rows_with_the_fitted_axes():
+    from mvlab.projection import pca_project
+
+    rng = np.random.default_rng(2)
+    A, B = rng.normal(size=(30, 4)) * [5, 2, 1, 0.1], rng.normal(size=(7, 4))
+    ca, cb, explained = pca_project(A, B)
+    ref, ref_explained = pca_2d(A, standardize=False)
+    np.testing.assert_allclose(ca, ref, atol=1e-9)
+    np.testing.assert_allclose(explained, ref_explained)
+    # a row of A given again as B lands on the same spot
+    np.testing.assert_allclose(pca_project(A, A[3:4])[1], ca[3:4], atol=1e-9)
+    with pytest.raises(ValueError, match="same columns"):
+        pca_project(A, B[:, :3])

@@ -59,6 +59,31 @@ def synthetic_dataset(n_samples: int, n_views: int, n_features: int, n_classes: 
     )
 
 
+def set_kept(key: str, value) -> None:
+    """Change a kept widget's value from code (before the widget is drawn in this run)."""
+    st.session_state.setdefault(_KEPT, {})[key] = value
+
+
+def selected_point(chart_key: str) -> int | None:
+    """The ``customdata`` of the first selected point of a plotly chart drawn with
+    ``on_select="rerun"``, or None.  Browsers send it as ``{"0": 26}``, AppTest as ``[26]`` or
+    ``26``; points without customdata (other traces) are skipped."""
+    event = st.session_state.get(chart_key)
+    try:
+        points = event["selection"]["points"]
+    except (KeyError, TypeError):
+        return None
+    for point in points:
+        data = point.get("customdata") if isinstance(point, dict) else None
+        if isinstance(data, dict):
+            data = next(iter(data.values()), None)
+        if isinstance(data, (list, tuple)):
+            data = data[0] if data else None
+        if data is not None:
+            return int(data)
+    return None
+
+
 def current_dataset() -> MultiViewDataset:
     """The dataset in use (the sidebar sets it; the first bundled dataset until then)."""
     if _ACTIVE not in st.session_state:
