@@ -257,8 +257,9 @@ def view_selection_matrix(
         hovertemplate="%{text}<br>%{x}: %{z}<extra></extra>",
     ))
     fig.update_yaxes(autorange="reversed", showticklabels=False, title_text="test instances")
-    fig.update_xaxes(side="top", title_text="view (share of instances using it)")
-    fig.update_layout(title=title, height=460, margin=dict(t=90, b=20, l=60, r=20))
+    fig.update_xaxes(side="top")
+    fig.update_layout(title=title + " (share of instances using each view)", height=460,
+                      margin=dict(t=90, b=20, l=60, r=20))
     return fig
 
 

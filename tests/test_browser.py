@@ -5,6 +5,7 @@ Screenshots land in test-artifacts/screenshots/ (the README's pictures come from
 """
 
 import os
+import re
 import time
 
 import pytest
@@ -96,3 +97,37 @@ def test_dissimilarity_page_trains_with_visible_progress(page):
     assert wait_for_figures(page, 4) >= 4  # accuracy, weights, heatmap(s), MDS
     assert not exceptions(page)
     screenshot(page, "dissimilarity")
+
+
+def current_instance(page):
+    """The test instance the DVS page describes ("Test instance 12 (dataset row ...)")."""
+    for text in page.locator("p").all_inner_texts():
+        m = re.match(r"Test instance (\d+) \(dataset row", text)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def test_dvs_page_click_on_the_map_selects_an_instance(page):
+    goto(page, "Dynamic view selection")
+    page.locator("[data-testid=stSelectbox]").first.click()  # the sidebar's dataset
+    page.get_by_role("option", name="Breast cancer Wisconsin (diagnostic)").click()
+    settle(page)
+    page.get_by_role("button", name="Train").click()
+    settle(page)
+    page.wait_for_selector("text=Region of competence of one instance", timeout=120_000)
+    wait_for_figures(page, 5)
+    assert current_instance(page) == 0
+    # click a test point (the larger, outlined markers) on the map
+    chart = page.locator(".js-plotly-plot").nth(3)
+    chart.scroll_into_view_if_needed()
+    target = chart.locator(".scatterlayer .trace.scatter .points path").nth(10)
+    box = target.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    settle(page)
+    page.wait_for_function(
+        "[...document.querySelectorAll('p')].some(p => /^Test instance [1-9]\\d* \\(dataset row/.test(p.innerText))",
+        timeout=30_000)
+    assert current_instance(page) not in (None, 0)
+    assert not exceptions(page)
+    screenshot(page, "dvs")
