@@ -150,6 +150,7 @@ def compare_combinations(
     k: int = 7,
     dvs_competence: str = "ola",
     dvs_selection: str = "best",
+    split: tuple | None = None,
     random_state: int | None = None,
     n_jobs: int | None = None,
     progress: ProgressCallback = None,
@@ -164,6 +165,9 @@ def compare_combinations(
     combinations : subset of ``COMBINATIONS`` of :mod:`mvlab.multiview`
     test_size : float in (0, 1)
         Share of instances held out, stratified by class (paper: 0.5).
+    split : (train_index, test_index), optional
+        Use these rows instead of drawing a split (``test_size`` is then ignored); lets a
+        protocol of :mod:`mvlab.evaluation` give every method family the same splits.
     measure, n_estimators, k, dvs_competence, dvs_selection, measure_params
         As for :class:`mvlab.multiview.RFDClassifier`; ``n_estimators`` sets the trees of every
         forest (paper: 512); ``k`` is SWknn's neighbours and the DVS region size.
@@ -173,19 +177,24 @@ def compare_combinations(
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
-    if not 0 < test_size < 1:
-        raise ValueError(f"test_size must be between 0 and 1, got {test_size}.")
     if not combinations:
         raise ValueError("give at least one combination to compare.")
-    counts = np.bincount(np.unique(y, return_inverse=True)[1])
-    if counts.min() < 2:
-        raise ValueError("every class needs at least two instances for a stratified split.")
-    try:
-        train_index, test_index = train_test_split(
-            np.arange(len(y)), test_size=test_size, stratify=y, random_state=random_state)
-    except ValueError as exc:
-        raise ValueError(f"cannot split {len(y)} instances with test_size={test_size}: {exc}") from None
-    train_index, test_index = np.sort(train_index), np.sort(test_index)
+    if split is not None:
+        train_index, test_index = (np.sort(np.asarray(part, dtype=np.int64)) for part in split)
+        if len(train_index) == 0 or len(test_index) == 0:
+            raise ValueError("the split needs at least one training and one test row.")
+    else:
+        if not 0 < test_size < 1:
+            raise ValueError(f"test_size must be between 0 and 1, got {test_size}.")
+        counts = np.bincount(np.unique(y, return_inverse=True)[1])
+        if counts.min() < 2:
+            raise ValueError("every class needs at least two instances for a stratified split.")
+        try:
+            train_index, test_index = train_test_split(
+                np.arange(len(y)), test_size=test_size, stratify=y, random_state=random_state)
+        except ValueError as exc:
+            raise ValueError(f"cannot split {len(y)} instances with test_size={test_size}: {exc}") from None
+        train_index, test_index = np.sort(train_index), np.sort(test_index)
     X_train, X_test, y_train, y_test = X[train_index], X[test_index], y[train_index], y[test_index]
 
     def report(start, span):

@@ -381,6 +381,56 @@ class SiameseDeepForest(CascadeForest):
 PAIR_METHODS = ("rf", "bagging", "gcforest", "sdf")
 
 
+def _check_pair_methods(methods) -> None:
+    unknown = set(methods) - set(PAIR_METHODS)
+    if unknown or not methods:
+        raise ValueError(f"methods must be a non-empty subset of {PAIR_METHODS}; got {methods!r}.")
+
+
+def evaluate_pair_split(X, split, *, methods=PAIR_METHODS, n_estimators=100, lam=1.0, sdf_params=None,
+                        random_state=None, n_jobs=None, progress=None) -> list:
+    """Fit and score every pair method on one draw of pairs (a :class:`mvlab.pairs.PairSplit`).
+
+    All methods use the seed ``random_state``, so gcForest and SDF grow the same first-level
+    trees.  Returns one dict per method: ``method, accuracy, n_train_pairs, n_test_pairs,
+    n_estimators, n_levels`` (cascades; NaN otherwise), ``fit_seconds``.
+    """
+    from sklearn.ensemble import BaggingClassifier, RandomForestClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    _check_pair_methods(methods)
+    X = np.asarray(X, dtype=np.float64)
+    Ftr = pair_features(X, split.train_pairs)
+    Fte = pair_features(X, split.test_pairs)
+    extra = dict(sdf_params or {})
+    rows = []
+    for m, method in enumerate(methods):
+        if progress is not None:
+            progress(m / len(methods), method)
+        t0 = time.perf_counter()
+        n_levels = np.nan
+        if method in ("gcforest", "sdf"):
+            model = SiameseDeepForest(
+                weighting="uniform" if method == "gcforest" else "qp", lam=lam, n_estimators=n_estimators,
+                n_jobs=n_jobs, random_state=random_state, **extra,
+            ).fit(Ftr, split.y_train)
+            acc = model.score(Fte, split.y_test)
+            n_levels = model.n_levels_
+        else:
+            if method == "rf":
+                model = RandomForestClassifier(n_estimators=n_estimators, n_jobs=n_jobs, random_state=random_state)
+            else:
+                model = BaggingClassifier(DecisionTreeClassifier(), n_estimators=n_estimators, n_jobs=n_jobs,
+                                          random_state=random_state)
+            acc = float(model.fit(Ftr, split.y_train).score(Fte, split.y_test))
+        rows.append(dict(method=method, accuracy=float(acc), n_train_pairs=len(split.y_train),
+                         n_test_pairs=len(split.y_test), n_estimators=n_estimators, n_levels=n_levels,
+                         fit_seconds=time.perf_counter() - t0))
+    if progress is not None:
+        progress(1.0, "done")
+    return rows
+
+
 def compare_pair_methods(
     X,
     y,
@@ -436,62 +486,24 @@ def compare_pair_methods(
         n_estimators, n_levels`` (cascades; NaN otherwise), ``fit_seconds``.
     """
     import pandas as pd
-    from sklearn.ensemble import BaggingClassifier, RandomForestClassifier
-    from sklearn.tree import DecisionTreeClassifier
 
-    unknown = set(methods) - set(PAIR_METHODS)
-    if unknown or not methods:
-        raise ValueError(f"methods must be a non-empty subset of {PAIR_METHODS}; got {methods!r}.")
+    _check_pair_methods(methods)
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
     if X.ndim != 2 or y.shape != (X.shape[0],):
         raise ValueError("X must be (n_samples, n_features) and y (n_samples,).")
     rng = check_random_state(random_state)
-    extra = dict(sdf_params or {})
     rows = []
-    total = n_repeats * len(methods)
     for r in range(n_repeats):
         split = make_pair_split(
             y, n_train_pairs, n_test_pairs, balanced=balanced, random_state=rng.randint(2**31 - 1)
         )
-        Ftr = pair_features(X, split.train_pairs)
-        Fte = pair_features(X, split.test_pairs)
         seed = int(rng.randint(2**31 - 1))
-        for m, method in enumerate(methods):
-            if progress is not None:
-                progress((r * len(methods) + m) / total, f"repeat {r + 1}/{n_repeats}: {method}")
-            t0 = time.perf_counter()
-            n_levels = np.nan
-            if method in ("gcforest", "sdf"):
-                model = SiameseDeepForest(
-                    weighting="uniform" if method == "gcforest" else "qp",
-                    lam=lam,
-                    n_estimators=n_estimators,
-                    n_jobs=n_jobs,
-                    random_state=seed,
-                    **extra,
-                ).fit(Ftr, split.y_train)
-                acc = model.score(Fte, split.y_test)
-                n_levels = model.n_levels_
-            else:
-                if method == "rf":
-                    model = RandomForestClassifier(
-                        n_estimators=n_estimators, n_jobs=n_jobs, random_state=seed
-                    )
-                else:
-                    model = BaggingClassifier(
-                        DecisionTreeClassifier(), n_estimators=n_estimators, n_jobs=n_jobs,
-                        random_state=seed,
-                    )
-                acc = float(model.fit(Ftr, split.y_train).score(Fte, split.y_test))
-            rows.append(
-                dict(
-                    repeat=r, method=method, accuracy=float(acc),
-                    n_train_pairs=len(split.y_train), n_test_pairs=len(split.y_test),
-                    n_estimators=n_estimators, n_levels=n_levels,
-                    fit_seconds=time.perf_counter() - t0,
-                )
-            )
+        sub = None if progress is None else (
+            lambda f, msg, r=r: progress((r + f) / n_repeats, f"repeat {r + 1}/{n_repeats}: {msg}"))
+        for row in evaluate_pair_split(X, split, methods=methods, n_estimators=n_estimators, lam=lam,
+                                       sdf_params=sdf_params, random_state=seed, n_jobs=n_jobs, progress=sub):
+            rows.append(dict(repeat=r, **row))
     if progress is not None:
         progress(1.0, "done")
     return pd.DataFrame(rows)

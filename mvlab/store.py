@@ -50,6 +50,7 @@ CREATE INDEX IF NOT EXISTS runs_lookup ON runs (kind, fingerprint, settings_key,
 CREATE TABLE IF NOT EXISTS results (
     run_id     TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
     repetition INTEGER NOT NULL,
+    fold       INTEGER NOT NULL DEFAULT 0,
     method     TEXT NOT NULL,
     metric     TEXT NOT NULL,
     value      REAL,
@@ -131,6 +132,9 @@ class ResultsStore:
             with self._connect() as conn:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.executescript(_SCHEMA)
+                columns = {row[1] for row in conn.execute("PRAGMA table_info(results)")}
+                if "fold" not in columns:  # a store written before folds were recorded
+                    conn.execute("ALTER TABLE results ADD COLUMN fold INTEGER NOT NULL DEFAULT 0")
         except (OSError, sqlite3.Error) as exc:
             raise ValueError(f"Cannot open the results store at {self.path}: {exc}. "
                              f"Set MVLAB_STORE to a writable file path.") from None
@@ -168,12 +172,12 @@ class ResultsStore:
         return run_id
 
     def add_results(self, run_id: str, rows: Iterable[Mapping[str, Any]]) -> int:
-        """Append tidy result rows (keys: repetition, method, metric, value, and optionally seconds,
-        params) in one transaction; returns how many were written."""
+        """Append tidy result rows (keys: repetition, method, metric, value, and optionally fold,
+        seconds, params) in one transaction; returns how many were written."""
         records = []
         for r in rows:
             try:
-                records.append((run_id, int(r["repetition"]), str(r["method"]), str(r["metric"]),
+                records.append((run_id, int(r["repetition"]), int(r.get("fold") or 0), str(r["method"]), str(r["metric"]),
                                 None if r["value"] is None else float(r["value"]),
                                 None if r.get("seconds") is None else float(r["seconds"]),
                                 _canonical(r.get("params") or {})))
@@ -181,7 +185,9 @@ class ResultsStore:
                 raise ValueError(f"a result row lacks the field {exc.args[0]!r}: {dict(r)}") from None
         with self._transaction() as conn:
             self._require_run(conn, run_id)
-            conn.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?)", records)
+            conn.executemany(
+                "INSERT INTO results (run_id, repetition, fold, method, metric, value, seconds, params)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", records)
         return len(records)
 
     def put_artifact(self, run_id: str, name: str, data: bytes) -> None:
@@ -218,11 +224,11 @@ class ResultsStore:
 
     def results(self, run_id: str | None = None, kind: str | None = None) -> pd.DataFrame:
         """Tidy results joined with their run's dataset and seed (of one run, or of all runs of a kind)."""
-        query = ("SELECT r.run_id, u.kind, u.dataset, u.seed, r.repetition, r.method, r.metric, r.value,"
+        query = ("SELECT r.run_id, u.kind, u.dataset, u.seed, r.repetition, r.fold, r.method, r.metric, r.value,"
                  " r.seconds, r.params FROM results r JOIN runs u USING (run_id)")
         where, args = _where({"r.run_id": run_id, "u.kind": kind})
         with self._connect() as conn:
-            frame = pd.read_sql_query(query + where + " ORDER BY u.started, r.repetition, r.method, r.metric", conn,
+            frame = pd.read_sql_query(query + where + " ORDER BY u.started, r.repetition, r.fold, r.method, r.metric", conn,
                                       params=args)
         frame["params"] = frame["params"].map(json.loads)
         return frame

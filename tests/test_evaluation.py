@@ -1,0 +1,107 @@
+"""mvlab.evaluation: protocols give every method the same splits; the runner stores as it goes."""
+
+import numpy as np
+import pytest
+
+from mvlab.datasets import load_dataset, make_multiview_classification
+from mvlab.evaluation import (RepeatedHoldout, RepeatedKFold, RepeatedPairDraws, run_experiment, summarize)
+from mvlab.store import ResultsStore
+
+
+@pytest.fixture(scope="module")
+def ds():
+    return make_multiview_classification(90, 2, 4, 3, random_state=0)
+
+
+def test_holdout_is_stratified_reproducible_and_different_per_repetition(ds):
+    splits = RepeatedHoldout(4, 0.5).splits(ds.y, random_state=7)
+    assert len(splits) == 4 and len({s.seed for s in splits}) == 4
+    for s in splits:
+        assert set(s.train).isdisjoint(s.test) and len(s.train) + len(s.test) == 90
+        assert np.bincount(ds.y[s.test]).tolist() == [15, 15, 15]
+    again = RepeatedHoldout(4, 0.5).splits(ds.y, random_state=7)
+    assert all(np.array_equal(a.test, b.test) for a, b in zip(splits, again))
+    assert not np.array_equal(splits[0].test, splits[1].test)
+
+
+def test_kfold_covers_every_instance_once_per_repeat(ds):
+    splits = RepeatedKFold(2, 5).splits(ds.y, random_state=0)
+    assert [(s.repetition, s.fold) for s in splits][:6] == [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (1, 0)]
+    for r in range(2):
+        tests = np.concatenate([s.test for s in splits if s.repetition == r])
+        assert sorted(tests.tolist()) == list(range(90))
+    with pytest.raises(ValueError, match="at least 50 instances per class"):
+        RepeatedKFold(1, 50).splits(ds.y)
+
+
+def test_pair_draws_use_disjoint_pools():
+    y = load_dataset("breast-cancer").y
+    splits = RepeatedPairDraws(3, 60).splits(y, random_state=1)
+    for s in splits:
+        assert len(s.pairs.y_train) == 60 and len(s.pairs.y_test) == 40
+        assert set(s.pairs.train_pairs.ravel()) <= set(s.train)
+        assert set(s.pairs.test_pairs.ravel()) <= set(s.test)
+        assert set(s.train).isdisjoint(s.test)
+
+
+def test_runner_gives_each_method_the_same_splits_and_stores_them(ds, tmp_path):
+    store = ResultsStore(tmp_path / "r.sqlite")
+    params = {"combinations": ["average", "oob"], "n_estimators": 5}
+    res = run_experiment(ds, "dissimilarity", params, RepeatedHoldout(3), random_state=2, store=store)
+    t = res.table
+    assert list(t.columns) == ["dataset", "method", "parameters", "repetition", "fold", "metric", "value", "seconds"]
+    assert len(t) == 6 and set(t["method"]) == {"average", "oob"} and set(t["repetition"]) == {0, 1, 2}
+    # the same as comparing on the protocol's split directly
+    from mvlab.comparison import compare_combinations
+
+    s = RepeatedHoldout(3).splits(ds.y, random_state=2)[1]
+    direct = compare_combinations(ds.X, ds.y, ds.view_indices, split=(s.train, s.test), random_state=s.seed, **params)
+    assert t[(t.repetition == 1) & (t.method == "oob")]["value"].item() == direct.accuracy["oob"]
+    stored = store.results(res.run_id)
+    assert sorted(stored["value"]) == sorted(t["value"]) and store.runs().loc[0, "status"] == "finished"
+    summary = summarize(t)
+    assert summary["n"].tolist() == [3, 3]
+    # parallel splits give the same numbers
+    par = run_experiment(ds, "dissimilarity", params, RepeatedHoldout(3), random_state=2, n_jobs=2).table
+    np.testing.assert_allclose(par.sort_values(["repetition", "method"])["value"].to_numpy(),
+                               t.sort_values(["repetition", "method"])["value"].to_numpy())
+
+
+def test_pairs_family_and_bad_arguments(tmp_path):
+    ds = load_dataset("breast-cancer")
+    res = run_experiment(ds, "pairs", {"methods": ["rf", "gcforest"], "n_estimators": 5, "sdf_params": {"max_levels": 1}},
+                         RepeatedPairDraws(2, 40), random_state=0)
+    assert res.table.groupby("method").size().to_dict() == {"gcforest": 2, "rf": 2}
+    assert res.table["value"].between(0, 1).all()
+    with pytest.raises(ValueError, match="unknown family"):
+        run_experiment(ds, "nope", {}, RepeatedHoldout(1))
+    with pytest.raises(ValueError, match="pair protocol"):
+        run_experiment(ds, "pairs", {"methods": ["rf"]}, RepeatedHoldout(1))
+
+
+def test_an_interrupted_run_keeps_the_finished_splits(ds, tmp_path):
+    store = ResultsStore(tmp_path / "r.sqlite")
+    calls = []
+
+    def stop_after_first(fraction, message):
+        calls.append(fraction)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_experiment(ds, "dissimilarity", {"combinations": ["average"], "n_estimators": 3}, RepeatedHoldout(3),
+                       store=store, progress=stop_after_first)
+    runs = store.runs()
+    assert runs.loc[0, "status"] == "failed" and runs.loc[0, "summary"] == {"splits_done": 1}
+    assert len(store.results(runs.loc[0, "run_id"])) == 1
+
+
+def test_dask_backend_runs_the_same_experiment(ds):
+    distributed = pytest.importorskip("distributed", reason="Dask's distributed is not installed")
+    import joblib
+
+    params = {"combinations": ["average"], "n_estimators": 3}
+    local = run_experiment(ds, "dissimilarity", params, RepeatedHoldout(2), random_state=1).table
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False) as cluster, \
+            distributed.Client(cluster), joblib.parallel_config(backend="dask"):
+        remote = run_experiment(ds, "dissimilarity", params, RepeatedHoldout(2), random_state=1, n_jobs=2).table
+    np.testing.assert_allclose(sorted(remote["value"]), sorted(local["value"]))
