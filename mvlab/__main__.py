@@ -1,0 +1,5 @@
+"""``python -m mvlab``: see :mod:`mvlab.cli`."""
+
+from mvlab.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,57 @@
+"""python -m mvlab: the commands print tables computed from what they ran, and store it."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import ROOT
+from mvlab.cli import main, markdown, report_comparison
+from mvlab.store import ResultsStore
+
+
+def test_datasets_command_lists_the_bundled_data(capsys):
+    assert main(["datasets"]) == 0
+    out = capsys.readouterr().out
+    assert "| mfeat | UCI Multiple Features" in out and "| 2000 | 649 | 6 | 10 |" in out
+
+
+def test_run_stores_and_prints_mean_and_std(tmp_path, capsys):
+    store = tmp_path / "r.sqlite"
+    code = main(["--store", str(store), "run", "--dataset", "nutrimouse", "--repetitions", "2", "--trees", "4",
+                 "--methods", "average", "oob"])
+    assert code == 0
+    out = capsys.readouterr().out
+    results = ResultsStore(store).results()
+    assert len(results) == 4 and set(results["method"]) == {"average", "oob"}
+    mean = results[results.method == "oob"]["value"].mean()
+    assert f"{mean:.4f} ±" in out
+    assert main(["--store", str(store), "runs"]) == 0
+    assert "experiment:dissimilarity" in capsys.readouterr().out
+
+
+def test_report_counts_wins_ranks_and_runs_the_tests():
+    rows = []
+    for d, (a, b, c) in enumerate([(0.9, 0.8, 0.7), (0.8, 0.7, 0.75), (0.95, 0.9, 0.85), (0.6, 0.6, 0.5)]):
+        for m, v in zip(["dvs", "average", "oob"], (a, b, c)):
+            rows.append({"dataset": f"d{d}", "method": m, "metric": "accuracy", "value": v, "repetition": 0})
+    text = report_comparison(pd.DataFrame(rows), baseline="average", control="dvs")
+    assert "dvs: 3 wins / 1 ties / 0 losses" in text
+    # ranks by hand: dvs (1 + 1 + 1 + 1.5) / 4, average (2 + 3 + 2 + 1.5) / 4, oob (3 + 2 + 3 + 3) / 4
+    assert "| average rank | 1.12 | 2.12 | 2.75 |" in text
+    assert "Friedman over datasets" in text and "Post-hoc against dvs" in text
+
+
+def test_markdown_table():
+    assert markdown(pd.DataFrame({"a": [1], "b": ["x"]}), index=False) == "| a | b |\n|---|---|\n| 1 | x |"
+
+
+def test_bad_arguments_exit_with_a_message(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "mvlab", "--store", str(tmp_path / "r.sqlite"), "run", "--dataset",
+                           "nutrimouse", "--folds", "30", "--repetitions", "1", "--trees", "3"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "error: 30-fold cross-validation needs at least 30 instances per class" in proc.stderr
+    assert "Traceback" not in proc.stderr
