@@ -38,7 +38,7 @@ def test_report_counts_wins_ranks_and_runs_the_tests():
         for m, v in zip(["dvs", "average", "oob"], (a, b, c)):
             rows.append({"dataset": f"d{d}", "method": m, "metric": "accuracy", "value": v, "repetition": 0})
     text = report_comparison(pd.DataFrame(rows), baseline="average", control="dvs")
-    assert "dvs: 3 wins / 1 ties / 0 losses" in text
+    assert "dvs: 3 wins / 1 ties / 0 losses (Demšar's critical number: 4); exact binomial p = 0.250: not significant" in text
     # ranks by hand: dvs (1 + 1 + 1 + 1.5) / 4, average (2 + 3 + 2 + 1.5) / 4, oob (3 + 2 + 3 + 3) / 4
     assert "| average rank | 1.12 | 2.12 | 2.75 |" in text
     assert "Friedman over datasets" in text and "Post-hoc against dvs" in text
