@@ -18,11 +18,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
-import numpy as np
 import pandas as pd
 
-from mvlab import datasets, stats
-from mvlab.evaluation import RepeatedHoldout, RepeatedKFold, RepeatedPairDraws, run_experiment, summarize
+from mvlab import datasets
+from mvlab.evaluation import RepeatedHoldout, RepeatedKFold, RepeatedPairDraws, run_experiment
+from mvlab.report import build_report, markdown
 from mvlab.multiview import COMBINATIONS
 from mvlab.store import ResultsStore
 
@@ -91,54 +91,8 @@ def _print_progress(prefix: str):
     return report
 
 
-def markdown(frame: pd.DataFrame, index: bool = True) -> str:
-    """A pandas table as a GitHub-markdown table (no extra dependency)."""
-    frame = frame.reset_index() if index else frame
-    cells = [[str(c) for c in frame.columns]] + [[str(v) for v in row] for row in frame.itertuples(index=False)]
-    return "\n".join(["| " + " | ".join(cells[0]) + " |", "|" + "---|" * len(cells[0])]
-                     + ["| " + " | ".join(r) + " |" for r in cells[1:]])
-
-
-def _mean_std_table(summary: pd.DataFrame) -> pd.DataFrame:
-    cell = summary.assign(cell=[f"{m:.4f} ± {s:.4f}" if np.isfinite(s) else f"{m:.4f}"
-                                for m, s in zip(summary["mean"], summary["std"])])
-    order = list(dict.fromkeys(summary["method"]))
-    return cell.pivot(index="dataset", columns="method", values="cell")[order]
-
-
-def report_comparison(table: pd.DataFrame, baseline: str, control: str, metric: str = "accuracy") -> str:
-    """Text report: mean ± std per dataset and method, average ranks over datasets, sign tests
-    against ``baseline`` (Demšar's critical number of wins) and, with 3+ datasets, Friedman with
-    Holm post-hoc against ``control``."""
-    summary = summarize(table, metric)
-    out = [f"Mean ± std of {metric} over repetitions:", markdown(_mean_std_table(summary))]
-    methods = list(dict.fromkeys(summary["method"]))
-    means = summary.pivot(index="dataset", columns="method", values="mean")[methods]
-    if len(means) >= 2:
-        ranks = stats.average_ranks(means)
-        out += ["", "Average rank over datasets (1 = best):",
-                markdown(pd.DataFrame({"average rank": ranks.round(2)}).T)]
-    if baseline in methods:
-        lines = ["", f"Sign test against {baseline} over {len(means)} dataset(s), alpha = 0.05:"]
-        for m in methods:
-            if m == baseline:
-                continue
-            res = stats.sign_test(means[m].to_numpy(), means[baseline].to_numpy(), alpha=0.05)
-            # the verdict uses the exact binomial p-value: Demšar's critical number is a normal
-            # approximation that is too lenient for a handful of datasets (N = 4 needs 4 of 4, p = 0.125)
-            better = res.wins_effective > res.losses_effective
-            verdict = ("not significant" if res.p_value >= 0.05 else
-                       "significantly better" if better else "significantly worse")
-            lines.append(f"  {m}: {res.wins} wins / {res.ties} ties / {res.losses} losses (Demšar's critical number: "
-                         f"{res.critical_wins}); exact binomial p = {res.p_value:.3f}: {verdict}")
-        out += lines
-    if len(means) >= 3 and control in methods:
-        fried = stats.friedman_test(means)
-        post = stats.posthoc_vs_control(means, control)
-        out += ["", f"Friedman over datasets: chi2 = {fried.statistic:.3f}, p = {fried.p_value:.4f}",
-                f"Post-hoc against {control} (Holm and Bonferroni-Dunn):",
-                markdown(post.to_frame().round(4))]
-    return "\n".join(out)
+def _mean_std(table: pd.DataFrame) -> pd.DataFrame:
+    return build_report(table, baseline="", control="").mean_std_table()
 
 
 def cmd_datasets(args) -> int:
@@ -179,7 +133,7 @@ def cmd_run(args) -> int:
                          store=store, progress=_print_progress(ds.name))
     print(file=sys.stderr)
     print(f"run {res.run_id} stored in {store.path} ({res.seconds:.0f} s)")
-    print(markdown(_mean_std_table(summarize(res.table))))
+    print(markdown(_mean_std(res.table)))
     return 0
 
 
@@ -208,7 +162,7 @@ def cmd_reproduce(args) -> int:
     table = pd.concat(tables, ignore_index=True)
     metric = "accuracy"
     print(f"\n{len(data)} dataset(s), {time.perf_counter() - start:.0f} s; stored in {store.path}\n")
-    print(report_comparison(table, rep.baseline, rep.control, metric))
+    print(build_report(table, rep.baseline, rep.control, metric).to_text())
     print(f"\nThe paper: {rep.note}")
     return 0
 

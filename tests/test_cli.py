@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT
-from mvlab.cli import main, markdown, report_comparison
+from mvlab.cli import main
+from mvlab.report import build_report, markdown
 from mvlab.store import ResultsStore
 
 
@@ -37,7 +38,10 @@ def test_report_counts_wins_ranks_and_runs_the_tests():
     for d, (a, b, c) in enumerate([(0.9, 0.8, 0.7), (0.8, 0.7, 0.75), (0.95, 0.9, 0.85), (0.6, 0.6, 0.5)]):
         for m, v in zip(["dvs", "average", "oob"], (a, b, c)):
             rows.append({"dataset": f"d{d}", "method": m, "metric": "accuracy", "value": v, "repetition": 0})
-    text = report_comparison(pd.DataFrame(rows), baseline="average", control="dvs")
+    report = build_report(pd.DataFrame(rows), baseline="average", control="dvs")
+    text = report.to_text()
+    assert report.sign_tests.loc["dvs", ["wins", "ties", "losses"]].tolist() == [3, 1, 0]
+    assert report.sign_tests.loc["dvs", "critical wins (0.10)"] == 4
     assert "dvs: 3 wins / 1 ties / 0 losses (Demšar's critical number: 4); exact binomial p = 0.250: not significant" in text
     # ranks by hand: dvs (1 + 1 + 1 + 1.5) / 4, average (2 + 3 + 2 + 1.5) / 4, oob (3 + 2 + 3 + 3) / 4
     assert "| average rank | 1.12 | 2.12 | 2.75 |" in text
