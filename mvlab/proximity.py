@@ -349,8 +349,7 @@ def cooccurrence(
     """
     same = GB is None
     GBx = GA if same else GB
-    n_a, T = GA.shape
-    n_b = GBx.shape[0]
+    T = GA.shape[1]
     if GBx.shape[1] != T:
         raise ValueError("GA and GB must have the same number of trees (columns).")
     if engine == "scipy":

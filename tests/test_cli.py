@@ -3,9 +3,7 @@
 import subprocess
 import sys
 
-import numpy as np
 import pandas as pd
-import pytest
 
 from conftest import ROOT
 from mvlab.cli import main
