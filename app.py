@@ -12,6 +12,7 @@ page = st.navigation(
         st.Page("pages/data.py", title="Data", icon=":material/table_chart:"),
         st.Page("pages/dissimilarity.py", title="Dissimilarity", icon=":material/forest:"),
         st.Page("pages/dvs.py", title="Dynamic view selection", icon=":material/alt_route:"),
+        st.Page("pages/benchmark.py", title="Benchmark", icon=":material/leaderboard:"),
     ]
 )
 page.run()

@@ -346,3 +346,38 @@ def candidate_competence(names: Sequence[str], competence: Sequence[float], chos
                       xaxis_tickangle=-45, height=380, margin=dict(t=50, b=140, l=50, r=20))
     return fig
 
+
+def win_tie_loss(sign_tests, baseline: str, critical: Mapping[str, float],
+                 title: str | None = None) -> go.Figure:
+    """Stacked horizontal bars of wins / ties / losses of every method against ``baseline`` over
+    datasets (ties split in half on each side, as the sign test counts them), with vertical
+    lines at the critical numbers of wins (e.g. ``{"α = 0.05": 11.3, "α = 0.10": 10.7}``), like
+    Fig. 3 of the dynamic view selection paper.
+
+    ``sign_tests`` is the ``sign_tests`` table of :class:`mvlab.report.ComparisonReport`.
+    """
+    methods = list(sign_tests.index)
+    fig = go.Figure()
+    for label, values, color in (("wins", sign_tests["wins"], "#2ca02c"), ("ties", sign_tests["ties"], "#c7c7c7"),
+                                 ("losses", sign_tests["losses"], "#d62728")):
+        fig.add_trace(go.Bar(y=methods, x=list(values), name=label, orientation="h", marker_color=color,
+                             hovertemplate="%{y}: %{x} " + label + "<extra></extra>"))
+    for (name, value), dash in zip(critical.items(), ("solid", "dash", "dot")):
+        fig.add_vline(x=value, line_dash=dash, line_color="#333",
+                      annotation_text=name, annotation_position="top")
+    n = int((sign_tests[["wins", "ties", "losses"]].sum(axis=1)).max()) if len(sign_tests) else 0
+    fig.update_layout(title=title or f"Wins / ties / losses against {baseline} over {n} dataset(s)", barmode="stack",
+                      xaxis_title="datasets", xaxis_range=[0, max(n, 1)], height=120 + 40 * len(methods),
+                      yaxis_type="category", margin=dict(t=70, b=40, l=120, r=20))
+    return fig
+
+
+def average_rank_bars(ranks, title: str = "Average rank over datasets (1 = best)") -> go.Figure:
+    """Bars of average ranks (a pandas Series, method -> rank), best first."""
+    ranks = ranks.sort_values(kind="stable")
+    fig = go.Figure(go.Bar(x=list(ranks.index), y=list(ranks.values), text=[f"{r:.2f}" for r in ranks.values],
+                           textposition="outside", marker_color="#1f77b4",
+                           hovertemplate="%{x}: rank %{y:.2f}<extra></extra>"))
+    fig.update_layout(title=title, yaxis_title="average rank", xaxis_type="category", height=320,
+                      margin=dict(t=50, b=40, l=50, r=20))
+    return fig

@@ -228,7 +228,7 @@ class ResultsStore:
                  " r.seconds, r.params FROM results r JOIN runs u USING (run_id)")
         where, args = _where({"r.run_id": run_id, "u.kind": kind})
         with self._connect() as conn:
-            frame = pd.read_sql_query(query + where + " ORDER BY u.started, r.repetition, r.fold, r.method, r.metric", conn,
+            frame = pd.read_sql_query(query + where + " ORDER BY u.started, r.rowid", conn,
                                       params=args)
         frame["params"] = frame["params"].map(json.loads)
         return frame

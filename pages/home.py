@@ -31,6 +31,9 @@ then open a page:
 - **Dynamic view selection**: *which views did each instance use, and why?* A pool of forests, one
   per subset of views; each test instance gets the subset most accurate on its nearest training
   neighbours. See every instance's choice, its region of competence and every candidate's competence.
+- **Benchmark**: *which method wins, and is it significant?* Repeated splits on several datasets,
+  the same splits for every method, then average ranks, sign tests and Friedman with Holm; every
+  run is kept and can be browsed and downloaded.
 
 Every random choice derives from the sidebar's seed, so a result can be reproduced exactly.
 """

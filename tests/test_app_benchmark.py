@@ -1,0 +1,55 @@
+"""AppTest: the Benchmark page runs a comparison, shows the tests and browses stored runs."""
+
+
+def test_runs_a_comparison_and_shows_ranks_sign_test_and_friedman(app):
+    app.switch_page("pages/benchmark.py").run()
+    assert not app.exception, app.exception
+    app.multiselect(key="bm_methods_dissimilarity").set_value(["average", "knn", "oob"]).run()
+    app.number_input(key="bm_reps").set_value(2).run()
+    app.number_input(key="bm_trees").set_value(5).run()
+    app.number_input(key="bm_n").set_value(100).run()
+    app.button(key="bm_run").click().run()
+    assert not app.exception, app.exception
+    assert not app.error
+    means = app.dataframe[0].value
+    assert list(means.columns) == ["average", "knn", "oob"] and len(means) == 3
+    assert all("±" in v for v in means.to_numpy().ravel())
+    sign = app.dataframe[1].value
+    assert list(sign.index) == ["knn", "oob"] and (sign[["wins", "ties", "losses"]].sum(axis=1) == 3).all()
+    assert any("Friedman" in m.value for m in app.markdown)
+    assert len(app.get("plotly_chart")) == 2  # ranks, wins/ties/losses
+    assert len(app.get("download_button")) == 2
+
+
+def test_pairs_family_and_browsing_an_earlier_run(app):
+    app.switch_page("pages/benchmark.py").run()
+    app.radio(key="bm_family").set_value("pairs").run()
+    app.multiselect(key="bm_datasets").set_value(["breast-cancer"]).run()
+    app.multiselect(key="bm_methods_pairs").set_value(["rf", "gcforest"]).run()
+    app.number_input(key="bm_reps").set_value(2).run()
+    app.number_input(key="bm_trees").set_value(5).run()
+    app.number_input(key="bm_pairs").set_value(40).run()
+    app.button(key="bm_run").click().run()
+    assert not app.exception, app.exception
+    batches = app.selectbox(key="bm_batch").options
+    assert batches[0].startswith("benchmark:pairs:")
+    assert list(app.dataframe[0].value.columns) == ["rf", "gcforest"]
+    assert any("needs at least three datasets" in c.value for c in app.caption)
+    shown = app.selectbox(key="bm_batch").value
+    # a browser refresh (a new session) finds the run in the results store
+    from streamlit.testing.v1 import AppTest
+    from conftest import APP
+
+    fresh = AppTest.from_file(APP, default_timeout=60)
+    fresh.run()
+    fresh.switch_page("pages/benchmark.py").run()
+    assert fresh.selectbox(key="bm_batch").value == shown
+    assert list(fresh.dataframe[0].value.columns) == ["rf", "gcforest"]
+
+
+def test_too_few_choices_give_a_message(app):
+    app.switch_page("pages/benchmark.py").run()
+    app.multiselect(key="bm_methods_dissimilarity").set_value(["dvs"]).run()
+    app.button(key="bm_run").click().run()
+    assert not app.exception, app.exception
+    assert "two methods" in app.error[0].value
