@@ -381,3 +381,291 @@ def average_rank_bars(ranks, title: str = "Average rank over datasets (1 = best)
     fig.update_layout(title=title, yaxis_title="average rank", xaxis_type="category", height=320,
                       margin=dict(t=50, b=40, l=50, r=20))
     return fig
+
+
+# ---------------------------------------------------------------- Siamese deep forest page
+_SDF_COLORS = {"gcForest": "#7f7f7f", "SDF": "#d62728"}
+
+
+def cascade_level_accuracy(levels, title: str = "Accuracy per cascade level") -> go.Figure:
+    """Training (out-of-fold, dashed) and test (solid) accuracy per cascade level of each model.
+
+    ``levels`` is a long table (e.g. ``SiameseExperiment.level_table()``) with columns ``model,
+    level, training accuracy, test accuracy, kept``.  Levels built but discarded by the stopping
+    rule are drawn with open markers (they have no test accuracy); a dotted vertical line marks
+    the last level each model keeps.
+    """
+    import pandas as pd
+
+    levels = pd.DataFrame(levels)
+    fig = go.Figure()
+    palette = qualitative.Plotly
+    for i, (model, part) in enumerate(levels.groupby("model", sort=False)):
+        color = _SDF_COLORS.get(str(model), palette[i % len(palette)])
+        part = part.sort_values("level")
+        kept = part["kept"].to_numpy(dtype=bool)
+        fig.add_trace(go.Scatter(
+            x=part["level"], y=part["training accuracy"], mode="lines+markers", name=f"{model}: training (out-of-fold)",
+            line=dict(color=color, dash="dash"),
+            marker=dict(color=color, size=9, symbol=np.where(kept, "circle", "circle-open").tolist()),
+            hovertemplate=f"{model}<br>level %{{x}}<br>training accuracy %{{y:.4f}}<extra></extra>",
+        ))
+        test = part[kept]
+        fig.add_trace(go.Scatter(
+            x=test["level"], y=test["test accuracy"], mode="lines+markers", name=f"{model}: test",
+            line=dict(color=color), marker=dict(color=color, size=9, symbol="diamond"),
+            hovertemplate=f"{model}<br>level %{{x}}<br>test accuracy %{{y:.4f}}<extra></extra>",
+        ))
+        if kept.any():
+            last = int(part["level"].to_numpy()[kept].max())
+            fig.add_vline(x=last + (0.03 if i else -0.03), line_dash="dot", line_color=color,
+                          annotation_text=f"{model} keeps {last}", annotation_position="bottom right" if i else "top left")
+    values = pd.concat([levels["training accuracy"], levels["test accuracy"]]).dropna()
+    low = float(values.min()) if len(values) else 0.0
+    fig.update_xaxes(title_text="cascade level (open markers: built, then discarded)", dtick=1)
+    fig.update_layout(title=title, yaxis_title="accuracy", height=380, yaxis_range=[max(0.0, low - 0.05), 1.0],
+                      legend=dict(orientation="h", y=-0.25), margin=dict(t=50, b=40, l=50, r=20))
+    return fig
+
+
+def tree_weight_distributions(weights, forest_names: Sequence[str],
+                              title: str = "Learned tree weights per level and forest") -> go.Figure:
+    """Box plots of the tree weights of every (level, forest), against the uniform ``1/T`` line.
+
+    ``weights[level][forest]`` is an array (n_models, T) whose rows lie on the simplex (one per
+    fold-model, pooled in the box).  The x labels carry the effective number of trees
+    ``1 / sum_t w_t^2`` (mean over the fold-models; T for uniform weights); boxes are coloured
+    by level.  Individual weights are drawn when there are at most 1500 per box.
+    """
+    fig = go.Figure()
+    palette = qualitative.Dark2
+    T = None
+    for q, level in enumerate(weights):
+        color = palette[q % len(palette)]
+        for k, W in enumerate(level):
+            W = np.atleast_2d(np.asarray(W, dtype=np.float64))
+            T = W.shape[1]
+            eff = float(np.mean(1.0 / np.sum(W * W, axis=1)))
+            label = f"L{q + 1} {forest_names[k]}<br>n_eff {eff:.1f}"
+            fig.add_trace(go.Box(
+                y=W.ravel(), x=[label] * W.size, name=f"level {q + 1}", legendgroup=f"level {q + 1}",
+                showlegend=k == 0, marker_color=color, boxpoints="all" if W.size <= 1500 else "outliers",
+                jitter=0.4, pointpos=0, marker=dict(size=3, opacity=0.5),
+                hovertemplate=f"level {q + 1}, {forest_names[k]}<br>weight %{{y:.4f}}<extra>n_eff {eff:.1f} of {T}</extra>",
+            ))
+    if T:
+        fig.add_hline(y=1.0 / T, line_dash="dash", line_color="#444", annotation_text=f"uniform 1/T = 1/{T}",
+                      annotation_position="top left")
+    fig.update_xaxes(type="category", title_text="level and forest (effective number of trees 1/Σw²)")
+    fig.update_layout(title=title, yaxis_title="tree weight", height=420, legend_title_text="cascade level",
+                      margin=dict(t=50, b=60, l=50, r=20))
+    return fig
+
+
+def tau_tradeoff_curve(curves, tau: float, title: str = "What the threshold τ does") -> go.Figure:
+    """Accuracy on the determined pairs (top) and share of undetermined pairs (bottom) against
+    ``tau``, one line per model; the current ``tau`` is a vertical line.
+
+    ``curves`` maps a model name to a table with columns ``tau, undetermined, accuracy``
+    (:func:`mvlab.siamese_experiment.tau_curve`).
+    """
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        subplot_titles=("accuracy on the determined pairs", "share of undetermined pairs"))
+    palette = qualitative.Plotly
+    for i, (model, curve) in enumerate(curves.items()):
+        color = _SDF_COLORS.get(str(model), palette[i % len(palette)])
+        fig.add_trace(go.Scatter(x=curve["tau"], y=curve["accuracy"], mode="lines", name=str(model),
+                                 legendgroup=str(model), line=dict(color=color),
+                                 hovertemplate=f"{model}<br>τ %{{x:.3f}}<br>accuracy %{{y:.4f}}<extra></extra>"),
+                      row=1, col=1)
+        fig.add_trace(go.Scatter(x=curve["tau"], y=curve["undetermined"], mode="lines", name=str(model),
+                                 legendgroup=str(model), showlegend=False, line=dict(color=color),
+                                 hovertemplate=f"{model}<br>τ %{{x:.3f}}<br>undetermined %{{y:.1%}}<extra></extra>"),
+                      row=2, col=1)
+    for row in (1, 2):
+        fig.add_vline(x=float(tau), line_dash="dash", line_color="#444", row=row, col=1)
+    fig.update_yaxes(tickformat=".0%", range=[0, 1], row=2, col=1)
+    fig.update_xaxes(title_text="τ (threshold on S0 − S1)", row=2, col=1)
+    fig.update_layout(title=f"{title} (current τ = {float(tau):.2f})", height=460, legend_title_text="model",
+                      margin=dict(t=80, b=40, l=50, r=20))
+    return fig
+
+
+def pair_view(a, b, *, image_shape=None, feature_names: Sequence[str] | None = None,
+              names: tuple[str, str] = ("instance a", "instance b"), title: str = "The pair") -> go.Figure:
+    """The two instances of a pair: side-by-side grey-level images (``image_shape`` (H, W), same
+    colour range, dark = high value) or, otherwise, the two feature vectors overlaid as lines
+    (bars for at most 30 features)."""
+    a = np.asarray(a, dtype=np.float64).ravel()
+    b = np.asarray(b, dtype=np.float64).ravel()
+    if image_shape is not None:
+        h, w = (int(s) for s in image_shape)
+        lo, hi = float(min(a.min(), b.min())), float(max(a.max(), b.max()))
+        fig = make_subplots(rows=1, cols=2, subplot_titles=names, horizontal_spacing=0.06)
+        for col, v in ((1, a), (2, b)):
+            fig.add_trace(go.Heatmap(z=v.reshape(h, w), zmin=lo, zmax=hi, colorscale="Greys", showscale=col == 2,
+                                     hovertemplate="row %{y}, column %{x}<br>value %{z:.2f}<extra></extra>"),
+                          row=1, col=col)
+        fig.update_yaxes(autorange="reversed", scaleanchor=None, showticklabels=False)
+        fig.update_xaxes(showticklabels=False, constrain="domain")
+        fig.update_layout(title=title, height=340, margin=dict(t=70, b=20, l=20, r=20))
+        return fig
+    x = list(feature_names) if feature_names is not None else list(range(a.size))
+    fig = go.Figure()
+    for v, name, color in ((a, names[0], "#1f77b4"), (b, names[1], "#ff7f0e")):
+        if a.size <= 30:
+            fig.add_trace(go.Bar(x=x, y=v, name=name, marker_color=color))
+        else:
+            fig.add_trace(go.Scatter(x=x, y=v, mode="lines", name=name, line=dict(color=color, width=1)))
+    fig.update_xaxes(title_text="feature", type="category", showticklabels=a.size <= 60)
+    fig.update_layout(title=title, yaxis_title="value", barmode="group", height=340,
+                      margin=dict(t=50, b=40, l=50, r=20), hovermode="x unified")
+    return fig
+
+
+# ----------------------------------------------------------------------------- view construction
+
+VIEW_METHOD_COLORS = {"OFSP": "#d62728", "RFSP": "#1f77b4", "Bagging": "#7f7f7f", "AB": "#2ca02c",
+                      "VG-AC": "#9467bd", "VC-GA": "#ff7f0e"}
+"""Stable colours of the six view-construction methods (OFSP stands out in red)."""
+
+
+def _view_method_color(method: str, i: int) -> str:
+    return VIEW_METHOD_COLORS.get(method, qualitative.Dark24[i % len(qualitative.Dark24)])
+
+
+def partition_matrix(
+    membership: np.ndarray,
+    groups: Sequence[str] | None = None,
+    feature_names: Sequence[str] | None = None,
+    *,
+    title: str = "Which feature went to which view",
+) -> go.Figure:
+    """Learned views (rows ``view 1..k`` and ``discarded``) x features (columns) of one partition.
+
+    ``membership`` is bool (k, d): feature j is in view i.  ``groups`` (d,) are the features'
+    natural views: columns are sorted by natural view (boundaries drawn) and a cell is coloured
+    by the natural view of its feature, so a learned view made of one natural view shows as one
+    colour.  The ``discarded`` row marks the features in no view.  Hover names the feature.
+    """
+    M = np.asarray(membership, dtype=bool)
+    k, d = M.shape
+    groups = np.full(d, "all", dtype=object) if groups is None else np.asarray(groups).astype(str)
+    names = np.array([f"feature {j}" for j in range(d)]) if feature_names is None else np.asarray(feature_names).astype(str)
+    group_names = list(dict.fromkeys(groups.tolist()))
+    rank = {g: i for i, g in enumerate(group_names)}
+    order = np.lexsort((np.arange(d), np.array([rank[g] for g in groups])))
+    rows = np.vstack([M, ~M.any(axis=0)])[:, order]
+    code = np.array([rank[g] + 1 for g in groups[order]])
+    z = np.where(rows, code[None, :], 0)
+    G = len(group_names)
+    palette = ["#e9ecef"] + [qualitative.Plotly[i % len(qualitative.Plotly)] for i in range(G)]
+    scale = []
+    for i, c in enumerate(palette):
+        scale += [[i / len(palette), c], [(i + 1) / len(palette), c]]
+    row_names = [f"view {i + 1}" for i in range(k)] + ["discarded"]
+    hover = np.array([[f"{names[j]}<br>natural view: {groups[j]}" for j in order]] * (k + 1))
+    fig = go.Figure(go.Heatmap(
+        z=z, x=np.arange(d), y=row_names, zmin=-0.5, zmax=G + 0.5, colorscale=scale, showscale=False, ygap=2,
+        customdata=np.where(rows, "member", "—"), text=hover,
+        hovertemplate="%{y}<br>%{text}<br>%{customdata}<extra></extra>",
+    ))
+    edges = np.flatnonzero(groups[order][1:] != groups[order][:-1]) + 0.5
+    for e in edges:
+        fig.add_vline(x=e, line_width=1, line_color="#333")
+    if G > 1:
+        starts = np.concatenate([[0], np.ceil(edges).astype(int)])
+        ends = np.concatenate([np.ceil(edges).astype(int), [d]])
+        fig.update_xaxes(tickmode="array", tickvals=(starts + ends - 1) / 2, ticktext=group_names)
+        for i, g in enumerate(group_names):  # legend entries for the colours
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=g,
+                                     marker=dict(size=10, symbol="square", color=palette[i + 1])))
+    else:
+        fig.update_xaxes(showticklabels=False)
+    used = int(M.any(axis=0).sum())
+    fig.update_xaxes(title_text=f"features ({used} of {d} kept" + (", grouped by natural view)" if G > 1 else ")"))
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_layout(title=title, height=max(260, 60 + 26 * (k + 1)), legend_title_text="natural view",
+                      margin=dict(t=50, b=50, l=80, r=20), plot_bgcolor="white")
+    return fig
+
+
+def partition_vs_natural(crosstab, title: str = "Learned views against the natural views") -> go.Figure:
+    """Heatmap of feature counts, natural views (rows) x learned views and ``discarded`` (columns).
+
+    ``crosstab`` is a DataFrame such as :func:`mvlab.view_construction.partition_crosstab`
+    returns.  Colour is the share of the natural view's features that went to the column, text
+    is the count: a learned view that rediscovers a natural view is one dark cell in its column.
+    """
+    counts = np.asarray(crosstab.to_numpy(), dtype=float)
+    sizes = np.asarray([float(v) for v in crosstab.sum(axis=1)])
+    share = counts / np.maximum(sizes[:, None], 1)
+    rows = [str(r) for r in crosstab.index]
+    cols = [str(c) for c in crosstab.columns]
+    fig = go.Figure(go.Heatmap(
+        z=share, x=cols, y=rows, colorscale="Blues", zmin=0, zmax=1, text=counts.astype(int),
+        texttemplate="%{text}", colorbar=dict(title="share of<br>the row"), xgap=1, ygap=1,
+        hovertemplate="natural view %{y}<br>%{x}: %{text} features (%{z:.0%} of the row)<extra></extra>",
+    ))
+    fig.update_yaxes(autorange="reversed", type="category", title_text="natural view")
+    fig.update_xaxes(type="category", title_text="learned view", side="top")
+    fig.update_layout(title=title, height=max(240, 110 + 34 * len(rows)), margin=dict(t=90, b=20, l=100, r=20))
+    return fig
+
+
+def k_sweep_boxes(
+    panels: Mapping[tuple[str, str], object],
+    *,
+    metric_titles: Mapping[str, str] | None = None,
+    classifier_titles: Mapping[str, str] | None = None,
+    title: str = "Across k = 1..K: one box per method",
+) -> go.Figure:
+    """Box plots in a grid: one row per metric, one column per classifier (paper Figs. 4-7).
+
+    ``panels`` maps (metric, classifier) to a DataFrame with one row per k and one column per
+    method (e.g. :meth:`mvlab.view_construction.KSweepResult.per_k`); each box summarises a
+    method's values over k.  The box spans Q1-Q3, whiskers reach the most extreme value within
+    1.5 IQR, values beyond are drawn as crosses; hover a point for its k.  NaN values (e.g. the
+    disagreement at k = 1) are left out.
+    """
+    metrics = list(dict.fromkeys(m for m, _ in panels))
+    classifiers = list(dict.fromkeys(c for _, c in panels))
+    metric_titles = dict(metric_titles or {})
+    classifier_titles = dict(classifier_titles or {})
+    fig = make_subplots(rows=len(metrics), cols=len(classifiers), shared_xaxes=True, vertical_spacing=0.08,
+                        horizontal_spacing=0.06, column_titles=[classifier_titles.get(c, c) for c in classifiers])
+    shown = set()
+    for (metric, clf), frame in panels.items():
+        r, c = metrics.index(metric) + 1, classifiers.index(clf) + 1
+        for i, method in enumerate(frame.columns):
+            values = np.asarray(frame[method], dtype=float)
+            ks = np.asarray(frame.index)
+            keep = ~np.isnan(values)
+            color = _view_method_color(str(method), i)
+            fig.add_trace(go.Box(
+                y=values[keep], name=str(method), legendgroup=str(method), showlegend=method not in shown,
+                marker=dict(color=color, symbol="cross-thin-open", size=8, line=dict(width=1.5, color=color)),
+                line=dict(color=color), boxpoints="outliers", text=[f"k = {k}" for k in ks[keep]],
+                hovertemplate="%{x}<br>%{text}: %{y:.4g}<extra></extra>",
+            ), row=r, col=c)
+            shown.add(method)
+        fig.update_yaxes(title_text=metric_titles.get(metric, metric) if c == 1 else None, row=r, col=c)
+    fig.update_xaxes(type="category")
+    fig.update_layout(title=title, height=80 + 300 * len(metrics), legend_title_text="method",
+                      margin=dict(t=80, b=40, l=60, r=20), boxmode="group")
+    return fig
+
+
+def k_sweep_lines(frame, *, metric_title: str = "value", title: str = "Mean over folds for each k") -> go.Figure:
+    """One line per method (columns of ``frame``) across k (its index): the trend that a box plot
+    summarises away."""
+    fig = go.Figure()
+    for i, method in enumerate(frame.columns):
+        color = _view_method_color(str(method), i)
+        fig.add_trace(go.Scatter(x=list(frame.index), y=np.asarray(frame[method], dtype=float), mode="lines+markers",
+                                 name=str(method), line=dict(color=color, width=3 if method == "OFSP" else 1.5),
+                                 hovertemplate=str(method) + "<br>k = %{x}: %{y:.4g}<extra></extra>"))
+    fig.update_xaxes(title_text="number of views k", dtick=1)
+    fig.update_layout(title=title, yaxis_title=metric_title, height=340, legend_title_text="method",
+                      margin=dict(t=50, b=40, l=60, r=20))
+    return fig

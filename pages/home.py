@@ -28,12 +28,19 @@ then open a page:
 - **Dissimilarity**: *what does the forest think is similar?* One forest per view turns each view
   into a dissimilarity matrix (five measures); four combinations (average, kNN accuracy, kernel
   alignment, out-of-bag accuracy) weight the views, on the same forests and the same split.
+- **View construction**: *how should features be grouped into views?* OFSP and five other methods
+  build k = 1..10 views of one high-dimensional feature set for performance-weighted ensembles:
+  box plots of accuracy, disagreement, time and % features kept, a Friedman aligned-ranks test
+  with Holm against OFSP, and which feature went to which view, next to the natural views.
 - **Dynamic view selection**: *which views did each instance use, and why?* A pool of forests, one
   per subset of views; each test instance gets the subset most accurate on its nearest training
   neighbours. See every instance's choice, its region of competence and every candidate's competence.
 - **Benchmark**: *which method wins, and is it significant?* Repeated splits on several datasets,
   the same splits for every method, then average ranks, sign tests and Friedman with Holm; every
   run is kept and can be browsed and downloaded.
+- **Siamese deep forest**: *how does a Siamese deep forest weight its trees?* SDF and gcForest
+  on pairs of instances (same trees): accuracy per cascade level, the learned tree weights and
+  their effective number of trees, and a pair explorer with the undetermined-pair threshold τ.
 
 Every random choice derives from the sidebar's seed, so a result can be reproduced exactly.
 """

@@ -1,0 +1,163 @@
+"""Siamese deep forest page: how does a Siamese deep forest weight its trees?"""
+
+import numpy as np
+import streamlit as st
+
+from mvlab import plots
+from mvlab.siamese_experiment import (MODELS, SiameseExperiment, default_window_sizes, run_siamese_experiment,
+                                      tau_curve, tau_tradeoff)
+from mvlab.ui import runs
+from mvlab.ui.state import current_seed, keep, sidebar
+
+ds = sidebar()
+seed = current_seed()
+st.title("Siamese deep forest")
+st.caption("How does a Siamese deep forest weight its trees? A gcForest cascade on pairs of instances, with and "
+           "without tree weights from a quadratic programme (Utkin & Ryabinin 2018).")
+with st.expander("What am I looking at?"):
+    st.markdown(
+        """
+A **pair** of instances is *similar* (label 0) when both have the same class and *dissimilar* (label 1) otherwise.
+N training pairs and 2N/3 test pairs are drawn from **disjoint** halves of the data (no instance of a test pair
+was seen in training). A pair is the concatenation of its two feature vectors.
+
+**gcForest** is a cascade: each level holds 2 completely-random tree forests (CRF) and 2 random forests (RF);
+each forest outputs a class vector (the average of its trees' class probabilities), and these vectors are
+appended to the input of the next level. Levels are added while the training accuracy (out-of-fold, 3 folds)
+improves; the others are discarded.
+
+The **Siamese deep forest (SDF)** replaces the average by a *weighted* sum of the trees. For every forest and
+level, the weights w (non-negative, summing to 1) minimise Σ max(0, z·(p₀ − p₁)·w)² + λ‖w‖² over the
+training pairs, with z = −1 for similar and +1 for dissimilar pairs: trees that put pairs on the right side get more
+weight. A large **λ** pulls the weights towards uniform (1/T, i.e. gcForest). **z-doubling** multiplies z by 2 at
+every level, which is the same as dividing λ by 4 per level, so weights become less uniform deeper in the
+cascade. The **effective number of trees** 1/Σw² is T for uniform weights and 1 when one tree takes all.
+
+Both models are grown with the same seed, so their first-level trees are identical: the comparison isolates
+the weighting. A test pair's score is **S0 − S1**, the summed class-0 minus class-1 entries of the last level's
+class vectors: S0 − S1 ≥ τ means similar, < 0 dissimilar, and anything in between is **undetermined**. Raising
+τ trades coverage for accuracy on the pairs that remain. For image data, **multi-grained scanning** first
+slides two identical windows over the two images in lock-step and feeds the windows' class vectors to the cascade.
+"""
+    )
+
+c = st.columns(4)
+paper = c[0].toggle("Paper settings", **keep("sdf_paper", False),
+                    help="N = 1000 pairs, T = 700 trees per forest (the paper's Table 7), in-sample QP "
+                         "probabilities (the literal Algorithm 1), up to 10 levels. Takes minutes.")
+c2 = st.columns(4)
+if paper:
+    n_pairs, trees, qp_probas, max_levels = 1000, 700, "insample", 10
+    c[1].caption("N = 1000 training pairs (667 test), T = 700 trees per forest")
+    c[2].caption("QP on in-sample tree probabilities")
+    c2[2].caption("up to 10 levels")
+else:
+    n_pairs = c[1].number_input("Training pairs N", 30, 5000, step=50, **keep("sdf_n", 300),
+                                help="Test pairs: 2N/3, from instances never used in training pairs.")
+    trees = c[2].number_input("Trees per forest T", 5, 1000, step=25, **keep("sdf_trees", 50))
+    qp_probas = c[3].selectbox("QP probabilities", ["oof", "insample"], **keep("sdf_qp", "oof"),
+                               format_func={"oof": "out-of-fold", "insample": "in-sample (paper-literal)"}.get,
+                               help="Which tree probabilities the weight QP sees (ALGORITHMS.md §C.5).")
+    max_levels = c2[2].number_input("Max levels", 1, 20, step=1, **keep("sdf_levels", 4),
+                                    help="Levels are added while the training accuracy improves, up to this many.")
+lam = c2[0].select_slider("λ (regularisation)", [0.001, 0.01, 0.1, 1.0, 10.0, 100.0], **keep("sdf_lam", 1.0),
+                          help="Large λ pulls the tree weights towards uniform 1/T (gcForest).")
+z_schedule = c2[1].selectbox("z schedule", ["double", "constant"], **keep("sdf_z", "double"),
+                             format_func={"double": "doubling per level", "constant": "constant ±1"}.get)
+scanning, windows = False, None
+if ds.image_shape is not None:
+    scanning = c2[3].toggle("Multi-grained scanning", **keep("sdf_scan", True),
+                            help=f"Images of {ds.image_shape[0]}×{ds.image_shape[1]}: two lock-step windows.")
+    if scanning:
+        shape_key = "x".join(map(str, ds.image_shape))
+        windows = c2[3].multiselect("Window sides", list(range(1, min(ds.image_shape) + 1)),
+                                    **keep(f"sdf_windows_{shape_key}", default_window_sizes(ds.image_shape)))
+        if not windows:
+            st.error("Choose at least one window side for multi-grained scanning.")
+            st.stop()
+
+settings = {"n_pairs": int(n_pairs), "n_estimators": int(trees), "lam": float(lam), "z_schedule": z_schedule,
+            "qp_probas": qp_probas, "max_levels": int(max_levels), "scanning": bool(scanning),
+            "windows": sorted(int(w) for w in windows) if scanning else None, "seed": seed}
+result = runs.lookup("siamese", ds, settings, SiameseExperiment.from_npz)
+if st.button("Train", type="primary", key="sdf_train"):
+    result = runs.train(
+        "siamese", ds, seed, settings,
+        lambda progress: run_siamese_experiment(
+            ds.X, ds.y, int(n_pairs), n_estimators=int(trees), lam=float(lam), z_schedule=z_schedule,
+            qp_probas=qp_probas, max_levels=int(max_levels), scanning=scanning, image_shape=ds.image_shape,
+            window_sizes=settings["windows"], classes=ds.classes, random_state=seed, n_jobs=2, progress=progress),
+        SiameseExperiment.to_npz,
+        lambda r: [{"repetition": 0, "method": m, "metric": "accuracy", "value": r.accuracy(m),
+                    "seconds": r.seconds.get(m)} for m in MODELS],
+        label="Growing cascades",
+    )
+if result is None:
+    st.info("Choose the settings and press **Train** (about 10 s with the defaults on 600 instances; "
+            "paper settings take minutes).")
+    st.stop()
+
+n_test = len(result.y_test)
+scan_note = f", scanning windows {result.settings['window_sizes']}" if result.settings["scanning"] else ""
+st.success(f"{ds.name}: {len(result.y_train)} training and {n_test} test pairs from disjoint instance pools, "
+           f"{result.n_forests} forests of {result.n_trees} trees per level{scan_note} "
+           f"({sum(result.seconds.values()):.1f} s).")
+m = st.columns(4)
+m[0].metric("gcForest test accuracy", f"{result.accuracy('gcForest'):.3f}")
+m[1].metric("SDF test accuracy", f"{result.accuracy('SDF'):.3f}",
+            delta=f"{result.accuracy('SDF') - result.accuracy('gcForest'):+.3f} vs gcForest")
+m[2].metric("Levels kept (gcForest / SDF)", f"{result.n_levels['gcForest']} / {result.n_levels['SDF']}")
+m[3].metric("SDF mean effective trees", f"{result.mean_effective_trees:.1f}",
+            help=f"Out of T = {result.n_trees}.")
+st.plotly_chart(plots.cascade_level_accuracy(result.level_table()), key="sdf_levels_fig")
+st.dataframe(result.table().round(4), hide_index=True, width="stretch")
+
+st.subheader("Tree weights")
+st.plotly_chart(plots.tree_weight_distributions(result.weights, result.forest_names), key="sdf_weights_fig")
+st.caption(f"λ = {result.settings['lam']:g}, z {result.settings['z_schedule']}. Each box pools the weights of the "
+           "3 fold-models of one forest. Raise λ to pull them towards the dashed 1/T line (gcForest); with "
+           "z-doubling the effective λ is divided by 4 at every level, so deeper levels weight more unevenly. "
+           "Train again with other values to compare: earlier results stay cached.")
+st.dataframe(result.weight_table().round(4), hide_index=True, width="stretch")
+
+st.subheader("Pairs and the threshold τ")
+tau = st.slider("τ (threshold on S0 − S1)", 0.0, float(result.n_forests), step=0.05, **keep("sdf_tau", 0.0),
+                help="S0 − S1 ≥ τ: similar; < 0: dissimilar; in between: undetermined.")
+m = st.columns(4)
+for i, name in enumerate(MODELS):
+    t = tau_tradeoff(result.scores[name], result.y_test, tau)
+    m[2 * i].metric(f"{name}: undetermined pairs", f"{n_test - t.n_determined} of {n_test}",
+                    help=f"{100 * t.undetermined:.1f}% of the test pairs")
+    m[2 * i + 1].metric(f"{name}: accuracy on the rest", "—" if np.isnan(t.accuracy) else f"{t.accuracy:.3f}")
+top = max([float(result.scores[name].max()) for name in MODELS] + [tau, 0.05])  # S0 - S1 <= n_forests
+grid = np.linspace(0.0, min(float(result.n_forests), 1.05 * top), 81)
+curves = {name: tau_curve(result.scores[name], result.y_test, grid) for name in MODELS}
+st.plotly_chart(plots.tau_tradeoff_curve(curves, tau), key="sdf_tau_fig")
+
+table = result.pair_table(tau)
+pair = st.selectbox(
+    "Test pair", list(range(n_test)), **keep(f"sdf_pair_{n_test}", 0),
+    format_func=lambda i: f"pair {i}: class {table['class a'][i]} vs {table['class b'][i]} ({table['true label'][i]})")
+a, b = (int(v) for v in result.test_pairs[pair])
+names = (f"instance {a} (class {table['class a'][pair]})", f"instance {b} (class {table['class b'][pair]})")
+left, right = st.columns([1, 1] if ds.image_shape is not None else [2, 1])
+if ds.image_shape is not None:
+    left.plotly_chart(plots.pair_view(ds.X[a], ds.X[b], image_shape=ds.image_shape, names=names,
+                                      title=f"Test pair {pair}"), key="sdf_pair_fig")
+else:
+    scale = ds.X.std(axis=0)
+    z = (ds.X[[a, b]] - ds.X.mean(axis=0)) / np.where(scale > 0, scale, 1.0)
+    left.plotly_chart(plots.pair_view(z[0], z[1], feature_names=ds.feature_names, names=names,
+                                      title=f"Test pair {pair} (standardised features)"), key="sdf_pair_fig")
+right.metric("True label", table["true label"][pair])
+for name in MODELS:
+    right.metric(f"{name}: S0 − S1", f"{table[f'{name} S0-S1'][pair]:+.3f}",
+                 help=f"Prediction at τ = {tau:.2f}: {table[f'{name} prediction'][pair]}")
+    right.caption(f"{name} prediction at τ = {tau:.2f}: **{table[f'{name} prediction'][pair]}**")
+
+c1, c2 = st.columns(2)
+c1.download_button("Download per-pair results (.csv)", table.assign(dataset=ds.name, tau=tau, **{
+    k: str(v) for k, v in settings.items()}).to_csv(index=False), file_name=f"{ds.name}-siamese-pairs.csv",
+    mime="text/csv", key="sdf_dl_csv")
+c2.download_button("Download all results (.npz)", result.to_npz(), file_name=f"{ds.name}-siamese.npz",
+                   mime="application/octet-stream", key="sdf_dl_npz")
