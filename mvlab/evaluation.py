@@ -247,7 +247,7 @@ def run_experiment(
         raise
     seconds = time.perf_counter() - start
     table = pd.DataFrame(rows, columns=["method", "metric", "value", "seconds", "repetition", "fold", "params"])
-    table = table.drop(columns="params").sort_values(["repetition", "fold", "method"], kind="stable")
+    table = table.drop(columns="params").sort_values(["repetition", "fold"], kind="stable")  # methods in run order
     table.insert(0, "dataset", dataset.name)
     table.insert(2, "parameters", parameters)
     table = table[["dataset", "method", "parameters", "repetition", "fold", "metric", "value", "seconds"]]

@@ -65,7 +65,7 @@ class ComparisonReport:
         out = [f"Mean ± std of {self.metric} over repetitions:", markdown(self.mean_std_table())]
         if self.ranks is not None:
             out += ["", "Average rank over datasets (1 = best):",
-                    markdown(pd.DataFrame({"average rank": self.ranks.round(2)}).T)]
+                    markdown(pd.DataFrame({"average rank": self.ranks.round(2)}).T.rename_axis(""))]
         if self.sign_tests is not None:
             out += ["", f"Sign test against {self.baseline} over {len(self.means)} dataset(s), alpha = 0.05:"]
             for m, r in self.sign_tests.iterrows():
