@@ -585,7 +585,7 @@ def partition_matrix(
     used = int(M.any(axis=0).sum())
     fig.update_xaxes(title_text=f"features ({used} of {d} kept" + (", grouped by natural view)" if G > 1 else ")"))
     fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_layout(title=title, height=max(260, 60 + 26 * (k + 1)), legend_title_text="natural view",
+    fig.update_layout(title=title, height=max(320, 60 + 26 * (k + 1)), legend_title_text="natural view",
                       margin=dict(t=50, b=50, l=80, r=20), plot_bgcolor="white")
     return fig
 
@@ -608,8 +608,8 @@ def partition_vs_natural(crosstab, title: str = "Learned views against the natur
         hovertemplate="natural view %{y}<br>%{x}: %{text} features (%{z:.0%} of the row)<extra></extra>",
     ))
     fig.update_yaxes(autorange="reversed", type="category", title_text="natural view")
-    fig.update_xaxes(type="category", title_text="learned view", side="top")
-    fig.update_layout(title=title, height=max(240, 110 + 34 * len(rows)), margin=dict(t=90, b=20, l=100, r=20))
+    fig.update_xaxes(type="category", title_text="learned view")
+    fig.update_layout(title=title, height=max(240, 130 + 34 * len(rows)), margin=dict(t=50, b=50, l=100, r=20))
     return fig
 
 
@@ -652,7 +652,7 @@ def k_sweep_boxes(
         fig.update_yaxes(title_text=metric_titles.get(metric, metric) if c == 1 else None, row=r, col=c)
     fig.update_xaxes(type="category")
     fig.update_layout(title=title, height=80 + 300 * len(metrics), legend_title_text="method",
-                      margin=dict(t=80, b=40, l=60, r=20), boxmode="group")
+                      margin=dict(t=80, b=40, l=60, r=20))
     return fig
 
 

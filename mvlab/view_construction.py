@@ -1,0 +1,558 @@
+"""The k-sweep experiment of Kumar & Minz: six view-construction methods, k = 1..K views,
+performance-weighted view ensembles, the same folds for every method (ALGORITHMS.md B.5-B.7).
+
+For every split of a repeated stratified k-fold protocol (:class:`mvlab.evaluation.RepeatedKFold`,
+paper: 10 x 5-fold) and every base classifier ("knn", "nb", "svm"), method and number of views
+k = 1..K, one *cell* is evaluated:
+
+1. the method's partitioner (:mod:`mvlab.partition`) builds k views on the training rows only;
+2. a :class:`mvlab.ensemble.ViewEnsemble` with Eq. 9 performance weights (inner-CV errors on
+   the training rows) is fitted on those views (Bagging: on its bootstrap row samples);
+3. on the test rows: accuracy of the Eq. 10 weighted vote, and the disagreement DM_total of the
+   members (Eqs. 1-3; NaN when fewer than two non-empty views, so always at k = 1);
+4. wall-clock and CPU seconds of steps 1 + 2 (:func:`mvlab.ensemble.timed_fit`), the share of
+   features kept, ``100 |X_1 u ... u X_k| / d`` (B.6), and the number of non-empty views.
+
+Every method and classifier sees the same splits, and within a split the same seed for a given
+k (:func:`cell_seed`).  :func:`k_sweep` returns a :class:`KSweepResult` (a tidy table plus the
+partitions of the last split, for the partition view); :func:`sweep_test` runs the Friedman
+aligned-ranks test and Holm's post-hoc with OFSP as control, the blocks being the values of k
+(B.7).  :func:`evaluate_split` is the same computation on one given split, the
+``"view-construction"`` family of :func:`mvlab.evaluation.run_experiment`.
+:func:`make_madelon` is the Madelon-like high-dimensional synthetic set of the paper's
+datasets.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import numbers
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Optional, Sequence
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from sklearn.datasets import make_classification
+from sklearn.model_selection import train_test_split
+from sklearn.utils import check_random_state
+from threadpoolctl import threadpool_limits
+
+from mvlab._incremental import ESTIMATOR_NAMES
+from mvlab.datasets import MultiViewDataset
+from mvlab.ensemble import ViewEnsemble, diversity_report, percent_features_used, timed_fit, weighted_vote
+from mvlab.partition import OFSP, AttributeBagging, AttributeClustering, Bagging, GeneticViews, RandomPartition
+from mvlab.stats import FriedmanAlignedResult, PosthocResult, friedman_aligned_ranks_test, posthoc_vs_control
+
+__all__ = [
+    "METHODS", "METHOD_TITLES", "CLASSIFIERS", "CLASSIFIER_TITLES", "METRICS", "METRIC_TITLES",
+    "HIGHER_IS_BETTER", "make_madelon", "make_partitioner", "cell_seed", "evaluate_split", "k_sweep",
+    "KSweepResult", "SweepTest", "sweep_test", "feature_groups", "partition_crosstab",
+]
+
+ProgressCallback = Optional[Callable[[float, str], None]]
+
+METHODS = ("OFSP", "RFSP", "Bagging", "AB", "VG-AC", "VC-GA")
+"""The six methods of the paper's comparison, by their names in the paper."""
+METHOD_TITLES = {
+    "OFSP": "OFSP: optimal feature set partitioning",
+    "RFSP": "RFSP: random feature set partitioning",
+    "Bagging": "Bagging: k bootstrap samples of the rows, all features",
+    "AB": "AB: attribute bagging (size search, then k random subsets)",
+    "VG-AC": "VG-AC: k-means clustering of the feature columns",
+    "VC-GA": "VC-GA: genetic algorithm, the k best feature masks",
+}
+CLASSIFIERS = ESTIMATOR_NAMES
+CLASSIFIER_TITLES = {"knn": "1-nearest neighbour", "nb": "Gaussian naive Bayes", "svm": "linear SVM (C = 1)"}
+METRICS = ("accuracy", "disagreement", "seconds", "cpu_seconds", "percent_features", "views_used")
+METRIC_TITLES = {
+    "accuracy": "test accuracy",
+    "disagreement": "disagreement DM_total",
+    "seconds": "time (wall-clock s)",
+    "cpu_seconds": "time (CPU s)",
+    "percent_features": "% features kept",
+    "views_used": "non-empty views",
+}
+HIGHER_IS_BETTER = {"accuracy": True, "disagreement": True, "seconds": False, "cpu_seconds": False,
+                    "percent_features": False, "views_used": True}
+"""Direction used to rank methods in :func:`sweep_test`: more diversity (disagreement) is better,
+less time and fewer kept features are better."""
+
+_OPTION_DEFAULTS = {"inner_cv": 5, "ga_generations": 30, "ga_population": 50, "ga_offspring": 100,
+                    "ab_trials": 10, "feature_order": "natural"}
+
+
+# --------------------------------------------------------------------------- data
+
+def make_madelon(n_samples: int = 200, *, n_features: int = 500, n_informative: int = 5, n_redundant: int = 15,
+                 n_clusters_per_class: int = 2, random_state: int = 0) -> MultiViewDataset:
+    """A Madelon-like two-class set from scikit-learn's ``make_classification`` (Guyon's generator).
+
+    ``n_informative`` features carry the classes (Gaussian clusters on the vertices of a
+    hypercube), ``n_redundant`` are random linear combinations of them, the rest is noise.
+    Columns and rows are shuffled with ``random_state``; the natural views of the result are the
+    three feature kinds ``"informative"``, ``"redundant"`` and ``"noise"``, so the partition view
+    shows which kinds a method keeps.  (The original Madelon has 16 clusters per class; 2, the
+    scikit-learn default, keeps the task learnable from a few hundred instances.)
+
+    Returns a :class:`mvlab.datasets.MultiViewDataset` (``X`` (n_samples, n_features), ``y``,
+    ``feature_names`` such as ``"informative 3"``).
+    """
+    for name, value, low in (("n_samples", n_samples, 10), ("n_features", n_features, 3),
+                             ("n_informative", n_informative, 1), ("n_redundant", n_redundant, 0),
+                             ("n_clusters_per_class", n_clusters_per_class, 1)):
+        if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
+    if n_informative + n_redundant >= n_features:
+        raise ValueError(f"n_informative + n_redundant ({n_informative + n_redundant}) must be below "
+                         f"n_features ({n_features}) so that some features are noise.")
+    if 2 * n_clusters_per_class > 2 ** n_informative:
+        raise ValueError(f"2 classes x {n_clusters_per_class} clusters need at most 2**n_informative = "
+                         f"{2 ** n_informative} hypercube vertices; use more informative features.")
+    X, y = make_classification(n_samples=n_samples, n_features=n_features, n_informative=n_informative,
+                               n_redundant=n_redundant, n_repeated=0, n_classes=2,
+                               n_clusters_per_class=n_clusters_per_class, shuffle=False,
+                               random_state=random_state)
+    kinds = np.array(["informative"] * n_informative + ["redundant"] * n_redundant
+                     + ["noise"] * (n_features - n_informative - n_redundant))
+    names = np.array([f"{kind} {i}" for kind in ("informative", "redundant", "noise")
+                      for i in range(int((kinds == kind).sum()))])
+    rng = check_random_state(random_state)
+    cols, rows = rng.permutation(n_features), rng.permutation(n_samples)
+    X, y, kinds, names = X[np.ix_(rows, cols)], y[rows], kinds[cols], names[cols]
+    views = {kind: np.flatnonzero(kinds == kind) for kind in ("informative", "redundant", "noise")}
+    views = {k: v for k, v in views.items() if v.size}
+    return MultiViewDataset(
+        X, y, views, name=f"madelon-like ({n_samples}, seed {random_state})", feature_names=list(names),
+        description=f"make_classification: {n_features} features, {n_informative} informative, "
+                    f"{n_redundant} redundant, {n_clusters_per_class} clusters per class.")
+
+
+# --------------------------------------------------------------------------- one cell
+
+def make_partitioner(method: str, n_views: int, classifier: str = "knn", *, inner_cv: int = 5,
+                     ga_generations: int = 30, ga_population: int = 50, ga_offspring: int = 100,
+                     ab_trials: int = 10, feature_order: str = "natural", random_state=None):
+    """The unfitted partitioner of ``method`` (one of :data:`METHODS`) for ``n_views`` views.
+
+    ``classifier`` is the inducer of the wrapper methods (OFSP, AB, VC-GA); ``inner_cv`` their
+    inner folds on the training data; ``ga_*`` the GA's generations, population and offspring
+    (paper: 50 and 100); ``ab_trials`` the random subsets per candidate size of AB;
+    ``feature_order`` the order of OFSP's greedy pass.
+    """
+    if method == "OFSP":
+        return OFSP(n_views, classifier, inner_cv=inner_cv, feature_order=feature_order, random_state=random_state)
+    if method == "RFSP":
+        return RandomPartition(n_views, random_state=random_state)
+    if method == "Bagging":
+        return Bagging(n_views, random_state=random_state)
+    if method == "AB":
+        return AttributeBagging(n_views, classifier, n_trials=ab_trials, inner_cv=inner_cv, random_state=random_state)
+    if method == "VG-AC":
+        return AttributeClustering(n_views, random_state=random_state)
+    if method == "VC-GA":
+        return GeneticViews(n_views, classifier, population_size=ga_population, n_offspring=ga_offspring,
+                            n_generations=ga_generations, inner_cv=inner_cv, random_state=random_state)
+    raise ValueError(f"unknown method {method!r}; choose from {list(METHODS)}.")
+
+
+def cell_seed(split_seed: int, k: int) -> int:
+    """Seed of every partitioner and ensemble with k views on a split: the same for every method
+    and classifier, different for every k and split."""
+    return int(np.random.SeedSequence([int(split_seed) % 2**32, int(k)]).generate_state(1)[0] % (2**31 - 1))
+
+
+def _evaluate_cell(X, y, train, test, method, classifier, k, seed, options, keep_partition):
+    """Metrics of one (method, classifier, k) on one split; the (k, d) view membership if asked."""
+    ens = ViewEnsemble(partitioner=make_partitioner(method, k, classifier, random_state=seed, **options),
+                       estimator=classifier, weighting="performance", inner_cv=options["inner_cv"],
+                       random_state=seed)
+    timing = timed_fit(ens, X[train], y[train])
+    P = ens.view_predictions(X[test])
+    predicted, _ = weighted_vote(P, ens.weights_, ens.classes_)
+    views = ens.partitioner_.views_
+    d = X.shape[1]
+    metrics = {
+        "accuracy": float(np.mean(predicted == y[test])),
+        "disagreement": diversity_report(P)["disagreement"],
+        "seconds": timing.wall_seconds,
+        "cpu_seconds": timing.cpu_seconds,
+        "percent_features": percent_features_used(views, d),
+        "views_used": float(len(ens.views_)),
+    }
+    membership = None
+    if keep_partition:
+        membership = np.zeros((k, d), dtype=bool)
+        for i, v in enumerate(views[:k]):
+            membership[i, v] = True
+    return method, classifier, k, metrics, timing.wall_seconds, membership
+
+
+_SMALL_WORK = """Cells run with one BLAS / OpenMP thread in this process (joblib's worker processes
+limit theirs likewise): their matrices are small, and threads only oversubscribe the cores, which
+measured several times slower on a busy 2-core machine.  Parallelism is over cells (``n_jobs``)."""
+
+
+def _drive(results, total, progress):
+    for done, item in enumerate(results, start=1):
+        if progress is not None:
+            m, c, k = item[1][:3]
+            progress(done / total, f"{done}/{total} cells done ({m}, {c}, k = {k})")
+        yield item
+
+
+def _indexed_cell(i, *args):
+    return i, _evaluate_cell(*args)
+
+
+def _check_sweep(X, y, methods, classifiers, max_views, options):
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    if X.ndim != 2 or y.ndim != 1 or len(X) != len(y):
+        raise ValueError(f"X must be (n, d) and y (n,); got shapes {X.shape} and {y.shape}.")
+    methods, classifiers = list(methods), list(classifiers)
+    if not methods or not classifiers:
+        raise ValueError("choose at least one method and one classifier.")
+    bad = [m for m in methods if m not in METHODS] + [c for c in classifiers if c not in CLASSIFIERS]
+    if bad:
+        raise ValueError(f"unknown method or classifier {bad}; methods: {list(METHODS)}, "
+                         f"classifiers: {list(CLASSIFIERS)}.")
+    if not isinstance(max_views, numbers.Integral) or isinstance(max_views, bool) or max_views < 1:
+        raise ValueError(f"the largest number of views K must be a positive integer, got {max_views!r}.")
+    if max_views > X.shape[1]:
+        raise ValueError(f"K = {max_views} views need at least {max_views} features; the data has {X.shape[1]}. "
+                         "Use fewer views or more features.")
+    unknown = set(options) - set(_OPTION_DEFAULTS)
+    if unknown:
+        raise ValueError(f"unknown option(s) {sorted(unknown)}; known: {sorted(_OPTION_DEFAULTS)}.")
+    opts = {**_OPTION_DEFAULTS, **options}
+    if not isinstance(opts["inner_cv"], numbers.Integral) or opts["inner_cv"] < 2:
+        raise ValueError(f"inner_cv must be an integer >= 2 (inner folds), got {opts['inner_cv']!r}.")
+    if "VC-GA" in methods and max_views > opts["ga_population"]:
+        raise ValueError(f"VC-GA takes its K = {max_views} views from a population of {opts['ga_population']}; "
+                         "use a larger population or fewer views.")
+    return X, y, methods, classifiers, opts
+
+
+def _rows(method, classifier, k, metrics, seconds):
+    return [{"method": f"{method} ({classifier}, k = {k})", "view_method": method, "classifier": classifier, "k": k,
+             "metric": m, "value": float(v), "seconds": seconds, "params": {"classifier": classifier, "k": k}}
+            for m, v in metrics.items()]
+
+
+def evaluate_split(X, y, train, test, *, methods: Sequence[str] = METHODS, classifiers: Sequence[str] = CLASSIFIERS,
+                   max_views: int = 10, random_state: int = 0, n_jobs: int | None = None, **options) -> list[dict]:
+    """Every (method, classifier, k = 1..max_views) cell on one given split (rows ``train`` /
+    ``test`` of ``X`` (n, d)).  Returns tidy rows ``{"method", "view_method", "classifier", "k",
+    "metric", "value", "seconds", "params"}``.  ``method`` names the whole configuration, e.g.
+    ``"OFSP (knn, k = 3)"``, so that tables keeping only ``method`` (as
+    :func:`mvlab.evaluation.run_experiment` does) still tell the configurations apart;
+    ``view_method`` is the bare method, ``params`` repeats classifier and k.  ``options`` as for
+    :func:`make_partitioner`.  This is the ``"view-construction"`` family of
+    :func:`mvlab.evaluation.run_experiment`."""
+    X, y, methods, classifiers, opts = _check_sweep(X, y, methods, classifiers, max_views, options)
+    train, test = np.asarray(train), np.asarray(test)
+    jobs = (delayed(_evaluate_cell)(X, y, train, test, m, c, k, cell_seed(random_state, k), opts, False)
+            for c in classifiers for m in methods for k in range(1, max_views + 1))
+    rows = []
+    with threadpool_limits(limits=1):  # see _SMALL_WORK
+        for m, c, k, metrics, seconds, _ in Parallel(n_jobs=n_jobs)(jobs):
+            rows += _rows(m, c, k, metrics, seconds)
+    return rows
+
+
+# --------------------------------------------------------------------------- the sweep
+
+_COLUMNS = ["method", "classifier", "k", "repetition", "fold", "metric", "value"]
+
+
+@dataclass
+class KSweepResult:
+    """What :func:`k_sweep` measured.
+
+    Attributes
+    ----------
+    table : DataFrame
+        Tidy: one row per (method, classifier, k, repetition, fold, metric) with its ``value``;
+        metrics are :data:`METRICS`.
+    memberships : dict (method, classifier, k) -> bool ndarray (k, d_used)
+        Partition of the last split: ``memberships[...][i, j]`` is True when used feature j is in
+        view i (rows of empty views are all False; a feature in no row was discarded; Bagging's
+        views hold every feature).
+    sample_index : int ndarray (n_used,)
+        Rows of the input data used (all rows unless ``max_samples``).
+    feature_index : int ndarray (d_used,)
+        Columns of the input data used; column j of a membership is input column ``feature_index[j]``.
+    test_folds : list of int ndarrays
+        Test rows (positions in ``sample_index``) of every split, in (repetition, fold) order;
+        the same for every method and classifier.
+    n_features : int
+        Columns of the input data.
+    settings : dict
+        The parameters that produced the result.
+    seconds : float
+        Wall-clock seconds of the whole sweep.
+    """
+
+    table: pd.DataFrame
+    memberships: dict
+    sample_index: np.ndarray
+    feature_index: np.ndarray
+    test_folds: list
+    n_features: int
+    settings: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def methods(self) -> list[str]:
+        return list(self.settings["methods"])
+
+    @property
+    def classifiers(self) -> list[str]:
+        return list(self.settings["classifiers"])
+
+    @property
+    def ks(self) -> list[int]:
+        return list(range(1, int(self.settings["max_views"]) + 1))
+
+    def per_k(self, metric: str, classifier: str) -> pd.DataFrame:
+        """Mean over repetitions and folds: rows k, columns methods (the values a box plot shows)."""
+        part = self.table[(self.table["metric"] == metric) & (self.table["classifier"] == classifier)]
+        if part.empty:
+            raise ValueError(f"no results for metric {metric!r} and classifier {classifier!r}; the sweep has "
+                             f"classifiers {self.classifiers} and metrics {list(METRICS)}.")
+        wide = part.pivot_table(index="k", columns="method", values="value", aggfunc="mean", dropna=False)
+        return wide.reindex(index=self.ks, columns=self.methods)
+
+    def summary(self) -> pd.DataFrame:
+        """Median, min and max over k of the per-k means, per classifier, method and metric (the
+        paper compares box plots by median, then max / min)."""
+        means = self.table.groupby(["classifier", "method", "metric", "k"], sort=False)["value"].mean()
+        out = means.groupby(level=[0, 1, 2], sort=False).agg(["median", "min", "max"]).reset_index()
+        return out
+
+    def membership(self, method: str, classifier: str, k: int) -> np.ndarray:
+        """Bool (k, d_used) view membership of the last split's partition."""
+        try:
+            return self.memberships[(method, classifier, int(k))]
+        except KeyError:
+            raise ValueError(f"no partition for {method}, {classifier}, k = {k} in this result.") from None
+
+    def to_npz(self) -> bytes:
+        """The table, partitions, indices and settings in one compressed ``.npz``."""
+        t = self.table
+        codes = {c: {v: i for i, v in enumerate(names)} for c, names in
+                 (("method", self.methods), ("classifier", self.classifiers), ("metric", METRICS))}
+        arrays = {f"table_{c}": t[c].map(codes[c]).to_numpy(np.int64) if c in codes else t[c].to_numpy()
+                  for c in _COLUMNS}
+        arrays["sample_index"], arrays["feature_index"] = self.sample_index, self.feature_index
+        for i, test in enumerate(self.test_folds):
+            arrays[f"test_fold[{i}]"] = test
+        keys = list(self.memberships)
+        for i, key in enumerate(keys):
+            arrays[f"membership[{i}]"] = self.memberships[key]
+        meta = {"settings": self.settings, "n_features": self.n_features, "seconds": self.seconds,
+                "n_folds": len(self.test_folds), "membership_keys": [list(k) for k in keys]}
+        buf = io.BytesIO()
+        np.savez_compressed(buf, meta=np.array(json.dumps(meta)), **arrays)
+        return buf.getvalue()
+
+    @classmethod
+    def from_npz(cls, data: bytes) -> "KSweepResult":
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            s = meta["settings"]
+            names = {"method": s["methods"], "classifier": s["classifiers"], "metric": list(METRICS)}
+            table = pd.DataFrame({c: (np.asarray(names[c], dtype=object)[z[f"table_{c}"]] if c in names
+                                      else z[f"table_{c}"]) for c in _COLUMNS})
+            memberships = {(m, c, int(k)): z[f"membership[{i}]"]
+                           for i, (m, c, k) in enumerate(meta["membership_keys"])}
+            return cls(table=table, memberships=memberships, sample_index=z["sample_index"],
+                       feature_index=z["feature_index"],
+                       test_folds=[z[f"test_fold[{i}]"] for i in range(meta["n_folds"])],
+                       n_features=meta["n_features"], settings=s, seconds=meta["seconds"])
+
+
+def _subsample(X, y, max_samples, max_features, random_state):
+    n, d = X.shape
+    rows, cols = np.arange(n), np.arange(d)
+    if max_samples is not None and max_samples < n:
+        n_classes = len(np.unique(y))
+        if max_samples < 2 * n_classes:
+            raise ValueError(f"{max_samples} instances are too few for {n_classes} classes; use at least "
+                             f"{2 * n_classes}.")
+        rows, _ = train_test_split(rows, train_size=int(max_samples), stratify=y, random_state=random_state)
+        rows = np.sort(rows)
+    if max_features is not None and max_features < d:
+        if max_features < 1:
+            raise ValueError(f"max_features must be at least 1, got {max_features}.")
+        cols = np.sort(check_random_state(random_state).choice(d, int(max_features), replace=False))
+    return rows, cols
+
+
+def k_sweep(X, y, *, methods: Sequence[str] = METHODS, classifiers: Sequence[str] = CLASSIFIERS,
+            max_views: int = 10, n_splits: int = 5, n_repeats: int = 10, max_samples: int | None = None,
+            max_features: int | None = None, random_state: int = 0, n_jobs: int | None = None,
+            progress: ProgressCallback = None, **options) -> KSweepResult:
+    """Build views with every method for k = 1..``max_views`` on every training fold, fit a
+    performance-weighted view ensemble on them and score it on the fold's test rows (B.5-B.6).
+
+    Parameters
+    ----------
+    X : ndarray (n, d); y : ndarray (n,) of labels
+    methods : subset of :data:`METHODS`; classifiers : subset of :data:`CLASSIFIERS`
+    max_views : int
+        K; the sweep covers k = 1..K (paper: 10).
+    n_splits, n_repeats : int
+        Repeated stratified k-fold (:class:`mvlab.evaluation.RepeatedKFold`; paper: 10 x 5-fold).
+        The splits depend only on ``y`` and ``random_state``: the same for every method and
+        classifier.
+    max_samples, max_features : int or None
+        Work on a stratified sample of the rows and a random sample of the columns (seeded by
+        ``random_state``), to keep an interactive run short.  None: all.
+    random_state : int
+        Seeds the samples, the splits and, through :func:`cell_seed`, every partitioner and ensemble.
+    n_jobs : int or None
+        Cells run in parallel through joblib.
+    progress : callable (fraction, message), optional
+    options : ``inner_cv`` (5), ``ga_generations`` (30), ``ga_population`` (50), ``ga_offspring`` (100),
+        ``ab_trials`` (10), ``feature_order`` ("natural"); see :func:`make_partitioner`.
+
+    Returns
+    -------
+    KSweepResult
+    """
+    from mvlab.evaluation import RepeatedKFold
+
+    X, y, methods, classifiers, opts = _check_sweep(X, y, methods, classifiers, max_views, options)
+    start = time.perf_counter()
+    sample_index, feature_index = _subsample(X, y, max_samples, max_features, random_state)
+    Xs, ys = X[np.ix_(sample_index, feature_index)], y[sample_index]
+    _check_sweep(Xs, ys, methods, classifiers, max_views, options)
+    splits = RepeatedKFold(n_repeats=int(n_repeats), n_splits=int(n_splits)).splits(ys, random_state)
+    smallest_train = min(np.bincount(np.unique(ys[s.train], return_inverse=True)[1]).max() for s in splits)
+    if opts["inner_cv"] > smallest_train:
+        raise ValueError(f"{opts['inner_cv']} inner folds need at least that many training instances of one class; "
+                         "use fewer inner folds or more instances.")
+    last = len(splits) - 1
+    cells = [(i, c, m, k) for i in range(len(splits)) for c in classifiers for m in methods
+             for k in range(1, max_views + 1)]
+    jobs = (delayed(_indexed_cell)(
+        i, Xs, ys, splits[i].train, splits[i].test, m, c, k, cell_seed(splits[i].seed, k), opts, i == last)
+        for i, c, m, k in cells)
+    rows, memberships = [], {}
+    if progress is not None:
+        progress(0.0, f"{len(cells)} cells on {len(splits)} splits")
+    with threadpool_limits(limits=1):  # see _SMALL_WORK
+        results = list(_drive(Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs), len(cells), progress))
+    for i, (m, c, k, metrics, _, membership) in results:
+        s = splits[i]
+        rows += [{"method": m, "classifier": c, "k": k, "repetition": s.repetition, "fold": s.fold,
+                  "metric": name, "value": float(v)} for name, v in metrics.items()]
+        if membership is not None:
+            memberships[(m, c, k)] = membership
+    table = pd.DataFrame(rows, columns=_COLUMNS)
+    order = {"method": {v: i for i, v in enumerate(methods)}, "classifier": {v: i for i, v in enumerate(classifiers)},
+             "metric": {v: i for i, v in enumerate(METRICS)}}
+    table = table.sort_values(["classifier", "method", "k", "repetition", "fold", "metric"], kind="stable",
+                              key=lambda col: col.map(order[col.name]) if col.name in order else col)
+    memberships = {key: memberships[key] for key in sorted(
+        memberships, key=lambda t: (order["method"][t[0]], order["classifier"][t[1]], t[2]))}
+    settings = {"methods": methods, "classifiers": classifiers, "max_views": int(max_views), "n_splits": int(n_splits),
+                "n_repeats": int(n_repeats), "max_samples": max_samples, "max_features": max_features,
+                "random_state": random_state, **opts}
+    return KSweepResult(table=table.reset_index(drop=True), memberships=memberships, sample_index=sample_index,
+                        feature_index=feature_index, test_folds=[s.test for s in splits], n_features=X.shape[1],
+                        settings=settings, seconds=time.perf_counter() - start)
+
+
+# --------------------------------------------------------------------------- statistics
+
+@dataclass(frozen=True)
+class SweepTest:
+    """Friedman aligned-ranks test and Holm post-hoc against the control for one classifier and
+    metric, blocks = values of k (B.7).  ``ks`` are the blocks used (k with a missing value, such
+    as k = 1 for disagreement, are left out)."""
+
+    metric: str
+    classifier: str
+    control: str
+    higher_is_better: bool
+    ks: tuple
+    friedman: FriedmanAlignedResult
+    posthoc: PosthocResult
+
+    def table(self) -> pd.DataFrame:
+        """One row per method (control first): average aligned rank (1 = best), z and p against the
+        control, Holm-adjusted p and whether Holm rejects equality at ``alpha``."""
+        ph = self.posthoc
+        rows = [{"method": self.control, "average aligned rank": ph.control_average_rank, "z": np.nan,
+                 "p": np.nan, "p (Holm)": np.nan, "differs from control (Holm)": "control"}]
+        for j, m in enumerate(ph.methods):
+            rows.append({"method": m, "average aligned rank": ph.average_ranks[j], "z": ph.z[j],
+                         "p": ph.p_unadjusted[j], "p (Holm)": ph.p_holm[j],
+                         "differs from control (Holm)": "yes" if ph.reject_holm[j] else "no"})
+        return pd.DataFrame(rows)
+
+
+def sweep_test(result: KSweepResult | pd.DataFrame, classifier: str, metric: str = "accuracy", *,
+               control: str = "OFSP", alpha: float = 0.05, higher_is_better: bool | None = None) -> SweepTest:
+    """Friedman aligned ranks (B.7 steps 1-4) and Holm post-hoc with ``control`` (steps 5-6) on
+    the per-k means of ``metric`` for ``classifier``: blocks are the values of k, treatments the
+    methods.  ``result`` is a :class:`KSweepResult` or its tidy table.  ``higher_is_better``
+    defaults to :data:`HIGHER_IS_BETTER`."""
+    table = result.table if isinstance(result, KSweepResult) else result
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}; choose from {list(METRICS)}.")
+    part = table[(table["metric"] == metric) & (table["classifier"] == classifier)]
+    if part.empty:
+        raise ValueError(f"no results for classifier {classifier!r}.")
+    wide = part.pivot_table(index="k", columns="method", values="value", aggfunc="mean", dropna=False)
+    methods = [m for m in METHODS if m in wide.columns] + [m for m in wide.columns if m not in METHODS]
+    if control not in methods:
+        raise ValueError(f"the test compares every method with {control}; include {control} in the methods.")
+    if len(methods) < 2:
+        raise ValueError("the test needs at least two methods.")
+    wide = wide[[control] + [m for m in methods if m != control]].dropna()
+    if len(wide) < 2:
+        raise ValueError(f"the test needs at least two values of k with a {METRIC_TITLES[metric]} for every method; "
+                         f"there are {len(wide)}. Use a larger K.")
+    hib = HIGHER_IS_BETTER[metric] if higher_is_better is None else bool(higher_is_better)
+    wide.columns = [str(c) for c in wide.columns]
+    return SweepTest(metric=metric, classifier=classifier, control=control, higher_is_better=hib,
+                     ks=tuple(int(k) for k in wide.index),
+                     friedman=friedman_aligned_ranks_test(wide, higher_is_better=hib),
+                     posthoc=posthoc_vs_control(wide, control, test="aligned", alpha=alpha, higher_is_better=hib))
+
+
+# --------------------------------------------------------------------------- partitions vs natural views
+
+def feature_groups(views: Mapping[str, Sequence[int]], feature_index: Sequence[int]) -> np.ndarray:
+    """Natural view name of each used feature: ``views`` maps names to input columns (a dataset's
+    ``views``), ``feature_index`` the input columns used.  Columns in no view get ``"(none)"``."""
+    feature_index = np.asarray(feature_index, dtype=np.intp)
+    size = max([int(feature_index.max()) + 1 if feature_index.size else 0]
+               + [int(np.max(v)) + 1 for v in views.values() if len(v)])
+    owner = np.full(size, "(none)", dtype=object)
+    for name, idx in views.items():
+        owner[np.asarray(idx, dtype=np.intp)] = str(name)
+    return owner[feature_index].astype(str)
+
+
+def partition_crosstab(membership: np.ndarray, groups: Sequence[str], group_order: Sequence[str] | None = None
+                       ) -> pd.DataFrame:
+    """Counts of features: rows natural groups, columns ``view 1..k`` and ``discarded``.
+
+    ``membership`` is the bool (k, d) matrix of :meth:`KSweepResult.membership`; a feature in
+    several (overlapping) views counts in each of them; ``discarded`` counts the features in none.
+    """
+    M = np.asarray(membership, dtype=bool)
+    groups = np.asarray(groups).astype(str)
+    if M.ndim != 2 or M.shape[1] != len(groups):
+        raise ValueError(f"membership must be (k, {len(groups)}), got shape {M.shape}.")
+    order = list(group_order) if group_order is not None else list(dict.fromkeys(groups.tolist()))
+    data = {f"view {i + 1}": [int(M[i, groups == g].sum()) for g in order] for i in range(M.shape[0])}
+    data["discarded"] = [int((~M[:, groups == g].any(axis=0)).sum()) for g in order]
+    return pd.DataFrame(data, index=pd.Index(order, name="natural view"))
