@@ -89,7 +89,7 @@ def test_data_page_switches_dataset_and_keeps_it_across_pages(page):
 def test_dissimilarity_page_trains_with_visible_progress(page):
     goto(page, "Dissimilarity")
     start = time.perf_counter()
-    page.get_by_role("button", name="Train").click()
+    page.get_by_role("button", name="Train", exact=True).click()
     page.wait_for_selector("[data-testid=stProgress]", timeout=10_000)
     assert time.perf_counter() - start < 3  # progress shows promptly (target: 1 s on a quiet machine)
     settle(page)
@@ -113,7 +113,7 @@ def test_dvs_page_click_on_the_map_selects_an_instance(page):
     page.locator("[data-testid=stSelectbox]").first.click()  # the sidebar's dataset
     page.get_by_role("option", name="Breast cancer Wisconsin (diagnostic)").click()
     settle(page)
-    page.get_by_role("button", name="Train").click()
+    page.get_by_role("button", name="Train", exact=True).click()
     settle(page)
     page.wait_for_selector("text=Region of competence of one instance", timeout=120_000)
     wait_for_figures(page, 5)
@@ -131,3 +131,48 @@ def test_dvs_page_click_on_the_map_selects_an_instance(page):
     assert current_instance(page) not in (None, 0)
     assert not exceptions(page)
     screenshot(page, "dvs")
+
+
+def undetermined_text(page):
+    """The value of the Siamese page's "undetermined" metric."""
+    metric = page.locator("[data-testid=stMetric]").filter(has_text="ndetermined")
+    return metric.locator("[data-testid=stMetricValue]").first.inner_text()
+
+
+def test_siamese_page_trains_and_the_tau_slider_responds(page):
+    goto(page, "Siamese deep forest")
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.wait_for_selector("[data-testid=stProgress]", timeout=10_000)
+    settle(page, timeout=300_000)
+    assert wait_for_figures(page, 4) >= 4  # levels, weights, tau curve, pair view
+    slider = page.get_by_role("group", name=re.compile("^τ")).locator("input").first
+    undetermined = undetermined_text(page)
+    assert undetermined.startswith("0 of")  # tau = 0: every pair is decided
+    slider.focus()
+    for _ in range(20):
+        page.keyboard.press("ArrowRight")
+    settle(page)
+    assert undetermined_text(page) != undetermined
+    assert not exceptions(page)
+    screenshot(page, "siamese")
+
+
+def test_benchmark_page_runs_a_small_comparison(page):
+    goto(page, "Benchmark")
+    page.get_by_role("button", name="Run benchmark").click()
+    page.wait_for_selector("[data-testid=stProgress]", timeout=10_000)
+    settle(page, timeout=300_000)
+    page.wait_for_selector("text=Mean ± std of test accuracy", timeout=60_000)
+    assert wait_for_figures(page, 2) >= 2  # ranks and the win/tie/loss chart
+    assert not exceptions(page)
+    screenshot(page, "benchmark")
+
+
+def test_view_construction_page_builds_views_and_draws_the_box_plots(page):
+    goto(page, "View construction")
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.wait_for_selector("[data-testid=stProgress]", timeout=10_000)
+    settle(page, timeout=300_000)
+    assert wait_for_figures(page, 4, timeout=120_000) >= 4  # boxes, lines, partition, partition vs natural
+    assert not exceptions(page)
+    screenshot(page, "view_construction")
