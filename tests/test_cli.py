@@ -57,3 +57,23 @@ def test_bad_arguments_exit_with_a_message(tmp_path):
     assert proc.returncode == 2
     assert "error: 30-fold cross-validation needs at least 30 instances per class" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_ofsp_reproduction_reports_per_dataset_and_classifier(tmp_path, capsys):
+    import argparse
+
+    from mvlab.cli import Reproduction, _reproduce_ofsp
+    from mvlab.evaluation import RepeatedKFold
+
+    rep = Reproduction("view-construction", [("nutrimouse", None)], RepeatedKFold(1, 3),
+                       {"classifiers": ["knn"], "max_views": 2, "max_features": 20, "inner_cv": 2,
+                        "ga_generations": 1}, baseline="RFSP", control="OFSP", note="(note)")
+    store = ResultsStore(tmp_path / "r.sqlite")
+    args = argparse.Namespace(seed=0, n_jobs=1)
+    assert _reproduce_ofsp(rep, "quick", args, store) == 0
+    out = capsys.readouterr().out
+    assert "## nutrimouse: 40 instances, 141 features (features used: 20)" in out
+    assert "knn: accuracy over k = 1..2" in out and "Holm against OFSP" in out
+    stored = store.results()
+    assert set(stored["method"]) == {f"{m} (knn)" for m in ["OFSP", "RFSP", "Bagging", "AB", "VG-AC", "VC-GA"]}
+    assert len(stored) == 6 * 2 * 3  # methods x k x folds
