@@ -25,15 +25,19 @@ Run::
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 import argparse
 import time
 
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from mvlab.datasets import load_dataset
-from mvlab.dvs import DVSCombiner, subset_dissimilarity
-from mvlab.multiview import fit_view_forests
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere without installing
+
+from mvlab.datasets import load_dataset  # noqa: E402
+from mvlab.dvs import DVSCombiner, subset_dissimilarity  # noqa: E402
+from mvlab.multiview import fit_view_forests  # noqa: E402
 
 
 def timed(fn):

@@ -15,6 +15,8 @@ per forest, and reports the share of that time spent in the QPs.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 import argparse
 import platform
 import time
@@ -23,10 +25,12 @@ import numpy as np
 from sklearn.datasets import load_digits
 from sklearn.ensemble import RandomForestClassifier
 
-from mvlab.cascade import tree_probas
-from mvlab.pairs import make_pairs, pair_features
-from mvlab.siamese import tree_margin_matrix
-from mvlab.tree_weights import solve_tree_weights, tree_weight_objective
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere without installing
+
+from mvlab.cascade import tree_probas  # noqa: E402
+from mvlab.pairs import make_pairs, pair_features  # noqa: E402
+from mvlab.siamese import tree_margin_matrix  # noqa: E402
+from mvlab.tree_weights import solve_tree_weights, tree_weight_objective  # noqa: E402
 
 
 def forest_P(N, T, seed=0, n_jobs=2):
