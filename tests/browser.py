@@ -71,7 +71,7 @@ def running_app(store: Path):
             proc.kill()
 
 
-def settle(page, timeout: float = 120_000) -> None:
+def settle(page, timeout: float = 300_000) -> None:
     """Wait until Streamlit has finished running the script (the status widget is gone)."""
     page.wait_for_timeout(400)
     page.wait_for_selector("[data-testid=stStatusWidget]", state="detached", timeout=timeout)

@@ -51,10 +51,10 @@ HEADINGS = {"Home": "multi-view learning"}
 def goto(page, name):
     page.get_by_role("link", name=name, exact=True).click()
     settle(page)
-    page.wait_for_selector(f"h1:has-text('{HEADINGS.get(name, name)}')", timeout=60_000)
+    page.wait_for_selector(f"h1:has-text('{HEADINGS.get(name, name)}')", timeout=120_000)
 
 
-def wait_for_figures(page, n, timeout=60_000):
+def wait_for_figures(page, n, timeout=180_000):
     """Wait until at least n plotly figures have been drawn; return how many there are."""
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {n}", timeout=timeout)
     return len(page.query_selector_all(".js-plotly-plot"))
@@ -91,7 +91,7 @@ def test_dissimilarity_page_trains_with_visible_progress(page):
     start = time.perf_counter()
     page.get_by_role("button", name="Train", exact=True).click()
     page.wait_for_selector("[data-testid=stProgress]", timeout=10_000)
-    assert time.perf_counter() - start < 3  # progress shows promptly (target: 1 s on a quiet machine)
+    assert time.perf_counter() - start < 5  # progress shows promptly (bench_pages.py: 0.2 s on a warm server)
     settle(page)
     page.wait_for_selector("text=test instances", timeout=120_000)
     assert wait_for_figures(page, 4) >= 4  # accuracy, weights, heatmap(s), MDS
@@ -127,7 +127,7 @@ def test_dvs_page_click_on_the_map_selects_an_instance(page):
     settle(page)
     page.wait_for_function(
         "[...document.querySelectorAll('p')].some(p => /^Test instance [1-9]\\d* \\(dataset row/.test(p.innerText))",
-        timeout=30_000)
+        timeout=120_000)
     assert current_instance(page) not in (None, 0)
     assert not exceptions(page)
     screenshot(page, "dvs")
