@@ -409,9 +409,12 @@ def read_multiview_csv(
         import gzip
 
         try:
-            raw = gzip.decompress(raw)
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as gz:
+                raw = gz.read(max_bytes + 1)
         except (OSError, EOFError) as exc:
             raise ValueError(f"{name}: the file looks gzip-compressed but cannot be decompressed ({exc}).") from None
+        if len(raw) > max_bytes:
+            raise ValueError(f"{name}: once decompressed, the file is larger than the {max_bytes / 2**20:.0f} MiB limit.")
     if not raw.strip():
         raise ValueError(f"{name}: the file is empty.")
     try:

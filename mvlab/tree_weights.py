@@ -128,11 +128,14 @@ def project_simplex(v):
         raise ValueError(f"project_simplex expects a non-empty 1-D array; got shape {v.shape}.")
     if not np.all(np.isfinite(v)):
         raise ValueError("project_simplex got NaN or infinite values.")
+    # The projection commutes with adding a constant to every entry (the simplex fixes sum(w));
+    # shifting the largest entry to 0 keeps the arithmetic exact for huge values.
+    v = v - v.max()
     u = np.sort(v)[::-1]
     css = np.cumsum(u) - 1.0
     j = np.arange(1, v.size + 1)
-    cond = u - css / j > 0
-    rho = j[cond][-1]  # cond[0] is always true: u_1 - (u_1 - 1) = 1 > 0
+    cond = u - css / j > 0  # cond[0] is always true: u_1 - (u_1 - 1) = 1 > 0
+    rho = j[cond][-1]
     theta = css[rho - 1] / rho
     return np.maximum(v - theta, 0.0)
 

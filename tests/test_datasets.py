@@ -267,3 +267,10 @@ def test_reader_refuses_oversized_files(tmp_path):
     path.write_bytes(big)
     with pytest.raises(ValueError, match="limit"):
         read_multiview_csv(path, max_bytes=1000)
+
+
+def test_reader_refuses_gzip_that_decompresses_beyond_the_limit():
+    bomb = gzip.compress(b"label,a.x\n" + b"1,0.5\n2,0.25\n" * 1000)
+    assert len(bomb) < 1000
+    with pytest.raises(ValueError, match="once decompressed"):
+        read_multiview_csv(bomb, max_bytes=1000)

@@ -211,3 +211,13 @@ def test_no_warnings_on_regular_problem():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         solve_tree_weights(P, 0.0)
+
+
+def test_projection_survives_huge_values():
+    # found by the property tests: u_1 - (u_1 - 1) rounds to 0 when |u_1| is about 1e16 or more
+    from mvlab.tree_weights import project_simplex
+
+    w = project_simplex(np.array([-9.49e17]))
+    assert w.tolist() == [1.0]
+    w = project_simplex(np.array([3e17, -3e17]))
+    assert w.tolist() == [1.0, 0.0]
