@@ -13,7 +13,7 @@ import io
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -21,10 +21,9 @@ from sklearn.model_selection import train_test_split
 
 from mvlab.dvs import DVSExplanation
 from mvlab.multiview import STATIC_COMBINATIONS, RFDClassifier, combine, fit_view_forests
+from mvlab._progress import ProgressCallback, scaled
 
 __all__ = ["CombinationComparison", "compare_combinations"]
-
-ProgressCallback = Optional[Callable[[float, str], None]]
 
 
 @dataclass
@@ -197,11 +196,6 @@ def compare_combinations(
         train_index, test_index = np.sort(train_index), np.sort(test_index)
     X_train, X_test, y_train, y_test = X[train_index], X[test_index], y[train_index], y[test_index]
 
-    def report(start, span):
-        if progress is None:
-            return None
-        return lambda f, msg: progress(start + span * f, msg)
-
     names = list(view_names) if view_names is not None else [f"view {q}" for q in range(len(views))]
     if len(names) != len(views):
         raise ValueError(f"{len(names)} view names for {len(views)} views.")
@@ -209,7 +203,7 @@ def compare_combinations(
     seconds = {}
     t = time.perf_counter()
     forests = fit_view_forests(X_train, y_train, views, measure=measure, n_estimators=n_estimators,
-                               random_state=random_state, n_jobs=n_jobs, progress=report(0.0, 0.6),
+                               random_state=random_state, n_jobs=n_jobs, progress=scaled(progress, 0.0, 0.6),
                                **measure_params)
     seconds["view forests"] = time.perf_counter() - t
     t = time.perf_counter()
@@ -221,7 +215,7 @@ def compare_combinations(
     cost = {c: (2 ** len(views) - 1 if c == "dvs" else 1) for c in combinations}  # noqa: E501
     done, total = 0, sum(cost.values())
     for c in combinations:
-        sub = report(0.6 + 0.4 * done / total, 0.4 * cost[c] / total)
+        sub = scaled(progress, 0.6 + 0.4 * done / total, 0.4 * cost[c] / total)
         if sub is not None:
             sub(0.0, f"combination {c}")
         t = time.perf_counter()

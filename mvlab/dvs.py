@@ -57,11 +57,10 @@ Choices where the paper is silent (each a documented parameter or rule):
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from dataclasses import dataclass, field, fields
 from itertools import combinations
-from typing import Callable, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -70,6 +69,7 @@ from sklearn.utils import check_random_state
 
 from mvlab.multiview import ViewForests, combine
 from mvlab.proximity import k_smallest_indices
+from mvlab._progress import ProgressCallback, report as _report, is_int as _is_int
 
 __all__ = [
     "COMPETENCES",
@@ -94,20 +94,9 @@ MAX_CANDIDATES_WITHOUT_WARNING = 2**10 - 1
 MAX_CANDIDATES = 2**16 - 1
 _MAX_INT = np.iinfo(np.int32).max
 
-ProgressCallback = Optional[Callable[[float, str], None]]
-
 
 class DVSCostWarning(UserWarning):
     """The DVS pool is very large (2^Q - 1 forests); see ``max_subset_size``."""
-
-
-def _report(progress: ProgressCallback, fraction: float, message: str) -> None:
-    if progress is not None:
-        progress(float(min(max(fraction, 0.0), 1.0)), message)
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
 # ----------------------------------------------------------------------------- subsets

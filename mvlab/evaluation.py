@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import asdict, dataclass
-from typing import Callable, Mapping, Optional
+from typing import Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -45,13 +45,12 @@ from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedShuffleSp
 
 from mvlab.datasets import MultiViewDataset
 from mvlab.pairs import PairSplit, make_pair_split
+from mvlab._progress import ProgressCallback
 
 __all__ = [
     "Split", "RepeatedHoldout", "RepeatedKFold", "RepeatedPairDraws", "FAMILIES", "ExperimentResult",
     "run_experiment", "summarize",
 ]
-
-ProgressCallback = Optional[Callable[[float, str], None]]
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,8 @@ combiner also takes ``progress=`` in ``fit`` and has ``explain(dissimilarities)`
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
-from typing import Callable, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -38,6 +37,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mvlab.proximity import MEASURES, ForestDissimilarity, k_smallest_mask
+from mvlab._progress import ProgressCallback, is_int as _is_int, report as _report, scaled
 
 __all__ = [
     "COMBINATIONS",
@@ -60,17 +60,6 @@ STATIC_COMBINATIONS = ("average", "knn", "alignment", "oob")
 COMBINATIONS = STATIC_COMBINATIONS + ("dvs",)
 ALIGNMENT_NORMALIZATIONS = ("softmax", "proportional")
 _MAX_INT = np.iinfo(np.int32).max
-
-ProgressCallback = Optional[Callable[[float, str], None]]
-
-
-def _report(progress: ProgressCallback, fraction: float, message: str) -> None:
-    if progress is not None:
-        progress(float(min(max(fraction, 0.0), 1.0)), message)
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
 # ----------------------------------------------------------------------------- views
@@ -633,7 +622,7 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
             n_pool = n_candidates(len(views), self.dvs_max_subset_size)
             split = len(views) / (len(views) + n_pool)
         if view_forests is None:
-            sub = None if progress is None else (lambda f, m: _report(progress, split * f, m))
+            sub = scaled(progress, 0.0, split)
             view_forests = fit_view_forests(
                 X, y, self.views,
                 measure=self.measure,
@@ -650,7 +639,7 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         stage = "candidate pool" if self.combination == "dvs" else "weights and final forest"
         _report(progress, split, f"combination {self.combination!r}: {stage}")
         if self.combination == "dvs":
-            sub = None if progress is None else (lambda f, m: _report(progress, split + (1 - split) * f, m))
+            sub = scaled(progress, split, 1 - split)
             combiner.fit(view_forests, random_state=int(seeds[-1]), progress=sub)
         else:
             combiner.fit(view_forests, random_state=int(seeds[-1]))

@@ -40,6 +40,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_X_y
 
 from mvlab._incremental import make_evaluator, make_folds, resolve_estimator
+from mvlab._progress import report as _report
 
 __all__ = [
     "OFSP",
@@ -49,11 +50,6 @@ __all__ = [
     "GeneticViews",
     "Bagging",
 ]
-
-
-def _report(progress, fraction, message):
-    if progress is not None:
-        progress(float(min(max(fraction, 0.0), 1.0)), message)
 
 
 def _as_views(views):

@@ -56,7 +56,7 @@ them work in float32 anyway, and every value lies in [0, 1]).
 from __future__ import annotations
 
 import numbers
-from typing import Callable, Optional
+from typing import Optional
 
 import numpy as np
 import scipy.sparse as sp
@@ -65,6 +65,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
+from mvlab._progress import ProgressCallback, report as _report, scaled
 
 __all__ = [
     "MEASURES",
@@ -78,16 +79,10 @@ MEASURES = ("breiman", "path", "rfd", "oob", "rfgap")
 RFD_FORMS = ("weighted_proximity", "weighted_dissimilarity")
 RFGAP_SCALINGS = ("row_max", "none")
 
-ProgressCallback = Optional[Callable[[float, str], None]]
 
 _MAX_INT = np.iinfo(np.int32).max
 # Same-leaf pairs generated per batch (8 MB int64 buffers, reused).
 _PAIR_CHUNK = 1 << 20
-
-
-def _report(progress: ProgressCallback, fraction: float, message: str) -> None:
-    if progress is not None:
-        progress(float(min(max(fraction, 0.0), 1.0)), message)
 
 
 # ----------------------------------------------------------------------------- neighbours
@@ -707,7 +702,7 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
             self._rfgap_w = counts / mass[self.leaves_]
 
         _report(progress, 0.8, "computing the dissimilarity matrix")
-        sub = None if progress is None else (lambda f, m: _report(progress, 0.8 + 0.2 * f, m))
+        sub = scaled(progress, 0.8, 0.2)
         self.train_dissimilarity_ = self._dissimilarity(self.leaves_, train=True, progress=sub)
         _report(progress, 1.0, "done")
         return self

@@ -27,7 +27,7 @@ import io
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple, Optional, Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -36,6 +36,7 @@ from sklearn.utils import check_random_state
 from mvlab.cascade import MultiGrainedScanner
 from mvlab.pairs import make_pair_split, pair_features
 from mvlab.siamese import SiameseDeepForest, effective_number_of_trees
+from mvlab._progress import ProgressCallback, scaled
 
 __all__ = [
     "MODELS",
@@ -51,7 +52,6 @@ MODELS = ("gcForest", "SDF")
 """Model names of a :class:`SiameseExperiment`: the uniform cascade and the QP-weighted one."""
 
 PAIR_LABELS = ("similar", "dissimilar")
-ProgressCallback = Optional[Callable[[float, str], None]]
 _MAX_SEED = np.iinfo(np.int32).max
 
 
@@ -394,11 +394,6 @@ def run_siamese_experiment(
             raise ValueError(f"image shape {tuple(image_shape)} does not match the {X.shape[1]} features.")
     rng = check_random_state(random_state)
 
-    def report(start, span):
-        if progress is None:
-            return None
-        return lambda f, msg: progress(start + span * f, msg)
-
     if progress is not None:
         progress(0.0, "drawing pairs")
     split = make_pair_split(y_enc, int(n_train_pairs), n_test_pairs, random_state=rng.randint(_MAX_SEED))
@@ -428,7 +423,7 @@ def run_siamese_experiment(
     level_train, level_test, n_levels, scores, models = {}, {}, {}, {}, {}
     for i, (m, weighting) in enumerate((("SDF", "qp"), ("gcForest", "uniform"))):
         t = time.perf_counter()
-        sub = report(start + i * span, span * 0.95)
+        sub = scaled(progress, start + i * span, span * 0.95)
         model = SiameseDeepForest(
             weighting=weighting, progress=(lambda f, msg, m=m, sub=sub: sub(f, f"{m}: {msg}")) if sub else None,
             **common,

@@ -30,7 +30,7 @@ import json
 import numbers
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Optional, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -45,6 +45,7 @@ from mvlab.datasets import MultiViewDataset
 from mvlab.ensemble import ViewEnsemble, diversity_report, percent_features_used, timed_fit, weighted_vote
 from mvlab.partition import OFSP, AttributeBagging, AttributeClustering, Bagging, GeneticViews, RandomPartition
 from mvlab.stats import FriedmanAlignedResult, PosthocResult, friedman_aligned_ranks_test, posthoc_vs_control
+from mvlab._progress import ProgressCallback
 
 __all__ = [
     "METHODS", "METHOD_TITLES", "CLASSIFIERS", "CLASSIFIER_TITLES", "METRICS", "METRIC_TITLES",
@@ -52,7 +53,6 @@ __all__ = [
     "KSweepResult", "SweepTest", "sweep_test", "feature_groups", "partition_crosstab",
 ]
 
-ProgressCallback = Optional[Callable[[float, str], None]]
 
 METHODS = ("OFSP", "RFSP", "Bagging", "AB", "VG-AC", "VC-GA")
 """The six methods of the paper's comparison, by their names in the paper."""

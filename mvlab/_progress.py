@@ -1,0 +1,31 @@
+"""The progress-callback convention shared by every long computation in mvlab.
+
+Long work takes an optional ``progress(fraction, message)`` callable (DESIGN §4); the library
+never prints.  :func:`report` calls it with the fraction clipped to [0, 1]; :func:`scaled`
+maps a sub-task's own 0..1 onto a slice ``[start, start + span]`` of its caller's progress.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Callable, Optional
+
+ProgressCallback = Optional[Callable[[float, str], None]]
+
+
+def report(progress: ProgressCallback, fraction: float, message: str) -> None:
+    """Call ``progress(fraction, message)`` (fraction clipped to [0, 1]) unless it is None."""
+    if progress is not None:
+        progress(float(min(max(fraction, 0.0), 1.0)), message)
+
+
+def scaled(progress: ProgressCallback, start: float, span: float) -> ProgressCallback:
+    """A callback for a sub-task that reports into ``[start, start + span]`` of ``progress``."""
+    if progress is None:
+        return None
+    return lambda fraction, message: report(progress, start + span * fraction, message)
+
+
+def is_int(value) -> bool:
+    """An integer, and not a bool (``True`` is an ``int`` in Python)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
