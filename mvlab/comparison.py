@@ -86,6 +86,11 @@ class CombinationComparison:
             rows.append(row)
         return pd.DataFrame(rows)
 
+    def result_rows(self) -> list[dict]:
+        """Tidy rows (repetition 0, method, "accuracy", value, seconds) for the results store."""
+        return [{"repetition": 0, "method": c, "metric": "accuracy", "value": a, "seconds": self.seconds[c]}
+                for c, a in self.accuracy.items()]
+
     def weights_frame(self) -> pd.DataFrame:
         """Long table (combination, view, weight) of the view weights."""
         return pd.DataFrame(

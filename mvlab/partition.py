@@ -62,6 +62,8 @@ class _BasePartitioner(BaseEstimator):
     _needs_labels = True
 
     def _validate(self, X, y):
+        if y is None:  # partitioners that ignore labels accept fit(X)
+            y = np.zeros(np.asarray(X).shape[0] if np.ndim(X) == 2 else 0)
         X, y = check_X_y(X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         self.n_features_in_ = X.shape[1]
@@ -234,8 +236,6 @@ class RandomPartition(_BasePartitioner):
 
     def fit(self, X, y=None):
         """``X`` (n_samples, n_features); ``y`` is ignored (accepted for API symmetry)."""
-        if y is None:
-            y = np.zeros(np.asarray(X).shape[0] if np.ndim(X) == 2 else 0)
         X, y = self._validate(X, y)
         d = X.shape[1]
         self._check_views_le_features(d)
@@ -359,8 +359,6 @@ class AttributeClustering(_BasePartitioner):
 
     def fit(self, X, y=None):
         """Cluster the columns of ``X`` (n_samples, n_features); ``y`` is ignored."""
-        if y is None:
-            y = np.zeros(np.asarray(X).shape[0] if np.ndim(X) == 2 else 0)
         X, y = self._validate(X, y)
         d = X.shape[1]
         self._check_views_le_features(d)
@@ -577,8 +575,6 @@ class Bagging(_BasePartitioner):
 
     def fit(self, X, y=None):
         """Draw the bootstrap samples for ``X`` (n_samples, n_features)."""
-        if y is None:
-            y = np.zeros(np.asarray(X).shape[0] if np.ndim(X) == 2 else 0)
         X, y = self._validate(X, y)
         n, d = X.shape
         rng = check_random_state(self.random_state)

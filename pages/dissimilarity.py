@@ -55,8 +55,7 @@ if st.button("Train", type="primary", key="dis_train"):
             combinations=STATIC_COMBINATIONS, test_size=test_size, measure=measure, n_estimators=int(trees),
             k=int(k), random_state=seed, n_jobs=2, progress=progress, **extra),
         CombinationComparison.to_npz,
-        lambda r: [{"repetition": 0, "method": m, "metric": "accuracy", "value": a, "seconds": r.seconds[m]}
-                   for m, a in r.accuracy.items()],
+        CombinationComparison.result_rows,
         label="Growing forests",
     )
 if result is None:

@@ -58,8 +58,7 @@ if st.button("Train", type="primary", key="dvs_train"):
             test_size=test_size, measure=measure, n_estimators=int(trees), k=int(k), dvs_competence=competence,
             dvs_selection=selection, random_state=seed, n_jobs=2, progress=progress),
         CombinationComparison.to_npz,
-        lambda r: [{"repetition": 0, "method": m, "metric": "accuracy", "value": a, "seconds": r.seconds[m]}
-                   for m, a in r.accuracy.items()],
+        CombinationComparison.result_rows,
         label="Training view forests and the DVS pool",
     )
 if result is None:
