@@ -421,3 +421,23 @@ def test_bad_input_raises(fitted, data):
         fitted["breiman"].transform(Xte[:, :3])
     with pytest.raises(ValueError):
         ForestDissimilarity().fit(Xtr[:1], ytr[:1])
+
+
+def test_auto_engine_picks_by_pairs_per_cell_and_agrees():
+    from mvlab.proximity import AUTO_PAIRS_PER_CELL, _pairs_per_cell, cooccurrence
+
+    rng = np.random.default_rng(3)
+    big = rng.integers(0, 2, size=(60, 16)) + 2 * np.arange(16)  # 2 leaves per tree: ~8 pairs per cell
+    small = rng.integers(0, 50, size=(60, 16)) + 50 * np.arange(16)  # 50 leaves per tree: ~0.3
+    assert _pairs_per_cell(big, big, 32, None, None) > AUTO_PAIRS_PER_CELL
+    assert _pairs_per_cell(small, small, 800, None, None) < AUTO_PAIRS_PER_CELL
+    W = rng.random((60, 16)) * (rng.random((60, 16)) < 0.4)
+    W_before = W.copy()
+    for G, nl in ((big, 32), (small, 800)):
+        for WA, WB in ((None, None), (W, W), (None, W)):
+            ref = cooccurrence(G, None if WA is WB else G, nl, WA, WB, engine="pairs")
+            np.testing.assert_allclose(cooccurrence(G, None if WA is WB else G, nl, WA, WB, engine="auto"), ref,
+                                       rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(cooccurrence(G, None if WA is WB else G, nl, WA, WB, engine="scipy"), ref,
+                                       rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(W, W_before)  # the scipy path must not touch the caller's weights
