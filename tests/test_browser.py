@@ -176,3 +176,21 @@ def test_view_construction_page_builds_views_and_draws_the_box_plots(page):
     assert wait_for_figures(page, 4, timeout=120_000) >= 4  # boxes, lines, partition, partition vs natural
     assert not exceptions(page)
     screenshot(page, "view_construction")
+
+
+def test_a_broken_upload_in_the_browser_shows_an_error_and_keeps_the_data(page, tmp_path):
+    goto(page, "Data")
+    wait_for_figures(page, 2)
+    before = metric_values(page)
+    page.get_by_text("Upload CSV", exact=True).click()
+    settle(page)
+    broken = tmp_path / "broken.csv"
+    broken.write_text("label,a.x,a.y\ncat,1,2\ndog,3,oops\ncat,1,1\ndog,2,2\n")
+    page.locator("[data-testid=stFileUploader] input[type=file]").set_input_files(str(broken))
+    settle(page)
+    page.wait_for_selector("[data-testid=stAlert]", timeout=60_000)
+    alert = page.locator("[data-testid=stAlert]").first.inner_text()
+    assert "non-numeric value 'oops' at line 3, column 'a.y'" in alert
+    assert metric_values(page) == before
+    assert not exceptions(page)
+    screenshot(page, "bad_upload")
