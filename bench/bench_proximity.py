@@ -127,6 +127,10 @@ def main():
     leaves = fb.leaves_
     t_breiman, D = best_of(lambda: fb._dissimilarity(leaves, train=True))
     t_scipy, D_scipy = best_of(lambda: fb._dissimilarity(leaves, train=True, engine="scipy"))
+    t_pairs_engine, _ = best_of(lambda: fb._dissimilarity(leaves, train=True, engine="pairs"))
+    half = leaves[: n // 2]  # a test x train block: the first half of the rows against all
+    t_cross_scipy, _ = best_of(lambda: fb._dissimilarity(half, train=False, engine="scipy"))
+    t_cross_pairs, _ = best_of(lambda: fb._dissimilarity(half, train=False, engine="pairs"))
     t_dense, D_dense = best_of(lambda: dense_breiman(leaves), repeat=1)
     t_pairs, per_pair = pair_loop_time(leaves, args.pairs, rng)
     t_pairs_np, per_pair_np = pair_loop_time(leaves, args.pairs, rng, pure_python=False)
@@ -134,9 +138,18 @@ def main():
     assert np.abs(D - D_dense).max() < 1e-6 and np.abs(D - D_scipy).max() < 1e-6
     assert np.abs(D - D_tr).max() < 1e-6
     pairs_per_tree = float((np.bincount(leaves.ravel()) ** 2).sum()) / T
+    from mvlab.proximity import AUTO_PAIRS_PER_CELL, _pairs_per_cell
+
+    per_cell = _pairs_per_cell(leaves, leaves, fb.n_leaves_, None, None)
 
     print()
     print(f"same-leaf pairs per tree (incl. self): {pairs_per_tree:,.0f}  (n = {n})")
+    print(f"same-leaf pairs per result cell: {per_cell:.1f}; engine='auto' uses "
+          f"{'scipy' if per_cell > AUTO_PAIRS_PER_CELL else 'pairs'} above/below {AUTO_PAIRS_PER_CELL:g}")
+    print(f"engines, train x train : pairs {t_pairs_engine:.3f} s, scipy {t_scipy:.3f} s "
+          f"(scipy / pairs = {t_scipy / t_pairs_engine:.2f})")
+    print(f"engines, test x train  : pairs {t_cross_pairs:.3f} s, scipy {t_cross_scipy:.3f} s "
+          f"(scipy / pairs = {t_cross_scipy / t_cross_pairs:.2f})")
     print(f"forest.apply(X)                                : {t_apply:8.3f} s")
     print(f"Breiman train x train, mvlab (from leaves)     : {t_breiman:8.3f} s")
     print(f"  scipy sparse product (L @ L.T).toarray()     : {t_scipy:8.3f} s")

@@ -331,10 +331,10 @@ def cooccurrence(
         Per-(row, tree) weights of the reference side; ``None`` = all ones.
     engine : {"auto", "pairs", "scipy"}
         ``"auto"`` (default): ``"scipy"`` when there are more than :data:`AUTO_PAIRS_PER_CELL`
-        same-leaf pairs (with non-zero weights) per cell of the result, else ``"pairs"``
-        (measured in ``bench/bench_proximity.py``: on mfeat's large pure leaves, 28 pairs per
-        cell, scipy's row-by-row dense accumulator is 1.4x (train) to 2.2x (test x train)
-        faster than scattered additions; on small leaves the pair expansion is 1.7x faster).
+        same-leaf pairs (with non-zero weight) per cell of the result, else ``"pairs"``
+        (``bench/bench_proximity.py``: on mfeat's large pure leaves, 28 pairs per cell, scipy's
+        row-by-row dense accumulator is 1.24x (train) and 2.3x (test x train) faster than
+        scattered additions; on random data, 1.6 pairs per cell, the pair expansion is 2x faster).
         ``"pairs"``: per-leaf pair expansion accumulated with ``np.add.at``.  Leaves
         are grouped by size so that the pairs of all leaves of size s are generated with
         one broadcast; with ``GB=None`` and ``WA is WB`` only the strict upper triangle is
