@@ -199,6 +199,40 @@ class _FoldData:
         self.folds = folds
         self.total = sum(len(te) for _, te in folds)
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    @staticmethod
+    def _rows_to_evaluate(sizes):
+        """Views to score for a new feature: every non-empty view and (once) the first empty one.
+
+        Returns (rows, empty): ``rows`` int array, ``empty`` the indices of all empty views."""
+        nonempty = np.flatnonzero(sizes > 0)
+        empty = np.flatnonzero(sizes == 0)
+        rows = np.asarray(list(nonempty) + ([int(empty[0])] if empty.size else []), dtype=np.intp)
+        return rows, empty
+
+    def _scores(self, a, rows, empty, correct, new):
+        """Accuracy of every view with feature ``a`` added (empty views share one score) and
+        remember the candidates' states for :meth:`_candidate`."""
+        scores = np.zeros(self.n_views)
+        acc = correct / float(self.total)
+        scores[rows] = acc
+        if empty.size:
+            scores[empty] = acc[-1]
+        self._cache = (a, {int(r): j for j, r in enumerate(rows)}, new, empty)
+        return scores
+
+    def _candidate(self, view, a):
+        """(position j in the cached candidates, the cached per-fold states) for adding ``a`` to ``view``."""
+        a_c, pos, new, empty = self._cache
+        if a_c != a:
+            raise RuntimeError("add() must follow candidate_scores() for the same feature.")
+        return (pos[view] if view in pos else pos[int(empty[0])]), new
+
 
 class NaiveEvaluator:
     """Reference evaluator: refit a clone of ``estimator`` for every candidate and fold.
@@ -291,12 +325,6 @@ class KNNIncremental(_FoldData):
         self.yte = [self.yenc[te] for _, te in folds]
         self.n_classes = len(self.classes)
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
     def _correct(self, f, dist):
         """Correct predictions per leading index; ``dist`` is ``(m, n_test, n_train)``."""
         if self.k == 1:
@@ -322,10 +350,7 @@ class KNNIncremental(_FoldData):
 
     def candidate_scores(self, a):
         # Evaluate each non-empty view and (once) the empty view.
-        nonempty = np.flatnonzero(self.sizes > 0)
-        empty = np.flatnonzero(self.sizes == 0)
-        rows = list(nonempty) + ([int(empty[0])] if empty.size else [])
-        rows = np.asarray(rows, dtype=np.intp)
+        rows, empty = self._rows_to_evaluate(self.sizes)
         correct = np.zeros(len(rows), dtype=np.int64)
         new = []
         for f in range(len(self.folds)):
@@ -333,19 +358,10 @@ class KNNIncremental(_FoldData):
             cand = self.D[f][rows] + block             # 0 + x == x for the empty view
             correct += self._correct(f, cand)
             new.append(cand)
-        scores = np.zeros(self.n_views)
-        acc = correct / float(self.total)
-        scores[rows] = acc
-        if empty.size:
-            scores[empty] = acc[-1]
-        self._cache = (a, {int(r): j for j, r in enumerate(rows)}, new, empty)
-        return scores
+        return self._scores(a, rows, empty, correct, new)
 
     def add(self, view, a):
-        a_c, pos, new, empty = self._cache
-        if a_c != a:
-            raise RuntimeError("add() must follow candidate_scores() for the same feature.")
-        j = pos[view] if view in pos else pos[int(empty[0])]
+        j, new = self._candidate(view, a)
         for f in range(len(self.folds)):
             self.D[f][view] = new[f][j]
         self.sizes[view] += 1
@@ -411,12 +427,6 @@ class GaussianNBIncremental(_FoldData):
             self.fvar.append(np.var(Xtr, axis=0))
             self.yte.append(self.yenc[te])
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
     def _terms(self, f, cols, eps):
         """Per-feature terms for ``cols`` with smoothing ``eps``.
 
@@ -450,10 +460,7 @@ class GaussianNBIncremental(_FoldData):
 
     def candidate_scores(self, a):
         sizes = np.array([len(v) for v in self.views])
-        nonempty = np.flatnonzero(sizes > 0)
-        empty = np.flatnonzero(sizes == 0)
-        rows = np.asarray(list(nonempty) + ([int(empty[0])] if empty.size else []),
-                          dtype=np.intp)
+        rows, empty = self._rows_to_evaluate(sizes)
         correct = np.zeros(len(rows), dtype=np.int64)
         new = []
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -477,19 +484,10 @@ class GaussianNBIncremental(_FoldData):
                     S2[j] = _seq_sum(T2)
                 correct += self._correct(f, S1, S2)
                 new.append((S1, S2, newmax))
-        scores = np.zeros(self.n_views)
-        acc = correct / float(self.total)
-        scores[rows] = acc
-        if empty.size:
-            scores[empty] = acc[-1]
-        self._cache = (a, {int(r): j for j, r in enumerate(rows)}, new, empty)
-        return scores
+        return self._scores(a, rows, empty, correct, new)
 
     def add(self, view, a):
-        a_c, pos, new, empty = self._cache
-        if a_c != a:
-            raise RuntimeError("add() must follow candidate_scores() for the same feature.")
-        j = pos[view] if view in pos else pos[int(empty[0])]
+        j, new = self._candidate(view, a)
         for f, (S1, S2, newmax) in enumerate(new):
             self.S1[f][view] = S1[j]
             self.S2[f][view] = S2[j]
