@@ -43,17 +43,24 @@ def _tri_decode(k, n):
     return a, b
 
 
+def _draw_from_blocks(counts, n, rng):
+    """``n`` distinct items drawn uniformly from consecutive blocks of ``counts`` items each.
+
+    Returns (block index of each draw, position of the draw inside its block)."""
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    ks = rng.choice(offsets[-1], size=n, replace=False)
+    block = np.searchsorted(offsets, ks, side="right") - 1
+    return block, ks - offsets[block]
+
+
 def _sample_similar(groups, n, rng):
     """``n`` distinct unordered pairs inside the groups (lists of instance indices)."""
     sizes = np.array([len(g) for g in groups], dtype=np.int64)
-    counts = sizes * (sizes - 1) // 2
-    offsets = np.concatenate([[0], np.cumsum(counts)])
-    ks = rng.choice(offsets[-1], size=n, replace=False)
-    gi = np.searchsorted(offsets, ks, side="right") - 1
+    gi, local = _draw_from_blocks(sizes * (sizes - 1) // 2, n, rng)
     out = np.empty((n, 2), dtype=np.int64)
     for g in np.unique(gi):
         sel = gi == g
-        a, b = _tri_decode(ks[sel] - offsets[g], sizes[g])
+        a, b = _tri_decode(local[sel], sizes[g])
         out[sel, 0] = groups[g][a]
         out[sel, 1] = groups[g][b]
     return out
@@ -64,14 +71,12 @@ def _sample_dissimilar(groups, n, rng):
     sizes = np.array([len(g) for g in groups], dtype=np.int64)
     blocks = [(a, b) for a in range(len(groups)) for b in range(a + 1, len(groups))]
     counts = np.array([sizes[a] * sizes[b] for a, b in blocks], dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(counts)])
-    ks = rng.choice(offsets[-1], size=n, replace=False)
-    bi = np.searchsorted(offsets, ks, side="right") - 1
+    bi, local_all = _draw_from_blocks(counts, n, rng)
     out = np.empty((n, 2), dtype=np.int64)
     for blk in np.unique(bi):
         sel = bi == blk
         a, b = blocks[blk]
-        local = ks[sel] - offsets[blk]
+        local = local_all[sel]
         out[sel, 0] = groups[a][local // sizes[b]]
         out[sel, 1] = groups[b][local % sizes[b]]
     return out
