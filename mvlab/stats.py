@@ -246,7 +246,15 @@ def sign_test_critical_value(n: int, alpha: float = 0.05) -> float:
 
 
 @dataclass(frozen=True)
-class SignTestResult:
+class _Result:
+    """Base of the frozen result dataclasses: ``to_dict()`` gives their fields as plain values."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SignTestResult(_Result):
     """Result of :func:`sign_test` (method A against method B).
 
     ``wins``/``ties``/``losses`` are the raw counts for A. Following Demšar (2006, Sec. 3.1.3)
@@ -377,7 +385,7 @@ def sign_test(
 
 
 @dataclass(frozen=True)
-class FriedmanResult:
+class FriedmanResult(_Result):
     """Result of :func:`friedman_test`.
 
     ``statistic`` is the Friedman chi-square ``chi2_F`` (df = K-1, p-value ``p_value``);
@@ -401,9 +409,6 @@ class FriedmanResult:
     def ranks(self) -> pd.Series:
         """Average ranks as a Series indexed by method."""
         return pd.Series(self.average_ranks, index=pd.Index(self.methods, name="method"), name="average_rank")
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per test (Friedman chi2, Iman-Davenport F): statistic, df, p_value."""
@@ -511,7 +516,7 @@ def _rank_descending_with_tolerance(values: np.ndarray, rtol: float = 1e-9) -> n
 
 
 @dataclass(frozen=True)
-class FriedmanAlignedResult:
+class FriedmanAlignedResult(_Result):
     """Result of :func:`friedman_aligned_ranks_test` (``ALGORITHMS.md`` B.7 steps 1-4).
 
     ``rank_totals`` are R_j (sum over blocks of the aligned ranks of method j),
@@ -532,9 +537,6 @@ class FriedmanAlignedResult:
     def ranks(self) -> pd.Series:
         """Average aligned ranks as a Series indexed by method."""
         return pd.Series(self.average_ranks, index=pd.Index(self.methods, name="method"), name="average_aligned_rank")
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per method: total and average aligned rank."""
@@ -681,7 +683,7 @@ def bonferroni_dunn_critical_difference(n_methods: int, n_blocks: int, alpha: fl
 
 
 @dataclass(frozen=True)
-class PosthocResult:
+class PosthocResult(_Result):
     """Result of :func:`posthoc_vs_control`: K-1 comparisons of each method with the control.
 
     Tuples ``methods``, ``average_ranks``, ``rank_differences``, ``z``, ``p_unadjusted``,
@@ -726,9 +728,6 @@ class PosthocResult:
             index=pd.Index(self.methods, name="method"),
         )
         return df.sort_values("p_unadjusted", kind="mergesort")
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def posthoc_vs_control(
@@ -814,7 +813,7 @@ def posthoc_vs_control(
 
 
 @dataclass(frozen=True)
-class PairedTTestResult:
+class PairedTTestResult(_Result):
     """Result of :func:`paired_t_test` for the differences ``d = a - b``.
 
     Fields follow ``ALGORITHMS.md`` C.8 Table 9: ``p_value`` (two-sided), ``mean_difference``
@@ -832,9 +831,6 @@ class PairedTTestResult:
     confidence: float
     ci_low: float
     ci_high: float
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
     def to_frame(self) -> pd.DataFrame:
         """A one-row table (columns as in the SDF paper's Table 9, plus t, df, n)."""
