@@ -88,7 +88,7 @@ class MultiViewDataset:
 
     __slots__ = (
         "name", "X", "y", "classes", "feature_names", "views", "informative", "image_shape",
-        "description",
+        "description", "_fingerprint",
     )
 
     def __init__(
@@ -275,7 +275,12 @@ class MultiViewDataset:
         return pd.DataFrame(rows)
 
     def fingerprint(self) -> str:
-        """SHA-256 (first 16 hex digits) of X, y, classes and views: identifies the data in results."""
+        """SHA-256 (first 16 hex digits) of X, y, classes and views: identifies the data in results.
+
+        Computed once (the dataset is immutable); pages ask for it on every rerun."""
+        cached = getattr(self, "_fingerprint", None)
+        if cached is not None:
+            return cached
         h = hashlib.sha256()
         h.update(np.ascontiguousarray(self.X).tobytes())
         h.update(np.ascontiguousarray(self.y).tobytes())
@@ -283,7 +288,8 @@ class MultiViewDataset:
         for k, v in self.views.items():
             h.update(k.encode())
             h.update(v.tobytes())
-        return h.hexdigest()[:16]
+        object.__setattr__(self, "_fingerprint", h.hexdigest()[:16])
+        return self._fingerprint
 
     # ------------------------------------------------------------ derivations
     def subset(self, rows, name: str | None = None) -> "MultiViewDataset":

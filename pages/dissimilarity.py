@@ -85,7 +85,8 @@ for tab, name in zip(tabs, names):
             st.caption(f"Out-of-bag accuracy of the {name} forest: {result.view_oob_accuracy[q]:.3f}")
 
 st.subheader("Map of the joint dissimilarity (classical MDS)")
-coords = mds_2d(result.joint_train("average"))
+coords = runs.memo("dis_mds", runs.result_key("dissimilarity", ds, settings),
+                   lambda: mds_2d(result.joint_train("average")))
 st.plotly_chart(plots.view_projections({"joint (average)": coords}, labels_train, result.classes, columns=1,
                                        title="Training instances placed by their joint dissimilarity",
                                        axis_names=("axis 1", "axis 2")),

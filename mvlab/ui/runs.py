@@ -28,14 +28,15 @@ def results_store() -> ResultsStore:
     return ResultsStore()
 
 
-def _key(kind: str, ds: MultiViewDataset, settings: Mapping) -> str:
+def result_key(kind: str, ds: MultiViewDataset, settings: Mapping) -> str:
+    """The identity of a result: its kind, the data fingerprint and the exact settings."""
     return json.dumps([kind, ds.fingerprint(), settings], sort_keys=True, default=str)
 
 
 def lookup(kind: str, ds: MultiViewDataset, settings: Mapping, from_bytes: Callable[[bytes], T]) -> T | None:
     """A finished result for these data and settings, from this session or the store; else None."""
     cache = st.session_state.setdefault(_CACHE, {})
-    key = _key(kind, ds, settings)
+    key = result_key(kind, ds, settings)
     if key not in cache:
         try:
             store = results_store()
@@ -47,6 +48,15 @@ def lookup(kind: str, ds: MultiViewDataset, settings: Mapping, from_bytes: Calla
             return None
         cache[key] = from_bytes(blob)
     return cache[key]
+
+
+def memo(name: str, key, compute: Callable[[], T]) -> T:
+    """``compute()`` once per session for this ``name`` and ``key`` (e.g. an embedding of a stored
+    result, which every rerun of the page would otherwise recompute); keeps the latest key only."""
+    slot = st.session_state.setdefault("_memo", {})
+    if name not in slot or slot[name][0] != key:
+        slot[name] = (key, compute())
+    return slot[name][1]
 
 
 def progress_bar(label: str) -> Callable[[float, str], None]:
@@ -81,7 +91,7 @@ def train(
     except ValueError as exc:
         st.error(f"Training failed: {exc}")
         return None
-    st.session_state.setdefault(_CACHE, {})[_key(kind, ds, settings)] = result
+    st.session_state.setdefault(_CACHE, {})[result_key(kind, ds, settings)] = result
     try:
         store = results_store()
         run_id = store.start_run(kind, ds.name, ds.fingerprint(), seed, settings)
