@@ -12,6 +12,10 @@ RF-GAP matrices of :class:`mvlab.proximity.ForestDissimilarity` against
   faster variant with one numpy comparison of two leaf vectors per pair;
 * scipy's sparse product ``(L @ L.T).toarray()`` (``engine="scipy"``).
 
+mvlab's matrix and ``apply`` are timed on one thread and on ``--n-jobs`` threads (the forest's
+``n_jobs``, which both use), each ratio to ``apply`` on the same number of threads; the loop
+baselines are single-threaded.
+
 Every baseline is checked to give the same matrix.  Run::
 
     .venv/bin/python bench/bench_proximity.py [--n 2000] [--trees 512] [--random]
@@ -123,13 +127,25 @@ def main():
     print(f"forest fit + leaves + Breiman matrix (fit total): {time.perf_counter() - t0:.2f} s")
     forest = fb.forest_
 
-    t_apply, _ = best_of(lambda: forest.apply(X))
     leaves = fb.leaves_
-    t_breiman, D = best_of(lambda: fb._dissimilarity(leaves, train=True))
-    t_scipy, D_scipy = best_of(lambda: fb._dissimilarity(leaves, train=True, engine="scipy"))
+
+    def with_threads(n_jobs, fn):
+        """Run ``fn`` with the forest's apply and mvlab's leaf product on n_jobs threads."""
+        forest.n_jobs, fb.n_jobs = n_jobs, n_jobs
+        try:
+            return fn()
+        finally:
+            forest.n_jobs, fb.n_jobs = args.n_jobs, args.n_jobs
+
+    threads = sorted({1, args.n_jobs})
+    t_apply = {j: with_threads(j, lambda: best_of(lambda: forest.apply(X)))[0] for j in threads}
+    t_breiman, D = {}, None
+    for j in threads:
+        t_breiman[j], D = with_threads(j, lambda: best_of(lambda: fb._dissimilarity(leaves, train=True)))
+    t_scipy, D_scipy = with_threads(1, lambda: best_of(lambda: fb._dissimilarity(leaves, train=True, engine="scipy")))
     t_pairs_engine, _ = best_of(lambda: fb._dissimilarity(leaves, train=True, engine="pairs"))
     half = leaves[: n // 2]  # a test x train block: the first half of the rows against all
-    t_cross_scipy, _ = best_of(lambda: fb._dissimilarity(half, train=False, engine="scipy"))
+    t_cross_scipy, _ = with_threads(1, lambda: best_of(lambda: fb._dissimilarity(half, train=False, engine="scipy")))
     t_cross_pairs, _ = best_of(lambda: fb._dissimilarity(half, train=False, engine="pairs"))
     t_dense, D_dense = best_of(lambda: dense_breiman(leaves), repeat=1)
     t_pairs, per_pair = pair_loop_time(leaves, args.pairs, rng)
@@ -144,29 +160,35 @@ def main():
 
     print()
     print(f"same-leaf pairs per tree (incl. self): {pairs_per_tree:,.0f}  (n = {n})")
-    print(f"same-leaf pairs per result cell: {per_cell:.1f}; engine='auto' uses "
-          f"{'scipy' if per_cell > AUTO_PAIRS_PER_CELL else 'pairs'} above/below {AUTO_PAIRS_PER_CELL:g}")
-    print(f"engines, train x train : pairs {t_pairs_engine:.3f} s, scipy {t_scipy:.3f} s "
+    print(f"same-leaf pairs per result cell: {per_cell:.1f}; engine='auto' uses scipy above "
+          f"{AUTO_PAIRS_PER_CELL:g} / threads, else pairs")
+    print(f"engines, one thread, train x train : pairs {t_pairs_engine:.3f} s, scipy {t_scipy:.3f} s "
           f"(scipy / pairs = {t_scipy / t_pairs_engine:.2f})")
-    print(f"engines, test x train  : pairs {t_cross_pairs:.3f} s, scipy {t_cross_scipy:.3f} s "
+    print(f"engines, one thread, test x train  : pairs {t_cross_pairs:.3f} s, scipy {t_cross_scipy:.3f} s "
           f"(scipy / pairs = {t_cross_scipy / t_cross_pairs:.2f})")
-    print(f"forest.apply(X)                                : {t_apply:8.3f} s")
-    print(f"Breiman train x train, mvlab (from leaves)     : {t_breiman:8.3f} s")
-    print(f"  scipy sparse product (L @ L.T).toarray()     : {t_scipy:8.3f} s")
+    for j in threads:
+        print(f"forest.apply(X), {j} thread(s)                  : {t_apply[j]:8.3f} s")
+        print(f"Breiman train x train, mvlab, {j} thread(s)     : {t_breiman[j]:8.3f} s")
     print(f"  dense per-tree np.equal.outer loop           : {t_dense:8.3f} s")
     print(f"  pure-Python pair loop (pairs x trees; timed on {args.pairs} random pairs,")
     print(f"      {per_pair * 1e6:.1f} us/pair, extrapolated to n(n+1)/2 pairs): {t_pairs:8.1f} s")
     print(f"  numpy-per-pair loop (same extrapolation, {per_pair_np * 1e6:.1f} us/pair) : {t_pairs_np:8.1f} s")
-    print(f"transform(X) (apply + test x train block)       : {t_transform:8.3f} s")
-    print(f"ratios  Breiman: {t_dense / t_breiman:6.1f}x faster than the per-tree loop, "
-          f"{t_pairs / t_breiman:6.0f}x faster than the pure-Python pair loop "
-          f"({t_pairs_np / t_breiman:.0f}x vs numpy-per-pair), "
-          f"{t_scipy / t_breiman:5.1f}x faster than scipy's product; "
-          f"matrix / apply = {t_breiman / t_apply:.2f}")
+    print(f"transform(X) (apply + test x train block, {args.n_jobs} thread(s)): {t_transform:8.3f} s")
+    for j in threads:
+        print(f"ratios  Breiman, {j} thread(s): {t_dense / t_breiman[j]:6.1f}x faster than the per-tree loop, "
+              f"{t_pairs / t_breiman[j]:6.0f}x faster than the pure-Python pair loop "
+              f"({t_pairs_np / t_breiman[j]:.0f}x vs numpy-per-pair); "
+              f"matrix / apply (both {j} thread(s)) = {t_breiman[j] / t_apply[j]:.2f}")
+    fastest = min(t_apply.values())
+    print(f"        Breiman matrix on {args.n_jobs} thread(s) / the faster apply ({fastest:.3f} s) = "
+          f"{t_breiman[args.n_jobs] / fastest:.2f}")
 
     fg = ForestDissimilarity("rfgap", n_estimators=T, random_state=0, n_jobs=args.n_jobs).fit(X, y)
     assert np.array_equal(fg.leaves_, leaves)
-    t_gap, Dg = best_of(lambda: fg._dissimilarity(leaves, train=True))
+    t_gap = {}
+    for j in threads:
+        fg.n_jobs = j
+        t_gap[j], Dg = best_of(lambda: fg._dissimilarity(leaves, train=True))
     oob = fg.oob_mask_.astype(np.float64)
     wgap = fg._rfgap_w
     t_gap_dense, P_dense = best_of(lambda: dense_rfgap(leaves, oob, wgap), repeat=1)
@@ -179,12 +201,16 @@ def main():
     np.fill_diagonal(Dg_ref, 0.0)
     assert np.abs(Dg - Dg_ref).max() < 1e-5
     print()
-    print(f"RF-GAP train x train, mvlab (from leaves)      : {t_gap:8.3f} s")
+    for j in threads:
+        print(f"RF-GAP train x train, mvlab, {j} thread(s)      : {t_gap[j]:8.3f} s")
     print(f"  dense per-tree loop (weighted equal.outer)   : {t_gap_dense:8.3f} s")
     print(f"  pure-Python pair loop (extrapolated, {per_pair_g * 1e6:.1f} us/pair): {t_gap_pairs:8.1f} s")
-    print(f"ratios  RF-GAP : {t_gap_dense / t_gap:6.1f}x faster than the per-tree loop, "
-          f"{t_gap_pairs / t_gap:6.0f}x faster than the pure-Python pair loop; "
-          f"matrix / apply = {t_gap / t_apply:.2f}")
+    for j in threads:
+        print(f"ratios  RF-GAP, {j} thread(s): {t_gap_dense / t_gap[j]:6.1f}x faster than the per-tree loop, "
+              f"{t_gap_pairs / t_gap[j]:6.0f}x faster than the pure-Python pair loop; "
+              f"matrix / apply (both {j} thread(s)) = {t_gap[j] / t_apply[j]:.2f}")
+    print(f"        RF-GAP matrix on {args.n_jobs} thread(s) / the faster apply ({fastest:.3f} s) = "
+          f"{t_gap[args.n_jobs] / fastest:.2f}")
 
 
 if __name__ == "__main__":

@@ -44,7 +44,9 @@ measures only the pairs ``j < i`` are generated (symmetry), counts accumulate in
 before any pair is formed.  The plain scipy product ``(L_a @ L_b.T).toarray()`` is kept
 as ``engine="scipy"``; on data with very large leaves, such as mfeat's 10 well-separated
 classes, it is faster (its dense per-row accumulator stays in cache), so ``engine="auto"``
-picks it when there are more than 4 same-leaf pairs per result cell.
+picks it when there are more than 4 same-leaf pairs per result cell (2 with two threads).
+It runs by blocks of rows, on ``n_jobs`` threads (scipy's kernels release the GIL), and for
+a symmetric training matrix multiplies only the blocks on and above the diagonal.
 The path-length measure is not a same-leaf product; it is computed per tree from the
 leaf-to-leaf LCA-depth matrix (a range-minimum over the depth-first leaf order, built with
 ``np.minimum.accumulate``) gathered at the instances' leaves: a loop over trees, never
@@ -57,11 +59,18 @@ them work in float32 anyway, and every value lies in [0, 1]).
 from __future__ import annotations
 
 import numbers
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Optional
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import Parallel, delayed
+
+try:  # scipy's sparse-product kernel, used without its non-zero counting pass
+    from scipy.sparse._sparsetools import csr_matmat as _csr_matmat
+except ImportError:  # pragma: no cover - scipy moved its private kernels
+    _csr_matmat = None
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils import check_random_state
@@ -309,6 +318,7 @@ def cooccurrence(
     WB: Optional[np.ndarray] = None,
     engine: str = "auto",
     max_pairs: int = _PAIR_CHUNK,
+    n_jobs: Optional[int] = None,
 ) -> np.ndarray:
     """Weighted same-leaf co-occurrence ``S = (WA o L_A) (WB o L_B)^T`` as a dense matrix.
 
@@ -331,18 +341,25 @@ def cooccurrence(
         Per-(row, tree) weights of the reference side; ``None`` = all ones.
     engine : {"auto", "pairs", "scipy"}
         ``"auto"`` (default): ``"scipy"`` when there are more than :data:`AUTO_PAIRS_PER_CELL`
-        same-leaf pairs (with non-zero weight) per cell of the result, else ``"pairs"``
-        (``bench/bench_proximity.py``: on mfeat's large pure leaves, 28 pairs per cell, scipy's
-        row-by-row dense accumulator is 1.24x (train) and 2.3x (test x train) faster than
-        scattered additions; on random data, 1.6 pairs per cell, the pair expansion is 2x faster).
+        / ``n_jobs`` same-leaf pairs (with non-zero weight) per cell of the result, else
+        ``"pairs"`` (``bench/bench_proximity.py``, one thread: on mfeat's large pure leaves,
+        28 pairs per cell, scipy's row-by-row dense accumulator is about 2x (train) and 2.7x
+        (test x train) faster than scattered additions; on random data, 1.6 pairs per cell,
+        they are on par, and scipy's blocks also scale with threads).
         ``"pairs"``: per-leaf pair expansion accumulated with ``np.add.at``.  Leaves
         are grouped by size so that the pairs of all leaves of size s are generated with
         one broadcast; with ``GB=None`` and ``WA is WB`` only the strict upper triangle is
         generated (symmetry), otherwise (asymmetric weights) all pairs of the entries with
         a non-zero weight are generated.
-        ``"scipy"``: ``(L_A @ L_B.T).toarray()`` with scipy's CSR product (zero weights dropped).
+        ``"scipy"``: ``L_A @ L_B.T`` with scipy's CSR product (zero weights dropped), by blocks
+        of rows: for the symmetric training block only the blocks on and above the diagonal
+        are multiplied (the others are their transposes), and blocks run on ``n_jobs``
+        threads (scipy's sparse kernels release the GIL).
     max_pairs : int
         Pairs generated per batch (memory bound of the work buffers).
+    n_jobs : int or None
+        Threads for the ``"scipy"`` engine (joblib convention: ``None`` = 1, ``-1`` = all
+        cores).  The ``"pairs"`` engine is single-threaded.  The result does not depend on it.
 
     Returns
     -------
@@ -354,17 +371,120 @@ def cooccurrence(
     if GBx.shape[1] != T:
         raise ValueError("GA and GB must have the same number of trees (columns).")
     if engine == "auto":
-        engine = "scipy" if _pairs_per_cell(GA, GBx, n_leaves, WA, WB) > AUTO_PAIRS_PER_CELL else "pairs"
+        threshold = AUTO_PAIRS_PER_CELL / effective_n_jobs(n_jobs)
+        engine = "scipy" if _pairs_per_cell(GA, GBx, n_leaves, WA, WB) > threshold else "pairs"
     if engine == "scipy":
         A = _onehot(GA, n_leaves, WA)
-        B = _onehot(GBx, n_leaves, WB)
-        return np.asarray((A @ B.T).toarray(), dtype=np.float64)
+        if same and WA is WB:
+            return _scipy_symmetric(A, n_jobs)
+        return _scipy_cross(A, _onehot(GBx, n_leaves, WB), n_jobs)
     if engine != "pairs":
         raise ValueError(f"engine must be 'auto', 'pairs' or 'scipy', got {engine!r}.")
 
     if same and WA is WB:
         return _cooc_symmetric(GA, n_leaves, WA, max_pairs)
     return _cooc_cross(GA, GBx, n_leaves, WA, WB, max_pairs)
+
+
+def _product_dense(A: sp.csr_matrix, BT: sp.csr_matrix) -> np.ndarray:
+    """Dense ``A @ BT`` (both CSR) through scipy's Gustavson kernel without its counting pass.
+
+    ``A @ BT`` in scipy runs the kernel twice: once to count the non-zeros of the product
+    (``csr_matmat_maxnnz``), once to compute them.  The count is replaced here by a cheap
+    upper bound (per row, the smaller of the number of columns and the number of same-leaf
+    pairs, ``sum over the row's leaves of their sizes in B``), which saves about 40% on large
+    leaves.  The kernel is scipy's private ``csr_matmat``; if it is missing or its signature
+    changed, the public product is used (same numbers, tests compare both to a pair loop).
+    """
+    if _csr_matmat is not None:
+        n_a, n_b = A.shape[0], BT.shape[1]
+        pairs = np.diff(BT.indptr)[A.indices].astype(np.int64)
+        ends = np.concatenate([[0], np.cumsum(pairs)])
+        bound = int(np.minimum(ends[A.indptr[1:]] - ends[A.indptr[:-1]], n_b).sum())
+        big = max(bound, A.nnz, BT.nnz, n_a, n_b) >= np.iinfo(np.int32).max
+        idx = np.int64 if big else np.int32
+        Cp = np.empty(n_a + 1, dtype=idx)
+        Cj = np.empty(bound, dtype=idx)
+        Cx = np.empty(bound, dtype=np.float64)
+        try:
+            _csr_matmat(n_a, n_b, A.indptr.astype(idx, copy=False), A.indices.astype(idx, copy=False),
+                        A.data.astype(np.float64, copy=False), BT.indptr.astype(idx, copy=False),
+                        BT.indices.astype(idx, copy=False), BT.data.astype(np.float64, copy=False),
+                        Cp, Cj, Cx)
+        except (TypeError, ValueError):  # pragma: no cover - a future scipy changed the kernel
+            pass
+        else:
+            nnz = int(Cp[-1])
+            return sp.csr_matrix((Cx[:nnz], Cj[:nnz], Cp), shape=(n_a, n_b)).toarray()
+    return (A @ BT).toarray()
+
+
+def _row_blocks(n: int, n_blocks: int) -> list[slice]:
+    edges = np.linspace(0, n, max(1, min(n_blocks, n)) + 1).astype(int)
+    return [slice(a, b) for a, b in zip(edges[:-1], edges[1:])]
+
+
+def _run_threads(jobs, n_threads: int) -> None:
+    """Call every job; on ``n_threads`` threads when there is more than one."""
+    if n_threads <= 1 or len(jobs) <= 1:
+        for job in jobs:
+            job()
+        return
+    with ThreadPoolExecutor(max_workers=n_threads) as pool:
+        for future in [pool.submit(job) for job in jobs]:
+            future.result()  # re-raises a worker's exception here
+
+
+SCIPY_SYMMETRIC_BLOCKS = 4
+"""Row blocks of the symmetric scipy product: 10 block products cover 62.5% of the cells."""
+
+_BLOCK_CELLS = 1 << 22
+"""Cells of one product block (its CSR work arrays take 12 bytes per cell at most)."""
+
+
+def _scipy_symmetric(A: sp.csr_matrix, n_jobs: Optional[int], n_blocks: Optional[int] = None) -> np.ndarray:
+    """``A @ A.T`` as a dense float64 matrix, from the blocks on and above the diagonal.
+
+    Block ``b`` holds the rows ``b, b + B, b + 2B, ...`` (a stride, not a contiguous range):
+    rows that share many leaves (same class, often stored together) are spread over all
+    blocks, so the work is spread evenly over the ``B (B + 1) / 2`` products computed and the
+    ``B (B - 1) / 2`` skipped ones; with contiguous blocks on class-sorted data nearly all
+    the work would sit in the diagonal blocks, which symmetry does not halve.
+    """
+    n = A.shape[0]
+    n_threads = effective_n_jobs(n_jobs)
+    side = int(np.sqrt(_BLOCK_CELLS))
+    if n_blocks is None:
+        n_blocks = max(SCIPY_SYMMETRIC_BLOCKS, 2 * n_threads, -(-n // side))
+    B = max(1, min(n_blocks, n))
+    rows = [A[b::B] for b in range(B)]
+    cols = [r.T.tocsr() for r in rows]
+    S = np.empty((n, n), dtype=np.float64)
+
+    def block(i: int, j: int) -> None:
+        P = _product_dense(rows[i], cols[j])
+        S[i::B, j::B] = P
+        if i != j:
+            S[j::B, i::B] = P.T
+
+    jobs = [partial(block, i, j) for i in range(B) for j in range(i, B)]
+    _run_threads(jobs, n_threads)
+    return S
+
+
+def _scipy_cross(A: sp.csr_matrix, B: sp.csr_matrix, n_jobs: Optional[int]) -> np.ndarray:
+    """``A @ B.T`` as a dense float64 matrix, row blocks of A on ``n_jobs`` threads."""
+    n_threads = effective_n_jobs(n_jobs)
+    BT = B.T.tocsr()
+    S = np.empty((A.shape[0], B.shape[0]), dtype=np.float64)
+    by_memory = -(-A.shape[0] * B.shape[0] // _BLOCK_CELLS)
+    blocks = _row_blocks(A.shape[0], max(2 * n_threads if n_threads > 1 else 1, by_memory))
+
+    def block(b: slice) -> None:
+        S[b] = _product_dense(A[b], BT)
+
+    _run_threads([partial(block, b) for b in blocks], n_threads)
+    return S
 
 
 def _onehot(G: np.ndarray, n_leaves: int, W: Optional[np.ndarray] = None) -> sp.csr_matrix:
@@ -379,16 +499,18 @@ def _onehot(G: np.ndarray, n_leaves: int, W: Optional[np.ndarray] = None) -> sp.
 
 
 AUTO_PAIRS_PER_CELL = 4.0
-"""Above this many same-leaf pairs per result cell, ``engine="auto"`` uses scipy's product."""
+"""Above this many same-leaf pairs per result cell (divided by the threads), ``engine="auto"``
+uses scipy's product."""
 
 
 def _pairs_per_cell(GA, GB, n_leaves, WA, WB) -> float:
     """Same-leaf pairs (entries with non-zero weight) per cell of the (n_a, n_b) result."""
     def sizes(G, W):
         entries = G.ravel() if W is None else G.ravel()[np.asarray(W).ravel() != 0]
-        return np.bincount(entries, minlength=n_leaves).astype(np.float64)
+        return np.bincount(entries, minlength=n_leaves)
 
-    return float(sizes(GA, WA) @ sizes(GB, WB)) / (GA.shape[0] * GB.shape[0])
+    # integer dot product: no BLAS call, whose spinning threads would slow the threaded product
+    return float(np.dot(sizes(GA, WA), sizes(GB, WB))) / (GA.shape[0] * GB.shape[0])
 
 
 # ----------------------------------------------------------------------------- tree structure
@@ -829,13 +951,14 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
             return self._path(G, train, progress)
         _report(progress, 0.0, "sparse leaf product")
         if m == "breiman":
-            S = cooccurrence(G, GB, self.n_leaves_, engine=engine)
-            D = 1.0 - S / T
+            D = cooccurrence(G, GB, self.n_leaves_, engine=engine, n_jobs=self.n_jobs)
+            np.divide(D, T, out=D)
+            np.subtract(1.0, D, out=D)  # 1 - S / T in place: no n x n temporaries
             if train:
                 np.fill_diagonal(D, 0.0)
         elif m == "rfd":
             Wb = 1.0 - self.kdn_
-            S = cooccurrence(G, GB, self.n_leaves_, WA=None, WB=Wb, engine=engine)
+            S = cooccurrence(G, GB, self.n_leaves_, WA=None, WB=Wb, engine=engine, n_jobs=self.n_jobs)
             if self.rfd_form == "weighted_proximity":
                 D = 1.0 - S / T
             else:
@@ -843,11 +966,11 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         elif m == "oob":
             ob = self.oob_mask_.astype(np.float64)
             if train:
-                S = cooccurrence(G, None, self.n_leaves_, WA=ob, WB=ob, engine=engine)
+                S = cooccurrence(G, None, self.n_leaves_, WA=ob, WB=ob, engine=engine, n_jobs=self.n_jobs)
                 o32 = self.oob_mask_.astype(np.float32)
                 N = (o32 @ o32.T).astype(np.float64)  # exact: integer counts < 2**24
             else:
-                S = cooccurrence(G, GB, self.n_leaves_, WA=None, WB=ob, engine=engine)
+                S = cooccurrence(G, GB, self.n_leaves_, WA=None, WB=ob, engine=engine, n_jobs=self.n_jobs)
                 N = np.broadcast_to(ob.sum(axis=1)[None, :], S.shape)
             P = np.divide(S, N, out=np.zeros_like(S), where=N > 0)
             D = 1.0 - P
@@ -856,10 +979,10 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         elif m == "rfgap":
             if train:
                 ob = self.oob_mask_.astype(np.float64)
-                S = cooccurrence(G, None, self.n_leaves_, WA=ob, WB=self._rfgap_w, engine=engine)
+                S = cooccurrence(G, None, self.n_leaves_, WA=ob, WB=self._rfgap_w, engine=engine, n_jobs=self.n_jobs)
                 n_oob = ob.sum(axis=1)
             else:
-                S = cooccurrence(G, GB, self.n_leaves_, WA=None, WB=self._rfgap_w, engine=engine)
+                S = cooccurrence(G, GB, self.n_leaves_, WA=None, WB=self._rfgap_w, engine=engine, n_jobs=self.n_jobs)
                 n_oob = np.full(G.shape[0], float(T))
             P = np.divide(S, n_oob[:, None], out=np.zeros_like(S), where=n_oob[:, None] > 0)
             if train:
@@ -873,7 +996,7 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         else:  # pragma: no cover - validated in fit
             raise ValueError(f"unknown measure {m!r}")
         _report(progress, 1.0, "matrix ready")
-        return np.clip(D, 0.0, 1.0).astype(np.float32)
+        return np.clip(D, 0.0, 1.0, out=D).astype(np.float32)
 
     def _path(self, G: np.ndarray, train: bool, progress: ProgressCallback) -> np.ndarray:
         """Englund-Verikas path dissimilarity (§A.4), a loop over trees (not pairs)."""

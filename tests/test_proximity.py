@@ -342,6 +342,20 @@ def test_cooccurrence_engines_agree(same, weights):
         for chunk in (7, 1 << 20):
             S = cooccurrence(GA, GBarg, n_leaves, WA=WA, WB=WB, engine=engine, max_pairs=chunk)
             np.testing.assert_allclose(S, slow, atol=1e-12)
+    for n_jobs in (2, 3, -1):  # scipy by blocks of rows on threads (odd block edges with 3)
+        S = cooccurrence(GA, GBarg, n_leaves, WA=WA, WB=WB, engine="scipy", n_jobs=n_jobs)
+        np.testing.assert_allclose(S, slow, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_scipy_blocks_with_fewer_rows_than_blocks(n):
+    """More threads and blocks than rows: every cell still computed exactly once."""
+    rng = np.random.default_rng(n)
+    G = rng.integers(0, 2, (n, 4)) + 2 * np.arange(4)
+    slow = (G[:, None, :] == G[None, :, :]).sum(axis=2).astype(float)
+    for n_jobs in (1, 2, 8):
+        np.testing.assert_array_equal(cooccurrence(G, None, 8, engine="scipy", n_jobs=n_jobs), slow)
+        np.testing.assert_array_equal(cooccurrence(G[:1], G, 8, engine="scipy", n_jobs=n_jobs), slow[:1])
 
 
 def test_k_smallest_with_ties():
@@ -370,6 +384,18 @@ def test_determinism_and_seed_dependence(data):
     r1 = ForestDissimilarity(n_estimators=6, random_state=np.random.RandomState(5)).fit(Xtr, ytr)
     r2 = ForestDissimilarity(n_estimators=6, random_state=np.random.RandomState(5)).fit(Xtr, ytr)
     np.testing.assert_array_equal(r1.train_dissimilarity_, r2.train_dissimilarity_)
+
+
+@pytest.mark.parametrize("measure", ["breiman", "oob", "rfgap"])
+def test_threads_do_not_change_the_matrices(data, measure):
+    """n_jobs=2 grows the same forest and runs the leaf product on threads: same numbers."""
+    Xtr, ytr, Xte = data
+    one = ForestDissimilarity(measure, n_estimators=6, random_state=4, n_jobs=1).fit(Xtr, ytr)
+    two = ForestDissimilarity(measure, n_estimators=6, random_state=4, n_jobs=2).fit(Xtr, ytr)
+    for engine in ("scipy", "auto"):
+        np.testing.assert_array_equal(one._dissimilarity(one.leaves_, True, engine=engine),
+                                      two._dissimilarity(two.leaves_, True, engine=engine))
+    np.testing.assert_array_equal(one.transform(Xte), two.transform(Xte))
 
 
 def test_progress_callback_and_same_forest(data):
@@ -441,3 +467,19 @@ def test_auto_engine_picks_by_pairs_per_cell_and_agrees():
             np.testing.assert_allclose(cooccurrence(G, None if WA is WB else G, nl, WA, WB, engine="scipy"), ref,
                                        rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(W, W_before)  # the scipy path must not touch the caller's weights
+
+
+def test_scipy_engine_falls_back_to_the_public_product(monkeypatch):
+    """Without scipy's private kernel the public product gives the same matrices."""
+    import mvlab.proximity as prox
+
+    rng = np.random.default_rng(8)
+    G = rng.integers(0, 3, (40, 6)) + 3 * np.arange(6)
+    W = rng.random((40, 6)) * (rng.random((40, 6)) > 0.3)
+    fast = [cooccurrence(G, None, 18, engine="scipy", n_jobs=2),
+            cooccurrence(G[:7], G, 18, WA=None, WB=W, engine="scipy")]
+    monkeypatch.setattr(prox, "_csr_matmat", None)
+    slow = [cooccurrence(G, None, 18, engine="scipy", n_jobs=2),
+            cooccurrence(G[:7], G, 18, WA=None, WB=W, engine="scipy")]
+    for a, b in zip(fast, slow):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
