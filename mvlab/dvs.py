@@ -10,11 +10,14 @@ predicts (lines 12-13).
 
 How it is fast (DESIGN §5).  The boolean OOB-hit matrix ``H`` (n_train x candidates) is
 computed once at fit time from each candidate's ``oob_decision_function_``.  At prediction
-time a loop over the *candidates* (not over instances) builds ``d_w`` for all test rows at
-once and takes its k smallest entries per row with a partition (:func:`mvlab.proximity.
-k_smallest_indices`, O(n_train) per row, ties broken by training index).  The competence of
-every candidate for every test instance is then **one gather and one mean**:
-``H.T[c, regions[c, i, :]].mean(-1)`` over the (candidates, n_test, k) index array.
+time the regions of all candidates for all test rows come from :func:`mvlab.
+competence_regions.candidate_regions`: the joint rows ``d_w`` of all candidates share
+their partial sums, and each candidate's k smallest entries per row (ties broken by training
+index, as :func:`mvlab.proximity.k_smallest_indices`) are searched only under a bound given
+by the regions of the candidates with one more view; blocks of rows run on ``n_jobs``
+threads.  The competence of every candidate for every test instance is then **one gather
+and one mean**: ``H.T[c, regions[c, i, :]].mean(-1)`` over the (candidates, n_test, k) index
+array.
 
 Choices where the paper is silent (each a documented parameter or rule):
 
@@ -68,6 +71,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils import check_random_state
 
 from mvlab.multiview import ViewForests, combine
+from mvlab.competence_regions import candidate_regions
 from mvlab.proximity import k_smallest_indices
 from mvlab._progress import ProgressCallback, report as _report, is_int as _is_int
 
@@ -651,24 +655,26 @@ class DVSCombiner:
         return Ds
 
     def _regions_and_competence(self, Ds: list[np.ndarray], with_dissimilarities: bool):
-        """§A.8 lines 9-11 for all instances: a loop over candidates, never over instances.
+        """§A.8 lines 9-11 for all instances at once, never a loop over instances.
+
+        Regions come from :func:`mvlab.competence_regions.candidate_regions` (shared partial
+        sums of the joint rows, bounds from the regions of the candidates with one more view,
+        blocks of rows on ``n_jobs`` threads); they equal ``k_smallest_indices`` of every
+        candidate's joint matrix, which the reference tests check against a per-instance loop.
 
         Returns regions (P, n, k), their dissimilarities (P, n, k) or None, the candidates'
         probabilities (P, n, C) when LCA needed them (else None) and competence (n, P).
         """
-        n, k, P = Ds[0].shape[0], self.k, len(self.candidates_)
-        regions = np.empty((P, n, k), dtype=np.int64)
-        region_d = np.empty((P, n, k), dtype=np.float32) if with_dissimilarities else None
-        probas = np.empty((P, n, len(self.classes_))) if self.competence == "lca" else None
-        # combine() sums in float64: convert every view once, not once per candidate.
-        Ds64 = [np.asarray(D, dtype=np.float64) for D in Ds]
-        for c, forest in enumerate(self.candidates_):
-            dw = subset_dissimilarity(Ds64, self.subsets_[c])  # line 9, (n, n_train)
-            regions[c] = k_smallest_indices(dw, k)  # line 10
-            if region_d is not None:
-                region_d[c] = np.take_along_axis(dw, regions[c], axis=1)
-            if probas is not None:
-                probas[c] = forest.predict_proba(dw)
+        n, k = Ds[0].shape[0], self.k
+        regions, region_d = candidate_regions(
+            Ds, self.subsets_, k, n_jobs=self.n_jobs, with_dissimilarities=with_dissimilarities
+        )
+        probas = None
+        if self.competence == "lca":  # LCA needs every candidate's prediction for x
+            probas = np.empty((len(self.candidates_), n, len(self.classes_)))
+            Ds64 = [np.asarray(D, dtype=np.float64) for D in Ds]  # convert once, not per candidate
+            for c, forest in enumerate(self.candidates_):
+                probas[c] = forest.predict_proba(subset_dissimilarity(Ds64, self.subsets_[c]))
         preds = probas.argmax(axis=2) if probas is not None else None
         comp = self._competence_from_regions(regions, preds)  # line 11, one gather + mean
         return regions, region_d, probas, comp

@@ -59,7 +59,6 @@ them work in float32 anyway, and every value lies in [0, 1]).
 from __future__ import annotations
 
 import numbers
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Optional
 
@@ -76,6 +75,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from mvlab._progress import ProgressCallback, report as _report, scaled
+from mvlab._threads import run_threads
 
 __all__ = [
     "MEASURES",
@@ -153,6 +153,57 @@ def k_smallest_indices(D: np.ndarray, k: int, exclude_diagonal: bool = False) ->
     vals = np.take_along_axis(D, cols, axis=1)
     order = np.argsort(vals, axis=1, kind="stable")  # stable: ties keep column order
     return np.take_along_axis(cols, order, axis=1).astype(np.int64)
+
+
+def _row_value_keys(rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Keys ordered as ``(row, value)`` pairs: a stable sort of them equals ``lexsort((values, rows))``.
+
+    float32 values are packed with their row into one int64 (the IEEE bits, mapped to an
+    order-preserving integer; ``-0.0`` is folded onto ``+0.0`` first, as ``==`` does); other
+    dtypes fall back to the two-key lexsort order.
+    """
+    if values.dtype != np.float32 or rows.size == 0 or rows.max() >= 2**31:
+        return np.lexsort((values, rows)).argsort(kind="stable")
+    bits = (values + np.float32(0.0)).view(np.int32)
+    ordered = (bits ^ ((bits >> 31) & 0x7FFFFFFF)).astype(np.int64) + 2**31  # in [0, 2**32)
+    return (rows.astype(np.int64) << 32) | ordered
+
+
+def k_smallest_indices_bounded(D: np.ndarray, k: int, bound: np.ndarray) -> np.ndarray:
+    """:func:`k_smallest_indices` when an upper bound of every row's k-th smallest value is known.
+
+    Only the entries ``D[r, j] <= bound[r]`` are looked at: one comparison pass over ``D``
+    and a sort of the (few) entries under the bound, instead of a partition of every row.
+    The result is identical to ``k_smallest_indices(D, k)`` (ranked by value, then column).
+
+    Parameters
+    ----------
+    D : ndarray of shape (n_rows, n_cols)
+    k : int
+    bound : ndarray of shape (n_rows,)
+        ``bound[r] >=`` the k-th smallest value of row ``r``, for instance the largest value
+        of the row at any k distinct columns.
+
+    Returns
+    -------
+    idx : ndarray of int64, shape (n_rows, k)
+
+    Raises
+    ------
+    ValueError
+        When a row has fewer than k entries under its bound (the bound is not valid).
+    """
+    D = np.asarray(D)
+    n_rows, n_cols = D.shape
+    flat = np.flatnonzero(D <= np.asarray(bound)[:, None])  # row-major: by row, then column
+    rows = flat // n_cols
+    counts = np.bincount(rows, minlength=n_rows)
+    if n_rows and counts.min() < k:
+        raise ValueError(f"the bound of row {int(np.argmin(counts))} is below its k-th smallest value (k={k}).")
+    order = np.argsort(_row_value_keys(rows, D.ravel()[flat]), kind="stable")  # ties keep column order
+    first = np.cumsum(counts) - counts
+    picked = flat[order[first[:, None] + np.arange(k)]]
+    return (picked - (picked // n_cols) * n_cols).astype(np.int64)
 
 
 # ----------------------------------------------------------------------------- sparse kernel
@@ -424,17 +475,6 @@ def _row_blocks(n: int, n_blocks: int) -> list[slice]:
     return [slice(a, b) for a, b in zip(edges[:-1], edges[1:])]
 
 
-def _run_threads(jobs, n_threads: int) -> None:
-    """Call every job; on ``n_threads`` threads when there is more than one."""
-    if n_threads <= 1 or len(jobs) <= 1:
-        for job in jobs:
-            job()
-        return
-    with ThreadPoolExecutor(max_workers=n_threads) as pool:
-        for future in [pool.submit(job) for job in jobs]:
-            future.result()  # re-raises a worker's exception here
-
-
 SCIPY_SYMMETRIC_BLOCKS = 4
 """Row blocks of the symmetric scipy product: 10 block products cover 62.5% of the cells."""
 
@@ -468,7 +508,7 @@ def _scipy_symmetric(A: sp.csr_matrix, n_jobs: Optional[int], n_blocks: Optional
             S[j::B, i::B] = P.T
 
     jobs = [partial(block, i, j) for i in range(B) for j in range(i, B)]
-    _run_threads(jobs, n_threads)
+    run_threads(jobs, n_threads)
     return S
 
 
@@ -483,7 +523,7 @@ def _scipy_cross(A: sp.csr_matrix, B: sp.csr_matrix, n_jobs: Optional[int]) -> n
     def block(b: slice) -> None:
         S[b] = _product_dense(A[b], BT)
 
-    _run_threads([partial(block, b) for b in blocks], n_threads)
+    run_threads([partial(block, b) for b in blocks], n_threads)
     return S
 
 
