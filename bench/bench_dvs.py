@@ -1,7 +1,8 @@
 """Benchmark of dynamic view selection (issue 4, section 4).
 
 Setting: mfeat, a stratified sample of ``--n`` instances (default 600, as in the paper),
-split 50/50 stratified; 6 views -> 63 candidate forests; ``--trees`` trees per forest
+split 50/50 stratified (or, with ``--n-test``, the pool of the n/2 training instances tested
+on ``--n-test`` instances from the rest of mfeat); 6 views -> 63 candidate forests; ``--trees`` trees per forest
 (default 100; the paper uses 512), ``n_jobs=2``, k = 7.  Timings are best of 3 (the machine
 is shared; the single pool fit is timed once).
 
@@ -10,8 +11,9 @@ Times, in one run:
 * the view forests (:func:`mvlab.multiview.fit_view_forests`) and the DVS pool
   (:meth:`mvlab.dvs.DVSCombiner.fit`: 63 OOB forests on the averaged matrices);
 * the competence of every candidate for every test instance, vectorised
-  (:meth:`DVSCombiner.competences`: a loop over the 63 candidates, ``k_smallest_indices``
-  per candidate, one gather + mean) against a per-instance Python loop (for each test
+  (:meth:`DVSCombiner.competences`: :func:`mvlab.competence_regions.candidate_regions` --
+  shared partial sums, bounded k-smallest searches, blocks of rows on 2 threads -- then one
+  gather + mean) against a per-instance Python loop (for each test
   instance and each candidate: the joint row, a stable ``np.argsort``, the mean OOB hit),
   timed on the first ``--loop-instances`` test instances and scaled linearly to all; both
   results are checked to be identical;
@@ -20,7 +22,7 @@ Times, in one run:
 
 Run::
 
-    .venv/bin/python bench/bench_dvs.py [--n 600] [--trees 100] [--loop-instances 100]
+    .venv/bin/python bench/bench_dvs.py [--n 600] [--n-test 1000] [--trees 100] [--loop-instances 100]
 """
 
 from __future__ import annotations
@@ -73,15 +75,25 @@ def main():
     ap.add_argument("--n", type=int, default=600, help="mfeat instances (stratified sample)")
     ap.add_argument("--trees", type=int, default=100, help="trees per forest (paper: 512)")
     ap.add_argument("--k", type=int, default=7)
+    ap.add_argument("--n-test", type=int, default=None,
+                    help="test instances drawn from the mfeat instances outside the n/2 training ones "
+                         "(default: the other half of the --n sample)")
     ap.add_argument("--loop-instances", type=int, default=100,
                     help="test instances timed by the loop (best of 3, scaled to all; 0 = all, once)")
     args = ap.parse_args()
 
     ds = load_dataset("mfeat")
-    if args.n < ds.n_samples:
-        ds = ds.stratified_sample(args.n, random_state=0)
-    tr, te = train_test_split(np.arange(ds.n_samples), test_size=0.5, stratify=ds.y, random_state=0)
-    print(f"mfeat sample: {ds.n_samples} instances, {len(ds.view_indices)} views, "
+    if args.n_test is None:
+        if args.n < ds.n_samples:
+            ds = ds.stratified_sample(args.n, random_state=0)
+        tr, te = train_test_split(np.arange(ds.n_samples), test_size=0.5, stratify=ds.y, random_state=0)
+    else:  # the pool of a 50/50 split of --n instances, tested on --n-test of the other instances
+        tr, rest = train_test_split(np.arange(ds.n_samples), train_size=args.n // 2, stratify=ds.y, random_state=0)
+        if args.n_test > len(rest):
+            ap.error(f"--n-test must be at most {len(rest)} (mfeat instances outside the training set)")
+        te = rest if args.n_test == len(rest) else train_test_split(
+            rest, train_size=args.n_test, stratify=ds.y[rest], random_state=0)[0]
+    print(f"mfeat: {len(tr) + len(te)} instances, {len(ds.view_indices)} views, "
           f"{len(tr)} train / {len(te)} test, {args.trees} trees per forest, k={args.k}, n_jobs=2")
 
     t_views, vf = timed(lambda: fit_view_forests(ds.X[tr], ds.y[tr], ds.view_indices, n_estimators=args.trees,
