@@ -1,7 +1,8 @@
-"""Running independent numpy/scipy jobs on a few threads (their kernels release the GIL)."""
+"""Worker counts and running independent numpy/scipy jobs on a few threads (their kernels release the GIL)."""
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
@@ -19,3 +20,16 @@ def run_threads(jobs: Sequence[Callable[[], None]], n_threads: int) -> None:
     with ThreadPoolExecutor(max_workers=n_threads) as pool:
         for future in [pool.submit(job) for job in jobs]:
             future.result()
+
+
+def worker_count(n_jobs) -> int:
+    """Number of workers for an ``n_jobs`` setting (joblib convention, at least 1).
+
+    ``None`` -> 1; a negative value counts back from the cores (``-1`` = all, ``-2`` = all
+    but one); a positive value is used as is.
+    """
+    if n_jobs is None:
+        return 1
+    if n_jobs < 0:
+        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    return max(1, int(n_jobs))

@@ -28,9 +28,8 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 import numpy as np
-from joblib import effective_n_jobs
 
-from mvlab._threads import run_threads
+from mvlab._threads import run_threads, worker_count
 from mvlab.proximity import k_smallest_indices, k_smallest_indices_bounded
 
 __all__ = ["joint_rows", "candidate_regions"]
@@ -194,7 +193,7 @@ def candidate_regions(
     supersets = _supersets(subsets)
     regions = np.empty((P, n, k), dtype=np.int64)
     region_d = np.empty((P, n, k), dtype=np.float32) if with_dissimilarities else None
-    n_threads = max(1, min(effective_n_jobs(n_jobs), n))
+    n_threads = max(1, min(worker_count(n_jobs), n))
     rows_per_block = max(1, min(block_elements // max(n_train, 1), n))
     if n_threads > 1:  # two blocks per thread, unless blocks would get so small that overheads win
         split = max(1, -(-n // (2 * n_threads)))

@@ -74,6 +74,7 @@ from mvlab.multiview import ViewForests, combine
 from mvlab.competence_regions import candidate_regions
 from mvlab.proximity import k_smallest_indices
 from mvlab._progress import ProgressCallback, report as _report, is_int as _is_int
+from mvlab._threads import worker_count
 
 __all__ = [
     "COMPETENCES",
@@ -562,7 +563,7 @@ class DVSCombiner:
         # Leave-one-out replay needs k neighbours among the n_train - 1 others.
         k_train = min(self.k, n_train - 1)
 
-        total = max(1, _n_jobs(self.n_jobs))
+        total = max(1, worker_count(self.n_jobs))
         outer = min(total, P)
         inner = max(1, total // outer)
         names = subset_names(subsets, view_forests.view_names)
@@ -761,16 +762,6 @@ class DVSCombiner:
             Its ``proba`` and ``prediction`` equal :meth:`predict_proba` / :meth:`predict`.
         """
         return self._evaluate(dissimilarities, explain=True)
-
-
-def _n_jobs(n_jobs) -> int:
-    if n_jobs is None:
-        return 1
-    if n_jobs < 0:
-        import os
-
-        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
-    return max(1, int(n_jobs))
 
 
 def view_choice_scores(chosen_views: np.ndarray, informative: np.ndarray) -> dict:

@@ -38,6 +38,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mvlab.proximity import MEASURES, ForestDissimilarity, k_smallest_mask
 from mvlab._progress import ProgressCallback, is_int as _is_int, report as _report, scaled
+from mvlab._threads import worker_count
 
 __all__ = [
     "COMBINATIONS",
@@ -185,22 +186,12 @@ class ViewForests:
         list of Q ndarrays of float32, each (n_new, n_train)  (§A.6 prediction step 1)
         """
         X = np.asarray(X, dtype=np.float64)
-        jobs = min(_n_jobs(n_jobs), self.n_views)
+        jobs = min(worker_count(n_jobs), self.n_views)
         if jobs == 1:
             return [f.transform(X[:, v]) for f, v in zip(self.forests, self.views)]
         return Parallel(n_jobs=jobs, prefer="threads")(
             delayed(f.transform)(X[:, v]) for f, v in zip(self.forests, self.views)
         )
-
-
-def _n_jobs(n_jobs) -> int:
-    if n_jobs is None:
-        return 1
-    if n_jobs < 0:
-        import os
-
-        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
-    return max(1, int(n_jobs))
 
 
 def fit_view_forests(
@@ -244,7 +235,7 @@ def fit_view_forests(
     classes, y_enc = np.unique(y, return_inverse=True)
     views, names = check_views(views, X.shape[1])
     seeds = check_random_state(random_state).randint(_MAX_INT, size=len(views) + 1)
-    total = _n_jobs(n_jobs)
+    total = worker_count(n_jobs)
     outer = min(total, len(views))
     inner = max(1, total // outer)
     makers = [

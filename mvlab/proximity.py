@@ -69,13 +69,13 @@ try:  # scipy's sparse-product kernel, used without its non-zero counting pass
     from scipy.sparse._sparsetools import csr_matmat as _csr_matmat
 except ImportError:  # pragma: no cover - scipy moved its private kernels
     _csr_matmat = None
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from mvlab._progress import ProgressCallback, report as _report, scaled
-from mvlab._threads import run_threads
+from mvlab._threads import run_threads, worker_count
 
 __all__ = [
     "MEASURES",
@@ -422,7 +422,7 @@ def cooccurrence(
     if GBx.shape[1] != T:
         raise ValueError("GA and GB must have the same number of trees (columns).")
     if engine == "auto":
-        threshold = AUTO_PAIRS_PER_CELL / effective_n_jobs(n_jobs)
+        threshold = AUTO_PAIRS_PER_CELL / worker_count(n_jobs)
         engine = "scipy" if _pairs_per_cell(GA, GBx, n_leaves, WA, WB) > threshold else "pairs"
     if engine == "scipy":
         A = _onehot(GA, n_leaves, WA)
@@ -492,7 +492,7 @@ def _scipy_symmetric(A: sp.csr_matrix, n_jobs: Optional[int], n_blocks: Optional
     the work would sit in the diagonal blocks, which symmetry does not halve.
     """
     n = A.shape[0]
-    n_threads = effective_n_jobs(n_jobs)
+    n_threads = worker_count(n_jobs)
     side = int(np.sqrt(_BLOCK_CELLS))
     if n_blocks is None:
         n_blocks = max(SCIPY_SYMMETRIC_BLOCKS, 2 * n_threads, -(-n // side))
@@ -514,7 +514,7 @@ def _scipy_symmetric(A: sp.csr_matrix, n_jobs: Optional[int], n_blocks: Optional
 
 def _scipy_cross(A: sp.csr_matrix, B: sp.csr_matrix, n_jobs: Optional[int]) -> np.ndarray:
     """``A @ B.T`` as a dense float64 matrix, row blocks of A on ``n_jobs`` threads."""
-    n_threads = effective_n_jobs(n_jobs)
+    n_threads = worker_count(n_jobs)
     BT = B.T.tocsr()
     S = np.empty((A.shape[0], B.shape[0]), dtype=np.float64)
     by_memory = -(-A.shape[0] * B.shape[0] // _BLOCK_CELLS)
