@@ -8,10 +8,10 @@ is shared; the single pool fit is timed once).
 
 Times, in one run:
 
-* the view forests (:func:`mvlab.multiview.fit_view_forests`) and the DVS pool
-  (:meth:`mvlab.dvs.DVSCombiner.fit`: 63 OOB forests on the averaged matrices);
+* the view forests (:func:`mvlab.rfd.classifier.fit_view_forests`) and the DVS pool
+  (:meth:`mvlab.rfd.dvs.DVSCombiner.fit`: 63 OOB forests on the averaged matrices);
 * the competence of every candidate for every test instance, vectorised
-  (:meth:`DVSCombiner.competences`: :func:`mvlab.competence_regions.candidate_regions` --
+  (:meth:`DVSCombiner.competences`: :func:`mvlab.rfd.competence_regions.candidate_regions` --
   shared partial sums, bounded k-smallest searches, blocks of rows on 2 threads -- then one
   gather + mean) against a per-instance Python loop (for each test
   instance and each candidate: the joint row, a stable ``np.argsort``, the mean OOB hit),
@@ -37,10 +37,10 @@ from sklearn.model_selection import train_test_split
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere without installing
 
-from mvlab.competence_regions import _kth_over_columns, _supersets, candidate_regions, joint_rows  # noqa: E402
-from mvlab.datasets import load_dataset  # noqa: E402
-from mvlab.dvs import DVSCombiner, subset_dissimilarity  # noqa: E402
-from mvlab.multiview import fit_view_forests  # noqa: E402
+from mvlab.rfd.competence_regions import _kth_over_columns, _supersets, candidate_regions, joint_rows
+from mvlab.datasets.bundled import load_dataset
+from mvlab.rfd.dvs import DVSCombiner, subset_dissimilarity
+from mvlab.rfd.view_forests import fit_view_forests
 
 
 def timed(fn):
@@ -73,7 +73,7 @@ def loop_competence(comb: DVSCombiner, Ds):
 
 def entries_under_bound(comb: DVSCombiner, Ds) -> float:
     """Mean number of entries per row that the bounded k-smallest search of
-    :func:`mvlab.competence_regions.candidate_regions` has to rank (the rest is skipped)."""
+    :func:`mvlab.rfd.competence_regions.candidate_regions` has to rank (the rest is skipped)."""
     regions, _ = candidate_regions(Ds, comb.subsets_, comb.k)
     joints = joint_rows(Ds, comb.subsets_)
     counts = []

@@ -36,7 +36,7 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mvlab.partition import OFSP  # noqa: E402
+from mvlab.construction.partition import OFSP
 
 
 def load(name, n, d, seed):
@@ -48,7 +48,7 @@ def load(name, n, d, seed):
         return X, y, f"madelon-like make_classification {n} x {d}"
     from sklearn.model_selection import train_test_split
 
-    from mvlab.datasets import load_dataset
+    from mvlab.datasets.bundled import load_dataset
 
     ds = load_dataset(name)
     X, y = np.asarray(ds.X, dtype=float), np.asarray(ds.y)

@@ -2,7 +2,7 @@
 
 Setting: mfeat (2000 instances, all 649 features as one view), one random forest of 512
 fully grown trees (mtry = sqrt), ``n_jobs=2``.  Times the training (train x train) Breiman and
-RF-GAP matrices of :class:`mvlab.proximity.ForestDissimilarity` against
+RF-GAP matrices of :class:`mvlab.forest.dissimilarity.ForestDissimilarity` against
 
 * ``forest.apply(X)`` itself (the leaves every method needs);
 * a dense per-tree loop: ``np.equal.outer`` on the leaf ids of each tree, summed over trees
@@ -107,7 +107,7 @@ def main():
     ap.add_argument("--n-jobs", type=int, default=2)
     args = ap.parse_args()
 
-    from mvlab.proximity import ForestDissimilarity
+    from mvlab.forest.dissimilarity import ForestDissimilarity
 
     rng = np.random.default_rng(0)
     if args.random:
@@ -115,7 +115,7 @@ def main():
         y = rng.integers(0, 10, args.n)
         data = f"random data {X.shape}"
     else:
-        from mvlab.datasets import load_dataset
+        from mvlab.datasets.bundled import load_dataset
 
         ds = load_dataset("mfeat")
         X, y = ds.X[: args.n], ds.y[: args.n]
@@ -160,7 +160,7 @@ def main():
     assert np.abs(D - D_dense).max() < 1e-6 and np.abs(D - D_scipy).max() < 1e-6
     assert np.abs(D - D_tr).max() < 1e-6
     pairs_per_tree = float((np.bincount(leaves.ravel()) ** 2).sum()) / T
-    from mvlab.proximity import AUTO_PAIRS_PER_CELL, _pairs_per_cell
+    from mvlab.forest._leaf_product import AUTO_PAIRS_PER_CELL, _pairs_per_cell
 
     per_cell = _pairs_per_cell(leaves, leaves, fb.n_leaves_, None, None)
 

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 import sklearn  # noqa: E402
 
-from mvlab.datasets import load_dataset  # noqa: E402
-from mvlab.siamese import compare_pair_methods  # noqa: E402
+from mvlab.datasets.bundled import load_dataset
+from mvlab.experiments.pair_methods import compare_pair_methods
 
 
 def main(argv=None) -> None:

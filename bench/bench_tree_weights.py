@@ -27,10 +27,10 @@ from sklearn.ensemble import RandomForestClassifier
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere without installing
 
-from mvlab.cascade import tree_probas  # noqa: E402
-from mvlab.pairs import make_pairs, pair_features  # noqa: E402
-from mvlab.siamese import tree_margin_matrix  # noqa: E402
-from mvlab.tree_weights import solve_tree_weights, tree_weight_objective  # noqa: E402
+from mvlab.siamese.cascade import tree_probas
+from mvlab.siamese.pairs import make_pairs, pair_features
+from mvlab.siamese.forest import tree_margin_matrix
+from mvlab.siamese.tree_weights import solve_tree_weights, tree_weight_objective
 
 
 def forest_P(N, T, seed=0, n_jobs=2):
@@ -72,8 +72,8 @@ def run(P, lam, label, repeats):
 
 
 def bench_sdf(N, T, lam, n_jobs=2):
-    from mvlab.pairs import make_pair_split
-    from mvlab.siamese import SiameseDeepForest
+    from mvlab.siamese.pairs import make_pair_split
+    from mvlab.siamese.forest import SiameseDeepForest
 
     X, y = load_digits(return_X_y=True)
     sp = make_pair_split(y, N, random_state=0)

@@ -1,9 +1,73 @@
 """mvlab: a laboratory for multi-view learning with random forests.
 
-Modules (import them explicitly; nothing heavy is imported here):
+Every public name is importable from here (``from mvlab import RFDClassifier, load_dataset``);
+it is loaded from its subpackage on first use, so ``import mvlab`` stays cheap.  The
+subpackages follow the three papers over a small shared core:
 
-- :mod:`mvlab.datasets`  multi-view datasets, bundled data, synthetic generator, CSV upload
-- :mod:`mvlab.plots`     plotly figure builders used by the dashboard
+==========================  ==================================================================
+``mvlab.core``              views (the one validator), neighbour searches, parameters, progress
+``mvlab.datasets``          the container, bundled real data, synthetic generators, CSV reader
+``mvlab.forest``            forest dissimilarities of one view (the measure table)
+``mvlab.rfd``               Bernard et al. 2020: view forests, static weights, dynamic view selection
+``mvlab.construction``      Kumar & Minz 2015: OFSP and the other partitioners, view ensembles
+``mvlab.siamese``           Utkin & Ryabinin 2018: pairs, cascade, tree-weight QP, Siamese deep forest
+``mvlab.experiments``       protocols, the runner, method families, statistics, reports, the store
+``mvlab.viz``               plotly figures and 2-D projections
+``mvlab.ui``                Streamlit glue (the only part that imports streamlit)
+==========================  ==================================================================
+
+Submodules never import from this file.
 """
 
-__version__ = "0.1.0"
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.2.0"
+
+_PUBLIC = {
+    "mvlab.core.views": ["check_views", "views_to_Xs", "Xs_to_views"],
+    "mvlab.datasets.container": ["MultiViewDataset"],
+    "mvlab.datasets.bundled": ["DatasetInfo", "list_datasets", "dataset_info", "load_dataset"],
+    "mvlab.datasets.reader": ["read_multiview_csv"],
+    "mvlab.datasets.synthetic": ["make_multiview_classification", "make_madelon"],
+    "mvlab.forest.dissimilarity": ["ForestDissimilarity", "MEASURES"],
+    "mvlab.rfd.view_forests": ["ViewForests", "fit_view_forests", "combine"],
+    "mvlab.rfd.weights": ["swknn_weights", "kernel_alignment", "alignment_weights", "oob_weights",
+                          "static_view_weights"],
+    "mvlab.rfd.classifier": ["RFDClassifier", "COMBINATIONS"],
+    "mvlab.rfd.dvs": ["DVSCombiner"],
+    "mvlab.rfd.explanation": ["DVSExplanation", "view_choice_scores"],
+    "mvlab.construction.partition": ["OFSP", "RandomPartition", "AttributeBagging", "AttributeClustering",
+                                     "GeneticViews", "Bagging"],
+    "mvlab.construction.ensemble": ["ViewEnsemble", "performance_weights", "weighted_vote"],
+    "mvlab.construction.diversity": ["disagreement", "disagreement_total", "diversity_report"],
+    "mvlab.siamese.pairs": ["make_pairs", "make_pair_split", "pair_features"],
+    "mvlab.siamese.cascade": ["CascadeForest", "MultiGrainedScanner"],
+    "mvlab.siamese.tree_weights": ["solve_tree_weights"],
+    "mvlab.siamese.forest": ["SiameseDeepForest"],
+    "mvlab.experiments.protocols": ["RepeatedHoldout", "RepeatedKFold", "RepeatedPairDraws"],
+    "mvlab.experiments.runner": ["run_experiment", "summarize"],
+    "mvlab.experiments.store": ["ResultsStore"],
+    "mvlab.experiments.dissimilarity": ["compare_combinations"],
+    "mvlab.experiments.view_construction": ["k_sweep"],
+    "mvlab.experiments.siamese": ["run_siamese_experiment"],
+    "mvlab.experiments.pair_methods": ["compare_pair_methods"],
+    "mvlab.experiments.stats": ["average_ranks", "sign_test", "friedman_test", "friedman_aligned_ranks_test",
+                                "posthoc_vs_control", "holm_adjust", "paired_t_test"],
+}
+_WHERE = {name: module for module, names in _PUBLIC.items() for name in names}
+__all__ = sorted(_WHERE) + ["__version__"]
+
+
+def __getattr__(name: str):
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mvlab' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # loaded once
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))

@@ -20,11 +20,12 @@ from typing import Sequence
 
 import pandas as pd
 
-from mvlab import datasets
-from mvlab.evaluation import RepeatedHoldout, RepeatedKFold, RepeatedPairDraws, run_experiment
-from mvlab.report import build_report, markdown
-from mvlab.multiview import COMBINATIONS
-from mvlab.store import ResultsStore
+import mvlab.datasets as datasets
+from mvlab.experiments.protocols import RepeatedHoldout, RepeatedKFold, RepeatedPairDraws
+from mvlab.experiments.runner import run_experiment
+from mvlab.experiments.report import build_report, markdown
+from mvlab.rfd.classifier import COMBINATIONS
+from mvlab.experiments.store import ResultsStore
 
 
 @dataclass
@@ -82,7 +83,7 @@ def _load(name: str, n: int | None, seed: int, synthetic: dict) -> datasets.Mult
     if name == "synthetic":
         return datasets.make_multiview_classification(random_state=seed, **synthetic)
     if name == "madelon":
-        from mvlab.view_construction import make_madelon
+        from mvlab.datasets.synthetic import make_madelon
 
         return make_madelon(n or 200, random_state=seed)
     ds = datasets.load_dataset(name)
@@ -144,7 +145,7 @@ def cmd_run(args) -> int:
 def _reproduce_ofsp(rep: Reproduction, mode: str, args, store: ResultsStore) -> int:
     """OFSP's comparison is per dataset: box plots over k = 1..10 and Friedman aligned ranks with
     k as the blocks (§B.6-B.7), so it runs the k sweep and reports per dataset and classifier."""
-    from mvlab.view_construction import k_sweep, sweep_test
+    from mvlab.experiments.view_construction import k_sweep, sweep_test
 
     opts = dict(rep.params)
     classifiers = opts.pop("classifiers")

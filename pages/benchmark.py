@@ -6,12 +6,14 @@ import uuid
 import pandas as pd
 import streamlit as st
 
-from mvlab import datasets, plots
-from mvlab.evaluation import RepeatedHoldout, RepeatedPairDraws, run_experiment
-from mvlab.multiview import COMBINATIONS
-from mvlab.report import build_report
-from mvlab.siamese import PAIR_METHODS
-from mvlab.stats import sign_test_critical_value
+import mvlab.datasets as datasets
+from mvlab.viz import plots
+from mvlab.experiments.protocols import RepeatedHoldout, RepeatedPairDraws
+from mvlab.experiments.runner import run_experiment
+from mvlab.rfd.classifier import COMBINATIONS
+from mvlab.experiments.report import build_report
+from mvlab.experiments.pair_methods import PAIR_METHODS
+from mvlab.experiments.stats import sign_test_critical_value
 from mvlab.ui import runs
 from mvlab.ui.state import current_seed, keep, set_kept, sidebar
 

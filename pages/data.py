@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from mvlab import plots
-from mvlab.projection import pca_2d
+from mvlab.viz import plots
+from mvlab.viz.projection import pca_2d
 from mvlab.ui.state import sidebar
 
 ds = sidebar()

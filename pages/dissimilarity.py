@@ -3,11 +3,11 @@
 import numpy as np
 import streamlit as st
 
-from mvlab import plots
-from mvlab.comparison import CombinationComparison, compare_combinations
-from mvlab.multiview import STATIC_COMBINATIONS
-from mvlab.projection import mds_2d
-from mvlab.proximity import MEASURES
+from mvlab.viz import plots
+from mvlab.experiments.dissimilarity import CombinationComparison, compare_combinations
+from mvlab.rfd.weights import STATIC_COMBINATIONS
+from mvlab.viz.projection import mds_2d
+from mvlab.forest.dissimilarity import MEASURES
 from mvlab.ui import runs
 from mvlab.ui.state import current_seed, keep, sidebar
 

@@ -3,12 +3,12 @@
 import numpy as np
 import streamlit as st
 
-from mvlab import plots
-from mvlab.comparison import CombinationComparison, compare_combinations
-from mvlab.dvs import view_choice_scores
-from mvlab.multiview import COMBINATIONS
-from mvlab.projection import pca_project
-from mvlab.proximity import MEASURES
+from mvlab.viz import plots
+from mvlab.experiments.dissimilarity import CombinationComparison, compare_combinations
+from mvlab.rfd.explanation import view_choice_scores
+from mvlab.rfd.classifier import COMBINATIONS
+from mvlab.viz.projection import pca_project
+from mvlab.forest.dissimilarity import MEASURES
 from mvlab.ui import runs
 from mvlab.ui.state import current_seed, keep, selected_point, set_kept, sidebar
 

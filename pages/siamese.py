@@ -3,9 +3,8 @@
 import numpy as np
 import streamlit as st
 
-from mvlab import plots
-from mvlab.siamese_experiment import (MODELS, SiameseExperiment, default_window_sizes, run_siamese_experiment,
-                                      tau_curve, tau_tradeoff)
+from mvlab.viz import plots
+from mvlab.experiments.siamese import MODELS, SiameseExperiment, default_window_sizes, run_siamese_experiment, tau_curve, tau_tradeoff
 from mvlab.ui import runs
 from mvlab.ui.state import current_seed, keep, sidebar
 

@@ -6,12 +6,11 @@ import numpy as np
 import streamlit as st
 
 import mvlab
-from mvlab import plots
+from mvlab.viz import plots
 from mvlab.ui import runs
 from mvlab.ui.state import current_seed, keep, set_kept, sidebar
-from mvlab.view_construction import (CLASSIFIER_TITLES, CLASSIFIERS, METHOD_TITLES, METHODS, METRIC_TITLES, METRICS,
-                                     KSweepResult, feature_groups, k_sweep, make_madelon, partition_crosstab,
-                                     sweep_test)
+from mvlab.experiments.view_construction import CLASSIFIER_TITLES, CLASSIFIERS, METHOD_TITLES, METHODS, METRIC_TITLES, METRICS, KSweepResult, feature_groups, k_sweep, partition_crosstab, sweep_test
+from mvlab.datasets.synthetic import make_madelon
 
 ds = sidebar()
 seed = current_seed()

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mvlab.datasets import dataset_info, list_datasets, load_dataset
+from mvlab.datasets.bundled import dataset_info, list_datasets, load_dataset
 
 
 def metrics(at):

@@ -7,7 +7,7 @@ from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mvlab.cascade import CascadeForest, MultiGrainedScanner, forest_proba, tree_probas
+from mvlab.siamese.cascade import CascadeForest, MultiGrainedScanner, forest_proba, tree_probas
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ import pandas as pd
 
 from conftest import ROOT
 from mvlab.cli import main
-from mvlab.report import build_report, markdown
-from mvlab.store import ResultsStore
+from mvlab.experiments.report import build_report, markdown
+from mvlab.experiments.store import ResultsStore
 
 
 def test_datasets_command_lists_the_bundled_data(capsys):
@@ -63,7 +63,7 @@ def test_ofsp_reproduction_reports_per_dataset_and_classifier(tmp_path, capsys):
     import argparse
 
     from mvlab.cli import Reproduction, _reproduce_ofsp
-    from mvlab.evaluation import RepeatedKFold
+    from mvlab.experiments.protocols import RepeatedKFold
 
     rep = Reproduction("view-construction", [("nutrimouse", None)], RepeatedKFold(1, 3),
                        {"classifiers": ["knn"], "max_views": 2, "max_features": 20, "inner_cv": 2,

@@ -1,11 +1,11 @@
-"""mvlab.comparison: every combination on one split with shared view forests."""
+"""mvlab.experiments.dissimilarity: every combination on one split with shared view forests."""
 
 import numpy as np
 import pytest
 
-from mvlab.comparison import CombinationComparison, compare_combinations
-from mvlab.datasets import make_multiview_classification
-from mvlab.multiview import RFDClassifier
+from mvlab.experiments.dissimilarity import CombinationComparison, compare_combinations
+from mvlab.datasets.synthetic import make_multiview_classification
+from mvlab.rfd.classifier import RFDClassifier
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +76,7 @@ def test_dvs_joins_the_comparison_with_its_explanation(data):
 
 
 def test_view_choice_scores_against_hand_values():
-    from mvlab.dvs import view_choice_scores
+    from mvlab.rfd.explanation import view_choice_scores
 
     chosen = np.array([[1, 0, 0], [1, 1, 0], [0, 0, 1]], bool)
     truth = np.array([[1, 0, 0], [0, 1, 1], [1, 0, 0]], bool)
@@ -92,7 +92,7 @@ def test_view_choice_scores_against_hand_values():
 
 
 def test_repeat_comparison_uses_one_seed_per_split(data):
-    from mvlab.comparison import repeat_comparison
+    from mvlab.experiments.dissimilarity import repeat_comparison
 
     table = repeat_comparison(data.X, data.y, data.view_indices, n_repetitions=2, random_state=5,
                               combinations=["average", "oob"], n_estimators=5)

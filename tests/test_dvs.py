@@ -1,4 +1,4 @@
-"""Tests for mvlab.dvs: the vectorised DVS path against slow per-instance references."""
+"""Tests for mvlab.rfd.dvs: the vectorised DVS path against slow per-instance references."""
 
 from __future__ import annotations
 
@@ -10,19 +10,11 @@ from sklearn.base import clone
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
 
-from mvlab.datasets import make_multiview_classification
-from mvlab.dvs import (
-    DVSCombiner,
-    DVSCostWarning,
-    DVSExplanation,
-    n_candidates,
-    select_candidates,
-    selection_priority,
-    subset_dissimilarity,
-    subset_names,
-    view_subsets,
-)
-from mvlab.multiview import RFDClassifier, combine, fit_view_forests
+from mvlab.datasets.synthetic import make_multiview_classification
+from mvlab.rfd.dvs import DVSCombiner, DVSCostWarning, n_candidates, select_candidates, selection_priority, subset_dissimilarity, subset_names, view_subsets
+from mvlab.rfd.explanation import DVSExplanation
+from mvlab.rfd.classifier import RFDClassifier
+from mvlab.rfd.view_forests import combine, fit_view_forests
 
 T = 15  # trees per forest in these tests
 

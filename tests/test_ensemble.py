@@ -1,4 +1,4 @@
-"""Tests of mvlab.ensemble: view ensembles, Eq. 9/10 weighting, diversity measures."""
+"""Tests of mvlab.construction.ensemble: view ensembles, Eq. 9/10 weighting, diversity measures."""
 
 import numpy as np
 import pytest
@@ -8,22 +8,9 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
 
-from mvlab.ensemble import (
-    ViewEnsemble,
-    disagreement,
-    disagreement_total,
-    diversity_report,
-    double_fault,
-    interrater_kappa,
-    kappa,
-    pairwise_matrix,
-    percent_features_used,
-    performance_weights,
-    q_statistic,
-    timed_fit,
-    weighted_vote,
-)
-from mvlab.partition import OFSP, Bagging, RandomPartition
+from mvlab.construction.ensemble import ViewEnsemble, percent_features_used, performance_weights, timed_fit, weighted_vote
+from mvlab.construction.diversity import disagreement, disagreement_total, diversity_report, double_fault, interrater_kappa, kappa, pairwise_matrix, q_statistic
+from mvlab.construction.partition import OFSP, Bagging, RandomPartition
 
 
 def data(seed=0, n=60, d=12):

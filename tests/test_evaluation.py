@@ -1,11 +1,13 @@
-"""mvlab.evaluation: protocols give every method the same splits; the runner stores as it goes."""
+"""mvlab.experiments.runner: protocols give every method the same splits; the runner stores as it goes."""
 
 import numpy as np
 import pytest
 
-from mvlab.datasets import load_dataset, make_multiview_classification
-from mvlab.evaluation import (RepeatedHoldout, RepeatedKFold, RepeatedPairDraws, run_experiment, summarize)
-from mvlab.store import ResultsStore
+from mvlab.datasets.bundled import load_dataset
+from mvlab.datasets.synthetic import make_multiview_classification
+from mvlab.experiments.protocols import RepeatedHoldout, RepeatedKFold, RepeatedPairDraws
+from mvlab.experiments.runner import run_experiment, summarize
+from mvlab.experiments.store import ResultsStore
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +54,7 @@ def test_runner_gives_each_method_the_same_splits_and_stores_them(ds, tmp_path):
     assert list(t.columns) == ["dataset", "method", "parameters", "repetition", "fold", "metric", "value", "seconds"]
     assert len(t) == 6 and set(t["method"]) == {"average", "oob"} and set(t["repetition"]) == {0, 1, 2}
     # the same as comparing on the protocol's split directly
-    from mvlab.comparison import compare_combinations
+    from mvlab.experiments.dissimilarity import compare_combinations
 
     s = RepeatedHoldout(3).splits(ds.y, random_state=2)[1]
     direct = compare_combinations(ds.X, ds.y, ds.view_indices, split=(s.train, s.test), random_state=s.seed, **params)

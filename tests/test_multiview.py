@@ -1,4 +1,4 @@
-"""Tests for mvlab.multiview: weights against plain re-computations, sklearn API, errors."""
+"""Tests for mvlab.rfd.classifier: weights against plain re-computations, sklearn API, errors."""
 
 from __future__ import annotations
 
@@ -9,17 +9,10 @@ from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.model_selection import cross_val_score
 
-from mvlab.multiview import (
-    RFDClassifier,
-    alignment_weights,
-    check_views,
-    combine,
-    fit_view_forests,
-    kernel_alignment,
-    knn_loo_accuracy,
-    oob_weights,
-    swknn_weights,
-)
+from mvlab.rfd.classifier import RFDClassifier
+from mvlab.rfd.weights import alignment_weights, kernel_alignment, knn_loo_accuracy, oob_weights, swknn_weights
+from mvlab.core.views import check_views
+from mvlab.rfd.view_forests import combine, fit_view_forests
 
 VIEWS = [np.arange(0, 4), np.arange(4, 7), np.arange(7, 12)]
 KW = dict(n_estimators=10, random_state=0)
@@ -201,7 +194,7 @@ def test_progress(data):
         (np.arange(4), "flat array"),
         ([np.array([0.5, 1.0])], "integer"),
         ([np.array([True, False])], "integer"),
-        ([np.array([1, 1, 2])], "repeats"),
+        ([np.array([1, 1, 2])], "twice"),
         ([np.zeros((2, 2), dtype=int)], "1-D"),
         (5, "views must be"),
     ],

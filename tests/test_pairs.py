@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mvlab.pairs import _tri_decode, make_pair_split, make_pairs, pair_features, split_pools
+from mvlab.siamese.pairs import _tri_decode, make_pair_split, make_pairs, pair_features, split_pools
 
 
 def _unordered(pairs):

@@ -1,4 +1,4 @@
-"""Tests of mvlab.partition and the incremental evaluators (mvlab._incremental)."""
+"""Tests of mvlab.construction.partition and the incremental evaluators (mvlab.construction._incremental)."""
 
 import numpy as np
 import pytest
@@ -7,21 +7,8 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
-from mvlab._incremental import (
-    GaussianNBIncremental,
-    KNNIncremental,
-    make_folds,
-    naive_subset_score,
-    resolve_estimator,
-)
-from mvlab.partition import (
-    OFSP,
-    AttributeBagging,
-    AttributeClustering,
-    Bagging,
-    GeneticViews,
-    RandomPartition,
-)
+from mvlab.construction._incremental import GaussianNBIncremental, KNNIncremental, make_folds, naive_subset_score, resolve_estimator
+from mvlab.construction.partition import OFSP, AttributeBagging, AttributeClustering, Bagging, GeneticViews, RandomPartition
 
 
 @pytest.fixture(autouse=True)

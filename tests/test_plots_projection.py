@@ -1,11 +1,12 @@
-"""mvlab.projection and the figure builders of mvlab.plots used by the Data page."""
+"""mvlab.viz.projection and the figure builders of mvlab.viz.plots used by the Data page."""
 
 import numpy as np
 import pytest
 
-from mvlab import plots
-from mvlab.datasets import load_dataset, make_multiview_classification
-from mvlab.projection import pca_2d
+from mvlab.viz import plots
+from mvlab.datasets.bundled import load_dataset
+from mvlab.datasets.synthetic import make_multiview_classification
+from mvlab.viz.projection import pca_2d
 
 
 def test_pca_matches_a_plain_eigendecomposition():
@@ -57,7 +58,7 @@ def test_ground_truth_heatmap_groups_instances_by_class():
 
 
 def test_classical_mds_recovers_euclidean_configurations():
-    from mvlab.projection import mds_2d
+    from mvlab.viz.projection import mds_2d
 
     rng = np.random.default_rng(0)
     P = rng.normal(size=(40, 2)) * [3, 1]
@@ -96,7 +97,7 @@ def test_dissimilarity_heatmap_groups_by_class_and_downsamples_large_matrices():
 
 
 def test_pca_project_places_new_rows_with_the_fitted_axes():
-    from mvlab.projection import pca_project
+    from mvlab.viz.projection import pca_project
 
     rng = np.random.default_rng(2)
     A, B = rng.normal(size=(30, 4)) * [5, 2, 1, 0.1], rng.normal(size=(7, 4))

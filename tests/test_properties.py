@@ -6,12 +6,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mvlab.datasets import MultiViewDataset, make_multiview_classification, read_multiview_csv
-from mvlab.multiview import RFDClassifier
-from mvlab.pairs import make_pairs
-from mvlab.partition import OFSP
-from mvlab.proximity import ForestDissimilarity
-from mvlab.tree_weights import solve_tree_weights
+from mvlab.datasets.container import MultiViewDataset
+from mvlab.datasets.synthetic import make_multiview_classification
+from mvlab.datasets.reader import read_multiview_csv
+from mvlab.rfd.classifier import RFDClassifier
+from mvlab.siamese.pairs import make_pairs
+from mvlab.construction.partition import OFSP
+from mvlab.forest.dissimilarity import ForestDissimilarity
+from mvlab.siamese.tree_weights import solve_tree_weights
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 numbers = st.one_of(st.floats(allow_nan=True, allow_infinity=True, width=32), st.integers(-5, 5))

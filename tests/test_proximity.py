@@ -1,4 +1,4 @@
-"""Reference tests for mvlab.proximity: every measure against a plain pair loop."""
+"""Reference tests for mvlab.forest.dissimilarity: every measure against a plain pair loop."""
 
 from __future__ import annotations
 
@@ -10,13 +10,9 @@ from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier
 
-from mvlab.proximity import (
-    MEASURES,
-    ForestDissimilarity,
-    cooccurrence,
-    k_smallest_indices,
-    k_smallest_mask,
-)
+from mvlab.forest.dissimilarity import MEASURES, ForestDissimilarity
+from mvlab.forest._leaf_product import cooccurrence
+from mvlab.core.neighbours import k_smallest_indices, k_smallest_mask
 
 T = 12
 ATOL = 2e-6  # float32 output
@@ -450,7 +446,7 @@ def test_bad_input_raises(fitted, data):
 
 
 def test_auto_engine_picks_by_pairs_per_cell_and_agrees():
-    from mvlab.proximity import AUTO_PAIRS_PER_CELL, _pairs_per_cell, cooccurrence
+    from mvlab.forest._leaf_product import AUTO_PAIRS_PER_CELL, _pairs_per_cell, cooccurrence
 
     rng = np.random.default_rng(3)
     big = rng.integers(0, 2, size=(60, 16)) + 2 * np.arange(16)  # 2 leaves per tree: ~8 pairs per cell
@@ -471,7 +467,7 @@ def test_auto_engine_picks_by_pairs_per_cell_and_agrees():
 
 def test_scipy_engine_falls_back_to_the_public_product(monkeypatch):
     """Without scipy's private kernel the public product gives the same matrices."""
-    import mvlab.proximity as prox
+    import mvlab.forest._leaf_product as prox
 
     rng = np.random.default_rng(8)
     G = rng.integers(0, 3, (40, 6)) + 3 * np.arange(6)

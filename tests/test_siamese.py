@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_digits, load_wine
 
-from mvlab.cascade import CascadeForest, MultiGrainedScanner, tree_probas
-from mvlab.pairs import make_pair_split, pair_features
-from mvlab.siamese import SiameseDeepForest, effective_number_of_trees, tree_margin_matrix
-from mvlab.tree_weights import solve_tree_weights, tree_weight_objective
+from mvlab.siamese.cascade import CascadeForest, MultiGrainedScanner, tree_probas
+from mvlab.siamese.pairs import make_pair_split, pair_features
+from mvlab.siamese.forest import SiameseDeepForest, effective_number_of_trees, tree_margin_matrix
+from mvlab.siamese.tree_weights import solve_tree_weights, tree_weight_objective
 
 COMMON = dict(n_estimators=10, max_levels=3, patience=2, random_state=0)
 
@@ -229,7 +229,7 @@ def test_params_clone_and_progress(wine_pairs):
 
 
 def test_compare_pair_methods_protocol():
-    from mvlab.siamese import compare_pair_methods
+    from mvlab.experiments.pair_methods import compare_pair_methods
 
     X, y = load_wine(return_X_y=True)
     kw = dict(n_estimators=5, n_repeats=2, random_state=0, sdf_params=dict(max_levels=2))

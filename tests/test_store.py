@@ -1,4 +1,4 @@
-"""mvlab.store: runs and results survive restarts, interruptions and concurrent writers."""
+"""mvlab.experiments.store: runs and results survive restarts, interruptions and concurrent writers."""
 
 import multiprocessing as mp
 import sqlite3
@@ -6,7 +6,7 @@ import sqlite3
 import numpy as np
 import pytest
 
-from mvlab.store import ResultsStore, default_path
+from mvlab.experiments.store import ResultsStore, default_path
 
 
 def rows(rep, value):

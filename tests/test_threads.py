@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from mvlab._threads import run_threads, worker_count
+from mvlab.core.threads import run_threads, worker_count
 
 
 def test_worker_count_follows_joblib_convention():

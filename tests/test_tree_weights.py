@@ -9,12 +9,7 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.exceptions import ConvergenceWarning
 
-from mvlab.tree_weights import (
-    project_simplex,
-    solve_tree_weights,
-    tree_weight_gap,
-    tree_weight_objective,
-)
+from mvlab.siamese.tree_weights import project_simplex, solve_tree_weights, tree_weight_gap, tree_weight_objective
 
 
 def _brute_force_projection(v):
@@ -215,7 +210,7 @@ def test_no_warnings_on_regular_problem():
 
 def test_projection_survives_huge_values():
     # found by the property tests: u_1 - (u_1 - 1) rounds to 0 when |u_1| is about 1e16 or more
-    from mvlab.tree_weights import project_simplex
+    from mvlab.siamese.tree_weights import project_simplex
 
     w = project_simplex(np.array([-9.49e17]))
     assert w.tolist() == [1.0]

@@ -2,7 +2,7 @@
 and restarts.
 
 A finished result is looked up, in order, in this session's cache, then in the results
-store (:mod:`mvlab.store`, an SQLite file that survives restarts), keyed by the page's kind,
+store (:mod:`mvlab.experiments.store`, an SQLite file that survives restarts), keyed by the page's kind,
 the data fingerprint and the exact settings.  :func:`train` runs the computation with an
 ``st.progress`` bar, records the run and its tidy results in the store and caches it.
 """
@@ -15,8 +15,8 @@ from typing import Callable, Iterable, Mapping, TypeVar
 
 import streamlit as st
 
-from mvlab.datasets import MultiViewDataset
-from mvlab.store import ResultsStore
+from mvlab.datasets.container import MultiViewDataset
+from mvlab.experiments.store import ResultsStore
 
 T = TypeVar("T")
 _CACHE = "_results"

@@ -16,8 +16,8 @@ import hashlib
 
 import streamlit as st
 
-from mvlab import datasets
-from mvlab.datasets import MultiViewDataset
+import mvlab.datasets as datasets
+from mvlab.datasets.container import MultiViewDataset
 
 SOURCES = ("Bundled", "Synthetic", "Upload CSV")
 DEFAULT_SAMPLE = 600

@@ -354,7 +354,7 @@ def win_tie_loss(sign_tests, baseline: str, critical: Mapping[str, float],
     lines at the critical numbers of wins (e.g. ``{"α = 0.05": 11.3, "α = 0.10": 10.7}``), like
     Fig. 3 of the dynamic view selection paper.
 
-    ``sign_tests`` is the ``sign_tests`` table of :class:`mvlab.report.ComparisonReport`.
+    ``sign_tests`` is the ``sign_tests`` table of :class:`mvlab.experiments.report.ComparisonReport`.
     """
     methods = list(sign_tests.index)
     fig = go.Figure()
@@ -467,7 +467,7 @@ def tau_tradeoff_curve(curves, tau: float, title: str = "What the threshold τ d
     ``tau``, one line per model; the current ``tau`` is a vertical line.
 
     ``curves`` maps a model name to a table with columns ``tau, undetermined, accuracy``
-    (:func:`mvlab.siamese_experiment.tau_curve`).
+    (:func:`mvlab.experiments.siamese.tau_curve`).
     """
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
                         subplot_titles=("accuracy on the determined pairs", "share of undetermined pairs"))
@@ -593,7 +593,7 @@ def partition_matrix(
 def partition_vs_natural(crosstab, title: str = "Learned views against the natural views") -> go.Figure:
     """Heatmap of feature counts, natural views (rows) x learned views and ``discarded`` (columns).
 
-    ``crosstab`` is a DataFrame such as :func:`mvlab.view_construction.partition_crosstab`
+    ``crosstab`` is a DataFrame such as :func:`mvlab.experiments.view_construction.partition_crosstab`
     returns.  Colour is the share of the natural view's features that went to the column, text
     is the count: a learned view that rediscovers a natural view is one dark cell in its column.
     """
@@ -623,7 +623,7 @@ def k_sweep_boxes(
     """Box plots in a grid: one row per metric, one column per classifier (paper Figs. 4-7).
 
     ``panels`` maps (metric, classifier) to a DataFrame with one row per k and one column per
-    method (e.g. :meth:`mvlab.view_construction.KSweepResult.per_k`); each box summarises a
+    method (e.g. :meth:`mvlab.experiments.view_construction.KSweepResult.per_k`); each box summarises a
     method's values over k.  The box spans Q1-Q3, whiskers reach the most extreme value within
     1.5 IQR, values beyond are drawn as crosses; hover a point for its k.  NaN values (e.g. the
     disagreement at k = 1) are left out.

@@ -1,16 +1,16 @@
 """The k-sweep experiment of Kumar & Minz: six view-construction methods, k = 1..K views,
 performance-weighted view ensembles, the same folds for every method (ALGORITHMS.md B.5-B.7).
 
-For every split of a repeated stratified k-fold protocol (:class:`mvlab.evaluation.RepeatedKFold`,
+For every split of a repeated stratified k-fold protocol (:class:`mvlab.experiments.runner.RepeatedKFold`,
 paper: 10 x 5-fold) and every base classifier ("knn", "nb", "svm"), method and number of views
 k = 1..K, one *cell* is evaluated:
 
-1. the method's partitioner (:mod:`mvlab.partition`) builds k views on the training rows only;
-2. a :class:`mvlab.ensemble.ViewEnsemble` with Eq. 9 performance weights (inner-CV errors on
+1. the method's partitioner (:mod:`mvlab.construction.partition`) builds k views on the training rows only;
+2. a :class:`mvlab.construction.ensemble.ViewEnsemble` with Eq. 9 performance weights (inner-CV errors on
    the training rows) is fitted on those views (Bagging: on its bootstrap row samples);
 3. on the test rows: accuracy of the Eq. 10 weighted vote, and the disagreement DM_total of the
    members (Eqs. 1-3; NaN when fewer than two non-empty views, so always at k = 1);
-4. wall-clock and CPU seconds of steps 1 + 2 (:func:`mvlab.ensemble.timed_fit`), the share of
+4. wall-clock and CPU seconds of steps 1 + 2 (:func:`mvlab.construction.ensemble.timed_fit`), the share of
    features kept, ``100 |X_1 u ... u X_k| / d`` (B.6), and the number of non-empty views.
 
 Every method and classifier sees the same splits, and within a split the same seed for a given
@@ -18,7 +18,7 @@ k (:func:`cell_seed`).  :func:`k_sweep` returns a :class:`KSweepResult` (a tidy 
 partitions of the last split, for the partition view); :func:`sweep_test` runs the Friedman
 aligned-ranks test and Holm's post-hoc with OFSP as control, the blocks being the values of k
 (B.7).  :func:`evaluate_split` is the same computation on one given split, the
-``"view-construction"`` family of :func:`mvlab.evaluation.run_experiment`.
+``"view-construction"`` family of :func:`mvlab.experiments.runner.run_experiment`.
 :func:`make_madelon` is the Madelon-like high-dimensional synthetic set of the paper's
 datasets.
 """
@@ -35,21 +35,20 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
-from sklearn.datasets import make_classification
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
-from mvlab._incremental import ESTIMATOR_NAMES
-from mvlab.datasets import MultiViewDataset
-from mvlab.ensemble import ViewEnsemble, diversity_report, percent_features_used, timed_fit, weighted_vote
-from mvlab.partition import OFSP, AttributeBagging, AttributeClustering, Bagging, GeneticViews, RandomPartition
-from mvlab.stats import FriedmanAlignedResult, PosthocResult, friedman_aligned_ranks_test, posthoc_vs_control
-from mvlab._progress import ProgressCallback
+from mvlab.construction._incremental import ESTIMATOR_NAMES
+from mvlab.construction.ensemble import ViewEnsemble, percent_features_used, timed_fit, weighted_vote
+from mvlab.construction.diversity import diversity_report
+from mvlab.construction.partition import OFSP, AttributeBagging, AttributeClustering, Bagging, GeneticViews, RandomPartition
+from mvlab.experiments.stats import FriedmanAlignedResult, PosthocResult, friedman_aligned_ranks_test, posthoc_vs_control
+from mvlab.core.progress import ProgressCallback
 
 __all__ = [
     "METHODS", "METHOD_TITLES", "CLASSIFIERS", "CLASSIFIER_TITLES", "METRICS", "METRIC_TITLES",
-    "HIGHER_IS_BETTER", "make_madelon", "make_partitioner", "cell_seed", "evaluate_split", "k_sweep",
+    "HIGHER_IS_BETTER", "make_partitioner", "cell_seed", "evaluate_split", "k_sweep",
     "KSweepResult", "SweepTest", "sweep_test", "feature_groups", "partition_crosstab",
 ]
 
@@ -82,52 +81,6 @@ less time and fewer kept features are better."""
 
 _OPTION_DEFAULTS = {"inner_cv": 5, "ga_generations": 30, "ga_population": 50, "ga_offspring": 100,
                     "ab_trials": 10, "feature_order": "natural"}
-
-
-# --------------------------------------------------------------------------- data
-
-def make_madelon(n_samples: int = 200, *, n_features: int = 500, n_informative: int = 5, n_redundant: int = 15,
-                 n_clusters_per_class: int = 2, random_state: int = 0) -> MultiViewDataset:
-    """A Madelon-like two-class set from scikit-learn's ``make_classification`` (Guyon's generator).
-
-    ``n_informative`` features carry the classes (Gaussian clusters on the vertices of a
-    hypercube), ``n_redundant`` are random linear combinations of them, the rest is noise.
-    Columns and rows are shuffled with ``random_state``; the natural views of the result are the
-    three feature kinds ``"informative"``, ``"redundant"`` and ``"noise"``, so the partition view
-    shows which kinds a method keeps.  (The original Madelon has 16 clusters per class; 2, the
-    scikit-learn default, keeps the task learnable from a few hundred instances.)
-
-    Returns a :class:`mvlab.datasets.MultiViewDataset` (``X`` (n_samples, n_features), ``y``,
-    ``feature_names`` such as ``"informative 3"``).
-    """
-    for name, value, low in (("n_samples", n_samples, 10), ("n_features", n_features, 3),
-                             ("n_informative", n_informative, 1), ("n_redundant", n_redundant, 0),
-                             ("n_clusters_per_class", n_clusters_per_class, 1)):
-        if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
-    if n_informative + n_redundant >= n_features:
-        raise ValueError(f"n_informative + n_redundant ({n_informative + n_redundant}) must be below "
-                         f"n_features ({n_features}) so that some features are noise.")
-    if 2 * n_clusters_per_class > 2 ** n_informative:
-        raise ValueError(f"2 classes x {n_clusters_per_class} clusters need at most 2**n_informative = "
-                         f"{2 ** n_informative} hypercube vertices; use more informative features.")
-    X, y = make_classification(n_samples=n_samples, n_features=n_features, n_informative=n_informative,
-                               n_redundant=n_redundant, n_repeated=0, n_classes=2,
-                               n_clusters_per_class=n_clusters_per_class, shuffle=False,
-                               random_state=random_state)
-    kinds = np.array(["informative"] * n_informative + ["redundant"] * n_redundant
-                     + ["noise"] * (n_features - n_informative - n_redundant))
-    names = np.array([f"{kind} {i}" for kind in ("informative", "redundant", "noise")
-                      for i in range(int((kinds == kind).sum()))])
-    rng = check_random_state(random_state)
-    cols, rows = rng.permutation(n_features), rng.permutation(n_samples)
-    X, y, kinds, names = X[np.ix_(rows, cols)], y[rows], kinds[cols], names[cols]
-    views = {kind: np.flatnonzero(kinds == kind) for kind in ("informative", "redundant", "noise")}
-    views = {k: v for k, v in views.items() if v.size}
-    return MultiViewDataset(
-        X, y, views, name=f"madelon-like ({n_samples}, seed {random_state})", feature_names=list(names),
-        description=f"make_classification: {n_features} features, {n_informative} informative, "
-                    f"{n_redundant} redundant, {n_clusters_per_class} clusters per class.")
 
 
 # --------------------------------------------------------------------------- one cell
@@ -248,10 +201,10 @@ def evaluate_split(X, y, train, test, *, methods: Sequence[str] = METHODS, class
     ``test`` of ``X`` (n, d)).  Returns tidy rows ``{"method", "view_method", "classifier", "k",
     "metric", "value", "seconds", "params"}``.  ``method`` names the whole configuration, e.g.
     ``"OFSP (knn, k = 3)"``, so that tables keeping only ``method`` (as
-    :func:`mvlab.evaluation.run_experiment` does) still tell the configurations apart;
+    :func:`mvlab.experiments.runner.run_experiment` does) still tell the configurations apart;
     ``view_method`` is the bare method, ``params`` repeats classifier and k.  ``options`` as for
     :func:`make_partitioner`.  This is the ``"view-construction"`` family of
-    :func:`mvlab.evaluation.run_experiment`."""
+    :func:`mvlab.experiments.runner.run_experiment`."""
     X, y, methods, classifiers, opts = _check_sweep(X, y, methods, classifiers, max_views, options)
     train, test = np.asarray(train), np.asarray(test)
     jobs = (delayed(_evaluate_cell)(X, y, train, test, m, c, k, cell_seed(random_state, k), opts, False)
@@ -406,7 +359,7 @@ def k_sweep(X, y, *, methods: Sequence[str] = METHODS, classifiers: Sequence[str
     max_views : int
         K; the sweep covers k = 1..K (paper: 10).
     n_splits, n_repeats : int
-        Repeated stratified k-fold (:class:`mvlab.evaluation.RepeatedKFold`; paper: 10 x 5-fold).
+        Repeated stratified k-fold (:class:`mvlab.experiments.runner.RepeatedKFold`; paper: 10 x 5-fold).
         The splits depend only on ``y`` and ``random_state``: the same for every method and
         classifier.
     max_samples, max_features : int or None
@@ -424,7 +377,7 @@ def k_sweep(X, y, *, methods: Sequence[str] = METHODS, classifiers: Sequence[str
     -------
     KSweepResult
     """
-    from mvlab.evaluation import RepeatedKFold
+    from mvlab.experiments.protocols import RepeatedKFold
 
     X, y, methods, classifiers, opts = _check_sweep(X, y, methods, classifiers, max_views, options)
     start = time.perf_counter()

@@ -7,7 +7,6 @@ maps a sub-task's own 0..1 onto a slice ``[start, start + span]`` of its caller'
 
 from __future__ import annotations
 
-import numbers
 from typing import Callable, Optional
 
 ProgressCallback = Optional[Callable[[float, str], None]]
@@ -24,8 +23,3 @@ def scaled(progress: ProgressCallback, start: float, span: float) -> ProgressCal
     if progress is None:
         return None
     return lambda fraction, message: report(progress, start + span * fraction, message)
-
-
-def is_int(value) -> bool:
-    """An integer, and not a bool (``True`` is an ``int`` in Python)."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)

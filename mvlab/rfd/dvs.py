@@ -13,7 +13,7 @@ computed once at fit time from each candidate's ``oob_decision_function_``.  At 
 time the regions of all candidates for all test rows come from :func:`mvlab.
 competence_regions.candidate_regions`: the joint rows ``d_w`` of all candidates share
 their partial sums, and each candidate's k smallest entries per row (ties broken by training
-index, as :func:`mvlab.proximity.k_smallest_indices`) are searched only under a bound given
+index, as :func:`mvlab.core.neighbours.k_smallest_indices`) are searched only under a bound given
 by the regions of the candidates with one more view; blocks of rows run on ``n_jobs``
 threads.  The competence of every candidate for every test instance is then **one gather
 and one mean**: ``H.T[c, regions[c, i, :]].mean(-1)`` over the (candidates, n_test, k) index
@@ -33,7 +33,7 @@ Choices where the paper is silent (each a documented parameter or rule):
   candidates therefore share their bootstrap samples, so their OOB competences are measured
   on the same out-of-bag sets and differ only by the representation; and the all-views
   candidate is tree for tree the final forest of the ``"average"`` combination with the
-  same seed (its matrix is built with :func:`mvlab.multiview.combine` and uniform weights).
+  same seed (its matrix is built with :func:`mvlab.rfd.view_forests.combine` and uniform weights).
 * **Competence** ``competence=``: ``"ola"`` (default, the paper): OOB accuracy over the k
   neighbours.  ``"lca"`` (Woods et al. 1997, §A.8 last block): OOB accuracy over the
   neighbours whose label equals the candidate's prediction for ``x``; **when no neighbour
@@ -61,7 +61,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field, fields
 from itertools import combinations
 from typing import Optional, Sequence
 
@@ -70,11 +69,13 @@ from joblib import Parallel, delayed
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils import check_random_state
 
-from mvlab.multiview import ViewForests, combine
-from mvlab.competence_regions import candidate_regions
-from mvlab.proximity import k_smallest_indices
-from mvlab._progress import ProgressCallback, report as _report, is_int as _is_int
-from mvlab._threads import worker_count
+from mvlab.rfd.view_forests import ViewForests, combine
+from mvlab.rfd.competence_regions import candidate_regions
+from mvlab.rfd.explanation import DVSExplanation
+from mvlab.core.neighbours import k_smallest_indices
+from mvlab.core.progress import ProgressCallback, report as _report
+from mvlab.core.params import is_int as _is_int
+from mvlab.core.threads import worker_count
 
 __all__ = [
     "COMPETENCES",
@@ -89,7 +90,6 @@ __all__ = [
     "oob_hits",
     "selection_priority",
     "select_candidates",
-    "DVSExplanation",
     "DVSCombiner",
 ]
 
@@ -171,7 +171,7 @@ def subset_dissimilarity(dissimilarities: Sequence[np.ndarray], mask) -> np.ndar
     Returns
     -------
     ndarray of float32, shape (n_rows, n_train)
-        ``(1 / |w|) sum_{q in w} D_q``, computed by :func:`mvlab.multiview.combine` with
+        ``(1 / |w|) sum_{q in w} D_q``, computed by :func:`mvlab.rfd.view_forests.combine` with
         uniform weights, so the all-views candidate sees exactly the ``"average"`` matrix.
     """
     sel = np.flatnonzero(np.asarray(mask, dtype=bool))
@@ -278,163 +278,9 @@ def _fit_candidate(dissimilarities, mask, y, k_train, n_estimators, max_features
     return forest, oob_hits(forest, y), _oob_predictions(forest), regions
 
 
-# ----------------------------------------------------------------------------- explanation
-@dataclass
-class DVSExplanation:
-    """Per-instance explanation of dynamic view selection (n instances, Q views, P candidates).
-
-    Attributes
-    ----------
-    view_names : list of str (Q)
-    candidate_names : list of str (P)
-        ``" + "``-joined view names of each candidate.
-    subsets : ndarray of bool (P, Q)
-        ``subsets[c, q]``: candidate c uses view q.
-    classes : ndarray (C,)
-        Labels; the columns of ``proba``.
-    k : int
-        Size of the region of competence.
-    competence_kind : {"ola", "lca"}
-    selection : {"best", "knora"}
-    competence : ndarray of float64 (n, P)
-        ``delta_w`` of every candidate for every instance (§A.8 line 11).
-    chosen : ndarray of int64 (n,)
-        Index of the selected candidate (after tie-breaking, line 12).  Under
-        ``selection="knora"`` it is the tie-break winner among the voting members.
-    chosen_views : ndarray of bool (n, Q)
-        ``subsets[chosen]``: the views each instance used.
-    members : ndarray of bool (n, P)
-        Candidates that produced the prediction: exactly ``chosen`` under ``"best"``, every
-        candidate with maximal competence under ``"knora"``.
-    region : ndarray of int64 (n, k)
-        Training indices of the chosen candidate's region of competence, nearest first
-        (ties by index, line 10).
-    region_dissimilarity : ndarray of float32 (n, k)
-        ``d_{w*}(x, x_i)`` for those neighbours.
-    region_labels : ndarray (n, k)
-        Their labels (values of ``classes``).
-    region_oob_hit : ndarray of bool (n, k)
-        Whether the chosen candidate's OOB prediction of each neighbour is correct.
-    chosen_prediction : ndarray (n,)
-        Label predicted by the chosen candidate alone (line 13).
-    prediction : ndarray (n,)
-        Final label (equals ``chosen_prediction`` under ``"best"``); ``predict`` agrees.
-    proba : ndarray of float64 (n, C)
-        Final class probabilities (those of ``predict_proba``).
-    """
-
-    view_names: list
-    candidate_names: list
-    subsets: np.ndarray
-    classes: np.ndarray
-    k: int
-    competence_kind: str
-    selection: str
-    competence: np.ndarray
-    chosen: np.ndarray
-    chosen_views: np.ndarray
-    members: np.ndarray
-    region: np.ndarray
-    region_dissimilarity: np.ndarray
-    region_labels: np.ndarray
-    region_oob_hit: np.ndarray
-    chosen_prediction: np.ndarray
-    prediction: np.ndarray
-    proba: np.ndarray = field(repr=False)
-
-    @property
-    def n_instances(self) -> int:
-        return int(self.chosen.shape[0])
-
-    @property
-    def chosen_names(self) -> list[str]:
-        """Name of the chosen candidate of every instance (n,)."""
-        return [self.candidate_names[c] for c in self.chosen]
-
-    @property
-    def chosen_competence(self) -> np.ndarray:
-        """Competence of the chosen candidate (= the maximum), shape (n,)."""
-        return self.competence[np.arange(self.n_instances), self.chosen]
-
-    @property
-    def n_tied(self) -> np.ndarray:
-        """Number of candidates sharing the maximal competence, shape (n,)."""
-        return np.count_nonzero(self.competence == self.competence.max(axis=1, keepdims=True), axis=1)
-
-    def selection_frequencies(self) -> np.ndarray:
-        """Fraction of instances whose chosen candidate is each candidate, shape (P,)."""
-        P = len(self.candidate_names)
-        return np.bincount(self.chosen, minlength=P) / max(self.n_instances, 1)
-
-    def view_usage(self) -> np.ndarray:
-        """Fraction of instances whose chosen subset contains each view, shape (Q,)."""
-        return self.chosen_views.mean(axis=0) if self.n_instances else np.zeros(len(self.view_names))
-
-    def to_frame(self, y_true=None):
-        """One row per instance, as a pandas DataFrame (index = instance position).
-
-        Columns: ``chosen`` (candidate index), ``subset`` (its name), ``n_views``, one bool
-        column ``uses <view>`` per view, ``competence`` (of the chosen candidate),
-        ``n_tied``, ``n_members``, ``chosen_prediction``, ``prediction``, then
-        ``neighbour_0..k-1``, ``dissimilarity_0..k-1``, ``neighbour_label_0..k-1`` and
-        ``neighbour_oob_hit_0..k-1`` (the region, nearest first).  With ``y_true`` (n,):
-        also ``true`` and ``correct``.
-        """
-        import pandas as pd
-
-        cols: dict = {
-            "chosen": self.chosen,
-            "subset": self.chosen_names,
-            "n_views": self.chosen_views.sum(axis=1),
-        }
-        for q, name in enumerate(self.view_names):
-            cols[f"uses {name}"] = self.chosen_views[:, q]
-        cols["competence"] = self.chosen_competence
-        cols["n_tied"] = self.n_tied
-        cols["n_members"] = self.members.sum(axis=1)
-        cols["chosen_prediction"] = self.chosen_prediction
-        cols["prediction"] = self.prediction
-        for j in range(self.k):
-            cols[f"neighbour_{j}"] = self.region[:, j]
-        for j in range(self.k):
-            cols[f"dissimilarity_{j}"] = self.region_dissimilarity[:, j]
-        for j in range(self.k):
-            cols[f"neighbour_label_{j}"] = self.region_labels[:, j]
-        for j in range(self.k):
-            cols[f"neighbour_oob_hit_{j}"] = self.region_oob_hit[:, j]
-        if y_true is not None:
-            y_true = np.asarray(y_true)
-            if y_true.shape != (self.n_instances,):
-                raise ValueError(f"y_true must have shape ({self.n_instances},), got {y_true.shape}.")
-            cols["true"] = y_true
-            cols["correct"] = y_true == self.prediction
-        return pd.DataFrame(cols)
-
-    def to_arrays(self) -> tuple[dict, dict]:
-        """Split into (arrays, metadata) for ``np.savez`` / JSON; inverse of :meth:`from_arrays`."""
-        arrays, meta = {}, {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, np.ndarray):
-                arrays[f.name] = value.astype(str) if value.dtype == object else value
-            else:
-                meta[f.name] = value
-        return arrays, meta
-
-    @classmethod
-    def from_arrays(cls, arrays: dict, meta: dict) -> "DVSExplanation":
-        return cls(**{f.name: arrays[f.name] if f.name in arrays else meta[f.name] for f in fields(cls)})
-
-    def competence_frame(self):
-        """Competence of every candidate, a pandas DataFrame (n, P) with candidate-name columns."""
-        import pandas as pd
-
-        return pd.DataFrame(self.competence, columns=list(self.candidate_names))
-
-
 # ----------------------------------------------------------------------------- combiner
 class DVSCombiner:
-    """Dynamic View Selection combiner for :class:`mvlab.multiview.RFDClassifier` (§A.8).
+    """Dynamic View Selection combiner for :class:`mvlab.rfd.classifier.RFDClassifier` (§A.8).
 
     Parameters
     ----------
@@ -658,7 +504,7 @@ class DVSCombiner:
     def _regions_and_competence(self, Ds: list[np.ndarray], with_dissimilarities: bool):
         """§A.8 lines 9-11 for all instances at once, never a loop over instances.
 
-        Regions come from :func:`mvlab.competence_regions.candidate_regions` (shared partial
+        Regions come from :func:`mvlab.rfd.competence_regions.candidate_regions` (shared partial
         sums of the joint rows, bounds from the regions of the candidates with one more view,
         blocks of rows on ``n_jobs`` threads); they equal ``k_smallest_indices`` of every
         candidate's joint matrix, which the reference tests check against a per-instance loop.
@@ -762,43 +608,3 @@ class DVSCombiner:
             Its ``proba`` and ``prediction`` equal :meth:`predict_proba` / :meth:`predict`.
         """
         return self._evaluate(dissimilarities, explain=True)
-
-
-def view_choice_scores(chosen_views: np.ndarray, informative: np.ndarray) -> dict:
-    """How well the chosen views match a ground truth of informative views (synthetic data).
-
-    Parameters
-    ----------
-    chosen_views : bool (n, Q)
-        Views used for each instance (``DVSExplanation.chosen_views``).
-    informative : bool (n, Q)
-        Views that carry each instance's class (``MultiViewDataset.informative``).
-
-    Returns
-    -------
-    dict with, averaged over instances: ``precision`` (share of chosen views that are
-    informative), ``recall`` (share of informative views that were chosen), ``hit`` (share of
-    instances whose choice contains at least one informative view), and the same three for a
-    ``baseline`` that chooses, for every instance, a subset of the same size uniformly at
-    random (its expected values, computed exactly).
-    """
-    chosen = np.asarray(chosen_views, dtype=bool)
-    truth = np.asarray(informative, dtype=bool)
-    if chosen.shape != truth.shape or chosen.ndim != 2:
-        raise ValueError(f"chosen_views and informative must have the same (n, Q) shape, got {chosen.shape} and {truth.shape}.")
-    both = (chosen & truth).sum(axis=1)
-    size, n_inf = chosen.sum(axis=1), truth.sum(axis=1)
-    Q = chosen.shape[1]
-    # a random subset of the same size: E[precision] = n_inf / Q, E[recall] = size / Q,
-    # P(no informative view chosen) = C(Q - n_inf, size) / C(Q, size)
-    from scipy.special import comb
-
-    miss = comb(Q - n_inf, size) / comb(Q, size)
-    return {
-        "precision": float(np.mean(both / np.maximum(size, 1))),
-        "recall": float(np.mean(both / np.maximum(n_inf, 1))),
-        "hit": float(np.mean(both > 0)),
-        "baseline precision": float(np.mean(n_inf / Q)),
-        "baseline recall": float(np.mean(size / Q)),
-        "baseline hit": float(np.mean(1 - miss)),
-    }

@@ -7,7 +7,7 @@ Every partitioner is a scikit-learn-style estimator whose ``fit(X, y)`` sets
 * ``n_features_in_``, ``classes_``.
 
 A view is a group of columns (DESIGN.md section 2), so learned views can be passed
-straight to :class:`mvlab.ensemble.ViewEnsemble` or any estimator taking ``views``.
+straight to :class:`mvlab.construction.ensemble.ViewEnsemble` or any estimator taking ``views``.
 
 =====================  ==========================================================
 class                  method (ALGORITHMS.md)
@@ -39,8 +39,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_X_y
 
-from mvlab._incremental import make_evaluator, make_folds, resolve_estimator
-from mvlab._progress import report as _report
+from mvlab.construction._incremental import make_evaluator, make_folds, resolve_estimator
+from mvlab.core.views import check_views
+from mvlab.core.progress import report as _report
 
 __all__ = [
     "OFSP",
@@ -50,10 +51,6 @@ __all__ = [
     "GeneticViews",
     "Bagging",
 ]
-
-
-def _as_views(views):
-    return [np.sort(np.asarray(v, dtype=np.intp)) for v in views]
 
 
 class _BasePartitioner(BaseEstimator):
@@ -86,7 +83,8 @@ class _BasePartitioner(BaseEstimator):
             )
 
     def _finish(self, views, d):
-        self.views_ = _as_views(views)
+        checked, _ = check_views(list(views), d, allow_empty=True)
+        self.views_ = [np.sort(v).astype(np.intp) for v in checked]
         used = np.zeros(d, dtype=bool)
         for v in self.views_:
             used[v] = True
@@ -560,7 +558,7 @@ class Bagging(_BasePartitioner):
     Draws ``n_views`` bootstrap samples of the rows (``n_samples`` draws with
     replacement each); every member keeps all features. To fit the ``views_``
     interface, ``views_`` holds ``arange(n_features)`` ``n_views`` times and
-    ``row_samples_`` holds the bootstrap row indices; :class:`mvlab.ensemble.ViewEnsemble`
+    ``row_samples_`` holds the bootstrap row indices; :class:`mvlab.construction.ensemble.ViewEnsemble`
     trains member i on rows ``row_samples_[i]`` when the partitioner has them.
 
     Attributes: ``views_`` (all features, k times), ``row_samples_`` (list of k

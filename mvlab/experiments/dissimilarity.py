@@ -19,9 +19,11 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from mvlab.dvs import DVSExplanation
-from mvlab.multiview import STATIC_COMBINATIONS, RFDClassifier, combine, fit_view_forests
-from mvlab._progress import ProgressCallback, scaled
+from mvlab.rfd.explanation import DVSExplanation
+from mvlab.rfd.weights import STATIC_COMBINATIONS
+from mvlab.rfd.classifier import RFDClassifier
+from mvlab.rfd.view_forests import combine, fit_view_forests
+from mvlab.core.progress import ProgressCallback, scaled
 
 __all__ = ["CombinationComparison", "compare_combinations"]
 
@@ -166,14 +168,14 @@ def compare_combinations(
     ----------
     X : ndarray (n, d); y : ndarray (n,) of encoded labels
     views : list of Q column-index arrays
-    combinations : subset of ``COMBINATIONS`` of :mod:`mvlab.multiview`
+    combinations : subset of ``COMBINATIONS`` of :mod:`mvlab.rfd.classifier`
     test_size : float in (0, 1)
         Share of instances held out, stratified by class (paper: 0.5).
     split : (train_index, test_index), optional
         Use these rows instead of drawing a split (``test_size`` is then ignored); lets a
-        protocol of :mod:`mvlab.evaluation` give every method family the same splits.
+        protocol of :mod:`mvlab.experiments.runner` give every method family the same splits.
     measure, n_estimators, k, dvs_competence, dvs_selection, measure_params
-        As for :class:`mvlab.multiview.RFDClassifier`; ``n_estimators`` sets the trees of every
+        As for :class:`mvlab.rfd.classifier.RFDClassifier`; ``n_estimators`` sets the trees of every
         forest (paper: 512); ``k`` is SWknn's neighbours and the DVS region size.
     random_state : int
         Seeds the split, the view forests and the final forests.

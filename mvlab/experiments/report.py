@@ -4,7 +4,7 @@ From rows (dataset, method, metric, value, repetition, ...) of one metric: mean 
 dataset and method, average ranks over datasets, sign tests of every method against a
 baseline (wins / ties / losses over datasets, Demšar's critical numbers, exact binomial p), and
 with three or more datasets Friedman's test with a Holm / Bonferroni-Dunn post-hoc against a
-control (ALGORITHMS.md A.9, B.7; :mod:`mvlab.stats`).
+control (ALGORITHMS.md A.9, B.7; :mod:`mvlab.experiments.stats`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from mvlab import stats
-from mvlab.evaluation import summarize
+from mvlab.experiments import stats
+from mvlab.experiments.runner import summarize
 
 __all__ = ["ComparisonReport", "build_report", "markdown"]
 

@@ -1,7 +1,7 @@
 """Siamese deep forest against gcForest on the same pairs and the same trees (ALGORITHMS.md §C.5-C.8).
 
 One draw of the paper's protocol (§C.8): ``N`` training pairs and ``2N/3`` test pairs from
-disjoint instance pools (:func:`mvlab.pairs.make_pair_split`), then two cascades fitted on them
+disjoint instance pools (:func:`mvlab.siamese.pairs.make_pair_split`), then two cascades fitted on them
 with the same ``random_state``:
 
 - ``"SDF"``: :class:`mvlab.siamese.SiameseDeepForest` with ``weighting="qp"`` (tree weights from
@@ -33,10 +33,10 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 
-from mvlab.cascade import MultiGrainedScanner
-from mvlab.pairs import make_pair_split, pair_features
-from mvlab.siamese import SiameseDeepForest, effective_number_of_trees
-from mvlab._progress import ProgressCallback, scaled
+from mvlab.siamese.cascade import MultiGrainedScanner
+from mvlab.siamese.pairs import make_pair_split, pair_features
+from mvlab.siamese.forest import SiameseDeepForest, effective_number_of_trees
+from mvlab.core.progress import ProgressCallback, scaled
 
 __all__ = [
     "MODELS",

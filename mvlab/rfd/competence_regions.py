@@ -1,21 +1,21 @@
 """Regions of competence of every DVS candidate at once (ALGORITHMS.md §A.8 lines 9-10).
 
-The definition is the one of :mod:`mvlab.dvs`: for candidate ``w`` and a query row, the joint
+The definition is the one of :mod:`mvlab.rfd.dvs`: for candidate ``w`` and a query row, the joint
 row ``d_w = subset_dissimilarity(D, w)`` (the float32 matrix the candidate's forest sees) and
 its ``k`` smallest entries, ranked by value and then by training index
-(:func:`mvlab.proximity.k_smallest_indices`).  :func:`candidate_regions` returns exactly those
+(:func:`mvlab.core.neighbours.k_smallest_indices`).  :func:`candidate_regions` returns exactly those
 regions for all ``P = 2^Q - 1`` candidates, with three savings over a loop over candidates:
 
 * **Shared sums.**  Candidates of the same size ``s`` share the terms ``(1/s) D_q``; taken in
   lexicographic order of their views they also share the partial sums of common prefixes,
   so a candidate costs about one addition instead of ``|w|`` multiply-adds.  The operations
-  and their order are those of :func:`mvlab.multiview.combine`, so the float32 rows are
+  and their order are those of :func:`mvlab.rfd.view_forests.combine`, so the float32 rows are
   bit-identical (checked in the tests).
 * **Bounds instead of partitions.**  Candidates are processed from the largest subsets down.
   The regions already found for the candidates with one more view name at least ``k``
   distinct training instances; the k-th smallest value of ``d_w`` over them bounds the k-th
   smallest value of the whole row, so only the entries under that bound are ranked
-  (:func:`mvlab.proximity.k_smallest_indices_bounded`: one comparison pass and a sort of a
+  (:func:`mvlab.core.neighbours.k_smallest_indices_bounded`: one comparison pass and a sort of a
   few entries per row, instead of a partition of every row).  On mfeat about 10 entries per
   row fall under the bound for k = 7.  Candidates without such a superset in the pool (the
   all-views candidate) use the partition.
@@ -29,8 +29,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from mvlab._threads import run_threads, worker_count
-from mvlab.proximity import k_smallest_indices, k_smallest_indices_bounded
+from mvlab.core.threads import run_threads, worker_count
+from mvlab.core.neighbours import k_smallest_indices, k_smallest_indices_bounded
 
 __all__ = ["joint_rows", "candidate_regions"]
 
@@ -85,7 +85,7 @@ def _iter_joint_rows(Ds, rows: slice, plan, ws: _Workspace):
 
     ``d_w`` (n_rows, n_train) float32 is a reused buffer, valid until the next step.  It equals
     ``subset_dissimilarity(Ds, subsets[c])[rows]`` bit for bit: the same float64 operations in
-    the same order as :func:`mvlab.multiview.combine` (``0 + t`` is ``t`` for ``t >= 0``, and a
+    the same order as :func:`mvlab.rfd.view_forests.combine` (``0 + t`` is ``t`` for ``t >= 0``, and a
     weight of 1 leaves a view unchanged).
     """
     nb = rows.stop - rows.start
@@ -124,7 +124,7 @@ def joint_rows(Ds: Sequence[np.ndarray], subsets: np.ndarray) -> list[np.ndarray
     -------
     list of P float32 arrays (n_rows, n_train)
         ``float32(sum_{q in w, ascending} (1/|w|) D_q)``, accumulated left to right in float64
-        as :func:`mvlab.multiview.combine` does.
+        as :func:`mvlab.rfd.view_forests.combine` does.
     """
     subsets = np.asarray(subsets, dtype=bool)
     n, n_train = np.shape(Ds[0])

@@ -9,11 +9,11 @@ dissimilarity combinations share the same view forests; gcForest and SDF share t
 - ``"dissimilarity"``: Avg, SWknn, SWka, SWoob and DVS (Bernard et al.), on the split's rows;
 - ``"pairs"``: RF, bagging, gcForest and SDF on the split's pairs (Utkin & Ryabinin);
 - ``"view-construction"``: OFSP and the five baselines, per classifier and number of views
-  (Kumar & Minz), when :mod:`mvlab.view_construction` is available.
+  (Kumar & Minz), when :mod:`mvlab.experiments.view_construction` is available.
 
 :func:`run_experiment` runs the splits through joblib (``n_jobs`` uses the cores) and returns a
 tidy table (dataset, method, parameters, repetition, fold, metric, value, seconds); with a
-:class:`mvlab.store.ResultsStore` every finished split is committed at once, so an
+:class:`mvlab.experiments.store.ResultsStore` every finished split is committed at once, so an
 interrupted run keeps what finished.
 
 Running on a cluster
@@ -38,103 +38,22 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Callable, Mapping
 
-import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
-from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedShuffleSplit
 
-from mvlab.datasets import MultiViewDataset
-from mvlab.pairs import PairSplit, make_pair_split
-from mvlab._progress import ProgressCallback
+from mvlab.datasets.container import MultiViewDataset
+from mvlab.core.progress import ProgressCallback
+from mvlab.experiments.protocols import Split
 
 __all__ = [
-    "Split", "RepeatedHoldout", "RepeatedKFold", "RepeatedPairDraws", "FAMILIES", "ExperimentResult",
+    "FAMILIES", "ExperimentResult",
     "run_experiment", "summarize",
 ]
 
 
-@dataclass(frozen=True)
-class Split:
-    """One evaluation unit: training and test rows (and, for pair protocols, the pairs)."""
-
-    repetition: int
-    fold: int
-    seed: int
-    train: np.ndarray
-    test: np.ndarray
-    pairs: PairSplit | None = None
-
-
-def _seeds(random_state: int, n: int) -> list[int]:
-    return [int(s) for s in np.random.default_rng(random_state).integers(0, 2**31 - 1, size=n)]
-
-
-@dataclass(frozen=True)
-class RepeatedHoldout:
-    """Repeated stratified hold-out (dynamic view selection paper: 10 × 50/50)."""
-
-    n_repetitions: int = 10
-    test_size: float = 0.5
-
-    def splits(self, y, random_state: int = 0) -> list[Split]:
-        if self.n_repetitions < 1 or not 0 < self.test_size < 1:
-            raise ValueError(f"need n_repetitions >= 1 and 0 < test_size < 1, got {self}.")
-        y = np.asarray(y)
-        out = []
-        for r, seed in enumerate(_seeds(random_state, self.n_repetitions)):
-            sss = StratifiedShuffleSplit(n_splits=1, test_size=self.test_size, random_state=seed)
-            try:
-                train, test = next(sss.split(np.zeros(len(y)), y))
-            except ValueError as exc:
-                raise ValueError(f"cannot split {len(y)} instances with test_size={self.test_size}: {exc}") from None
-            out.append(Split(r, 0, seed, np.sort(train), np.sort(test)))
-        return out
-
-
-@dataclass(frozen=True)
-class RepeatedKFold:
-    """Repeated stratified k-fold (OFSP paper: 10 × 5-fold by default)."""
-
-    n_repeats: int = 10
-    n_splits: int = 5
-
-    def splits(self, y, random_state: int = 0) -> list[Split]:
-        y = np.asarray(y)
-        if self.n_repeats < 1 or self.n_splits < 2:
-            raise ValueError(f"need n_repeats >= 1 and n_splits >= 2, got {self}.")
-        smallest = np.bincount(np.unique(y, return_inverse=True)[1]).min()
-        if smallest < self.n_splits:
-            raise ValueError(f"{self.n_splits}-fold cross-validation needs at least {self.n_splits} instances per "
-                             f"class; the smallest class has {smallest}.")
-        cv = RepeatedStratifiedKFold(n_splits=self.n_splits, n_repeats=self.n_repeats, random_state=random_state)
-        seeds = _seeds(random_state, self.n_repeats * self.n_splits)
-        return [Split(i // self.n_splits, i % self.n_splits, seeds[i], np.sort(tr), np.sort(te))
-                for i, (tr, te) in enumerate(cv.split(np.zeros(len(y)), y))]
-
-
-@dataclass(frozen=True)
-class RepeatedPairDraws:
-    """Repeated random pair draws (Siamese deep forest paper): N training pairs and 2N/3 test
-    pairs from disjoint instance pools, ``n_repetitions`` times (paper: 100)."""
-
-    n_repetitions: int = 100
-    n_train_pairs: int = 500
-    n_test_pairs: int | None = None
-    balanced: bool = True
-
-    def splits(self, y, random_state: int = 0) -> list[Split]:
-        if self.n_repetitions < 1 or self.n_train_pairs < 2:
-            raise ValueError(f"need n_repetitions >= 1 and n_train_pairs >= 2, got {self}.")
-        out = []
-        for r, seed in enumerate(_seeds(random_state, self.n_repetitions)):
-            ps = make_pair_split(y, self.n_train_pairs, self.n_test_pairs, balanced=self.balanced, random_state=seed)
-            out.append(Split(r, 0, seed, ps.train_pool, ps.test_pool, ps))
-        return out
-
-
 # ---------------------------------------------------------------------------- families
 def _evaluate_dissimilarity(ds: MultiViewDataset, split: Split, params: Mapping, n_jobs: int) -> list[dict]:
-    from mvlab.comparison import compare_combinations
+    from mvlab.experiments.dissimilarity import compare_combinations
 
     result = compare_combinations(ds.X, ds.y, ds.view_indices, view_names=ds.view_names, classes=ds.classes,
                                   split=(split.train, split.test), random_state=split.seed, n_jobs=n_jobs, **params)
@@ -143,7 +62,7 @@ def _evaluate_dissimilarity(ds: MultiViewDataset, split: Split, params: Mapping,
 
 
 def _evaluate_pairs(ds: MultiViewDataset, split: Split, params: Mapping, n_jobs: int) -> list[dict]:
-    from mvlab.siamese import evaluate_pair_split
+    from mvlab.experiments.pair_methods import evaluate_pair_split
 
     if split.pairs is None:
         raise ValueError("the 'pairs' family needs a pair protocol (RepeatedPairDraws).")
@@ -153,7 +72,7 @@ def _evaluate_pairs(ds: MultiViewDataset, split: Split, params: Mapping, n_jobs:
 
 
 def _evaluate_view_construction(ds: MultiViewDataset, split: Split, params: Mapping, n_jobs: int) -> list[dict]:
-    from mvlab.view_construction import evaluate_split
+    from mvlab.experiments.view_construction import evaluate_split
 
     return evaluate_split(ds.X, ds.y, split.train, split.test, random_state=split.seed, n_jobs=n_jobs, **params)
 
@@ -208,7 +127,7 @@ def run_experiment(
     n_jobs : int
         Splits run in parallel through joblib (any joblib backend, see the module docstring);
         with ``n_jobs == 1`` the forests inside use 2 threads instead.
-    store : mvlab.store.ResultsStore, optional
+    store : mvlab.experiments.store.ResultsStore, optional
         Records the run (``kind``, default ``"experiment:<family>"``) and commits each split's
         rows as soon as the split finishes.
 

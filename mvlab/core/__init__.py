@@ -1,0 +1,1 @@
+"""Foundations shared by every part of mvlab: views, neighbour searches, parameters, progress, threads."""

@@ -1,0 +1,110 @@
+"""The bundled real datasets: a registry of names, titles and loaders.
+
+Bundled datasets live in ``sample_data/`` as gzip'ed CSV files in the same convention that
+:func:`mvlab.datasets.reader.read_multiview_csv` reads from uploads (sources, licences and
+citations in ``sample_data/README.md``), so every bundled load goes through the validating
+reader.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from mvlab.datasets.container import MultiViewDataset
+from mvlab.datasets.reader import read_multiview_csv
+
+__all__ = ["DatasetInfo", "list_datasets", "dataset_info", "load_dataset", "SAMPLE_DATA_DIR"]
+
+
+SAMPLE_DATA_DIR = Path(__file__).resolve().parents[2] / "sample_data"
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """What the dataset picker shows about a bundled dataset."""
+
+    name: str
+    title: str
+    description: str
+    n_samples: int
+    n_features: int
+    n_views: int
+    n_classes: int
+
+
+def _bundled(file: str, label_column: str = "label", drop: Sequence[str] = (), **kwargs) -> Callable[[str, str], MultiViewDataset]:
+    def load(name: str, description: str) -> MultiViewDataset:
+        return read_multiview_csv(
+            SAMPLE_DATA_DIR / file,
+            label_column=label_column,
+            drop_columns=drop,
+            name=name,
+            description=description,
+            max_bytes=1 << 30,
+            **kwargs,
+        )
+
+    return load
+
+
+_REGISTRY: dict[str, tuple[DatasetInfo, Callable[[str, str], MultiViewDataset]]] = {
+    info.name: (info, loader)
+    for info, loader in [
+        (
+            DatasetInfo("mfeat", "UCI Multiple Features (handwritten digits)",
+                        "2000 handwritten digits 0-9 described by six feature sets: Fourier coefficients (fou), "
+                        "profile correlations (fac), Karhunen-Loeve coefficients (kar), pixel averages (pix), "
+                        "Zernike moments (zer) and morphological features (mor).", 2000, 649, 6, 10),
+            _bundled("mfeat.csv.gz"),
+        ),
+        (
+            DatasetInfo("nutrimouse", "Nutrimouse (genotype)",
+                        "40 mice: expression of 120 liver genes and 21 hepatic fatty acids; label = genotype "
+                        "(wild type or PPAR-alpha deficient).", 40, 141, 2, 2),
+            _bundled("nutrimouse.csv.gz", label_column="genotype", drop=("diet",)),
+        ),
+        (
+            DatasetInfo("nutrimouse-diet", "Nutrimouse (diet)",
+                        "The same 40 mice, labelled by one of 5 diets.", 40, 141, 2, 5),
+            _bundled("nutrimouse.csv.gz", label_column="diet", drop=("genotype",)),
+        ),
+        (
+            DatasetInfo("breast-cancer", "Breast cancer Wisconsin (diagnostic)",
+                        "569 tumours, 10 cell-nucleus measurements summarised three ways: mean, standard "
+                        "error (se) and worst value; label = malignant or benign.", 569, 30, 3, 2),
+            _bundled("breast-cancer.csv.gz"),
+        ),
+        (
+            DatasetInfo("digits", "Digits 8x8 (image quadrants)",
+                        "1797 8x8 images of handwritten digits; the four 4x4 quadrants of the image are the "
+                        "views (top-left, top-right, bottom-left, bottom-right); the image shape is kept for "
+                        "multi-grained scanning.", 1797, 64, 4, 10),
+            _bundled("digits.csv.gz", image_shape=(8, 8)),
+        ),
+    ]
+}
+
+
+def list_datasets() -> list[str]:
+    """Names of the bundled datasets, for :func:`load_dataset`."""
+    return list(_REGISTRY)
+
+
+def dataset_info(name: str) -> DatasetInfo:
+    """Title, description and shape of a bundled dataset (without loading it)."""
+    _check_name(name)
+    return _REGISTRY[name][0]
+
+
+def load_dataset(name: str) -> MultiViewDataset:
+    """Load a bundled dataset by name (see :func:`list_datasets`)."""
+    _check_name(name)
+    info, loader = _REGISTRY[name]
+    return loader(name, info.description)
+
+
+def _check_name(name: str) -> None:
+    if name not in _REGISTRY:
+        raise ValueError(f"Unknown dataset {name!r}; the bundled datasets are {list_datasets()}.")

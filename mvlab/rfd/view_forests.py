@@ -1,0 +1,168 @@
+"""One dissimilarity forest per view, fitted once and shared by every combination (§A.6 step 1).
+
+:func:`fit_view_forests` -> :class:`ViewForests`: the per-view forests and their training
+matrices ``D_q`` (n_train, n_train), and ``transform(X)`` for new rows (one (n_new, n_train)
+matrix per view).  :func:`combine` is the joint matrix ``sum_q w_q D_q`` (§A.6 step 2), the
+one float64 accumulation that every combination and every DVS candidate uses.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.utils import check_random_state
+
+from mvlab.core.progress import ProgressCallback, report as _report
+from mvlab.core.threads import worker_count
+from mvlab.core.views import check_views
+from mvlab.forest.dissimilarity import ForestDissimilarity
+
+__all__ = ["ViewForests", "fit_view_forests", "combine"]
+
+
+_MAX_INT = np.iinfo(np.int32).max
+
+
+class ViewForests:
+    """The fitted view forests and their training matrices, shared by every combination.
+
+    Attributes
+    ----------
+    views : list of ndarray of int64
+        Column indices of each view (Q views).
+    view_names : list of str
+    forests : list of ForestDissimilarity
+        One fitted forest per view (``forests[q].forest_`` is the scikit-learn forest).
+    dissimilarities : list of ndarray of float32, each (n_train, n_train)
+        ``D_q`` of ALGORITHMS.md §A.6 step 1.
+    y : ndarray of int64, shape (n_train,)
+        Encoded labels ``0..C-1``.
+    classes : ndarray (C,)
+        Original labels; ``classes[y]`` gives them back.
+    seeds : ndarray of int64, shape (Q + 1,)
+        Seeds of the view forests and (last) of the final forest(s).
+    """
+
+    def __init__(self, views, view_names, forests, y, classes, seeds):
+        self.views = list(views)
+        self.view_names = list(view_names)
+        self.forests = list(forests)
+        self.dissimilarities = [f.train_dissimilarity_ for f in self.forests]
+        self.y = np.asarray(y)
+        self.classes = np.asarray(classes)
+        self.seeds = np.asarray(seeds)
+
+    @property
+    def n_views(self) -> int:
+        return len(self.views)
+
+    @property
+    def n_train(self) -> int:
+        return int(self.y.shape[0])
+
+    @property
+    def oob_accuracies(self) -> np.ndarray:
+        """OOB accuracy of every view forest, shape (Q,) (rows never OOB count as errors)."""
+        return np.array([f.oob_accuracy_ for f in self.forests])
+
+    def transform(self, X, n_jobs=None) -> list[np.ndarray]:
+        """Per-view dissimilarities of new rows to the training rows.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_new, n_features)
+            All columns (the views select theirs).
+
+        Returns
+        -------
+        list of Q ndarrays of float32, each (n_new, n_train)  (§A.6 prediction step 1)
+        """
+        X = np.asarray(X, dtype=np.float64)
+        jobs = min(worker_count(n_jobs), self.n_views)
+        if jobs == 1:
+            return [f.transform(X[:, v]) for f, v in zip(self.forests, self.views)]
+        return Parallel(n_jobs=jobs, prefer="threads")(
+            delayed(f.transform)(X[:, v]) for f, v in zip(self.forests, self.views)
+        )
+
+
+def fit_view_forests(
+    X,
+    y,
+    views=None,
+    *,
+    measure: str = "breiman",
+    n_estimators: int = 100,
+    max_features="sqrt",
+    random_state=None,
+    n_jobs=None,
+    progress: ProgressCallback = None,
+    **measure_params,
+) -> ViewForests:
+    """Fit one :class:`ForestDissimilarity` per view, in parallel over views (threads).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_train, n_features)
+    y : array-like of shape (n_train,)
+    views : see :func:`check_views`
+    measure, n_estimators, max_features, **measure_params
+        Passed to every :class:`ForestDissimilarity` (``w``, ``kdn_k``, ``rfd_form``,
+        ``rfgap_scaling``, ``max_depth``, ``min_samples_leaf``).
+    random_state : int, RandomState or None
+        Draws ``Q + 1`` seeds: view forest q gets ``seeds[q]``; ``seeds[Q]`` is left for the
+        final forest.  The same ``random_state`` gives the same view forests whatever the
+        combination.
+    n_jobs : int or None
+        Total threads: views run in parallel, each forest gets the remaining share.
+    progress : callable (fraction, message), optional
+        Called from the calling thread each time a view is done.
+
+    Returns
+    -------
+    ViewForests
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    classes, y_enc = np.unique(y, return_inverse=True)
+    views, names = check_views(views, X.shape[1])
+    seeds = check_random_state(random_state).randint(_MAX_INT, size=len(views) + 1)
+    total = worker_count(n_jobs)
+    outer = min(total, len(views))
+    inner = max(1, total // outer)
+    makers = [
+        ForestDissimilarity(
+            measure=measure,
+            n_estimators=n_estimators,
+            max_features=max_features,
+            random_state=int(seeds[q]),
+            n_jobs=inner,
+            **measure_params,
+        )
+        for q in range(len(views))
+    ]
+    _report(progress, 0.0, f"growing {len(views)} view forest(s) of {n_estimators} trees")
+    forests = []
+    if outer == 1:
+        for q, (f, v) in enumerate(zip(makers, views)):
+            forests.append(f.fit(X[:, v], y_enc))
+            _report(progress, (q + 1) / len(views), f"view {names[q]!r} done")
+    else:
+        gen = Parallel(n_jobs=outer, prefer="threads", return_as="generator")(
+            delayed(f.fit)(X[:, v], y_enc) for f, v in zip(makers, views)
+        )
+        for q, f in enumerate(gen):
+            forests.append(f)
+            _report(progress, (q + 1) / len(views), f"view {names[q]!r} done")
+    return ViewForests(views, names, forests, y_enc, classes, seeds)
+
+
+def combine(dissimilarities: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
+    """Joint dissimilarity ``D = sum_q w_q D_q`` (§A.6 step 2), float32, same shape as each D_q."""
+    weights = np.asarray(weights, dtype=np.float64)
+    out = np.zeros(np.shape(dissimilarities[0]), dtype=np.float64)
+    for wq, D in zip(weights, dissimilarities):
+        out += wq * np.asarray(D, dtype=np.float64)
+    return out.astype(np.float32)
