@@ -7,7 +7,7 @@ from mvlab.viz import plots
 from mvlab.experiments.dissimilarity import CombinationComparison, compare_combinations
 from mvlab.rfd.weights import STATIC_COMBINATIONS
 from mvlab.viz.projection import mds_2d
-from mvlab.forest.dissimilarity import MEASURES
+from mvlab.forest.measures import MEASURES
 from mvlab.ui import runs
 from mvlab.ui.state import current_seed, keep, sidebar
 
@@ -30,8 +30,7 @@ grouped by class: dark blocks on the diagonal mean the view separates the classe
 """
     )
 
-MEASURE_NAMES = {"breiman": "Breiman (shared leaves)", "path": "Path length (Englund & Verikas)",
-                 "rfd": "RFD (kDN-weighted, Cao)", "oob": "Out-of-bag proximity", "rfgap": "RF-GAP"}
+MEASURE_NAMES = {name: m.title for name, m in MEASURES.items()}
 c = st.columns(4)
 measure = c[0].selectbox("Measure", list(MEASURES), format_func=MEASURE_NAMES.get, **keep("dis_measure", "breiman"))
 paper = c[1].toggle("Paper settings (512 trees)", **keep("dis_paper", False))
@@ -52,8 +51,8 @@ if st.button("Train", type="primary", key="dis_train"):
         "dissimilarity", ds, seed, settings,
         lambda progress: compare_combinations(
             ds.X, ds.y, ds.view_indices, view_names=ds.view_names, classes=ds.classes,
-            combinations=STATIC_COMBINATIONS, test_size=test_size, measure=measure, n_estimators=int(trees),
-            k=int(k), random_state=seed, n_jobs=2, progress=progress, **extra),
+            combinations=STATIC_COMBINATIONS, test_size=test_size, measure=MEASURES[measure](**extra),
+            n_estimators=int(trees), k=int(k), random_state=seed, n_jobs=2, progress=progress),
         CombinationComparison.to_npz,
         CombinationComparison.result_rows,
         label="Growing forests",

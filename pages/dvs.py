@@ -8,7 +8,7 @@ from mvlab.experiments.dissimilarity import CombinationComparison, compare_combi
 from mvlab.rfd.explanation import view_choice_scores
 from mvlab.rfd.classifier import COMBINATIONS
 from mvlab.viz.projection import pca_project
-from mvlab.forest.dissimilarity import MEASURES
+from mvlab.forest.measures import MEASURES
 from mvlab.ui import runs
 from mvlab.ui.state import current_seed, keep, selected_point, set_kept, sidebar
 

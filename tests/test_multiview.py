@@ -213,7 +213,7 @@ def test_bad_views(data, views, match):
         (dict(combination="median"), "combination"),
         (dict(measure="cosine"), "measure"),
         (dict(n_estimators=0), "n_estimators"),
-        (dict(k=0), "k must"),
+        (dict(k=0), "'k' parameter"),
         (dict(combination="knn", k=50), "k=50"),
         (dict(alignment_normalization="l2"), "alignment_normalization"),
     ],

@@ -10,7 +10,8 @@ from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier
 
-from mvlab.forest.dissimilarity import MEASURES, ForestDissimilarity
+from mvlab.forest.dissimilarity import ForestDissimilarity
+from mvlab.forest.measures import MEASURES, RFD, RFGAP, PathLength, SameLeafMeasure, measure_spec
 from mvlab.forest._leaf_product import cooccurrence
 from mvlab.core.neighbours import k_smallest_indices, k_smallest_mask
 
@@ -31,7 +32,7 @@ def data():
 def fitted(data):
     Xtr, ytr, _ = data
     return {
-        m: ForestDissimilarity(measure=m, n_estimators=T, random_state=7, kdn_k=5).fit(Xtr, ytr)
+        m: ForestDissimilarity(measure=RFD(kdn_k=5) if m == "rfd" else m, n_estimators=T, random_state=7).fit(Xtr, ytr)
         for m in MEASURES
     }
 
@@ -169,17 +170,17 @@ def ref_rfgap(na, nb, counts, train, scaling):
 def reference(f, X_rows, train, Xtr=None, ytr=None):
     na = f.forest_.apply(X_rows)
     nb = f.forest_.apply(Xtr)
-    m = f.measure
-    if m == "breiman":
+    m = f.measure_
+    if m.name == "breiman":
         return ref_breiman(na, nb)
-    if m == "path":
-        return ref_path(f.forest_, na, nb, f.w)
-    if m == "rfd":
-        return ref_rfd(na, nb, ref_kdn(f.forest_, Xtr, ytr, f.kdn_k), f.rfd_form)
+    if m.name == "path":
+        return ref_path(f.forest_, na, nb, m.w)
+    if m.name == "rfd":
+        return ref_rfd(na, nb, ref_kdn(f.forest_, Xtr, ytr, m.kdn_k), m.form)
     counts = ref_in_bag(f.forest_, len(Xtr))
-    if m == "oob":
+    if m.name == "oob":
         return ref_oob(na, nb, counts == 0, train)
-    return ref_rfgap(na, nb, counts, train, f.rfgap_scaling)
+    return ref_rfgap(na, nb, counts, train, m.scaling)
 
 
 # ----------------------------------------------------------------------------- reference equality
@@ -205,9 +206,9 @@ def test_test_matrix_matches_pair_loop(fitted, data, measure):
 @pytest.mark.parametrize(
     "params",
     [
-        dict(measure="path", w=0.3),
-        dict(measure="rfd", rfd_form="weighted_dissimilarity", kdn_k=3),
-        dict(measure="rfgap", rfgap_scaling="none"),
+        dict(measure=PathLength(w=0.3)),
+        dict(measure=RFD(form="weighted_dissimilarity", kdn_k=3)),
+        dict(measure=RFGAP(scaling="row_max")),
     ],
 )
 def test_variants_match_pair_loop(data, params):
@@ -250,7 +251,7 @@ def test_properties(fitted, data, measure):
     if measure != "rfd":
         assert np.all(np.diag(D) == 0.0)
     else:
-        np.testing.assert_allclose(np.diag(D), f.kdn_.mean(axis=1), atol=ATOL)
+        np.testing.assert_allclose(np.diag(D), f.measure_.kdn_.mean(axis=1), atol=ATOL)
     if measure in ("breiman", "path", "rfd"):
         np.testing.assert_allclose(f.transform(Xtr), D, atol=ATOL)
     np.testing.assert_array_equal(clone(f).fit_transform(Xtr, ytr), D)
@@ -258,17 +259,16 @@ def test_properties(fitted, data, measure):
 
 def test_rfd_forms_differ_by_column_constant(data):
     Xtr, ytr, Xte = data
-    a = ForestDissimilarity("rfd", n_estimators=10, random_state=2, kdn_k=4).fit(Xtr, ytr)
-    b = ForestDissimilarity("rfd", n_estimators=10, random_state=2, kdn_k=4,
-                            rfd_form="weighted_dissimilarity").fit(Xtr, ytr)
-    shift = a.kdn_.mean(axis=1)
+    a = ForestDissimilarity(RFD(kdn_k=4), n_estimators=10, random_state=2).fit(Xtr, ytr)
+    b = ForestDissimilarity(RFD(kdn_k=4, form="weighted_dissimilarity"), n_estimators=10, random_state=2).fit(Xtr, ytr)
+    shift = a.measure_.kdn_.mean(axis=1)
     np.testing.assert_allclose(a.train_dissimilarity_ - b.train_dissimilarity_, np.broadcast_to(shift, (len(Xtr),) * 2), atol=ATOL)
     np.testing.assert_allclose(a.transform(Xte) - b.transform(Xte), np.broadcast_to(shift, (len(Xte), len(Xtr))), atol=ATOL)
 
 
 def test_rfgap_rows_sum_to_one_without_scaling(data):
     Xtr, ytr, Xte = data
-    f = ForestDissimilarity("rfgap", n_estimators=10, random_state=4, rfgap_scaling="none").fit(Xtr, ytr)
+    f = ForestDissimilarity("rfgap", n_estimators=10, random_state=4).fit(Xtr, ytr)  # raw: the default
     P_test = 1.0 - f.transform(Xte).astype(np.float64)
     np.testing.assert_allclose(P_test.sum(axis=1), 1.0, atol=1e-5)
     P = 1.0 - f.train_dissimilarity_.astype(np.float64)
@@ -418,11 +418,12 @@ def test_progress_callback_and_same_forest(data):
         (dict(measure="euclid"), "measure"),
         (dict(n_estimators=0), "n_estimators"),
         (dict(n_estimators=2.5), "n_estimators"),
-        (dict(measure="path", w=-1.0), "w must"),
-        (dict(measure="rfd", kdn_k=0), "kdn_k"),
-        (dict(measure="rfd", kdn_k=40), "kdn_k=40 needs"),
-        (dict(measure="rfd", rfd_form="other"), "rfd_form"),
-        (dict(measure="rfgap", rfgap_scaling="global"), "rfgap_scaling"),
+        (dict(measure=PathLength(w=-1.0)), "w must"),
+        (dict(measure=RFD(kdn_k=0)), "kdn_k"),
+        (dict(measure=RFD(kdn_k=40)), "kdn_k=40 needs"),
+        (dict(measure=RFD(form="other")), "form must"),
+        (dict(measure=RFGAP(scaling="global")), "scaling must"),
+        (dict(measure={"name": "rfd"}), "measure"),
     ],
 )
 def test_bad_params_raise(data, params, match):
@@ -479,3 +480,56 @@ def test_scipy_engine_falls_back_to_the_public_product(monkeypatch):
             cooccurrence(G[:7], G, 18, WA=None, WB=W, engine="scipy")]
     for a, b in zip(fast, slow):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- a new measure is one class
+class InBagProximity(SameLeafMeasure):
+    """A measure defined outside mvlab: the share of trees in which both rows are in-bag and
+    share a leaf, among the trees in which both are in-bag (the mirror image of OOB)."""
+
+    name = "inbag"
+    title = "In-bag proximity"
+
+    def prepare(self, fd, X, y, progress=None):
+        self.in_bag_ = (~fd.oob_mask_).astype(np.float64)
+
+    def query_weights(self, fd, train):
+        return self.in_bag_ if train else None
+
+    def reference_weights(self, fd, train):
+        return self.in_bag_
+
+    def normalise(self, fd, S, train):
+        both = self.in_bag_ @ self.in_bag_.T if train else np.broadcast_to(self.in_bag_.sum(axis=1)[None, :], S.shape)
+        D = 1.0 - np.divide(S, both, out=np.zeros_like(S), where=both > 0)
+        if train:
+            np.fill_diagonal(D, 0.0)
+        return D
+
+
+def test_a_measure_defined_outside_is_one_class(data):
+    Xtr, ytr, Xte = data
+    f = ForestDissimilarity(InBagProximity(), n_estimators=6, random_state=3).fit(Xtr, ytr)
+    nodes_tr, nodes_te = f.forest_.apply(Xtr), f.forest_.apply(Xte)
+    inb = ~f.oob_mask_
+    ref_train = np.zeros((len(Xtr), len(Xtr)))
+    for a in range(len(Xtr)):
+        for b in range(len(Xtr)):
+            both = inb[a] & inb[b]
+            same = both & (nodes_tr[a] == nodes_tr[b])
+            ref_train[a, b] = 0.0 if a == b else 1.0 - (same.sum() / both.sum() if both.sum() else 0.0)
+    np.testing.assert_allclose(f.train_dissimilarity_, ref_train, atol=ATOL)
+    ref_test = np.array([[1.0 - (inb[b] & (nodes_te[a] == nodes_tr[b])).sum() / inb[b].sum()
+                          for b in range(len(Xtr))] for a in range(len(Xte))])
+    np.testing.assert_allclose(f.transform(Xte), ref_test, atol=ATOL)
+
+
+def test_measure_specs_round_trip_and_name_the_parameters():
+    for name, cls in MEASURES.items():
+        spec = measure_spec(name)
+        assert spec["name"] == name and measure_spec(spec) == spec
+        assert set(spec) - {"name"} == set(cls().get_params())
+    assert measure_spec(RFD(kdn_k=3)) == {"name": "rfd", "kdn_k": 3, "form": "weighted_proximity"}
+    with pytest.raises(ValueError, match="takes the parameters"):
+        measure_spec({"name": "rfd", "k": 3})
+    assert RFD(kdn_k=3).describe() == "RFD (kDN-weighted, Cao); form=weighted_proximity, kdn_k=3"

@@ -1,10 +1,33 @@
-"""Checks of estimator parameters shared by every module (one validation convention)."""
+"""The one validation convention of mvlab's estimators: scikit-learn's ``_parameter_constraints``.
+
+Every estimator declares its parameters' allowed values in a class attribute
+``_parameter_constraints`` and calls ``self._validate_params()`` first thing in ``fit``
+(scikit-learn's own mechanism: the message names the parameter, the estimator, the allowed
+values and what was given).  Checks that need the data (``k`` against the number of training
+rows, folds against the smallest class) follow in ``fit`` as ``ValueError`` with a message that
+says how to fix it.  The constraint helpers live in scikit-learn's ``_param_validation`` module,
+which scikit-learn-contrib projects use; this module is the only place mvlab imports them from.
+"""
 
 from __future__ import annotations
 
 import numbers
 
-__all__ = ["is_int"]
+from sklearn.utils._param_validation import HasMethods, Interval, Options, StrOptions
+
+__all__ = [
+    "is_int", "Interval", "StrOptions", "Options", "HasMethods", "POSITIVE_INT", "NON_NEGATIVE_INT",
+    "N_JOBS", "RANDOM_STATE", "MAX_FEATURES", "OPTIONAL_POSITIVE_INT",
+]
+
+POSITIVE_INT = [Interval(numbers.Integral, 1, None, closed="left")]
+NON_NEGATIVE_INT = [Interval(numbers.Integral, 0, None, closed="left")]
+OPTIONAL_POSITIVE_INT = [Interval(numbers.Integral, 1, None, closed="left"), None]
+N_JOBS = [numbers.Integral, None]
+RANDOM_STATE = ["random_state"]
+MAX_FEATURES = [Interval(numbers.Integral, 1, None, closed="left"), Interval(numbers.Real, 0.0, 1.0, closed="right"),
+                StrOptions({"sqrt", "log2"}), None]
+"""``max_features`` of a scikit-learn forest (mtry)."""
 
 
 def is_int(value) -> bool:

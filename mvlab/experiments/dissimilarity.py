@@ -23,6 +23,7 @@ from mvlab.rfd.explanation import DVSExplanation
 from mvlab.rfd.weights import STATIC_COMBINATIONS
 from mvlab.rfd.classifier import RFDClassifier
 from mvlab.rfd.view_forests import combine, fit_view_forests
+from mvlab.forest.measures import measure_spec
 from mvlab.core.progress import ProgressCallback, scaled
 
 __all__ = ["CombinationComparison", "compare_combinations"]
@@ -160,7 +161,6 @@ def compare_combinations(
     random_state: int | None = None,
     n_jobs: int | None = None,
     progress: ProgressCallback = None,
-    **measure_params,
 ) -> CombinationComparison:
     """Fit the view forests once on a stratified split and score every combination on it.
 
@@ -174,7 +174,7 @@ def compare_combinations(
     split : (train_index, test_index), optional
         Use these rows instead of drawing a split (``test_size`` is then ignored); lets a
         protocol of :mod:`mvlab.experiments.runner` give every method family the same splits.
-    measure, n_estimators, k, dvs_competence, dvs_selection, measure_params
+    measure, n_estimators, k, dvs_competence, dvs_selection
         As for :class:`mvlab.rfd.classifier.RFDClassifier`; ``n_estimators`` sets the trees of every
         forest (paper: 512); ``k`` is SWknn's neighbours and the DVS region size.
     random_state : int
@@ -210,8 +210,7 @@ def compare_combinations(
     seconds = {}
     t = time.perf_counter()
     forests = fit_view_forests(X_train, y_train, views, measure=measure, n_estimators=n_estimators,
-                               random_state=random_state, n_jobs=n_jobs, progress=scaled(progress, 0.0, 0.6),
-                               **measure_params)
+                               random_state=random_state, n_jobs=n_jobs, progress=scaled(progress, 0.0, 0.6))
     seconds["view forests"] = time.perf_counter() - t
     t = time.perf_counter()
     test_D = forests.transform(X_test, n_jobs=n_jobs)
@@ -228,7 +227,7 @@ def compare_combinations(
         t = time.perf_counter()
         clf = RFDClassifier(views=views, combination=c, measure=measure, n_estimators=n_estimators, k=k,
                             dvs_competence=dvs_competence, dvs_selection=dvs_selection,
-                            random_state=random_state, n_jobs=n_jobs, **measure_params)
+                            random_state=random_state, n_jobs=n_jobs)
         clf.fit(X_train, y_train, progress=sub, view_forests=forests)
         pred = clf.predict_from_dissimilarities(test_D)
         if c == "dvs":
@@ -241,8 +240,8 @@ def compare_combinations(
     if progress is not None:
         progress(1.0, "done")
 
-    settings = {"test_size": test_size, "measure": measure, "n_estimators": n_estimators, "k": k,
-                "random_state": random_state, "combinations": list(combinations), **measure_params}
+    settings = {"test_size": test_size, "measure": measure_spec(measure), "n_estimators": n_estimators, "k": k,
+                "random_state": random_state, "combinations": list(combinations)}
     if "dvs" in combinations:
         settings.update(dvs_competence=dvs_competence, dvs_selection=dvs_selection)
     return CombinationComparison(

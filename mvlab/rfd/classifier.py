@@ -27,11 +27,11 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mvlab.core.params import is_int as _is_int
+from mvlab.core.params import MAX_FEATURES, N_JOBS, OPTIONAL_POSITIVE_INT, POSITIVE_INT, RANDOM_STATE, StrOptions
 from mvlab.core.progress import ProgressCallback, report as _report, scaled
 from mvlab.core.views import check_views
-from mvlab.forest.dissimilarity import MEASURES
-from mvlab.rfd.dvs import DVSCombiner, n_candidates
+from mvlab.forest.measures import MEASURES, Measure, measure_spec
+from mvlab.rfd.dvs import COMPETENCES, SELECTIONS, DVSCombiner, n_candidates
 from mvlab.rfd.view_forests import ViewForests, combine, fit_view_forests
 from mvlab.rfd.weights import ALIGNMENT_NORMALIZATIONS, STATIC_COMBINATIONS, static_view_weights
 
@@ -84,18 +84,19 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    views : list of integer arrays, dict name -> indices, or None, default=None
+    views : list of integer arrays, mapping name -> indices, or None, default=None
         Column indices of each view in ``X``; None = all columns as one view.  From a
-        :class:`mvlab.datasets.MultiViewDataset` pass ``ds.view_indices`` or
-        ``dict(ds.views)`` (``ds.views`` itself is a read-only mapping that ``clone``
-        cannot deep-copy).
+        :class:`mvlab.datasets.MultiViewDataset` pass ``ds.views`` (names reach the
+        explanations) or ``ds.view_indices``.
     combination : {"average", "knn", "alignment", "oob", "dvs"}, default="average"
         ``"average"``: ``D = mean_q D_q``; ``"knn"``: SWknn (§A.7.1); ``"alignment"``: SWka
         (§A.7.2); ``"oob"``: SWoob (§A.7.3); ``"dvs"``: dynamic view selection (§A.8, in
         :mod:`mvlab.rfd.dvs`).
-    measure : {"breiman", "path", "rfd", "oob", "rfgap"}, default="breiman"
-        Dissimilarity of every view forest (:class:`mvlab.forest.dissimilarity.ForestDissimilarity`).
-        The chapter uses ``"rfd"``.
+    measure : str or Measure, default="breiman"
+        Dissimilarity of every view forest: a name (``"breiman"``, ``"path"``, ``"rfd"``,
+        ``"oob"``, ``"rfgap"``) or a measure object with its parameters, e.g. ``RFD(kdn_k=5)``
+        (:mod:`mvlab.forest.measures`; ``GridSearchCV`` reaches ``measure__kdn_k``).  The
+        chapter uses ``"rfd"``; Breiman is the fast default.
     n_estimators : int, default=100
         Trees of every forest grown (view forests and final forest). Paper: 512.
     k : int, default=7
@@ -105,8 +106,6 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         mtry of the view forests (paper: sqrt of the view dimension).
     final_max_features : default="sqrt"
         mtry of the final forest (paper: sqrt(n_train), the dimension of the joint space).
-    w, kdn_k, rfd_form, rfgap_scaling
-        Measure parameters, see :class:`ForestDissimilarity`.
     alignment_normalization : {"softmax", "proportional"}, default="softmax"
         SWka normalisation (§A.7.2).
     dvs_competence : {"ola", "lca"}, default="ola"
@@ -147,10 +146,6 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         k=7,
         max_features="sqrt",
         final_max_features="sqrt",
-        w=1.0,
-        kdn_k=7,
-        rfd_form="weighted_proximity",
-        rfgap_scaling="row_max",
         alignment_normalization="softmax",
         dvs_competence="ola",
         dvs_selection="best",
@@ -165,10 +160,6 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         self.k = k
         self.max_features = max_features
         self.final_max_features = final_max_features
-        self.w = w
-        self.kdn_k = kdn_k
-        self.rfd_form = rfd_form
-        self.rfgap_scaling = rfgap_scaling
         self.alignment_normalization = alignment_normalization
         self.dvs_competence = dvs_competence
         self.dvs_selection = dvs_selection
@@ -176,32 +167,28 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _check_params(self, n_samples: int) -> None:
-        if self.combination not in COMBINATIONS:
-            raise ValueError(f"combination must be one of {COMBINATIONS}, got {self.combination!r}.")
-        if self.measure not in MEASURES:
-            raise ValueError(f"measure must be one of {MEASURES}, got {self.measure!r}.")
-        if not _is_int(self.n_estimators) or self.n_estimators < 1:
-            raise ValueError(f"n_estimators must be a positive integer, got {self.n_estimators!r}.")
-        if not _is_int(self.k) or self.k < 1:
-            raise ValueError(f"k must be a positive integer, got {self.k!r}.")
+    _parameter_constraints: dict = {
+        "views": "no_validation",  # check_views, in fit
+        "combination": [StrOptions(set(COMBINATIONS))],
+        "measure": [StrOptions(set(MEASURES)), Measure],
+        "n_estimators": POSITIVE_INT,
+        "k": POSITIVE_INT,
+        "max_features": MAX_FEATURES,
+        "final_max_features": MAX_FEATURES,
+        "alignment_normalization": [StrOptions(set(ALIGNMENT_NORMALIZATIONS))],
+        "dvs_competence": [StrOptions(set(COMPETENCES))],
+        "dvs_selection": [StrOptions(set(SELECTIONS))],
+        "dvs_max_subset_size": OPTIONAL_POSITIVE_INT,
+        "random_state": RANDOM_STATE,
+        "n_jobs": N_JOBS,
+    }
+
+    def _check_data_params(self, n_samples: int) -> None:
+        """The checks that need the data (after ``_validate_params``)."""
         if self.combination in ("knn", "dvs") and self.k > n_samples - 1:
             raise ValueError(
                 f"k={self.k} neighbours need at least {self.k + 1} training instances, got {n_samples}; lower k."
             )
-        if self.combination == "dvs":
-            if self.dvs_competence not in ("ola", "lca"):
-                raise ValueError(f"dvs_competence must be 'ola' or 'lca', got {self.dvs_competence!r}.")
-            if self.dvs_selection not in ("best", "knora"):
-                raise ValueError(f"dvs_selection must be 'best' or 'knora', got {self.dvs_selection!r}.")
-        if self.alignment_normalization not in ALIGNMENT_NORMALIZATIONS:
-            raise ValueError(
-                f"alignment_normalization must be one of {ALIGNMENT_NORMALIZATIONS}, "
-                f"got {self.alignment_normalization!r}."
-            )
-
-    def _measure_params(self) -> dict:
-        return dict(w=self.w, kdn_k=self.kdn_k, rfd_form=self.rfd_form, rfgap_scaling=self.rfgap_scaling)
 
     def _make_combiner(self):
         if self.combination == "dvs":
@@ -240,9 +227,10 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
-        self._check_params(X.shape[0])
+        self._check_data_params(X.shape[0])
         views, names = check_views(self.views, X.shape[1])
         classes = np.unique(y)
         if len(classes) < 2:
@@ -263,7 +251,6 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
                 random_state=self.random_state,
                 n_jobs=self.n_jobs,
                 progress=sub,
-                **self._measure_params(),
             )
         else:
             self._check_view_forests(view_forests, X, y, views)
@@ -298,7 +285,8 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("view_forests were fitted with other views than this classifier's.")
         if not np.array_equal(vf.classes[vf.y], y):
             raise ValueError("view_forests were fitted with other labels than y.")
-        if any(f.measure != self.measure or f.n_estimators != self.n_estimators for f in vf.forests):
+        if any(measure_spec(f.measure) != measure_spec(self.measure) or f.n_estimators != self.n_estimators
+               for f in vf.forests):
             raise ValueError("view_forests use another measure or n_estimators than this classifier.")
 
     # ---------------------------------------------------------------- prediction

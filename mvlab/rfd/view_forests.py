@@ -93,13 +93,12 @@ def fit_view_forests(
     y,
     views=None,
     *,
-    measure: str = "breiman",
+    measure="breiman",
     n_estimators: int = 100,
     max_features="sqrt",
     random_state=None,
     n_jobs=None,
     progress: ProgressCallback = None,
-    **measure_params,
 ) -> ViewForests:
     """Fit one :class:`ForestDissimilarity` per view, in parallel over views (threads).
 
@@ -107,10 +106,12 @@ def fit_view_forests(
     ----------
     X : array-like of shape (n_train, n_features)
     y : array-like of shape (n_train,)
-    views : see :func:`check_views`
-    measure, n_estimators, max_features, **measure_params
-        Passed to every :class:`ForestDissimilarity` (``w``, ``kdn_k``, ``rfd_form``,
-        ``rfgap_scaling``, ``max_depth``, ``min_samples_leaf``).
+    views : list of index arrays, mapping name -> indices, or None
+        See :func:`mvlab.core.views.check_views`.
+    measure : str or Measure
+        The dissimilarity of every view forest (:mod:`mvlab.forest.measures`).
+    n_estimators, max_features
+        Passed to every :class:`ForestDissimilarity`.
     random_state : int, RandomState or None
         Draws ``Q + 1`` seeds: view forest q gets ``seeds[q]``; ``seeds[Q]`` is left for the
         final forest.  The same ``random_state`` gives the same view forests whatever the
@@ -139,7 +140,6 @@ def fit_view_forests(
             max_features=max_features,
             random_state=int(seeds[q]),
             n_jobs=inner,
-            **measure_params,
         )
         for q in range(len(views))
     ]

@@ -1,0 +1,348 @@
+"""The forest dissimilarity measures, one class each: what a shared leaf is worth, and how to normalise.
+
+A measure is a small parameter object (``get_params`` / ``set_params`` like a scikit-learn
+estimator, so ``GridSearchCV`` reaches ``measure__kdn_k``); ``ForestDissimilarity(measure=...)``
+takes one, or its name.  Every same-leaf measure is one row of this table: a weighted sparse
+co-occurrence ``S = (U o L_a) (W o L_b)^T`` of one-hot leaf matrices
+(:func:`mvlab.forest._leaf_product.cooccurrence`) with per-(row, tree) weights ``U`` (query
+rows) and ``W`` (training rows), then a normalisation:
+
+==========  =================================  =============================  ======================
+measure     U (query rows)                     W (training columns)           dissimilarity
+==========  =================================  =============================  ======================
+breiman     1                                  1                              ``1 - S / T``
+rfd         1                                  ``1 - kDN_t(i)``               ``1 - S / T``
+oob         ``I(x OOB in t)`` (1 for new)      ``I(x_i OOB in t)``            ``1 - S / N_oob``
+rfgap       ``I(x OOB in t)`` (1 for new)      ``c_i(t) / |M(leaf)|``         ``1 - S / |S_x|``
+==========  =================================  =============================  ======================
+
+The path-length measure is not a same-leaf product: it sums, per tree, a leaf-to-leaf matrix
+gathered at the instances' leaves (a loop over trees, never over pairs).
+
+**Adding a measure** is one class here (its parameters in ``__init__``, ``check`` for their
+values, ``prepare`` for what it needs from the fitted forest, and either the ``U``/``W``/
+normalisation hooks of :class:`SameLeafMeasure` or a whole ``dissimilarity``), one entry in
+:data:`MEASURES`, and its reference test (a pair loop) in ``tests/test_proximity.py``.
+
+Every hook receives the fitted :class:`mvlab.forest.dissimilarity.ForestDissimilarity` (``fd``),
+whose arrays it reads: ``leaves_`` (n_train, T) global leaf ids, ``n_leaves_``, ``oob_mask_``,
+``in_bag_counts_``, ``_layouts`` and ``_leaf_offsets``.  Matrices are float64 inside and float32
+when returned, every value in [0, 1].
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import ClassVar, Optional
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+
+from mvlab.core.params import is_int
+from mvlab.core.progress import ProgressCallback, report as _report
+from mvlab.forest._leaf_product import cooccurrence
+from mvlab.forest.kdn import kdn_per_tree
+
+__all__ = ["Measure", "SameLeafMeasure", "Breiman", "PathLength", "RFD", "OOBProximity", "RFGAP", "MEASURES",
+           "resolve_measure", "measure_spec"]
+
+
+class Measure(BaseEstimator):
+    """Base of the measures: a name, a title for people, and the computation.
+
+    Subclasses set ``name``, ``title``, ``reference`` (where it is defined) and implement
+    :meth:`dissimilarity`; :meth:`check` validates the parameters for ``n_train`` rows and
+    :meth:`prepare` computes per-forest quantities once, after the forest is grown.
+    """
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    reference: ClassVar[str] = ""
+
+    def check(self, n_train: int) -> None:
+        """Raise ``ValueError`` when a parameter does not suit ``n_train`` training rows."""
+
+    def prepare(self, fd, X: np.ndarray, y: np.ndarray, progress: ProgressCallback = None) -> None:
+        """Per-forest precomputation, stored on this (fitted, private) copy of the measure."""
+
+    def dissimilarity(self, fd, G: np.ndarray, train: bool, engine: str = "auto",
+                      progress: ProgressCallback = None) -> np.ndarray:
+        """Dissimilarity of rows with global leaves ``G`` (n, T) to the training rows, (n, n_train).
+
+        ``train=True``: ``G`` are the training rows themselves (out-of-bag semantics and
+        symmetry apply).
+        """
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        """The measure with its parameter values, for people: ``"RFD (kDN-weighted, Cao; kdn_k=7)"``."""
+        params = ", ".join(f"{k}={v}" for k, v in sorted(self.get_params().items()))
+        return f"{self.title}; {params}" if params else self.title
+
+
+class SameLeafMeasure(Measure):
+    """A measure of the table above: weights ``U`` and ``W`` of the co-occurrence, then a
+    normalisation of ``S``."""
+
+    def query_weights(self, fd, train: bool) -> Optional[np.ndarray]:
+        """``U`` (n, T) or None (all ones)."""
+        return None
+
+    def reference_weights(self, fd, train: bool) -> Optional[np.ndarray]:
+        """``W`` (n_train, T) or None (all ones).  Return the *same object* as ``U`` for a
+        symmetric training product, so that only half of it is computed."""
+        return None
+
+    def normalise(self, fd, S: np.ndarray, train: bool) -> np.ndarray:
+        """Dissimilarity (float64, may be computed in place in ``S``) from the co-occurrence ``S``."""
+        raise NotImplementedError
+
+    def dissimilarity(self, fd, G, train, engine="auto", progress=None):
+        U = self.query_weights(fd, train)
+        W = self.reference_weights(fd, train)
+        S = cooccurrence(G, None if train else fd.leaves_, fd.n_leaves_, WA=U, WB=W, engine=engine,
+                         n_jobs=fd.n_jobs)
+        D = self.normalise(fd, S, train)
+        return np.clip(D, 0.0, 1.0, out=D).astype(np.float32)
+
+
+class Breiman(SameLeafMeasure):
+    """Breiman: ``d(x, x_i) = 1 - (1/T) sum_t I(l_t(x) == l_t(x_i))`` (ALGORITHMS.md §A.3, Eqs. 2-3).
+
+    Symmetric, zero diagonal; every tree counts, in-bag included (as the C-cao code does).
+    """
+
+    name = "breiman"
+    title = "Breiman (shared leaves)"
+    reference = "§A.3"
+
+    def normalise(self, fd, S, train):
+        np.divide(S, fd.leaves_.shape[1], out=S)
+        np.subtract(1.0, S, out=S)  # 1 - S / T in place: no n x n temporaries
+        if train:
+            np.fill_diagonal(S, 0.0)
+        return S
+
+
+class RFD(SameLeafMeasure):
+    """Cao's RFD: a shared leaf counts as similarity only to the extent that the reference
+    instance is easy in that tree's subspace (ALGORITHMS.md §A.5, Eqs. 5-6).
+
+    ``d(x, x_i) = 1 - (1/T) sum_t (1 - kDN_t(x_i)) I(same leaf)`` with ``kDN_t`` the
+    k-Disagreeing-Neighbours hardness of ``x_i`` among all training rows, Euclidean distance on
+    the features tree t splits on, ``kdn_k`` neighbours, self excluded, ties broken by index; a
+    tree without any split gets ``kDN_t = 0``.  Not symmetric; ``d(x_i, x_i) = mean_t kDN_t(x_i)``.
+
+    Parameters
+    ----------
+    kdn_k : int, default=7
+        Neighbours of the kDN hardness (not stated in the chapter; 7 = the DVS region size).
+    form : {"weighted_proximity", "weighted_dissimilarity"}, default="weighted_proximity"
+        ``"weighted_proximity"`` (the documented reading): ``d_t = 1 - (1 - kDN_t) I(same leaf)``.
+        ``"weighted_dissimilarity"``: ``d_t = (1 - kDN_t)(1 - I(same leaf))``.  The two differ by
+        the constant ``mean_t kDN_t(x_i)`` per column, so an RF on them is the same, but
+        neighbours, SWknn and SWka differ (§A.5).
+
+    Attributes (of the fitted copy ``fd.measure_``)
+    ----------
+    kdn_ : ndarray of float64, shape (n_train, T)
+    """
+
+    name = "rfd"
+    title = "RFD (kDN-weighted, Cao)"
+    reference = "§A.5"
+    FORMS: ClassVar[tuple[str, ...]] = ("weighted_proximity", "weighted_dissimilarity")
+
+    def __init__(self, kdn_k=7, form="weighted_proximity"):
+        self.kdn_k = kdn_k
+        self.form = form
+
+    def check(self, n_train):
+        if not is_int(self.kdn_k) or self.kdn_k < 1:
+            raise ValueError(f"kdn_k must be a positive integer, got {self.kdn_k!r}.")
+        if self.kdn_k > n_train - 1:
+            raise ValueError(f"kdn_k={self.kdn_k} needs at least {self.kdn_k + 1} training instances, "
+                             f"got {n_train}; lower kdn_k.")
+        if self.form not in self.FORMS:
+            raise ValueError(f"form must be one of {self.FORMS}, got {self.form!r}.")
+
+    def prepare(self, fd, X, y, progress=None):
+        _report(progress, 0.0, "kDN hardness per tree")
+        self.kdn_ = kdn_per_tree(fd.forest_, X, y, self.kdn_k, n_jobs=fd.n_jobs)
+
+    def reference_weights(self, fd, train):
+        return 1.0 - self.kdn_
+
+    def normalise(self, fd, S, train):
+        T = fd.leaves_.shape[1]
+        if self.form == "weighted_proximity":
+            return 1.0 - S / T
+        return (1.0 - self.kdn_).mean(axis=1)[None, :] - S / T
+
+
+class OOBProximity(SameLeafMeasure):
+    """Out-of-bag proximity (Breiman; Rhodes et al. 2023): ``1 - S / N`` with ``S`` the trees in
+    which both rows are out-of-bag and share a leaf, ``N`` the trees in which both are out-of-bag.
+
+    A new row is out-of-bag in every tree, so for ``transform`` ``N`` is the number of OOB trees
+    of ``x_i``.  **Pairs with no common OOB tree (N = 0) get dissimilarity 1** (no evidence of
+    proximity); the training diagonal is 0.  Symmetric.
+    """
+
+    name = "oob"
+    title = "Out-of-bag proximity"
+    reference = "Rhodes, Cutler & Moon 2023"
+
+    def prepare(self, fd, X, y, progress=None):
+        self.oob_weights_ = fd.oob_mask_.astype(np.float64)
+
+    def query_weights(self, fd, train):
+        return self.oob_weights_ if train else None
+
+    def reference_weights(self, fd, train):
+        return self.oob_weights_  # the same object as U for training rows: symmetric product
+
+    def normalise(self, fd, S, train):
+        if train:
+            o32 = fd.oob_mask_.astype(np.float32)
+            N = (o32 @ o32.T).astype(np.float64)  # exact: integer counts < 2**24
+        else:
+            N = np.broadcast_to(fd.oob_mask_.sum(axis=1).astype(np.float64)[None, :], S.shape)
+        D = 1.0 - np.divide(S, N, out=np.zeros_like(S), where=N > 0)
+        if train:
+            np.fill_diagonal(D, 0.0)
+        return D
+
+
+class RFGAP(SameLeafMeasure):
+    """RF-GAP proximity (Rhodes, Cutler & Moon, IEEE TPAMI 2023), ``d = 1 - p``.
+
+    ``p(x, x_i) = (1/|S_x|) sum_{t in S_x} c_i(t) I(same leaf) / |M_t(x)|``, ``S_x`` the trees
+    where x is out-of-bag (all trees for a new row), ``c_i(t)`` the in-bag multiplicity of
+    ``x_i`` in tree t and ``|M_t(x)|`` the in-bag multiplicity of x's leaf.  A row's
+    proximities sum to 1.  ``p`` is 0 on the training diagonal by definition; we set
+    ``d(x_i, x_i) = 0``.  A training row never out-of-bag has no RF-GAP row: dissimilarity 1 to
+    every other row.  Not symmetric.
+
+    Parameters
+    ----------
+    scaling : {"none", "row_max"}, default="none"
+        ``"none"``: ``d = 1 - p``, the measure's authors' raw proximity; every column of the
+        dissimilarity space is on one scale.  ``"row_max"``: each row is divided by its largest
+        value first, so every row spans [0, 1]; this puts rows on different scales (a row whose
+        neighbours share its proximity evenly is stretched more) and changes kernel alignment
+        and static weights, so it is an option, not the default.
+    """
+
+    name = "rfgap"
+    title = "RF-GAP"
+    reference = "Rhodes, Cutler & Moon 2023"
+    SCALINGS: ClassVar[tuple[str, ...]] = ("none", "row_max")
+
+    def __init__(self, scaling="none"):
+        self.scaling = scaling
+
+    def check(self, n_train):
+        if self.scaling not in self.SCALINGS:
+            raise ValueError(f"scaling must be one of {self.SCALINGS}, got {self.scaling!r}.")
+
+    def prepare(self, fd, X, y, progress=None):
+        counts = fd.in_bag_counts_
+        mass = np.bincount(fd.leaves_.ravel(), weights=counts.ravel().astype(np.float64), minlength=fd.n_leaves_)
+        self.weights_ = counts / mass[fd.leaves_]  # c_i(t) / |M_t(leaf)|
+
+    def query_weights(self, fd, train):
+        return fd.oob_mask_.astype(np.float64) if train else None
+
+    def reference_weights(self, fd, train):
+        return self.weights_
+
+    def normalise(self, fd, S, train):
+        n_oob = fd.oob_mask_.sum(axis=1).astype(np.float64) if train else np.full(S.shape[0], float(fd.leaves_.shape[1]))
+        P = np.divide(S, n_oob[:, None], out=np.zeros_like(S), where=n_oob[:, None] > 0)
+        if train:
+            np.fill_diagonal(P, 0.0)  # already 0: x_i is out-of-bag where it is counted
+        if self.scaling == "row_max":
+            mx = P.max(axis=1, keepdims=True)
+            P = np.divide(P, mx, out=np.zeros_like(P), where=mx > 0)
+        D = 1.0 - P
+        if train:
+            np.fill_diagonal(D, 0.0)
+        return D
+
+
+class PathLength(Measure):
+    """Englund & Verikas path length: ``d = (1/T) sum_t (1 - exp(-w g_t))`` with ``g_t`` the number
+    of edges between the two leaves in tree t (ALGORITHMS.md §A.4, Eq. 4).  Symmetric, zero diagonal.
+
+    Parameters
+    ----------
+    w : float, default=1.0
+        Decay of ``1 - exp(-w g)`` (not given in the chapter).
+    """
+
+    name = "path"
+    title = "Path length (Englund & Verikas)"
+    reference = "§A.4"
+
+    def __init__(self, w=1.0):
+        self.w = w
+
+    def check(self, n_train):
+        if not isinstance(self.w, numbers.Real) or isinstance(self.w, bool) or not np.isfinite(self.w) or self.w <= 0:
+            raise ValueError(f"w must be a positive finite number, got {self.w!r}.")
+
+    def dissimilarity(self, fd, G, train, engine="auto", progress=None):
+        T = fd.leaves_.shape[1]
+        la_all = G - fd._leaf_offsets[None, :]
+        lb_all = fd.leaves_ - fd._leaf_offsets[None, :]
+        acc = np.zeros((G.shape[0], fd.leaves_.shape[0]), dtype=np.float64)
+        part = np.zeros_like(acc, dtype=np.float32)
+        flush = 32  # float32 partial sums over at most 32 trees, then float64
+        for t, lay in enumerate(fd._layouts):
+            E = lay.path_matrix(float(self.w))
+            part += E.take(la_all[:, t], axis=0).take(lb_all[:, t], axis=1)
+            if (t + 1) % flush == 0 or t == T - 1:
+                acc += part
+                part[...] = 0.0
+                _report(progress, (t + 1) / T, f"path lengths: tree {t + 1}/{T}")
+        D = acc / T
+        if train:
+            D = 0.5 * (D + D.T)  # exact symmetry despite float32 partial sums
+            np.fill_diagonal(D, 0.0)
+        return np.clip(D, 0.0, 1.0).astype(np.float32)
+
+
+MEASURES: dict[str, type[Measure]] = {m.name: m for m in (Breiman, PathLength, RFD, OOBProximity, RFGAP)}
+"""Every measure by name, in the order the pages list them."""
+
+
+def measure_spec(measure) -> dict:
+    """A measure as plain JSON-able data, ``{"name": "rfd", "kdn_k": 7, "form": ...}`` (settings,
+    store keys, downloads); :func:`resolve_measure` turns it back into the object."""
+    m = resolve_measure(measure)
+    return {"name": m.name, **m.get_params()}
+
+
+def resolve_measure(measure) -> Measure:
+    """A fresh (unfitted) measure object from a name, a :class:`Measure` or a :func:`measure_spec` dict.
+
+    Raises
+    ------
+    ValueError
+        An unknown name or an object that is not a :class:`Measure`.
+    """
+    if isinstance(measure, str):
+        if measure not in MEASURES:
+            raise ValueError(f"measure must be one of {list(MEASURES)} or a Measure object, got {measure!r}.")
+        return MEASURES[measure]()
+    if isinstance(measure, Measure):
+        return clone(measure)
+    if isinstance(measure, dict) and measure.get("name") in MEASURES:
+        params = {k: v for k, v in measure.items() if k != "name"}
+        try:
+            return MEASURES[measure["name"]](**params)
+        except TypeError:
+            raise ValueError(f"measure {measure['name']!r} takes the parameters "
+                             f"{sorted(MEASURES[measure['name']]().get_params())}, got {sorted(params)}.") from None
+    raise ValueError(f"measure must be one of {list(MEASURES)} or a Measure object, got {type(measure).__name__}.")
