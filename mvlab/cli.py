@@ -21,71 +21,52 @@ from typing import Sequence
 import pandas as pd
 
 import mvlab.datasets as datasets
-from mvlab.experiments.protocols import RepeatedHoldout, RepeatedKFold, RepeatedPairDraws
-from mvlab.experiments.runner import run_experiment
-from mvlab.experiments.report import build_report, markdown
-from mvlab.rfd.classifier import COMBINATIONS
+from mvlab.experiments.families import FAMILIES, get_family, make_protocol, run_experiment
+from mvlab.experiments.report import family_reports, markdown
 from mvlab.experiments.store import ResultsStore
 
 
 @dataclass
 class Reproduction:
-    """One paper's protocol on the bundled data, at a given size."""
+    """One paper's protocol on the bundled data: the family (whose presets give the parameters
+    and the protocol at each size), the datasets, and what the paper reported."""
 
     family: str
     datasets: list            # (name, n_samples or None for all)
-    protocol: object
-    params: dict
-    baseline: str             # the method the sign test compares against
-    control: str              # the control of the Friedman / Holm post-hoc
     note: str
     synthetic: dict = field(default_factory=dict)  # make_multiview_classification parameters, if used
+    sweep: dict = field(default_factory=dict)      # k-sweep options per size (view construction)
 
 
-def _reproductions(mode: str) -> dict[str, Reproduction]:
-    paper = mode == "paper"
-    dvs_data = [("mfeat", 600), ("breast-cancer", None), ("digits", 600), ("nutrimouse", None)]
-    return {
-        "dvs": Reproduction(
-            "dissimilarity", dvs_data, RepeatedHoldout(10 if paper else 5, 0.5),
-            {"combinations": list(COMBINATIONS), "n_estimators": 512 if paper else 30, "k": 7},
-            baseline="average", control="dvs",
-            note=("Bernard et al. 2020: 15 datasets, 10 stratified 50/50 splits, 512 trees, Breiman dissimilarity; "
-                  "average ranks Avg 3.67, SWknn 3.50, SWka 3.30, SWoob 2.40, DVS 2.13; only DVS significantly "
-                  "better than Avg by the sign test."),
-            synthetic={"n_samples": 300, "n_views": 3, "n_features": 10, "n_classes": 3, "p_informative": 0.5,
-                       "noise": "gaussian"},
-        ),
-        "sdf": Reproduction(
-            "pairs", [("breast-cancer", None), ("digits", None), ("mfeat", 600), ("nutrimouse", None)],
-            RepeatedPairDraws(100 if paper else 5, 1000 if paper else 100),
-            {"methods": ["rf", "bagging", "gcforest", "sdf"], "n_estimators": 700 if paper else 20, "lam": 1.0,
-             "sdf_params": {"max_levels": 10 if paper else 3}},
-            baseline="gcforest", control="sdf",
-            note=("Utkin & Ryabinin 2018: 10 UCI datasets, N training and 2N/3 test pairs, 100 draws; Table 8 best "
-                  "settings: SDF beats gcForest on all 10 (mean +0.015, paired t-test p = 0.015)."),
-        ),
-        "ofsp": Reproduction(
-            "view-construction", [("breast-cancer", None), ("madelon", 200), ("nutrimouse", None), ("mfeat", 200)],
-            RepeatedKFold(10 if paper else 1, 5 if paper else 3),
-            {"classifiers": ["knn", "nb", "svm"] if paper else ["knn", "nb"], "max_views": 10,
-             "max_features": None if paper else 100, "inner_cv": 5 if paper else 3,
-             "ga_generations": 30 if paper else 3},
-            baseline="RFSP", control="OFSP",
-            note=("Kumar & Minz 2016: 16 binary high-dimensional datasets (38-500 instances, 468-12,600 features), "
-                  "10 x 5-fold CV, k = 1..10 views, kNN / NB / linear SVM; OFSP best by Friedman aligned ranks "
-                  "(blocks = k) with Holm post-hoc on most datasets."),
-        ),
-    }
+REPRODUCTIONS = {
+    "dvs": Reproduction(
+        "dissimilarity", [("mfeat", 600), ("breast-cancer", None), ("digits", 600), ("nutrimouse", None)],
+        note=("Bernard et al. 2020: 15 datasets, 10 stratified 50/50 splits, 512 trees, RFD dissimilarity; "
+              "average ranks Avg 3.67, SWknn 3.50, SWka 3.30, SWoob 2.40, DVS 2.13; only DVS significantly "
+              "better than Avg by the sign test."),
+        synthetic={"n_samples": 300, "n_views": 3, "n_features": 10, "n_classes": 3, "p_informative": 0.5,
+                   "noise": "gaussian"},
+    ),
+    "sdf": Reproduction(
+        "pairs", [("breast-cancer", None), ("digits", None), ("mfeat", 600), ("nutrimouse", None)],
+        note=("Utkin & Ryabinin 2018: 10 UCI datasets, N training and 2N/3 test pairs, 100 draws; Table 8 best "
+              "settings: SDF beats gcForest on all 10 (mean +0.015, paired t-test p = 0.015)."),
+    ),
+    "ofsp": Reproduction(
+        "view-construction", [("breast-cancer", None), ("madelon", 200), ("nutrimouse", None), ("mfeat", 200)],
+        note=("Kumar & Minz 2016: 16 binary high-dimensional datasets (38-500 instances, 468-12,600 features), "
+              "10 x 5-fold CV, k = 1..10 views, kNN / NB / linear SVM; OFSP best by Friedman aligned ranks "
+              "(blocks = k) with Holm post-hoc on most datasets."),
+        sweep={"quick": {"max_features": 100}, "paper": {"max_features": None}},
+    ),
+}
 
 
 def _load(name: str, n: int | None, seed: int, synthetic: dict) -> datasets.MultiViewDataset:
     if name == "synthetic":
         return datasets.make_multiview_classification(random_state=seed, **synthetic)
     if name == "madelon":
-        from mvlab.datasets.synthetic import make_madelon
-
-        return make_madelon(n or 200, random_state=seed)
+        return datasets.make_madelon(n or 200, random_state=seed)
     ds = datasets.load_dataset(name)
     return ds if n is None or n >= ds.n_samples else ds.stratified_sample(n, random_state=seed)
 
@@ -96,8 +77,11 @@ def _print_progress(prefix: str):
     return report
 
 
-def _mean_std(table: pd.DataFrame) -> pd.DataFrame:
-    return build_report(table, baseline="", control="").mean_std_table()
+def _print_reports(table: pd.DataFrame, family, full: bool = True) -> None:
+    for label, report in family_reports(table, family).items():
+        if label:
+            print(f"\n### {label}\n")
+        print(report.to_text() if full else markdown(report.mean_std_table()))
 
 
 def cmd_datasets(args) -> int:
@@ -116,29 +100,22 @@ def cmd_runs(args) -> int:
     return 0
 
 
-def _protocol_from_args(args):
-    if args.family == "pairs":
-        return RepeatedPairDraws(args.repetitions, args.pairs)
-    if args.folds:
-        return RepeatedKFold(args.repetitions, args.folds)
-    return RepeatedHoldout(args.repetitions, args.test_size)
-
-
 def cmd_run(args) -> int:
+    family = get_family(args.family)
     ds = _load(args.dataset, args.n, args.seed, {})
-    params: dict = {"n_estimators": args.trees}
-    if args.family == "dissimilarity":
-        params["combinations"] = args.methods or list(COMBINATIONS)
-    elif args.family == "pairs":
-        params["methods"] = args.methods or ["rf", "bagging", "gcforest", "sdf"]
-    else:
-        params = {"methods": args.methods or ["ofsp", "random"], "classifiers": ["knn"], "n_views": [2, 5]}
+    params = dict(family.presets["quick"].params)
+    if "n_estimators" in family.check_params({}):
+        params["n_estimators"] = args.trees
+    if args.methods:
+        params["methods"] = family.check_methods(args.methods)
     store = ResultsStore(args.store)
-    res = run_experiment(ds, args.family, params, _protocol_from_args(args), random_state=args.seed, n_jobs=args.n_jobs,
-                         store=store, progress=_print_progress(ds.name))
+    res = run_experiment(ds, family, params, make_protocol(family, args.repetitions, folds=args.folds, test_size=args.test_size,
+                                       n_pairs=args.pairs), random_state=args.seed,
+                         n_jobs=args.n_jobs, store=store, resume=args.resume, progress=_print_progress(ds.name))
     print(file=sys.stderr)
-    print(f"run {res.run_id} stored in {store.path} ({res.seconds:.0f} s)")
-    print(markdown(_mean_std(res.table)))
+    resumed = f", {res.resumed_splits} split(s) read back" if res.resumed_splits else ""
+    print(f"run {res.run_id} stored in {store.path} ({res.seconds:.0f} s{resumed})")
+    _print_reports(res.table, family, full=False)
     return 0
 
 
@@ -147,27 +124,21 @@ def _reproduce_ofsp(rep: Reproduction, mode: str, args, store: ResultsStore) -> 
     k as the blocks (§B.6-B.7), so it runs the k sweep and reports per dataset and classifier."""
     from mvlab.experiments.view_construction import k_sweep, sweep_test
 
-    opts = dict(rep.params)
+    preset = get_family(rep.family).presets[mode]
+    opts = {**preset.params, **rep.sweep.get(mode, {})}
     classifiers = opts.pop("classifiers")
     start = time.perf_counter()
     for name, n in rep.datasets:
         ds = _load(name, n, args.seed, {})
-        run_id = store.start_run(f"reproduce:ofsp:{mode}", ds.name, ds.fingerprint(), args.seed,
-                                 {"protocol": vars(rep.protocol), "classifiers": classifiers, **opts})
         try:
-            result = k_sweep(ds.X, ds.y, classifiers=classifiers, n_splits=rep.protocol.n_splits,
-                             n_repeats=rep.protocol.n_repeats, random_state=args.seed, n_jobs=args.n_jobs,
-                             progress=_print_progress(ds.name), **opts)
+            result = k_sweep(ds.X, ds.y, classifiers=classifiers, n_splits=preset.protocol.n_splits,
+                             n_repeats=preset.protocol.n_repeats, random_state=args.seed, n_jobs=args.n_jobs,
+                             progress=_print_progress(ds.name), store=store, kind=f"reproduce:ofsp:{mode}",
+                             resume=True, **opts)
         except ValueError as exc:
-            store.finish_run(run_id, failed=True)
             print(f"\n  {ds.name}: skipped ({exc})", file=sys.stderr)
             continue
         print(file=sys.stderr)
-        acc = result.table[result.table["metric"] == "accuracy"]
-        store.add_results(run_id, [
-            {"repetition": r.repetition, "fold": r.fold, "method": f"{r.method} ({r.classifier})", "metric": "accuracy",
-             "value": r.value, "params": {"k": int(r.k)}} for r in acc.itertuples()])
-        store.finish_run(run_id)
         print(f"\n## {ds.name}: {ds.n_samples} instances, {ds.n_features} features "
               f"(features used: {min(opts.get('max_features') or ds.n_features, ds.n_features)})\n")
         summary = result.summary()
@@ -190,32 +161,35 @@ def _reproduce_ofsp(rep: Reproduction, mode: str, args, store: ResultsStore) -> 
 
 def cmd_reproduce(args) -> int:
     mode = "paper" if args.paper else "quick"
-    rep = _reproductions(mode)[args.paper_name]
+    rep = REPRODUCTIONS[args.paper_name]
     store = ResultsStore(args.store)
     if args.paper_name == "ofsp":
         return _reproduce_ofsp(rep, mode, args, store)
+    family = get_family(rep.family)
+    preset = family.presets[mode]
     data = list(rep.datasets) + ([("synthetic", None)] if rep.synthetic else [])
-    print(f"Reproducing {args.paper_name} ({mode}): {rep.family}, {type(rep.protocol).__name__}"
-          f"{tuple(vars(rep.protocol).values())}, {rep.params}")
+    print(f"Reproducing {args.paper_name} ({mode}): {family.name}, {type(preset.protocol).__name__}"
+          f"{tuple(vars(preset.protocol).values())}, {preset.params}")
     tables, start = [], time.perf_counter()
     for name, n in data:
         ds = _load(name, n, args.seed, rep.synthetic)
         try:
-            res = run_experiment(ds, rep.family, rep.params, rep.protocol, random_state=args.seed, n_jobs=args.n_jobs,
-                                 store=store, kind=f"reproduce:{args.paper_name}:{mode}",
-                                 progress=_print_progress(ds.name))
+            res = run_experiment(ds, family, preset.params, preset.protocol, random_state=args.seed,
+                                 n_jobs=args.n_jobs, store=store, kind=f"reproduce:{args.paper_name}:{mode}",
+                                 resume=True, progress=_print_progress(ds.name))
         except ValueError as exc:
             print(f"\n  {ds.name}: skipped ({exc})", file=sys.stderr)
             continue
         print(file=sys.stderr)
+        if res.resumed_splits:
+            print(f"  {ds.name}: {res.resumed_splits} split(s) read back from the store", file=sys.stderr)
         tables.append(res.table)
     if not tables:
         print("Nothing could be run.")
         return 1
     table = pd.concat(tables, ignore_index=True)
-    metric = "accuracy"
     print(f"\n{len(data)} dataset(s), {time.perf_counter() - start:.0f} s; stored in {store.path}\n")
-    print(build_report(table, rep.baseline, rep.control, metric).to_text())
+    _print_reports(table, family)
     print(f"\nThe paper: {rep.note}")
     return 0
 
@@ -232,8 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run one experiment on one dataset")
     run.add_argument("--dataset", required=True, choices=datasets.list_datasets())
     run.add_argument("--n", type=int, default=None, help="stratified sample of this many instances")
-    run.add_argument("--family", default="dissimilarity", choices=["dissimilarity", "pairs", "view-construction"])
-    run.add_argument("--methods", nargs="*", default=None)
+    run.add_argument("--family", default="dissimilarity", choices=list(FAMILIES))
+    run.add_argument("--methods", nargs="*", default=None,
+                     help="; ".join(f"{f.name}: {' '.join(f.methods)}" for f in FAMILIES.values()))
     run.add_argument("--repetitions", type=int, default=10)
     run.add_argument("--folds", type=int, default=0, help="k-fold instead of hold-out when > 1")
     run.add_argument("--test-size", type=float, default=0.5)
@@ -241,6 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--trees", type=int, default=100)
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--n-jobs", type=int, default=1)
+    run.add_argument("--resume", action="store_true",
+                     help="continue the newest stored run with the same settings: its finished splits are not recomputed")
     run.set_defaults(func=cmd_run)
 
     rep = sub.add_parser("reproduce", help="a paper's protocol on the bundled data")

@@ -7,15 +7,12 @@ import pandas as pd
 import streamlit as st
 
 import mvlab.datasets as datasets
-from mvlab.viz import plots
-from mvlab.experiments.protocols import RepeatedHoldout, RepeatedPairDraws
-from mvlab.experiments.runner import run_experiment
-from mvlab.rfd.classifier import COMBINATIONS
-from mvlab.experiments.report import build_report
-from mvlab.experiments.pair_methods import PAIR_METHODS
+from mvlab.experiments.families import FAMILIES, family_of_run, make_protocol, run_experiment
+from mvlab.experiments.report import family_reports
 from mvlab.experiments.stats import sign_test_critical_value
 from mvlab.ui import runs
 from mvlab.ui.state import current_seed, keep, set_kept, sidebar
+from mvlab.viz import plots
 
 sidebar()
 seed = current_seed()
@@ -36,26 +33,19 @@ pick an earlier one below. Few datasets make weak tests; say so when you quote t
 """
     )
 
-FAMILIES = {"dissimilarity": ("Random-forest dissimilarities (Bernard et al.)", list(COMBINATIONS)),
-            "pairs": ("Pairs: RF, bagging, gcForest, SDF (Utkin & Ryabinin)", list(PAIR_METHODS))}
-
-
-def roles(kind: str) -> tuple[str, str]:
-    """(baseline of the sign test, control of the post-hoc) for a stored batch."""
-    if ":pairs" in kind or ":sdf" in kind:
-        return "gcforest", "sdf"
-    if ":view-construction" in kind or ":ofsp" in kind:
-        return "random", "ofsp"
-    return "average", "dvs"
-
 c = st.columns(3)
-family = c[0].radio("Methods", list(FAMILIES), format_func=lambda f: FAMILIES[f][0], **keep("bm_family", "dissimilarity"))
+family_name = c[0].radio("Methods", list(FAMILIES), format_func=lambda f: FAMILIES[f].title,
+                         **keep("bm_family", "dissimilarity"))
+family = FAMILIES[family_name]
 names = c[1].multiselect("Datasets", datasets.list_datasets(),
                          **keep("bm_datasets", ["breast-cancer", "digits", "nutrimouse"]))
-methods = c[2].multiselect("Compare", FAMILIES[family][1], **keep(f"bm_methods_{family}", FAMILIES[family][1]))
+methods = c[2].multiselect("Compare", list(family.methods), format_func=lambda m: family.method_titles.get(m, m),
+                           **keep(f"bm_methods_{family_name}", list(family.methods)))
 d = st.columns(4)
-reps = d[0].number_input("Repetitions", 1, 100, step=1, **keep("bm_reps", 3), help="Papers: 10 (DVS), 100 (SDF).")
-trees = d[1].number_input("Trees per forest", 3, 1000, step=10, **keep("bm_trees", 20))
+reps = d[0].number_input("Repetitions", 1, 100, step=1, **keep("bm_reps", 3),
+                         help="Papers: 10 (DVS), 10 x 5-fold (OFSP), 100 (SDF).")
+trees = d[1].number_input("Trees per forest", 3, 1000, step=10, **keep("bm_trees", 20),
+                          help="Random-forest methods only.")
 n_max = d[2].number_input("Instances per dataset at most", 40, 2000, step=100, **keep("bm_n", 600),
                           help="Larger datasets use a stratified sample.")
 n_pairs = d[3].number_input("Training pairs N (pairs)", 20, 5000, step=50, **keep("bm_pairs", 100))
@@ -66,10 +56,11 @@ if run:
     if not names or len(methods) < 2:
         st.error("Choose at least one dataset and two methods.")
     else:
-        batch = f"benchmark:{family}:{uuid.uuid4().hex[:8]}"
-        params = ({"combinations": methods, "n_estimators": int(trees)} if family == "dissimilarity" else
-                  {"methods": methods, "n_estimators": int(trees), "sdf_params": {"max_levels": 3}})
-        protocol = RepeatedHoldout(int(reps), 0.5) if family == "dissimilarity" else RepeatedPairDraws(int(reps), int(n_pairs))
+        batch = f"benchmark:{family.name}:{uuid.uuid4().hex[:8]}"
+        params = {**family.presets["quick"].params, "methods": methods}
+        if "n_estimators" in family.check_params({}):
+            params["n_estimators"] = int(trees)
+        protocol = make_protocol(family, int(reps), n_pairs=int(n_pairs))
         progress = runs.progress_bar("Benchmark")
         for i, name in enumerate(names):
             ds = datasets.load_dataset(name)
@@ -84,7 +75,7 @@ if run:
 stored = store.runs()
 stored = stored[stored["kind"].str.startswith(("benchmark:", "reproduce:"))]
 if stored.empty:
-    st.info("Choose datasets and methods and press **Run benchmark** (about a minute with the defaults).")
+    st.info("Choose datasets and methods and press **Run benchmark**.")
     st.stop()
 batches = list(dict.fromkeys(stored["kind"]))
 labels = {b: f"{b} · {', '.join(stored[stored.kind == b]['dataset'])} · "
@@ -94,8 +85,20 @@ table = store.results(kind=batch)
 if table.empty:
     st.warning("This run stored no results yet (it may have been interrupted before its first split finished).")
     st.stop()
-baseline, control = roles(batch)
-report = build_report(table, baseline, control)
+run_rows = stored[stored.kind == batch]
+shown_family = family_of_run(run_rows["settings"].iloc[0], batch)
+if shown_family is None:
+    st.warning(f"The runs of {batch} do not say which family of methods they compare; showing means only.")
+    st.dataframe(table.groupby(["dataset", "method"])["value"].mean().unstack(), width="stretch")
+    st.stop()
+reports = family_reports(table, shown_family)
+group = ""
+if len(reports) > 1:
+    group = st.selectbox("Compare within", list(reports), key="bm_group",
+                         help="View construction compares the methods for each base classifier separately "
+                              "(mean over k = 1..K, repetitions and folds on every dataset).")
+report = reports[group]
+baseline, control = shown_family.baseline, shown_family.control
 
 st.subheader("Mean ± std of test accuracy")
 st.dataframe(report.mean_std_table(), width="stretch")
@@ -114,7 +117,6 @@ if report.friedman is not None:
 elif len(report.means) < 3:
     st.caption("Friedman's test needs at least three datasets.")
 
-run_rows = stored[stored.kind == batch]
 manifest = {"kind": batch, "runs": json.loads(run_rows[["run_id", "dataset", "fingerprint", "seed", "settings",
                                                         "versions", "status"]].to_json(orient="records"))}
 c1, c2 = st.columns(2)

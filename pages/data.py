@@ -2,9 +2,9 @@
 
 import streamlit as st
 
+from mvlab.ui.state import sidebar
 from mvlab.viz import plots
 from mvlab.viz.projection import pca_2d
-from mvlab.ui.state import sidebar
 
 ds = sidebar()
 st.title("Data")

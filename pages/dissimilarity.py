@@ -1,15 +1,17 @@
 """Dissimilarity page: what does the forest think is similar?"""
 
+import json
+
 import numpy as np
 import streamlit as st
 
-from mvlab.viz import plots
-from mvlab.experiments.dissimilarity import CombinationComparison, compare_combinations
-from mvlab.rfd.weights import STATIC_COMBINATIONS
-from mvlab.viz.projection import mds_2d
+from mvlab.experiments.dissimilarity import CombinationComparison
+from mvlab.experiments.settings import DissimilaritySettings
 from mvlab.forest.measures import MEASURES
 from mvlab.ui import runs
 from mvlab.ui.state import current_seed, keep, sidebar
+from mvlab.viz import plots
+from mvlab.viz.projection import mds_2d
 
 ds = sidebar()
 seed = current_seed()
@@ -33,37 +35,32 @@ grouped by class: dark blocks on the diagonal mean the view separates the classe
 MEASURE_NAMES = {name: m.title for name, m in MEASURES.items()}
 c = st.columns(4)
 measure = c[0].selectbox("Measure", list(MEASURES), format_func=MEASURE_NAMES.get, **keep("dis_measure", "breiman"))
-paper = c[1].toggle("Paper settings (512 trees)", **keep("dis_paper", False))
+paper = c[1].toggle("Paper settings (RFD, 512 trees)", **keep("dis_paper", False),
+                    help="The chapter's settings: the RFD measure and 512 trees per forest.")
 trees = 512 if paper else c[1].number_input("Trees per forest", 5, 1000, step=25, **keep("dis_trees", 100))
 test_size = c[2].slider("Test share", 0.1, 0.9, step=0.05, **keep("dis_test", 0.5), help="Paper: 50/50 split.")
 k = c[3].number_input("k (SWknn)", 1, 50, step=1, **keep("dis_k", 7), help="Neighbours of the leave-one-out kNN.")
 extra = {}
-if measure == "path":
+if measure == "path" and not paper:
     extra["w"] = st.slider("w (path-length decay)", 0.05, 5.0, step=0.05, **keep("dis_w", 1.0))
-if measure == "rfd":
+if measure == "rfd" or paper:
     extra["kdn_k"] = st.number_input("k of k-Disagreeing Neighbours", 1, 50, step=1, **keep("dis_kdn", 7))
 
-settings = {"measure": measure, "n_estimators": int(trees), "test_size": float(test_size), "k": int(k),
-            "seed": seed, **extra}
-result = runs.lookup("dissimilarity", ds, settings, CombinationComparison.from_npz)
+settings = DissimilaritySettings(seed=seed, measure=measure, paper=paper, n_estimators=int(trees),
+                                 test_size=float(test_size), k=int(k), **extra)
+used = settings.effective()
+result = runs.lookup(settings, ds, CombinationComparison)
 if st.button("Train", type="primary", key="dis_train"):
-    result = runs.train(
-        "dissimilarity", ds, seed, settings,
-        lambda progress: compare_combinations(
-            ds.X, ds.y, ds.view_indices, view_names=ds.view_names, classes=ds.classes,
-            combinations=STATIC_COMBINATIONS, test_size=test_size, measure=MEASURES[measure](**extra),
-            n_estimators=int(trees), k=int(k), random_state=seed, n_jobs=2, progress=progress),
-        CombinationComparison.to_npz,
-        CombinationComparison.result_rows,
-        label="Growing forests",
-    )
+    result = runs.train(settings, ds, label="Growing forests")
 if result is None:
-    st.info("Choose the settings and press **Train** (about a second with the defaults on 600 instances).")
+    st.info(f"Measure in use: **{used.measure_object().describe()}**, {used.n_estimators} trees per forest. "
+            "Choose the settings and press **Train**.")
     st.stop()
 
 n_train, n_test = len(result.train_index), len(result.test_index)
 st.success(f"{ds.name}: {n_train} training and {n_test} test instances, {len(result.view_names)} view forests "
-           f"of {trees} trees ({result.seconds['view forests']:.1f} s).")
+           f"of {used.n_estimators} trees, measure {used.measure_object().describe()} "
+           f"({result.seconds['view forests']:.1f} s).")
 left, right = st.columns(2)
 left.plotly_chart(plots.method_accuracy(result.accuracy), key="dis_accuracy")
 right.plotly_chart(plots.view_weights(result.weights, result.view_names), key="dis_weights")
@@ -77,14 +74,14 @@ for tab, name in zip(tabs, names):
     with tab:
         D = result.joint_train("average") if name.startswith("joint") else \
             result.train_dissimilarities[result.view_names.index(name)]
-        st.plotly_chart(plots.dissimilarity_heatmap(D, labels_train, title=f"{name}: {MEASURE_NAMES[measure]}"),
+        st.plotly_chart(plots.dissimilarity_heatmap(D, labels_train, title=f"{name}: {MEASURE_NAMES[used.measure]}"),
                         key=f"dis_heat_{name}")
         if not name.startswith("joint"):
             q = result.view_names.index(name)
             st.caption(f"Out-of-bag accuracy of the {name} forest: {result.view_oob_accuracy[q]:.3f}")
 
 st.subheader("Map of the joint dissimilarity (classical MDS)")
-coords = runs.memo("dis_mds", runs.result_key("dissimilarity", ds, settings),
+coords = runs.memo("dis_mds", runs.result_key(settings, ds),
                    lambda: mds_2d(result.joint_train("average")))
 st.plotly_chart(plots.view_projections({"joint (average)": coords}, labels_train, result.classes, columns=1,
                                        title="Training instances placed by their joint dissimilarity",
@@ -95,6 +92,6 @@ st.caption("Hover a point for its instance index (a row of the dataset) and clas
 c1, c2 = st.columns(2)
 c1.download_button("Download matrices and results (.npz)", result.to_npz(), file_name=f"{ds.name}-dissimilarity.npz",
                    mime="application/octet-stream", key="dis_dl_npz")
-c2.download_button("Download results (.csv)", result.table().assign(dataset=ds.name, seed=seed, **{
-    k_: str(v) for k_, v in settings.items() if k_ != "seed"}).to_csv(index=False),
+c2.download_button("Download results (.csv)", result.table().assign(
+    dataset=ds.name, seed=seed, settings=json.dumps(settings.manifest(ds))).to_csv(index=False),
     file_name=f"{ds.name}-dissimilarity.csv", mime="text/csv", key="dis_dl_csv")

@@ -3,14 +3,15 @@
 import numpy as np
 import streamlit as st
 
-from mvlab.viz import plots
-from mvlab.experiments.dissimilarity import CombinationComparison, compare_combinations
-from mvlab.rfd.explanation import view_choice_scores
-from mvlab.rfd.classifier import COMBINATIONS
-from mvlab.viz.projection import pca_project
+from mvlab.experiments.dissimilarity import CombinationComparison
+from mvlab.experiments.settings import DVSSettings
 from mvlab.forest.measures import MEASURES
+from mvlab.rfd.dvs import n_candidates
+from mvlab.rfd.explanation import view_choice_scores
 from mvlab.ui import runs
 from mvlab.ui.state import current_seed, keep, selected_point, set_kept, sidebar
+from mvlab.viz import plots
+from mvlab.viz.projection import pca_project
 
 ds = sidebar()
 seed = current_seed()
@@ -31,14 +32,11 @@ every candidate. When most candidates are perfect on every region (easy data), t
 and every instance gets the same subset: the page says so.
 """
     )
-if ds.n_views > 10:
-    st.error(f"{ds.name} has {ds.n_views} views: DVS would train 2^{ds.n_views} − 1 = {2 ** ds.n_views - 1} forests. "
-             "Use a dataset with at most 10 views.")
-    st.stop()
-
 c = st.columns(5)
-measure = c[0].selectbox("Measure", list(MEASURES), **keep("dvs_measure", "breiman"))
-paper = c[1].toggle("Paper settings (512 trees)", **keep("dvs_paper", False))
+measure = c[0].selectbox("Measure", list(MEASURES), format_func=lambda m: MEASURES[m].title,
+                         **keep("dvs_measure", "breiman"))
+paper = c[1].toggle("Paper settings (RFD, 512 trees)", **keep("dvs_paper", False),
+                    help="The chapter's settings: the RFD measure and 512 trees per forest.")
 trees = 512 if paper else c[1].number_input("Trees per forest", 5, 1000, step=10, **keep("dvs_trees", 30))
 k = c[2].number_input("Region size k", 1, 50, step=1, **keep("dvs_k", 7), help="Neighbours in the region of competence.")
 competence = c[3].selectbox("Competence", ["ola", "lca"], **keep("dvs_competence", "ola"),
@@ -46,21 +44,17 @@ competence = c[3].selectbox("Competence", ["ola", "lca"], **keep("dvs_competence
 selection = c[4].selectbox("Selection", ["best", "knora"], **keep("dvs_selection", "best"),
                            format_func={"best": "most competent (paper)", "knora": "all tied vote (KNORA)"}.get)
 test_size = st.slider("Test share", 0.1, 0.9, step=0.05, **keep("dvs_test", 0.5), help="Paper: 50/50 split.")
-settings = {"measure": measure, "n_estimators": int(trees), "k": int(k), "competence": competence,
-            "selection": selection, "test_size": float(test_size), "seed": seed}
-result = runs.lookup("dvs", ds, settings, CombinationComparison.from_npz)
-st.caption(f"The pool has {2 ** ds.n_views - 1} candidate forests of {trees} trees.")
+settings = DVSSettings(seed=seed, measure=measure, paper=paper, n_estimators=int(trees), k=int(k),
+                       competence=competence, selection=selection, test_size=float(test_size))
+used = settings.effective()
+for problem in settings.problems(ds):
+    st.error(problem)
+    st.stop()
+result = runs.lookup(settings, ds, CombinationComparison)
+st.caption(f"The pool has {n_candidates(ds.n_views)} candidate forests of {used.n_estimators} trees; "
+           f"measure {used.measure_object().describe()}.")
 if st.button("Train", type="primary", key="dvs_train"):
-    result = runs.train(
-        "dvs", ds, seed, settings,
-        lambda progress: compare_combinations(
-            ds.X, ds.y, ds.view_indices, view_names=ds.view_names, classes=ds.classes, combinations=COMBINATIONS,
-            test_size=test_size, measure=measure, n_estimators=int(trees), k=int(k), dvs_competence=competence,
-            dvs_selection=selection, random_state=seed, n_jobs=2, progress=progress),
-        CombinationComparison.to_npz,
-        CombinationComparison.result_rows,
-        label="Training view forests and the DVS pool",
-    )
+    result = runs.train(settings, ds, label="Training view forests and the DVS pool")
 if result is None:
     st.info("Choose the settings and press **Train**.")
     st.stop()
@@ -103,9 +97,7 @@ if clicked is not None and clicked != st.session_state.get("_dvs_last_click"):
     set_kept("dvs_instance", clicked)
 i = int(st.number_input("Test instance (or click one on the map)", 0, e.n_instances - 1, step=1,
                         **keep("dvs_instance", 0)))
-mask = e.subsets[e.chosen[i]]
-train_rows = np.mean([D for D, m in zip(result.train_dissimilarities, mask) if m], axis=0)
-test_rows = np.mean([D for D, m in zip(result.test_dissimilarities, mask) if m], axis=0)
+train_rows, test_rows = result.subset_rows(e.subsets[e.chosen[i]])
 train_xy, test_xy, _ = pca_project(train_rows, test_rows)
 labels_train = np.asarray(result.classes)[result.y_train]
 st.plotly_chart(

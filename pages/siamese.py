@@ -1,12 +1,15 @@
 """Siamese deep forest page: how does a Siamese deep forest weight its trees?"""
 
+import json
+
 import numpy as np
 import streamlit as st
 
-from mvlab.viz import plots
-from mvlab.experiments.siamese import MODELS, SiameseExperiment, default_window_sizes, run_siamese_experiment, tau_curve, tau_tradeoff
+from mvlab.experiments.settings import SiameseSettings
+from mvlab.experiments.siamese import MODELS, SiameseExperiment, default_window_sizes, tau_curve, tau_tradeoff
 from mvlab.ui import runs
 from mvlab.ui.state import current_seed, keep, sidebar
+from mvlab.viz import plots
 
 ds = sidebar()
 seed = current_seed()
@@ -46,10 +49,11 @@ paper = c[0].toggle("Paper settings", **keep("sdf_paper", False),
                          "probabilities (the literal Algorithm 1), up to 10 levels. Takes minutes.")
 c2 = st.columns(4)
 if paper:
-    n_pairs, trees, qp_probas, max_levels = 1000, 700, "insample", 10
-    c[1].caption("N = 1000 training pairs (667 test), T = 700 trees per forest")
+    d = SiameseSettings(paper=True).effective()  # the paper's sizes (the pairs family's preset)
+    n_pairs, trees, qp_probas, max_levels = d.n_pairs, d.n_estimators, d.qp_probas, d.max_levels
+    c[1].caption(f"N = {n_pairs} training pairs ({2 * n_pairs // 3} test), T = {trees} trees per forest")
     c[2].caption("QP on in-sample tree probabilities")
-    c2[2].caption("up to 10 levels")
+    c2[2].caption(f"up to {max_levels} levels")
 else:
     n_pairs = c[1].number_input("Training pairs N", 30, 5000, step=50, **keep("sdf_n", 300),
                                 help="Test pairs: 2N/3, from instances never used in training pairs.")
@@ -75,22 +79,12 @@ if ds.image_shape is not None:
             st.error("Choose at least one window side for multi-grained scanning.")
             st.stop()
 
-settings = {"n_pairs": int(n_pairs), "n_estimators": int(trees), "lam": float(lam), "z_schedule": z_schedule,
-            "qp_probas": qp_probas, "max_levels": int(max_levels), "scanning": bool(scanning),
-            "windows": sorted(int(w) for w in windows) if scanning else None, "seed": seed}
-result = runs.lookup("siamese", ds, settings, SiameseExperiment.from_npz)
+settings = SiameseSettings(seed=seed, paper=paper, n_pairs=int(n_pairs), n_estimators=int(trees), lam=float(lam),
+                           z_schedule=z_schedule, qp_probas=qp_probas, max_levels=int(max_levels),
+                           scanning=bool(scanning), windows=tuple(sorted(int(w) for w in windows)) if scanning else ())
+result = runs.lookup(settings, ds, SiameseExperiment)
 if st.button("Train", type="primary", key="sdf_train"):
-    result = runs.train(
-        "siamese", ds, seed, settings,
-        lambda progress: run_siamese_experiment(
-            ds.X, ds.y, int(n_pairs), n_estimators=int(trees), lam=float(lam), z_schedule=z_schedule,
-            qp_probas=qp_probas, max_levels=int(max_levels), scanning=scanning, image_shape=ds.image_shape,
-            window_sizes=settings["windows"], classes=ds.classes, random_state=seed, n_jobs=2, progress=progress),
-        SiameseExperiment.to_npz,
-        lambda r: [{"repetition": 0, "method": m, "metric": "accuracy", "value": r.accuracy(m),
-                    "seconds": r.seconds.get(m)} for m in MODELS],
-        label="Growing cascades",
-    )
+    result = runs.train(settings, ds, label="Growing cascades")
 if result is None:
     st.info("Choose the settings and press **Train** (about 10 s with the defaults on 600 instances; "
             "paper settings take minutes).")
@@ -155,8 +149,8 @@ for name in MODELS:
     right.caption(f"{name} prediction at τ = {tau:.2f}: **{table[f'{name} prediction'][pair]}**")
 
 c1, c2 = st.columns(2)
-c1.download_button("Download per-pair results (.csv)", table.assign(dataset=ds.name, tau=tau, **{
-    k: str(v) for k, v in settings.items()}).to_csv(index=False), file_name=f"{ds.name}-siamese-pairs.csv",
-    mime="text/csv", key="sdf_dl_csv")
+c1.download_button("Download per-pair results (.csv)", table.assign(
+    dataset=ds.name, tau=tau, settings=json.dumps(settings.manifest(ds))).to_csv(index=False),
+    file_name=f"{ds.name}-siamese-pairs.csv", mime="text/csv", key="sdf_dl_csv")
 c2.download_button("Download all results (.npz)", result.to_npz(), file_name=f"{ds.name}-siamese.npz",
                    mime="application/octet-stream", key="sdf_dl_npz")

@@ -5,12 +5,22 @@ import json
 import numpy as np
 import streamlit as st
 
-import mvlab
-from mvlab.viz import plots
+from mvlab.experiments.settings import ViewConstructionSettings
+from mvlab.experiments.view_construction import (
+    CLASSIFIER_TITLES,
+    CLASSIFIERS,
+    METHOD_TITLES,
+    METHODS,
+    METRIC_TITLES,
+    METRICS,
+    KSweepResult,
+    feature_groups,
+    partition_crosstab,
+    sweep_test,
+)
 from mvlab.ui import runs
 from mvlab.ui.state import current_seed, keep, set_kept, sidebar
-from mvlab.experiments.view_construction import CLASSIFIER_TITLES, CLASSIFIERS, METHOD_TITLES, METHODS, METRIC_TITLES, METRICS, KSweepResult, feature_groups, k_sweep, partition_crosstab, sweep_test
-from mvlab.datasets.synthetic import make_madelon
+from mvlab.viz import plots
 
 ds = sidebar()
 seed = current_seed()
@@ -56,17 +66,16 @@ def choice(where, label, options, key, default, **kwargs):
 
 SOURCES = {"sidebar": "the sidebar's dataset", "madelon": "Madelon-like synthetic (500 features)"}
 source = st.radio("Data", list(SOURCES), format_func=SOURCES.get, horizontal=True, **keep("vc_source", "sidebar"))
+n_mad = 200
 if source == "madelon":
     n_mad = st.number_input("Madelon-like instances", 20, 5000, step=50, **keep("vc_madelon_n", 200),
                             help="make_classification: 2 classes, 5 informative, 15 redundant and 480 noise features; "
                                  "seeded by the sidebar's seed.")
-    try:
-        data = make_madelon(int(n_mad), random_state=seed)
-    except ValueError as exc:
-        st.error(f"Cannot generate the Madelon-like set: {exc}")
-        st.stop()
-else:
-    data = ds
+try:
+    data = ViewConstructionSettings(seed=seed, source=source, madelon_n=int(n_mad)).data(ds)
+except ValueError as exc:
+    st.error(f"Cannot generate the Madelon-like set: {exc}")
+    st.stop()
 
 c = st.columns([3, 2, 1])
 methods = c[0].multiselect("Methods", list(METHODS), **keep("vc_methods", list(METHODS)),
@@ -78,8 +87,9 @@ classifiers = c[1].multiselect("Base classifiers", list(CLASSIFIERS), **keep("vc
 paper = c[2].toggle("Paper settings", **keep("vc_paper", False),
                     help="All instances and features, K = 10, 10 × 5-fold CV, 5 inner folds, GA 30 generations.")
 if paper:
-    max_views, n_splits, n_repeats, inner_cv, generations = 10, 5, 10, 5, 30
-    n_used, d_used = data.n_samples, data.n_features
+    d = ViewConstructionSettings()  # the paper's sizes replace these (ViewConstructionSettings.effective)
+    max_views, n_splits, n_repeats, inner_cv, generations, n_used, d_used = (
+        d.max_views, d.n_splits, d.n_repeats, d.inner_cv, d.ga_generations, d.n_used, d.d_used)
     st.warning("Paper settings run 50 splits on every instance and feature: expect many minutes (hours with the "
                "SVM or mfeat's 649 features).")
 else:
@@ -99,26 +109,13 @@ else:
                "random features (the Madelon-like set keeps all 500, about 30 s), K = 10, 1 × 3-fold CV, 3 inner "
                "folds, 1-NN and naive Bayes, a GA of 3 generations (population 50, 100 offspring). The **paper "
                "settings** switch restores 10 × 5-fold CV, 5 inner folds, 30 GA generations and all the data.")
-max_samples = int(n_used) if n_used < data.n_samples else None
-max_features = int(d_used) if d_used < data.n_features else None
-settings = {"source": source, "methods": list(methods), "classifiers": list(classifiers), "max_views": int(max_views),
-            "n_splits": int(n_splits), "n_repeats": int(n_repeats), "inner_cv": int(inner_cv),
-            "ga_generations": int(generations), "max_samples": max_samples, "max_features": max_features,
-            "seed": seed}
-result = runs.lookup("view_construction", data, settings, KSweepResult.from_npz)
+settings = ViewConstructionSettings(
+    seed=seed, source=source, madelon_n=int(n_mad), methods=tuple(methods), classifiers=tuple(classifiers), paper=paper,
+    max_views=int(max_views), n_splits=int(n_splits), n_repeats=int(n_repeats), inner_cv=int(inner_cv),
+    ga_generations=int(generations), n_used=int(n_used), d_used=int(d_used))
+result = runs.lookup(settings, data, KSweepResult)
 if st.button("Train", type="primary", key="vc_train"):
-    result = runs.train(
-        "view_construction", data, seed, settings,
-        lambda progress: k_sweep(
-            data.X, data.y, methods=list(methods), classifiers=list(classifiers), max_views=int(max_views),
-            n_splits=int(n_splits), n_repeats=int(n_repeats), max_samples=max_samples, max_features=max_features,
-            inner_cv=int(inner_cv), ga_generations=int(generations), random_state=seed, n_jobs=1, progress=progress),
-        KSweepResult.to_npz,
-        lambda r: [{"repetition": row.repetition, "fold": row.fold, "method": row.method, "metric": row.metric,
-                    "value": None if np.isnan(row.value) else row.value,
-                    "params": {"classifier": row.classifier, "k": int(row.k)}} for row in r.table.itertuples()],
-        label="Building views",
-    )
+    result = runs.train(settings, data, label="Building views")
 if result is None:
     st.info("Choose the settings and press **Train** (well under half a minute with the defaults).")
     st.stop()
@@ -180,8 +177,7 @@ if data.n_views > 1:
 else:
     st.caption(f"{data.name} has a single natural view, so there is nothing to compare the learned views with.")
 
-frame = result.table.assign(dataset=data.name, seed=seed, settings=json.dumps(result.settings, default=str),
-                            mvlab_version=mvlab.__version__)
+frame = result.table.assign(dataset=data.name, seed=seed, settings=json.dumps(settings.manifest(data)))
 c1, c2 = st.columns(2)
 c1.download_button("Download results (.csv)", frame.to_csv(index=False), file_name=f"{data.name}-view-construction.csv",
                    mime="text/csv", key="vc_dl_csv")

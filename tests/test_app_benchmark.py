@@ -53,3 +53,31 @@ def test_too_few_choices_give_a_message(app):
     app.button(key="bm_run").click().run()
     assert not app.exception, app.exception
     assert "two methods" in app.error[0].value
+
+
+def test_view_construction_runs_get_their_sign_test_and_friedman(app):
+    """Issue #12: the page guessed the roles ("random", "ofsp") and never matched the stored
+    method names, so view-construction runs silently lost their sign test and Friedman."""
+    from mvlab.datasets.synthetic import make_madelon, make_multiview_classification
+    from mvlab.experiments.families import run_experiment
+    from mvlab.experiments.protocols import RepeatedKFold
+    from mvlab.ui.runs import results_store
+
+    store = results_store()
+    params = {"methods": ["OFSP", "RFSP", "AB"], "classifiers": ["knn", "nb"], "max_views": 2, "inner_cv": 2,
+              "ab_trials": 2}
+    data = [make_madelon(40, n_features=30, random_state=s) for s in (0, 1)] + [
+        make_multiview_classification(40, n_views=2, n_features=5, n_classes=2, random_state=2)]
+    for ds in data:
+        run_experiment(ds, "view-construction", params, RepeatedKFold(1, 2), store=store,
+                       kind="benchmark:view-construction:vc-test")
+    app.switch_page("pages/benchmark.py").run()
+    app.selectbox(key="bm_batch").set_value("benchmark:view-construction:vc-test").run()
+    assert not app.exception, app.exception
+    assert app.selectbox(key="bm_group").options == ["classifier = knn", "classifier = nb"]
+    sign = app.dataframe[1].value
+    assert list(sign.index) == ["OFSP", "AB"]  # every method against RFSP, the random partition
+    assert any("Friedman" in m.value and "OFSP" in m.value for m in app.markdown)
+    app.selectbox(key="bm_group").set_value("classifier = nb").run()
+    assert not app.exception, app.exception
+    assert list(app.dataframe[0].value.columns) == ["OFSP", "RFSP", "AB"]

@@ -63,11 +63,10 @@ def test_ofsp_reproduction_reports_per_dataset_and_classifier(tmp_path, capsys):
     import argparse
 
     from mvlab.cli import Reproduction, _reproduce_ofsp
-    from mvlab.experiments.protocols import RepeatedKFold
 
-    rep = Reproduction("view-construction", [("nutrimouse", None)], RepeatedKFold(1, 3),
-                       {"classifiers": ["knn"], "max_views": 2, "max_features": 20, "inner_cv": 2,
-                        "ga_generations": 1}, baseline="RFSP", control="OFSP", note="(note)")
+    rep = Reproduction("view-construction", [("nutrimouse", None)], note="(note)",
+                       sweep={"quick": {"classifiers": ["knn"], "max_views": 2, "max_features": 20, "inner_cv": 2,
+                                        "ga_generations": 1}})
     store = ResultsStore(tmp_path / "r.sqlite")
     args = argparse.Namespace(seed=0, n_jobs=1)
     assert _reproduce_ofsp(rep, "quick", args, store) == 0
@@ -75,5 +74,25 @@ def test_ofsp_reproduction_reports_per_dataset_and_classifier(tmp_path, capsys):
     assert "## nutrimouse: 40 instances, 141 features (features used: 20)" in out
     assert "knn: accuracy over k = 1..2" in out and "Holm against OFSP" in out
     stored = store.results()
-    assert set(stored["method"]) == {f"{m} (knn)" for m in ["OFSP", "RFSP", "Bagging", "AB", "VG-AC", "VC-GA"]}
-    assert len(stored) == 6 * 2 * 3  # methods x k x folds
+    assert set(stored["method"]) == {"OFSP", "RFSP", "Bagging", "AB", "VG-AC", "VC-GA"}
+    assert len(stored) == 6 * 2 * 3 * 6  # methods x k x folds x metrics
+    assert {(p["classifier"], p["k"]) for p in stored["params"]} == {("knn", 1), ("knn", 2)}
+    # a second run reads every split back from the store instead of recomputing it
+    assert _reproduce_ofsp(rep, "quick", args, store) == 0
+    assert len(store.runs()) == 1 and len(store.results()) == len(stored)
+
+
+def test_view_construction_runs_from_the_command_line(tmp_path, capsys):
+    """Issue #12: 'run --family view-construction' used to fail with "unknown method or classifier
+    ['ofsp', 'random']": the CLI and the family named the methods differently."""
+    store = tmp_path / "r.sqlite"
+    code = main(["--store", str(store), "run", "--family", "view-construction", "--dataset", "breast-cancer",
+                 "--n", "60", "--repetitions", "1", "--methods", "OFSP", "RFSP"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "### classifier = knn" in out and "### classifier = nb" in out
+    results = ResultsStore(store).results()
+    assert set(results["method"]) == {"OFSP", "RFSP"}
+    assert main(["--store", str(store), "run", "--family", "view-construction", "--dataset", "breast-cancer",
+                 "--methods", "ofsp"]) == 2
+    assert "unknown method(s) ['ofsp']" in capsys.readouterr().err

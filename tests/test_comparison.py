@@ -89,16 +89,3 @@ def test_view_choice_scores_against_hand_values():
     assert s["baseline hit"] == pytest.approx((1 / 3 + 1 + 1 / 3) / 3)
     with pytest.raises(ValueError, match="same"):
         view_choice_scores(chosen, truth[:2])
-
-
-def test_repeat_comparison_uses_one_seed_per_split(data):
-    from mvlab.experiments.dissimilarity import repeat_comparison
-
-    table = repeat_comparison(data.X, data.y, data.view_indices, n_repetitions=2, random_state=5,
-                              combinations=["average", "oob"], n_estimators=5)
-    assert table["repetition"].tolist() == [0, 0, 1, 1] and table["method"].tolist() == ["average", "oob"] * 2
-    second = compare_combinations(data.X, data.y, data.view_indices, combinations=["average", "oob"],
-                                  n_estimators=5, random_state=6)
-    assert table.loc[table.repetition == 1, "accuracy"].tolist() == [second.accuracy["average"], second.accuracy["oob"]]
-    with pytest.raises(ValueError, match="n_repetitions"):
-        repeat_comparison(data.X, data.y, data.view_indices, n_repetitions=0)

@@ -1,12 +1,17 @@
 """mvlab.experiments.runner: protocols give every method the same splits; the runner stores as it goes."""
 
+import dataclasses
+
 import numpy as np
+import pandas as pd
 import pytest
 
 from mvlab.datasets.bundled import load_dataset
 from mvlab.datasets.synthetic import make_multiview_classification
+from mvlab.experiments.dissimilarity import DISSIMILARITY
+from mvlab.experiments.families import FAMILIES, run_experiment
 from mvlab.experiments.protocols import RepeatedHoldout, RepeatedKFold, RepeatedPairDraws
-from mvlab.experiments.runner import run_experiment, summarize
+from mvlab.experiments.runner import TABLE_COLUMNS, summarize
 from mvlab.experiments.store import ResultsStore
 
 
@@ -48,16 +53,17 @@ def test_pair_draws_use_disjoint_pools():
 
 def test_runner_gives_each_method_the_same_splits_and_stores_them(ds, tmp_path):
     store = ResultsStore(tmp_path / "r.sqlite")
-    params = {"combinations": ["average", "oob"], "n_estimators": 5}
+    params = {"methods": ["average", "oob"], "n_estimators": 5}
     res = run_experiment(ds, "dissimilarity", params, RepeatedHoldout(3), random_state=2, store=store)
     t = res.table
-    assert list(t.columns) == ["dataset", "method", "parameters", "repetition", "fold", "metric", "value", "seconds"]
+    assert list(t.columns) == TABLE_COLUMNS
     assert len(t) == 6 and set(t["method"]) == {"average", "oob"} and set(t["repetition"]) == {0, 1, 2}
     # the same as comparing on the protocol's split directly
     from mvlab.experiments.dissimilarity import compare_combinations
 
     s = RepeatedHoldout(3).splits(ds.y, random_state=2)[1]
-    direct = compare_combinations(ds.X, ds.y, ds.view_indices, split=(s.train, s.test), random_state=s.seed, **params)
+    direct = compare_combinations(ds.X, ds.y, ds.view_indices, split=(s.train, s.test), random_state=s.seed,
+                                  combinations=["average", "oob"], n_estimators=5)
     assert t[(t.repetition == 1) & (t.method == "oob")]["value"].item() == direct.accuracy["oob"]
     stored = store.results(res.run_id)
     assert sorted(stored["value"]) == sorted(t["value"]) and store.runs().loc[0, "status"] == "finished"
@@ -83,25 +89,64 @@ def test_pairs_family_and_bad_arguments(tmp_path):
 
 def test_an_interrupted_run_keeps_the_finished_splits(ds, tmp_path):
     store = ResultsStore(tmp_path / "r.sqlite")
-    calls = []
+    params = {"methods": ["average"], "n_estimators": 3}
 
     def stop_after_first(fraction, message):
-        calls.append(fraction)
-        raise KeyboardInterrupt
+        if message.startswith("1/3 splits done"):
+            raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        run_experiment(ds, "dissimilarity", {"combinations": ["average"], "n_estimators": 3}, RepeatedHoldout(3),
-                       store=store, progress=stop_after_first)
+        run_experiment(ds, "dissimilarity", params, RepeatedHoldout(3), store=store, progress=stop_after_first)
     runs = store.runs()
     assert runs.loc[0, "status"] == "failed" and runs.loc[0, "summary"] == {"splits_done": 1}
     assert len(store.results(runs.loc[0, "run_id"])) == 1
+
+
+def test_a_resumed_run_computes_only_the_missing_splits(ds, tmp_path):
+    store = ResultsStore(tmp_path / "r.sqlite")
+    params = {"methods": ["average", "knn"], "n_estimators": 3}
+    evaluated = []
+    family = dataclasses.replace(DISSIMILARITY, evaluate=lambda d, s, *a: (evaluated.append(s.repetition),
+                                                                          DISSIMILARITY.evaluate(d, s, *a))[1])
+
+    def stop_after_first(fraction, message):
+        if message.startswith("1/3 splits done"):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_experiment(ds, family, params, RepeatedHoldout(3), store=store, progress=stop_after_first)
+    assert evaluated == [0]
+    resumed = run_experiment(ds, family, params, RepeatedHoldout(3), store=store, resume=True)
+    assert evaluated == [0, 1, 2] and resumed.resumed_splits == 1
+    fresh = run_experiment(ds, "dissimilarity", params, RepeatedHoldout(3))
+    pd.testing.assert_frame_equal(resumed.table.drop(columns="seconds"), fresh.table.drop(columns="seconds"))
+    runs = store.runs()
+    assert len(runs) == 1 and runs.loc[0, "status"] == "finished" and len(store.results(resumed.run_id)) == 6
+    # a finished run is read back whole; other settings start a new run
+    again = run_experiment(ds, family, params, RepeatedHoldout(3), store=store, resume=True)
+    assert evaluated == [0, 1, 2] and again.resumed_splits == 3 and again.run_id == resumed.run_id
+    run_experiment(ds, family, {**params, "n_estimators": 4}, RepeatedHoldout(1), store=store, resume=True)
+    assert len(store.runs()) == 2
+
+
+def test_every_family_names_its_baseline_and_control_among_its_methods():
+    for name, family in FAMILIES.items():
+        assert family.name == name
+        assert family.baseline in family.methods and family.control in family.methods
+        assert set(family.method_titles) == set(family.methods)
+        for preset in family.presets.values():
+            family.check_params(preset.params)
+        with pytest.raises(ValueError, match="unknown parameter"):
+            family.check_params({"combinations": ["average"]})
+        with pytest.raises(ValueError, match="unknown method"):
+            family.check_params({"methods": ["random"]})
 
 
 def test_dask_backend_runs_the_same_experiment(ds):
     distributed = pytest.importorskip("distributed", reason="Dask's distributed is not installed")
     import joblib
 
-    params = {"combinations": ["average"], "n_estimators": 3}
+    params = {"methods": ["average"], "n_estimators": 3}
     local = run_experiment(ds, "dissimilarity", params, RepeatedHoldout(2), random_state=1).table
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False) as cluster, \
             distributed.Client(cluster), joblib.parallel_config(backend="dask"):

@@ -241,5 +241,5 @@ def test_compare_pair_methods_protocol():
     assert (df.loc[df.method == "sdf", "n_levels"] >= 1).all()
     again = compare_pair_methods(X, y, 60, **kw)
     np.testing.assert_array_equal(df["accuracy"], again["accuracy"])
-    with pytest.raises(ValueError, match="methods"):
+    with pytest.raises(ValueError, match="unknown method"):
         compare_pair_methods(X, y, 60, methods=("svm",))

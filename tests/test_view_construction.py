@@ -120,14 +120,15 @@ def test_serialisation_round_trip(sweep):
 def test_evaluate_split_matches_the_sweep(sweep, data):
     ys, Xs = data.y[sweep.sample_index], data.X[sweep.sample_index]
     s = RepeatedKFold(n_repeats=1, n_splits=FOLDS).splits(ys, 3)[0]
-    rows = evaluate_split(Xs, ys, s.train, s.test, methods=["RFSP", "OFSP"], classifiers=["nb"], max_views=2,
-                          random_state=s.seed, **FAST)
+    rows, memberships = evaluate_split(Xs, ys, s.train, s.test, methods=["RFSP", "OFSP"], classifiers=["nb"],
+                                       max_views=2, random_state=s.seed, **FAST)
+    assert memberships is None
     t = sweep.table.set_index(["method", "classifier", "k", "fold", "metric"])["value"]
     for r in rows:
         if r["metric"] in ("accuracy", "disagreement", "percent_features"):
-            np.testing.assert_equal(r["value"], t[(r["view_method"], "nb", r["k"], 0, r["metric"])])
-    assert {r["params"]["k"] for r in rows} == {1, 2}
-    assert {r["method"] for r in rows} == {"RFSP (nb, k = 1)", "RFSP (nb, k = 2)", "OFSP (nb, k = 1)", "OFSP (nb, k = 2)"}
+            np.testing.assert_equal(r["value"], t[(r["method"], "nb", r["params"]["k"], 0, r["metric"])])
+    assert {(r["method"], r["params"]["classifier"], r["params"]["k"]) for r in rows} == {
+        ("RFSP", "nb", 1), ("RFSP", "nb", 2), ("OFSP", "nb", 1), ("OFSP", "nb", 2)}
 
 
 def test_bad_settings_raise_value_errors(data):

@@ -9,8 +9,6 @@ matrices so a dashboard can draw them and a user can download them.
 
 from __future__ import annotations
 
-import io
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -19,14 +17,19 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
+from mvlab.rfd.dvs import subset_dissimilarity
 from mvlab.rfd.explanation import DVSExplanation
 from mvlab.rfd.weights import STATIC_COMBINATIONS
-from mvlab.rfd.classifier import RFDClassifier
+from mvlab.experiments.protocols import RepeatedHoldout
+from mvlab.experiments.runner import Family, Preset
+from mvlab.rfd.classifier import COMBINATION_TITLES, COMBINATIONS, RFDClassifier
 from mvlab.rfd.view_forests import combine, fit_view_forests
-from mvlab.forest.measures import measure_spec
+from mvlab.forest.measures import measure_spec, resolve_measure
 from mvlab.core.progress import ProgressCallback, scaled
+from mvlab.core.serialize import pack, unpack
+from mvlab.core.views import check_views
 
-__all__ = ["CombinationComparison", "compare_combinations"]
+__all__ = ["CombinationComparison", "compare_combinations", "DISSIMILARITY", "COMBINATION_TITLES"]
 
 
 @dataclass
@@ -80,6 +83,12 @@ class CombinationComparison:
         """Joint training matrix ``sum_q w_q D_q`` (n_train, n_train) of a combination (§A.6 step 2)."""
         return combine(self.train_dissimilarities, self.weights[combination])
 
+    def subset_rows(self, mask) -> tuple[np.ndarray, np.ndarray]:
+        """Joint rows of a view subset (bool mask (Q,)): training (n_train, n_train) and test
+        (n_test, n_train) matrices, the space DVS's candidate for that subset sees (§A.8 lines 4, 9)."""
+        return (subset_dissimilarity(self.train_dissimilarities, mask),
+                subset_dissimilarity(self.test_dissimilarities, mask))
+
     def table(self) -> pd.DataFrame:
         """One row per combination: test accuracy, seconds, and the weight of every view."""
         rows = []
@@ -119,40 +128,37 @@ class CombinationComparison:
         if self.explanation is not None:
             dvs_arrays, meta["dvs"] = self.explanation.to_arrays()
             arrays.update({f"dvs.{k}": v for k, v in dvs_arrays.items()})
-        buf = io.BytesIO()
-        np.savez_compressed(buf, meta=np.array(json.dumps(meta)), **arrays)
-        return buf.getvalue()
+        return pack(arrays, meta)
 
     @classmethod
     def from_npz(cls, data: bytes) -> "CombinationComparison":
-        with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            meta = json.loads(str(z["meta"]))
-            views, combos = meta["view_names"], list(meta["accuracy"])
-            return cls(
-                view_names=views, classes=meta["classes"],
-                train_index=z["train_index"], test_index=z["test_index"],
-                y_train=z["y_train"], y_test=z["y_test"],
-                train_dissimilarities=[z[f"train_dissimilarity[{v}]"] for v in views],
-                test_dissimilarities=[z[f"test_dissimilarity[{v}]"] for v in views],
-                weights={c: z[f"weights[{c}]"] for c in combos},
-                predictions={c: z[f"predictions[{c}]"] for c in combos},
-                accuracy=meta["accuracy"], view_oob_accuracy=z["view_oob_accuracy"],
-                seconds=meta["seconds"], settings=meta["settings"],
-                explanation=None if "dvs" not in meta else DVSExplanation.from_arrays(
-                    {k[4:]: z[k] for k in z.files if k.startswith("dvs.")}, meta["dvs"]),
-            )
+        z, meta = unpack(data)
+        views, combos = meta["view_names"], list(meta["accuracy"])
+        return cls(
+            view_names=views, classes=meta["classes"],
+            train_index=z["train_index"], test_index=z["test_index"],
+            y_train=z["y_train"], y_test=z["y_test"],
+            train_dissimilarities=[z[f"train_dissimilarity[{v}]"] for v in views],
+            test_dissimilarities=[z[f"test_dissimilarity[{v}]"] for v in views],
+            weights={c: z[f"weights[{c}]"] for c in combos},
+            predictions={c: z[f"predictions[{c}]"] for c in combos},
+            accuracy=meta["accuracy"], view_oob_accuracy=z["view_oob_accuracy"],
+            seconds=meta["seconds"], settings=meta["settings"],
+            explanation=None if "dvs" not in meta else DVSExplanation.from_arrays(
+                {k[4:]: v for k, v in z.items() if k.startswith("dvs.")}, meta["dvs"]),
+        )
 
 
 def compare_combinations(
     X,
     y,
-    views: Sequence[Sequence[int]],
+    views,
     *,
     view_names: Sequence[str] | None = None,
     classes: Sequence[str] | None = None,
     combinations: Sequence[str] = STATIC_COMBINATIONS,
     test_size: float = 0.5,
-    measure: str = "breiman",
+    measure="breiman",
     n_estimators: int = 100,
     k: int = 7,
     dvs_competence: str = "ola",
@@ -167,14 +173,16 @@ def compare_combinations(
     Parameters
     ----------
     X : ndarray (n, d); y : ndarray (n,) of encoded labels
-    views : list of Q column-index arrays
+    views : mapping name -> column indices (e.g. ``ds.views``), or a list of Q index arrays
+        (named by ``view_names``, else ``"view 0"``, ...)
     combinations : subset of ``COMBINATIONS`` of :mod:`mvlab.rfd.classifier`
     test_size : float in (0, 1)
         Share of instances held out, stratified by class (paper: 0.5).
     split : (train_index, test_index), optional
         Use these rows instead of drawing a split (``test_size`` is then ignored); lets a
         protocol of :mod:`mvlab.experiments.runner` give every method family the same splits.
-    measure, n_estimators, k, dvs_competence, dvs_selection
+    measure : str, Measure or its :func:`mvlab.forest.measures.measure_spec` dict
+    n_estimators, k, dvs_competence, dvs_selection
         As for :class:`mvlab.rfd.classifier.RFDClassifier`; ``n_estimators`` sets the trees of every
         forest (paper: 512); ``k`` is SWknn's neighbours and the DVS region size.
     random_state : int
@@ -203,10 +211,13 @@ def compare_combinations(
         train_index, test_index = np.sort(train_index), np.sort(test_index)
     X_train, X_test, y_train, y_test = X[train_index], X[test_index], y[train_index], y[test_index]
 
-    names = list(view_names) if view_names is not None else [f"view {q}" for q in range(len(views))]
-    if len(names) != len(views):
-        raise ValueError(f"{len(names)} view names for {len(views)} views.")
-    views = dict(zip(names, views))  # named views: names reach the DVS candidates and explanations
+    view_list, names = check_views(views, X.shape[1])
+    if view_names is not None:
+        if len(view_names) != len(view_list):
+            raise ValueError(f"{len(view_names)} view names for {len(view_list)} views.")
+        names = [str(v) for v in view_names]
+    views = dict(zip(names, view_list))  # named views: names reach the DVS candidates and explanations
+    measure = resolve_measure(measure)
     seconds = {}
     t = time.perf_counter()
     forests = fit_view_forests(X_train, y_train, views, measure=measure, n_estimators=n_estimators,
@@ -255,28 +266,47 @@ def compare_combinations(
     )
 
 
-def repeat_comparison(
-    X,
-    y,
-    views: Sequence[Sequence[int]],
-    *,
-    n_repetitions: int = 10,
-    random_state: int = 0,
-    progress: ProgressCallback = None,
-    **kwargs,
-) -> pd.DataFrame:
-    """The paper's protocol (§A.9): ``n_repetitions`` stratified splits (seed ``random_state + r``
-    for repetition r, as C-cao's ``1000 + ite``), every combination on the same view forests
-    within a split.  ``kwargs`` go to :func:`compare_combinations`.
+# ----------------------------------------------------------------------------- the family
+_DEFAULTS = {"methods": list(COMBINATIONS), "measure": "breiman", "n_estimators": 100, "k": 7,
+             "dvs_competence": "ola", "dvs_selection": "best"}
 
-    Returns a tidy DataFrame (repetition, method, accuracy, seconds).
-    """
-    if n_repetitions < 1:
-        raise ValueError(f"n_repetitions must be at least 1, got {n_repetitions}.")
-    rows = []
-    for r in range(n_repetitions):
-        sub = None if progress is None else (lambda f, m, r=r: progress((r + f) / n_repetitions, f"split {r + 1}: {m}"))
-        result = compare_combinations(X, y, views, random_state=random_state + r, progress=sub, **kwargs)
-        rows += [{"repetition": r, "method": c, "accuracy": a, "seconds": result.seconds[c]}
-                 for c, a in result.accuracy.items()]
-    return pd.DataFrame(rows)
+
+def check_params(params: dict) -> dict:
+    """The dissimilarity family's parameters with defaults filled in; the measure as its JSON spec."""
+    unknown = set(params) - set(_DEFAULTS)
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {sorted(unknown)} of the dissimilarity family; known: "
+                         f"{sorted(_DEFAULTS)}.")
+    out = {**_DEFAULTS, **params}
+    out["methods"] = DISSIMILARITY.check_methods(out["methods"])
+    out["measure"] = measure_spec(out["measure"])
+    return out
+
+
+def _evaluate(ds, split, params, n_jobs, keep, progress=None):
+    params = dict(params)
+    result = compare_combinations(ds.X, ds.y, ds.views, classes=ds.classes, split=(split.train, split.test),
+                                  combinations=params.pop("methods"), random_state=split.seed, n_jobs=n_jobs,
+                                  progress=progress, **params)
+    rows = result.result_rows()
+    for r in rows:
+        r.pop("repetition", None)
+    return rows, (result if keep else None)
+
+
+DISSIMILARITY = Family(
+    name="dissimilarity",
+    title="Random-forest dissimilarities (Bernard et al. 2020)",
+    methods=tuple(COMBINATIONS),
+    method_titles=dict(COMBINATION_TITLES),
+    baseline="average",
+    control="dvs",
+    evaluate=_evaluate,
+    check_params=check_params,
+    presets={
+        "quick": Preset({"n_estimators": 30}, RepeatedHoldout(5, 0.5)),
+        "paper": Preset({"n_estimators": 512, "measure": "rfd"}, RepeatedHoldout(10, 0.5)),
+    },
+)
+"""Avg, SWknn, SWka, SWoob and DVS on the same view forests of every split (§A.9): the sign test
+compares every method with Avg, the post-hoc with DVS, the paper's proposal."""

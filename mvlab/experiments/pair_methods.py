@@ -6,21 +6,22 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from sklearn.utils import check_random_state
 
+from mvlab.experiments.protocols import RepeatedPairDraws
+from mvlab.experiments.runner import Family, Preset, run_protocol
 from mvlab.siamese.forest import SiameseDeepForest
-from mvlab.siamese.pairs import make_pair_split, pair_features
+from mvlab.siamese.pairs import pair_features
 
-__all__ = ["PAIR_METHODS", "evaluate_pair_split", "compare_pair_methods"]
+__all__ = ["PAIR_METHODS", "PAIRS", "evaluate_pair_split", "compare_pair_methods"]
 
 
 PAIR_METHODS = ("rf", "bagging", "gcforest", "sdf")
+PAIR_METHOD_TITLES = {"rf": "random forest on concatenated pairs", "bagging": "bagged trees on concatenated pairs",
+                      "gcforest": "gcForest (uniform tree weights)", "sdf": "Siamese deep forest (QP tree weights)"}
 
 
 def _check_pair_methods(methods) -> None:
-    unknown = set(methods) - set(PAIR_METHODS)
-    if unknown or not methods:
-        raise ValueError(f"methods must be a non-empty subset of {PAIR_METHODS}; got {methods!r}.")
+    PAIRS.check_methods(methods)
 
 
 def evaluate_pair_split(X, split, *, methods=PAIR_METHODS, n_estimators=100, lam=1.0, sdf_params=None,
@@ -85,9 +86,10 @@ def compare_pair_methods(
 ):
     """The paper's protocol (§C.8) on one labelled dataset: accuracy of pair classifiers.
 
-    Each repetition draws ``n_train_pairs`` training pairs and ``n_test_pairs`` (default
-    ``2N/3``) test pairs from disjoint instance pools (:func:`mvlab.siamese.pairs.make_pair_split`), then
-    fits, on the same pairs:
+    Runs the ``"pairs"`` family through :func:`mvlab.experiments.runner.run_protocol` with
+    :class:`RepeatedPairDraws` (``n_repeats`` draws of ``n_train_pairs`` training pairs and
+    ``n_test_pairs``, default ``2N/3``, test pairs from disjoint instance pools), fitting on the
+    same pairs:
 
     - ``"rf"``: a random forest of ``n_estimators`` trees on the concatenated pairs;
     - ``"bagging"``: bagged decision trees (``n_estimators``) on the concatenated pairs;
@@ -111,8 +113,10 @@ def compare_pair_methods(
     sdf_params : dict, optional
         Extra :class:`SiameseDeepForest` parameters for both cascades (e.g. ``max_levels``).
     balanced : bool, default=True
-    random_state : int, RandomState or None
+    random_state : int or None
+        Seeds the draws and the models (None: 0).
     n_jobs : int, optional
+        Draws in parallel (joblib); 1 or None: one after the other, 2 threads inside.
     progress : callable ``(fraction, message) -> None``, optional
 
     Returns
@@ -123,23 +127,65 @@ def compare_pair_methods(
     """
     import pandas as pd
 
-    _check_pair_methods(methods)
+    from mvlab.datasets.container import MultiViewDataset
+
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
     if X.ndim != 2 or y.shape != (X.shape[0],):
         raise ValueError("X must be (n_samples, n_features) and y (n_samples,).")
-    rng = check_random_state(random_state)
+    seed = 0 if random_state is None else int(random_state)
+    result = run_protocol(MultiViewDataset(X, y, name="pairs"), PAIRS,
+                          {"methods": list(methods), "n_estimators": n_estimators, "lam": lam,
+                           "sdf_params": dict(sdf_params or {})},
+                          RepeatedPairDraws(int(n_repeats), int(n_train_pairs), n_test_pairs, balanced=balanced),
+                          random_state=seed, n_jobs=1 if n_jobs is None else n_jobs, progress=progress)
+    rows = [{"repeat": r.repetition, "method": r.method, "accuracy": r.value, **r.params, "fit_seconds": r.seconds}
+            for r in result.table.itertuples()]
+    return pd.DataFrame(rows, columns=["repeat", "method", "accuracy", "n_train_pairs", "n_test_pairs",
+                                       "n_estimators", "n_levels", "fit_seconds"])
+
+
+# ----------------------------------------------------------------------------- the family
+_DEFAULTS = {"methods": list(PAIR_METHODS), "n_estimators": 100, "lam": 1.0, "sdf_params": {}}
+
+
+def check_params(params: dict) -> dict:
+    """The pairs family's parameters with defaults filled in."""
+    unknown = set(params) - set(_DEFAULTS)
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {sorted(unknown)} of the pairs family; known: {sorted(_DEFAULTS)}.")
+    out = {**_DEFAULTS, **params}
+    out["methods"] = PAIRS.check_methods(out["methods"])
+    out["sdf_params"] = dict(out["sdf_params"] or {})
+    return out
+
+
+def _evaluate(ds, split, params, n_jobs, keep, progress=None):
+    if split.pairs is None:
+        raise ValueError("the 'pairs' family needs a pair protocol (RepeatedPairDraws).")
     rows = []
-    for r in range(n_repeats):
-        split = make_pair_split(
-            y, n_train_pairs, n_test_pairs, balanced=balanced, random_state=rng.randint(2**31 - 1)
-        )
-        seed = int(rng.randint(2**31 - 1))
-        sub = None if progress is None else (
-            lambda f, msg, r=r: progress((r + f) / n_repeats, f"repeat {r + 1}/{n_repeats}: {msg}"))
-        for row in evaluate_pair_split(X, split, methods=methods, n_estimators=n_estimators, lam=lam,
-                                       sdf_params=sdf_params, random_state=seed, n_jobs=n_jobs, progress=sub):
-            rows.append(dict(repeat=r, **row))
-    if progress is not None:
-        progress(1.0, "done")
-    return pd.DataFrame(rows)
+    for r in evaluate_pair_split(ds.X, split.pairs, random_state=split.seed, n_jobs=n_jobs, progress=progress,
+                                 **params):
+        extra = {k: r[k] for k in ("n_train_pairs", "n_test_pairs", "n_estimators", "n_levels")}
+        rows.append({"method": r["method"], "metric": "accuracy", "value": r["accuracy"],
+                     "seconds": r["fit_seconds"], "params": extra})
+    return rows, None
+
+
+PAIRS = Family(
+    name="pairs",
+    title="Pairs: RF, bagging, gcForest, SDF (Utkin & Ryabinin 2018)",
+    methods=PAIR_METHODS,
+    method_titles=PAIR_METHOD_TITLES,
+    baseline="gcforest",
+    control="sdf",
+    evaluate=_evaluate,
+    check_params=check_params,
+    needs_pairs=True,
+    presets={
+        "quick": Preset({"n_estimators": 20, "sdf_params": {"max_levels": 3}}, RepeatedPairDraws(5, 100)),
+        "paper": Preset({"n_estimators": 700, "sdf_params": {"max_levels": 10}}, RepeatedPairDraws(100, 1000)),
+    },
+)
+"""RF, bagging, gcForest and SDF on the same pairs of every draw (§C.8): the sign test compares with
+gcForest, the post-hoc with SDF, the paper's proposal."""

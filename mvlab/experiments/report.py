@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from mvlab.experiments import stats
-from mvlab.experiments.runner import summarize
+from mvlab.experiments.runner import summarize, with_param_columns
 
-__all__ = ["ComparisonReport", "build_report", "markdown"]
+__all__ = ["ComparisonReport", "build_report", "family_reports", "markdown"]
 
 
 def markdown(frame: pd.DataFrame, index: bool = True) -> str:
@@ -107,3 +107,23 @@ def build_report(table: pd.DataFrame, baseline: str, control: str, metric: str =
         friedman = stats.friedman_test(means)
         posthoc = stats.posthoc_vs_control(means, control).to_frame()
     return ComparisonReport(metric, baseline, control, summary, means, ranks, sign_tests, friedman, posthoc)
+
+
+def family_reports(table: pd.DataFrame, family, metric: str = "accuracy") -> dict[str, ComparisonReport]:
+    """One :class:`ComparisonReport` per comparable group of a family's results, with the family's
+    baseline and control (:mod:`mvlab.experiments.families`).
+
+    Families without ``group_by`` give one report, under the key ``""``; view construction gives
+    one per base classifier (key ``"classifier = knn"``), each comparing the methods by their
+    mean over k, repetitions and folds on every dataset.
+    """
+    if not family.group_by:
+        return {"": build_report(table, family.baseline, family.control, metric)}
+    wide = with_param_columns(table, family.group_by)
+    reports = {}
+    for key, part in wide.groupby(list(family.group_by), sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        label = ", ".join(f"{name} = {value}" for name, value in zip(family.group_by, key))
+        reports[label] = build_report(part.drop(columns=list(family.group_by)), family.baseline, family.control,
+                                      metric)
+    return reports

@@ -1,20 +1,21 @@
-"""Reproducible experiments: the three papers' protocols and a runner that gives every method
-the same splits.
+"""One runner for every repeated protocol: the same splits for every method, every finished
+split stored at once, a stored run resumed where it stopped.
 
-Protocols (:class:`RepeatedHoldout`, :class:`RepeatedKFold`, :class:`RepeatedPairDraws`) turn
-labels and a seed into a list of :class:`Split` objects.  A *family* evaluates all of its
-methods on one split at once, so that methods that share work share it exactly (the
-dissimilarity combinations share the same view forests; gcForest and SDF share their seed):
+A :class:`Family` is what a paper compares: its methods (by the names stored in results), the
+baseline of the sign test and the control of the post-hoc, the parameters it accepts and a
+function that evaluates *all* its methods on one split, so that methods that share work share
+it exactly (the dissimilarity combinations share their view forests; gcForest and SDF their
+seed).  The three families are defined next to their computations
+(:mod:`mvlab.experiments.dissimilarity`, :mod:`mvlab.experiments.view_construction`,
+:mod:`mvlab.experiments.pair_methods`) and listed by name in :mod:`mvlab.experiments.families`,
+which the CLI, the Benchmark page and the store use.
 
-- ``"dissimilarity"``: Avg, SWknn, SWka, SWoob and DVS (Bernard et al.), on the split's rows;
-- ``"pairs"``: RF, bagging, gcForest and SDF on the split's pairs (Utkin & Ryabinin);
-- ``"view-construction"``: OFSP and the five baselines, per classifier and number of views
-  (Kumar & Minz), when :mod:`mvlab.experiments.view_construction` is available.
-
-:func:`run_experiment` runs the splits through joblib (``n_jobs`` uses the cores) and returns a
-tidy table (dataset, method, parameters, repetition, fold, metric, value, seconds); with a
-:class:`mvlab.experiments.store.ResultsStore` every finished split is committed at once, so an
-interrupted run keeps what finished.
+:func:`run_protocol` turns a protocol (:mod:`mvlab.experiments.protocols`) into splits, runs
+the family on each (through joblib: any backend, see below), and returns a tidy table (dataset,
+method, repetition, fold, metric, value, seconds, params).  With a
+:class:`mvlab.experiments.store.ResultsStore` each finished split is committed in one
+transaction, and ``resume=True`` continues the newest run of the same kind, data and settings:
+the splits it already stored are read back, not recomputed.
 
 Running on a cluster
 --------------------
@@ -35,150 +36,271 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass
-from typing import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Mapping
 
 import pandas as pd
 from joblib import Parallel, delayed
 
+from mvlab.core.progress import ProgressCallback, scaled
 from mvlab.datasets.container import MultiViewDataset
-from mvlab.core.progress import ProgressCallback
 from mvlab.experiments.protocols import Split
 
-__all__ = [
-    "FAMILIES", "ExperimentResult",
-    "run_experiment", "summarize",
-]
+__all__ = ["Family", "Preset", "ExperimentResult", "run_protocol", "summarize", "TABLE_COLUMNS"]
+
+TABLE_COLUMNS = ["dataset", "method", "repetition", "fold", "metric", "value", "seconds", "params"]
+"""Columns of :attr:`ExperimentResult.table`; ``params`` is a dict per row (e.g. the classifier
+and k of a view-construction cell), ``{}`` when a method needs none."""
 
 
-# ---------------------------------------------------------------------------- families
-def _evaluate_dissimilarity(ds: MultiViewDataset, split: Split, params: Mapping, n_jobs: int) -> list[dict]:
-    from mvlab.experiments.dissimilarity import compare_combinations
+@dataclass(frozen=True)
+class Preset:
+    """A family's parameters and protocol at one size (``"quick"``: minutes on 2 cores;
+    ``"paper"``: the paper's sizes)."""
 
-    result = compare_combinations(ds.X, ds.y, ds.view_indices, view_names=ds.view_names, classes=ds.classes,
-                                  split=(split.train, split.test), random_state=split.seed, n_jobs=n_jobs, **params)
-    return [{"method": c, "metric": "accuracy", "value": a, "seconds": result.seconds[c]}
-            for c, a in result.accuracy.items()]
-
-
-def _evaluate_pairs(ds: MultiViewDataset, split: Split, params: Mapping, n_jobs: int) -> list[dict]:
-    from mvlab.experiments.pair_methods import evaluate_pair_split
-
-    if split.pairs is None:
-        raise ValueError("the 'pairs' family needs a pair protocol (RepeatedPairDraws).")
-    rows = evaluate_pair_split(ds.X, split.pairs, random_state=split.seed, n_jobs=n_jobs, **params)
-    return [{"method": r["method"], "metric": "accuracy", "value": r["accuracy"], "seconds": r["fit_seconds"]}
-            for r in rows]
+    params: dict
+    protocol: Any
 
 
-def _evaluate_view_construction(ds: MultiViewDataset, split: Split, params: Mapping, n_jobs: int) -> list[dict]:
-    from mvlab.experiments.view_construction import evaluate_split
+@dataclass(frozen=True)
+class Family:
+    """A paper's comparison: what it compares, and how one split is evaluated.
 
-    return evaluate_split(ds.X, ds.y, split.train, split.test, random_state=split.seed, n_jobs=n_jobs, **params)
+    Attributes
+    ----------
+    name : str
+        ``"dissimilarity"``, ``"view-construction"``, ``"pairs"``.
+    title : str
+    methods : tuple of str
+        Every method, by the name stored in results and shown in reports.
+    method_titles : dict
+        Method name -> a name for people.
+    baseline : str
+        The method every other is compared with by the sign test (the paper's reference).
+    control : str
+        The control of the post-hoc tests (the paper's proposal).
+    evaluate : callable ``(dataset, split, params, n_jobs, keep_details, progress) -> (rows, details)``
+        Fits and scores every method of ``params`` on one :class:`Split`.  ``rows`` are dicts
+        with ``method, metric, value, seconds`` and optionally ``params`` (a dict);
+        ``details`` is anything the caller may want to keep from that split (None unless
+        ``keep_details``).
+    check_params : callable ``(params) -> dict``
+        Validates the parameters (a ``ValueError`` names the bad one and the allowed values)
+        and returns them with the defaults filled in; the runner stores what it returns.
+    needs_pairs : bool
+        The protocol must draw pairs (:class:`mvlab.experiments.protocols.RepeatedPairDraws`).
+    group_by : tuple of str
+        Keys of the rows' ``params`` that make separate comparisons (view construction compares
+        methods per base classifier); reports are built per group.
+    presets : dict
+        ``"quick"`` and ``"paper"`` parameters (the paper's sizes), used by the CLI and the pages.
+    """
 
+    name: str
+    title: str
+    methods: tuple
+    baseline: str
+    control: str
+    evaluate: Callable
+    check_params: Callable
+    method_titles: dict = field(default_factory=dict)
+    needs_pairs: bool = False
+    group_by: tuple = ()
+    presets: dict = field(default_factory=dict)
 
-FAMILIES: dict[str, Callable] = {
-    "dissimilarity": _evaluate_dissimilarity,
-    "pairs": _evaluate_pairs,
-    "view-construction": _evaluate_view_construction,
-}
-
-
-def _run_split(family: str, ds: MultiViewDataset, split: Split, params: Mapping, n_jobs: int):
-    start = time.perf_counter()
-    rows = FAMILIES[family](ds, split, params, n_jobs)
-    for r in rows:
-        r.setdefault("params", {})
-    return split.repetition, split.fold, rows, time.perf_counter() - start
+    def check_methods(self, methods) -> list[str]:
+        """``methods`` as a list, or a ``ValueError`` naming the unknown ones and the known ones."""
+        methods = list(methods)
+        unknown = [m for m in methods if m not in self.methods]
+        if unknown or not methods:
+            raise ValueError(f"unknown method(s) {unknown} for the {self.name!r} family; choose from "
+                             f"{list(self.methods)}." if unknown else f"choose at least one method of {list(self.methods)}.")
+        return methods
 
 
 @dataclass
 class ExperimentResult:
-    """What :func:`run_experiment` returns: the tidy table and, if stored, the run id."""
+    """What :func:`run_protocol` returns.
+
+    Attributes
+    ----------
+    table : DataFrame with :data:`TABLE_COLUMNS`, in split order
+    run_id : str or None
+        The run in the results store (None without a store).
+    seconds : float
+        Wall-clock seconds of this call (splits read back from the store cost nothing).
+    family : str
+    params : dict
+        The checked parameters (defaults filled in), as stored.
+    details : dict (repetition, fold) -> object
+        What the family kept of a split (``details="last"``: the last split only).
+    resumed_splits : int
+        Splits read back from an earlier, interrupted run.
+    """
 
     table: pd.DataFrame
     run_id: str | None
     seconds: float
+    family: str = ""
+    params: dict = field(default_factory=dict)
+    details: dict = field(default_factory=dict)
+    resumed_splits: int = 0
 
 
-def run_experiment(
+def _run_split(family: Family, ds: MultiViewDataset, split: Split, params: Mapping, n_jobs: int, keep: bool,
+               progress: ProgressCallback = None):
+    start = time.perf_counter()
+    rows, details = family.evaluate(ds, split, params, n_jobs, keep, progress)
+    for r in rows:
+        r.setdefault("params", {})
+        r.update(repetition=split.repetition, fold=split.fold)
+    return split.repetition, split.fold, rows, details, time.perf_counter() - start
+
+
+def _settings(family: Family, params: Mapping, protocol, random_state: int) -> dict:
+    return {"family": family.name, "params": dict(params), "protocol": type(protocol).__name__,
+            "protocol_params": asdict(protocol), "random_state": random_state}
+
+
+def run_protocol(
     dataset: MultiViewDataset,
-    family: str,
+    family: Family,
     params: Mapping,
     protocol,
     *,
     random_state: int = 0,
     n_jobs: int = 1,
+    inner_jobs: int | None = None,
     store=None,
     kind: str | None = None,
+    resume: bool = False,
+    details: str | None = None,
     progress: ProgressCallback = None,
 ) -> ExperimentResult:
-    """Evaluate a family of methods on every split of ``protocol``.
+    """Evaluate a family's methods on every split of ``protocol``.
 
     Parameters
     ----------
     dataset : MultiViewDataset
-    family : one of :data:`FAMILIES`
+    family : Family
     params : dict
-        Parameters of the family (e.g. ``{"combinations": [...], "n_estimators": 100}``).
+        The family's parameters (see its ``check_params``; unknown keys are refused).
     protocol : RepeatedHoldout, RepeatedKFold or RepeatedPairDraws
     random_state : int
         Seeds the splits and every model (each split has its own derived seed).
     n_jobs : int
         Splits run in parallel through joblib (any joblib backend, see the module docstring);
-        with ``n_jobs == 1`` the forests inside use 2 threads instead.
+        with ``n_jobs == 1`` splits run one after the other and report finer progress.
+    inner_jobs : int, optional
+        Workers for the work inside a split (default: 2 when splits run one after the other,
+        else 1).
     store : mvlab.experiments.store.ResultsStore, optional
         Records the run (``kind``, default ``"experiment:<family>"``) and commits each split's
         rows as soon as the split finishes.
+    resume : bool
+        With a store: continue the newest run of the same kind, data fingerprint and settings
+        (finished or not); its stored splits are read back, the others computed.
+    details : {None, "last", "all"}
+        Ask the family to keep what it computed on the last split, or on every split.
+    progress : callable (fraction, message), optional
 
     Returns
     -------
-    ExperimentResult with ``table`` columns dataset, method, parameters, repetition, fold,
-    metric, value, seconds.
+    ExperimentResult
     """
-    if family not in FAMILIES:
-        raise ValueError(f"unknown family {family!r}; choose one of {list(FAMILIES)}.")
+    if not isinstance(family, Family):
+        raise ValueError(f"family must be a Family, got {type(family).__name__}; "
+                         "mvlab.experiments.families.run_experiment takes a family by name.")
+    if details not in (None, "last", "all"):
+        raise ValueError(f"details must be None, 'last' or 'all', got {details!r}.")
+    if family.needs_pairs != hasattr(protocol, "n_train_pairs"):
+        raise ValueError(f"the {family.name!r} family needs "
+                         + ("a pair protocol (RepeatedPairDraws)." if family.needs_pairs else
+                            "a protocol of rows (RepeatedHoldout or RepeatedKFold), not pair draws."))
+    params = family.check_params(dict(params))
     splits = protocol.splits(dataset.y, random_state)
-    settings = {"family": family, "params": dict(params), "protocol": type(protocol).__name__,
-                "protocol_params": asdict(protocol), "random_state": random_state}
-    run_id = None
+    settings = _settings(family, params, protocol, random_state)
+    kind = kind or f"experiment:{family.name}"
+    run_id, done_rows = None, []
     if store is not None:
-        run_id = store.start_run(kind or f"experiment:{family}", dataset.name, dataset.fingerprint(), random_state,
-                                 settings)
-    inner_jobs = 2 if n_jobs == 1 else 1
-    parameters = json.dumps(dict(params), sort_keys=True, default=str)
-    rows, start = [], time.perf_counter()
+        run_id = store.find_run(kind, dataset.fingerprint(), settings) if resume else None
+        if run_id is not None:
+            done_rows = store.split_rows(run_id)
+            store.reopen_run(run_id)
+        else:
+            run_id = store.start_run(kind, dataset.name, dataset.fingerprint(), random_state, settings)
+    done = {(r["repetition"], r["fold"]) for r in done_rows}
+    todo = [s for s in splits if (s.repetition, s.fold) not in done]
+    last = splits[-1] if splits else None
+    keep = {(s.repetition, s.fold): details == "all" or (details == "last" and s is last) for s in todo}
+    if inner_jobs is None:
+        inner_jobs = 2 if n_jobs == 1 else 1
+    rows, kept, start = list(done_rows), {}, time.perf_counter()
+    n_total = len(splits)
+    n_resumed = n_done = n_total - len(todo)
+    if progress is not None and n_done:
+        progress(n_done / n_total, f"{n_done}/{n_total} splits read back from the results store")
     try:
-        jobs = (delayed(_run_split)(family, dataset, s, params, inner_jobs) for s in splits)
-        for done, (rep, fold, split_rows, _) in enumerate(
-                Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs), start=1):
-            for r in split_rows:
-                r.update(repetition=rep, fold=fold)
+        if n_jobs == 1:  # in this process: finer progress from inside each split
+            results = (_run_split(family, dataset, s, params, inner_jobs, keep[(s.repetition, s.fold)],
+                                  scaled(progress, (n_resumed + i) / n_total, 1 / n_total))
+                       for i, s in enumerate(todo))
+        else:
+            results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+                delayed(_run_split)(family, dataset, s, params, inner_jobs, keep[(s.repetition, s.fold)])
+                for s in todo)
+        for rep, fold, split_rows, split_details, _ in results:
             if store is not None:
                 store.add_results(run_id, split_rows)
             rows += split_rows
+            if split_details is not None:
+                kept[(rep, fold)] = split_details
+            n_done += 1
             if progress is not None:
-                progress(done / len(splits), f"{done}/{len(splits)} splits done")
+                progress(n_done / n_total, f"{n_done}/{n_total} splits done")
     except BaseException:
         if store is not None:
             store.finish_run(run_id, {"splits_done": len({(r['repetition'], r['fold']) for r in rows})}, failed=True)
         raise
     seconds = time.perf_counter() - start
-    table = pd.DataFrame(rows, columns=["method", "metric", "value", "seconds", "repetition", "fold", "params"])
-    table = table.drop(columns="params").sort_values(["repetition", "fold"], kind="stable")  # methods in run order
+    order = {(s.repetition, s.fold): i for i, s in enumerate(splits)}
+    table = pd.DataFrame(rows, columns=[c for c in TABLE_COLUMNS if c != "dataset"])
+    table["params"] = [p if isinstance(p, dict) else {} for p in table["params"]]
+    table = table.iloc[sorted(range(len(table)), key=lambda i: order[(table["repetition"].iat[i], table["fold"].iat[i])])]
     table.insert(0, "dataset", dataset.name)
-    table.insert(2, "parameters", parameters)
-    table = table[["dataset", "method", "parameters", "repetition", "fold", "metric", "value", "seconds"]]
     if store is not None:
-        store.finish_run(run_id, {"seconds": seconds, "splits": len(splits)})
-    return ExperimentResult(table.reset_index(drop=True), run_id, seconds)
+        store.finish_run(run_id, {"seconds": seconds, "splits": n_total, "resumed_splits": n_resumed})
+    return ExperimentResult(table.reset_index(drop=True), run_id, seconds, family.name, params, kept, n_resumed)
 
 
-def summarize(table: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame:
-    """Mean ± std (over repetitions and folds) per dataset and method of one metric: columns
-    dataset, method, mean, std, n."""
+def summarize(table: pd.DataFrame, metric: str = "accuracy", by: tuple = ()) -> pd.DataFrame:
+    """Mean ± std (over repetitions and folds, and any other row parameters) per dataset and
+    method of one metric: columns dataset, [by...], method, mean, std, n.
+
+    ``by`` names keys of the rows' ``params`` (or columns) that stay separate (e.g.
+    ``("classifier",)`` for view construction)."""
     part = table[table["metric"] == metric]
     if part.empty:
         raise ValueError(f"no rows with metric {metric!r}; the table has {sorted(table['metric'].unique())}.")
-    out = part.groupby(["dataset", "method"], sort=False)["value"].agg(["mean", "std", "count"]).reset_index()
+    part = with_param_columns(part, by)
+    keys = ["dataset", *by, "method"]
+    out = part.groupby(keys, sort=False)["value"].agg(["mean", "std", "count"]).reset_index()
     return out.rename(columns={"count": "n"})
+
+
+def with_param_columns(table: pd.DataFrame, keys) -> pd.DataFrame:
+    """The table with one column per key of the rows' ``params`` dicts (already-present columns stay)."""
+    table = table.copy()
+    for key in keys:
+        if key not in table.columns:
+            table[key] = [(p or {}).get(key) if isinstance(p, dict) else None for p in table.get("params", [{}] * len(table))]
+    return table
+
+
+def decode_params(value: Any) -> dict:
+    """A row's params as a dict, whether stored as a dict or as JSON text."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str) and value:
+        return json.loads(value)
+    return {}

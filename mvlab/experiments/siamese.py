@@ -23,8 +23,6 @@ cascades, which is the same as giving each cascade the same scanner (same seed, 
 
 from __future__ import annotations
 
-import io
-import json
 import time
 from dataclasses import dataclass, field
 from typing import NamedTuple, Sequence
@@ -37,6 +35,7 @@ from mvlab.siamese.cascade import MultiGrainedScanner
 from mvlab.siamese.pairs import make_pair_split, pair_features
 from mvlab.siamese.forest import SiameseDeepForest, effective_number_of_trees
 from mvlab.core.progress import ProgressCallback, scaled
+from mvlab.core.serialize import pack, unpack
 
 __all__ = [
     "MODELS",
@@ -293,27 +292,29 @@ class SiameseExperiment:
                 arrays[f"weights[{q}][{k}]"] = W
         meta = {"classes": list(self.classes), "n_levels": self.n_levels, "forest_names": self.forest_names,
                 "n_weight_levels": len(self.weights), "seconds": self.seconds, "settings": self.settings}
-        buf = io.BytesIO()
-        np.savez_compressed(buf, meta=np.array(json.dumps(meta)), **arrays)
-        return buf.getvalue()
+        return pack(arrays, meta)
+
+    def result_rows(self) -> list[dict]:
+        """Tidy rows (repetition 0, model, "accuracy", value, fit seconds) for the results store."""
+        return [{"repetition": 0, "method": m, "metric": "accuracy", "value": self.accuracy(m),
+                 "seconds": self.seconds.get(m)} for m in MODELS]
 
     @classmethod
     def from_npz(cls, data: bytes) -> "SiameseExperiment":
-        with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            meta = json.loads(str(z["meta"]))
-            K = len(meta["forest_names"])
-            return cls(
-                classes=meta["classes"], train_pairs=z["train_pairs"], y_train=z["y_train"],
-                test_pairs=z["test_pairs"], y_test=z["y_test"], test_pair_classes=z["test_pair_classes"],
-                train_pool=z["train_pool"],
-                test_pool=z["test_pool"],
-                level_train={m: z[f"level_train[{m}]"] for m in MODELS},
-                level_test={m: z[f"level_test[{m}]"] for m in MODELS},
-                n_levels={m: int(v) for m, v in meta["n_levels"].items()},
-                scores={m: z[f"scores[{m}]"] for m in MODELS},
-                weights=[[z[f"weights[{q}][{k}]"] for k in range(K)] for q in range(meta["n_weight_levels"])],
-                forest_names=meta["forest_names"], seconds=meta["seconds"], settings=meta["settings"],
-            )
+        z, meta = unpack(data)
+        K = len(meta["forest_names"])
+        return cls(
+            classes=meta["classes"], train_pairs=z["train_pairs"], y_train=z["y_train"],
+            test_pairs=z["test_pairs"], y_test=z["y_test"], test_pair_classes=z["test_pair_classes"],
+            train_pool=z["train_pool"],
+            test_pool=z["test_pool"],
+            level_train={m: z[f"level_train[{m}]"] for m in MODELS},
+            level_test={m: z[f"level_test[{m}]"] for m in MODELS},
+            n_levels={m: int(v) for m, v in meta["n_levels"].items()},
+            scores={m: z[f"scores[{m}]"] for m in MODELS},
+            weights=[[z[f"weights[{q}][{k}]"] for k in range(K)] for q in range(meta["n_weight_levels"])],
+            forest_names=meta["forest_names"], seconds=meta["seconds"], settings=meta["settings"],
+        )
 
 
 # ------------------------------------------------------------------------- the run

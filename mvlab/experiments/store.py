@@ -29,6 +29,8 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
+from mvlab.core.serialize import _jsonable
+
 __all__ = ["ResultsStore", "default_path", "package_versions"]
 
 _SCHEMA = """
@@ -101,16 +103,6 @@ def _canonical(settings: Mapping[str, Any]) -> str:
         return json.dumps(settings, sort_keys=True, separators=(",", ":"), default=_jsonable)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"settings must be JSON-serialisable: {exc}") from None
-
-
-def _jsonable(value):
-    import numpy as np
-
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    raise TypeError(f"{type(value).__name__} is not JSON-serialisable")
 
 
 class ResultsStore:
@@ -237,6 +229,30 @@ class ResultsStore:
         with self._connect() as conn:
             row = conn.execute("SELECT data FROM artifacts WHERE run_id = ? AND name = ?", (run_id, name)).fetchone()
         return None if row is None else bytes(row[0])
+
+    def find_run(self, kind: str, fingerprint: str, settings: Mapping[str, Any]) -> str | None:
+        """The newest run of this kind on the same data with identical settings, whatever its status
+        (a run to resume), or None."""
+        with self._connect() as conn:
+            row = conn.execute(
+                "SELECT run_id FROM runs WHERE kind = ? AND fingerprint = ? AND settings_key = ?"
+                " ORDER BY started DESC LIMIT 1",
+                (kind, fingerprint, _canonical(settings)),
+            ).fetchone()
+        return None if row is None else row[0]
+
+    def split_rows(self, run_id: str) -> list[dict]:
+        """The stored result rows of a run as dicts (repetition, fold, method, metric, value, seconds,
+        params), in the order they were written: what a resumed run reads back."""
+        frame = self.results(run_id=run_id)
+        return [{"repetition": int(r.repetition), "fold": int(r.fold), "method": r.method, "metric": r.metric,
+                 "value": r.value, "seconds": r.seconds, "params": r.params} for r in frame.itertuples()]
+
+    def reopen_run(self, run_id: str) -> None:
+        """Mark a stored run ``running`` again (it is being resumed)."""
+        with self._transaction() as conn:
+            self._require_run(conn, run_id)
+            conn.execute("UPDATE runs SET status = 'running', finished = NULL WHERE run_id = ?", (run_id,))
 
     def find_finished(self, kind: str, fingerprint: str, settings: Mapping[str, Any]) -> str | None:
         """The newest finished run of this kind on the same data with identical settings, or None."""

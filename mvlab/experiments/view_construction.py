@@ -25,8 +25,6 @@ datasets.
 
 from __future__ import annotations
 
-import io
-import json
 import numbers
 import time
 from dataclasses import dataclass, field
@@ -45,11 +43,15 @@ from mvlab.construction.diversity import diversity_report
 from mvlab.construction.partition import OFSP, AttributeBagging, AttributeClustering, Bagging, GeneticViews, RandomPartition
 from mvlab.experiments.stats import FriedmanAlignedResult, PosthocResult, friedman_aligned_ranks_test, posthoc_vs_control
 from mvlab.core.progress import ProgressCallback
+from mvlab.core.serialize import pack, unpack
+from mvlab.datasets.container import MultiViewDataset
+from mvlab.experiments.protocols import RepeatedKFold
+from mvlab.experiments.runner import Family, Preset, run_protocol, with_param_columns
 
 __all__ = [
     "METHODS", "METHOD_TITLES", "CLASSIFIERS", "CLASSIFIER_TITLES", "METRICS", "METRIC_TITLES",
     "HIGHER_IS_BETTER", "make_partitioner", "cell_seed", "evaluate_split", "k_sweep",
-    "KSweepResult", "SweepTest", "sweep_test", "feature_groups", "partition_crosstab",
+    "KSweepResult", "SweepTest", "sweep_test", "feature_groups", "partition_crosstab", "VIEW_CONSTRUCTION",
 ]
 
 
@@ -143,23 +145,6 @@ def _evaluate_cell(X, y, train, test, method, classifier, k, seed, options, keep
     return method, classifier, k, metrics, timing.wall_seconds, membership
 
 
-_SMALL_WORK = """Cells run with one BLAS / OpenMP thread in this process (joblib's worker processes
-limit theirs likewise): their matrices are small, and threads only oversubscribe the cores, which
-measured several times slower on a busy 2-core machine.  Parallelism is over cells (``n_jobs``)."""
-
-
-def _drive(results, total, progress):
-    for done, item in enumerate(results, start=1):
-        if progress is not None:
-            m, c, k = item[1][:3]
-            progress(done / total, f"{done}/{total} cells done ({m}, {c}, k = {k})")
-        yield item
-
-
-def _indexed_cell(i, *args):
-    return i, _evaluate_cell(*args)
-
-
 def _check_sweep(X, y, methods, classifiers, max_views, options):
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
@@ -190,30 +175,45 @@ def _check_sweep(X, y, methods, classifiers, max_views, options):
 
 
 def _rows(method, classifier, k, metrics, seconds):
-    return [{"method": f"{method} ({classifier}, k = {k})", "view_method": method, "classifier": classifier, "k": k,
-             "metric": m, "value": float(v), "seconds": seconds, "params": {"classifier": classifier, "k": k}}
-            for m, v in metrics.items()]
+    return [{"method": method, "metric": m, "value": float(v), "seconds": seconds,
+             "params": {"classifier": classifier, "k": k}} for m, v in metrics.items()]
 
 
 def evaluate_split(X, y, train, test, *, methods: Sequence[str] = METHODS, classifiers: Sequence[str] = CLASSIFIERS,
-                   max_views: int = 10, random_state: int = 0, n_jobs: int | None = None, **options) -> list[dict]:
+                   max_views: int = 10, random_state: int = 0, n_jobs: int | None = None,
+                   keep_partitions: bool = False, progress: ProgressCallback = None, **options):
     """Every (method, classifier, k = 1..max_views) cell on one given split (rows ``train`` /
-    ``test`` of ``X`` (n, d)).  Returns tidy rows ``{"method", "view_method", "classifier", "k",
-    "metric", "value", "seconds", "params"}``.  ``method`` names the whole configuration, e.g.
-    ``"OFSP (knn, k = 3)"``, so that tables keeping only ``method`` (as
-    :func:`mvlab.experiments.runner.run_experiment` does) still tell the configurations apart;
-    ``view_method`` is the bare method, ``params`` repeats classifier and k.  ``options`` as for
-    :func:`make_partitioner`.  This is the ``"view-construction"`` family of
-    :func:`mvlab.experiments.runner.run_experiment`."""
+    ``test`` of ``X`` (n, d)).
+
+    Returns
+    -------
+    rows : list of dict
+        Tidy rows ``{"method", "metric", "value", "seconds", "params": {"classifier", "k"}}``:
+        ``method`` is the view-construction method (one of :data:`METHODS`), every metric of
+        :data:`METRICS` for every cell.
+    memberships : dict (method, classifier, k) -> bool ndarray (k, d), or None
+        The partitions, with ``keep_partitions``.
+
+    ``options`` as for :func:`make_partitioner`.  Cells run in parallel (``n_jobs``), each with
+    one BLAS thread (their matrices are small; threads only oversubscribe the cores, measured
+    several times slower on a busy 2-core machine).  This is the ``"view-construction"``
+    family's evaluation of one split.
+    """
     X, y, methods, classifiers, opts = _check_sweep(X, y, methods, classifiers, max_views, options)
     train, test = np.asarray(train), np.asarray(test)
-    jobs = (delayed(_evaluate_cell)(X, y, train, test, m, c, k, cell_seed(random_state, k), opts, False)
-            for c in classifiers for m in methods for k in range(1, max_views + 1))
-    rows = []
-    with threadpool_limits(limits=1):  # see _SMALL_WORK
-        for m, c, k, metrics, seconds, _ in Parallel(n_jobs=n_jobs)(jobs):
+    cells = [(m, c, k) for c in classifiers for m in methods for k in range(1, max_views + 1)]
+    jobs = (delayed(_evaluate_cell)(X, y, train, test, m, c, k, cell_seed(random_state, k), opts, keep_partitions)
+            for m, c, k in cells)
+    rows, memberships = [], {}
+    with threadpool_limits(limits=1):
+        for done, (m, c, k, metrics, seconds, membership) in enumerate(
+                Parallel(n_jobs=n_jobs, return_as="generator")(jobs), start=1):
             rows += _rows(m, c, k, metrics, seconds)
-    return rows
+            if membership is not None:
+                memberships[(m, c, k)] = membership
+            if progress is not None:
+                progress(done / len(cells), f"{done}/{len(cells)} cells done ({m}, {c}, k = {k})")
+    return rows, (memberships if keep_partitions else None)
 
 
 # --------------------------------------------------------------------------- the sweep
@@ -293,6 +293,13 @@ class KSweepResult:
         except KeyError:
             raise ValueError(f"no partition for {method}, {classifier}, k = {k} in this result.") from None
 
+    def result_rows(self) -> list[dict]:
+        """Tidy rows for the results store: method, metric, value (None for a missing value, e.g.
+        disagreement at k = 1), with the classifier and k as parameters."""
+        return [{"repetition": r.repetition, "fold": r.fold, "method": r.method, "metric": r.metric,
+                 "value": None if np.isnan(r.value) else r.value, "params": {"classifier": r.classifier, "k": int(r.k)}}
+                for r in self.table.itertuples()]
+
     def to_npz(self) -> bytes:
         """The table, partitions, indices and settings in one compressed ``.npz``."""
         t = self.table
@@ -308,24 +315,21 @@ class KSweepResult:
             arrays[f"membership[{i}]"] = self.memberships[key]
         meta = {"settings": self.settings, "n_features": self.n_features, "seconds": self.seconds,
                 "n_folds": len(self.test_folds), "membership_keys": [list(k) for k in keys]}
-        buf = io.BytesIO()
-        np.savez_compressed(buf, meta=np.array(json.dumps(meta)), **arrays)
-        return buf.getvalue()
+        return pack(arrays, meta)
 
     @classmethod
     def from_npz(cls, data: bytes) -> "KSweepResult":
-        with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            meta = json.loads(str(z["meta"]))
-            s = meta["settings"]
-            names = {"method": s["methods"], "classifier": s["classifiers"], "metric": list(METRICS)}
-            table = pd.DataFrame({c: (np.asarray(names[c], dtype=object)[z[f"table_{c}"]] if c in names
-                                      else z[f"table_{c}"]) for c in _COLUMNS})
-            memberships = {(m, c, int(k)): z[f"membership[{i}]"]
-                           for i, (m, c, k) in enumerate(meta["membership_keys"])}
-            return cls(table=table, memberships=memberships, sample_index=z["sample_index"],
-                       feature_index=z["feature_index"],
-                       test_folds=[z[f"test_fold[{i}]"] for i in range(meta["n_folds"])],
-                       n_features=meta["n_features"], settings=s, seconds=meta["seconds"])
+        z, meta = unpack(data)
+        s = meta["settings"]
+        names = {"method": s["methods"], "classifier": s["classifiers"], "metric": list(METRICS)}
+        table = pd.DataFrame({c: (np.asarray(names[c], dtype=object)[z[f"table_{c}"]] if c in names
+                                  else z[f"table_{c}"]) for c in _COLUMNS})
+        memberships = {(m, c, int(k)): z[f"membership[{i}]"]
+                       for i, (m, c, k) in enumerate(meta["membership_keys"])}
+        return cls(table=table, memberships=memberships, sample_index=z["sample_index"],
+                   feature_index=z["feature_index"],
+                   test_folds=[z[f"test_fold[{i}]"] for i in range(meta["n_folds"])],
+                   n_features=meta["n_features"], settings=s, seconds=meta["seconds"])
 
 
 def _subsample(X, y, max_samples, max_features, random_state):
@@ -348,7 +352,8 @@ def _subsample(X, y, max_samples, max_features, random_state):
 def k_sweep(X, y, *, methods: Sequence[str] = METHODS, classifiers: Sequence[str] = CLASSIFIERS,
             max_views: int = 10, n_splits: int = 5, n_repeats: int = 10, max_samples: int | None = None,
             max_features: int | None = None, random_state: int = 0, n_jobs: int | None = None,
-            progress: ProgressCallback = None, **options) -> KSweepResult:
+            progress: ProgressCallback = None, store=None, kind: str | None = None, resume: bool = False,
+            **options) -> KSweepResult:
     """Build views with every method for k = 1..``max_views`` on every training fold, fit a
     performance-weighted view ensemble on them and score it on the fold's test rows (B.5-B.6).
 
@@ -368,8 +373,13 @@ def k_sweep(X, y, *, methods: Sequence[str] = METHODS, classifiers: Sequence[str
     random_state : int
         Seeds the samples, the splits and, through :func:`cell_seed`, every partitioner and ensemble.
     n_jobs : int or None
-        Cells run in parallel through joblib.
+        Workers for the cells of a split (default 2); the splits run one after the other through
+        the experiment runner (:func:`mvlab.experiments.runner.run_protocol`).
     progress : callable (fraction, message), optional
+    store, kind, resume
+        A :class:`mvlab.experiments.store.ResultsStore` and the run's kind: every finished split
+        is stored as it finishes; with ``resume`` the splits of an earlier run with the same
+        settings are read back (their partitions are then not available).
     options : ``inner_cv`` (5), ``ga_generations`` (30), ``ga_population`` (50), ``ga_offspring`` (100),
         ``ab_trials`` (10), ``feature_order`` ("natural"); see :func:`make_partitioner`.
 
@@ -377,40 +387,28 @@ def k_sweep(X, y, *, methods: Sequence[str] = METHODS, classifiers: Sequence[str
     -------
     KSweepResult
     """
-    from mvlab.experiments.protocols import RepeatedKFold
-
     X, y, methods, classifiers, opts = _check_sweep(X, y, methods, classifiers, max_views, options)
     start = time.perf_counter()
     sample_index, feature_index = _subsample(X, y, max_samples, max_features, random_state)
-    Xs, ys = X[np.ix_(sample_index, feature_index)], y[sample_index]
-    _check_sweep(Xs, ys, methods, classifiers, max_views, options)
-    splits = RepeatedKFold(n_repeats=int(n_repeats), n_splits=int(n_splits)).splits(ys, random_state)
-    smallest_train = min(np.bincount(np.unique(ys[s.train], return_inverse=True)[1]).max() for s in splits)
+    data = MultiViewDataset(X[np.ix_(sample_index, feature_index)], y[sample_index], name="k sweep")
+    _check_sweep(data.X, data.y, methods, classifiers, max_views, options)
+    protocol = RepeatedKFold(n_repeats=int(n_repeats), n_splits=int(n_splits))
+    splits = protocol.splits(data.y, random_state)
+    smallest_train = min(np.bincount(np.unique(data.y[s.train], return_inverse=True)[1]).max() for s in splits)
     if opts["inner_cv"] > smallest_train:
         raise ValueError(f"{opts['inner_cv']} inner folds need at least that many training instances of one class; "
                          "use fewer inner folds or more instances.")
-    last = len(splits) - 1
-    cells = [(i, c, m, k) for i in range(len(splits)) for c in classifiers for m in methods
-             for k in range(1, max_views + 1)]
-    jobs = (delayed(_indexed_cell)(
-        i, Xs, ys, splits[i].train, splits[i].test, m, c, k, cell_seed(splits[i].seed, k), opts, i == last)
-        for i, c, m, k in cells)
-    rows, memberships = [], {}
-    if progress is not None:
-        progress(0.0, f"{len(cells)} cells on {len(splits)} splits")
-    with threadpool_limits(limits=1):  # see _SMALL_WORK
-        results = list(_drive(Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs), len(cells), progress))
-    for i, (m, c, k, metrics, _, membership) in results:
-        s = splits[i]
-        rows += [{"method": m, "classifier": c, "k": k, "repetition": s.repetition, "fold": s.fold,
-                  "metric": name, "value": float(v)} for name, v in metrics.items()]
-        if membership is not None:
-            memberships[(m, c, k)] = membership
-    table = pd.DataFrame(rows, columns=_COLUMNS)
+    params = {"methods": methods, "classifiers": classifiers, "max_views": int(max_views), **opts}
+    result = run_protocol(data, VIEW_CONSTRUCTION, params, protocol, random_state=random_state, n_jobs=1,
+                          inner_jobs=2 if n_jobs is None else n_jobs, details="last", progress=progress,
+                          store=store, kind=kind, resume=resume)
+    table = with_param_columns(result.table, ("classifier", "k"))
+    table = table.assign(k=table["k"].astype(int))[_COLUMNS]
     order = {"method": {v: i for i, v in enumerate(methods)}, "classifier": {v: i for i, v in enumerate(classifiers)},
              "metric": {v: i for i, v in enumerate(METRICS)}}
     table = table.sort_values(["classifier", "method", "k", "repetition", "fold", "metric"], kind="stable",
                               key=lambda col: col.map(order[col.name]) if col.name in order else col)
+    memberships = next(iter(result.details.values()), None) or {}
     memberships = {key: memberships[key] for key in sorted(
         memberships, key=lambda t: (order["method"][t[0]], order["classifier"][t[1]], t[2]))}
     settings = {"methods": methods, "classifiers": classifiers, "max_views": int(max_views), "n_splits": int(n_splits),
@@ -509,3 +507,52 @@ def partition_crosstab(membership: np.ndarray, groups: Sequence[str], group_orde
     data = {f"view {i + 1}": [int(M[i, groups == g].sum()) for g in order] for i in range(M.shape[0])}
     data["discarded"] = [int((~M[:, groups == g].any(axis=0)).sum()) for g in order]
     return pd.DataFrame(data, index=pd.Index(order, name="natural view"))
+
+
+# --------------------------------------------------------------------------- the family
+
+def check_params(params: dict) -> dict:
+    """The view-construction family's parameters (methods, classifiers, ``max_views`` and the
+    options of :func:`make_partitioner`) with defaults filled in."""
+    keys = {"methods", "classifiers", "max_views"} | set(_OPTION_DEFAULTS)
+    unknown = set(params) - keys
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {sorted(unknown)} of the view-construction family; known: "
+                         f"{sorted(keys)}.")
+    methods = VIEW_CONSTRUCTION.check_methods(params.get("methods", METHODS))
+    classifiers = list(params.get("classifiers", ("knn", "nb")))
+    bad = [c for c in classifiers if c not in CLASSIFIERS]
+    if bad or not classifiers:
+        raise ValueError(f"unknown classifier(s) {bad}; choose from {list(CLASSIFIERS)}." if bad else
+                         "choose at least one classifier.")
+    opts = {k: params[k] for k in _OPTION_DEFAULTS if k in params}
+    return {"methods": methods, "classifiers": classifiers, "max_views": int(params.get("max_views", 10)),
+            **_OPTION_DEFAULTS, **opts}
+
+
+def _evaluate(ds, split, params, n_jobs, keep, progress=None):
+    return evaluate_split(ds.X, ds.y, split.train, split.test, random_state=split.seed, n_jobs=n_jobs,
+                          keep_partitions=keep, progress=progress, **params)
+
+
+VIEW_CONSTRUCTION = Family(
+    name="view-construction",
+    title="View construction: OFSP and five baselines (Kumar & Minz 2015)",
+    methods=METHODS,
+    method_titles=METHOD_TITLES,
+    baseline="RFSP",
+    control="OFSP",
+    evaluate=_evaluate,
+    check_params=check_params,
+    group_by=("classifier",),
+    presets={
+        "quick": Preset({"classifiers": ["knn", "nb"], "max_views": 10, "inner_cv": 3, "ga_generations": 3},
+                        RepeatedKFold(1, 3)),
+        "paper": Preset({"classifiers": ["knn", "nb", "svm"], "max_views": 10, "inner_cv": 5, "ga_generations": 30},
+                        RepeatedKFold(10, 5)),
+    },
+)
+"""OFSP, RFSP, Bagging, AB, VG-AC and VC-GA, each for k = 1..K views with every base classifier, on
+the same folds (B.5-B.6).  Results are per (method, classifier, k); reports compare methods per
+classifier (mean over k and folds), the sign test against RFSP (random partitions), the
+post-hoc against OFSP."""

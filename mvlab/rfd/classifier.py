@@ -35,9 +35,17 @@ from mvlab.rfd.dvs import COMPETENCES, SELECTIONS, DVSCombiner, n_candidates
 from mvlab.rfd.view_forests import ViewForests, combine, fit_view_forests
 from mvlab.rfd.weights import ALIGNMENT_NORMALIZATIONS, STATIC_COMBINATIONS, static_view_weights
 
-__all__ = ["COMBINATIONS", "StaticCombiner", "RFDClassifier"]
+__all__ = ["COMBINATIONS", "COMBINATION_TITLES", "StaticCombiner", "RFDClassifier"]
 
 COMBINATIONS = STATIC_COMBINATIONS + ("dvs",)
+COMBINATION_TITLES = {
+    "average": "Avg: average of the views",
+    "knn": "SWknn: weights from kNN accuracy",
+    "alignment": "SWka: weights from kernel alignment",
+    "oob": "SWoob: weights from out-of-bag accuracy",
+    "dvs": "DVS: dynamic view selection",
+}
+"""The combinations by the names of the paper (§A.7-A.8), for people."""
 
 
 # ----------------------------------------------------------------------------- combiners

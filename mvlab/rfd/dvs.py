@@ -84,6 +84,7 @@ __all__ = [
     "MAX_CANDIDATES",
     "DVSCostWarning",
     "n_candidates",
+    "check_pool_size",
     "view_subsets",
     "subset_names",
     "subset_dissimilarity",
@@ -111,6 +112,21 @@ def _check_max_subset_size(n_views: int, max_subset_size) -> int:
     if not _is_int(max_subset_size) or max_subset_size < 1:
         raise ValueError(f"max_subset_size must be None or a positive integer, got {max_subset_size!r}.")
     return min(int(max_subset_size), n_views)
+
+
+def check_pool_size(n_views: int, max_subset_size=None) -> int:
+    """The pool size for ``n_views`` views, or a ``ValueError`` saying why DVS should not run.
+
+    More than :data:`MAX_CANDIDATES_WITHOUT_WARNING` candidates (Q > 10 without a size limit)
+    is refused here: the pages and the CLI call this before training (the library itself only
+    warns, with :class:`DVSCostWarning`, and refuses above :data:`MAX_CANDIDATES`).
+    """
+    P = n_candidates(n_views, max_subset_size)
+    if P > MAX_CANDIDATES_WITHOUT_WARNING:
+        raise ValueError(
+            f"{n_views} views give {P} DVS candidate forests (one per non-empty subset of views, 2^{n_views} - 1); "
+            "that is too many to train here. Use a dataset with at most 10 views, or limit the subsets' size.")
+    return P
 
 
 def n_candidates(n_views: int, max_subset_size=None) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Callable, Iterable, Mapping, TypeVar
+from typing import Callable, TypeVar
 
 import streamlit as st
 
@@ -28,25 +28,27 @@ def results_store() -> ResultsStore:
     return ResultsStore()
 
 
-def result_key(kind: str, ds: MultiViewDataset, settings: Mapping) -> str:
-    """The identity of a result: its kind, the data fingerprint and the exact settings."""
-    return json.dumps([kind, ds.fingerprint(), settings], sort_keys=True, default=str)
+def result_key(settings, ds: MultiViewDataset) -> str:
+    """The identity of a result: its kind, the data fingerprint and the settings actually used."""
+    return json.dumps([settings.kind, ds.fingerprint(), settings.key()], sort_keys=True, default=str)
 
 
-def lookup(kind: str, ds: MultiViewDataset, settings: Mapping, from_bytes: Callable[[bytes], T]) -> T | None:
-    """A finished result for these data and settings, from this session or the store; else None."""
+def lookup(settings, ds: MultiViewDataset, result_type: type[T]) -> T | None:
+    """A finished result for these data and settings, from this session or the store; else None.
+
+    ``result_type`` has ``from_npz(bytes)`` (the artifact stored by :func:`train`)."""
     cache = st.session_state.setdefault(_CACHE, {})
-    key = result_key(kind, ds, settings)
+    key = result_key(settings, ds)
     if key not in cache:
         try:
             store = results_store()
-            run_id = store.find_finished(kind, ds.fingerprint(), settings)
+            run_id = store.find_finished(settings.kind, ds.fingerprint(), settings.key())
             blob = store.artifact(run_id, "result") if run_id else None
         except ValueError:
             blob = None  # an unusable store only costs the cache
         if blob is None:
             return None
-        cache[key] = from_bytes(blob)
+        cache[key] = result_type.from_npz(blob)
     return cache[key]
 
 
@@ -73,30 +75,23 @@ def progress_bar(label: str) -> Callable[[float, str], None]:
     return update
 
 
-def train(
-    kind: str,
-    ds: MultiViewDataset,
-    seed: int,
-    settings: Mapping,
-    compute: Callable[[Callable[[float, str], None]], T],
-    to_bytes: Callable[[T], bytes],
-    result_rows: Callable[[T], Iterable[Mapping]],
-    label: str = "Training",
-) -> T | None:
-    """Run ``compute(progress)``; store and cache its result.  A ``ValueError`` (bad settings for
-    these data) is shown with ``st.error`` and returns None."""
+def train(settings, ds: MultiViewDataset, label: str = "Training"):
+    """Run ``settings.run(ds, progress)`` with a progress bar; store and cache its result.
+
+    The result must have ``to_npz()`` and ``result_rows()``.  A ``ValueError`` (settings that
+    do not suit these data) is shown with ``st.error`` and returns None."""
     progress = progress_bar(label)
     try:
-        result = compute(progress)
+        result = settings.run(ds, progress)
     except ValueError as exc:
         st.error(f"Training failed: {exc}")
         return None
-    st.session_state.setdefault(_CACHE, {})[result_key(kind, ds, settings)] = result
+    st.session_state.setdefault(_CACHE, {})[result_key(settings, ds)] = result
     try:
         store = results_store()
-        run_id = store.start_run(kind, ds.name, ds.fingerprint(), seed, settings)
-        store.add_results(run_id, result_rows(result))
-        store.put_artifact(run_id, "result", to_bytes(result))
+        run_id = store.start_run(settings.kind, ds.name, ds.fingerprint(), settings.seed, settings.key())
+        store.add_results(run_id, result.result_rows())
+        store.put_artifact(run_id, "result", result.to_npz())
         store.finish_run(run_id)
     except ValueError as exc:
         st.warning(f"The result is shown but could not be saved in the results store: {exc}")

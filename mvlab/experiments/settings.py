@@ -1,0 +1,316 @@
+"""One settings object per page: what the user chose, in one frozen dataclass.
+
+Each page of the dashboard asks one question and trains one experiment.  Its settings object is
+the single source of what was chosen: it
+
+* builds the library call (:meth:`ExperimentSettings.run`), with the paper's sizes when the
+  ``paper`` switch is on (the presets of :mod:`mvlab.experiments.families`, not a copy);
+* gives the key a result is stored and found under (:meth:`ExperimentSettings.key`);
+* gives the manifest of a download (:meth:`ExperimentSettings.manifest`: settings, seed, data
+  fingerprint, package versions);
+* round-trips through a URL query (:meth:`ExperimentSettings.to_query` /
+  :meth:`ExperimentSettings.from_query`), so that a link reopens the same settings; bad values
+  fall back to the default with a note naming the parameter;
+* says, before training, why the data cannot work (:meth:`ExperimentSettings.problems`).
+
+Field metadata ``options`` (allowed strings) and ``range`` (inclusive bounds) drive the checks
+of :meth:`from_query`; the page's widgets use the same bounds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import typing
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping
+
+from mvlab.core.progress import ProgressCallback
+from mvlab.datasets.container import MultiViewDataset
+from mvlab.datasets.synthetic import make_madelon
+from mvlab.experiments.dissimilarity import DISSIMILARITY, compare_combinations
+from mvlab.experiments.pair_methods import PAIRS
+from mvlab.experiments.siamese import run_siamese_experiment
+from mvlab.experiments.store import package_versions
+from mvlab.experiments.view_construction import CLASSIFIERS, METHODS, VIEW_CONSTRUCTION, k_sweep
+from mvlab.forest.measures import MEASURES, measure_spec, resolve_measure
+from mvlab.rfd.classifier import COMBINATIONS
+from mvlab.rfd.dvs import check_pool_size
+from mvlab.rfd.weights import STATIC_COMBINATIONS
+
+__all__ = [
+    "APP_N_JOBS", "ExperimentSettings", "DissimilaritySettings", "DVSSettings", "ViewConstructionSettings",
+    "SiameseSettings",
+]
+
+APP_N_JOBS = -1
+"""Threads of the dashboard's computations: every core (joblib convention)."""
+
+
+def _opt(default, options=None, range=None, help=""):
+    return field(default=default, metadata={"options": options, "range": range, "help": help})
+
+
+@dataclass(frozen=True)
+class ExperimentSettings:
+    """Base of the page settings (see the module docstring).  ``seed`` is the sidebar's seed."""
+
+    kind: ClassVar[str] = ""
+    seed: int = 0
+
+    # ------------------------------------------------------------------ to override
+    def effective(self) -> "ExperimentSettings":
+        """The settings actually used (the ``paper`` switch applies the paper's sizes)."""
+        return self
+
+    def run(self, ds: MultiViewDataset, progress: ProgressCallback = None):
+        """Train on ``ds``; returns the page's result object."""
+        raise NotImplementedError
+
+    def problems(self, ds: MultiViewDataset) -> list[str]:
+        """Why these settings cannot work on ``ds`` (empty if they can), in words, before training."""
+        return []
+
+    # ------------------------------------------------------------------ shared
+    def key(self) -> dict:
+        """JSON-able settings actually used (store key and download manifest)."""
+        return json.loads(json.dumps(dataclasses.asdict(self.effective()), default=list))
+
+    def manifest(self, ds: MultiViewDataset) -> dict:
+        """What a download carries: kind, settings, seed, data name and fingerprint, versions."""
+        return {"kind": self.kind, "settings": self.key(), "seed": self.seed, "dataset": ds.name,
+                "fingerprint": ds.fingerprint(), "versions": package_versions()}
+
+    @classmethod
+    def query_fields(cls) -> list[dataclasses.Field]:
+        """The fields a URL carries (the seed travels with the data, not with the page)."""
+        return [f for f in dataclasses.fields(cls) if f.name != "seed"]
+
+    def to_query(self) -> dict[str, str]:
+        """The fields that differ from their default, as URL query strings (lists comma-joined)."""
+        out = {}
+        for f in self.query_fields():
+            value = getattr(self, f.name)
+            if value != f.default:
+                out[f.name] = ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
+        return out
+
+    @classmethod
+    def from_query(cls, query: Mapping[str, Any], seed: int = 0) -> tuple["ExperimentSettings", list[str]]:
+        """Settings from URL query values; returns (settings, notes).
+
+        Unknown keys are ignored (they belong to other pages or to the data); a value that does
+        not parse, is not an allowed option or is out of range falls back to the default and
+        adds a note naming the parameter and the allowed values.
+        """
+        hints = typing.get_type_hints(cls)
+        values, notes = {}, []
+        for f in cls.query_fields():
+            if f.name not in query:
+                continue
+            raw = query[f.name]
+            if isinstance(raw, (list, tuple)):  # a key given twice: lists join, scalars keep the last
+                raw = ",".join(map(str, raw)) if typing.get_origin(hints[f.name]) is tuple else raw[-1]
+            try:
+                values[f.name] = _parse(raw, hints[f.name], f)
+            except ValueError as exc:
+                notes.append(f"'{f.name}={raw}' was ignored ({exc}); using {f.name}={_show(f.default)}.")
+        return cls(seed=seed, **values), notes
+
+
+def _show(value) -> str:
+    return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
+
+def _parse(raw, hint, f: dataclasses.Field):
+    options, bounds = f.metadata.get("options"), f.metadata.get("range")
+    text = str(raw).strip()
+    if typing.get_origin(hint) is tuple:
+        items = tuple(t.strip() for t in text.split(",") if t.strip())
+        if typing.get_args(hint)[0] is int:
+            try:
+                return tuple(int(t) for t in items)
+            except ValueError:
+                raise ValueError("not a list of whole numbers") from None
+        bad = [t for t in items if options is not None and t not in options]
+        if bad:
+            raise ValueError(f"{bad} not among {list(options)}")
+        return items
+    if hint is bool:
+        if text.lower() in ("1", "true", "yes", "on"):
+            return True
+        if text.lower() in ("0", "false", "no", "off"):
+            return False
+        raise ValueError("not true or false")
+    if hint is int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise ValueError("not a whole number") from None
+    elif hint is float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise ValueError("not a number") from None
+        if not math.isfinite(value):
+            raise ValueError("not a finite number")
+    else:
+        value = text
+        if options is not None and value not in options:
+            raise ValueError(f"not one of {list(options)}")
+        return value
+    if bounds is not None and not bounds[0] <= value <= bounds[1]:
+        raise ValueError(f"outside {bounds[0]}..{bounds[1]}")
+    return value
+
+
+# ============================================================================ dissimilarity
+@dataclass(frozen=True)
+class _MeasureChoice(ExperimentSettings):
+    """Settings that grow view forests: the measure and its parameters."""
+
+    measure: str = _opt("breiman", options=tuple(MEASURES))
+    w: float = _opt(1.0, range=(0.05, 5.0), help="path-length decay")
+    kdn_k: int = _opt(7, range=(1, 50), help="neighbours of the kDN hardness")
+    paper: bool = False
+    n_estimators: int = _opt(100, range=(3, 1000))
+
+    def measure_object(self):
+        """The measure with the parameters of this page that it takes (e.g. ``RFD(kdn_k=7)``)."""
+        m = resolve_measure(self.measure)
+        return m.set_params(**{k: getattr(self, k) for k in m.get_params() if hasattr(self, k)})
+
+    def _paper(self, **extra) -> dict:
+        preset = DISSIMILARITY.presets["paper"].params
+        return {"n_estimators": preset["n_estimators"], "measure": preset["measure"], "paper": False, **extra}
+
+    def key(self) -> dict:
+        out = super().key()
+        eff = self.effective()
+        out["measure"] = measure_spec(eff.measure_object())  # carries w or kdn_k when the measure uses them
+        out.pop("w"), out.pop("kdn_k")
+        return out
+
+
+@dataclass(frozen=True)
+class DissimilaritySettings(_MeasureChoice):
+    """The Dissimilarity page: one split, every static combination on the same view forests."""
+
+    kind: ClassVar[str] = "dissimilarity"
+    test_size: float = _opt(0.5, range=(0.1, 0.9))
+    k: int = _opt(7, range=(1, 50), help="neighbours of SWknn's leave-one-out kNN")
+
+    def effective(self):
+        return dataclasses.replace(self, **self._paper()) if self.paper else self
+
+    def run(self, ds, progress=None):
+        s = self.effective()
+        return compare_combinations(ds.X, ds.y, ds.views, classes=ds.classes, combinations=STATIC_COMBINATIONS,
+                                    test_size=s.test_size, measure=s.measure_object(), n_estimators=s.n_estimators,
+                                    k=s.k, random_state=s.seed, n_jobs=APP_N_JOBS, progress=progress)
+
+
+@dataclass(frozen=True)
+class DVSSettings(_MeasureChoice):
+    """The Dynamic view selection page: DVS next to the static combinations on one split."""
+
+    kind: ClassVar[str] = "dvs"
+    n_estimators: int = _opt(30, range=(3, 1000))
+    k: int = _opt(7, range=(1, 50), help="region of competence")
+    competence: str = _opt("ola", options=("ola", "lca"))
+    selection: str = _opt("best", options=("best", "knora"))
+    test_size: float = _opt(0.5, range=(0.1, 0.9))
+
+    def effective(self):
+        return dataclasses.replace(self, **self._paper()) if self.paper else self
+
+    def problems(self, ds):
+        try:
+            check_pool_size(ds.n_views)
+        except ValueError as exc:
+            return [str(exc)]
+        return []
+
+    def run(self, ds, progress=None):
+        s = self.effective()
+        return compare_combinations(ds.X, ds.y, ds.views, classes=ds.classes, combinations=COMBINATIONS,
+                                    test_size=s.test_size, measure=s.measure_object(), n_estimators=s.n_estimators,
+                                    k=s.k, dvs_competence=s.competence, dvs_selection=s.selection,
+                                    random_state=s.seed, n_jobs=APP_N_JOBS, progress=progress)
+
+
+# ============================================================================ view construction
+@dataclass(frozen=True)
+class ViewConstructionSettings(ExperimentSettings):
+    """The View construction page: the k sweep of the six methods on the same folds."""
+
+    kind: ClassVar[str] = "view_construction"
+    source: str = _opt("sidebar", options=("sidebar", "madelon"))
+    madelon_n: int = _opt(200, range=(20, 5000))
+    methods: tuple[str, ...] = _opt(tuple(METHODS), options=tuple(METHODS))
+    classifiers: tuple[str, ...] = _opt(("knn", "nb"), options=tuple(CLASSIFIERS))
+    paper: bool = False
+    max_views: int = _opt(10, range=(1, 30))
+    n_splits: int = _opt(3, range=(2, 10))
+    n_repeats: int = _opt(1, range=(1, 10))
+    inner_cv: int = _opt(3, range=(2, 10))
+    ga_generations: int = _opt(3, range=(0, 100))
+    n_used: int = _opt(150, range=(4, 100000), help="instances used (a stratified sample)")
+    d_used: int = _opt(100, range=(1, 100000), help="features used (a random sample)")
+
+    def effective(self):
+        if not self.paper:
+            return self
+        preset = VIEW_CONSTRUCTION.presets["paper"]
+        return dataclasses.replace(self, paper=False, max_views=preset.params["max_views"],
+                                   inner_cv=preset.params["inner_cv"], ga_generations=preset.params["ga_generations"],
+                                   n_splits=preset.protocol.n_splits, n_repeats=preset.protocol.n_repeats,
+                                   n_used=100000, d_used=100000)
+
+    def data(self, ds: MultiViewDataset) -> MultiViewDataset:
+        """The data the sweep runs on: the sidebar's dataset or the Madelon-like set."""
+        return make_madelon(self.madelon_n, random_state=self.seed) if self.source == "madelon" else ds
+
+    def run(self, ds, progress=None):
+        s, data = self.effective(), self.data(ds)
+        return k_sweep(data.X, data.y, methods=list(s.methods), classifiers=list(s.classifiers),
+                       max_views=s.max_views, n_splits=s.n_splits, n_repeats=s.n_repeats,
+                       max_samples=s.n_used if s.n_used < data.n_samples else None,
+                       max_features=s.d_used if s.d_used < data.n_features else None,
+                       inner_cv=s.inner_cv, ga_generations=s.ga_generations, random_state=s.seed,
+                       n_jobs=APP_N_JOBS, progress=progress)
+
+
+# ============================================================================ siamese deep forest
+@dataclass(frozen=True)
+class SiameseSettings(ExperimentSettings):
+    """The Siamese deep forest page: SDF and gcForest on the same pairs and trees."""
+
+    kind: ClassVar[str] = "siamese"
+    paper: bool = False
+    n_pairs: int = _opt(300, range=(30, 5000))
+    n_estimators: int = _opt(50, range=(5, 1000))
+    qp_probas: str = _opt("oof", options=("oof", "insample"))
+    max_levels: int = _opt(4, range=(1, 20))
+    lam: float = _opt(1.0, range=(0.0, 1000.0))
+    z_schedule: str = _opt("double", options=("double", "constant"))
+    scanning: bool = False
+    windows: tuple[int, ...] = ()
+
+    def effective(self):
+        if not self.paper:
+            return self
+        preset = PAIRS.presets["paper"]
+        return dataclasses.replace(self, paper=False, n_pairs=preset.protocol.n_train_pairs,
+                                   n_estimators=preset.params["n_estimators"], qp_probas="insample",
+                                   max_levels=preset.params["sdf_params"]["max_levels"])
+
+    def run(self, ds, progress=None):
+        s = self.effective()
+        scanning = bool(s.scanning and ds.image_shape is not None)
+        return run_siamese_experiment(
+            ds.X, ds.y, s.n_pairs, n_estimators=s.n_estimators, lam=s.lam, z_schedule=s.z_schedule,
+            qp_probas=s.qp_probas, max_levels=s.max_levels, scanning=scanning, image_shape=ds.image_shape,
+            window_sizes=sorted(s.windows) if scanning and s.windows else None, classes=ds.classes,
+            random_state=s.seed, n_jobs=APP_N_JOBS, progress=progress)

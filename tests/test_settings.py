@@ -1,0 +1,91 @@
+"""mvlab.experiments.settings: one frozen object per page builds the call, the key, the manifest
+and the URL query."""
+
+import dataclasses
+
+import pytest
+
+from mvlab.datasets.bundled import load_dataset
+from mvlab.datasets.synthetic import make_multiview_classification
+from mvlab.experiments.families import FAMILIES
+from mvlab.experiments.settings import (DissimilaritySettings, DVSSettings, SiameseSettings,
+                                        ViewConstructionSettings)
+
+ALL = [DissimilaritySettings, DVSSettings, ViewConstructionSettings, SiameseSettings]
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_defaults_have_an_empty_query_and_every_field_round_trips(cls):
+    default = cls(seed=4)
+    assert default.to_query() == {}
+    changed = {}
+    for f in cls.query_fields():
+        value = getattr(default, f.name)
+        if isinstance(value, bool):
+            changed[f.name] = not value
+        elif isinstance(value, int):
+            lo, hi = f.metadata.get("range") or (0, 10**6)
+            changed[f.name] = value + 1 if value + 1 <= hi else value - 1
+        elif isinstance(value, float):
+            lo, hi = f.metadata.get("range") or (0.0, 1e6)
+            changed[f.name] = min(hi, value + 0.05)
+        elif isinstance(value, str) and f.metadata.get("options"):
+            changed[f.name] = [o for o in f.metadata["options"] if o != value][0]
+        elif isinstance(value, tuple) and f.metadata.get("options"):
+            changed[f.name] = tuple(f.metadata["options"][:1])
+    s = dataclasses.replace(default, **changed)
+    back, notes = cls.from_query(s.to_query(), seed=4)
+    assert notes == [] and back == s
+
+
+def test_bad_query_values_fall_back_with_a_note_naming_the_parameter():
+    s, notes = DissimilaritySettings.from_query({"measure": "cosine", "n_estimators": "many", "test_size": "0.95",
+                                                 "k": "5", "other_page_key": "x"}, seed=1)
+    assert s == DissimilaritySettings(seed=1, k=5)
+    assert len(notes) == 3
+    assert "'measure=cosine'" in notes[0] and "breiman" in notes[0]
+    assert "'n_estimators=many'" in notes[1] and "whole number" in notes[1]
+    assert "'test_size=0.95'" in notes[2] and "0.1..0.9" in notes[2]
+    v, notes = ViewConstructionSettings.from_query({"methods": ["OFSP", "RFSP"], "classifiers": "knn,zz"})
+    assert v.methods == ("OFSP", "RFSP") and v.classifiers == ("knn", "nb") and "'zz'" in notes[0]
+
+
+def test_paper_settings_use_the_families_presets_and_rfd():
+    """Issue #13: the chapter's results use RFD; the paper switch must mean the paper."""
+    paper = DissimilaritySettings(paper=True).key()
+    preset = FAMILIES["dissimilarity"].presets["paper"].params
+    assert paper["n_estimators"] == preset["n_estimators"] == 512
+    assert paper["measure"]["name"] == "rfd" and DVSSettings(paper=True).key()["measure"]["name"] == "rfd"
+    assert DissimilaritySettings().key()["measure"] == {"name": "breiman"}
+    vc = ViewConstructionSettings(paper=True).effective()
+    protocol = FAMILIES["view-construction"].presets["paper"].protocol
+    assert (vc.n_splits, vc.n_repeats, vc.inner_cv, vc.ga_generations) == (protocol.n_splits, protocol.n_repeats, 5, 30)
+    sdf = SiameseSettings(paper=True).effective()
+    assert (sdf.n_pairs, sdf.n_estimators, sdf.qp_probas) == (1000, 700, "insample")
+
+
+def test_key_names_the_measure_with_its_parameters_only():
+    assert DissimilaritySettings(measure="path", w=0.5).key()["measure"] == {"name": "path", "w": 0.5}
+    key = DissimilaritySettings(measure="rfd", kdn_k=3, w=0.5).key()
+    assert key["measure"] == {"name": "rfd", "kdn_k": 3, "form": "weighted_proximity"} and "w" not in key
+
+
+def test_manifest_carries_the_data_fingerprint_seed_and_versions():
+    ds = load_dataset("nutrimouse")
+    m = DVSSettings(seed=9).manifest(ds)
+    assert m["kind"] == "dvs" and m["seed"] == 9 and m["fingerprint"] == ds.fingerprint()
+    assert m["settings"] == DVSSettings(seed=9).key() and "numpy" in m["versions"]
+
+
+def test_problems_are_said_before_training():
+    twelve = make_multiview_classification(60, n_views=12, n_features=2, n_classes=2, random_state=0)
+    assert "4095 DVS candidate forests" in DVSSettings().problems(twelve)[0]
+    assert DVSSettings().problems(load_dataset("nutrimouse")) == []
+
+
+def test_run_builds_the_library_call():
+    ds = load_dataset("nutrimouse")
+    result = DissimilaritySettings(seed=2, n_estimators=5, measure="rfd", kdn_k=3).run(ds)
+    assert result.combinations == ["average", "knn", "alignment", "oob"]
+    assert result.settings["measure"] == {"name": "rfd", "kdn_k": 3, "form": "weighted_proximity"}
+    assert result.settings["random_state"] == 2
