@@ -43,6 +43,19 @@ def test_mfeat_is_the_uci_multiple_features_data():
     assert ds.X[0, ds.views["mor"]].tolist()[:4] == [1, 0, 0, pytest.approx(133.15)]
 
 
+def test_htad_has_an_audio_and_an_accelerometer_view():
+    ds = load_dataset("htad")
+    assert (ds.n_samples, ds.n_features) == (1386, 52)
+    assert {k: len(v) for k, v in ds.views.items()} == {"audio": 36, "accelerometer": 16}
+    assert ds.feature_names[0] == "audio.mfcc1" and ds.feature_names[-1] == "accelerometer.meanDif"
+    assert dict(zip(ds.classes, ds.class_counts().tolist())) == {
+        "brush_teeth": 180, "eat_chips": 282, "mop_floor": 181, "sweep": 178,
+        "type_on_keyboard": 179, "wash_hands": 180, "watch_tv": 206}
+    # first row of multiviewstacking's htad.csv, copied digit for digit
+    assert ds.labels[0] == "watch_tv"
+    assert ds.X[0, 0] == 120.0788862 and ds.X[0, ds.views["accelerometer"][0]] == -0.340983072
+
+
 def test_breast_cancer_views_are_mean_se_worst_of_sklearn_data():
     ds, b = load_dataset("breast-cancer"), load_breast_cancer()
     assert list(ds.views) == ["mean", "se", "worst"]

@@ -60,6 +60,13 @@ _REGISTRY: dict[str, tuple[DatasetInfo, Callable[[str, str], MultiViewDataset]]]
             _bundled("mfeat.csv.gz"),
         ),
         (
+            DatasetInfo("htad", "HTAD home tasks (audio + wrist accelerometer)",
+                        "1386 windows of 7 home tasks (brushing teeth, eating chips, mopping, sweeping, typing, "
+                        "washing hands, watching TV) seen by two sensors: 36 MFCC features of the sound (audio) "
+                        "and 16 features of a wrist accelerometer (accelerometer).", 1386, 52, 2, 7),
+            _bundled("htad.csv.gz"),
+        ),
+        (
             DatasetInfo("nutrimouse", "Nutrimouse (genotype)",
                         "40 mice: expression of 120 liver genes and 21 hepatic fatty acids; label = genotype "
                         "(wild type or PPAR-alpha deficient).", 40, 141, 2, 2),
