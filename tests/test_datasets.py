@@ -56,6 +56,18 @@ def test_htad_has_an_audio_and_an_accelerometer_view():
     assert ds.X[0, 0] == 120.0788862 and ds.X[0, ds.views["accelerometer"][0]] == -0.340983072
 
 
+def test_segment_has_the_uci_shape_and_colour_views():
+    ds = load_dataset("segment")
+    assert (ds.n_samples, ds.n_features) == (2310, 19)
+    assert {k: len(v) for k, v in ds.views.items()} == {"shape": 9, "colour": 10}
+    assert ds.feature_names[0] == "shape.region-centroid-col" and ds.feature_names[9] == "colour.intensity-mean"
+    assert ds.classes == ("brickface", "cement", "foliage", "grass", "path", "sky", "window")
+    assert (ds.class_counts() == 330).all()
+    assert (ds.X[:, ds.views["shape"][2]] == 9).all()  # region-pixel-count: every region is 3x3
+    # first data line of Weka's segment-challenge.arff
+    assert ds.labels[0] == "path" and ds.X[0, :3].tolist() == [38, 189, 9] and ds.X[0, -1] == -2.04915
+
+
 def test_breast_cancer_views_are_mean_se_worst_of_sklearn_data():
     ds, b = load_dataset("breast-cancer"), load_breast_cancer()
     assert list(ds.views) == ["mean", "se", "worst"]

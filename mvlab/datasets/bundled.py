@@ -67,6 +67,13 @@ _REGISTRY: dict[str, tuple[DatasetInfo, Callable[[str, str], MultiViewDataset]]]
             _bundled("htad.csv.gz"),
         ),
         (
+            DatasetInfo("segment", "UCI Image Segmentation (shape + colour)",
+                        "2310 3x3 pixel regions of 7 outdoor images, labelled brickface, cement, foliage, grass, "
+                        "path, sky or window; 9 shape and texture features (position, line densities, edge "
+                        "contrasts) and 10 colour features (RGB means, excess colours, HSV).", 2310, 19, 2, 7),
+            _bundled("segment.csv.gz"),
+        ),
+        (
             DatasetInfo("nutrimouse", "Nutrimouse (genotype)",
                         "40 mice: expression of 120 liver genes and 21 hepatic fatty acids; label = genotype "
                         "(wild type or PPAR-alpha deficient).", 40, 141, 2, 2),
