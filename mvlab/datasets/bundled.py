@@ -76,9 +76,9 @@ _REGISTRY: dict[str, tuple[DatasetInfo, Callable[[str, str], MultiViewDataset]]]
         (
             DatasetInfo("cell-segmentation", "Cell body segmentation (4 fluorescence channels)",
                         "2019 cells from a high-content screen, imaged in four fluorescence channels (ch1-ch4: one "
-                        "view per channel, ch1 holding the shape of the cell body) plus their position in the "
-                        "image; label = whether the image analysis segmented the cell body poorly (PS) or "
-                        "well (WS).", 2019, 58, 5, 2),
+                        "view per channel, ch1 also holding the shape of the segmented cell) plus their position "
+                        "in the image; label = whether the image analysis segmented the cell body poorly (PS) "
+                        "or well (WS).", 2019, 58, 5, 2),
             _bundled("cell-segmentation.csv.gz"),
         ),
         (
