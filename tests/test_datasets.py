@@ -43,6 +43,42 @@ def test_mfeat_is_the_uci_multiple_features_data():
     assert ds.X[0, ds.views["mor"]].tolist()[:4] == [1, 0, 0, pytest.approx(133.15)]
 
 
+def test_htad_has_an_audio_and_an_accelerometer_view():
+    ds = load_dataset("htad")
+    assert (ds.n_samples, ds.n_features) == (1386, 52)
+    assert {k: len(v) for k, v in ds.views.items()} == {"audio": 36, "accelerometer": 16}
+    assert ds.feature_names[0] == "audio.mfcc1" and ds.feature_names[-1] == "accelerometer.meanDif"
+    assert dict(zip(ds.classes, ds.class_counts().tolist())) == {
+        "brush_teeth": 180, "eat_chips": 282, "mop_floor": 181, "sweep": 178,
+        "type_on_keyboard": 179, "wash_hands": 180, "watch_tv": 206}
+    # first row of multiviewstacking's htad.csv, copied digit for digit
+    assert ds.labels[0] == "watch_tv"
+    assert ds.X[0, 0] == 120.0788862 and ds.X[0, ds.views["accelerometer"][0]] == -0.340983072
+
+
+def test_segment_has_the_uci_shape_and_colour_views():
+    ds = load_dataset("segment")
+    assert (ds.n_samples, ds.n_features) == (2310, 19)
+    assert {k: len(v) for k, v in ds.views.items()} == {"shape": 9, "colour": 10}
+    assert ds.feature_names[0] == "shape.region-centroid-col" and ds.feature_names[9] == "colour.intensity-mean"
+    assert ds.classes == ("brickface", "cement", "foliage", "grass", "path", "sky", "window")
+    assert (ds.class_counts() == 330).all()
+    assert (ds.X[:, ds.views["shape"][2]] == 9).all()  # region-pixel-count: every region is 3x3
+    # first data line of Weka's segment-challenge.arff
+    assert ds.labels[0] == "path" and ds.X[0, :3].tolist() == [38, 189, 9] and ds.X[0, -1] == -2.04915
+
+
+def test_cell_segmentation_has_one_view_per_fluorescence_channel():
+    ds = load_dataset("cell-segmentation")
+    assert (ds.n_samples, ds.n_features) == (2019, 58)
+    assert {k: len(v) for k, v in ds.views.items()} == {"ch1": 28, "ch2": 2, "ch3": 13, "ch4": 13, "position": 2}
+    assert ds.classes == ("PS", "WS") and ds.class_counts().tolist() == [1300, 719]
+    assert [ds.feature_names[j] for j in ds.views["ch2"]] == ["ch2.AvgInten", "ch2.TotalInten"]
+    # first cell of caret's segmentationData (cell 207827637)
+    assert ds.labels[0] == "PS"
+    assert ds.X[0, :3].tolist() == [pytest.approx(143.247704734634), 185, pytest.approx(15.7118644067797)]
+
+
 def test_breast_cancer_views_are_mean_se_worst_of_sklearn_data():
     ds, b = load_dataset("breast-cancer"), load_breast_cancer()
     assert list(ds.views) == ["mean", "se", "worst"]

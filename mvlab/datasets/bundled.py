@@ -60,6 +60,28 @@ _REGISTRY: dict[str, tuple[DatasetInfo, Callable[[str, str], MultiViewDataset]]]
             _bundled("mfeat.csv.gz"),
         ),
         (
+            DatasetInfo("htad", "HTAD home tasks (audio + wrist accelerometer)",
+                        "1386 windows of 7 home tasks (brushing teeth, eating chips, mopping, sweeping, typing, "
+                        "washing hands, watching TV) seen by two sensors: 36 MFCC features of the sound (audio) "
+                        "and 16 features of a wrist accelerometer (accelerometer).", 1386, 52, 2, 7),
+            _bundled("htad.csv.gz"),
+        ),
+        (
+            DatasetInfo("segment", "UCI Image Segmentation (shape + colour)",
+                        "2310 3x3 pixel regions of 7 outdoor images, labelled brickface, cement, foliage, grass, "
+                        "path, sky or window; 9 shape and texture features (position, line densities, edge "
+                        "contrasts) and 10 colour features (RGB means, excess colours, HSV).", 2310, 19, 2, 7),
+            _bundled("segment.csv.gz"),
+        ),
+        (
+            DatasetInfo("cell-segmentation", "Cell body segmentation (4 fluorescence channels)",
+                        "2019 cells from a high-content screen, imaged in four fluorescence channels (ch1-ch4: one "
+                        "view per channel, ch1 also holding the shape of the segmented cell) plus their position "
+                        "in the image; label = whether the image analysis segmented the cell body poorly (PS) "
+                        "or well (WS).", 2019, 58, 5, 2),
+            _bundled("cell-segmentation.csv.gz"),
+        ),
+        (
             DatasetInfo("nutrimouse", "Nutrimouse (genotype)",
                         "40 mice: expression of 120 liver genes and 21 hepatic fatty acids; label = genotype "
                         "(wild type or PPAR-alpha deficient).", 40, 141, 2, 2),
