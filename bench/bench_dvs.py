@@ -27,15 +27,12 @@ Run::
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 import argparse
 import time
 
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere without installing
 
 from mvlab.rfd.competence_regions import _kth_over_columns, _supersets, candidate_regions, joint_rows
 from mvlab.datasets.bundled import load_dataset

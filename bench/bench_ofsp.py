@@ -27,14 +27,11 @@ stratified sample of ``--n`` rows is taken. Run::
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mvlab.construction.partition import OFSP
 

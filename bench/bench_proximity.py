@@ -26,14 +26,11 @@ Every baseline is checked to give the same matrix.  Run::
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from scipy.sparse._sparsetools import csr_matmat_maxnnz  # scipy's counting pass, timed on its own
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere without installing
 
 
 def best_of(fn, repeat=3):

@@ -15,8 +15,6 @@ per forest, and reports the share of that time spent in the QPs.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 import argparse
 import platform
 import time
@@ -25,7 +23,6 @@ import numpy as np
 from sklearn.datasets import load_digits
 from sklearn.ensemble import RandomForestClassifier
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere without installing
 
 from mvlab.siamese.cascade import tree_probas
 from mvlab.siamese.pairs import make_pairs, pair_features

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.2.0"
+from mvlab.core.version import VERSION as __version__
 
 _PUBLIC = {
     "mvlab.core.views": ["check_views", "views_to_Xs", "Xs_to_views"],

@@ -6,7 +6,6 @@ Screenshots land in test-artifacts/screenshots/ (the README's pictures come from
 
 import os
 import re
-import time
 
 import pytest
 
@@ -88,10 +87,8 @@ def test_data_page_switches_dataset_and_keeps_it_across_pages(page):
 
 def test_dissimilarity_page_trains_with_visible_progress(page):
     goto(page, "Dissimilarity")
-    start = time.perf_counter()
     page.get_by_role("button", name="Train", exact=True).click()
-    page.wait_for_selector("[data-testid=stProgress]", timeout=10_000)
-    assert time.perf_counter() - start < 5  # progress shows promptly (bench_pages.py: 0.2 s on a warm server)
+    page.wait_for_selector("[data-testid=stProgress]", timeout=30_000)  # how fast: bench/bench_pages.py
     settle(page)
     page.wait_for_selector("text=test instances", timeout=120_000)
     assert wait_for_figures(page, 4) >= 4  # accuracy, weights, heatmap(s), MDS

@@ -80,7 +80,14 @@ def test_pairs_family_and_bad_arguments(tmp_path):
     res = run_experiment(ds, "pairs", {"methods": ["rf", "gcforest"], "n_estimators": 5, "sdf_params": {"max_levels": 1}},
                          RepeatedPairDraws(2, 40), random_state=0)
     assert res.table.groupby("method").size().to_dict() == {"gcforest": 2, "rf": 2}
-    assert res.table["value"].between(0, 1).all()
+    # the same numbers as evaluating the protocol's second draw directly
+    from mvlab.experiments.pair_methods import evaluate_pair_split
+
+    s = RepeatedPairDraws(2, 40).splits(ds.y, random_state=0)[1]
+    direct = evaluate_pair_split(ds.X, s.pairs, methods=["rf", "gcforest"], n_estimators=5,
+                                 sdf_params={"max_levels": 1}, random_state=s.seed, n_jobs=2)
+    got = res.table[res.table.repetition == 1].set_index("method")["value"]
+    assert {r["method"]: r["accuracy"] for r in direct} == got.to_dict()
     with pytest.raises(ValueError, match="unknown family"):
         run_experiment(ds, "nope", {}, RepeatedHoldout(1))
     with pytest.raises(ValueError, match="pair protocol"):

@@ -533,3 +533,26 @@ def test_measure_specs_round_trip_and_name_the_parameters():
     with pytest.raises(ValueError, match="takes the parameters"):
         measure_spec({"name": "rfd", "k": 3})
     assert RFD(kdn_k=3).describe() == "RFD (kDN-weighted, Cao); form=weighted_proximity, kdn_k=3"
+
+
+def test_the_private_scipy_kernel_is_checked_at_import(monkeypatch):
+    """A scipy release whose private kernel keeps its signature but changes its meaning must not
+    go unnoticed: the import-time check compares a tiny product with the public one."""
+    import scipy.sparse._sparsetools as tools
+
+    import mvlab.forest._leaf_product as lp
+
+    assert lp._checked_kernel() is tools.csr_matmat  # the installed scipy passes
+
+    right = tools.csr_matmat
+
+    def wrong(n_row, n_col, Ap, Aj, Ax, Bp, Bj, Bx, Cp, Cj, Cx):  # same signature, other result
+        right(n_row, n_col, Ap, Aj, Ax, Bp, Bj, Bx, Cp, Cj, Cx)
+        Cx *= 2.0
+
+    monkeypatch.setattr(tools, "csr_matmat", wrong)
+    with pytest.warns(lp.PrivateKernelWarning, match="another result than the public product"):
+        assert lp._checked_kernel() is None
+    monkeypatch.delattr(tools, "csr_matmat")
+    with pytest.warns(lp.PrivateKernelWarning, match="not there"):
+        assert lp._checked_kernel() is None

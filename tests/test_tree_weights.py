@@ -194,12 +194,6 @@ def test_bad_solver_and_w0():
         solve_tree_weights(np.ones((2, 2)), 1.0, w0=np.ones(3))
 
 
-def test_siamese_module_exposes_solver():
-    import mvlab.siamese as siamese
-
-    assert siamese.solve_tree_weights is solve_tree_weights
-
-
 def test_no_warnings_on_regular_problem():
     rng = np.random.default_rng(9)
     P = _forest_like_P(rng, 500, 60)

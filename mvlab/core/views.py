@@ -14,7 +14,57 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["check_views", "views_to_Xs", "Xs_to_views"]
+__all__ = ["Views", "check_views", "views_to_Xs", "Xs_to_views"]
+
+
+class Views(Mapping):
+    """A read-only, ordered mapping view name -> column indices (read-only int64 arrays).
+
+    What :attr:`MultiViewDataset.views` holds.  It can be passed as any estimator's ``views``
+    and survives :func:`sklearn.base.clone` (which deep-copies parameters: an immutable mapping
+    is its own copy) and pickling; equality is that of the names and indices.
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Mapping):
+        frozen = {}
+        for name, idx in items.items():
+            a = np.array(idx, dtype=np.int64, copy=True)
+            a.setflags(write=False)
+            frozen[str(name)] = a
+        object.__setattr__(self, "_items", frozen)
+
+    def __getitem__(self, name):
+        return self._items[name]
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __len__(self):
+        return len(self._items)
+
+    def __setattr__(self, key, value):
+        raise AttributeError("Views is read-only; build a new one instead.")
+
+    def __eq__(self, other):
+        if not isinstance(other, Mapping) or list(self) != list(other):
+            return NotImplemented if not isinstance(other, Mapping) else False
+        return all(np.array_equal(self[k], np.asarray(other[k])) for k in self)
+
+    __hash__ = None  # a mapping of arrays: compare, don't hash
+
+    def __deepcopy__(self, memo):
+        return self  # immutable
+
+    def __copy__(self):
+        return self
+
+    def __reduce__(self):
+        return (Views, ({k: v.copy() for k, v in self._items.items()},))
+
+    def __repr__(self):
+        return "Views(" + ", ".join(f"{k!r}: {len(v)} columns" for k, v in self._items.items()) + ")"
 
 
 def check_views(

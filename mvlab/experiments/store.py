@@ -30,6 +30,7 @@ from typing import Any, Iterable, Mapping
 import pandas as pd
 
 from mvlab.core.serialize import _jsonable
+from mvlab.core.version import VERSION
 
 __all__ = ["ResultsStore", "default_path", "package_versions"]
 
@@ -79,9 +80,7 @@ def package_versions() -> dict[str, str]:
     """Versions of Python and of the packages that decide the numbers."""
     from importlib.metadata import PackageNotFoundError, version
 
-    import mvlab
-
-    out = {"python": platform.python_version(), "mvlab": mvlab.__version__}
+    out = {"python": platform.python_version(), "mvlab": VERSION}
     for name in ("numpy", "scipy", "scikit-learn", "pandas", "cvxpy"):
         try:
             out[name] = version(name)

@@ -36,12 +36,53 @@ import scipy.sparse as sp
 
 from mvlab.core.threads import run_threads, worker_count
 
-try:  # scipy's sparse-product kernel, used without its non-zero counting pass
-    from scipy.sparse._sparsetools import csr_matmat as _csr_matmat
-except ImportError:  # pragma: no cover - scipy moved its private kernels
-    _csr_matmat = None
+__all__ = ["cooccurrence", "AUTO_PAIRS_PER_CELL", "SCIPY_KERNEL_VALIDATED", "PrivateKernelWarning"]
 
-__all__ = ["cooccurrence", "AUTO_PAIRS_PER_CELL"]
+SCIPY_KERNEL_VALIDATED = ("1.17",)
+"""scipy releases (major.minor) on which the private kernel was validated against the public
+product; on any release it is checked again at import (:func:`_checked_kernel`)."""
+
+
+class PrivateKernelWarning(RuntimeWarning):
+    """scipy's private sparse kernel is missing or disagrees with the public product on a test
+    product; mvlab uses the public product (the same numbers, about 40% slower on large leaves)."""
+
+
+def _checked_kernel():
+    """scipy's private ``csr_matmat`` if it computes a tiny product exactly as the public ``A @ B``
+    does (called once, at import), else None with a :class:`PrivateKernelWarning`."""
+    import warnings
+
+    import scipy
+
+    try:
+        from scipy.sparse._sparsetools import csr_matmat
+    except ImportError:
+        reason = "it is not there"
+    else:
+        A = sp.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0], [4.0, 5.0, 6.0]]))
+        B = sp.csr_matrix(np.array([[0.0, 7.0], [8.0, 0.0], [9.0, 1.0]]))
+        try:
+            Cp, Cj, Cx = np.empty(4, np.int32), np.empty(9, np.int32), np.empty(9, np.float64)
+            csr_matmat(3, 2, A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data, B.indptr.astype(np.int32),
+                       B.indices.astype(np.int32), B.data, Cp, Cj, Cx)
+            nnz = int(Cp[-1])
+            ok = np.array_equal(sp.csr_matrix((Cx[:nnz], Cj[:nnz], Cp), shape=(3, 2)).toarray(), (A @ B).toarray())
+        except Exception as exc:  # noqa: BLE001 - any failure means: do not use it
+            ok, reason = False, f"calling it failed ({type(exc).__name__}: {exc})"
+        else:
+            reason = "it gave another result than the public product"
+        if ok:
+            return csr_matmat
+    release = ".".join(scipy.__version__.split(".")[:2])
+    note = "" if release in SCIPY_KERNEL_VALIDATED else f" (validated on scipy {', '.join(SCIPY_KERNEL_VALIDATED)})"
+    warnings.warn(f"scipy {scipy.__version__}'s private csr_matmat is not used: {reason}{note}; mvlab falls back "
+                  "to the public sparse product (same numbers, slower on large leaves).", PrivateKernelWarning,
+                  stacklevel=2)
+    return None
+
+
+_csr_matmat = _checked_kernel()
 
 
 # Same-leaf pairs generated per batch (8 MB int64 buffers, reused).
@@ -285,8 +326,9 @@ def _product_dense(A: sp.csr_matrix, BT: sp.csr_matrix) -> np.ndarray:
     (``csr_matmat_maxnnz``), once to compute them.  The count is replaced here by a cheap
     upper bound (per row, the smaller of the number of columns and the number of same-leaf
     pairs, ``sum over the row's leaves of their sizes in B``), which saves about 40% on large
-    leaves.  The kernel is scipy's private ``csr_matmat``; if it is missing or its signature
-    changed, the public product is used (same numbers, tests compare both to a pair loop).
+    leaves.  The kernel is scipy's private ``csr_matmat``, checked against the public product at
+    import; if it is missing, fails or disagrees, the public product is used (same numbers;
+    tests compare both to a pair loop).
     """
     if _csr_matmat is not None:
         n_a, n_b = A.shape[0], BT.shape[1]

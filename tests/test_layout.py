@@ -1,0 +1,120 @@
+"""The house: every public name importable from ``mvlab``, no import circle inside the package
+(imports inside functions included), and no module importing from a layer above its own."""
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+import mvlab
+from conftest import ROOT
+
+PACKAGE = ROOT / "mvlab"
+
+# Bottom to top: a module may import from its own layer (other modules of its subpackage) and below.
+LAYERS = [
+    {"core"},
+    {"datasets", "forest", "siamese"},
+    {"rfd", "construction"},
+    {"experiments"},
+    {"viz"},
+    {"ui", "cli", "__main__"},
+]
+LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
+
+DESIGN_CONTRACT = [  # DESIGN §3: names other code relies on, importable from mvlab itself
+    "load_dataset", "list_datasets", "MultiViewDataset", "ForestDissimilarity", "RFDClassifier", "OFSP",
+    "solve_tree_weights", "SiameseDeepForest", "posthoc_vs_control", "views_to_Xs", "Xs_to_views",
+    "make_multiview_classification", "read_multiview_csv", "fit_view_forests", "DVSCombiner", "ViewEnsemble",
+    "CascadeForest", "MultiGrainedScanner", "run_experiment", "ResultsStore",
+]
+
+
+def modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(ROOT).with_suffix("")
+        name = ".".join(rel.parts)
+        yield name.removesuffix(".__init__"), path
+
+
+def imported_modules(path: Path, module: str) -> set[str]:
+    """Every mvlab module a file imports, at module level or inside functions."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.split(".")[0] == "mvlab"}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.split(".")[0] == "mvlab":
+                for a in node.names:  # "from mvlab.viz import plots" imports the module mvlab.viz.plots
+                    sub = f"{node.module}.{a.name}"
+                    out.add(sub if (PACKAGE.parent / (sub.replace(".", "/") + ".py")).exists() else node.module)
+    out.discard(module)
+    return out
+
+
+def top(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+@pytest.mark.parametrize("name", sorted(set(mvlab.__all__) - {"__version__"}))
+def test_every_public_name_comes_from_the_top_level_package(name):
+    value = getattr(mvlab, name)
+    home = importlib.import_module(mvlab._WHERE[name])
+    assert getattr(home, name) is value
+    namespace = {}
+    exec(f"from mvlab import {name}", namespace)
+    assert namespace[name] is value
+
+
+def test_the_design_contract_is_public():
+    assert set(DESIGN_CONTRACT) <= set(mvlab.__all__)
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        mvlab.nope  # noqa: B018
+
+
+def test_submodules_never_import_the_top_level_package():
+    offenders = [name for name, path in modules() if name != "mvlab" and "mvlab" in imported_modules(path, name)]
+    assert not offenders, offenders
+
+
+def test_no_module_imports_from_a_higher_layer():
+    wrong = []
+    for name, path in modules():
+        if name == "mvlab":
+            continue
+        mine = LAYER_OF[top(name)]
+        for other in imported_modules(path, name):
+            if top(other) and LAYER_OF[top(other)] > mine:
+                wrong.append(f"{name} -> {other}")
+    assert not wrong, wrong
+
+
+def test_no_import_circle_counting_imports_inside_functions():
+    graph = {name: {m for m in imported_modules(path, name) if m != "mvlab"} for name, path in modules()}
+    graph = {k: {m for m in v if m in graph} for k, v in graph.items()}
+    state, stack, circles = {}, [], []
+
+    def visit(node):
+        state[node] = "open"
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == "open":
+                circles.append(stack[stack.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    assert not circles, circles
+
+
+def test_only_the_ui_imports_streamlit():
+    users = [name for name, path in modules() if "streamlit" in path.read_text() and
+             any(isinstance(n, (ast.Import, ast.ImportFrom)) and "streamlit" in ast.dump(n)
+                 for n in ast.walk(ast.parse(path.read_text())))]
+    assert users and all(name.startswith("mvlab.ui") for name in users), users
