@@ -155,7 +155,7 @@ def test_empty_views_are_dropped_and_sklearn_compatible():
         (dict(views=[np.array([0, 12])]), "outside"),
         (dict(views=[np.array([0.5, 1.0])]), "integer"),
         (dict(views=[np.array([], dtype=int)]), "empty"),
-        (dict(views=VIEWS, estimator="forest"), "Unknown estimator"),
+        (dict(views=VIEWS, estimator="forest"), "'estimator' parameter"),
     ],
 )
 def test_ensemble_bad_input(kwargs, match):

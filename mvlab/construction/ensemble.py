@@ -19,9 +19,11 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, check_X_y
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
-from mvlab.construction._incremental import make_folds, pooled_accuracy, resolve_estimator
+from mvlab.construction._incremental import ESTIMATOR_NAMES, make_folds, pooled_accuracy, resolve_estimator
+from mvlab.core.params import N_JOBS, RANDOM_STATE, HasMethods, StrOptions
+from mvlab.core.progress import ProgressCallback
 from mvlab.core.views import check_views
 
 __all__ = [
@@ -138,6 +140,16 @@ class ViewEnsemble(ClassifierMixin, BaseEstimator):
     classes_ : ndarray (C,)
     """
 
+    _parameter_constraints: dict = {
+        "views": "no_validation",  # check_views, in fit
+        "partitioner": [HasMethods(["fit"]), None],
+        "estimator": [StrOptions(set(ESTIMATOR_NAMES)), HasMethods(["fit", "predict"])],
+        "weighting": [StrOptions({"performance", "majority"})],
+        "inner_cv": "no_validation",  # make_folds, in fit
+        "random_state": RANDOM_STATE,
+        "n_jobs": N_JOBS,
+    }
+
     def __init__(self, views=None, partitioner=None, estimator="knn", weighting="performance",
                  inner_cv=5, random_state=None, n_jobs=None):
         self.views = views
@@ -148,17 +160,16 @@ class ViewEnsemble(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def fit(self, X, y):
-        """Fit on ``X`` (n_samples, n_features) and ``y`` (n_samples,)."""
-        X, y = check_X_y(X, y, dtype=np.float64, ensure_min_samples=2)
+    def fit(self, X, y, progress: ProgressCallback = None):
+        """Fit on ``X`` (n_samples, n_features) and ``y`` (n_samples,).
+
+        ``progress(fraction, message)`` is passed on to the partitioner's ``fit`` when it takes one.
+        """
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         n, d = X.shape
-        self.n_features_in_ = d
         self.classes_ = np.unique(y)
-        if self.weighting not in ("performance", "majority"):
-            raise ValueError(
-                f"weighting={self.weighting!r}; use 'performance' (Eq. 9) or 'majority'."
-            )
         if (self.views is None) == (self.partitioner is None):
             raise ValueError("give exactly one of views=... or partitioner=...")
         est = resolve_estimator(self.estimator)
@@ -166,7 +177,8 @@ class ViewEnsemble(ClassifierMixin, BaseEstimator):
         if self.partitioner is not None:
             if not hasattr(self.partitioner, "fit"):
                 raise ValueError(f"partitioner {self.partitioner!r} has no fit(X, y).")
-            self.partitioner_ = clone(self.partitioner).fit(X, y)
+            kw = {"progress": progress} if progress is not None and has_fit_parameter(self.partitioner, "progress") else {}
+            self.partitioner_ = clone(self.partitioner).fit(X, y, **kw)
             views = self.partitioner_.views_
             row_samples = getattr(self.partitioner_, "row_samples_", None)
         else:
@@ -209,13 +221,7 @@ class ViewEnsemble(ClassifierMixin, BaseEstimator):
 
     def _X(self, X):
         check_is_fitted(self, "estimators_")
-        X = check_array(X, dtype=np.float64)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features but the ensemble was fitted with "
-                f"{self.n_features_in_}."
-            )
-        return X
+        return validate_data(self, X, dtype=np.float64, reset=False)
 
     def view_predictions(self, X):
         """Labels of every member, shape (k, n_samples)."""
@@ -229,11 +235,6 @@ class ViewEnsemble(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """Eq. 10 weighted vote (ties -> smallest class), shape (n_samples,)."""
         return weighted_vote(self.view_predictions(X), self.weights_, self.classes_)[0]
-
-
-# --------------------------------------------------------------------------- diversity
-
-
 
 
 # --------------------------------------------------------------------------- bookkeeping

@@ -281,4 +281,5 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.transformer_tags.preserves_dtype = []  # dissimilarities are float32 (values in [0, 1])
         return tags

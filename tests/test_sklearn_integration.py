@@ -1,0 +1,70 @@
+"""mvlab's estimators inside scikit-learn's machinery, on bundled real data: clone, GridSearchCV
+(reaching a measure's parameters), Pipeline and cross-validation with natural views."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
+
+from mvlab import OFSP, RFD, ForestDissimilarity, RFDClassifier, ViewEnsemble, load_dataset
+
+
+@pytest.fixture(scope="module")
+def ds():
+    return load_dataset("breast-cancer").stratified_sample(150, random_state=0)
+
+
+def test_natural_views_survive_clone_and_set_params(ds):
+    clf = RFDClassifier(views=ds.views, n_estimators=5)
+    twin = clone(clf)
+    assert twin.views == ds.views and twin.get_params()["views"] is ds.views
+    twin.set_params(combination="oob", measure=RFD(kdn_k=3))
+    assert twin.get_params()["measure__kdn_k"] == 3 and clf.combination == "average"
+
+
+def test_grid_search_over_combination_and_a_measure_parameter(ds):
+    grid = GridSearchCV(
+        RFDClassifier(views=ds.views, measure=RFD(), n_estimators=8, random_state=0),
+        {"combination": ["average", "oob"], "measure__kdn_k": [3, 5]},
+        cv=StratifiedKFold(3, shuffle=True, random_state=0), n_jobs=1,
+    ).fit(ds.X, ds.y)
+    assert len(grid.cv_results_["params"]) == 4
+    assert grid.best_estimator_.views_[0].tolist() == ds.views["mean"].tolist()
+    assert grid.best_estimator_.view_forests_[0].measure_.kdn_k == grid.best_params_["measure__kdn_k"]
+    # the refit best model is the model refitted by hand with those parameters
+    by_hand = RFDClassifier(views=ds.views, n_estimators=8, random_state=0,
+                            measure=RFD(kdn_k=grid.best_params_["measure__kdn_k"]),
+                            combination=grid.best_params_["combination"]).fit(ds.X, ds.y)
+    np.testing.assert_array_equal(grid.predict_proba(ds.X[:20]), by_hand.predict_proba(ds.X[:20]))
+
+
+def test_pipeline_with_scaling_keeps_the_views(ds):
+    pipe = Pipeline([("scale", StandardScaler()),
+                     ("rfd", RFDClassifier(views=ds.views, combination="knn", n_estimators=8, random_state=0))])
+    scores = cross_val_score(pipe, ds.X, ds.y, cv=StratifiedKFold(3, shuffle=True, random_state=1))
+    assert scores.mean() > 0.8  # breast cancer is easy: a broken pipeline would be near 0.63
+    # trees split on thresholds: scaling changes nothing, so the pipeline equals the bare classifier
+    bare = cross_val_score(RFDClassifier(views=ds.views, combination="knn", n_estimators=8, random_state=0),
+                           ds.X, ds.y, cv=StratifiedKFold(3, shuffle=True, random_state=1))
+    np.testing.assert_allclose(scores, bare)
+
+
+def test_grid_search_over_the_number_of_learned_views(ds):
+    grid = GridSearchCV(ViewEnsemble(partitioner=OFSP(estimator="nb", inner_cv=2, random_state=0), estimator="nb",
+                                     inner_cv=2, random_state=0),
+                        {"partitioner__n_views": [1, 2, 3]}, cv=StratifiedKFold(3, shuffle=True, random_state=0))
+    grid.fit(ds.X, ds.y)
+    assert grid.best_params_["partitioner__n_views"] in (1, 2, 3)
+    assert len(grid.best_estimator_.partitioner_.views_) == grid.best_params_["partitioner__n_views"]
+
+
+def test_forest_dissimilarity_as_a_pipeline_step(ds):
+    """A dissimilarity representation feeding another classifier (the dissimilarity-space approach)."""
+    from sklearn.neighbors import KNeighborsClassifier
+
+    pipe = Pipeline([("rf", ForestDissimilarity(n_estimators=20, random_state=0)),
+                     ("knn", KNeighborsClassifier(5, metric="precomputed"))])
+    score = cross_val_score(pipe, ds.X, ds.y, cv=StratifiedKFold(3, shuffle=True, random_state=0)).mean()
+    assert score > 0.85
