@@ -89,3 +89,41 @@ def test_view_choice_scores_against_hand_values():
     assert s["baseline hit"] == pytest.approx((1 / 3 + 1 + 1 / 3) / 3)
     with pytest.raises(ValueError, match="same"):
         view_choice_scores(chosen, truth[:2])
+
+
+def test_dvs_variants_share_the_pool_and_baselines_use_the_same_trees():
+    from sklearn.ensemble import RandomForestClassifier
+
+    from mvlab.datasets.synthetic import make_multiview_classification
+    from mvlab.rfd.baselines import late_fusion_proba
+    from mvlab.rfd.view_forests import fit_view_forests
+
+    ds = make_multiview_classification(160, n_views=3, n_features=5, n_classes=3, relevance="region",
+                                       random_state=3)
+    r = compare_combinations(ds.X, ds.y, ds.views, informative=ds.informative, n_estimators=10, random_state=2,
+                             combinations=["dvs", "dvs-soft", "dvs-soft-shared", "concat", "late-fusion",
+                                           "stacking", "average"])
+    assert r.combinations == ["dvs", "dvs-soft", "dvs-soft-shared", "concat", "late-fusion", "stacking", "average"]
+    assert set(r.explanations) == {"dvs", "dvs-soft", "dvs-soft-shared"}
+    assert r.explanations["dvs-soft"].competence_kind == "soft" and r.explanations["dvs-soft-shared"].region_kind == "shared"
+    # the variants are the paper's pool under other rules: the same as refitting with those rules
+    from mvlab.rfd.classifier import RFDClassifier
+
+    tr, te = r.train_index, r.test_index
+    vf = fit_view_forests(ds.X[tr], ds.y[tr], ds.views, n_estimators=10, random_state=2)
+    soft = RFDClassifier(views=ds.views, combination="dvs", dvs_competence="soft", n_estimators=10,
+                         random_state=2).fit(ds.X[tr], ds.y[tr], view_forests=vf)
+    np.testing.assert_array_equal(r.predictions["dvs-soft"], soft.predict(ds.X[te]))
+    # late fusion votes with the view forests themselves; concat is one forest on every column
+    np.testing.assert_array_equal(r.predictions["late-fusion"], late_fusion_proba(vf, ds.X[te]).argmax(axis=1))
+    concat = RandomForestClassifier(n_estimators=10, random_state=int(vf.seeds[-1])).fit(ds.X[tr], ds.y[tr])
+    np.testing.assert_array_equal(r.predictions["concat"], concat.predict(ds.X[te]))
+    # the oracle uses each instance's true views; choices are scored against them
+    assert r.oracle_accuracy is not None and 0 < r.oracle_accuracy <= 1
+    rows = {(row["method"], row["metric"]): row["value"] for row in r.result_rows()}
+    assert {("dvs-soft", "choice_precision"), ("dvs", "tie_rate"), ("dvs", "oracle_accuracy")} <= set(rows)
+    back = CombinationComparison.from_npz(r.to_npz())
+    assert back.oracle_accuracy == r.oracle_accuracy and set(back.explanations) == set(r.explanations)
+    np.testing.assert_array_equal(back.informative_test, ds.informative[te])
+    with pytest.raises(ValueError, match="unknown combination"):
+        compare_combinations(ds.X, ds.y, ds.views, combinations=["median"])

@@ -57,14 +57,15 @@ def plain_hits(comb):
 
 
 def plain_dvs(comb, Ds, exclude_self=False):
-    """Per-instance, per-candidate loop of §A.8 lines 9-13 with np.argsort (stable).
+    """Per-instance, per-candidate loop of §A.8 lines 9-13 with np.argsort (stable), under the
+    combiner's rules (competence, region, tie-break, selection, neighbour weights).
 
     Returns competence (n, P), chosen (n,), region (n, k), region dissimilarities (n, k),
     final proba (n, C) and chosen proba (n, C).
     """
     H = plain_hits(comb)
     subsets, y, k = comb.subsets_, comb.y_, comb.k
-    P, n = subsets.shape[0], Ds[0].shape[0]
+    P, n, Q = subsets.shape[0], Ds[0].shape[0], subsets.shape[1]
     sizes = subsets.sum(axis=1)
     acc = H.mean(axis=0)
     comp = np.zeros((n, P))
@@ -72,8 +73,10 @@ def plain_dvs(comb, Ds, exclude_self=False):
     dists = np.zeros((P, n, k))
     probas = np.zeros((P, n, len(comb.classes_)))
     for i in range(n):
+        shared = subset_dissimilarity([D[i : i + 1] for D in Ds], np.ones(Q, dtype=bool))[0]
         for c in range(P):
-            row = subset_dissimilarity([D[i : i + 1] for D in Ds], subsets[c])[0]
+            own = subset_dissimilarity([D[i : i + 1] for D in Ds], subsets[c])[0]
+            row = shared if comb.region == "shared" else own
             order = [j for j in np.argsort(row, kind="stable") if not (exclude_self and j == i)][:k]
             regions[c, i], dists[c, i] = order, row[order]
             if exclude_self:
@@ -81,22 +84,34 @@ def plain_dvs(comb, Ds, exclude_self=False):
                 probas[c, i] = dec
                 pred = int(np.argmax(dec)) if dec.sum() > 0 else -1
             else:
-                probas[c, i] = comb.candidates_[c].predict_proba(row[None, :])[0]
+                probas[c, i] = comb.candidates_[c].predict_proba(own[None, :])[0]
                 pred = int(np.argmax(probas[c, i]))
-            if comb.competence == "ola":
-                comp[i, c] = np.mean([H[j, c] for j in order])
-            else:
+            if comb.competence == "lca":
                 same = [j for j in order if y[j] == pred]
                 comp[i, c] = sum(H[j, c] for j in same) / len(same) if same else 0.0
+                continue
+            if comb.competence == "ola":
+                evidence = np.array([float(H[j, c]) for j in order])
+            else:  # soft: the out-of-bag probability of the neighbour's true class (0 if never OOB)
+                evidence = np.array([comb.candidates_[c].oob_decision_function_[j][y[j]] for j in order])
+            if comb.neighbour_weights == "similarity":
+                w = 1.0 - dists[c, i].astype(np.float32).astype(np.float64)
+                comp[i, c] = (w * evidence).sum() / w.sum() if w.sum() > 0 else evidence.mean()
+            else:
+                comp[i, c] = evidence.mean()
     chosen = np.zeros(n, dtype=np.int64)
     proba = np.zeros((n, len(comb.classes_)))
     chosen_proba = np.zeros_like(proba)
+    rank = (lambda c: (-acc[c], -sizes[c], c)) if comb.tie_break == "oob" else (lambda c: (sizes[c], -acc[c], c))
     for i in range(n):
         best = max(comp[i])
         tied = [c for c in range(P) if comp[i, c] == best]
-        chosen[i] = min(tied, key=lambda c: (-acc[c], -sizes[c], c))
-        voters = tied if comb.selection == "knora" else [chosen[i]]
-        proba[i] = np.mean([probas[c, i] for c in voters], axis=0)
+        chosen[i] = min(tied, key=rank)
+        if comb.selection == "knora-u" and comp[i].sum() > 0:
+            proba[i] = sum(comp[i, c] * probas[c, i] for c in range(P)) / comp[i].sum()
+        else:
+            voters = tied if comb.selection == "knora" else [chosen[i]]
+            proba[i] = np.mean([probas[c, i] for c in voters], axis=0)
         chosen_proba[i] = probas[chosen[i], i]
     ar = np.arange(n)
     return comp, chosen, regions[chosen, ar], dists[chosen, ar], proba, chosen_proba
@@ -183,18 +198,27 @@ def test_all_views_candidate_is_the_average_forest(data, vf, test_views):
 
 
 # ----------------------------------------------------------------------------- vectorised = loop
-@pytest.mark.parametrize(
-    "params",
-    [dict(), dict(competence="lca"), dict(selection="knora"), dict(competence="lca", selection="knora"), dict(k=1)],
-    ids=["ola-best", "lca-best", "ola-knora", "lca-knora", "k1"],
-)
+RULE_CASES = {
+    "ola-best": dict(), "lca-best": dict(competence="lca"), "ola-knora": dict(selection="knora"),
+    "lca-knora": dict(competence="lca", selection="knora"), "k1": dict(k=1), "soft": dict(competence="soft"),
+    "soft-shared": dict(competence="soft", region="shared"), "ola-shared": dict(region="shared"),
+    "soft-similarity": dict(competence="soft", neighbour_weights="similarity"),
+    "ola-similarity-shared": dict(neighbour_weights="similarity", region="shared"),
+    "soft-knora-u": dict(competence="soft", selection="knora-u"), "ola-fewest": dict(tie_break="fewest"),
+    "lca-shared-knora-u": dict(competence="lca", region="shared", selection="knora-u"),
+}
+
+
+@pytest.mark.parametrize("params", list(RULE_CASES.values()), ids=list(RULE_CASES))
 def test_vectorised_path_matches_the_per_instance_loop(vf, test_views, params):
     comb = fit_combiner(vf, **params)
     Ds = [D[:25] for D in test_views]
     ex = comb.explain(Ds)
     comp, chosen, region, dists, proba, chosen_proba = plain_dvs(comb, Ds)
-    np.testing.assert_array_equal(ex.competence, comp)
-    np.testing.assert_array_equal(comb.competences(Ds), comp)
+    np.testing.assert_allclose(ex.competence, comp, rtol=0, atol=1e-12)
+    if comb.competence != "soft" and comb.neighbour_weights == "uniform":
+        np.testing.assert_array_equal(ex.competence, comp)  # counts: exact
+    np.testing.assert_array_equal(comb.competences(Ds), ex.competence)
     np.testing.assert_array_equal(ex.chosen, chosen)
     np.testing.assert_array_equal(ex.region, region)
     np.testing.assert_array_equal(ex.region_dissimilarity, dists.astype(np.float32))
@@ -209,13 +233,19 @@ def test_vectorised_path_matches_the_per_instance_loop(vf, test_views, params):
     if comb.selection == "best":
         np.testing.assert_array_equal(ex.members, np.eye(7, dtype=bool)[chosen])
         np.testing.assert_array_equal(ex.prediction, ex.chosen_prediction)
-    else:
+    elif comb.selection == "knora":
         np.testing.assert_array_equal(ex.members, comp == comp.max(axis=1, keepdims=True))
+    # the same rules applied afterwards to the pool of the paper's rules give the same answer
+    later = fit_combiner(vf, k=comb.k).with_rules(**{r: getattr(comb, r) for r in comb.RULES})
+    np.testing.assert_array_equal(later.predict_proba(Ds), comb.predict_proba(Ds))
+    np.testing.assert_array_equal(later.view_weights_, comb.view_weights_)
 
 
-@pytest.mark.parametrize("competence", ["ola", "lca"])
-def test_training_replay_matches_the_leave_one_out_loop(vf, competence):
-    comb = fit_combiner(vf, competence=competence)
+@pytest.mark.parametrize("params", [dict(), dict(competence="lca"), dict(competence="soft"),
+                                    dict(competence="soft", region="shared", neighbour_weights="similarity"),
+                                    dict(tie_break="fewest")], ids=["ola", "lca", "soft", "soft-shared-sim", "fewest"])
+def test_training_replay_matches_the_leave_one_out_loop(vf, params):
+    comb = fit_combiner(vf, **params)
     _, chosen, _, _, _, _ = plain_dvs(comb, vf.dissimilarities, exclude_self=True)
     np.testing.assert_array_equal(comb.train_selection_, chosen)
     share = comb.subsets_ / comb.subsets_.sum(axis=1, keepdims=True)
@@ -253,12 +283,22 @@ def test_tie_breaking_on_a_constructed_case():
             [0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 1.0],  # unique maximum wins whatever its priority
         ]
     )
-    chosen, members = select_candidates(comp, prio, "best")
+    chosen, members, votes = select_candidates(comp, prio, "best")
     np.testing.assert_array_equal(chosen, [0, 5, 4, 6])
     assert members.sum(axis=1).tolist() == [1, 1, 1, 1]
-    chosen_k, members_k = select_candidates(comp, prio, "knora")
+    np.testing.assert_array_equal(votes, members.astype(float))
+    chosen_k, members_k, votes_k = select_candidates(comp, prio, "knora")
     np.testing.assert_array_equal(chosen_k, chosen)
     assert members_k.sum(axis=1).tolist() == [7, 2, 2, 1]
+    np.testing.assert_allclose(votes_k[1], [0, 0.5, 0, 0, 0, 0.5, 0])
+    chosen_u, members_u, votes_u = select_candidates(comp, prio, "knora-u")
+    np.testing.assert_array_equal(chosen_u, chosen)
+    np.testing.assert_allclose(votes_u, comp / comp.sum(axis=1, keepdims=True))  # weights = competences
+    assert members_u.all()
+    # fewest views first: among c1 and c5 (tied, same accuracy) the one-view c1 wins
+    fewest = selection_priority(acc, sizes, "fewest")
+    np.testing.assert_array_equal(np.argsort(fewest), [0, 1, 3, 2, 4, 5, 6])  # size, then accuracy, then index
+    assert select_candidates(comp, fewest, "best")[0].tolist() == [0, 1, 4, 6]
 
 
 def test_tie_breaking_end_to_end(vf, test_views):
@@ -420,3 +460,33 @@ def test_sklearn_estimator_checks_with_dvs():
     failed = [(r["check_name"], str(r["exception"])[:200]) for r in results if r["status"] == "failed"]
     assert not failed, failed
 
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_soft_competence_finds_the_relevant_views_where_they_depend_on_the_region(seed):
+    """Issue #14: on data whose relevant view depends on where an instance lies (visible to the
+    forests), the paper's 0/1 competence ties almost every candidate and keeps all views, while
+    the soft competence chooses each instance's relevant view."""
+    from sklearn.model_selection import train_test_split
+
+    from mvlab.datasets.synthetic import make_multiview_classification
+    from mvlab.rfd.explanation import view_choice_scores
+
+    ds = make_multiview_classification(600, n_views=4, n_features=10, n_classes=3, relevance="region",
+                                       random_state=seed)
+    tr, te = train_test_split(np.arange(600), test_size=0.5, stratify=ds.y, random_state=seed)
+    vf = fit_view_forests(ds.X[tr], ds.y[tr], ds.views, n_estimators=100, random_state=seed, n_jobs=2)
+    fitted = {}
+    for competence in ("ola", "soft"):
+        clf = RFDClassifier(views=ds.views, combination="dvs", dvs_competence=competence, n_estimators=100,
+                            random_state=seed, n_jobs=2).fit(ds.X[tr], ds.y[tr], view_forests=vf)
+        fitted[competence] = (clf, clf.explain(ds.X[te]))
+    paper, soft = fitted["ola"][1], fitted["soft"][1]
+    truth = ds.informative[te]
+    s_soft, s_paper = view_choice_scores(soft.chosen_views, truth), view_choice_scores(paper.chosen_views, truth)
+    assert s_soft["precision"] >= 0.7 and s_soft["recall"] >= 0.85  # chance: 0.25
+    assert s_paper["precision"] < 0.35 and paper.n_tied.mean() > 5 and soft.n_tied.mean() < 1.5
+    acc = {c: np.mean(e.prediction == ds.y[te]) for c, (_, e) in fitted.items()}
+    assert acc["soft"] >= acc["ola"]
+    oracle = fitted["soft"][0].combiner_.proba_with_views(fitted["soft"][0].transform_views(ds.X[te]), truth)
+    assert np.mean(oracle.argmax(axis=1) == ds.y[te]) >= acc["soft"] - 0.02  # the oracle is the ceiling

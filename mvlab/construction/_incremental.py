@@ -29,7 +29,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from joblib import Parallel, delayed
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 from sklearn.naive_bayes import GaussianNB

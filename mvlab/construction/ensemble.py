@@ -16,7 +16,7 @@ import time
 from typing import NamedTuple
 
 import numpy as np
-from joblib import Parallel, delayed
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data

@@ -24,9 +24,11 @@ def make_multiview_classification(
     p_informative: float | Sequence[float] = 0.5,
     class_sep: float = 2.0,
     noise: str = "random-class",
+    relevance: str = "iid",
+    region_sep: float = 3.0,
     random_state=None,
 ) -> MultiViewDataset:
-    """Synthetic multi-view data whose ground truth says, per instance, which views are informative.
+    """Synthetic multi-view data whose ground truth says, per instance, which views carry its class.
 
     Generative model (all draws from ``np.random.default_rng(random_state)``):
 
@@ -36,21 +38,39 @@ def make_multiview_classification(
        ``n_features[q]`` independent N(0, 1) draws, rescaled to Euclidean length ``class_sep *
        sqrt(n_features[q])`` / 2, so prototypes are about ``class_sep`` standard deviations
        apart per feature on average.
-    3. Informative views: for every instance ``i`` and view ``q``, ``informative[i, q]`` is a
-       Bernoulli(``p_informative[q]``) draw; an instance with no informative view gets one view
-       chosen uniformly at random, so every instance can be classified from some view.
+    3. Informative views, ``informative[i, q]``, by ``relevance``:
+
+       * ``"iid"``: a Bernoulli(``p_informative[q]``) draw for every instance and view; an
+         instance with no informative view gets one view chosen uniformly at random.
+       * ``"region"``: every instance lies in one of ``n_views`` latent regions (balanced,
+         ``region_i``), and view ``q`` carries the class exactly in region ``q``:
+         ``informative[i, q] = (region_i == q)``.  The region is visible in *every* view: each
+         view adds a region centre ``nu[q, region_i]`` (drawn like the prototypes, with length
+         ``region_sep * sqrt(n_features[q]) / 2``) to all its instances.  ``p_informative`` is
+         not used.  This is the premise of dynamic selection: which view to trust depends on
+         where an instance lies, and where it lies can be seen.
     4. Features: ``x_i^(q) = mu[q, y_i] + e`` when view ``q`` is informative for ``i``;
        otherwise ``x_i^(q) = mu[q, c'] + e`` with ``c'`` a class drawn uniformly at random
        independently of ``y_i`` (``noise="random-class"``: the view looks confidently like some
        class, which misleads a plain average), or ``x_i^(q) = e`` (``noise="gaussian"``: the
-       view carries no class signal).  In both cases ``e ~ N(0, I)``.
+       view carries no class signal).  In both cases ``e ~ N(0, I)`` (plus the region centre in
+       the ``"region"`` mode).
 
-    The Bayes-optimal rule uses only each instance's informative views, which is what dynamic
-    view selection tries to find; ``dataset.informative`` (n_samples, n_views) is that ground truth.
+    What each mode can show.  With ``relevance="region"`` the informative views of an instance
+    are a function of its (observable) region, so a rule that looks at an instance's
+    neighbours can find them; the per-instance true views are an *oracle* whose accuracy is a
+    ceiling for any choice of views.  With ``relevance="iid"`` the informative views are drawn
+    independently of everything else: under ``noise="random-class"`` a misleading view looks
+    exactly like an informative one of another class, so no rule can tell them apart from
+    ``x`` alone (the ground truth is then a reference for a *random* choice, not a target),
+    and under ``noise="gaussian"`` an uninformative view is only noise, which a forest learns
+    to ignore without choosing views at all.
 
     Returns
     -------
-    MultiViewDataset with views ``"v1".."vQ"``, classes ``"c0".."c{C-1}"`` and ``informative``.
+    MultiViewDataset with views ``"v1".."vQ"``, classes ``"c0".."c{C-1}"`` and ``informative``
+    (n_samples, n_views) bool; in the ``"region"`` mode the description names the regions and
+    ``informative`` has exactly one True per row.
     """
     if n_samples < 2 * n_classes:
         raise ValueError(f"n_samples ({n_samples}) must be at least twice n_classes ({n_classes}).")
@@ -66,40 +86,58 @@ def make_multiview_classification(
     p = np.broadcast_to(np.asarray(p_informative, dtype=float), (n_views,))
     if ((p < 0) | (p > 1)).any():
         raise ValueError(f"p_informative must lie in [0, 1], got {p_informative}.")
-    if class_sep < 0:
-        raise ValueError(f"class_sep must be non-negative, got {class_sep}.")
+    if class_sep < 0 or region_sep < 0:
+        raise ValueError(f"class_sep and region_sep must be non-negative, got {class_sep} and {region_sep}.")
     if noise not in ("random-class", "gaussian"):
         raise ValueError(f"noise must be 'random-class' or 'gaussian', got {noise!r}.")
+    if relevance not in ("iid", "region"):
+        raise ValueError(f"relevance must be 'iid' or 'region', got {relevance!r}.")
 
     rng = np.random.default_rng(random_state)
     y = rng.permutation(np.arange(n_samples) % n_classes)
-    informative = rng.random((n_samples, n_views)) < p
-    none = np.flatnonzero(~informative.any(axis=1))
-    informative[none, rng.integers(0, n_views, size=none.size)] = True
+    if relevance == "iid":
+        informative = rng.random((n_samples, n_views)) < p
+        none = np.flatnonzero(~informative.any(axis=1))
+        informative[none, rng.integers(0, n_views, size=none.size)] = True
+        region = None
+    else:
+        region = rng.permutation(np.arange(n_samples) % n_views)
+        informative = region[:, None] == np.arange(n_views)[None, :]
+
+    def centres(k, m, length):
+        c = rng.standard_normal((k, m))
+        return c * ((length * np.sqrt(m) / 2) / np.linalg.norm(c, axis=1, keepdims=True))
 
     blocks, views, names, start = [], {}, [], 0
     for q, m in enumerate(sizes):
-        mu = rng.standard_normal((n_classes, m))
-        mu *= (class_sep * np.sqrt(m) / 2) / np.linalg.norm(mu, axis=1, keepdims=True)
+        mu = centres(n_classes, m, class_sep)
         shown = np.where(informative[:, q], y, rng.integers(0, n_classes, size=n_samples))
         centre = mu[shown] if noise == "random-class" else np.where(informative[:, [q]], mu[y], 0.0)
-        blocks.append(centre + rng.standard_normal((n_samples, m)))
+        block = centre + rng.standard_normal((n_samples, m))
+        if region is not None:
+            block += centres(n_views, m, region_sep)[region]
+        blocks.append(block)
         views[f"v{q + 1}"] = np.arange(start, start + m)
         names += [f"v{q + 1}.f{j}" for j in range(m)]
         start += m
     class_names = [f"c{c}" for c in range(n_classes)]
+    shows = "a random class" if noise == "random-class" else "pure noise"
+    if relevance == "iid":
+        description = (f"Synthetic (independent relevance): {n_views} views, {n_classes} classes; each view carries an "
+                       f"instance's class with probability {[round(float(v), 2) for v in p]}, otherwise it shows {shows}.")
+    else:
+        description = (f"Synthetic (region-structured relevance): {n_views} views, {n_classes} classes; every instance "
+                       f"lies in one of {n_views} latent regions, visible in every view; view q carries the class only "
+                       f"in region q and shows {shows} elsewhere.")
     return MultiViewDataset(
         np.hstack(blocks),
         np.asarray(class_names)[y],
         views,
-        name="synthetic",
+        name="synthetic" if relevance == "iid" else "synthetic (regions)",
         feature_names=names,
         classes=class_names,
         informative=informative,
-        description=(
-            f"Synthetic: {n_views} views, {n_classes} classes; each view is informative for an instance with "
-            f"probability {list(np.round(p, 2))}, otherwise it shows {'a random class' if noise == 'random-class' else 'pure noise'}."
-        ),
+        description=description,
     )
 
 

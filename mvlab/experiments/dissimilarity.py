@@ -18,18 +18,39 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from mvlab.rfd.dvs import subset_dissimilarity
-from mvlab.rfd.explanation import DVSExplanation
+from mvlab.rfd.explanation import DVSExplanation, view_choice_scores
 from mvlab.rfd.weights import STATIC_COMBINATIONS
 from mvlab.experiments.protocols import RepeatedHoldout
 from mvlab.experiments.runner import Family, Preset
+from sklearn.ensemble import RandomForestClassifier
+
+from mvlab.rfd.baselines import BASELINE_TITLES, BASELINES, late_fusion_proba, make_view_stacking
 from mvlab.rfd.classifier import COMBINATION_TITLES, COMBINATIONS, RFDClassifier
+from mvlab.rfd.dvs import PAPER_RULES
 from mvlab.rfd.view_forests import combine, fit_view_forests
 from mvlab.forest.measures import measure_spec, resolve_measure
 from mvlab.core.progress import ProgressCallback, scaled
 from mvlab.core.serialize import pack, unpack
 from mvlab.core.views import check_views
 
-__all__ = ["CombinationComparison", "compare_combinations", "DISSIMILARITY", "COMBINATION_TITLES"]
+__all__ = ["CombinationComparison", "compare_combinations", "DISSIMILARITY", "COMPARISON_METHODS", "METHOD_TITLES",
+           "DVS_VARIANTS", "DVS_METHODS"]
+
+DVS_VARIANTS = {
+    "dvs-soft": {"competence": "soft"},
+    "dvs-soft-shared": {"competence": "soft", "region": "shared"},
+}
+"""DVS with other rules on the same pool (the paper's rules with these changes): soft competence
+(mean out-of-bag probability of the neighbours' true classes), and soft competence on one
+region shared by all candidates."""
+DVS_METHODS = ("dvs",) + tuple(DVS_VARIANTS)
+COMPARISON_METHODS = tuple(COMBINATIONS) + tuple(DVS_VARIANTS) + BASELINES
+"""Every method a comparison of view combinations can hold: the paper's combinations, the DVS
+variants and the baselines a user would pick instead (:mod:`mvlab.rfd.baselines`)."""
+METHOD_TITLES = {**COMBINATION_TITLES,
+                 "dvs-soft": "DVS, soft competence",
+                 "dvs-soft-shared": "DVS, soft competence, shared region",
+                 **{b: f"baseline: {t}" for b, t in BASELINE_TITLES.items()}}
 
 
 @dataclass
@@ -54,9 +75,12 @@ class CombinationComparison:
     seconds : dict step -> wall-clock seconds ("view forests", "test dissimilarities", each combination)
     settings : dict
         The parameters that produced the result (for downloads and the results store).
-    explanation : DVSExplanation or None
-        With "dvs": its per-instance explanation of the test rows (region indices are positions
-        in the training rows).
+    explanations : dict DVS method -> DVSExplanation
+        Per-instance explanations of the test rows of every DVS method (region indices are
+        positions in the training rows); the DVS methods share one pool of candidate forests.
+    oracle_accuracy : float or None
+        With the true informative views of synthetic data: the accuracy of the pool's candidate
+        of each test instance's true views, a ceiling for any choice of views.
     """
 
     view_names: list
@@ -73,7 +97,14 @@ class CombinationComparison:
     view_oob_accuracy: np.ndarray
     seconds: dict
     settings: dict = field(default_factory=dict)
-    explanation: DVSExplanation | None = None
+    explanations: dict = field(default_factory=dict)
+    oracle_accuracy: float | None = None
+    informative_test: np.ndarray | None = None
+
+    @property
+    def explanation(self) -> DVSExplanation | None:
+        """The explanation of ``"dvs"`` (else of the first DVS method), or None."""
+        return self.explanations.get("dvs", next(iter(self.explanations.values()), None))
 
     @property
     def combinations(self) -> list[str]:
@@ -99,9 +130,21 @@ class CombinationComparison:
         return pd.DataFrame(rows)
 
     def result_rows(self) -> list[dict]:
-        """Tidy rows (repetition 0, method, "accuracy", value, seconds) for the results store."""
-        return [{"repetition": 0, "method": c, "metric": "accuracy", "value": a, "seconds": self.seconds[c]}
+        """Tidy rows for the results store: every method's ``"accuracy"``; for every DVS method
+        also ``"tie_rate"`` (share of choices made by the tie-break) and, with a ground truth of
+        informative views, ``"choice_precision"``, ``"choice_recall"`` and ``"oracle_accuracy"``."""
+        rows = [{"repetition": 0, "method": c, "metric": "accuracy", "value": a, "seconds": self.seconds[c]}
                 for c, a in self.accuracy.items()]
+        for c, e in self.explanations.items():
+            rows.append({"repetition": 0, "method": c, "metric": "tie_rate", "value": e.tie_rate})
+            if self.informative_test is not None:
+                scores = view_choice_scores(e.chosen_views, self.informative_test)
+                rows += [{"repetition": 0, "method": c, "metric": "choice_precision", "value": scores["precision"]},
+                         {"repetition": 0, "method": c, "metric": "choice_recall", "value": scores["recall"]}]
+                if self.oracle_accuracy is not None:
+                    rows.append({"repetition": 0, "method": c, "metric": "oracle_accuracy",
+                                 "value": self.oracle_accuracy})
+        return rows
 
     def weights_frame(self) -> pd.DataFrame:
         """Long table (combination, view, weight) of the view weights."""
@@ -124,10 +167,13 @@ class CombinationComparison:
             arrays[f"weights[{c}]"] = self.weights[c]
             arrays[f"predictions[{c}]"] = self.predictions[c]
         meta = {"view_names": self.view_names, "classes": self.classes, "accuracy": self.accuracy,
-                "seconds": self.seconds, "settings": self.settings}
-        if self.explanation is not None:
-            dvs_arrays, meta["dvs"] = self.explanation.to_arrays()
-            arrays.update({f"dvs.{k}": v for k, v in dvs_arrays.items()})
+                "seconds": self.seconds, "settings": self.settings, "oracle_accuracy": self.oracle_accuracy,
+                "explanations": {}}
+        for name, e in self.explanations.items():
+            dvs_arrays, meta["explanations"][name] = e.to_arrays()
+            arrays.update({f"explanation[{name}].{k}": v for k, v in dvs_arrays.items()})
+        if self.informative_test is not None:
+            arrays["informative_test"] = self.informative_test
         return pack(arrays, meta)
 
     @classmethod
@@ -144,8 +190,10 @@ class CombinationComparison:
             predictions={c: z[f"predictions[{c}]"] for c in combos},
             accuracy=meta["accuracy"], view_oob_accuracy=z["view_oob_accuracy"],
             seconds=meta["seconds"], settings=meta["settings"],
-            explanation=None if "dvs" not in meta else DVSExplanation.from_arrays(
-                {k[4:]: v for k, v in z.items() if k.startswith("dvs.")}, meta["dvs"]),
+            explanations={name: DVSExplanation.from_arrays(
+                {k[len(f"explanation[{name}]."):]: v for k, v in z.items() if k.startswith(f"explanation[{name}].")},
+                m) for name, m in meta.get("explanations", {}).items()},
+            oracle_accuracy=meta.get("oracle_accuracy"), informative_test=z.get("informative_test"),
         )
 
 
@@ -163,6 +211,9 @@ def compare_combinations(
     k: int = 7,
     dvs_competence: str = "ola",
     dvs_selection: str = "best",
+    dvs_region: str = "candidate",
+    dvs_tie_break: str = "oob",
+    informative=None,
     split: tuple | None = None,
     random_state: int | None = None,
     n_jobs: int | None = None,
@@ -175,7 +226,11 @@ def compare_combinations(
     X : ndarray (n, d); y : ndarray (n,) of encoded labels
     views : mapping name -> column indices (e.g. ``ds.views``), or a list of Q index arrays
         (named by ``view_names``, else ``"view 0"``, ...)
-    combinations : subset of ``COMBINATIONS`` of :mod:`mvlab.rfd.classifier`
+    combinations : subset of :data:`COMPARISON_METHODS`
+        The combinations of :class:`mvlab.rfd.classifier.RFDClassifier` (``"dvs"`` with the
+        ``dvs_*`` rules), the DVS variants of :data:`DVS_VARIANTS` (the same pool of candidate
+        forests, other rules) and the baselines of :mod:`mvlab.rfd.baselines`; all on the same
+        split, the static ones and DVS on the same view forests.
     test_size : float in (0, 1)
         Share of instances held out, stratified by class (paper: 0.5).
     split : (train_index, test_index), optional
@@ -185,6 +240,9 @@ def compare_combinations(
     n_estimators, k, dvs_competence, dvs_selection
         As for :class:`mvlab.rfd.classifier.RFDClassifier`; ``n_estimators`` sets the trees of every
         forest (paper: 512); ``k`` is SWknn's neighbours and the DVS region size.
+    informative : bool array (n, Q), optional
+        The true informative views of every row (synthetic data): the DVS methods' choices on
+        the test rows are scored against it and the oracle accuracy is computed.
     random_state : int
         Seeds the split, the view forests and the final forests.
     progress : callable (fraction, message), optional
@@ -227,34 +285,62 @@ def compare_combinations(
     test_D = forests.transform(X_test, n_jobs=n_jobs)
     seconds["test dissimilarities"] = time.perf_counter() - t
 
-    weights, predictions, accuracy, explanation = {}, {}, {}, None
+    unknown = [c for c in combinations if c not in COMPARISON_METHODS]
+    if unknown:
+        raise ValueError(f"unknown combination(s) {unknown}; choose from {list(COMPARISON_METHODS)}.")
+    weights, predictions, accuracy, explanations, oracle = {}, {}, {}, {}, None
     # the DVS pool holds 2^Q - 1 forests against one final forest for a static combination
-    cost = {c: (2 ** len(views) - 1 if c == "dvs" else 1) for c in combinations}  # noqa: E501
+    pool_cost = 2 ** len(views) - 1
+    cost = {c: (0.05 * pool_cost if c in DVS_VARIANTS else 3 * len(views) if c == "stacking" else 1) for c in combinations}
+    if any(c in DVS_METHODS for c in combinations):
+        cost["dvs"] = pool_cost
     done, total = 0, sum(cost.values())
-    for c in combinations:
-        sub = scaled(progress, 0.6 + 0.4 * done / total, 0.4 * cost[c] / total)
+    pool = None  # the fitted DVS combiner shared by every DVS method
+    for c in sorted(combinations, key=lambda c: c not in ("dvs",) + tuple(COMBINATIONS)):  # the pool first
+        sub = scaled(progress, 0.6 + 0.4 * done / total, 0.4 * cost.get(c, 1) / total)
         if sub is not None:
-            sub(0.0, f"combination {c}")
+            sub(0.0, f"{c}")
         t = time.perf_counter()
-        clf = RFDClassifier(views=views, combination=c, measure=measure, n_estimators=n_estimators, k=k,
-                            dvs_competence=dvs_competence, dvs_selection=dvs_selection,
-                            random_state=random_state, n_jobs=n_jobs)
-        clf.fit(X_train, y_train, progress=sub, view_forests=forests)
-        pred = clf.predict_from_dissimilarities(test_D)
-        if c == "dvs":
-            explanation = clf.combiner_.explain(test_D)
-        done += cost[c]
+        if c in BASELINES:
+            weights[c] = np.full(len(views), 1.0 / len(views))
+            proba = _baseline_proba(c, forests, views, X_train, y_train, X_test, n_estimators, random_state, n_jobs)
+        elif c in DVS_VARIANTS:
+            if pool is None:
+                pool = _dvs_pool(views, forests, X_train, y_train, measure, n_estimators, k, random_state, n_jobs, sub)
+            combiner = pool.with_rules(**{**PAPER_RULES, **DVS_VARIANTS[c]})
+            explanations[c] = combiner.explain(test_D)
+            weights[c] = np.asarray(combiner.view_weights_, dtype=np.float64)
+            proba = explanations[c].proba
+        else:
+            clf = RFDClassifier(views=views, combination=c, measure=measure, n_estimators=n_estimators, k=k,
+                                dvs_competence=dvs_competence, dvs_selection=dvs_selection, dvs_region=dvs_region,
+                                dvs_tie_break=dvs_tie_break, random_state=random_state, n_jobs=n_jobs)
+            clf.fit(X_train, y_train, progress=sub, view_forests=forests)
+            weights[c] = np.asarray(clf.view_weights_, dtype=np.float64)
+            if c == "dvs":
+                pool = clf.combiner_
+                explanations[c] = pool.explain(test_D)
+                proba = explanations[c].proba
+            else:
+                proba = clf.predict_proba_from_dissimilarities(test_D)
+        done += cost.get(c, 1)
         seconds[c] = time.perf_counter() - t
-        weights[c] = np.asarray(clf.view_weights_, dtype=np.float64)
-        predictions[c] = np.asarray(pred)
-        accuracy[c] = float(np.mean(pred == y_test))
+        predictions[c] = np.asarray(forests.classes)[np.asarray(proba).argmax(axis=1)]
+        accuracy[c] = float(np.mean(predictions[c] == y_test))
+    accuracy = {c: accuracy[c] for c in combinations}  # in the order asked
+    informative_test = None
+    if informative is not None:
+        informative_test = np.asarray(informative, dtype=bool)[test_index]
+        if pool is not None:
+            oracle = float(np.mean(pool.proba_with_views(test_D, informative_test).argmax(axis=1) == y_test))
     if progress is not None:
         progress(1.0, "done")
 
     settings = {"test_size": test_size, "measure": measure_spec(measure), "n_estimators": n_estimators, "k": k,
                 "random_state": random_state, "combinations": list(combinations)}
     if "dvs" in combinations:
-        settings.update(dvs_competence=dvs_competence, dvs_selection=dvs_selection)
+        settings.update(dvs_competence=dvs_competence, dvs_selection=dvs_selection, dvs_region=dvs_region,
+                        dvs_tie_break=dvs_tie_break)
     return CombinationComparison(
         view_names=names,
         classes=[str(c) for c in (classes if classes is not None else np.unique(y))],
@@ -262,13 +348,36 @@ def compare_combinations(
         train_dissimilarities=list(forests.dissimilarities), test_dissimilarities=list(test_D),
         weights=weights, predictions=predictions, accuracy=accuracy,
         view_oob_accuracy=np.asarray(forests.oob_accuracies, dtype=np.float64),
-        seconds=seconds, settings=settings, explanation=explanation,
+        seconds=seconds, settings=settings, explanations=explanations, oracle_accuracy=oracle,
+        informative_test=informative_test,
     )
 
 
+def _dvs_pool(views, forests, X_train, y_train, measure, n_estimators, k, random_state, n_jobs, progress):
+    """The DVS pool under the paper's rules, fitted on the shared view forests."""
+    clf = RFDClassifier(views=views, combination="dvs", measure=measure, n_estimators=n_estimators, k=k,
+                        random_state=random_state, n_jobs=n_jobs)
+    return clf.fit(X_train, y_train, progress=progress, view_forests=forests).combiner_
+
+
+def _baseline_proba(name, forests, views, X_train, y_train, X_test, n_estimators, random_state, n_jobs):
+    """Test probabilities (n_test, C) of a baseline of :mod:`mvlab.rfd.baselines`, with the trees
+    of this comparison: late fusion reuses the view forests; ``concat`` and ``stacking`` grow
+    forests of ``n_estimators`` trees seeded from ``random_state``."""
+    if name == "late-fusion":
+        return late_fusion_proba(forests, X_test)
+    if name == "concat":
+        model = RandomForestClassifier(n_estimators=n_estimators, random_state=int(forests.seeds[-1]), n_jobs=n_jobs)
+    else:
+        counts = np.bincount(np.unique(y_train, return_inverse=True)[1])
+        model = make_view_stacking(views, X_train.shape[1], n_estimators=n_estimators, cv=int(min(5, counts.min())),
+                                   random_state=int(forests.seeds[-1]), n_jobs=n_jobs)
+    return model.fit(X_train, forests.y).predict_proba(X_test)
+
+
 # ----------------------------------------------------------------------------- the family
-_DEFAULTS = {"methods": list(COMBINATIONS), "measure": "breiman", "n_estimators": 100, "k": 7,
-             "dvs_competence": "ola", "dvs_selection": "best"}
+_DEFAULTS = {"methods": list(COMPARISON_METHODS), "measure": "breiman", "n_estimators": 100, "k": 7,
+             "dvs_competence": "ola", "dvs_selection": "best", "dvs_region": "candidate", "dvs_tie_break": "oob"}
 
 
 def check_params(params: dict) -> dict:
@@ -286,8 +395,8 @@ def check_params(params: dict) -> dict:
 def _evaluate(ds, split, params, n_jobs, keep, progress=None):
     params = dict(params)
     result = compare_combinations(ds.X, ds.y, ds.views, classes=ds.classes, split=(split.train, split.test),
-                                  combinations=params.pop("methods"), random_state=split.seed, n_jobs=n_jobs,
-                                  progress=progress, **params)
+                                  combinations=params.pop("methods"), informative=ds.informative,
+                                  random_state=split.seed, n_jobs=n_jobs, progress=progress, **params)
     rows = result.result_rows()
     for r in rows:
         r.pop("repetition", None)
@@ -297,8 +406,8 @@ def _evaluate(ds, split, params, n_jobs, keep, progress=None):
 DISSIMILARITY = Family(
     name="dissimilarity",
     title="Random-forest dissimilarities (Bernard et al. 2020)",
-    methods=tuple(COMBINATIONS),
-    method_titles=dict(COMBINATION_TITLES),
+    methods=COMPARISON_METHODS,
+    method_titles=METHOD_TITLES,
     baseline="average",
     control="dvs",
     evaluate=_evaluate,

@@ -40,7 +40,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Mapping
 
 import pandas as pd
-from joblib import Parallel, delayed
+from sklearn.utils.parallel import Parallel, delayed
 
 from mvlab.core.progress import ProgressCallback, scaled
 from mvlab.datasets.container import MultiViewDataset

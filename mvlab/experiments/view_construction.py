@@ -32,7 +32,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits

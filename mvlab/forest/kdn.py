@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from joblib import Parallel, delayed
+from sklearn.utils.parallel import Parallel, delayed
 
 from mvlab.core.neighbours import k_smallest_mask
 from mvlab.core.threads import worker_count

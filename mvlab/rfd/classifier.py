@@ -31,7 +31,7 @@ from mvlab.core.params import MAX_FEATURES, N_JOBS, OPTIONAL_POSITIVE_INT, POSIT
 from mvlab.core.progress import ProgressCallback, report as _report, scaled
 from mvlab.core.views import check_views
 from mvlab.forest.measures import MEASURES, Measure, measure_spec
-from mvlab.rfd.dvs import COMPETENCES, SELECTIONS, DVSCombiner, n_candidates
+from mvlab.rfd.dvs import COMPETENCES, NEIGHBOUR_WEIGHTS, REGIONS, SELECTIONS, TIE_BREAKS, DVSCombiner, n_candidates
 from mvlab.rfd.view_forests import ViewForests, combine, fit_view_forests
 from mvlab.rfd.weights import ALIGNMENT_NORMALIZATIONS, STATIC_COMBINATIONS, static_view_weights
 
@@ -116,12 +116,21 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         mtry of the final forest (paper: sqrt(n_train), the dimension of the joint space).
     alignment_normalization : {"softmax", "proportional"}, default="softmax"
         SWka normalisation (§A.7.2).
-    dvs_competence : {"ola", "lca"}, default="ola"
+    dvs_competence : {"ola", "lca", "soft"}, default="ola"
         ``"dvs"`` only: competence of a candidate on its region (§A.8 line 11); ``"ola"`` is
-        the paper's OOB accuracy, ``"lca"`` Woods et al.'s (see :mod:`mvlab.rfd.dvs`).
-    dvs_selection : {"best", "knora"}, default="best"
-        ``"dvs"`` only: the most competent candidate predicts (paper), or all maximally
-        competent candidates average their probabilities.
+        the paper's OOB accuracy, ``"lca"`` Woods et al.'s, ``"soft"`` the mean out-of-bag
+        probability of the neighbours' true classes (:class:`mvlab.rfd.dvs.DVSCombiner`).
+    dvs_selection : {"best", "knora", "knora-u"}, default="best"
+        ``"dvs"`` only: the most competent candidate predicts (paper), all maximally competent
+        candidates average their probabilities, or all candidates vote weighted by competence.
+    dvs_region : {"candidate", "shared"}, default="candidate"
+        ``"dvs"`` only: each candidate's region in its own joint space (paper) or one region
+        from the all-views average for all candidates.
+    dvs_tie_break : {"oob", "fewest"}, default="oob"
+        ``"dvs"`` only: among equally competent candidates, the highest global OOB accuracy
+        then more views (§A.8 [REC]), or the fewest views first.
+    dvs_neighbour_weights : {"uniform", "similarity"}, default="uniform"
+        ``"dvs"`` only: weigh each neighbour's evidence by ``1 - d`` (OLA and soft competences).
     dvs_max_subset_size : int or None, default=None
         ``"dvs"`` only: keep only view subsets of at most this size (None: all 2^Q - 1).
     random_state : int, RandomState or None
@@ -158,6 +167,9 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         dvs_competence="ola",
         dvs_selection="best",
         dvs_max_subset_size=None,
+        dvs_region="candidate",
+        dvs_tie_break="oob",
+        dvs_neighbour_weights="uniform",
         random_state=None,
         n_jobs=None,
     ):
@@ -172,6 +184,9 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         self.dvs_competence = dvs_competence
         self.dvs_selection = dvs_selection
         self.dvs_max_subset_size = dvs_max_subset_size
+        self.dvs_region = dvs_region
+        self.dvs_tie_break = dvs_tie_break
+        self.dvs_neighbour_weights = dvs_neighbour_weights
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -187,6 +202,9 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         "dvs_competence": [StrOptions(set(COMPETENCES))],
         "dvs_selection": [StrOptions(set(SELECTIONS))],
         "dvs_max_subset_size": OPTIONAL_POSITIVE_INT,
+        "dvs_region": [StrOptions(set(REGIONS))],
+        "dvs_tie_break": [StrOptions(set(TIE_BREAKS))],
+        "dvs_neighbour_weights": [StrOptions(set(NEIGHBOUR_WEIGHTS))],
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
     }
@@ -205,6 +223,9 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
                 competence=self.dvs_competence,
                 selection=self.dvs_selection,
                 max_subset_size=self.dvs_max_subset_size,
+                region=self.dvs_region,
+                tie_break=self.dvs_tie_break,
+                neighbour_weights=self.dvs_neighbour_weights,
                 n_estimators=self.n_estimators,
                 max_features=self.final_max_features,
                 n_jobs=self.n_jobs,

@@ -59,13 +59,14 @@ Choices where the paper is silent (each a documented parameter or rule):
 
 from __future__ import annotations
 
+import copy
 import math
 import warnings
 from itertools import combinations
 from typing import Optional, Sequence
 
 import numpy as np
-from joblib import Parallel, delayed
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils import check_random_state
 
@@ -79,7 +80,11 @@ from mvlab.core.threads import worker_count
 
 __all__ = [
     "COMPETENCES",
+    "REGIONS",
+    "TIE_BREAKS",
     "SELECTIONS",
+    "NEIGHBOUR_WEIGHTS",
+    "PAPER_RULES",
     "MAX_CANDIDATES_WITHOUT_WARNING",
     "MAX_CANDIDATES",
     "DVSCostWarning",
@@ -94,8 +99,14 @@ __all__ = [
     "DVSCombiner",
 ]
 
-COMPETENCES = ("ola", "lca")
-SELECTIONS = ("best", "knora")
+COMPETENCES = ("ola", "lca", "soft")
+REGIONS = ("candidate", "shared")
+TIE_BREAKS = ("oob", "fewest")
+SELECTIONS = ("best", "knora", "knora-u")
+NEIGHBOUR_WEIGHTS = ("uniform", "similarity")
+PAPER_RULES = {"competence": "ola", "region": "candidate", "tie_break": "oob", "selection": "best",
+               "neighbour_weights": "uniform"}
+"""The rules of Bernard et al.'s Algorithm 2 (with the documented tie-break of §A.8 [REC])."""
 MAX_CANDIDATES_WITHOUT_WARNING = 2**10 - 1
 MAX_CANDIDATES = 2**16 - 1
 _MAX_INT = np.iinfo(np.int32).max
@@ -212,30 +223,38 @@ def oob_hits(forest: RandomForestClassifier, y: np.ndarray) -> np.ndarray:
     return seen & (pred == np.asarray(y))
 
 
-def selection_priority(oob_accuracies, subset_sizes) -> np.ndarray:
-    """Static tie-break rank of the candidates (§A.8 [REC] for line 12), 0 = preferred.
+def selection_priority(oob_accuracies, subset_sizes, tie_break: str = "oob") -> np.ndarray:
+    """Static tie-break rank of the candidates (§A.8 line 12), 0 = preferred.
 
-    Order: highest global OOB accuracy, then most views, then lowest enumeration index.
+    ``tie_break="oob"`` (§A.8 [REC], the default): highest global OOB accuracy, then most
+    views, then lowest enumeration index.  ``"fewest"`` (parsimony): fewest views, then highest
+    global OOB accuracy, then lowest index.
 
     Parameters
     ----------
     oob_accuracies : array-like (P,)
     subset_sizes : array-like of int (P,)
+    tie_break : {"oob", "fewest"}
 
     Returns
     -------
     ndarray of int64 (P,), a permutation of ``0..P-1``
     """
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}.")
     acc = np.asarray(oob_accuracies, dtype=np.float64)
     sizes = np.asarray(subset_sizes, dtype=np.int64)
     P = acc.shape[0]
-    order = np.lexsort((np.arange(P), -sizes, -acc))  # last key is the primary one
+    if tie_break == "oob":
+        order = np.lexsort((np.arange(P), -sizes, -acc))  # last key is the primary one
+    else:
+        order = np.lexsort((np.arange(P), -acc, sizes))
     priority = np.empty(P, dtype=np.int64)
     priority[order] = np.arange(P)
     return priority
 
 
-def select_candidates(competence, priority, selection: str = "best") -> tuple[np.ndarray, np.ndarray]:
+def select_candidates(competence, priority, selection: str = "best") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Selection of §A.8 line 12 for many instances at once.
 
     Parameters
@@ -243,29 +262,41 @@ def select_candidates(competence, priority, selection: str = "best") -> tuple[np
     competence : ndarray (n, P)
     priority : ndarray of int (P,)
         From :func:`selection_priority`.
-    selection : {"best", "knora"}
+    selection : {"best", "knora", "knora-u"}
 
     Returns
     -------
     chosen : ndarray of int64 (n,)
         Among the candidates of maximal competence (exact equality), the one of lowest
-        ``priority``.
+        ``priority`` (for every selection: the candidate an explanation shows first).
     members : ndarray of bool (n, P)
-        One-hot of ``chosen`` for ``"best"``; every maximally competent candidate for
-        ``"knora"``.
+        The candidates that vote: ``chosen`` alone for ``"best"``; every maximally competent
+        candidate for ``"knora"``; every candidate with a competence above 0 for
+        ``"knora-u"`` (``chosen`` when all are 0).
+    vote_weights : ndarray of float64 (n, P)
+        Each member's share of the vote (rows sum to 1): equal for ``"best"`` / ``"knora"``,
+        proportional to the competence for ``"knora-u"`` (KNORA-Union, Ko et al. 2008).
     """
     if selection not in SELECTIONS:
         raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}.")
     comp = np.asarray(competence, dtype=np.float64)
     priority = np.asarray(priority, dtype=np.int64)
-    P = comp.shape[1]
+    n, P = comp.shape
     tied = comp == comp.max(axis=1, keepdims=True)
     chosen = np.where(tied, priority[None, :], P).argmin(axis=1).astype(np.int64)
     if selection == "knora":
-        return chosen, tied
-    members = np.zeros_like(tied)
-    members[np.arange(comp.shape[0]), chosen] = True
-    return chosen, members
+        members = tied
+        weights = members.astype(np.float64)
+    elif selection == "knora-u":
+        weights = np.clip(comp, 0.0, None)
+        none = weights.sum(axis=1) <= 0
+        weights[none, chosen[none]] = 1.0
+        members = weights > 0
+    else:
+        members = np.zeros_like(tied)
+        members[np.arange(n), chosen] = True
+        weights = members.astype(np.float64)
+    return chosen, members, weights / weights.sum(axis=1, keepdims=True)
 
 
 def _oob_predictions(forest: RandomForestClassifier) -> np.ndarray:
@@ -291,25 +322,44 @@ def _fit_candidate(dissimilarities, mask, y, k_train, n_estimators, max_features
     forest.set_params(n_jobs=1)
     # Leave-one-out: the instance itself is never its own neighbour.
     regions = k_smallest_indices(Dw, k_train, exclude_diagonal=True) if k_train > 0 else None
-    return forest, oob_hits(forest, y), _oob_predictions(forest), regions
+    region_d = np.take_along_axis(Dw, regions, axis=1) if k_train > 0 else None
+    dec = np.asarray(forest.oob_decision_function_)
+    true_proba = dec[np.arange(len(y)), np.searchsorted(forest.classes_, y)]  # 0 for rows never OOB
+    return forest, oob_hits(forest, y), _oob_predictions(forest), regions, true_proba, region_d
 
 
 # ----------------------------------------------------------------------------- combiner
 class DVSCombiner:
     """Dynamic View Selection combiner for :class:`mvlab.rfd.classifier.RFDClassifier` (§A.8).
 
+    The pool (one forest per view subset) is grown once by :meth:`fit`; the *rules* that turn
+    the pool into a choice per instance (competence, region, tie-break, selection) are cheap
+    and can be changed afterwards on the same forests with :meth:`with_rules`.
+
     Parameters
     ----------
     k : int, default=7
         Size of the region of competence (§A.8 line 10, k = 7 RECON); ``1 <= k <= n_train``.
-    competence : {"ola", "lca"}, default="ola"
+    competence : {"ola", "lca", "soft"}, default="ola"
         ``"ola"``: OOB accuracy over the k neighbours (the paper, line 11).  ``"lca"``: OOB
         accuracy over the neighbours whose label equals the candidate's prediction for the
-        instance, 0 when there is none (Woods et al.; see the module docstring).
-    selection : {"best", "knora"}, default="best"
-        ``"best"``: the most competent candidate predicts (lines 12-13, tie-breaking in the
-        module docstring).  ``"knora"``: all maximally competent candidates average their
-        ``predict_proba``.
+        instance, 0 when there is none (Woods et al.).  ``"soft"``: mean out-of-bag
+        *probability* of each neighbour's true class (0 for a neighbour never out-of-bag): a
+        graded version of OLA under which exact ties between candidates are rare.
+    region : {"candidate", "shared"}, default="candidate"
+        ``"candidate"``: each candidate's region is searched in its own joint space (the
+        paper).  ``"shared"``: one region for all candidates, the k nearest in the all-views
+        average (the usual practice of dynamic selection, DESlib's DSEL neighbourhood).
+    tie_break : {"oob", "fewest"}, default="oob"
+        Order among candidates of equal competence (:func:`selection_priority`): highest global
+        OOB accuracy, then more views (§A.8 [REC]); or fewest views first.
+    selection : {"best", "knora", "knora-u"}, default="best"
+        ``"best"``: the most competent candidate predicts (lines 12-13).  ``"knora"``: all
+        maximally competent candidates average their ``predict_proba``.  ``"knora-u"``: every
+        candidate votes with a weight equal to its competence (KNORA-Union).
+    neighbour_weights : {"uniform", "similarity"}, default="uniform"
+        ``"similarity"``: OLA and soft competences weigh neighbour j by ``1 - d_j`` (its joint
+        dissimilarity to the instance), so closer neighbours count more.  Not used by LCA.
     max_subset_size : int or None, default=None
         Keep only subsets of at most this many views (None: all ``2^Q - 1``).
     n_estimators : int, default=100
@@ -333,11 +383,12 @@ class DVSCombiner:
     candidates_ : list of P fitted RandomForestClassifier
     oob_hits_ : ndarray of bool (n_train, P)
         ``I(c_w^OOB(x_i) == y_i)`` (§A.8 line 11); rows never OOB are False.
+    oob_true_proba_ : ndarray of float64 (n_train, P)
+        Out-of-bag probability of the true class (the soft competence's evidence).
     oob_accuracies_ : ndarray (P,)
         Global OOB accuracy of each candidate (``oob_hits_.mean(axis=0)``).
     priority_ : ndarray of int64 (P,)
-        Static tie-break rank (0 = preferred): higher OOB accuracy, then more views, then
-        lower index.
+        Static tie-break rank (0 = preferred) under ``tie_break``.
     seed_ : int
         The seed shared by all candidates.
     train_selection_ : ndarray of int64 (n_train,)
@@ -346,6 +397,8 @@ class DVSCombiner:
         Mean weight of each view in the selected candidates of the leave-one-out replay
         (sums to 1; see the module docstring).
     """
+
+    RULES = ("competence", "region", "tie_break", "selection", "neighbour_weights")
 
     def __init__(
         self,
@@ -356,6 +409,9 @@ class DVSCombiner:
         n_estimators=100,
         max_features="sqrt",
         n_jobs=None,
+        region="candidate",
+        tie_break="oob",
+        neighbour_weights="uniform",
     ):
         self.k = k
         self.competence = competence
@@ -364,8 +420,17 @@ class DVSCombiner:
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.n_jobs = n_jobs
+        self.region = region
+        self.tie_break = tie_break
+        self.neighbour_weights = neighbour_weights
 
     # ---------------------------------------------------------------- fit
+    def _check_rules(self) -> None:
+        for name, allowed in (("competence", COMPETENCES), ("region", REGIONS), ("tie_break", TIE_BREAKS),
+                              ("selection", SELECTIONS), ("neighbour_weights", NEIGHBOUR_WEIGHTS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}.")
+
     def _check_params(self, n_train: int) -> None:
         if not _is_int(self.k) or self.k < 1:
             raise ValueError(f"k must be a positive integer (size of the region of competence), got {self.k!r}.")
@@ -374,15 +439,12 @@ class DVSCombiner:
                 f"k={self.k} is larger than the training set ({n_train} instances): the region of "
                 f"competence cannot hold more neighbours than there are training instances; use k <= {n_train}."
             )
-        if self.competence not in COMPETENCES:
-            raise ValueError(f"competence must be one of {COMPETENCES}, got {self.competence!r}.")
-        if self.selection not in SELECTIONS:
-            raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}.")
+        self._check_rules()
         if not _is_int(self.n_estimators) or self.n_estimators < 1:
             raise ValueError(f"n_estimators must be a positive integer, got {self.n_estimators!r}.")
 
     def fit(self, view_forests: ViewForests, random_state=None, progress: ProgressCallback = None):
-        """Grow the pool (§A.8 lines 1-6) and the OOB-hit matrix.
+        """Grow the pool (§A.8 lines 1-6), the OOB-hit matrix, and replay the rules on the training rows.
 
         Parameters
         ----------
@@ -454,49 +516,100 @@ class DVSCombiner:
         self.seed_ = seed
         self.candidates_ = [r[0] for r in results]
         self.oob_hits_ = np.stack([r[1] for r in results], axis=1)
+        self.oob_true_proba_ = np.stack([r[4] for r in results], axis=1)
         self.oob_accuracies_ = self.oob_hits_.mean(axis=0)
-        sizes = subsets.sum(axis=1)
-        self.priority_ = priority = selection_priority(self.oob_accuracies_, sizes)
-
-        _report(progress, 0.96, "leave-one-out replay of the selection on the training instances")
+        self._oob_predictions = np.stack([r[2] for r in results], axis=0)  # (P, n_train)
         if k_train > 0:
-            regions = np.stack([r[3] for r in results], axis=0)  # (P, n_train, k_train)
-            oob_pred = np.stack([r[2] for r in results], axis=0)  # (P, n_train)
-            comp = self._competence_from_regions(regions, oob_pred if self.competence == "lca" else None)
-            chosen, members = self._select(comp)
-        else:  # a single training instance: nothing to compare, use the tie-break order
-            chosen = np.full(n_train, int(np.argmin(priority)), dtype=np.int64)
-            members = np.zeros((n_train, P), dtype=bool)
-            members[:, chosen[0]] = True
-        self.train_selection_ = chosen
-        share = subsets / sizes[:, None]  # (P, Q): weight of view q in candidate c
-        per_instance = (members.astype(np.float64) @ share) / members.sum(axis=1, keepdims=True)
-        self.view_weights_ = per_instance.mean(axis=0)
+            self._train_regions = np.stack([r[3] for r in results], axis=0)  # (P, n_train, k_train)
+            D_all = subset_dissimilarity(Ds, np.ones(Q, dtype=bool))
+            self._train_shared = k_smallest_indices(D_all, k_train, exclude_diagonal=True)
+            self._train_candidate_d = np.stack([r[5] for r in results], axis=0)
+            self._train_shared_d = np.take_along_axis(D_all, self._train_shared, axis=1)
+        _report(progress, 0.96, "leave-one-out replay of the selection on the training instances")
+        self._replay()
         _report(progress, 1.0, "DVS pool ready")
         return self
 
-    # ---------------------------------------------------------------- core
-    def _competence_from_regions(self, regions: np.ndarray, predictions: Optional[np.ndarray]) -> np.ndarray:
-        """Competence (§A.8 line 11) from regions (P, n, k); ``predictions`` (P, n) for LCA.
+    def _replay(self) -> None:
+        """``priority_``, ``train_selection_`` and ``view_weights_`` under the current rules."""
+        subsets, n_train, P = self.subsets_, self.n_train_, self.subsets_.shape[0]
+        sizes = subsets.sum(axis=1)
+        self.priority_ = selection_priority(self.oob_accuracies_, sizes, self.tie_break)
+        if hasattr(self, "_train_regions"):
+            if self.region == "shared":
+                regions = np.broadcast_to(self._train_shared, (P,) + self._train_shared.shape)
+                region_d = np.broadcast_to(self._train_shared_d, regions.shape)
+            else:
+                regions, region_d = self._train_regions, self._train_candidate_d
+            comp = self._competence_from_regions(regions, self._oob_predictions, region_d)
+            chosen, members, votes = self._select(comp)
+        else:  # a single training instance: nothing to compare, use the tie-break order
+            chosen = np.full(n_train, int(np.argmin(self.priority_)), dtype=np.int64)
+            votes = np.zeros((n_train, P))
+            votes[:, chosen[0]] = 1.0
+        self.train_selection_ = chosen
+        share = subsets / sizes[:, None]  # (P, Q): weight of view q in candidate c
+        self.view_weights_ = (votes @ share).mean(axis=0)
 
-        One gather ``H.T[c, regions[c]]`` -> (P, n, k) and one reduction over k.
+    def with_rules(self, **rules) -> "DVSCombiner":
+        """The same fitted pool under other rules (``competence``, ``region``, ``tie_break``,
+        ``selection``, ``neighbour_weights``): a new combiner sharing the candidate forests, with
+        its own ``priority_``, ``train_selection_`` and ``view_weights_``.  Costs a replay on
+        the training rows, not a single forest."""
+        unknown = set(rules) - set(self.RULES)
+        if unknown:
+            raise ValueError(f"unknown DVS rule(s) {sorted(unknown)}; the rules are {list(self.RULES)}.")
+        if not hasattr(self, "candidates_"):
+            raise ValueError("this DVSCombiner is not fitted yet; call fit(view_forests) first.")
+        other = copy.copy(self)
+        for name, value in rules.items():
+            setattr(other, name, value)
+        other._check_rules()
+        other._replay()
+        return other
+
+    @property
+    def rules(self) -> dict:
+        """The rules in use, by name."""
+        return {name: getattr(self, name) for name in self.RULES}
+
+    # ---------------------------------------------------------------- core
+    def _competence_from_regions(self, regions: np.ndarray, predictions: Optional[np.ndarray],
+                                 region_d: Optional[np.ndarray] = None) -> np.ndarray:
+        """Competence (§A.8 line 11) from regions (P, n, k): one gather and one (weighted) mean.
+
+        ``predictions`` (P, n) are the candidates' predictions for the instances (LCA);
+        ``region_d`` (P, n, k) the joint dissimilarities of the regions (similarity weights).
 
         Returns
         -------
         ndarray of float64, shape (n, P)
         """
         P = regions.shape[0]
-        hits = self.oob_hits_.T[np.arange(P)[:, None, None], regions]  # (P, n, k)
-        if self.competence == "ola":
-            comp = np.count_nonzero(hits, axis=2) / regions.shape[2]
-        else:
+        cand = np.arange(P)[:, None, None]
+        if self.competence == "lca":
+            hits = self.oob_hits_.T[cand, regions]  # (P, n, k)
             same = self.y_[regions] == predictions[:, :, None]  # neighbours of the predicted class
             den = np.count_nonzero(same, axis=2)
             num = np.count_nonzero(same & hits, axis=2)
             comp = np.divide(num, den, out=np.zeros(num.shape, dtype=np.float64), where=den > 0)
+            return np.ascontiguousarray(comp.T)
+        if self.competence == "ola":
+            evidence = self.oob_hits_.T[cand, regions]
+        else:
+            evidence = self.oob_true_proba_.T[cand, regions]
+        if self.neighbour_weights == "similarity":
+            w = 1.0 - np.asarray(region_d, dtype=np.float64)
+            total = w.sum(axis=2)
+            num = np.einsum("pnk,pnk->pn", w, evidence.astype(np.float64))
+            comp = np.where(total > 0, num / np.where(total > 0, total, 1.0), evidence.mean(axis=2))
+        elif self.competence == "ola":
+            comp = np.count_nonzero(evidence, axis=2) / regions.shape[2]
+        else:
+            comp = evidence.mean(axis=2)
         return np.ascontiguousarray(comp.T)
 
-    def _select(self, comp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _select(self, comp: np.ndarray):
         """Selection (§A.8 line 12): :func:`select_candidates` with ``priority_``."""
         return select_candidates(comp, self.priority_, self.selection)
 
@@ -517,48 +630,61 @@ class DVSCombiner:
                 raise ValueError("the dissimilarity matrices contain NaN or infinite values.")
         return Ds
 
+    def _regions(self, Ds: list[np.ndarray], with_dissimilarities: bool):
+        """Regions (P, n, k) and, if asked, their joint dissimilarities (P, n, k) (§A.8 line 10).
+
+        ``region="candidate"``: :func:`mvlab.rfd.competence_regions.candidate_regions` (shared
+        partial sums, bounded searches, threads), identical to ``k_smallest_indices`` of every
+        candidate's joint matrix.  ``region="shared"``: the k nearest in the all-views average,
+        the same for every candidate (a broadcast view, no copy).
+        """
+        P, k = self.subsets_.shape[0], self.k
+        if self.region == "candidate":
+            return candidate_regions(Ds, self.subsets_, k, n_jobs=self.n_jobs, with_dissimilarities=with_dissimilarities)
+        joint = subset_dissimilarity(Ds, np.ones(len(Ds), dtype=bool))
+        shared = k_smallest_indices(joint, k)
+        regions = np.broadcast_to(shared, (P,) + shared.shape)
+        region_d = np.broadcast_to(np.take_along_axis(joint, shared, axis=1), regions.shape) if with_dissimilarities else None
+        return regions, region_d
+
     def _regions_and_competence(self, Ds: list[np.ndarray], with_dissimilarities: bool):
         """§A.8 lines 9-11 for all instances at once, never a loop over instances.
 
-        Regions come from :func:`mvlab.rfd.competence_regions.candidate_regions` (shared partial
-        sums of the joint rows, bounds from the regions of the candidates with one more view,
-        blocks of rows on ``n_jobs`` threads); they equal ``k_smallest_indices`` of every
-        candidate's joint matrix, which the reference tests check against a per-instance loop.
-
         Returns regions (P, n, k), their dissimilarities (P, n, k) or None, the candidates'
-        probabilities (P, n, C) when LCA needed them (else None) and competence (n, P).
+        probabilities (P, n, C) when LCA or KNORA-U needed all of them (else None) and
+        competence (n, P).
         """
-        n, k = Ds[0].shape[0], self.k
-        regions, region_d = candidate_regions(
-            Ds, self.subsets_, k, n_jobs=self.n_jobs, with_dissimilarities=with_dissimilarities
-        )
+        n = Ds[0].shape[0]
+        need_d = with_dissimilarities or self.neighbour_weights == "similarity"
+        regions, region_d = self._regions(Ds, need_d)
         probas = None
-        if self.competence == "lca":  # LCA needs every candidate's prediction for x
+        if self.competence == "lca" or self.selection == "knora-u":  # every candidate's prediction for x
             probas = np.empty((len(self.candidates_), n, len(self.classes_)))
             Ds64 = [np.asarray(D, dtype=np.float64) for D in Ds]  # convert once, not per candidate
             for c, forest in enumerate(self.candidates_):
                 probas[c] = forest.predict_proba(subset_dissimilarity(Ds64, self.subsets_[c]))
         preds = probas.argmax(axis=2) if probas is not None else None
-        comp = self._competence_from_regions(regions, preds)  # line 11, one gather + mean
+        comp = self._competence_from_regions(regions, preds, region_d)  # line 11, one gather + mean
         return regions, region_d, probas, comp
+
+    def _candidate_proba(self, Ds, probas, c, rows):
+        if probas is not None:
+            return probas[c, rows]
+        return self.candidates_[c].predict_proba(subset_dissimilarity([D[rows] for D in Ds], self.subsets_[c]))
 
     def _evaluate(self, dissimilarities, explain: bool):
         Ds = self._check_dissimilarities(dissimilarities)
         n, k, C = Ds[0].shape[0], self.k, len(self.classes_)
         regions, region_d, probas, comp = self._regions_and_competence(Ds, explain)
-        chosen, members = self._select(comp)  # line 12
+        chosen, members, votes = self._select(comp)  # line 12
         proba = np.zeros((n, C))
         chosen_proba = np.zeros((n, C))
         for c in np.flatnonzero(members.any(axis=0)):  # line 13: only the candidates in use
             rows = np.flatnonzero(members[:, c])
-            if probas is not None:
-                p = probas[c, rows]
-            else:
-                p = self.candidates_[c].predict_proba(subset_dissimilarity([D[rows] for D in Ds], self.subsets_[c]))
-            proba[rows] += p
+            p = self._candidate_proba(Ds, probas, c, rows)
+            proba[rows] += votes[rows, c, None] * p
             own = chosen[rows] == c
             chosen_proba[rows[own]] = p[own]
-        proba /= np.maximum(members.sum(axis=1, keepdims=True), 1)
         if not explain:
             return proba
         ar = np.arange(n)
@@ -582,6 +708,8 @@ class DVSCombiner:
             chosen_prediction=self.classes_[chosen_proba.argmax(axis=1)],
             prediction=self.classes_[proba.argmax(axis=1)],
             proba=proba,
+            region_kind=self.region,
+            tie_break=self.tie_break,
         )
 
     # ---------------------------------------------------------------- public
@@ -603,7 +731,8 @@ class DVSCombiner:
         """Class probabilities (n_new, C) from per-view (n_new, n_train) matrices (§A.8 lines 7-13).
 
         ``"best"``: those of the selected candidate; ``"knora"``: the mean over the maximally
-        competent candidates.  Columns follow ``classes_``.
+        competent candidates; ``"knora-u"``: the competence-weighted mean.  Columns follow
+        ``classes_``.
         """
         return self._evaluate(dissimilarities, explain=False)
 
@@ -624,3 +753,28 @@ class DVSCombiner:
             Its ``proba`` and ``prediction`` equal :meth:`predict_proba` / :meth:`predict`.
         """
         return self._evaluate(dissimilarities, explain=True)
+
+    def proba_with_views(self, dissimilarities: Sequence[np.ndarray], views) -> np.ndarray:
+        """Class probabilities (n_new, C) when every instance uses the candidate of the views it is
+        given (bool (n_new, Q)): with the true informative views of synthetic data, the *oracle*
+        whose accuracy is a ceiling for any choice of views.
+
+        Raises
+        ------
+        ValueError
+            A row's subset is empty or not in the pool (``max_subset_size``).
+        """
+        Ds = self._check_dissimilarities(dissimilarities)
+        views = np.asarray(views, dtype=bool)
+        if views.shape != (Ds[0].shape[0], self.subsets_.shape[1]):
+            raise ValueError(f"views must have shape {(Ds[0].shape[0], self.subsets_.shape[1])}, got {views.shape}.")
+        code_of = {tuple(row): c for c, row in enumerate(self.subsets_)}
+        try:
+            which = np.array([code_of[tuple(row)] for row in views], dtype=np.int64)
+        except KeyError as exc:
+            raise ValueError(f"the view subset {np.flatnonzero(exc.args[0]).tolist()} is not a candidate of the pool.") from None
+        proba = np.zeros((len(which), len(self.classes_)))
+        for c in np.unique(which):
+            rows = np.flatnonzero(which == c)
+            proba[rows] = self._candidate_proba(Ds, None, c, rows)
+        return proba

@@ -72,6 +72,8 @@ class DVSExplanation:
     chosen_prediction: np.ndarray
     prediction: np.ndarray
     proba: np.ndarray = field(repr=False)
+    region_kind: str = "candidate"
+    tie_break: str = "oob"
 
     @property
     def n_instances(self) -> int:
@@ -86,6 +88,12 @@ class DVSExplanation:
     def chosen_competence(self) -> np.ndarray:
         """Competence of the chosen candidate (= the maximum), shape (n,)."""
         return self.competence[np.arange(self.n_instances), self.chosen]
+
+    @property
+    def tie_rate(self) -> float:
+        """Share of instances whose choice was decided by the tie-break (more than one candidate
+        shares the highest competence)."""
+        return float(np.mean(self.n_tied > 1)) if self.n_instances else 0.0
 
     @property
     def n_tied(self) -> np.ndarray:
@@ -154,7 +162,9 @@ class DVSExplanation:
 
     @classmethod
     def from_arrays(cls, arrays: dict, meta: dict) -> "DVSExplanation":
-        return cls(**{f.name: arrays[f.name] if f.name in arrays else meta[f.name] for f in fields(cls)})
+        values = {f.name: arrays[f.name] if f.name in arrays else meta[f.name] for f in fields(cls)
+                  if f.name in arrays or f.name in meta}  # fields added later keep their default
+        return cls(**values)
 
     def competence_frame(self):
         """Competence of every candidate, a pandas DataFrame (n, P) with candidate-name columns."""

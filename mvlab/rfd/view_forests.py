@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from joblib import Parallel, delayed
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils import check_random_state
 
 from mvlab.core.progress import ProgressCallback, report as _report

@@ -23,7 +23,7 @@ concatenated pair in lock-step (§C.7).
 from __future__ import annotations
 
 import numpy as np
-from joblib import Parallel, delayed
+from sklearn.utils.parallel import Parallel, delayed
 from numpy.lib.stride_tricks import sliding_window_view
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
