@@ -1,9 +1,10 @@
 """Dynamic view selection page: which views did each instance use, and why?"""
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
-from mvlab.experiments.dissimilarity import CombinationComparison
+from mvlab.experiments.dissimilarity import DVS_METHODS, METHOD_TITLES, CombinationComparison
 from mvlab.experiments.settings import DVSSettings
 from mvlab.forest.measures import MEASURES
 from mvlab.rfd.dvs import n_candidates
@@ -17,60 +18,82 @@ ds = sidebar()
 seed = current_seed()
 st.title("Dynamic view selection")
 st.caption("Which views did each instance use, and why? For every test instance, DVS picks the subset of views "
-           "whose forest was most accurate on the instance's nearest training neighbours (Bernard et al. 2020).")
+           "whose forest was most competent on the instance's nearest training neighbours (Bernard et al. 2020).")
 with st.expander("What am I looking at?"):
     st.markdown(
         """
 One forest per view gives one dissimilarity matrix per view. DVS trains a **pool** of forests, one per
 non-empty subset of views (2^Q − 1 of them), each on the average of its views' matrices. To classify a test
-instance it looks at its **region of competence**: its k nearest training instances in each candidate's space.
-A candidate's **competence** is its out-of-bag accuracy on that region (no validation set needed); the most
-competent candidate predicts. Ties are broken by the candidate's overall out-of-bag accuracy, then by the
-number of views, then by order. Below: accuracy next to the static combinations (same view forests, same
-split), which views every test instance used, and, for one instance, its neighbours and the competence of
-every candidate. When most candidates are perfect on every region (easy data), the tie-break decides alone
-and every instance gets the same subset: the page says so.
+instance it looks at its **region of competence**: its k nearest training instances. A candidate's
+**competence** there is measured out-of-bag (no validation set needed); the most competent candidate predicts.
+
+**Why ties happen.** The paper's competence counts the neighbours a candidate classifies right (0 or 1 each).
+On easy data most candidates get all k right, so many tie, and the tie-break (overall out-of-bag accuracy, then
+more views) decides alone: every instance gets the same subset, and the per-instance choices mean nothing.
+The **soft** competence averages the out-of-bag *probability* of each neighbour's true class instead: a graded
+score, so ties are rare and the choice reflects which views are confident *here*. The **shared region** variant
+takes the k nearest in the all-views space for every candidate (the usual dynamic-selection practice).
+
+**The demo data** are synthetic: every instance lies in one of four latent regions (visible in every view), and
+view q carries the class only in region q; elsewhere it shows a random class. So the right choice differs from
+instance to instance, and it is known: the page scores the choices against it (precision: chosen views that
+carry the class; recall: such views that were chosen), against a random choice of the same size, and gives the
+accuracy of an **oracle** that always uses the true view, the ceiling for any choice. With independent
+relevance (the sidebar's synthetic data) no rule can find the right views from x: use it to see that limit.
+
+Every method of the table uses the same split; DVS, its variants and the static combinations the same view
+forests; the **baselines** are what a practitioner would try first: one forest on all features, a soft vote of
+the view forests, stacking.
 """
     )
-c = st.columns(5)
+
+SOURCES = {"demo": "region-structured synthetic data (choices differ)", "sidebar": f"the sidebar's dataset ({ds.name})"}
+source = st.radio("Data", list(SOURCES), format_func=SOURCES.get, horizontal=True, **keep("dvs_source", "demo"))
+c = st.columns(4)
 measure = c[0].selectbox("Measure", list(MEASURES), format_func=lambda m: MEASURES[m].title,
                          **keep("dvs_measure", "breiman"))
 paper = c[1].toggle("Paper settings (RFD, 512 trees)", **keep("dvs_paper", False),
                     help="The chapter's settings: the RFD measure and 512 trees per forest.")
-trees = 512 if paper else c[1].number_input("Trees per forest", 5, 1000, step=10, **keep("dvs_trees", 30))
+trees = 512 if paper else c[1].number_input("Trees per forest", 5, 1000, step=10, **keep("dvs_trees", 60))
 k = c[2].number_input("Region size k", 1, 50, step=1, **keep("dvs_k", 7), help="Neighbours in the region of competence.")
-competence = c[3].selectbox("Competence", ["ola", "lca"], **keep("dvs_competence", "ola"),
-                            format_func={"ola": "OLA (paper)", "lca": "LCA (Woods et al.)"}.get)
-selection = c[4].selectbox("Selection", ["best", "knora"], **keep("dvs_selection", "best"),
-                           format_func={"best": "most competent (paper)", "knora": "all tied vote (KNORA)"}.get)
-test_size = st.slider("Test share", 0.1, 0.9, step=0.05, **keep("dvs_test", 0.5), help="Paper: 50/50 split.")
-settings = DVSSettings(seed=seed, measure=measure, paper=paper, n_estimators=int(trees), k=int(k),
-                       competence=competence, selection=selection, test_size=float(test_size))
-used = settings.effective()
+test_size = c[3].slider("Test share", 0.1, 0.9, step=0.05, **keep("dvs_test", 0.5), help="Paper: 50/50 split.")
+settings = DVSSettings(seed=seed, source=source, measure=measure, paper=paper, n_estimators=int(trees), k=int(k),
+                       test_size=float(test_size))
+used, data = settings.effective(), settings.data(ds)
 for problem in settings.problems(ds):
     st.error(problem)
     st.stop()
-result = runs.lookup(settings, ds, CombinationComparison)
-st.caption(f"The pool has {n_candidates(ds.n_views)} candidate forests of {used.n_estimators} trees; "
+result = runs.lookup(settings, data, CombinationComparison)
+st.caption(f"{data.name}: the pool has {n_candidates(data.n_views)} candidate forests of {used.n_estimators} trees; "
            f"measure {used.measure_object().describe()}.")
 if st.button("Train", type="primary", key="dvs_train"):
-    result = runs.train(settings, ds, label="Training view forests and the DVS pool")
+    result = runs.train(settings, data, label="Training view forests, the DVS pool and the baselines")
 if result is None:
     st.info("Choose the settings and press **Train**.")
     st.stop()
 
-e = result.explanation
 labels_test = np.asarray(result.classes)[result.y_test]
-correct = e.prediction == result.y_test
 left, right = st.columns([2, 3])
 left.plotly_chart(plots.method_accuracy(result.accuracy), key="dvs_accuracy")
 with right:
     st.dataframe(result.table().round(4), hide_index=True, width="stretch")
-    tied = float(np.mean(e.n_tied))
-    st.caption(f"On average **{tied:.1f} of {len(e.candidate_names)}** candidates share the highest competence in a "
-               f"region; {100 * np.mean(e.n_tied > 1):.0f}% of the instances were decided by the tie-break.")
+    if result.oracle_accuracy is not None:
+        st.caption(f"Oracle (each instance's true view): accuracy **{result.oracle_accuracy:.3f}**, the ceiling "
+                   "for any choice of views.")
 
 st.subheader("Per-instance view selections")
+method = st.radio("Explain the choices of", list(DVS_METHODS), format_func=METHOD_TITLES.get, horizontal=True,
+                  **keep("dvs_show", "dvs"))
+e = result.explanations[method]
+correct = e.prediction == result.y_test
+if e.tie_rate > 0.5:
+    st.warning(f"**{100 * e.tie_rate:.0f}% of these choices were made by the tie-break**, not by the competence: "
+               f"on average {np.mean(e.n_tied):.1f} of {len(e.candidate_names)} candidates share the highest "
+               "competence in a region. The per-instance choices below mostly show the tie-break order. Compare "
+               "with the soft competence.")
+else:
+    st.caption(f"{100 * e.tie_rate:.0f}% of the choices were made by the tie-break; on average "
+               f"{np.mean(e.n_tied):.1f} of {len(e.candidate_names)} candidates share the highest competence.")
 sort = st.radio("Sort instances by", ["class", "subset", "correctness"], horizontal=True, **keep("dvs_sort", "class"))
 keys = {"class": result.y_test, "subset": e.chosen, "correctness": correct.astype(int)}[sort]
 order = np.lexsort((np.arange(len(keys)), keys))
@@ -80,15 +103,20 @@ a, b = st.columns(2)
 a.plotly_chart(plots.view_selection_matrix(e.chosen_views, e.view_names, order, row_text), key="dvs_matrix")
 b.plotly_chart(plots.subset_frequencies(e.candidate_names, e.selection_frequencies()), key="dvs_subsets")
 
-if ds.informative is not None:
-    scores = view_choice_scores(e.chosen_views, ds.informative[result.test_index])
-    st.markdown("**Against the ground truth** (synthetic data): did DVS use the views that carry each instance's class? "
-                "Deltas compare with choosing a subset of the same size at random.")
-    m = st.columns(3)
-    for col, key, label in zip(m, ["precision", "recall", "hit"],
-                               ["chosen views that are informative", "informative views chosen",
-                                "instances with ≥ 1 informative view chosen"]):
-        col.metric(label, f"{scores[key]:.2f}", f"{scores[key] - scores['baseline ' + key]:+.2f} vs random")
+if result.informative_test is not None:
+    st.markdown("**Against the ground truth**: did each DVS method use the views that carry each instance's class?")
+    rows = []
+    for m, ex in result.explanations.items():
+        sc = view_choice_scores(ex.chosen_views, result.informative_test)
+        rows.append({"method": METHOD_TITLES[m], "precision": sc["precision"], "recall": sc["recall"],
+                     "precision of a random choice": sc["baseline precision"], "views per instance":
+                     float(ex.chosen_views.sum(axis=1).mean()), "choices by tie-break": ex.tie_rate,
+                     "accuracy": result.accuracy[m]})
+    rows.append({"method": "oracle (the true views)", "precision": 1.0, "recall": 1.0,
+                 "precision of a random choice": np.nan,
+                 "views per instance": float(result.informative_test.sum(axis=1).mean()),
+                 "choices by tie-break": np.nan, "accuracy": result.oracle_accuracy})
+    st.dataframe(pd.DataFrame(rows).round(3), hide_index=True, width="stretch")
 
 st.subheader("Region of competence of one instance")
 clicked = selected_point("dvs_map")
@@ -106,15 +134,23 @@ st.plotly_chart(
         region_hit=e.region_oob_hit[i], title=f"Space of the chosen subset “{e.chosen_names[i]}” (PCA of dissimilarity rows)"),
     key="dvs_map", on_select="rerun", selection_mode="points")
 verdict = "correct" if correct[i] else "wrong"
-st.markdown(f"Test instance **{i}** (dataset row {result.test_index[i]}), class **{labels_test[i]}**: DVS chose "
-            f"**{e.chosen_names[i]}** (competence {e.chosen_competence[i]:.2f}, {e.n_tied[i]} candidates tied) and "
-            f"predicted **{result.classes[e.prediction[i]]}** ({verdict}).")
-n1, n2 = st.columns([2, 3])
-n1.dataframe({"dataset row": result.train_index[e.region[i]], "class": np.asarray(result.classes)[e.region_labels[i]],
+truth = ""
+if result.informative_test is not None:
+    truth = " Its true view(s): **" + " + ".join(np.asarray(e.view_names)[result.informative_test[i]]) + "**."
+st.markdown(f"Test instance **{i}** (dataset row {result.test_index[i]}), class **{labels_test[i]}**: "
+            f"{METHOD_TITLES[method]} chose **{e.chosen_names[i]}** (competence {e.chosen_competence[i]:.2f}, "
+            f"{e.n_tied[i]} candidates tied) and predicted **{result.classes[e.prediction[i]]}** ({verdict}).{truth}")
+st.dataframe({"dataset row": result.train_index[e.region[i]], "class": np.asarray(result.classes)[e.region_labels[i]],
               "dissimilarity": np.round(e.region_dissimilarity[i], 4), "OOB correct": e.region_oob_hit[i]},
              hide_index=True, width="stretch")
-n2.plotly_chart(plots.candidate_competence(e.candidate_names, e.competence[i], e.chosen[i]), key="dvs_competence_chart")
+paper_e, soft_e = result.explanations["dvs"], result.explanations["dvs-soft"]
+st.markdown("**The paper's competence and the soft one, for this instance, on the same forests**")
+p1, p2 = st.columns(2)
+p1.plotly_chart(plots.candidate_competence(paper_e.candidate_names, paper_e.competence[i], paper_e.chosen[i],
+                                           title="Paper: OOB accuracy on the region"), key="dvs_competence_paper")
+p2.plotly_chart(plots.candidate_competence(soft_e.candidate_names, soft_e.competence[i], soft_e.chosen[i],
+                                           title="Soft: OOB probability of the true class"), key="dvs_competence_soft")
 
-frame = e.to_frame(result.y_test).assign(dataset_row=result.test_index, seed=seed, dataset=ds.name)
+frame = e.to_frame(result.y_test).assign(dataset_row=result.test_index, seed=seed, dataset=data.name, method=method)
 st.download_button("Download per-instance explanations (.csv)", frame.to_csv(index=False),
-                   file_name=f"{ds.name}-dvs-explanations.csv", mime="text/csv", key="dvs_dl")
+                   file_name=f"{data.name}-dvs-explanations.csv", mime="text/csv", key="dvs_dl")

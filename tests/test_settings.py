@@ -79,13 +79,14 @@ def test_manifest_carries_the_data_fingerprint_seed_and_versions():
 
 def test_problems_are_said_before_training():
     twelve = make_multiview_classification(60, n_views=12, n_features=2, n_classes=2, random_state=0)
-    assert "4095 DVS candidate forests" in DVSSettings().problems(twelve)[0]
-    assert DVSSettings().problems(load_dataset("nutrimouse")) == []
+    assert "4095 DVS candidate forests" in DVSSettings(source="sidebar").problems(twelve)[0]
+    assert DVSSettings(source="sidebar").problems(load_dataset("nutrimouse")) == []
+    assert DVSSettings(source="demo").problems(twelve) == []  # the demo data are used instead
 
 
 def test_run_builds_the_library_call():
     ds = load_dataset("nutrimouse")
     result = DissimilaritySettings(seed=2, n_estimators=5, measure="rfd", kdn_k=3).run(ds)
-    assert result.combinations == ["average", "knn", "alignment", "oob"]
+    assert result.combinations == ["average", "knn", "alignment", "oob", "concat", "late-fusion", "stacking"]
     assert result.settings["measure"] == {"name": "rfd", "kdn_k": 3, "form": "weighted_proximity"}
     assert result.settings["random_state"] == 2

@@ -28,8 +28,8 @@ from typing import Any, ClassVar, Mapping
 
 from mvlab.core.progress import ProgressCallback
 from mvlab.datasets.container import MultiViewDataset
-from mvlab.datasets.synthetic import make_madelon
-from mvlab.experiments.dissimilarity import DISSIMILARITY, compare_combinations
+from mvlab.datasets.synthetic import make_madelon, make_multiview_classification
+from mvlab.experiments.dissimilarity import DISSIMILARITY, DVS_METHODS, DVS_VARIANTS, compare_combinations
 from mvlab.experiments.pair_methods import PAIRS
 from mvlab.experiments.siamese import run_siamese_experiment
 from mvlab.experiments.store import package_versions
@@ -37,11 +37,12 @@ from mvlab.experiments.view_construction import CLASSIFIERS, METHODS, VIEW_CONST
 from mvlab.forest.measures import MEASURES, measure_spec, resolve_measure
 from mvlab.rfd.classifier import COMBINATIONS
 from mvlab.rfd.dvs import check_pool_size
+from mvlab.rfd.baselines import BASELINES
 from mvlab.rfd.weights import STATIC_COMBINATIONS
 
 __all__ = [
     "APP_N_JOBS", "ExperimentSettings", "DissimilaritySettings", "DVSSettings", "ViewConstructionSettings",
-    "SiameseSettings",
+    "SiameseSettings", "make_region_demo",
 ]
 
 APP_N_JOBS = -1
@@ -72,10 +73,16 @@ class ExperimentSettings:
         """Why these settings cannot work on ``ds`` (empty if they can), in words, before training."""
         return []
 
+    display_only: ClassVar[tuple[str, ...]] = ()
+    """Fields that choose what to show, not what to compute: in the URL, not in the key."""
+
     # ------------------------------------------------------------------ shared
     def key(self) -> dict:
         """JSON-able settings actually used (store key and download manifest)."""
-        return json.loads(json.dumps(dataclasses.asdict(self.effective()), default=list))
+        out = json.loads(json.dumps(dataclasses.asdict(self.effective()), default=list))
+        for name in self.display_only:
+            out.pop(name, None)
+        return out
 
     def manifest(self, ds: MultiViewDataset) -> dict:
         """What a download carries: kind, settings, seed, data name and fingerprint, versions."""
@@ -206,38 +213,58 @@ class DissimilaritySettings(_MeasureChoice):
 
     def run(self, ds, progress=None):
         s = self.effective()
-        return compare_combinations(ds.X, ds.y, ds.views, classes=ds.classes, combinations=STATIC_COMBINATIONS,
+        return compare_combinations(ds.X, ds.y, ds.views, classes=ds.classes,
+                                    combinations=tuple(STATIC_COMBINATIONS) + BASELINES,
                                     test_size=s.test_size, measure=s.measure_object(), n_estimators=s.n_estimators,
                                     k=s.k, random_state=s.seed, n_jobs=APP_N_JOBS, progress=progress)
 
 
 @dataclass(frozen=True)
 class DVSSettings(_MeasureChoice):
-    """The Dynamic view selection page: DVS next to the static combinations on one split."""
+    """The Dynamic view selection page: the paper's DVS and its variants next to the static
+    combinations and the baselines, on one split and the same forests.
+
+    ``source="demo"`` (the default) trains on region-structured synthetic data
+    (:func:`make_region_demo`), where the view to trust depends on where an instance lies: the
+    case dynamic selection is for, so choices differ between instances.  ``"sidebar"`` uses the
+    sidebar's dataset.  ``show`` picks the DVS method whose choices the page explains.
+    """
 
     kind: ClassVar[str] = "dvs"
-    n_estimators: int = _opt(30, range=(3, 1000))
+    display_only: ClassVar[tuple[str, ...]] = ("show",)
+    source: str = _opt("demo", options=("demo", "sidebar"))
+    n_estimators: int = _opt(60, range=(3, 1000))
     k: int = _opt(7, range=(1, 50), help="region of competence")
-    competence: str = _opt("ola", options=("ola", "lca"))
-    selection: str = _opt("best", options=("best", "knora"))
     test_size: float = _opt(0.5, range=(0.1, 0.9))
+    show: str = _opt("dvs", options=DVS_METHODS)
 
     def effective(self):
         return dataclasses.replace(self, **self._paper()) if self.paper else self
 
+    def data(self, ds: MultiViewDataset) -> MultiViewDataset:
+        """The data of the page: the region-structured demo (seeded by the sidebar's seed) or ``ds``."""
+        return make_region_demo(self.seed) if self.source == "demo" else ds
+
     def problems(self, ds):
         try:
-            check_pool_size(ds.n_views)
+            check_pool_size(self.data(ds).n_views)
         except ValueError as exc:
             return [str(exc)]
         return []
 
     def run(self, ds, progress=None):
-        s = self.effective()
-        return compare_combinations(ds.X, ds.y, ds.views, classes=ds.classes, combinations=COMBINATIONS,
+        s, data = self.effective(), self.data(ds)
+        return compare_combinations(data.X, data.y, data.views, classes=data.classes, informative=data.informative,
+                                    combinations=tuple(COMBINATIONS) + tuple(DVS_VARIANTS) + BASELINES,
                                     test_size=s.test_size, measure=s.measure_object(), n_estimators=s.n_estimators,
-                                    k=s.k, dvs_competence=s.competence, dvs_selection=s.selection,
-                                    random_state=s.seed, n_jobs=APP_N_JOBS, progress=progress)
+                                    k=s.k, random_state=s.seed, n_jobs=APP_N_JOBS, progress=progress)
+
+
+def make_region_demo(seed: int = 0) -> MultiViewDataset:
+    """The Dynamic view selection page's default data: 600 instances, 4 views of 10 features,
+    3 classes, view q carrying the class in latent region q (visible in every view)."""
+    return make_multiview_classification(600, n_views=4, n_features=10, n_classes=3, relevance="region",
+                                         random_state=seed)
 
 
 # ============================================================================ view construction

@@ -52,10 +52,11 @@ def bundled_dataset(name: str, n_samples: int, seed: int) -> MultiViewDataset:
 
 @st.cache_resource(show_spinner="Generating data…", max_entries=32)
 def synthetic_dataset(n_samples: int, n_views: int, n_features: int, n_classes: int,
-                      p_informative: float, class_sep: float, noise: str, seed: int) -> MultiViewDataset:
+                      p_informative: float, class_sep: float, noise: str, seed: int,
+                      relevance: str = "iid") -> MultiViewDataset:
     return datasets.make_multiview_classification(
         n_samples, n_views, n_features, n_classes, p_informative=p_informative, class_sep=class_sep,
-        noise=noise, random_state=seed,
+        noise=noise, relevance=relevance, random_state=seed,
     )
 
 
@@ -144,15 +145,22 @@ def _synthetic_controls() -> MultiViewDataset:
     classes = c2.number_input("Classes", 2, 10, step=1, **keep("syn_classes", 3))
     views = c1.number_input("Views", 1, 10, step=1, **keep("syn_views", 3))
     features = c2.number_input("Features per view", 1, 200, step=1, **keep("syn_features", 10))
-    p = st.slider("P(view is informative)", 0.05, 1.0, step=0.05, **keep("syn_p", 0.5),
-                  help="For each instance and view, the chance that the view shows the instance's class.")
+    relevance = st.selectbox(
+        "Which views carry the class", ["iid", "region"], **keep("syn_relevance", "iid"),
+        format_func={"iid": "independently per instance", "region": "depends on a latent region"}.get,
+        help="Independently: a random draw per instance and view (no rule can find them from x). Region: view q "
+             "carries the class in latent region q, visible in every view (dynamic selection's premise).")
+    p = 0.5
+    if relevance == "iid":
+        p = st.slider("P(view is informative)", 0.05, 1.0, step=0.05, **keep("syn_p", 0.5),
+                      help="For each instance and view, the chance that the view shows the instance's class.")
     sep = st.slider("Class separation", 0.0, 6.0, step=0.25, **keep("syn_sep", 2.0))
     noise = st.selectbox("Uninformative views show", ["random-class", "gaussian"], **keep("syn_noise", "random-class"),
                          format_func=lambda s: {"random-class": "a random class (misleading)",
                                                 "gaussian": "pure noise"}[s])
     try:
         return synthetic_dataset(int(n), int(views), int(features), int(classes), float(p), float(sep), noise,
-                                 current_seed())
+                                 current_seed(), relevance)
     except ValueError as exc:
         st.error(f"Cannot generate this synthetic dataset: {exc}")
         return None

@@ -332,18 +332,32 @@ def region_of_competence_map(
     return fig
 
 
-def candidate_competence(names: Sequence[str], competence: Sequence[float], chosen: int,
-                         title: str = "Competence of every candidate in this instance's region") -> go.Figure:
-    """Bars of the competence of all 2^Q - 1 candidates (sorted, best first); the chosen one in red."""
+def candidate_competence(names: Sequence[str], competence: Sequence[float], chosen: int, *, top: int = 12,
+                         title: str = "Competence of the candidates in this instance's region") -> go.Figure:
+    """Horizontal bars of the ``top`` most competent candidates (of all 2^Q - 1), best on top, full
+    names legible: the chosen one red, the others tied with it at the highest competence orange.
+
+    The title says how many candidates share the highest competence and how many are not shown.
+    """
     comp = np.asarray(competence, dtype=float)
     order = np.lexsort((np.arange(len(comp)), -comp))
+    if chosen in order[top:]:
+        order = np.concatenate([[chosen], order[order != chosen]])
+    shown = order[:top]
+    best = comp.max() if comp.size else 0.0
+    n_tied = int(np.sum(comp == best))
+    colour = ["#d62728" if i == chosen else "#ff9f1c" if comp[i] == best else "#9ecae1" for i in shown]
     fig = go.Figure(go.Bar(
-        x=[names[i] for i in order], y=comp[order],
-        marker_color=["#d62728" if i == chosen else "#9ecae1" for i in order],
-        hovertemplate="%{x}<br>competence %{y:.3f}<extra></extra>",
+        x=comp[shown], y=[names[i] for i in shown], orientation="h", marker_color=colour,
+        text=[f"{comp[i]:.3f}" for i in shown], textposition="outside", cliponaxis=False,
+        hovertemplate="%{y}<br>competence %{x:.3f}<extra></extra>",
     ))
-    fig.update_layout(title=title, yaxis_title="competence", yaxis_range=[0, 1.05], xaxis_type="category",
-                      xaxis_tickangle=-45, height=380, margin=dict(t=50, b=140, l=50, r=20))
+    more = f"; {len(comp) - len(shown)} more not shown" if len(comp) > len(shown) else ""
+    tied = f"{n_tied} candidate{'s' if n_tied > 1 else ''} tied at the highest competence{more}"
+    fig.update_yaxes(autorange="reversed", type="category", automargin=True)
+    fig.update_xaxes(range=[0, 1.12], title_text="competence")
+    fig.update_layout(title=dict(text=f"{title}<br><sup>{tied} (red: chosen, orange: tied)</sup>"),
+                      height=max(280, 90 + 26 * len(shown)), margin=dict(t=80, b=40, l=20, r=30), showlegend=False)
     return fig
 
 
