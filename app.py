@@ -6,15 +6,21 @@ import streamlit as st
 st.set_page_config(page_title="mvlab", page_icon="🌲", layout="wide")
 st.session_state["_entered_via_app"] = True  # see mvlab.ui.state.sidebar
 
-page = st.navigation(
-    [
-        st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-        st.Page("pages/data.py", title="Data", icon=":material/table_chart:"),
-        st.Page("pages/dissimilarity.py", title="Dissimilarity", icon=":material/forest:"),
-        st.Page("pages/view_construction.py", title="View construction", icon=":material/call_split:"),
-        st.Page("pages/dvs.py", title="Dynamic view selection", icon=":material/alt_route:"),
-        st.Page("pages/benchmark.py", title="Benchmark", icon=":material/leaderboard:"),
-        st.Page("pages/siamese.py", title="Siamese deep forest", icon=":material/join_inner:"),
-    ]
-)
+pages = [
+    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/data.py", title="Data", icon=":material/table_chart:"),
+    st.Page("pages/dissimilarity.py", title="Dissimilarity", icon=":material/forest:"),
+    st.Page("pages/view_construction.py", title="View construction", icon=":material/call_split:"),
+    st.Page("pages/dvs.py", title="Dynamic view selection", icon=":material/alt_route:"),
+    st.Page("pages/benchmark.py", title="Benchmark", icon=":material/leaderboard:"),
+    st.Page("pages/siamese.py", title="Siamese deep forest", icon=":material/join_inner:"),
+]
+page = st.navigation(pages)
+wanted = st.query_params.get("page")  # a deep link rerouted by mvlab.ui.state.sidebar
+if wanted is not None:
+    rest = {k: st.query_params.get_all(k) for k in st.query_params.keys() if k != "page"}
+    target = next((p for p in pages if p.url_path == wanted), None)
+    if target is not None and target.url_path != page.url_path:
+        st.switch_page(target, query_params=rest)
+    st.query_params.pop("page")
 page.run()

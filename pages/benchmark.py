@@ -1,16 +1,16 @@
 """Benchmark page: which method wins, and is it significant?"""
 
 import json
-import uuid
 
 import pandas as pd
 import streamlit as st
 
 import mvlab.datasets as datasets
-from mvlab.experiments.families import FAMILIES, family_of_run, make_protocol, run_experiment
+from mvlab.experiments.families import FAMILIES, family_of_run
+from mvlab.experiments.settings import BenchmarkSettings
 from mvlab.experiments.report import family_reports
 from mvlab.experiments.stats import sign_test_critical_value
-from mvlab.ui import runs
+from mvlab.ui import links, runs
 from mvlab.ui.state import current_seed, keep, set_kept, sidebar
 from mvlab.viz import plots
 
@@ -33,6 +33,10 @@ pick an earlier one below. Few datasets make weak tests; say so when you quote t
 """
     )
 
+pending_family = (st.session_state.get("_url_pending") or {}).get("family", st.session_state.get("bm_family", "dissimilarity"))
+WIDGETS = {"family": "bm_family", "datasets": "bm_datasets", "methods": f"bm_methods_{pending_family}",
+           "repetitions": "bm_reps", "n_estimators": "bm_trees", "n_max": "bm_n", "n_pairs": "bm_pairs"}
+links.apply_page(BenchmarkSettings, WIDGETS, set_kept, seed)
 c = st.columns(3)
 family_name = c[0].radio("Methods", list(FAMILIES), format_func=lambda f: FAMILIES[f].title,
                          **keep("bm_family", "dissimilarity"))
@@ -46,30 +50,23 @@ reps = d[0].number_input("Repetitions", 1, 100, step=1, **keep("bm_reps", 3),
                          help="Papers: 10 (DVS), 10 x 5-fold (OFSP), 100 (SDF).")
 trees = d[1].number_input("Trees per forest", 3, 1000, step=10, **keep("bm_trees", 20),
                           help="Random-forest methods only.")
-n_max = d[2].number_input("Instances per dataset at most", 40, 2000, step=100, **keep("bm_n", 600),
+n_max = d[2].number_input("Instances per dataset at most", 40, 5000, step=100, **keep("bm_n", 600),
                           help="Larger datasets use a stratified sample.")
 n_pairs = d[3].number_input("Training pairs N (pairs)", 20, 5000, step=50, **keep("bm_pairs", 100))
+settings = BenchmarkSettings(seed=seed, family=family_name, datasets=tuple(names), methods=tuple(methods),
+                             repetitions=int(reps), n_estimators=int(trees), n_max=int(n_max), n_pairs=int(n_pairs))
+links.publish(settings)
 run = st.button("Run benchmark", type="primary", key="bm_run")
 
 store = runs.results_store()
 if run:
-    if not names or len(methods) < 2:
-        st.error("Choose at least one dataset and two methods.")
+    problems = settings.problems()
+    if problems:
+        st.error(" ".join(problems))
     else:
-        batch = f"benchmark:{family.name}:{uuid.uuid4().hex[:8]}"
-        params = {**family.presets["quick"].params, "methods": methods}
-        if "n_estimators" in family.check_params({}):
-            params["n_estimators"] = int(trees)
-        protocol = make_protocol(family, int(reps), n_pairs=int(n_pairs))
-        progress = runs.progress_bar("Benchmark")
-        for i, name in enumerate(names):
-            ds = datasets.load_dataset(name)
-            ds = ds.stratified_sample(min(int(n_max), ds.n_samples), random_state=seed)
-            try:
-                run_experiment(ds, family, params, protocol, random_state=seed, store=store, kind=batch,
-                               progress=lambda f, m, i=i, n=ds.name: progress((i + f) / len(names), f"{n}: {m}"))
-            except ValueError as exc:
-                st.error(f"{ds.name} was skipped: {exc}")
+        batch, skipped = settings.run(store, progress=runs.progress_bar("Benchmark"))
+        for message in skipped:
+            st.error(message)
         set_kept("bm_batch", batch)
 
 stored = store.runs()

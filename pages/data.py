@@ -2,11 +2,13 @@
 
 import streamlit as st
 
+from mvlab.ui import links
 from mvlab.ui.state import sidebar
 from mvlab.viz import plots
 from mvlab.viz.projection import pca_2d
 
 ds = sidebar()
+links.publish()
 st.title("Data")
 st.caption(ds.description or "Uploaded dataset.")
 with st.expander("What am I looking at?"):

@@ -9,7 +9,8 @@ from mvlab.experiments.dissimilarity import CombinationComparison
 from mvlab.experiments.settings import DissimilaritySettings
 from mvlab.forest.measures import MEASURES
 from mvlab.ui import runs
-from mvlab.ui.state import current_seed, keep, sidebar
+from mvlab.ui import links
+from mvlab.ui.state import current_seed, keep, set_kept, sidebar
 from mvlab.viz import plots
 from mvlab.viz.projection import mds_2d
 
@@ -33,6 +34,9 @@ grouped by class: dark blocks on the diagonal mean the view separates the classe
     )
 
 MEASURE_NAMES = {name: m.title for name, m in MEASURES.items()}
+WIDGETS = {"measure": "dis_measure", "paper": "dis_paper", "n_estimators": "dis_trees", "test_size": "dis_test",
+           "k": "dis_k", "w": "dis_w", "kdn_k": "dis_kdn"}
+links.apply_page(DissimilaritySettings, WIDGETS, set_kept, seed)
 c = st.columns(4)
 measure = c[0].selectbox("Measure", list(MEASURES), format_func=MEASURE_NAMES.get, **keep("dis_measure", "breiman"))
 paper = c[1].toggle("Paper settings (RFD, 512 trees)", **keep("dis_paper", False),
@@ -49,6 +53,7 @@ if measure == "rfd" or paper:
 settings = DissimilaritySettings(seed=seed, measure=measure, paper=paper, n_estimators=int(trees),
                                  test_size=float(test_size), k=int(k), **extra)
 used = settings.effective()
+links.publish(settings)
 result = runs.lookup(settings, ds, CombinationComparison)
 if st.button("Train", type="primary", key="dis_train"):
     result = runs.train(settings, ds, label="Growing forests")

@@ -1,5 +1,7 @@
 """Dynamic view selection page: which views did each instance use, and why?"""
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -9,7 +11,7 @@ from mvlab.experiments.settings import DVSSettings
 from mvlab.forest.measures import MEASURES
 from mvlab.rfd.dvs import n_candidates
 from mvlab.rfd.explanation import view_choice_scores
-from mvlab.ui import runs
+from mvlab.ui import links, runs
 from mvlab.ui.state import current_seed, keep, selected_point, set_kept, sidebar
 from mvlab.viz import plots
 from mvlab.viz.projection import pca_project
@@ -47,6 +49,9 @@ the view forests, stacking.
 """
     )
 
+WIDGETS = {"source": "dvs_source", "measure": "dvs_measure", "paper": "dvs_paper", "n_estimators": "dvs_trees",
+           "k": "dvs_k", "test_size": "dvs_test", "show": "dvs_show"}
+links.apply_page(DVSSettings, WIDGETS, set_kept, seed)
 SOURCES = {"demo": "region-structured synthetic data (choices differ)", "sidebar": f"the sidebar's dataset ({ds.name})"}
 source = st.radio("Data", list(SOURCES), format_func=SOURCES.get, horizontal=True, **keep("dvs_source", "demo"))
 c = st.columns(4)
@@ -69,6 +74,7 @@ st.caption(f"{data.name}: the pool has {n_candidates(data.n_views)} candidate fo
 if st.button("Train", type="primary", key="dvs_train"):
     result = runs.train(settings, data, label="Training view forests, the DVS pool and the baselines")
 if result is None:
+    links.publish(settings)
     st.info("Choose the settings and press **Train**.")
     st.stop()
 
@@ -84,6 +90,7 @@ with right:
 st.subheader("Per-instance view selections")
 method = st.radio("Explain the choices of", list(DVS_METHODS), format_func=METHOD_TITLES.get, horizontal=True,
                   **keep("dvs_show", "dvs"))
+links.publish(dataclasses.replace(settings, show=method))
 e = result.explanations[method]
 correct = e.prediction == result.y_test
 if e.tie_rate > 0.5:

@@ -2,9 +2,11 @@
 
 import streamlit as st
 
+from mvlab.ui import links
 from mvlab.ui.state import sidebar
 
 ds = sidebar()
+links.publish()
 st.title("mvlab: multi-view learning with random forests")
 st.markdown(
     """

@@ -7,8 +7,8 @@ import streamlit as st
 
 from mvlab.experiments.settings import SiameseSettings
 from mvlab.experiments.siamese import MODELS, SiameseExperiment, default_window_sizes, tau_curve, tau_tradeoff
-from mvlab.ui import runs
-from mvlab.ui.state import current_seed, keep, sidebar
+from mvlab.ui import links, runs
+from mvlab.ui.state import current_seed, keep, set_kept, sidebar
 from mvlab.viz import plots
 
 ds = sidebar()
@@ -43,6 +43,11 @@ slides two identical windows over the two images in lock-step and feeds the wind
 """
     )
 
+shape_key = "x".join(map(str, ds.image_shape)) if ds.image_shape is not None else ""
+WIDGETS = {"paper": "sdf_paper", "n_pairs": "sdf_n", "n_estimators": "sdf_trees", "qp_probas": "sdf_qp",
+           "max_levels": "sdf_levels", "lam": "sdf_lam", "z_schedule": "sdf_z", "scanning": "sdf_scan",
+           "windows": f"sdf_windows_{shape_key}"}
+links.apply_page(SiameseSettings, WIDGETS, set_kept, seed)
 c = st.columns(4)
 paper = c[0].toggle("Paper settings", **keep("sdf_paper", False),
                     help="N = 1000 pairs, T = 700 trees per forest (the paper's Table 7), in-sample QP "
@@ -72,7 +77,6 @@ if ds.image_shape is not None:
     scanning = c2[3].toggle("Multi-grained scanning", **keep("sdf_scan", True),
                             help=f"Images of {ds.image_shape[0]}×{ds.image_shape[1]}: two lock-step windows.")
     if scanning:
-        shape_key = "x".join(map(str, ds.image_shape))
         windows = c2[3].multiselect("Window sides", list(range(1, min(ds.image_shape) + 1)),
                                     **keep(f"sdf_windows_{shape_key}", default_window_sizes(ds.image_shape)))
         if not windows:
@@ -82,6 +86,7 @@ if ds.image_shape is not None:
 settings = SiameseSettings(seed=seed, paper=paper, n_pairs=int(n_pairs), n_estimators=int(trees), lam=float(lam),
                            z_schedule=z_schedule, qp_probas=qp_probas, max_levels=int(max_levels),
                            scanning=bool(scanning), windows=tuple(sorted(int(w) for w in windows)) if scanning else ())
+links.publish(settings)
 result = runs.lookup(settings, ds, SiameseExperiment)
 if st.button("Train", type="primary", key="sdf_train"):
     result = runs.train(settings, ds, label="Growing cascades")

@@ -18,7 +18,7 @@ from mvlab.experiments.view_construction import (
     partition_crosstab,
     sweep_test,
 )
-from mvlab.ui import runs
+from mvlab.ui import links, runs
 from mvlab.ui.state import current_seed, keep, set_kept, sidebar
 from mvlab.viz import plots
 
@@ -64,6 +64,11 @@ def choice(where, label, options, key, default, **kwargs):
     return where.selectbox(label, options, **kw, **kwargs)
 
 
+pending_source = (st.session_state.get("_url_pending") or {}).get("source", st.session_state.get("vc_source", "sidebar"))
+WIDGETS = {"source": "vc_source", "madelon_n": "vc_madelon_n", "methods": "vc_methods", "classifiers": "vc_classifiers",
+           "paper": "vc_paper", "max_views": "vc_k", "n_splits": "vc_folds", "n_repeats": "vc_reps", "inner_cv": "vc_inner",
+           "ga_generations": "vc_generations", "n_used": f"vc_n_{pending_source}", "d_used": f"vc_d_{pending_source}"}
+links.apply_page(ViewConstructionSettings, WIDGETS, set_kept, seed)
 SOURCES = {"sidebar": "the sidebar's dataset", "madelon": "Madelon-like synthetic (500 features)"}
 source = st.radio("Data", list(SOURCES), format_func=SOURCES.get, horizontal=True, **keep("vc_source", "sidebar"))
 n_mad = 200
@@ -113,6 +118,7 @@ settings = ViewConstructionSettings(
     seed=seed, source=source, madelon_n=int(n_mad), methods=tuple(methods), classifiers=tuple(classifiers), paper=paper,
     max_views=int(max_views), n_splits=int(n_splits), n_repeats=int(n_repeats), inner_cv=int(inner_cv),
     ga_generations=int(generations), n_used=int(n_used), d_used=int(d_used))
+links.publish(settings)
 result = runs.lookup(settings, data, KSweepResult)
 if st.button("Train", type="primary", key="vc_train"):
     result = runs.train(settings, data, label="Building views")

@@ -30,6 +30,8 @@ from mvlab.core.progress import ProgressCallback
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.datasets.synthetic import make_madelon, make_multiview_classification
 from mvlab.experiments.dissimilarity import DISSIMILARITY, DVS_METHODS, DVS_VARIANTS, compare_combinations
+from mvlab.datasets.bundled import list_datasets, load_dataset
+from mvlab.experiments.families import FAMILIES, make_protocol, run_experiment
 from mvlab.experiments.pair_methods import PAIRS
 from mvlab.experiments.siamese import run_siamese_experiment
 from mvlab.experiments.store import package_versions
@@ -42,7 +44,7 @@ from mvlab.rfd.weights import STATIC_COMBINATIONS
 
 __all__ = [
     "APP_N_JOBS", "ExperimentSettings", "DissimilaritySettings", "DVSSettings", "ViewConstructionSettings",
-    "SiameseSettings", "make_region_demo",
+    "SiameseSettings", "BenchmarkSettings", "make_region_demo",
 ]
 
 APP_N_JOBS = -1
@@ -341,3 +343,61 @@ class SiameseSettings(ExperimentSettings):
             qp_probas=s.qp_probas, max_levels=s.max_levels, scanning=scanning, image_shape=ds.image_shape,
             window_sizes=sorted(s.windows) if scanning and s.windows else None, classes=ds.classes,
             random_state=s.seed, n_jobs=APP_N_JOBS, progress=progress)
+
+
+# ============================================================================ benchmark
+@dataclass(frozen=True)
+class BenchmarkSettings(ExperimentSettings):
+    """The Benchmark page: one family's methods on several bundled datasets, the same splits for
+    every method, stored as one batch of runs."""
+
+    kind: ClassVar[str] = "benchmark"
+    family: str = _opt("dissimilarity", options=tuple(FAMILIES))
+    datasets: tuple[str, ...] = _opt(("breast-cancer", "digits", "nutrimouse"), options=tuple(list_datasets()))
+    methods: tuple[str, ...] = ()
+    repetitions: int = _opt(3, range=(1, 100))
+    n_estimators: int = _opt(20, range=(3, 1000))
+    n_max: int = _opt(600, range=(40, 5000))
+    n_pairs: int = _opt(100, range=(20, 5000))
+
+    def problems(self, ds=None) -> list[str]:
+        family = FAMILIES[self.family]
+        out = []
+        if not self.datasets:
+            out.append("Choose at least one dataset.")
+        methods = self.methods or family.methods
+        if len(methods) < 2:
+            out.append("Choose at least two methods to compare.")
+        unknown = [m for m in methods if m not in family.methods]
+        if unknown:
+            out.append(f"{unknown} are not methods of {family.title}.")
+        return out
+
+    def params(self) -> dict:
+        """The family's parameters: its quick preset, these methods and trees."""
+        family = FAMILIES[self.family]
+        params = {**family.presets["quick"].params, "methods": list(self.methods or family.methods)}
+        if "n_estimators" in family.check_params({}):
+            params["n_estimators"] = self.n_estimators
+        return params
+
+    def run(self, store, progress=None, batch: str | None = None) -> tuple[str, list[str]]:
+        """Run the family on every dataset (a stratified sample of at most ``n_max`` instances),
+        storing every run under one batch kind; returns (batch, messages about skipped datasets)."""
+        import uuid
+
+        family = FAMILIES[self.family]
+        batch = batch or f"benchmark:{family.name}:{uuid.uuid4().hex[:8]}"
+        protocol = make_protocol(family, self.repetitions, n_pairs=self.n_pairs)
+        skipped = []
+        for i, name in enumerate(self.datasets):
+            ds = load_dataset(name)
+            ds = ds.stratified_sample(min(self.n_max, ds.n_samples), random_state=self.seed)
+            sub = None if progress is None else (
+                lambda f, m, i=i, n=ds.name: progress((i + f) / len(self.datasets), f"{n}: {m}"))
+            try:
+                run_experiment(ds, family, self.params(), protocol, random_state=self.seed, store=store, kind=batch,
+                               progress=sub)
+            except ValueError as exc:
+                skipped.append(f"{ds.name} was skipped: {exc}")
+        return batch, skipped

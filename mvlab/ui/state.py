@@ -13,11 +13,14 @@ broken upload shows an ``st.error`` and leaves the previous dataset usable.
 from __future__ import annotations
 
 import hashlib
+import inspect
+from pathlib import Path
 
 import streamlit as st
 
 import mvlab.datasets as datasets
 from mvlab.datasets.container import MultiViewDataset
+from mvlab.ui import links
 
 SOURCES = ("Bundled", "Synthetic", "Upload CSV")
 DEFAULT_SAMPLE = 600
@@ -98,11 +101,17 @@ def current_seed() -> int:
 
 
 def sidebar() -> MultiViewDataset:
-    """Draw the dataset and seed controls; return the dataset in use."""
+    """Draw the dataset and seed controls; return the dataset in use.
+
+    Reads a new query of the address into the widgets first (:mod:`mvlab.ui.links`); the page
+    then calls :func:`mvlab.ui.links.publish` to write the current state back."""
     if not st.session_state.get("_entered_via_app"):
         # A deep link (e.g. /data) that reaches a fresh server before app.py ever ran is served
-        # in Streamlit's legacy pages/ mode, without our navigation; go through the entry point.
-        st.switch_page("app.py")
+        # in Streamlit's legacy pages/ mode, without our navigation; go through the entry point,
+        # keeping the query and the page asked for (app.py switches to it).
+        page = Path(inspect.stack()[1].filename).stem
+        st.switch_page("app.py", query_params={**st.query_params.to_dict(), "page": page})
+    links.start(set_kept)
     with st.sidebar:
         st.header("Data")
         source = st.radio("Source", SOURCES, horizontal=True, **keep("dataset_source", SOURCES[0]))
@@ -122,6 +131,10 @@ def sidebar() -> MultiViewDataset:
             f"In use: **{ds.name}**: {ds.n_samples} instances, {ds.n_features} features, "
             f"{ds.n_views} views, {ds.n_classes} classes."
         )
+    name = st.session_state.get("bundled_name")
+    st.session_state["_data_query"] = links.data_query(
+        source, name, st.session_state.get(f"bundled_n_{name}"), current_seed(),
+        {w: st.session_state.get(w) for w, *_ in links.SYNTHETIC.values()})
     return ds
 
 
