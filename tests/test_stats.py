@@ -441,6 +441,107 @@ def test_posthoc_sdf_table8_control_sdf():
     assert beyond == frame["reject_bonferroni"].to_dict()
 
 
+# ---------------------------------------------------------------------------
+# critical differences and CD-diagram groups
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k, n, cd", [(8, 5, 4.695), (10, 10, 4.284), (4, 15, 1.211)])
+def test_nemenyi_critical_difference_matches_demsar(k, n, cd):
+    assert round(S.nemenyi_critical_difference(k, n), 3) == cd
+
+
+def test_nemenyi_q_alpha_is_demsars_table_and_consistent_with_bonferroni_dunn():
+    # Demšar (2006) Table 5(a): q_0.05 and q_0.10 for K = 2..10 (CD with N = 6 gives q back)
+    q05 = [1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164]
+    q10 = [1.645, 2.052, 2.291, 2.459, 2.589, 2.693, 2.780, 2.855, 2.920]
+    for k, a, b in zip(range(2, 11), q05, q10):
+        scale = math.sqrt(k * (k + 1) / (6 * 7))
+        assert S.nemenyi_critical_difference(k, 7, 0.05) / scale == pytest.approx(a, abs=1e-3)
+        assert S.nemenyi_critical_difference(k, 7, 0.10) / scale == pytest.approx(b, abs=1e-3)
+        bd = S.bonferroni_dunn_critical_difference(k, 7, 0.05)[0]
+        if k == 2:  # one comparison: both are z_{0.975} * sqrt(K (K+1) / (6N))
+            assert bd == pytest.approx(S.nemenyi_critical_difference(k, 7, 0.05))
+        else:  # K-1 comparisons with a control need a smaller difference than all K(K-1)/2 pairs
+            assert bd < S.nemenyi_critical_difference(k, 7, 0.05)
+    # the Bonferroni-Dunn CD of the post-hoc is the same number
+    assert S.posthoc_vs_control(TABLE8, "SDF").critical_difference == pytest.approx(
+        S.bonferroni_dunn_critical_difference(5, 10)[0])
+
+
+@pytest.mark.parametrize("k, n", [(1, 5), (3, 0), (2.5, 4), (True, 4)])
+def test_critical_differences_bad_input(k, n):
+    for f in (S.nemenyi_critical_difference, S.bonferroni_dunn_critical_difference):
+        with pytest.raises(ValueError, match="critical difference needs a whole number"):
+            f(k, n)
+
+
+def _groups_reference(ranks, cd):
+    """Slow reference: every subset of two or more methods whose pairwise differences are all below
+    the CD, kept when no other such subset contains it (maximal cliques)."""
+    from itertools import combinations
+
+    names = list(ranks)
+    ok = [set(c) for size in range(2, len(names) + 1) for c in combinations(names, size)
+          if all(abs(ranks[a] - ranks[b]) < cd for a, b in combinations(c, 2))]
+    return {frozenset(c) for c in ok if not any(c < d for d in ok)}
+
+
+@pytest.mark.parametrize(
+    "ranks, cd, groups",
+    [
+        # Demšar Fig. 1 style: two overlapping bars
+        ({"A": 1.0, "B": 1.5, "C": 2.2, "D": 3.0}, 1.0, (("A", "B"), ("B", "C"), ("C", "D"))),
+        ({"A": 1.0, "B": 1.5, "C": 1.9, "D": 3.0}, 1.0, (("A", "B", "C"),)),
+        # a difference equal to the CD is significant (Demšar: "at least the CD")
+        ({"A": 1.0, "B": 2.0}, 1.0, ()),
+        ({"A": 1.0, "B": 2.0}, 1.0 + 1e-9, (("A", "B"),)),
+        # everybody together; tied ranks keep their input order
+        ({"B": 2.0, "A": 2.0, "C": 2.5}, 5.0, (("B", "A", "C"),)),
+        # a method alone between two groups is in no bar
+        ({"A": 1.0, "B": 1.2, "C": 3.0, "D": 5.0, "E": 5.1}, 1.0, (("A", "B"), ("D", "E"))),
+    ],
+)
+def test_nonsignificant_groups_by_hand(ranks, cd, groups):
+    assert S.nonsignificant_groups(ranks, cd) == groups
+    assert {frozenset(g) for g in groups} == _groups_reference(ranks, cd)
+
+
+def test_nonsignificant_groups_against_the_clique_reference():
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        k = int(rng.integers(2, 8))
+        ranks = {f"m{j}": float(v) for j, v in enumerate(np.round(rng.uniform(1, k, size=k), 1))}
+        cd = float(rng.uniform(0.1, 3.0))
+        got = S.nonsignificant_groups(ranks, cd)
+        assert {frozenset(g) for g in got} == _groups_reference(ranks, cd)
+        assert all(list(g) == sorted(g, key=lambda m: ranks[m]) for g in got)  # best first
+
+
+def test_critical_difference_groups_nemenyi_and_against_a_control():
+    nem = S.critical_difference_groups(TABLE8)
+    # average ranks SDF 1.1, gcF 2.2, RF 3.7, SNN 3.9, Bagging 4.1; CD (K = 5, N = 10) = 2.728 * sqrt(0.5)
+    assert nem.methods == ("SDF", "gcF", "RF", "SNN", "Bagging")
+    assert nem.average_ranks == pytest.approx((1.1, 2.2, 3.7, 3.9, 4.1))
+    assert nem.critical_difference == pytest.approx(S.nemenyi_critical_difference(5, 10)) == pytest.approx(1.929, abs=1e-3)
+    assert nem.groups == (("SDF", "gcF"), ("gcF", "RF", "SNN", "Bagging"))
+    assert nem.control is None and "not significantly different: SDF, gcF" in nem.to_text()
+    # 1xN: Bonferroni-Dunn and Holm reject RF, SNN, Bagging against SDF, not gcF (as the post-hoc)
+    ph = S.posthoc_vs_control(TABLE8, "SDF")
+    for test, reject in (("bonferroni-dunn", ph.reject_bonferroni), ("holm", ph.reject_holm)):
+        res = S.critical_difference_groups(TABLE8, test=test, control="SDF")
+        kept = {m for m, r in zip(ph.methods, reject) if not r}
+        assert res.control == "SDF" and res.groups == (("SDF", "gcF"),) and set(res.groups[0]) == kept | {"SDF"}
+        assert "significantly different from SDF: RF, SNN, Bagging" in res.to_text()
+    assert math.isnan(S.critical_difference_groups(TABLE8, test="holm", control="SDF").critical_difference)
+    with pytest.raises(ValueError, match="compares all pairs"):
+        S.critical_difference_groups(TABLE8, control="SDF")
+    with pytest.raises(ValueError, match="give control"):
+        S.critical_difference_groups(TABLE8, test="holm")
+    with pytest.raises(ValueError, match="'nemenyi', 'bonferroni-dunn' or 'holm'"):
+        S.critical_difference_groups(TABLE8, test="tukey")
+
+
 @pytest.mark.parametrize(
     "control, kwargs, match",
     [
