@@ -39,11 +39,14 @@ def test_report_counts_wins_ranks_and_runs_the_tests():
     report = build_report(pd.DataFrame(rows), baseline="average", control="dvs")
     text = report.to_text()
     assert report.sign_tests.loc["dvs", ["wins", "ties", "losses"]].tolist() == [3, 1, 0]
-    assert report.sign_tests.loc["dvs", "critical wins (0.10)"] == 4
-    assert "dvs: 3 wins / 1 ties / 0 losses (Demšar's critical number: 4); exact binomial p = 0.250: not significant" in text
+    assert report.sign_tests.loc["dvs", "critical (α = 0.10)"] == 3.64  # 2 + 1.645 * sqrt(4) / 2
+    assert ("dvs: 3 wins / 1 ties / 0 losses, wins + ties/2 = 3.5: not significant (exact binomial p = 0.250)"
+            in text)
     # ranks by hand: dvs (1 + 1 + 1 + 1.5) / 4, average (2 + 3 + 2 + 1.5) / 4, oob (3 + 2 + 3 + 3) / 4
     assert "| average rank | 1.12 | 2.12 | 2.75 |" in text
     assert "Friedman over datasets" in text and "Post-hoc against dvs" in text
+    assert "Nemenyi, all pairs (α = 0.05): CD = 1.657, 3 methods over 4 datasets" in text
+    assert "not significantly different from dvs: average" in text and "significantly different from dvs: oob" in text
 
 
 def test_markdown_table():

@@ -93,34 +93,49 @@ def test_average_ranks_sdf_table8():
 
 
 def test_sign_test_critical_wins_n15():
-    # ALGORITHMS.md A.9: N = 15 -> 11.3 (12 wins) at 0.05, 10.7 (11 wins) at 0.10
+    # ALGORITHMS.md A.9: N = 15 -> 11.3 (12 whole wins) at 0.05, 10.7 (11 whole wins) at 0.10
     assert S.sign_test_critical_value(15, 0.05) == pytest.approx(7.5 + 1.959964 * math.sqrt(15) / 2, abs=1e-6)
     assert S.sign_test_critical_value(15, 0.05) == pytest.approx(11.295, abs=1e-3)
     assert S.sign_test_critical_value(15, 0.10) == pytest.approx(10.685, abs=1e-3)
     r05 = S.sign_test(wins=12, ties=0, losses=3, alpha=0.05)
     r10 = S.sign_test(wins=11, ties=0, losses=4, alpha=0.10)
-    assert r05.critical_wins == 12 and r05.a_significantly_better
-    assert r10.critical_wins == 11 and r10.a_significantly_better
+    assert r05.critical_value == pytest.approx(11.295, abs=1e-3) and r05.a_significantly_better
+    assert r10.critical_value == pytest.approx(10.685, abs=1e-3) and r10.a_significantly_better
     # one win fewer is not enough
     assert not S.sign_test(wins=11, ties=0, losses=4, alpha=0.05).significant
     assert not S.sign_test(wins=10, ties=0, losses=5, alpha=0.10).significant
 
 
-def test_sign_test_ties_split_and_odd_tie_dropped():
-    # 9 wins, 4 ties, 2 losses over 15: ties split 2/2 -> 11 effective wins of 15 < 12
+def test_sign_test_the_papers_rule_with_the_exact_p_beside_it():
+    # 15 data sets, 10 wins, 3 ties, 2 losses: Demšar with ties split and N = all 15 data sets:
+    # 10 + 3/2 = 11.5 >= 11.30 -> significant at 0.05
+    r = S.sign_test(wins=10, ties=3, losses=2)
+    assert (r.n, r.wins_split, r.losses_split) == (15, 11.5, 3.5)
+    assert r.critical_value == pytest.approx(7.5 + st.norm.ppf(0.975) * math.sqrt(15) / 2)
+    assert r.critical_value == pytest.approx(11.295, abs=1e-3)
+    assert r.a_significantly_better and not r.b_significantly_better and r.significant
+    # beside it, the exact binomial p: one tie dropped, 11 of 14, p = 0.0574 (not < 0.05)
+    assert (r.exact_n, r.exact_wins) == (14, 11)
+    assert r.p_value == pytest.approx(2 * sum(math.comb(14, i) for i in range(11, 15)) / 2**14)
+    assert r.p_value == pytest.approx(0.0574, abs=1e-4)
+    assert r.p_value == pytest.approx(st.binomtest(11, 14, 0.5).pvalue)
+
+
+def test_sign_test_ties_split_even_number():
+    # 9 wins, 4 ties, 2 losses over 15: 9 + 2 = 11 < 11.30: not significant; exact p of 11 of 15
     r = S.sign_test(wins=9, ties=4, losses=2)
-    assert (r.n, r.n_effective, r.wins_effective, r.losses_effective) == (15, 15, 11, 4)
+    assert (r.n, r.exact_n, r.exact_wins, r.wins_split, r.losses_split) == (15, 15, 11, 11.0, 4.0)
     assert not r.a_significantly_better
     assert r.p_value == pytest.approx(st.binomtest(11, 15, 0.5).pvalue)
-    # 10 wins, 3 ties, 2 losses: one tie ignored (Demšar), 11 of 14 effective wins;
-    # critical for N = 14 is 7 + 1.96*sqrt(14)/2 = 10.67 -> 11 -> significant
-    r = S.sign_test(wins=10, ties=3, losses=2)
-    assert (r.n, r.n_effective, r.wins_effective, r.losses_effective) == (15, 14, 11, 3)
-    assert r.critical_value == pytest.approx(7 + st.norm.ppf(0.975) * math.sqrt(14) / 2)
-    assert r.critical_wins == 11
-    assert r.a_significantly_better and not r.b_significantly_better and r.significant
-    assert r.p_value == pytest.approx(st.binomtest(11, 14, 0.5).pvalue)
-    assert r.p_value == pytest.approx(2 * sum(math.comb(14, i) for i in range(11, 15)) / 2**14)
+    # a single tie: no evidence either way
+    one = S.sign_test(wins=0, ties=1, losses=0)
+    assert one.p_value == 1.0 and not one.significant and one.exact_n == 0
+
+
+def test_sign_test_normal_approximation_is_loose_for_few_data_sets():
+    # N = 4: 4 of 4 wins reach 2 + 1.96 = 3.96 (Demšar), yet the exact p is 2 / 16 = 0.125
+    r = S.sign_test(wins=0, ties=0, losses=4)
+    assert r.b_significantly_better and r.p_value == pytest.approx(0.125)
 
 
 def test_sign_test_from_vectors():
@@ -128,7 +143,7 @@ def test_sign_test_from_vectors():
     b = np.array([0.70, 0.70, 0.80, 0.65, 0.70, 0.80, 0.40])
     r = S.sign_test(a, b)
     assert (r.wins, r.ties, r.losses) == (5, 1, 1)
-    assert r.n_effective == 6 and r.wins_effective == 5
+    assert r.exact_n == 6 and r.exact_wins == 5 and r.wins_split == 5.5
     # B's perspective and errors instead of accuracies swap wins and losses
     r_b = S.sign_test(b, a)
     assert (r_b.wins, r_b.ties, r_b.losses) == (1, 1, 5)
@@ -143,7 +158,7 @@ def test_sign_test_significantly_worse_and_dict():
     r = S.sign_test(wins=1, ties=0, losses=14)
     assert r.b_significantly_better and not r.a_significantly_better
     d = r.to_dict()
-    assert d["significant"] is True and d["wins"] == 1 and d["critical_wins"] == 12
+    assert d["significant"] is True and d["wins"] == 1 and d["losses_split"] == 14.0
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.wins = 3
 

@@ -242,10 +242,10 @@ def average_ranks(scores, higher_is_better: bool = True) -> pd.Series:
 def sign_test_critical_value(n: int, alpha: float = 0.05) -> float:
     """Demšar's critical number of wins (normal approximation), ``N/2 + z_{1-alpha/2} * sqrt(N)/2``.
 
-    A method is significantly better (two-sided test at level ``alpha``) when its number of wins
-    (ties split evenly) is at least this value, i.e. at least ``ceil`` of it for whole wins.
-    ``ALGORITHMS.md`` A.9: for N = 15 the value is 11.30 (12 wins) at 0.05 and 10.69 (11 wins)
-    at 0.10. Demšar (2006), Sec. 3.1.3.
+    A method is significantly better (two-sided test at level ``alpha``) when its wins plus half
+    its ties reach this value (:func:`sign_test`). ``ALGORITHMS.md`` A.9: for N = 15 the value
+    is 11.30 at 0.05 and 10.69 at 0.10 (12 and 11 whole wins without ties). Demšar (2006),
+    Sec. 3.1.3.
     """
     if isinstance(n, bool) or int(n) != n or n < 1:
         raise ValueError(f"n (number of data sets) must be a positive integer; got {n!r}.")
@@ -264,34 +264,42 @@ class _Result:
 
 @dataclass(frozen=True)
 class SignTestResult(_Result):
-    """Result of :func:`sign_test` (method A against method B).
+    """Result of :func:`sign_test` (method A against method B over ``n`` data sets).
 
-    ``wins``/``ties``/``losses`` are the raw counts for A. Following Demšar (2006, Sec. 3.1.3)
-    ties are split evenly between the two methods and, if their number is odd, one tie is
-    ignored: ``n_effective = n - (ties % 2)``, ``wins_effective = wins + ties // 2``.
-    ``critical_value = n_eff/2 + z*sqrt(n_eff)/2`` and ``critical_wins = ceil(critical_value)``.
-    ``p_value`` is the exact two-sided binomial test of ``wins_effective`` out of
-    ``n_effective`` with success probability 1/2.
+    ``wins``/``ties``/``losses`` are the raw counts for A.
+
+    The verdict (``a_significantly_better``, ``b_significantly_better``) follows ONE rule, the
+    paper's (``ALGORITHMS.md`` A.9, Demšar 2006 Sec. 3.1.3): ties are split evenly,
+    ``wins_split = wins + ties/2`` (a half tie counts half), ``n`` is the number of all data
+    sets, and A is significantly better when ``wins_split >= critical_value = n/2 + z sqrt(n)/2``
+    (``z = z_{1-alpha/2}``); B when ``losses_split`` reaches it. The win / tie / loss chart of
+    the dashboard draws exactly these numbers.
+
+    ``p_value`` is shown beside it and is **not** the rule: the exact two-sided binomial test
+    (p = 1/2) of ``exact_wins = wins + ties // 2`` successes out of ``exact_n = n - ties % 2``
+    (ties split, an odd tie dropped, as Demšar does to keep whole counts). Demšar's critical
+    number is a normal approximation; with few data sets it is looser than the exact test
+    (N = 4: 4 wins of 4 reach 3.96, yet p = 0.125), so read the two together.
     """
 
     wins: int
     ties: int
     losses: int
     n: int
-    n_effective: int
-    wins_effective: int
-    losses_effective: int
     alpha: float
     z: float
+    wins_split: float
+    losses_split: float
     critical_value: float
-    critical_wins: int
+    exact_n: int
+    exact_wins: int
     p_value: float
     a_significantly_better: bool
     b_significantly_better: bool
 
     @property
     def significant(self) -> bool:
-        """True when either method has at least ``critical_wins`` (effective) wins."""
+        """True when either method reaches the critical value (Demšar's rule)."""
         return self.a_significantly_better or self.b_significantly_better
 
     def to_dict(self) -> dict:
@@ -320,10 +328,14 @@ def sign_test(
     ``tie_tolerance`` (``higher_is_better`` sets the direction), a tie when
     ``|a[i] - b[i]| <= tie_tolerance``.
 
-    Ties are split evenly between the methods; an odd tie is ignored (Demšar 2006,
-    Sec. 3.1.3). A is significantly better at level ``alpha`` (two-sided) when its effective wins
-    reach ``N/2 + z_{1-alpha/2} * sqrt(N)/2`` (``ALGORITHMS.md`` A.9, Demšar 2006); the exact
-    two-sided binomial p-value (``scipy.stats.binomtest``, p = 1/2) is reported beside it.
+    Rule (``ALGORITHMS.md`` A.9; Demšar 2006 Sec. 3.1.3): with N = all data sets and ties split
+    evenly, A is significantly better at level ``alpha`` (two-sided) when
+    ``wins + ties/2 >= N/2 + z_{1-alpha/2} * sqrt(N)/2``. Example: 15 data sets, 10 wins, 3 ties,
+    2 losses: 11.5 >= 11.30, significant at 0.05. (Demšar's text drops an odd tie instead of
+    counting half of it, which compares 11 with the critical value of N = 14, 10.67; the two
+    readings differ only by sqrt(N) against sqrt(N-1) in the margin.) The exact two-sided
+    binomial p-value (``scipy.stats.binomtest``) is reported beside the verdict, with the odd tie
+    dropped: 11 of 14, p = 0.0574 in the example. See :class:`SignTestResult`.
 
     Returns
     -------
@@ -358,33 +370,25 @@ def sign_test(
     n = n_w + n_t + n_l
     if n < 1:
         raise ValueError("sign test needs at least one data set (wins + ties + losses >= 1).")
-    n_eff = n - (n_t % 2)
-    w_eff = n_w + n_t // 2
-    l_eff = n_l + n_t // 2
-    if n_eff == 0:  # a single tie, ignored: no evidence either way
-        crit = float("nan")
-        crit_wins = 1
-        p = 1.0
-    else:
-        crit = sign_test_critical_value(n_eff, alpha)
-        crit_wins = int(math.ceil(crit - 1e-12))
-        p = float(_st.binomtest(w_eff, n_eff, 0.5, alternative="two-sided").pvalue)
-    z = float(_st.norm.ppf(1.0 - alpha / 2.0))
+    crit = sign_test_critical_value(n, alpha)
+    w_split, l_split = n_w + n_t / 2.0, n_l + n_t / 2.0
+    exact_n, exact_w = n - (n_t % 2), n_w + n_t // 2
+    p = 1.0 if exact_n == 0 else float(_st.binomtest(exact_w, exact_n, 0.5, alternative="two-sided").pvalue)
     return SignTestResult(
         wins=n_w,
         ties=n_t,
         losses=n_l,
         n=n,
-        n_effective=n_eff,
-        wins_effective=w_eff,
-        losses_effective=l_eff,
         alpha=alpha,
-        z=z,
+        z=float(_st.norm.ppf(1.0 - alpha / 2.0)),
+        wins_split=w_split,
+        losses_split=l_split,
         critical_value=crit,
-        critical_wins=crit_wins,
+        exact_n=exact_n,
+        exact_wins=exact_w,
         p_value=p,
-        a_significantly_better=bool(n_eff > 0 and w_eff >= crit_wins),
-        b_significantly_better=bool(n_eff > 0 and l_eff >= crit_wins),
+        a_significantly_better=bool(w_split >= crit),
+        b_significantly_better=bool(l_split >= crit),
     )
 
 
@@ -966,10 +970,10 @@ class CriticalDifferenceResult(_Result):
         name = {"nemenyi": "Nemenyi", "bonferroni-dunn": "Bonferroni-Dunn", "holm": "Holm"}[self.test]
         return f"{name}, all pairs" if self.control is None else f"{name} against {self.control}"
 
-    def to_text(self) -> str:
+    def to_text(self, block_name: str = "blocks") -> str:
         """A text rendering of the diagram: the CD, the ranks and the groups, one per line."""
         cd = "" if math.isnan(self.critical_difference) else f"CD = {self.critical_difference:.3f}, "
-        out = [f"{self.label} (alpha = {self.alpha:g}): {cd}{self.n_methods} methods over {self.n_blocks} blocks",
+        out = [f"{self.label} (α = {self.alpha:g}): {cd}{self.n_methods} methods over {self.n_blocks} {block_name}",
                "  average ranks (1 = best): " + ", ".join(f"{m} {r:.2f}" for m, r in zip(self.methods, self.average_ranks))]
         if self.control is None:
             if not self.groups:
