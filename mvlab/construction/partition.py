@@ -128,11 +128,14 @@ class OFSP(_BasePartitioner):
         ``KNeighborsClassifier`` (per view and fold, the held-out x training
         squared-distance block, updated in O(n^2) per added feature) or a
         ``GaussianNB`` (per-class log-likelihood sums, O(n*C)), else the naive
-        refit of a clone on every fold. Both give the same partition: for the
-        ``"knn"`` / ``"nb"`` names this is pinned by tests against the refit; for a
-        kNN with ``n_neighbors > 1`` an *exact* distance tie at the k-th neighbour is
-        given to the lowest training index, whereas scikit-learn's choice there
-        depends on its heap / tree traversal. Memory of the kNN evaluator: about
+        refit of a clone on every fold. Both give the same partition for the
+        ``"knn"`` / ``"nb"`` names, pinned by tests against the refit, also on
+        features rounded to a decimal grid: ``"knn"`` is
+        :class:`mvlab.construction._incremental.LowestIndexKNN`, whose rule the
+        incremental evaluator follows (a distance tie, exact or hidden by rounding, goes
+        to the lowest training index). A scikit-learn ``KNeighborsClassifier`` gets the
+        same evaluator, which can differ from its refit on near-ties: scikit-learn
+        resolves those by the rounding of its GEMM distances. Memory of the kNN evaluator: about
         ``2 * n_views * n_samples**2 * 8`` bytes (e.g. 64 MB at k = 10, n = 1000).
     random_state : int, RandomState or None
         Seeds the inner folds and the shuffled order.
