@@ -155,6 +155,25 @@ def test_score_subset_matches_refit_on_rounded_data(seed):
         assert knn.score_subset(cols) == naive_subset_score(resolve_estimator("knn"), X, y, cols, folds)
 
 
+@pytest.mark.parametrize("estimator", ["knn", "nb"])
+def test_ofsp_lowers_inner_folds_to_the_smallest_class_without_a_warning(estimator):
+    import warnings
+
+    X, y = continuous(2, n=40)
+    y = np.where(np.arange(40) < 3, 3, y)  # a fourth class with 3 members
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # scikit-learn's "least populated class" warning would fail here
+        five = OFSP(n_views=2, estimator=estimator, inner_cv=5, random_state=0).fit(X, y)
+        three = OFSP(n_views=2, estimator=estimator, inner_cv=3, random_state=0).fit(X, y)
+        y1 = y.copy()
+        y1[0] = 7  # a class with a single member: 2 folds
+        single = OFSP(n_views=2, estimator=estimator, inner_cv=5, random_state=0).fit(X, y1)
+    assert five.inner_cv_used_ == 3 and len(five.folds_) == 3
+    assert_same_fit(five, three)  # the same folds as asking for 3
+    assert single.inner_cv_used_ == 2
+    assert OFSP(n_views=2, inner_cv=4, random_state=0).fit(*continuous(2, n=40)).inner_cv_used_ == 4
+
+
 def test_named_knn_breaks_ties_like_sklearn():
     # Duplicated training rows at equal distance with different labels: the
     # lowest training index must win, as in KNeighborsClassifier(1, brute).

@@ -27,6 +27,7 @@ scratch (used by attribute bagging and the genetic algorithm).
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -141,6 +142,24 @@ def resolve_estimator(estimator):
     return clone(estimator)
 
 
+def inner_fold_count(inner_cv: int, y) -> int:
+    """Stratified inner folds used for ``inner_cv`` folds on labels ``y`` (n,).
+
+    ``min(inner_cv, size of the smallest class)``, but at least 2: every fold then holds
+    every class (a class of one member can only be in one fold's test rows). ValueError
+    when ``inner_cv < 2`` or when every class has a single member.
+    """
+    if inner_cv < 2:
+        raise ValueError(f"inner_cv={inner_cv}: an integer inner_cv must be >= 2 folds.")
+    _, counts = np.unique(y, return_counts=True)
+    if counts.max() < 2:
+        raise ValueError(
+            f"inner_cv={inner_cv} folds but every class has a single sample; "
+            "stratified inner folds need a class with at least 2."
+        )
+    return int(max(2, min(int(inner_cv), int(counts.min()))))
+
+
 def make_folds(inner_cv, X, y, random_state):
     """Inner folds on the training data: list of ``(train_rows, test_rows)``.
 
@@ -148,6 +167,12 @@ def make_folds(inner_cv, X, y, random_state):
     ``random_state``), a float in (0, 1) (one stratified hold-out split with that
     test fraction), a scikit-learn splitter (its ``split(X, y)``) or an iterable
     of ``(train, test)`` index pairs.
+
+    An int is lowered to what the smallest class allows,
+    :func:`inner_fold_count` (``min(inner_cv, smallest class size)``, at least 2),
+    instead of letting scikit-learn warn "The least populated class in y has only
+    3 members, which is less than n_splits=5" and make folds without that class in
+    some of them; ``len(folds)`` tells how many were used.
     """
     n = len(y)
     if isinstance(inner_cv, (str, bytes)):
@@ -156,18 +181,12 @@ def make_folds(inner_cv, X, y, random_state):
             "in (0, 1) (hold-out fraction), a CV splitter or a list of (train, test) pairs."
         )
     if isinstance(inner_cv, numbers.Integral) and not isinstance(inner_cv, bool):
-        if inner_cv < 2:
-            raise ValueError(f"inner_cv={inner_cv}: an integer inner_cv must be >= 2 folds.")
-        if inner_cv > n:
-            raise ValueError(f"inner_cv={inner_cv} folds but only {n} training samples.")
-        _, counts = np.unique(y, return_counts=True)
-        if counts.max() < inner_cv:
-            raise ValueError(
-                f"inner_cv={inner_cv} folds but no class has that many samples; "
-                "use fewer folds or a hold-out fraction."
-            )
-        cv = StratifiedKFold(n_splits=int(inner_cv), shuffle=True, random_state=random_state)
-        splits = cv.split(np.zeros((n, 1)), y)
+        n_splits = inner_fold_count(inner_cv, y)
+        cv = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
+        with warnings.catch_warnings():
+            # only when a class has a single member (2 folds cannot hold it twice): said above
+            warnings.filterwarnings("ignore", message="The least populated class in y", category=UserWarning)
+            splits = list(cv.split(np.zeros((n, 1)), y))
     elif isinstance(inner_cv, numbers.Real) and not isinstance(inner_cv, bool):
         if not 0.0 < inner_cv < 1.0:
             raise ValueError(

@@ -119,7 +119,11 @@ class OFSP(_BasePartitioner):
         How ``Acc`` is estimated inside the training data: int = stratified
         shuffled k-fold seeded by ``random_state``; float in (0, 1) = one stratified
         hold-out split with that test fraction. The same folds are used for every
-        evaluation.
+        evaluation. An int larger than the smallest class is lowered to that
+        class's size (at least 2), so that every fold holds every class, and
+        ``inner_cv_used_`` says how many folds were used (scikit-learn would warn
+        "The least populated class in y has only 3 members, which is less than
+        n_splits=5" and leave that class out of some folds).
     feature_order : {"natural", "shuffled"}, default="natural"
         Order of the greedy pass: column order, or a permutation drawn from
         ``random_state``.
@@ -160,6 +164,9 @@ class OFSP(_BasePartitioner):
         The order of the pass.
     folds_ : list of (train, test) index arrays
         The inner folds used.
+    inner_cv_used_ : int
+        How many inner folds (or hold-out splits) were used: ``inner_cv``, or less when
+        the smallest class has fewer members.
     evaluator_ : str
         ``"knn"``, ``"nb"`` (incremental) or ``"naive"``.
     """
@@ -214,6 +221,7 @@ class OFSP(_BasePartitioner):
 
         self.feature_order_ = order
         self.folds_ = folds
+        self.inner_cv_used_ = len(folds)
         self.evaluator_ = ev.kind
         self.assignment_ = assignment
         self.view_scores_ = A
