@@ -80,3 +80,17 @@ def test_ofsp_reproduction_reports_per_dataset_and_classifier(tmp_path, capsys):
     stored = store.results()
     assert set(stored["method"]) == {f"{m} (knn)" for m in ["OFSP", "RFSP", "Bagging", "AB", "VG-AC", "VC-GA"]}
     assert len(stored) == 6 * 2 * 3  # methods x k x folds
+
+
+def test_ofsp_reproduction_prints_the_across_dataset_groups(capsys):
+    from mvlab.cli import _print_across_datasets
+
+    medians = {"knn": {"a": {"OFSP": 0.9, "RFSP": 0.8, "AB": 0.7}, "b": {"OFSP": 0.8, "RFSP": 0.75, "AB": 0.6},
+                       "c": {"OFSP": 0.95, "RFSP": 0.9, "AB": 0.85}},
+               "nb": {"a": {"OFSP": 0.9, "RFSP": 0.8}}}  # one dataset: nothing to compare across
+    _print_across_datasets(medians)
+    out = capsys.readouterr().out
+    assert "## Across datasets, knn (blocks = 3 datasets, median accuracy over k)" in out
+    assert "Nemenyi, all pairs (α = 0.05): CD = 1.914, 3 methods over 3 datasets" in out
+    assert "average ranks (1 = best): OFSP 1.00, RFSP 2.00, AB 3.00" in out
+    assert "Holm against OFSP (α = 0.05)" in out and "nb" not in out
