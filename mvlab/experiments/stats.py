@@ -262,6 +262,16 @@ class _Result:
         return asdict(self)
 
 
+class _RanksOfMethods:
+    """``ranks()`` for results with aligned ``methods`` and ``average_ranks`` tuples."""
+
+    _rank_name = "average_rank"
+
+    def ranks(self) -> pd.Series:
+        """Average ranks as a Series indexed by method (in the result's order)."""
+        return pd.Series(self.average_ranks, index=pd.Index(self.methods, name="method"), name=self._rank_name)
+
+
 @dataclass(frozen=True)
 class SignTestResult(_Result):
     """Result of :func:`sign_test` (method A against method B over ``n`` data sets).
@@ -398,7 +408,7 @@ def sign_test(
 
 
 @dataclass(frozen=True)
-class FriedmanResult(_Result):
+class FriedmanResult(_RanksOfMethods, _Result):
     """Result of :func:`friedman_test`.
 
     ``statistic`` is the Friedman chi-square ``chi2_F`` (df = K-1, p-value ``p_value``);
@@ -418,10 +428,6 @@ class FriedmanResult(_Result):
     tie_correction: bool
     methods: tuple[str, ...]
     average_ranks: tuple[float, ...]
-
-    def ranks(self) -> pd.Series:
-        """Average ranks as a Series indexed by method."""
-        return pd.Series(self.average_ranks, index=pd.Index(self.methods, name="method"), name="average_rank")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per test (Friedman chi2, Iman-Davenport F): statistic, df, p_value."""
@@ -529,7 +535,7 @@ def _rank_descending_with_tolerance(values: np.ndarray, rtol: float = 1e-9) -> n
 
 
 @dataclass(frozen=True)
-class FriedmanAlignedResult(_Result):
+class FriedmanAlignedResult(_RanksOfMethods, _Result):
     """Result of :func:`friedman_aligned_ranks_test` (``ALGORITHMS.md`` B.7 steps 1-4).
 
     ``rank_totals`` are R_j (sum over blocks of the aligned ranks of method j),
@@ -547,9 +553,7 @@ class FriedmanAlignedResult(_Result):
     average_ranks: tuple[float, ...]
     block_totals: tuple[float, ...]
 
-    def ranks(self) -> pd.Series:
-        """Average aligned ranks as a Series indexed by method."""
-        return pd.Series(self.average_ranks, index=pd.Index(self.methods, name="method"), name="average_aligned_rank")
+    _rank_name = "average_aligned_rank"
 
     def to_frame(self) -> pd.DataFrame:
         """One row per method: total and average aligned rank."""
@@ -938,7 +942,7 @@ def nonsignificant_groups(average_ranks, critical_difference: float) -> tuple[tu
 
 
 @dataclass(frozen=True)
-class CriticalDifferenceResult(_Result):
+class CriticalDifferenceResult(_RanksOfMethods, _Result):
     """Average ranks, a critical difference and the groups a critical-difference diagram joins.
 
     ``test`` is ``"nemenyi"`` (all pairs: ``groups`` are the maximal groups of
@@ -959,10 +963,6 @@ class CriticalDifferenceResult(_Result):
     average_ranks: tuple[float, ...]
     groups: tuple[tuple[str, ...], ...]
     control: str | None = None
-
-    def ranks(self) -> pd.Series:
-        """Average ranks as a Series indexed by method, best first."""
-        return pd.Series(self.average_ranks, index=pd.Index(self.methods, name="method"), name="average_rank")
 
     @property
     def label(self) -> str:
