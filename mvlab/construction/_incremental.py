@@ -435,8 +435,9 @@ class KNNIncremental(_FoldData):
         """Correct predictions per candidate: ``dist`` (m, F, T, R), ``tol`` (m, F) -> (m,)."""
         tol = np.asarray(tol, dtype=np.float64)[:, :, None]
         if self.k == 1:  # k_nearest_tolerant(dist, 1, tol), inlined: this is the hot loop
-            first = np.argmin(dist, axis=-1)[..., None]     # argmin is faster than min here
-            threshold = np.take_along_axis(dist, first, axis=-1)[..., 0]
+            first = np.argmin(dist, axis=-1)                # argmin + gather: faster than min here
+            flat = dist.reshape(-1, dist.shape[-1])
+            threshold = flat[np.arange(len(flat)), first.ravel()].reshape(first.shape)
             threshold += tol
             within = np.less_equal(dist, threshold[..., None], out=self._within[: len(dist)])
             nn = np.argmax(within, axis=-1)                 # the first True: the lowest index
