@@ -11,7 +11,7 @@ from mvlab.viz import plots
 from mvlab.experiments.protocols import RepeatedHoldout, RepeatedPairDraws
 from mvlab.experiments.runner import run_experiment
 from mvlab.rfd.classifier import COMBINATIONS
-from mvlab.experiments.report import build_report
+from mvlab.experiments.report import build_report, format_critical
 from mvlab.experiments.pair_methods import PAIR_METHODS
 from mvlab.ui import runs
 from mvlab.ui.state import current_seed, keep, set_kept, sidebar
@@ -108,11 +108,11 @@ if report.ranks is not None:
     left.plotly_chart(plots.average_rank_bars(report.ranks), key="bm_ranks")
 if report.sign_tests is not None:
     right.plotly_chart(plots.win_tie_loss(report.sign_tests, baseline, report.sign_critical), key="bm_sign")
-    st.dataframe(report.sign_tests, width="stretch",
+    st.dataframe(report.sign_table(), width="stretch",
                  column_config={"exact binomial p": st.column_config.NumberColumn(format="%.4f")})
     st.caption(f"Sign test against **{baseline}** over {len(report.means)} datasets, the paper's rule (Demšar 2006): "
                "significant when wins + ties/2 reaches the critical number, "
-               + ", ".join(f"{v:.2f} at {k}" for k, v in report.sign_critical.items())
+               + ", ".join(f"{format_critical(v)} at {k}" for k, v in report.sign_critical.items())
                + " (significantly worse when losses + ties/2 does). The exact binomial p (an odd tie dropped) is "
                "shown beside it, not used for the verdict.")
     note = report.sign_test_note()

@@ -84,14 +84,14 @@ def test_sign_test_chart_table_and_verdict_agree_and_the_cd_diagram_shows(app):
     sign = app.dataframe[1].value
     assert list(sign.index) == ["dvs", "oob"]
     dvs = sign.loc["dvs"]
-    assert (dvs["wins + ties/2"], dvs["critical (α = 0.05)"], dvs["critical (α = 0.10)"]) == (11.5, 11.30, 10.69)
+    assert (dvs["wins + ties/2"], dvs["critical (α = 0.05)"], dvs["critical (α = 0.10)"]) == (11.5, "11.30", "10.69")
     assert dvs["verdict"] == "significantly better (α = 0.05)"
     assert dvs["exact binomial p"] == pytest.approx(0.0574, abs=1e-4)
     assert sign.loc["oob", "verdict"] == "significantly worse (α = 0.05)"
     # the chart draws the table's numbers: lines at the critical numbers (better) and N minus them (worse)
     chart = next(f for t, f in _charts(app).items() if t.startswith("Wins / ties / losses against average"))
     lines = sorted(s["x0"] for s in chart["layout"]["shapes"])
-    c05, c10 = dvs["critical (α = 0.05)"], dvs["critical (α = 0.10)"]
+    c05, c10 = float(dvs["critical (α = 0.05)"]), float(dvs["critical (α = 0.10)"])
     assert lines == pytest.approx(sorted([c05, c10, 15 - c05, 15 - c10]), abs=0.005)
     diamonds = next(t for t in chart["data"] if t.get("name") == "wins + ties/2")
     assert list(diamonds["x"]) == list(sign["wins + ties/2"])

@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 
 from conftest import ROOT
 from mvlab.cli import main
@@ -39,7 +40,7 @@ def test_report_counts_wins_ranks_and_runs_the_tests():
     report = build_report(pd.DataFrame(rows), baseline="average", control="dvs")
     text = report.to_text()
     assert report.sign_tests.loc["dvs", ["wins", "ties", "losses"]].tolist() == [3, 1, 0]
-    assert report.sign_tests.loc["dvs", "critical (α = 0.10)"] == 3.64  # 2 + 1.645 * sqrt(4) / 2
+    assert report.sign_tests.loc["dvs", "critical (α = 0.10)"] == pytest.approx(2 + 1.6449 * 2 / 2, abs=1e-4)
     assert ("dvs: 3 wins / 1 ties / 0 losses, wins + ties/2 = 3.5: not significant (exact binomial p = 0.250)"
             in text)
     # ranks by hand: dvs (1 + 1 + 1 + 1.5) / 4, average (2 + 3 + 2 + 1.5) / 4, oob (3 + 2 + 3 + 3) / 4

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from mvlab.experiments import stats as S
-from mvlab.experiments.report import build_report
+from mvlab.experiments.report import build_report, format_critical
 from mvlab.viz import plots
 
 
@@ -32,15 +32,16 @@ def test_the_papers_sign_test_rule_with_the_exact_p_beside_it():
     assert (row.wins, row.ties, row.losses) == (10, 3, 2)
     # Demšar: 10 + 3/2 = 11.5 >= 15/2 + 1.96 sqrt(15)/2 = 11.30 -> significant at 0.05
     assert row["wins + ties/2"] == 11.5
-    assert row["critical (α = 0.05)"] == 11.30 and row["critical (α = 0.10)"] == 10.69
+    assert row["critical (α = 0.05)"] == pytest.approx(11.2955, abs=1e-4)
+    assert row["critical (α = 0.10)"] == pytest.approx(10.6852, abs=1e-4)
+    assert report.sign_table().loc["new", ["critical (α = 0.05)", "critical (α = 0.10)"]].tolist() == ["11.30", "10.69"]
     assert row.verdict == "significantly better (α = 0.05)"
     # the exact binomial p is shown beside it: 11 of 14 (one tie dropped), 0.0574
     assert row["exact binomial p"] == pytest.approx(0.0574, abs=1e-4)
     assert report.sign_tests.loc["other", "verdict"] == "significantly worse (α = 0.05)"
     # the chart's lines are the table's critical numbers (one source)
     assert report.sign_critical == pytest.approx({"α = 0.05": 11.2955, "α = 0.10": 10.6852}, abs=1e-4)
-    assert [round(v, 2) for v in report.sign_critical.values()] == [
-        row["critical (α = 0.05)"], row["critical (α = 0.10)"]]
+    assert list(report.sign_critical.values()) == [row["critical (α = 0.05)"], row["critical (α = 0.10)"]]
     text = report.to_text()
     assert ("new: 10 wins / 3 ties / 2 losses, wins + ties/2 = 11.5: significantly better (α = 0.05) "
             "(exact binomial p = 0.057)") in text
@@ -119,3 +120,13 @@ def test_win_tie_loss_chart_draws_the_reports_rule():
     assert lines == sorted(round(v, 4) for c in crit for v in (c, 15 - c))
     diamonds = [t for t in fig["data"] if t.get("name") == "wins + ties/2"][0]
     assert list(diamonds["x"]) == list(report.sign_tests["wins + ties/2"])
+
+
+def test_critical_numbers_are_shown_so_that_the_comparison_stays_right():
+    # wins + ties/2 is a multiple of 0.5: N = 44 needs 28.5005 at 0.05, so 28.5 is not enough, and
+    # "28.50" would say otherwise; likewise N = 163 at 0.10 (92.00004)
+    assert format_critical(S.sign_test_critical_value(44, 0.05)) == "28.5005"
+    assert not S.sign_test(wins=28, ties=1, losses=15).a_significantly_better
+    assert format_critical(S.sign_test_critical_value(163, 0.10)) == "92.00004"
+    assert format_critical(S.sign_test_critical_value(15, 0.05)) == "11.30"
+    assert format_critical(3.0) == "3.00"

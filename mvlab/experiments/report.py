@@ -15,6 +15,7 @@ p-value (:func:`mvlab.experiments.stats.sign_test`) is shown beside the verdict,
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,7 +24,7 @@ import pandas as pd
 from mvlab.experiments import stats
 from mvlab.experiments.runner import summarize
 
-__all__ = ["ComparisonReport", "build_report", "markdown", "SIGN_TEST_ALPHAS"]
+__all__ = ["ComparisonReport", "build_report", "markdown", "format_critical", "SIGN_TEST_ALPHAS"]
 
 SIGN_TEST_ALPHAS = (0.05, 0.10)
 """Levels of the sign test's critical numbers: the two lines of the paper's Fig. 3 (ALGORITHMS.md A.9)."""
@@ -31,6 +32,16 @@ SIGN_TEST_ALPHAS = (0.05, 0.10)
 
 def _level(alpha: float) -> str:
     return f"α = {alpha:.2f}"
+
+
+def format_critical(value: float) -> str:
+    """A critical number of wins with as few decimals (2 or more) as keep its comparison with every
+    possible ``wins + ties/2`` (a multiple of 0.5) right: 28.5005 (N = 44) is not shown as 28.50."""
+    half = math.floor(2.0 * value) / 2.0  # the largest count <= value
+    for decimals in range(2, 16):
+        if half == value or round(value, decimals) > half:
+            return f"{value:.{decimals}f}"
+    return repr(value)
 
 
 def markdown(frame: pd.DataFrame, index: bool = True) -> str:
@@ -89,8 +100,8 @@ class ComparisonReport:
             return None
         odd = []
         for m, r in self.sign_tests.iterrows():
-            for alpha in SIGN_TEST_ALPHAS:
-                demsar = _level(alpha) in r["verdict"] or (alpha == 0.10 and _level(0.05) in r["verdict"])
+            for alpha in SIGN_TEST_ALPHAS:  # significant at alpha: the verdict's level is alpha or stricter
+                demsar = any(_level(a) in r["verdict"] for a in SIGN_TEST_ALPHAS if a <= alpha)
                 if demsar != (r["exact binomial p"] <= alpha):
                     odd.append(str(m))
                     break
@@ -99,13 +110,21 @@ class ComparisonReport:
         return (f"Demšar's critical numbers are a normal approximation; for {', '.join(odd)} the exact binomial p "
                 f"does not agree with the verdict at every level. With few datasets the exact p is the safer guide.")
 
+    def sign_table(self) -> pd.DataFrame:
+        """``sign_tests`` for display: the critical numbers as text (:func:`format_critical`)."""
+        shown = self.sign_tests.copy()
+        for alpha in SIGN_TEST_ALPHAS:
+            col = f"critical ({_level(alpha)})"
+            shown[col] = [format_critical(v) for v in shown[col]]
+        return shown
+
     def to_text(self) -> str:
         out = [f"Mean ± std of {self.metric} over repetitions:", markdown(self.mean_std_table())]
         if self.ranks is not None:
             out += ["", "Average rank over datasets (1 = best):",
                     markdown(pd.DataFrame({"average rank": self.ranks.round(2)}).T.rename_axis(""))]
         if self.sign_tests is not None:
-            crit = ", ".join(f"{v:.2f} at {k}" for k, v in self.sign_critical.items())
+            crit = ", ".join(f"{format_critical(v)} at {k}" for k, v in self.sign_critical.items())
             out += ["", f"Sign test against {self.baseline} over {len(self.means)} dataset(s) (Demšar: ties split; "
                         f"significant when wins + ties/2, or losses + ties/2, reach N/2 + z sqrt(N)/2 = {crit}):"]
             for m, r in self.sign_tests.iterrows():
@@ -135,7 +154,7 @@ def _sign_row(a: np.ndarray, b: np.ndarray) -> dict:
             break
     r = res[SIGN_TEST_ALPHAS[0]]
     row = {"wins": r.wins, "ties": r.ties, "losses": r.losses, "wins + ties/2": r.wins_split}
-    row.update({f"critical ({_level(alpha)})": round(res[alpha].critical_value, 2) for alpha in SIGN_TEST_ALPHAS})
+    row.update({f"critical ({_level(alpha)})": res[alpha].critical_value for alpha in SIGN_TEST_ALPHAS})
     row.update({"verdict": verdict, "exact binomial p": r.p_value})
     return row
 

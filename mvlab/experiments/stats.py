@@ -792,14 +792,14 @@ def posthoc_vs_control(
 
       This is exactly the variance of ``Rbar_j - Rbar_c`` when the K values of every block are
       exchangeable (the null hypothesis), whatever the ties and block spreads; measured under
-      the null (N = 10, K = 5, 10,000 draws) it rejects 4.7 % per comparison and 3.5 %
-      family-wise with Holm at a nominal 5 % (``tests/test_stats.py`` keeps a smaller simulation).
+      the null (N = 10, K = 5, 10,000 draws, two generators) it rejects 4.7 % per comparison and
+      3.5-3.8 % family-wise with Holm at a nominal 5 % (``tests/test_stats.py`` keeps a smaller simulation).
     * ``"textbook"``: ``SE = sqrt(K (K N + 1) / 6)``, the form of the STAC and KEEL
       implementations of García et al. (2010). It treats the K N aligned ranks as a random
       permutation of 1..KN, ignoring that each block's ranks sum to a block-specific total, and is
       somewhat liberal: measured ~7.4 % false rejections per comparison and 7-8.5 % family-wise
       (Holm) at a nominal 5 % (N = 10, K = 5). (Some printings of García et al. give
-      ``sqrt(K (N+1) / 6)``, a typo that rejects 42-57 % of true nulls; it is not offered.)
+      ``sqrt(K (N+1) / 6)``, a typo that rejects 41-57 % of true nulls; it is not offered.)
 
     In every case::
 
