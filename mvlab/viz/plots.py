@@ -373,19 +373,20 @@ def win_tie_loss(sign_tests, baseline: str, critical: Mapping[str, float],
                              marker=dict(symbol="diamond", size=11, color="#111", line=dict(color="white", width=1)),
                              hovertemplate="%{y}: wins + ties/2 = %{x}<extra></extra>"))
     n = int((sign_tests[["wins", "ties", "losses"]].sum(axis=1)).max()) if len(sign_tests) else 0
-    # labels above the plot; the strictest level is the outermost pair of lines: its labels go
-    # outwards, the next ones inwards, so close lines do not write over each other
+    # lines beyond N (a level no count can reach with so few datasets) stay in view
+    top, pad = max(critical.values(), default=float(n)), 0.02 * max(n, 1)
+    # labels above the plot, one row per level, so close lines do not write over each other
     for i, ((name, value), dash) in enumerate(zip(critical.items(), ("solid", "dash", "dot"))):
-        outer = i % 2 == 0
-        for x, text, anchor in ((value, f"better, {name}", "left" if outer else "right"),
-                                (n - value, f"worse, {name}", "right" if outer else "left")):
+        for x, text in ((value, f"better, {name}"), (n - value, f"worse, {name}")):
             fig.add_vline(x=x, line_dash=dash, line_color="#333")
-            fig.add_annotation(x=x, y=1.0, xref="x", yref="paper", yanchor="bottom", xanchor=anchor, text=text,
-                               showarrow=False, font=dict(size=11))
+            fig.add_annotation(x=x, y=1.0, xref="x", yref="paper", yanchor="bottom", text=text, showarrow=False,
+                               font=dict(size=11), yshift=2 + 15 * (len(critical) - 1 - i))
     fig.update_layout(title=title or f"Wins / ties / losses against {baseline} over {n} dataset(s)", barmode="stack",
                       xaxis_title="datasets (ties split in half: the diamond is wins + ties/2)",
-                      xaxis_range=[0, max(n, 1)], height=160 + 40 * len(methods), yaxis_type="category",
-                      margin=dict(t=80, b=70, l=120, r=20), legend=dict(orientation="h", y=-0.25))
+                      xaxis_range=[min(0.0, n - top) - pad, max(float(n), top) + pad], height=200 + 40 * len(methods),
+                      yaxis_type="category",
+                      margin=dict(t=95, b=95, l=120, r=50),
+                      legend=dict(orientation="h", yref="container", y=0.0, yanchor="bottom"))
     return fig
 
 
