@@ -120,6 +120,11 @@ def test_win_tie_loss_chart_draws_the_reports_rule():
     assert lines == sorted(round(v, 4) for c in crit for v in (c, 15 - c))
     diamonds = [t for t in fig["data"] if t.get("name") == "wins + ties/2"][0]
     assert list(diamonds["x"]) == list(report.sign_tests["wins + ties/2"])
+    # three datasets: the 0.05 line (3.20) lies beyond N = 3 and must stay in view
+    three = pd.DataFrame({"wins": [2], "ties": [1], "losses": [0]}, index=["a"])
+    crit = {"α = 0.05": S.sign_test_critical_value(3, 0.05)}
+    lo, hi = _spec(plots.win_tie_loss(three, "b", crit))["layout"]["xaxis"]["range"]
+    assert lo < 3 - crit["α = 0.05"] < 0 and 3 < crit["α = 0.05"] < hi
 
 
 def test_critical_numbers_are_shown_so_that_the_comparison_stays_right():
