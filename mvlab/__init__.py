@@ -57,7 +57,8 @@ _PUBLIC = {
     "mvlab.experiments.siamese": ["run_siamese_experiment"],
     "mvlab.experiments.pair_methods": ["compare_pair_methods"],
     "mvlab.experiments.stats": ["average_ranks", "sign_test", "friedman_test", "friedman_aligned_ranks_test",
-                                "posthoc_vs_control", "holm_adjust", "paired_t_test"],
+                                "posthoc_vs_control", "holm_adjust", "paired_t_test", "nemenyi_critical_difference",
+                                "critical_difference_groups"],
 }
 _WHERE = {name: module for module, names in _PUBLIC.items() for name in names}
 __all__ = sorted(_WHERE) + ["__version__"]

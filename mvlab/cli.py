@@ -132,6 +132,7 @@ def _reproduce_ofsp(rep: Reproduction, mode: str, args, store: ResultsStore) -> 
     preset = get_family(rep.family).presets[mode]
     opts = {**preset.params, **rep.sweep.get(mode, {})}
     classifiers = opts.pop("classifiers")
+    medians: dict = {clf: {} for clf in classifiers}  # classifier -> dataset -> method -> median accuracy
     start = time.perf_counter()
     for name, n in rep.datasets:
         ds = _load(name, n, args.seed, {})
@@ -152,16 +153,35 @@ def _reproduce_ofsp(rep: Reproduction, mode: str, args, store: ResultsStore) -> 
             print(f"{clf}: accuracy over k = 1..{opts['max_views']} (mean over folds), median [min, max]:")
             print("  " + "; ".join(f"{r['method']} {r['median']:.3f} [{r['min']:.3f}, {r['max']:.3f}]"
                                    for _, r in part.iterrows()))
+            medians[clf][ds.name] = dict(zip(part["method"], part["median"]))
             test = sweep_test(result, clf, "accuracy", control="OFSP")
             print(f"  Friedman aligned ranks (blocks = k): T = {test.friedman.statistic:.3f}, "
-                  f"p = {test.friedman.p_value:.4f}; Holm against OFSP:")
+                  f"p = {test.friedman.p_value:.4f}; Holm against OFSP (z with the within-block permutation SE):")
             print(markdown(test.table().round(4), index=False))
         pct = summary[(summary["metric"] == "percent_features") & (summary["method"] == "OFSP")]
         print("  OFSP keeps " + ", ".join(f"{r['median']:.1f}% ({r['classifier']})" for _, r in pct.iterrows())
               + " of the features (median over k).")
+    _print_across_datasets(medians)
     print(f"\n{time.perf_counter() - start:.0f} s; stored in {store.path}")
     print(f"\nThe paper: {rep.note}")
     return 0
+
+
+def _print_across_datasets(medians: dict) -> None:
+    """The across-dataset variant of B.7 (blocks = datasets, the median accuracy over k of each
+    method): Friedman's test and the groups of the critical-difference diagram."""
+    from mvlab.experiments.stats import critical_difference_groups, friedman_test
+
+    for clf, by_dataset in medians.items():
+        frame = pd.DataFrame(by_dataset).T.dropna(axis=1)
+        if len(frame) < 2 or frame.shape[1] < 2:
+            continue
+        print(f"\n## Across datasets, {clf} (blocks = {len(frame)} datasets, median accuracy over k)\n")
+        friedman = friedman_test(frame)
+        print(f"Friedman: chi2 = {friedman.statistic:.3f}, p = {friedman.p_value:.4f}")
+        print(critical_difference_groups(frame).to_text("datasets"))
+        if "OFSP" in frame.columns:
+            print(critical_difference_groups(frame, test="holm", control="OFSP").to_text("datasets"))
 
 
 def cmd_reproduce(args) -> int:

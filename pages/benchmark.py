@@ -8,8 +8,7 @@ import streamlit as st
 import mvlab.datasets as datasets
 from mvlab.experiments.families import FAMILIES, family_of_run
 from mvlab.experiments.settings import BenchmarkSettings
-from mvlab.experiments.report import family_reports
-from mvlab.experiments.stats import sign_test_critical_value
+from mvlab.experiments.report import family_reports, format_critical
 from mvlab.ui import links, runs
 from mvlab.ui.state import current_seed, keep, set_kept, sidebar
 from mvlab.viz import plots
@@ -26,10 +25,15 @@ Each dataset is split several times (stratified hold-out for the dissimilarity m
 training and test pairs for the pair methods); every method sees exactly the same splits and, for the
 dissimilarity methods, the same view forests. The table gives the mean ± standard deviation of test accuracy
 per dataset. Over datasets: the **average rank** (1 = best), the **sign test** of every method against a
-baseline (a method must win on enough datasets: the vertical lines are Demšar's critical numbers for
-α = 0.05 and 0.10; the verdict uses the exact binomial p-value), and, with three or more datasets,
-**Friedman's test** with a Holm post-hoc against the proposed method. Every run is kept in the results store:
-pick an earlier one below. Few datasets make weak tests; say so when you quote them.
+baseline, and, with three or more datasets, **Friedman's test** with a Holm post-hoc against the proposed
+method. The sign test follows one rule in the chart, the table and the verdict, the paper's (Demšar 2006):
+ties are split in half, and a method is significantly better when wins + ties/2 (the diamond) reaches
+N/2 + z·√N/2 for N datasets (the vertical lines on the right, α = 0.05 and 0.10), significantly worse when
+losses + ties/2 does (the lines on the left). The exact binomial p-value is shown beside the verdict: the
+critical numbers are a normal approximation, loose with few datasets. The **critical-difference diagram**
+places the methods on the average-rank axis and joins with a bar those that are not significantly different
+(Nemenyi for all pairs; Holm or Bonferroni-Dunn against the proposed method). Every run is kept in the
+results store: pick an earlier one below. Few datasets make weak tests; say so when you quote them.
 """
     )
 
@@ -103,16 +107,38 @@ left, right = st.columns(2)
 if report.ranks is not None:
     left.plotly_chart(plots.average_rank_bars(report.ranks), key="bm_ranks")
 if report.sign_tests is not None:
-    n = len(report.means)
-    critical = {"α = 0.05": sign_test_critical_value(n, 0.05), "α = 0.10": sign_test_critical_value(n, 0.10)}
-    right.plotly_chart(plots.win_tie_loss(report.sign_tests, baseline, critical), key="bm_sign")
-    st.dataframe(report.sign_tests.round(4), width="stretch")
+    right.plotly_chart(plots.win_tie_loss(report.sign_tests, baseline, report.sign_critical), key="bm_sign")
+    st.dataframe(report.sign_table(), width="stretch",
+                 column_config={"exact binomial p": st.column_config.NumberColumn(format="%.4f")})
+    st.caption(f"Sign test against **{baseline}** over {len(report.means)} datasets, the paper's rule (Demšar 2006): "
+               "significant when wins + ties/2 reaches the critical number, "
+               + ", ".join(f"{format_critical(v)} at {k}" for k, v in report.sign_critical.items())
+               + " (significantly worse when losses + ties/2 does). The exact binomial p (an odd tie dropped) is "
+               "shown beside it, not used for the verdict.")
+    note = report.sign_test_note()
+    if note:
+        st.warning(note)
 if report.friedman is not None:
     st.markdown(f"**Friedman** over {len(report.means)} datasets: χ² = {report.friedman.statistic:.3f}, "
                 f"p = {report.friedman.p_value:.4f}. Post-hoc against **{control}**:")
     st.dataframe(report.posthoc.round(4), width="stretch")
 elif len(report.means) < 3:
     st.caption("Friedman's test needs at least three datasets.")
+if report.critical_differences:
+    cd_names = {"nemenyi": "All pairs (Nemenyi)", "holm": f"Against {control} (Holm)",
+                "bonferroni-dunn": f"Against {control} (Bonferroni-Dunn)"}
+    cd_kept = keep("bm_cd", "nemenyi")
+    if st.session_state["bm_cd"] not in report.critical_differences:  # a batch without the control
+        st.session_state["bm_cd"] = "nemenyi"
+    cd_kind = st.radio("Critical-difference diagram", list(report.critical_differences), format_func=cd_names.get,
+                       horizontal=True, **cd_kept)
+    cd = report.critical_differences[cd_kind]
+    st.plotly_chart(plots.critical_difference_diagram(cd), key="bm_cd_chart")
+    st.caption("Methods joined by a bar are not significantly different at α = 0.05 "
+               + ("(Nemenyi: their average ranks differ by less than the critical difference). "
+                  if cd.control is None else f"from {control}, the red one. ")
+               + "Demšar (2006): run the post-hoc only when Friedman's test rejects"
+               + (f" (here p = {report.friedman.p_value:.4f})." if report.friedman is not None else "."))
 
 manifest = {"kind": batch, "runs": json.loads(run_rows[["run_id", "dataset", "fingerprint", "seed", "settings",
                                                         "versions", "status"]].to_json(orient="records"))}

@@ -38,7 +38,8 @@ then open a page:
   per subset of views; each test instance gets the subset most accurate on its nearest training
   neighbours. See every instance's choice, its region of competence and every candidate's competence.
 - **Benchmark**: *which method wins, and is it significant?* Repeated splits on several datasets,
-  the same splits for every method, then average ranks, sign tests and Friedman with Holm; every
+  the same splits for every method, then average ranks, sign tests, Friedman with Holm and a
+  critical-difference diagram; every
   run is kept and can be browsed and downloaded.
 - **Siamese deep forest**: *how does a Siamese deep forest weight its trees?* SDF and gcForest
   on pairs of instances (same trees): accuracy per cascade level, the learned tree weights and

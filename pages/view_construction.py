@@ -42,7 +42,8 @@ k best. Inner accuracies only ever use the training folds.
 
 **Measures**, for every method, classifier, k and test fold (the same folds for every method): test accuracy,
 **disagreement** DM_total (the mean share of test instances on which two members disagree; undefined with one
-view, so missing at k = 1), the wall-clock and CPU **time** of building the views and fitting the ensemble, and the
+view, so missing at k = 1; lower is better, as the paper reads it: "consensus must be higher, or disagreement
+must be lower"), the wall-clock and CPU **time** of building the views and fitting the ensemble, and the
 **% of features kept** in at least one view.
 
 **Box plots** summarise each method over k = 1..K (the mean over folds for each k): the box spans the quartiles,

@@ -1,5 +1,10 @@
 """AppTest: the Benchmark page runs a comparison, shows the tests and browses stored runs."""
 
+import json
+
+import numpy as np
+import pytest
+
 
 def test_runs_a_comparison_and_shows_ranks_sign_test_and_friedman(app):
     app.switch_page("pages/benchmark.py").run()
@@ -17,7 +22,7 @@ def test_runs_a_comparison_and_shows_ranks_sign_test_and_friedman(app):
     sign = app.dataframe[1].value
     assert list(sign.index) == ["knn", "oob"] and (sign[["wins", "ties", "losses"]].sum(axis=1) == 3).all()
     assert any("Friedman" in m.value for m in app.markdown)
-    assert len(app.get("plotly_chart")) == 2  # ranks, wins/ties/losses
+    assert len(app.get("plotly_chart")) == 3  # ranks, wins/ties/losses, critical-difference diagram
     assert len(app.get("download_button")) == 2
 
 
@@ -81,3 +86,56 @@ def test_view_construction_runs_get_their_sign_test_and_friedman(app):
     app.selectbox(key="bm_group").set_value("classifier = nb").run()
     assert not app.exception, app.exception
     assert list(app.dataframe[0].value.columns) == ["OFSP", "RFSP", "AB"]
+
+
+def _charts(app) -> dict:
+    """The page's plotly figures by title."""
+    figs = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
+    return {f["layout"]["title"]["text"]: f for f in figs}
+
+
+def test_sign_test_chart_table_and_verdict_agree_and_the_cd_diagram_shows(app):
+    # a stored batch of 15 datasets: dvs against average 10 wins, 3 ties, 2 losses; oob loses all
+    from mvlab.experiments.store import ResultsStore
+
+    store, batch = ResultsStore(), "benchmark:dissimilarity:fifteen"
+    base = np.linspace(0.70, 0.84, 15)
+    scores = {"average": base, "dvs": base + np.r_[[0.05] * 10, [0.0] * 3, [-0.05] * 2], "oob": base - 0.1}
+    for d in range(15):
+        run = store.start_run(batch, f"d{d:02d}", f"fp{d}", 0, {"test": True})
+        store.add_results(run, [{"repetition": 0, "method": m, "metric": "accuracy", "value": float(v[d])}
+                                for m, v in scores.items()])
+        store.finish_run(run)
+    app.switch_page("pages/benchmark.py").run()
+    app.selectbox(key="bm_batch").set_value(batch).run()
+    assert not app.exception, app.exception
+    sign = app.dataframe[1].value
+    assert list(sign.index) == ["dvs", "oob"]
+    dvs = sign.loc["dvs"]
+    assert (dvs["wins + ties/2"], dvs["critical (α = 0.05)"], dvs["critical (α = 0.10)"]) == (11.5, "11.30", "10.69")
+    assert dvs["verdict"] == "significantly better (α = 0.05)"
+    assert dvs["exact binomial p"] == pytest.approx(0.0574, abs=1e-4)
+    assert sign.loc["oob", "verdict"] == "significantly worse (α = 0.05)"
+    # the chart draws the table's numbers: lines at the critical numbers (better) and N minus them (worse)
+    chart = next(f for t, f in _charts(app).items() if t.startswith("Wins / ties / losses against average"))
+    lines = sorted(s["x0"] for s in chart["layout"]["shapes"])
+    c05, c10 = float(dvs["critical (α = 0.05)"]), float(dvs["critical (α = 0.10)"])
+    assert lines == pytest.approx(sorted([c05, c10, 15 - c05, 15 - c10]), abs=0.005)
+    diamonds = next(t for t in chart["data"] if t.get("name") == "wins + ties/2")
+    assert list(diamonds["x"]) == list(sign["wins + ties/2"])
+    # the verdict is what the chart shows: the diamond against the lines
+    for method, row in sign.iterrows():
+        x = row["wins + ties/2"]
+        expected = ("significantly better (α = 0.05)" if x >= c05 else "significantly better (α = 0.10)" if x >= c10
+                    else "significantly worse (α = 0.05)" if x <= 15 - c05
+                    else "significantly worse (α = 0.10)" if x <= 15 - c10 else "not significant")
+        assert row["verdict"] == expected, method
+    # the exact p (0.0574) does not confirm dvs at 0.05: the page says so
+    assert any("for dvs the exact binomial p" in w.value for w in app.warning)
+    # critical-difference diagram: all pairs by default, then against the control with Holm
+    titles = list(_charts(app))
+    assert any(t.startswith("Nemenyi, all pairs, α = 0.05, CD = 0.86") for t in titles), titles
+    app.radio(key="bm_cd").set_value("holm").run()
+    assert not app.exception, app.exception
+    assert any(t.startswith("Holm against dvs, α = 0.05") for t in _charts(app))
+    assert any("from dvs, the red one" in c.value for c in app.caption)

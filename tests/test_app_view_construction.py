@@ -60,6 +60,7 @@ def test_train_draws_boxes_partition_and_statistics(app):
     app.selectbox(key="vc_metric").set_value("disagreement").run()
     assert not app.exception, app.exception
     assert "k = 2..3" in " ".join(c.value for c in app.caption)
+    assert "lower is better; rank 1 is best" in " ".join(c.value for c in app.caption)
 
     # the result is kept: back from another page it is drawn without training again
     app.switch_page("pages/data.py").run()

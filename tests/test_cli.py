@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 
 from conftest import ROOT
 from mvlab.cli import main
@@ -39,11 +40,14 @@ def test_report_counts_wins_ranks_and_runs_the_tests():
     report = build_report(pd.DataFrame(rows), baseline="average", control="dvs")
     text = report.to_text()
     assert report.sign_tests.loc["dvs", ["wins", "ties", "losses"]].tolist() == [3, 1, 0]
-    assert report.sign_tests.loc["dvs", "critical wins (0.10)"] == 4
-    assert "dvs: 3 wins / 1 ties / 0 losses (Demšar's critical number: 4); exact binomial p = 0.250: not significant" in text
+    assert report.sign_tests.loc["dvs", "critical (α = 0.10)"] == pytest.approx(2 + 1.6449 * 2 / 2, abs=1e-4)
+    assert ("dvs: 3 wins / 1 ties / 0 losses, wins + ties/2 = 3.5: not significant (exact binomial p = 0.250)"
+            in text)
     # ranks by hand: dvs (1 + 1 + 1 + 1.5) / 4, average (2 + 3 + 2 + 1.5) / 4, oob (3 + 2 + 3 + 3) / 4
     assert "| average rank | 1.12 | 2.12 | 2.75 |" in text
     assert "Friedman over datasets" in text and "Post-hoc against dvs" in text
+    assert "Nemenyi, all pairs (α = 0.05): CD = 1.657, 3 methods over 4 datasets" in text
+    assert "not significantly different from dvs: average" in text and "significantly different from dvs: oob" in text
 
 
 def test_markdown_table():
@@ -96,3 +100,17 @@ def test_view_construction_runs_from_the_command_line(tmp_path, capsys):
     assert main(["--store", str(store), "run", "--family", "view-construction", "--dataset", "breast-cancer",
                  "--methods", "ofsp"]) == 2
     assert "unknown method(s) ['ofsp']" in capsys.readouterr().err
+
+
+def test_ofsp_reproduction_prints_the_across_dataset_groups(capsys):
+    from mvlab.cli import _print_across_datasets
+
+    medians = {"knn": {"a": {"OFSP": 0.9, "RFSP": 0.8, "AB": 0.7}, "b": {"OFSP": 0.8, "RFSP": 0.75, "AB": 0.6},
+                       "c": {"OFSP": 0.95, "RFSP": 0.9, "AB": 0.85}},
+               "nb": {"a": {"OFSP": 0.9, "RFSP": 0.8}}}  # one dataset: nothing to compare across
+    _print_across_datasets(medians)
+    out = capsys.readouterr().out
+    assert "## Across datasets, knn (blocks = 3 datasets, median accuracy over k)" in out
+    assert "Nemenyi, all pairs (α = 0.05): CD = 1.914, 3 methods over 3 datasets" in out
+    assert "average ranks (1 = best): OFSP 1.00, RFSP 2.00, AB 3.00" in out
+    assert "Holm against OFSP (α = 0.05)" in out and "nb" not in out

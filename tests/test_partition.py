@@ -7,7 +7,8 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
-from mvlab.construction._incremental import GaussianNBIncremental, KNNIncremental, make_folds, naive_subset_score, resolve_estimator
+from mvlab.construction._incremental import (GaussianNBIncremental, KNNIncremental, LowestIndexKNN, make_folds,
+                                            naive_subset_score, resolve_estimator)
 from mvlab.construction.partition import OFSP, AttributeBagging, AttributeClustering, Bagging, GeneticViews, RandomPartition
 
 
@@ -92,6 +93,87 @@ def test_knn_more_neighbours_equals_naive_without_ties():
                     OFSP(evaluator="naive", **kw).fit(X, y))
 
 
+def grid(seed, step, n=48, d=22, n_classes=3):
+    """``continuous`` data rounded to a decimal grid: distance ties that floating point hides."""
+    X, y = continuous(seed, n, d, n_classes)
+    return np.round(X / step) * step, y
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("step", [0.1, 0.03])
+def test_incremental_ofsp_equals_refit_on_rounded_data(seed, step):
+    # features rounded to 0.1 used to give another partition than the refit in most seeds
+    X, y = grid(seed, step)
+    kw = dict(n_views=3, estimator="knn", random_state=seed)
+    assert_same_fit(OFSP(evaluator="incremental", **kw).fit(X, y), OFSP(evaluator="naive", **kw).fit(X, y))
+
+
+def _knn_reference(A, B, yB, k):
+    """Slow reference on integer data: exact squared distances per row, neighbours ranked by
+    (distance, training index), vote ties to the smallest label."""
+    out = []
+    for a in A:
+        order = sorted((int(np.sum((a - b) ** 2)), j) for j, b in enumerate(B))
+        votes = np.bincount(yB[[j for _, j in order[:k]]], minlength=yB.max() + 1)
+        out.append(int(np.argmax(votes)))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_lowest_index_knn_keeps_its_rule_on_a_decimal_grid(k):
+    # integer coordinates M: exact arithmetic gives the true ties; the classifier sees M * step
+    rng = np.random.default_rng(k)
+    M = rng.integers(0, 4, size=(120, 3))
+    y = rng.integers(0, 3, 120)
+    ref = _knn_reference(M[80:], M[:80], y[:80], k)
+    for step in (1.0, 0.1, 0.03, 0.7):
+        X = M * step
+        assert np.array_equal(LowestIndexKNN(k).fit(X[:80], y[:80]).predict(X[80:]), ref), step
+    # exact ties (integers): scikit-learn's brute kNN takes the lowest index too
+    sk = KNeighborsClassifier(k, algorithm="brute").fit(M[:80].astype(float), y[:80]).predict(M[80:].astype(float))
+    assert np.array_equal(sk, ref)
+
+
+def test_lowest_index_knn_equals_sklearn_without_near_ties():
+    X, y = continuous(3, n=90)
+    for k in (1, 4):
+        ours = LowestIndexKNN(k).fit(X[:60], y[:60]).predict(X[60:])
+        sk = KNeighborsClassifier(k, algorithm="brute").fit(X[:60], y[:60]).predict(X[60:])
+        assert np.array_equal(ours, sk)
+    with pytest.raises(ValueError, match="n_neighbors=61 must be an integer between 1 and the 60"):
+        LowestIndexKNN(61).fit(X[:60], y[:60])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_score_subset_matches_refit_on_rounded_data(seed):
+    X, y = grid(seed, 0.1)
+    folds = make_folds(5, X, y, seed)
+    knn = KNNIncremental(X, y, folds, 1)
+    rng = np.random.default_rng(seed)
+    for _ in range(8):
+        cols = rng.choice(X.shape[1], size=rng.integers(1, 6), replace=False)
+        assert knn.score_subset(cols) == naive_subset_score(resolve_estimator("knn"), X, y, cols, folds)
+
+
+@pytest.mark.parametrize("estimator", ["knn", "nb"])
+def test_ofsp_lowers_inner_folds_to_the_smallest_class_without_a_warning(estimator):
+    import warnings
+
+    X, y = continuous(2, n=40)
+    y = np.where(np.arange(40) < 3, 3, y)  # a fourth class with 3 members
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # scikit-learn's "least populated class" warning would fail here
+        five = OFSP(n_views=2, estimator=estimator, inner_cv=5, random_state=0).fit(X, y)
+        three = OFSP(n_views=2, estimator=estimator, inner_cv=3, random_state=0).fit(X, y)
+        y1 = y.copy()
+        y1[0] = 7  # a class with a single member: 2 folds
+        single = OFSP(n_views=2, estimator=estimator, inner_cv=5, random_state=0).fit(X, y1)
+    assert five.inner_cv_used_ == 3 and len(five.folds_) == 3
+    assert_same_fit(five, three)  # the same folds as asking for 3
+    assert single.inner_cv_used_ == 2
+    assert OFSP(n_views=2, inner_cv=4, random_state=0).fit(*continuous(2, n=40)).inner_cv_used_ == 4
+
+
 def test_named_knn_breaks_ties_like_sklearn():
     # Duplicated training rows at equal distance with different labels: the
     # lowest training index must win, as in KNeighborsClassifier(1, brute).
@@ -100,6 +182,7 @@ def test_named_knn_breaks_ties_like_sklearn():
     folds = [(np.array([0, 1, 2]), np.array([3, 4, 5]))]
     ev = KNNIncremental(X, y, folds, n_neighbors=1)
     ref = naive_subset_score(resolve_estimator("knn"), X, y, [0], folds)
+    assert naive_subset_score(KNeighborsClassifier(1, algorithm="brute"), X, y, [0], folds) == ref
     # rows 4, 5 are at distance 0 from rows 1 (label 1) and 2 (label 0): row 1 wins,
     # so all three held-out rows are right (row 2 winning would give 1/3)
     assert ev.score_subset([0]) == ref == 1.0
@@ -233,8 +316,7 @@ def test_bad_data():
 
 def test_resolve_estimator_names():
     knn = resolve_estimator("knn")
-    assert isinstance(knn, KNeighborsClassifier)
-    assert knn.n_neighbors == 1 and knn.algorithm == "brute"
+    assert isinstance(knn, LowestIndexKNN) and knn.n_neighbors == 1
     assert isinstance(resolve_estimator("nb"), GaussianNB)
     svm = resolve_estimator("svm")
     assert isinstance(svm, SVC) and svm.kernel == "linear" and svm.C == 1.0

@@ -13,7 +13,8 @@ from sklearn.ensemble import RandomForestClassifier
 from mvlab.forest.dissimilarity import ForestDissimilarity
 from mvlab.forest.measures import MEASURES, RFD, RFGAP, PathLength, SameLeafMeasure, measure_spec
 from mvlab.forest._leaf_product import cooccurrence
-from mvlab.core.neighbours import k_smallest_indices, k_smallest_mask
+from mvlab.core.neighbours import distance_tie_tolerance, k_nearest_tolerant, k_smallest_indices, k_smallest_mask
+from mvlab.forest.kdn import _kdn
 
 T = 12
 ATOL = 2e-6  # float32 output
@@ -366,6 +367,65 @@ def test_k_smallest_with_ties():
             assert set(np.flatnonzero(mask[r])) == {c for _, c in order[:k]}
     with pytest.raises(ValueError):
         k_smallest_mask(D, 5, exclude_diagonal=True)
+
+
+def _tolerant_reference(D, k, tol, exclude_diagonal=False):
+    """Slow reference of the documented rule, row by row: repeatedly take the lowest-index
+    remaining column whose value is within tol of the smallest remaining value."""
+    out = []
+    for r, row in enumerate(D):
+        left = [c for c in range(len(row)) if not (exclude_diagonal and c == r)]
+        picked = []
+        for _ in range(k):
+            m = min(row[c] for c in left)
+            c = min(c for c in left if row[c] <= m + tol)
+            picked.append(c)
+            left.remove(c)
+        out.append(picked)
+    return np.array(out)
+
+
+def test_k_nearest_tolerant_against_a_row_loop():
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        n = int(rng.integers(3, 12))
+        D = rng.integers(0, 4, size=(n, n)) + rng.normal(scale=1e-13, size=(n, n))  # near-ties
+        k = int(rng.integers(1, n))
+        for tol, diag in ((1e-9, True), (1e-9, False), (0.0, True), (0.6, False)):
+            if k > n - diag:
+                continue
+            got = k_nearest_tolerant(D, k, tol, exclude_diagonal=diag)
+            np.testing.assert_array_equal(got, _tolerant_reference(D, k, tol, diag))
+        # tol = 0 is the (value, index) ranking of k_smallest_indices
+        np.testing.assert_array_equal(k_nearest_tolerant(D, k, 0.0, exclude_diagonal=True),
+                                      k_smallest_indices(D, k, exclude_diagonal=True))
+    with pytest.raises(ValueError, match="k=4 must lie in"):
+        k_nearest_tolerant(np.zeros((4, 4)), 4, 0.0, exclude_diagonal=True)
+
+
+def _kdn_reference(M, y, k):
+    """kDN with exact integer distances (data M on an integer grid), neighbours ranked by
+    (distance, index), self excluded."""
+    out = np.zeros(len(y))
+    for i in range(len(y)):
+        order = sorted((int(np.sum((M[i] - M[j]) ** 2)), j) for j in range(len(y)) if j != i)
+        out[i] = sum(y[j] != y[i] for _, j in order[:k]) / k
+    return out
+
+
+@pytest.mark.parametrize("step", [0.03, 0.1, 1.0])
+def test_kdn_breaks_ties_by_index_on_rounded_data(step):
+    # data on a decimal grid: ||a||^2 + ||b||^2 - 2ab used to break these ties by rounding
+    # (hundreds of the 8,000 kDN values of a 0.03 grid differed from the lowest-index rule)
+    rng = np.random.default_rng(int(step * 100))
+    for _ in range(6):
+        f = int(rng.integers(1, 5))
+        M = rng.integers(0, 6, size=(80, f))
+        y = rng.integers(0, 2, 80)
+        np.testing.assert_array_equal(_kdn(np.ascontiguousarray(M * step), y, 5), _kdn_reference(M, y, 5))
+        # with an offset (a shift changes nothing; the tolerance uses the spread, not the magnitude)
+        np.testing.assert_array_equal(_kdn(np.ascontiguousarray(M * step + 1000.0), y, 5), _kdn_reference(M, y, 5))
+    assert distance_tie_tolerance(M * step + 1000.0) == pytest.approx(distance_tie_tolerance(M * step))
 
 
 # ----------------------------------------------------------------------------- API

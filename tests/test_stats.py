@@ -93,34 +93,49 @@ def test_average_ranks_sdf_table8():
 
 
 def test_sign_test_critical_wins_n15():
-    # ALGORITHMS.md A.9: N = 15 -> 11.3 (12 wins) at 0.05, 10.7 (11 wins) at 0.10
+    # ALGORITHMS.md A.9: N = 15 -> 11.3 (12 whole wins) at 0.05, 10.7 (11 whole wins) at 0.10
     assert S.sign_test_critical_value(15, 0.05) == pytest.approx(7.5 + 1.959964 * math.sqrt(15) / 2, abs=1e-6)
     assert S.sign_test_critical_value(15, 0.05) == pytest.approx(11.295, abs=1e-3)
     assert S.sign_test_critical_value(15, 0.10) == pytest.approx(10.685, abs=1e-3)
     r05 = S.sign_test(wins=12, ties=0, losses=3, alpha=0.05)
     r10 = S.sign_test(wins=11, ties=0, losses=4, alpha=0.10)
-    assert r05.critical_wins == 12 and r05.a_significantly_better
-    assert r10.critical_wins == 11 and r10.a_significantly_better
+    assert r05.critical_value == pytest.approx(11.295, abs=1e-3) and r05.a_significantly_better
+    assert r10.critical_value == pytest.approx(10.685, abs=1e-3) and r10.a_significantly_better
     # one win fewer is not enough
     assert not S.sign_test(wins=11, ties=0, losses=4, alpha=0.05).significant
     assert not S.sign_test(wins=10, ties=0, losses=5, alpha=0.10).significant
 
 
-def test_sign_test_ties_split_and_odd_tie_dropped():
-    # 9 wins, 4 ties, 2 losses over 15: ties split 2/2 -> 11 effective wins of 15 < 12
+def test_sign_test_the_papers_rule_with_the_exact_p_beside_it():
+    # 15 data sets, 10 wins, 3 ties, 2 losses: Demšar with ties split and N = all 15 data sets:
+    # 10 + 3/2 = 11.5 >= 11.30 -> significant at 0.05
+    r = S.sign_test(wins=10, ties=3, losses=2)
+    assert (r.n, r.wins_split, r.losses_split) == (15, 11.5, 3.5)
+    assert r.critical_value == pytest.approx(7.5 + st.norm.ppf(0.975) * math.sqrt(15) / 2)
+    assert r.critical_value == pytest.approx(11.295, abs=1e-3)
+    assert r.a_significantly_better and not r.b_significantly_better and r.significant
+    # beside it, the exact binomial p: one tie dropped, 11 of 14, p = 0.0574 (not < 0.05)
+    assert (r.exact_n, r.exact_wins) == (14, 11)
+    assert r.p_value == pytest.approx(2 * sum(math.comb(14, i) for i in range(11, 15)) / 2**14)
+    assert r.p_value == pytest.approx(0.0574, abs=1e-4)
+    assert r.p_value == pytest.approx(st.binomtest(11, 14, 0.5).pvalue)
+
+
+def test_sign_test_ties_split_even_number():
+    # 9 wins, 4 ties, 2 losses over 15: 9 + 2 = 11 < 11.30: not significant; exact p of 11 of 15
     r = S.sign_test(wins=9, ties=4, losses=2)
-    assert (r.n, r.n_effective, r.wins_effective, r.losses_effective) == (15, 15, 11, 4)
+    assert (r.n, r.exact_n, r.exact_wins, r.wins_split, r.losses_split) == (15, 15, 11, 11.0, 4.0)
     assert not r.a_significantly_better
     assert r.p_value == pytest.approx(st.binomtest(11, 15, 0.5).pvalue)
-    # 10 wins, 3 ties, 2 losses: one tie ignored (Demšar), 11 of 14 effective wins;
-    # critical for N = 14 is 7 + 1.96*sqrt(14)/2 = 10.67 -> 11 -> significant
-    r = S.sign_test(wins=10, ties=3, losses=2)
-    assert (r.n, r.n_effective, r.wins_effective, r.losses_effective) == (15, 14, 11, 3)
-    assert r.critical_value == pytest.approx(7 + st.norm.ppf(0.975) * math.sqrt(14) / 2)
-    assert r.critical_wins == 11
-    assert r.a_significantly_better and not r.b_significantly_better and r.significant
-    assert r.p_value == pytest.approx(st.binomtest(11, 14, 0.5).pvalue)
-    assert r.p_value == pytest.approx(2 * sum(math.comb(14, i) for i in range(11, 15)) / 2**14)
+    # a single tie: no evidence either way
+    one = S.sign_test(wins=0, ties=1, losses=0)
+    assert one.p_value == 1.0 and not one.significant and one.exact_n == 0
+
+
+def test_sign_test_normal_approximation_is_loose_for_few_data_sets():
+    # N = 4: 4 of 4 wins reach 2 + 1.96 = 3.96 (Demšar), yet the exact p is 2 / 16 = 0.125
+    r = S.sign_test(wins=0, ties=0, losses=4)
+    assert r.b_significantly_better and r.p_value == pytest.approx(0.125)
 
 
 def test_sign_test_from_vectors():
@@ -128,7 +143,7 @@ def test_sign_test_from_vectors():
     b = np.array([0.70, 0.70, 0.80, 0.65, 0.70, 0.80, 0.40])
     r = S.sign_test(a, b)
     assert (r.wins, r.ties, r.losses) == (5, 1, 1)
-    assert r.n_effective == 6 and r.wins_effective == 5
+    assert r.exact_n == 6 and r.exact_wins == 5 and r.wins_split == 5.5
     # B's perspective and errors instead of accuracies swap wins and losses
     r_b = S.sign_test(b, a)
     assert (r_b.wins, r_b.ties, r_b.losses) == (1, 1, 5)
@@ -143,7 +158,7 @@ def test_sign_test_significantly_worse_and_dict():
     r = S.sign_test(wins=1, ties=0, losses=14)
     assert r.b_significantly_better and not r.a_significantly_better
     d = r.to_dict()
-    assert d["significant"] is True and d["wins"] == 1 and d["critical_wins"] == 12
+    assert d["significant"] is True and d["wins"] == 1 and d["losses_split"] == 14.0
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.wins = 3
 
@@ -351,17 +366,81 @@ def test_posthoc_friedman_worked_example():
     assert frame.loc["method_2", "p_holm"] == pytest.approx(2 * p[1])
 
 
+# aligned ranks of ALIGNED_X (all 9 values ranked jointly, 1 = largest):
+# aligned [[1, 0, -1], [1, 2, -3], [-2, 1, 1]] -> 2 is first, the four 1s share (2+3+4+5)/4 = 3.5
+ALIGNED_RANKS = np.array([[3.5, 6.0, 7.0], [3.5, 1.0, 9.0], [8.0, 3.5, 3.5]])
+
+
 def test_posthoc_aligned_worked_example():
-    # average aligned ranks (5, 3.5, 6.5) from the 3x3 example; SE = sqrt(K (n+1) / 6) = sqrt(2)
+    # average aligned ranks (5, 3.5, 6.5); permutation SE (B.7 step 5) by hand:
+    # s_b^2 = (1/3) sum_j (r[b,j] - rbar_b)^2 = 13/6, 67/6, 27/6; SE^2 = (1/9) * 3 * (107/6) = 53.5/9
+    se = math.sqrt(53.5 / 9)
     r = S.posthoc_vs_control(ALIGNED_X, control=1, test="aligned")
     assert r.control == "method_1" and r.control_average_rank == pytest.approx(3.5)
-    assert r.standard_error == pytest.approx(math.sqrt(2))
+    assert r.se_rule == "permutation" and r.standard_error == pytest.approx(se)
     assert r.methods == ("method_0", "method_2")
-    assert r.z == pytest.approx((1.5 / math.sqrt(2), 3.0 / math.sqrt(2)))
-    p = (2 * st.norm.sf(1.5 / math.sqrt(2)), 2 * st.norm.sf(3 / math.sqrt(2)))
+    assert r.z == pytest.approx((1.5 / se, 3.0 / se))
+    p = (2 * st.norm.sf(1.5 / se), 2 * st.norm.sf(3 / se))
     assert r.p_unadjusted == pytest.approx(p)
     assert r.p_holm == pytest.approx((max(p[0], 2 * p[1]), 2 * p[1]))
-    assert r.critical_difference == pytest.approx(st.norm.ppf(1 - 0.05 / 4) * math.sqrt(2))
+    assert r.critical_difference == pytest.approx(st.norm.ppf(1 - 0.05 / 4) * se)
+    # the textbook (STAC / KEEL) option: SE = sqrt(K (K N + 1) / 6) = sqrt(3 * 10 / 6) = sqrt(5)
+    t = S.posthoc_vs_control(ALIGNED_X, control=1, test="aligned", aligned_se="textbook")
+    assert t.se_rule == "textbook" and t.standard_error == pytest.approx(math.sqrt(5))
+    assert t.z == pytest.approx((1.5 / math.sqrt(5), 3.0 / math.sqrt(5)))
+    with pytest.raises(ValueError, match="aligned_se must be 'permutation' or 'textbook'"):
+        S.posthoc_vs_control(ALIGNED_X, control=1, test="aligned", aligned_se="garcia")
+
+
+def test_aligned_permutation_se_is_the_exact_permutation_variance():
+    # slow reference: all (3!)^3 = 216 within-block permutations of the observed aligned ranks,
+    # each equally likely when the methods of every block are exchangeable
+    from itertools import permutations, product
+
+    perms = list(permutations(range(3)))
+    diffs = [np.mean([ALIGNED_RANKS[b, list(p)] for b, p in enumerate(choice)], axis=0)
+             for choice in product(perms, repeat=3)]
+    diffs = np.array(diffs)
+    for j, c in [(0, 1), (2, 1), (0, 2)]:
+        d = diffs[:, j] - diffs[:, c]
+        assert d.mean() == pytest.approx(0.0, abs=1e-12)
+        assert math.sqrt(d.var()) == pytest.approx(S.posthoc_vs_control(ALIGNED_X, c, test="aligned").standard_error)
+
+
+def test_aligned_posthoc_every_block_tied_gives_no_evidence():
+    r = S.posthoc_vs_control(np.ones((4, 3)), control=0, test="aligned")
+    assert r.standard_error == 0.0 and r.z == (0.0, 0.0) and r.p_unadjusted == (1.0, 1.0)
+    assert r.reject_holm == (False, False)
+
+
+def _null_rejection_rates(n_blocks, n_methods, draws, seed):
+    """Rejection rates at alpha = 0.05 when all methods are identical: per block, K exchangeable
+    scores with a block effect and a block-specific spread, rounded to a 0.01 grid (ties happen)."""
+    rng = np.random.default_rng(seed)
+    friedman = aligned = per_comparison = holm = 0.0
+    for _ in range(draws):
+        spread = np.exp(0.5 * rng.normal(size=(n_blocks, 1)))
+        x = np.round(rng.normal(size=(n_blocks, 1)) + 0.05 * spread * rng.normal(size=(n_blocks, n_methods)), 2)
+        friedman += S.friedman_test(x).p_value <= 0.05
+        aligned += S.friedman_aligned_ranks_test(x).p_value <= 0.05
+        r = S.posthoc_vs_control(x, 0, test="aligned")
+        per_comparison += np.mean(np.array(r.p_unadjusted) <= 0.05)  # each comparison alone
+        holm += any(r.reject_holm)  # family-wise
+    return {k: v / draws for k, v in
+            dict(friedman=friedman, aligned=aligned, per_comparison=per_comparison, holm=holm).items()}
+
+
+def test_null_simulation_rejects_about_alpha():
+    # N = 10 blocks, K = 5 identical methods, 1000 seeded draws (< 1 s). The binomial sd of a rate
+    # near 0.05 is 0.007, so the bands are ~3 sd wide. Measured with this generator at 10,000 draws:
+    # Friedman 4.1 %, aligned Friedman 3.8 %, aligned post-hoc 4.7 % per comparison and 3.8 %
+    # family-wise (Holm). The old SE sqrt(K (N+1) / 6) gave 41 % and 67 % (this test fails with it);
+    # the textbook sqrt(K (K N + 1) / 6) gives 7.1 % and 7.3 %.
+    rates = _null_rejection_rates(10, 5, 1000, seed=5)
+    assert 0.02 <= rates["friedman"] <= 0.075, rates
+    assert 0.02 <= rates["aligned"] <= 0.075, rates
+    assert 0.03 <= rates["per_comparison"] <= 0.07, rates
+    assert 0.015 <= rates["holm"] <= 0.07, rates
 
 
 def test_posthoc_sdf_table8_control_sdf():
@@ -375,6 +454,107 @@ def test_posthoc_sdf_table8_control_sdf():
     # rank differences beyond the CD are exactly the Bonferroni-Dunn rejections
     beyond = (frame["rank_difference"].abs() >= r.critical_difference).to_dict()
     assert beyond == frame["reject_bonferroni"].to_dict()
+
+
+# ---------------------------------------------------------------------------
+# critical differences and CD-diagram groups
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k, n, cd", [(8, 5, 4.695), (10, 10, 4.284), (4, 15, 1.211)])
+def test_nemenyi_critical_difference_matches_demsar(k, n, cd):
+    assert round(S.nemenyi_critical_difference(k, n), 3) == cd
+
+
+def test_nemenyi_q_alpha_is_demsars_table_and_consistent_with_bonferroni_dunn():
+    # Demšar (2006) Table 5(a): q_0.05 and q_0.10 for K = 2..10 (CD with N = 6 gives q back)
+    q05 = [1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164]
+    q10 = [1.645, 2.052, 2.291, 2.459, 2.589, 2.693, 2.780, 2.855, 2.920]
+    for k, a, b in zip(range(2, 11), q05, q10):
+        scale = math.sqrt(k * (k + 1) / (6 * 7))
+        assert S.nemenyi_critical_difference(k, 7, 0.05) / scale == pytest.approx(a, abs=1e-3)
+        assert S.nemenyi_critical_difference(k, 7, 0.10) / scale == pytest.approx(b, abs=1e-3)
+        bd = S.bonferroni_dunn_critical_difference(k, 7, 0.05)[0]
+        if k == 2:  # one comparison: both are z_{0.975} * sqrt(K (K+1) / (6N))
+            assert bd == pytest.approx(S.nemenyi_critical_difference(k, 7, 0.05))
+        else:  # K-1 comparisons with a control need a smaller difference than all K(K-1)/2 pairs
+            assert bd < S.nemenyi_critical_difference(k, 7, 0.05)
+    # the Bonferroni-Dunn CD of the post-hoc is the same number
+    assert S.posthoc_vs_control(TABLE8, "SDF").critical_difference == pytest.approx(
+        S.bonferroni_dunn_critical_difference(5, 10)[0])
+
+
+@pytest.mark.parametrize("k, n", [(1, 5), (3, 0), (2.5, 4), (True, 4)])
+def test_critical_differences_bad_input(k, n):
+    for f in (S.nemenyi_critical_difference, S.bonferroni_dunn_critical_difference):
+        with pytest.raises(ValueError, match="critical difference needs a whole number"):
+            f(k, n)
+
+
+def _groups_reference(ranks, cd):
+    """Slow reference: every subset of two or more methods whose pairwise differences are all below
+    the CD, kept when no other such subset contains it (maximal cliques)."""
+    from itertools import combinations
+
+    names = list(ranks)
+    ok = [set(c) for size in range(2, len(names) + 1) for c in combinations(names, size)
+          if all(abs(ranks[a] - ranks[b]) < cd for a, b in combinations(c, 2))]
+    return {frozenset(c) for c in ok if not any(c < d for d in ok)}
+
+
+@pytest.mark.parametrize(
+    "ranks, cd, groups",
+    [
+        # Demšar Fig. 1 style: two overlapping bars
+        ({"A": 1.0, "B": 1.5, "C": 2.2, "D": 3.0}, 1.0, (("A", "B"), ("B", "C"), ("C", "D"))),
+        ({"A": 1.0, "B": 1.5, "C": 1.9, "D": 3.0}, 1.0, (("A", "B", "C"),)),
+        # a difference equal to the CD is significant (Demšar: "at least the CD")
+        ({"A": 1.0, "B": 2.0}, 1.0, ()),
+        ({"A": 1.0, "B": 2.0}, 1.0 + 1e-9, (("A", "B"),)),
+        # everybody together; tied ranks keep their input order
+        ({"B": 2.0, "A": 2.0, "C": 2.5}, 5.0, (("B", "A", "C"),)),
+        # a method alone between two groups is in no bar
+        ({"A": 1.0, "B": 1.2, "C": 3.0, "D": 5.0, "E": 5.1}, 1.0, (("A", "B"), ("D", "E"))),
+    ],
+)
+def test_nonsignificant_groups_by_hand(ranks, cd, groups):
+    assert S.nonsignificant_groups(ranks, cd) == groups
+    assert {frozenset(g) for g in groups} == _groups_reference(ranks, cd)
+
+
+def test_nonsignificant_groups_against_the_clique_reference():
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        k = int(rng.integers(2, 8))
+        ranks = {f"m{j}": float(v) for j, v in enumerate(np.round(rng.uniform(1, k, size=k), 1))}
+        cd = float(rng.uniform(0.1, 3.0))
+        got = S.nonsignificant_groups(ranks, cd)
+        assert {frozenset(g) for g in got} == _groups_reference(ranks, cd)
+        assert all(list(g) == sorted(g, key=lambda m: ranks[m]) for g in got)  # best first
+
+
+def test_critical_difference_groups_nemenyi_and_against_a_control():
+    nem = S.critical_difference_groups(TABLE8)
+    # average ranks SDF 1.1, gcF 2.2, RF 3.7, SNN 3.9, Bagging 4.1; CD (K = 5, N = 10) = 2.728 * sqrt(0.5)
+    assert nem.methods == ("SDF", "gcF", "RF", "SNN", "Bagging")
+    assert nem.average_ranks == pytest.approx((1.1, 2.2, 3.7, 3.9, 4.1))
+    assert nem.critical_difference == pytest.approx(S.nemenyi_critical_difference(5, 10)) == pytest.approx(1.929, abs=1e-3)
+    assert nem.groups == (("SDF", "gcF"), ("gcF", "RF", "SNN", "Bagging"))
+    assert nem.control is None and "not significantly different: SDF, gcF" in nem.to_text()
+    # 1xN: Bonferroni-Dunn and Holm reject RF, SNN, Bagging against SDF, not gcF (as the post-hoc)
+    ph = S.posthoc_vs_control(TABLE8, "SDF")
+    for test, reject in (("bonferroni-dunn", ph.reject_bonferroni), ("holm", ph.reject_holm)):
+        res = S.critical_difference_groups(TABLE8, test=test, control="SDF")
+        kept = {m for m, r in zip(ph.methods, reject) if not r}
+        assert res.control == "SDF" and res.groups == (("SDF", "gcF"),) and set(res.groups[0]) == kept | {"SDF"}
+        assert "significantly different from SDF: RF, SNN, Bagging" in res.to_text()
+    assert math.isnan(S.critical_difference_groups(TABLE8, test="holm", control="SDF").critical_difference)
+    with pytest.raises(ValueError, match="compares all pairs"):
+        S.critical_difference_groups(TABLE8, control="SDF")
+    with pytest.raises(ValueError, match="give control"):
+        S.critical_difference_groups(TABLE8, test="holm")
+    with pytest.raises(ValueError, match="'nemenyi', 'bonferroni-dunn' or 'holm'"):
+        S.critical_difference_groups(TABLE8, test="tukey")
 
 
 @pytest.mark.parametrize(

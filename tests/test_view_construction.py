@@ -101,6 +101,13 @@ def test_friedman_holm_table_uses_k_as_blocks(sweep):
     assert (table["p (Holm)"].dropna() >= table["p"].dropna() - 1e-12).all()
     dis = sweep_test(sweep, "nb", "disagreement")  # k = 1 has no disagreement: left out
     assert dis.ks == (2, 3)
+    # Kumar & Minz: "consensus must be higher, or disagreement must be lower": rank 1 = least disagreement
+    assert dis.higher_is_better is False
+    wide_dis = sweep.per_k("disagreement", "nb").dropna()[list(dis.friedman.methods)]
+    assert wide_dis.std().max() > 0  # the methods do disagree differently, so the direction matters
+    lower_better = friedman_aligned_ranks_test(-wide_dis)  # negated: higher is better
+    assert dis.friedman.average_ranks == pytest.approx(lower_better.average_ranks)
+    assert dis.friedman.average_ranks != pytest.approx(friedman_aligned_ranks_test(wide_dis).average_ranks)
     assert not sweep_test(sweep, "nb", "seconds").higher_is_better
     with pytest.raises(ValueError, match="include OFSP"):
         sweep_test(sweep.table[sweep.table["method"] != "OFSP"], "knn")

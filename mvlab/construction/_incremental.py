@@ -27,28 +27,92 @@ scratch (used by attribute bagging and the genetic algorithm).
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.base import clone, is_classifier
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from mvlab.core.neighbours import TIE_RTOL, distance_tie_tolerance, k_nearest_tolerant, squared_distances
 
 ESTIMATOR_NAMES = ("knn", "nb", "svm")
+
+
+class LowestIndexKNN(ClassifierMixin, BaseEstimator):
+    """k-nearest-neighbour classifier (Euclidean, uniform vote) whose ties follow one documented rule.
+
+    * Distance ties: the neighbours of a query are taken one at a time, the next being the
+      *lowest-index* training row whose squared distance is within ``tie_tolerance_`` of the
+      smallest remaining one (:func:`mvlab.core.neighbours.k_nearest_tolerant`), with
+      ``tie_tolerance_ = rtol * sum_f span_f**2`` over the training rows
+      (:func:`mvlab.core.neighbours.distance_tie_tolerance`). Exact ties go to the lowest index,
+      and so do distances that are equal on a decimal grid (features rounded to 0.1) but come out
+      of floating point a few ulps apart.
+    * Vote ties (k > 1): the smallest class label.
+
+    Why not scikit-learn's ``KNeighborsClassifier(algorithm="brute")``: it computes squared
+    distances as ``|x|^2 - 2 x.y + |y|^2`` (a GEMM) and keeps, among *exactly equal computed*
+    values, the lowest index (its heap rejects a value equal to the current worst). On integer
+    data that is the lowest-index rule; on data rounded to a decimal grid the computed values of
+    equal distances differ in the last bits, so rounding decides which row wins. This is the
+    classifier behind the name ``"knn"`` (:func:`resolve_estimator`) and the refit reference of
+    :class:`KNNIncremental`, which follows the same rule.
+
+    Parameters
+    ----------
+    n_neighbors : int, default 1
+    rtol : float, default ``TIE_RTOL`` (1e-9)
+
+    Attributes
+    ----------
+    classes_ : ndarray (n_classes,); tie_tolerance_ : float; n_features_in_ : int
+    """
+
+    def __init__(self, n_neighbors=1, rtol=TIE_RTOL):
+        self.n_neighbors = n_neighbors
+        self.rtol = rtol
+
+    def fit(self, X, y):
+        """Store the training rows ``X`` (n, d) and labels ``y`` (n,)."""
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        k = self.n_neighbors
+        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= len(y):
+            raise ValueError(f"n_neighbors={k!r} must be an integer between 1 and the {len(y)} training rows.")
+        if not (isinstance(self.rtol, numbers.Real) and self.rtol >= 0):
+            raise ValueError(f"rtol={self.rtol!r} must be a number >= 0.")
+        self.classes_, self._y = np.unique(y, return_inverse=True)
+        self._X = X
+        self.tie_tolerance_ = distance_tie_tolerance(X, self.rtol)
+        return self
+
+    def predict(self, X):
+        """Labels (n_new,) of the rows of ``X`` (n_new, d)."""
+        check_is_fitted(self, "_X")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        idx = k_nearest_tolerant(squared_distances(X, self._X), self.n_neighbors, self.tie_tolerance_,
+                                 overwrite=True)
+        labels = self._y[idx]                                   # (n_new, k)
+        counts = (labels[..., None] == np.arange(len(self.classes_))).sum(axis=1)
+        return self.classes_[np.argmax(counts, axis=1)]        # vote ties -> smallest class
 
 
 def resolve_estimator(estimator):
     """Return a fresh scikit-learn classifier for a name or an estimator.
 
-    ``"knn"``: ``KNeighborsClassifier(n_neighbors=1, algorithm="brute")``. One
+    ``"knn"``: :class:`LowestIndexKNN` ``(n_neighbors=1)``, a brute-force 1-NN. One
     neighbour is what PRTools' ``knnc`` usually selects by leave-one-out on the
-    paper's small high-dimensional sets (ALGORITHMS.md B.6); brute force is
-    exact and gives a distance tie to the lowest training index, which is the
-    rule the incremental evaluator reproduces (scikit-learn's KD/ball trees,
-    chosen by ``algorithm="auto"`` for <= 15 features, break exact ties by tree
-    traversal order instead).
+    paper's small high-dimensional sets (ALGORITHMS.md B.6). A distance tie goes
+    to the lowest training index, also when the data are rounded to a decimal grid
+    (see :class:`LowestIndexKNN`); the incremental evaluator follows the same rule.
+    On data without near-ties it predicts what
+    ``KNeighborsClassifier(n_neighbors=1, algorithm="brute")`` predicts (tests).
     ``"nb"``: ``GaussianNB()`` (var_smoothing 1e-9).
     ``"svm"``: ``SVC(kernel="linear", C=1.0)`` (PRTools ``svc`` default).
     Anything else must be a scikit-learn classifier; it is cloned.
@@ -56,7 +120,7 @@ def resolve_estimator(estimator):
     if isinstance(estimator, str):
         name = estimator.lower()
         if name == "knn":
-            return KNeighborsClassifier(n_neighbors=1, algorithm="brute")
+            return LowestIndexKNN(n_neighbors=1)
         if name == "nb":
             return GaussianNB()
         if name == "svm":
@@ -78,6 +142,24 @@ def resolve_estimator(estimator):
     return clone(estimator)
 
 
+def inner_fold_count(inner_cv: int, y) -> int:
+    """Stratified inner folds used for ``inner_cv`` folds on labels ``y`` (n,).
+
+    ``min(inner_cv, size of the smallest class)``, but at least 2: every fold then holds
+    every class (a class of one member can only be in one fold's test rows). ValueError
+    when ``inner_cv < 2`` or when every class has a single member.
+    """
+    if inner_cv < 2:
+        raise ValueError(f"inner_cv={inner_cv}: an integer inner_cv must be >= 2 folds.")
+    _, counts = np.unique(y, return_counts=True)
+    if counts.max() < 2:
+        raise ValueError(
+            f"inner_cv={inner_cv} folds but every class has a single sample; "
+            "stratified inner folds need a class with at least 2."
+        )
+    return int(max(2, min(int(inner_cv), int(counts.min()))))
+
+
 def make_folds(inner_cv, X, y, random_state):
     """Inner folds on the training data: list of ``(train_rows, test_rows)``.
 
@@ -85,6 +167,12 @@ def make_folds(inner_cv, X, y, random_state):
     ``random_state``), a float in (0, 1) (one stratified hold-out split with that
     test fraction), a scikit-learn splitter (its ``split(X, y)``) or an iterable
     of ``(train, test)`` index pairs.
+
+    An int is lowered to what the smallest class allows,
+    :func:`inner_fold_count` (``min(inner_cv, smallest class size)``, at least 2),
+    instead of letting scikit-learn warn "The least populated class in y has only
+    3 members, which is less than n_splits=5" and make folds without that class in
+    some of them; ``len(folds)`` tells how many were used.
     """
     n = len(y)
     if isinstance(inner_cv, (str, bytes)):
@@ -93,18 +181,12 @@ def make_folds(inner_cv, X, y, random_state):
             "in (0, 1) (hold-out fraction), a CV splitter or a list of (train, test) pairs."
         )
     if isinstance(inner_cv, numbers.Integral) and not isinstance(inner_cv, bool):
-        if inner_cv < 2:
-            raise ValueError(f"inner_cv={inner_cv}: an integer inner_cv must be >= 2 folds.")
-        if inner_cv > n:
-            raise ValueError(f"inner_cv={inner_cv} folds but only {n} training samples.")
-        _, counts = np.unique(y, return_counts=True)
-        if counts.max() < inner_cv:
-            raise ValueError(
-                f"inner_cv={inner_cv} folds but no class has that many samples; "
-                "use fewer folds or a hold-out fraction."
-            )
-        cv = StratifiedKFold(n_splits=int(inner_cv), shuffle=True, random_state=random_state)
-        splits = cv.split(np.zeros((n, 1)), y)
+        n_splits = inner_fold_count(inner_cv, y)
+        cv = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
+        with warnings.catch_warnings():
+            # only when a class has a single member (2 folds cannot hold it twice): said above
+            warnings.filterwarnings("ignore", message="The least populated class in y", category=UserWarning)
+            splits = list(cv.split(np.zeros((n, 1)), y))
     elif isinstance(inner_cv, numbers.Real) and not isinstance(inner_cv, bool):
         if not 0.0 < inner_cv < 1.0:
             raise ValueError(
@@ -158,7 +240,9 @@ def naive_subset_score(estimator, X, y, cols, folds):
 
 
 def _knn_params(est):
-    """n_neighbors if ``est`` is a uniform-weight Euclidean kNN, else None."""
+    """(n_neighbors, rtol) if ``est`` is a uniform-weight Euclidean kNN, else None."""
+    if type(est) is LowestIndexKNN:
+        return int(est.n_neighbors), float(est.rtol)
     if type(est) is not KNeighborsClassifier:
         return None
     p = est.get_params()
@@ -168,7 +252,7 @@ def _knn_params(est):
     euclid = metric == "euclidean" or (metric == "minkowski" and p["p"] in (2, 2.0))
     if not euclid:
         return None
-    return int(p["n_neighbors"])
+    return int(p["n_neighbors"]), TIE_RTOL
 
 
 def _gnb_params(est):
@@ -301,69 +385,96 @@ class NaiveEvaluator:
 class KNNIncremental(_FoldData):
     """Incremental k-nearest-neighbour inner accuracy (uniform vote, Euclidean).
 
-    State per view ``i`` and fold ``f``: ``D[f][i]``, shape ``(n_test_f, n_train_f)``,
-    the squared Euclidean distances between the fold's held-out and training
-    rows over the view's features, accumulated feature by feature. Adding feature
-    ``a`` adds ``(x_a[test][:, None] - x_a[train][None, :]) ** 2``: ``O(n^2)``.
-    Neighbours of a held-out row are the fold's training rows; equal distances
-    are resolved by the lowest training index (a stable sort), the vote by the
-    smallest class label (as ``scipy.stats.mode`` / ``np.argmax`` in scikit-learn).
+    State per view ``i`` and fold ``f``: ``D[i, f]``, the squared Euclidean distances
+    between the fold's held-out and training rows over the view's features, accumulated
+    feature by feature, and ``S[i, f]``, the sum of the squared spans (max - min over the
+    fold's training rows) of the view's features. Adding feature ``a`` adds
+    ``(x_a[test][:, None] - x_a[train][None, :]) ** 2`` to ``D`` and ``span_a ** 2`` to
+    ``S``: ``O(n^2)``. The folds are stacked in one array of shape
+    ``(n_views, n_folds, max n_test, max n_train)``, padded with ``+inf`` training columns
+    (never a neighbour) and unlabelled test rows (never counted), so one feature costs a
+    few numpy calls for all folds at once.
+
+    Ties follow the rule of :class:`LowestIndexKNN`, the refit reference: the
+    neighbours are the lowest-index training rows among those whose squared distance
+    is within ``rtol * S`` of the smallest (so exact ties, and ties that rounding
+    hides on data stored on a decimal grid, go to the lowest training index); the vote
+    goes to the smallest class label. A scikit-learn ``KNeighborsClassifier`` gets the
+    same evaluator: it agrees with its refit except on near-ties, which scikit-learn
+    resolves by the rounding of its ``|x|^2 - 2 x.y + |y|^2`` distances.
     """
 
     kind = "knn"
 
-    def __init__(self, X, y, folds, n_neighbors=1):
+    def __init__(self, X, y, folds, n_neighbors=1, rtol=TIE_RTOL):
         super().__init__(X, y, folds)
         self.k = int(n_neighbors)
+        self.rtol = float(rtol)
         smallest = min(len(tr) for tr, _ in folds)
         if self.k < 1 or self.k > smallest:
             raise ValueError(
                 f"n_neighbors={self.k} but the smallest inner training fold has {smallest} "
                 "rows; lower n_neighbors or use fewer inner folds."
             )
-        self.ytr = [self.yenc[tr] for tr, _ in folds]
-        self.yte = [self.yenc[te] for _, te in folds]
+        F = len(folds)
+        T, R = max(len(te) for _, te in folds), max(len(tr) for tr, _ in folds)
+        self.te_idx = np.zeros((F, T), dtype=np.intp)
+        self.tr_idx = np.zeros((F, R), dtype=np.intp)
+        self.yte = np.full((F, T), -1, dtype=np.intp)        # padding: never a correct prediction
+        self.ytr = np.zeros((F, R), dtype=np.intp)
+        self.pad = np.zeros((F, 1, R))                       # +inf on padded training columns
+        for f, (tr, te) in enumerate(folds):
+            self.te_idx[f, : len(te)], self.yte[f, : len(te)] = te, self.yenc[te]
+            self.tr_idx[f, : len(tr)], self.ytr[f, : len(tr)] = tr, self.yenc[tr]
+            self.pad[f, :, len(tr):] = np.inf
+        self.span2 = np.stack([np.ptp(X[tr], axis=0) ** 2 for tr, _ in folds])   # (F, d)
+        self._fold = np.arange(F)[:, None, None]
         self.n_classes = len(self.classes)
 
-    def _correct(self, f, dist):
-        """Correct predictions per leading index; ``dist`` is ``(m, n_test, n_train)``."""
-        if self.k == 1:
-            nn = np.argmin(dist, axis=-1)          # first minimum = lowest index
-            pred = self.ytr[f][nn]
+    def _correct(self, dist, tol):
+        """Correct predictions per candidate: ``dist`` (m, F, T, R), ``tol`` (m, F) -> (m,)."""
+        tol = np.asarray(tol, dtype=np.float64)[:, :, None]
+        if self.k == 1:  # k_nearest_tolerant(dist, 1, tol), inlined: this is the hot loop
+            first = np.argmin(dist, axis=-1)                # argmin + gather: faster than min here
+            flat = dist.reshape(-1, dist.shape[-1])
+            threshold = flat[np.arange(len(flat)), first.ravel()].reshape(first.shape)
+            threshold += tol
+            within = np.less_equal(dist, threshold[..., None], out=self._within[: len(dist)])
+            nn = np.argmax(within, axis=-1)                 # the first True: the lowest index
+            pred = self.ytr[self._fold[:, :, 0], nn]                          # (m, F, T)
         else:
-            idx = np.argsort(dist, axis=-1, kind="stable")[..., : self.k]
-            lab = self.ytr[f][idx]                 # (m, n_test, k)
+            lab = self.ytr[self._fold, k_nearest_tolerant(dist, self.k, tol)]  # (m, F, T, k)
             counts = (lab[..., None] == np.arange(self.n_classes)).sum(axis=-2)
-            pred = np.argmax(counts, axis=-1)      # ties -> smallest class
-        return (pred == self.yte[f]).sum(axis=-1)
-
-    def _feature_block(self, f, a):
-        tr, te = self.folds[f]
-        xa = self.X[:, a]
-        return (xa[te][:, None] - xa[tr][None, :]) ** 2
+            pred = np.argmax(counts, axis=-1)                                 # ties -> smallest class
+        return (pred == self.yte).sum(axis=(-2, -1))
 
     def start(self, n_views):
         self.n_views = n_views
         self.sizes = np.zeros(n_views, dtype=np.intp)
-        self.D = [np.zeros((n_views, len(te), len(tr))) for tr, te in self.folds]
+        self.D = np.broadcast_to(self.pad, (n_views,) + self.pad.shape[:1] + (self.te_idx.shape[1],)
+                                 + self.pad.shape[2:]).copy()
+        self.S = np.zeros((n_views, len(self.folds)))
+        self._cand = np.empty_like(self.D)              # scratch buffers, reused for every feature
+        self._within = np.empty(self.D.shape, dtype=bool)
         self._cache = None
 
     def candidate_scores(self, a):
-        # Evaluate each non-empty view and (once) the empty view.
+        # Evaluate each non-empty view and (once) the empty view, on every fold at once.
         rows, empty = self._rows_to_evaluate(self.sizes)
-        correct = np.zeros(len(rows), dtype=np.int64)
-        new = []
-        for f in range(len(self.folds)):
-            block = self._feature_block(f, a)
-            cand = self.D[f][rows] + block             # 0 + x == x for the empty view
-            correct += self._correct(f, cand)
-            new.append(cand)
-        return self._scores(a, rows, empty, correct, new)
+        xa = self.X[:, a]
+        block = (xa[self.te_idx][:, :, None] - xa[self.tr_idx][:, None, :]) ** 2   # (F, T, R)
+        m = len(rows)
+        # views fill in order, so the rows are usually 0..m-1: a slice avoids a gather
+        D = self.D[:m] if rows[-1] == m - 1 else self.D[rows]
+        cand = np.add(D, block, out=self._cand[:m])     # padded columns stay +inf
+        S = self.S[rows] + self.span2[:, a]
+        correct = self._correct(cand, self.rtol * S)
+        return self._scores(a, rows, empty, correct, (block, S))
 
     def add(self, view, a):
-        j, new = self._candidate(view, a)
-        for f in range(len(self.folds)):
-            self.D[f][view] = new[f][j]
+        j, (block, S) = self._candidate(view, a)
+        self.D[view] += block                           # the same sum as the candidate's
+        self.S[view] = S[j]
         self.sizes[view] += 1
         self._cache = None
 
@@ -371,15 +482,14 @@ class KNNIncremental(_FoldData):
         cols = np.asarray(cols, dtype=np.intp)
         if cols.size == 0:
             return 0.0
-        correct = 0
+        F, T = self.te_idx.shape
+        dist = np.broadcast_to(self.pad, (F, T, self.pad.shape[2])).copy()
         for f, (tr, te) in enumerate(self.folds):
-            A = self.X[np.ix_(te, cols)]
-            B = self.X[np.ix_(tr, cols)]
-            d = (np.einsum("ij,ij->i", A, A)[:, None] - 2.0 * (A @ B.T)
-                 + np.einsum("ij,ij->i", B, B)[None, :])
-            np.maximum(d, 0.0, out=d)
-            correct += int(self._correct(f, d[None])[0])
-        return pooled_accuracy(correct, self.total)
+            dist[f, : len(te), : len(tr)] = squared_distances(self.X[np.ix_(te, cols)], self.X[np.ix_(tr, cols)])
+        if not hasattr(self, "_within"):
+            self._within = np.empty((1,) + dist.shape, dtype=bool)
+        return pooled_accuracy(int(self._correct(dist[None], [self.rtol * self.span2[:, cols].sum(axis=1)])[0]),
+                               self.total)
 
 
 class GaussianNBIncremental(_FoldData):
@@ -536,7 +646,8 @@ def make_evaluator(estimator, X, y, folds, evaluator="auto", n_jobs=None):
             "(priors=None). Use evaluator='naive' or 'auto'."
         )
     if kind == "knn":
-        return KNNIncremental(X, y, folds, n_neighbors=_knn_params(estimator))
+        k, rtol = _knn_params(estimator)
+        return KNNIncremental(X, y, folds, n_neighbors=k, rtol=rtol)
     if kind == "nb":
         return GaussianNBIncremental(X, y, folds, var_smoothing=_gnb_params(estimator))
     return NaiveEvaluator(estimator, X, y, folds, n_jobs=n_jobs)

@@ -119,7 +119,11 @@ class OFSP(_BasePartitioner):
         How ``Acc`` is estimated inside the training data: int = stratified
         shuffled k-fold seeded by ``random_state``; float in (0, 1) = one stratified
         hold-out split with that test fraction. The same folds are used for every
-        evaluation.
+        evaluation. An int larger than the smallest class is lowered to that
+        class's size (at least 2), so that every fold holds every class, and
+        ``inner_cv_used_`` says how many folds were used (scikit-learn would warn
+        "The least populated class in y has only 3 members, which is less than
+        n_splits=5" and leave that class out of some folds).
     feature_order : {"natural", "shuffled"}, default="natural"
         Order of the greedy pass: column order, or a permutation drawn from
         ``random_state``.
@@ -128,11 +132,14 @@ class OFSP(_BasePartitioner):
         ``KNeighborsClassifier`` (per view and fold, the held-out x training
         squared-distance block, updated in O(n^2) per added feature) or a
         ``GaussianNB`` (per-class log-likelihood sums, O(n*C)), else the naive
-        refit of a clone on every fold. Both give the same partition: for the
-        ``"knn"`` / ``"nb"`` names this is pinned by tests against the refit; for a
-        kNN with ``n_neighbors > 1`` an *exact* distance tie at the k-th neighbour is
-        given to the lowest training index, whereas scikit-learn's choice there
-        depends on its heap / tree traversal. Memory of the kNN evaluator: about
+        refit of a clone on every fold. Both give the same partition for the
+        ``"knn"`` / ``"nb"`` names, pinned by tests against the refit, also on
+        features rounded to a decimal grid: ``"knn"`` is
+        :class:`mvlab.construction._incremental.LowestIndexKNN`, whose rule the
+        incremental evaluator follows (a distance tie, exact or hidden by rounding, goes
+        to the lowest training index). A scikit-learn ``KNeighborsClassifier`` gets the
+        same evaluator, which can differ from its refit on near-ties: scikit-learn
+        resolves those by the rounding of its GEMM distances. Memory of the kNN evaluator: about
         ``2 * n_views * n_samples**2 * 8`` bytes (e.g. 64 MB at k = 10, n = 1000).
     random_state : int, RandomState or None
         Seeds the inner folds and the shuffled order.
@@ -157,6 +164,9 @@ class OFSP(_BasePartitioner):
         The order of the pass.
     folds_ : list of (train, test) index arrays
         The inner folds used.
+    inner_cv_used_ : int
+        How many inner folds (or hold-out splits) were used: ``inner_cv``, or less when
+        the smallest class has fewer members.
     evaluator_ : str
         ``"knn"``, ``"nb"`` (incremental) or ``"naive"``.
     """
@@ -211,6 +221,7 @@ class OFSP(_BasePartitioner):
 
         self.feature_order_ = order
         self.folds_ = folds
+        self.inner_cv_used_ = len(folds)
         self.evaluator_ = ev.kind
         self.assignment_ = assignment
         self.view_scores_ = A

@@ -2,15 +2,21 @@
 
 From rows (dataset, method, metric, value, repetition, ...) of one metric: mean ± std per
 dataset and method, average ranks over datasets, sign tests of every method against a
-baseline (wins / ties / losses over datasets, Demšar's critical numbers, exact binomial p), and
-with three or more datasets Friedman's test with a Holm / Bonferroni-Dunn post-hoc against a
-control (ALGORITHMS.md A.9, B.7; :mod:`mvlab.experiments.stats`).
+baseline, critical differences of the average ranks with the groups of a critical-difference
+diagram, and with three or more datasets Friedman's test with a Holm / Bonferroni-Dunn post-hoc
+against a control (ALGORITHMS.md A.9, B.7; :mod:`mvlab.experiments.stats`).
+
+One sign-test rule everywhere (table, chart, verdict, text): the paper's (ALGORITHMS.md A.9,
+Demšar 2006 Sec. 3.1.3), ties split evenly, N = all datasets, a method is significantly better
+than the baseline when ``wins + ties/2 >= N/2 + z sqrt(N)/2`` (z = 1.96 at α = 0.05, 1.645 at
+α = 0.10) and significantly worse when ``losses + ties/2`` reaches it. The exact two-sided binomial
+p-value (:func:`mvlab.experiments.stats.sign_test`) is shown beside the verdict, labelled as such.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -18,7 +24,25 @@ import pandas as pd
 from mvlab.experiments import stats
 from mvlab.experiments.runner import summarize, with_param_columns
 
-__all__ = ["ComparisonReport", "build_report", "family_reports", "markdown"]
+__all__ = ["ComparisonReport", "build_report", "family_reports", "markdown", "format_critical",
+           "SIGN_TEST_ALPHAS"]
+
+SIGN_TEST_ALPHAS = (0.05, 0.10)
+"""Levels of the sign test's critical numbers: the two lines of the paper's Fig. 3 (ALGORITHMS.md A.9)."""
+
+
+def _level(alpha: float) -> str:
+    return f"α = {alpha:.2f}"
+
+
+def format_critical(value: float) -> str:
+    """A critical number of wins with as few decimals (2 or more) as keep its comparison with every
+    possible ``wins + ties/2`` (a multiple of 0.5) right: 28.5005 (N = 44) is not shown as 28.50."""
+    half = math.floor(2.0 * value) / 2.0  # the largest count <= value
+    for decimals in range(2, 16):
+        if half == value or round(value, decimals) > half:
+            return f"{value:.{decimals}f}"
+    return repr(value)
 
 
 def markdown(frame: pd.DataFrame, index: bool = True) -> str:
@@ -39,10 +63,18 @@ class ComparisonReport:
     summary : DataFrame (dataset, method, mean, std, n)
     means : DataFrame (datasets x methods) of mean values
     ranks : Series (methods,) average rank over datasets (1 = best), or None with one dataset
-    sign_tests : DataFrame, one row per method against ``baseline``: wins, ties, losses,
-        critical wins at alpha 0.05 and 0.10 (Demšar), exact binomial p, verdict
+    sign_tests : DataFrame, one row per method against ``baseline``: ``wins``, ``ties``,
+        ``losses``, ``wins + ties/2``, the critical numbers ``critical (α = 0.05)`` and
+        ``critical (α = 0.10)`` (the same for every row: N/2 + z sqrt(N)/2, N = all datasets),
+        ``verdict`` (Demšar's rule, see the module docstring) and ``exact binomial p``
+    sign_critical : dict, label -> critical number, e.g. ``{"α = 0.05": 11.30, "α = 0.10": 10.69}``:
+        the lines of the win / tie / loss chart, the same numbers as the table's columns
     friedman : stats.FriedmanResult or None (needs 3+ datasets)
     posthoc : DataFrame or None, the post-hoc against ``control``
+    critical_differences : dict, ``"nemenyi"`` (all pairs) and, when the control is among the
+        methods, ``"holm"`` and ``"bonferroni-dunn"`` (against it) ->
+        :class:`mvlab.experiments.stats.CriticalDifferenceResult` (needs 2+ datasets): the CD,
+        average ranks and the groups a critical-difference diagram joins
     """
 
     metric: str
@@ -54,6 +86,8 @@ class ComparisonReport:
     sign_tests: pd.DataFrame | None
     friedman: object | None
     posthoc: pd.DataFrame | None
+    sign_critical: dict = field(default_factory=dict)
+    critical_differences: dict = field(default_factory=dict)
 
     def mean_std_table(self) -> pd.DataFrame:
         """datasets x methods of "mean ± std" strings."""
@@ -61,20 +95,69 @@ class ComparisonReport:
                                          for m, s in zip(self.summary["mean"], self.summary["std"])])
         return cell.pivot(index="dataset", columns="method", values="cell")[list(self.means.columns)]
 
+    def sign_test_note(self) -> str | None:
+        """A warning naming the methods whose Demšar verdict the exact binomial p does not share."""
+        if self.sign_tests is None:
+            return None
+        odd = []
+        for m, r in self.sign_tests.iterrows():
+            for alpha in SIGN_TEST_ALPHAS:  # significant at alpha: the verdict's level is alpha or stricter
+                demsar = any(_level(a) in r["verdict"] for a in SIGN_TEST_ALPHAS if a <= alpha)
+                if demsar != (r["exact binomial p"] <= alpha):
+                    odd.append(str(m))
+                    break
+        if not odd:
+            return None
+        return (f"Demšar's critical numbers are a normal approximation; for {', '.join(odd)} the exact binomial p "
+                f"does not agree with the verdict at every level. With few datasets the exact p is the safer guide.")
+
+    def sign_table(self) -> pd.DataFrame:
+        """``sign_tests`` for display: the critical numbers as text (:func:`format_critical`)."""
+        shown = self.sign_tests.copy()
+        for alpha in SIGN_TEST_ALPHAS:
+            col = f"critical ({_level(alpha)})"
+            shown[col] = [format_critical(v) for v in shown[col]]
+        return shown
+
     def to_text(self) -> str:
         out = [f"Mean ± std of {self.metric} over repetitions:", markdown(self.mean_std_table())]
         if self.ranks is not None:
             out += ["", "Average rank over datasets (1 = best):",
                     markdown(pd.DataFrame({"average rank": self.ranks.round(2)}).T.rename_axis(""))]
         if self.sign_tests is not None:
-            out += ["", f"Sign test against {self.baseline} over {len(self.means)} dataset(s), alpha = 0.05:"]
+            crit = ", ".join(f"{format_critical(v)} at {k}" for k, v in self.sign_critical.items())
+            out += ["", f"Sign test against {self.baseline} over {len(self.means)} dataset(s) (Demšar: ties split; "
+                        f"significant when wins + ties/2, or losses + ties/2, reach N/2 + z sqrt(N)/2 = {crit}):"]
             for m, r in self.sign_tests.iterrows():
-                out.append(f"  {m}: {r.wins} wins / {r.ties} ties / {r.losses} losses (Demšar's critical number: "
-                           f"{r['critical wins (0.05)']}); exact binomial p = {r.p:.3f}: {r.verdict}")
+                out.append(f"  {m}: {r.wins} wins / {r.ties} ties / {r.losses} losses, wins + ties/2 = "
+                           f"{r['wins + ties/2']:g}: {r.verdict} (exact binomial p = {r['exact binomial p']:.3f})")
+            note = self.sign_test_note()
+            if note:
+                out.append(f"  Note: {note}")
         if self.friedman is not None:
             out += ["", f"Friedman over datasets: chi2 = {self.friedman.statistic:.3f}, p = {self.friedman.p_value:.4f}",
                     f"Post-hoc against {self.control} (Holm and Bonferroni-Dunn):", markdown(self.posthoc.round(4))]
+        if self.critical_differences:
+            out += ["", "Critical-difference diagram (Demšar 2006; methods listed together are not significantly "
+                        "different; the post-hoc is meant for when Friedman's test rejects):"]
+            out += [cd.to_text("datasets") for key, cd in self.critical_differences.items() if key != "bonferroni-dunn"]
         return "\n".join(out)
+
+
+def _sign_row(a: np.ndarray, b: np.ndarray) -> dict:
+    """One method against the baseline: counts, the rule's numbers, the verdict and the exact p."""
+    res = {alpha: stats.sign_test(a, b, alpha=alpha) for alpha in SIGN_TEST_ALPHAS}
+    verdict = "not significant"
+    for alpha in SIGN_TEST_ALPHAS:  # the strictest level reached
+        if res[alpha].a_significantly_better or res[alpha].b_significantly_better:
+            side = "better" if res[alpha].a_significantly_better else "worse"
+            verdict = f"significantly {side} ({_level(alpha)})"
+            break
+    r = res[SIGN_TEST_ALPHAS[0]]
+    row = {"wins": r.wins, "ties": r.ties, "losses": r.losses, "wins + ties/2": r.wins_split}
+    row.update({f"critical ({_level(alpha)})": res[alpha].critical_value for alpha in SIGN_TEST_ALPHAS})
+    row.update({"verdict": verdict, "exact binomial p": r.p_value})
+    return row
 
 
 def build_report(table: pd.DataFrame, baseline: str, control: str, metric: str = "accuracy") -> ComparisonReport:
@@ -83,30 +166,25 @@ def build_report(table: pd.DataFrame, baseline: str, control: str, metric: str =
     methods = list(dict.fromkeys(summary["method"]))
     means = summary.pivot(index="dataset", columns="method", values="mean")[methods]
     ranks = stats.average_ranks(means) if len(means) >= 2 and len(methods) >= 2 else None
-    sign_tests = None
+    sign_tests, sign_critical = None, {}
     if baseline in methods and len(methods) >= 2:
-        rows = {}
         n = len(means)
-        for m in methods:
-            if m == baseline:
-                continue
-            res = stats.sign_test(means[m].to_numpy(), means[baseline].to_numpy(), alpha=0.05)
-            # verdict from the exact binomial p: Demšar's critical number is a normal approximation
-            # that is too lenient for a handful of datasets (N = 4 needs 4 of 4, yet p = 0.125)
-            better = res.wins_effective > res.losses_effective
-            verdict = ("not significant" if res.p_value >= 0.05 else
-                       "significantly better" if better else "significantly worse")
-            rows[m] = {"wins": res.wins, "ties": res.ties, "losses": res.losses,
-                       "critical wins (0.05)": res.critical_wins,
-                       "critical wins (0.10)": math.ceil(stats.sign_test_critical_value(n, 0.10)),
-                       "p": res.p_value, "verdict": verdict}
+        sign_critical = {_level(a): stats.sign_test_critical_value(n, a) for a in SIGN_TEST_ALPHAS}
+        rows = {m: _sign_row(means[m].to_numpy(), means[baseline].to_numpy()) for m in methods if m != baseline}
         sign_tests = pd.DataFrame.from_dict(rows, orient="index")
         sign_tests.index.name = "method"
     friedman = posthoc = None
     if len(means) >= 3 and control in methods and len(methods) >= 3:
         friedman = stats.friedman_test(means)
         posthoc = stats.posthoc_vs_control(means, control).to_frame()
-    return ComparisonReport(metric, baseline, control, summary, means, ranks, sign_tests, friedman, posthoc)
+    cds = {}
+    if ranks is not None:
+        cds["nemenyi"] = stats.critical_difference_groups(means)
+        if control in methods:
+            for test in ("holm", "bonferroni-dunn"):
+                cds[test] = stats.critical_difference_groups(means, test=test, control=control)
+    return ComparisonReport(metric, baseline, control, summary, means, ranks, sign_tests, friedman, posthoc,
+                            sign_critical, cds)
 
 
 def family_reports(table: pd.DataFrame, family, metric: str = "accuracy") -> dict[str, ComparisonReport]:

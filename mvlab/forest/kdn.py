@@ -7,7 +7,7 @@ import numpy as np
 
 from sklearn.utils.parallel import Parallel, delayed
 
-from mvlab.core.neighbours import k_smallest_mask
+from mvlab.core.neighbours import distance_tie_tolerance, k_nearest_tolerant, squared_distances
 from mvlab.core.threads import worker_count
 
 
@@ -21,18 +21,21 @@ def _kdn(Xs: np.ndarray, y: np.ndarray, k: int) -> np.ndarray:
     y : ndarray (n,) int
         Encoded labels.
     k : int
-        Neighbours (self excluded; Euclidean distance; ties broken by index).
+        Neighbours (self excluded; Euclidean distance).
 
     Returns
     -------
     kdn : ndarray (n,) float64, ``|{j in kNN(i): y_j != y_i}| / k``.
+
+    Ties: the neighbours are taken one at a time, the next being the lowest-index row whose
+    squared distance is within :func:`mvlab.core.neighbours.distance_tie_tolerance` of the
+    smallest remaining one (:func:`mvlab.core.neighbours.k_nearest_tolerant`). Exact ties and
+    ties that rounding hides (features on a decimal grid) both go to the lowest index; a slow
+    per-row reference and exact integer-grid distances pin this in ``tests/test_proximity.py``.
     """
-    sq = np.einsum("ij,ij->i", Xs, Xs)
-    D2 = sq[:, None] + sq[None, :] - 2.0 * (Xs @ Xs.T)
-    np.maximum(D2, 0.0, out=D2)
-    mask = k_smallest_mask(D2, k, exclude_diagonal=True)
-    disagree = mask & (y[None, :] != y[:, None])
-    return disagree.sum(axis=1) / float(k)
+    D2 = squared_distances(Xs, Xs)
+    nn = k_nearest_tolerant(D2, k, distance_tie_tolerance(Xs), exclude_diagonal=True, overwrite=True)
+    return (y[nn] != y[:, None]).sum(axis=1) / float(k)
 
 
 def _kdn_for_trees(X, y, k, feature_sets):

@@ -1,0 +1,137 @@
+"""mvlab.experiments.report and its figures: one sign-test rule in the table, the chart and the verdict;
+critical differences and the groups of the critical-difference diagram."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mvlab.experiments import stats as S
+from mvlab.experiments.report import build_report, format_critical
+from mvlab.viz import plots
+
+
+def _table(columns: dict) -> pd.DataFrame:
+    """A tidy table (one repetition) from ``{method: [value per dataset]}``."""
+    rows = [{"dataset": f"d{d:02d}", "method": m, "metric": "accuracy", "value": v, "repetition": 0}
+            for m, values in columns.items() for d, v in enumerate(values)]
+    return pd.DataFrame(rows)
+
+
+def _fifteen_datasets():
+    # "new" against "base": 10 wins, 3 ties, 2 losses; "other" loses on all 15
+    base = np.linspace(0.70, 0.84, 15)
+    new = base + np.r_[[0.05] * 10, [0.0] * 3, [-0.05] * 2]
+    return _table({"base": base, "new": new, "other": base - 0.1})
+
+
+def test_the_papers_sign_test_rule_with_the_exact_p_beside_it():
+    report = build_report(_fifteen_datasets(), baseline="base", control="new")
+    row = report.sign_tests.loc["new"]
+    assert (row.wins, row.ties, row.losses) == (10, 3, 2)
+    # Demšar: 10 + 3/2 = 11.5 >= 15/2 + 1.96 sqrt(15)/2 = 11.30 -> significant at 0.05
+    assert row["wins + ties/2"] == 11.5
+    assert row["critical (α = 0.05)"] == pytest.approx(11.2955, abs=1e-4)
+    assert row["critical (α = 0.10)"] == pytest.approx(10.6852, abs=1e-4)
+    assert report.sign_table().loc["new", ["critical (α = 0.05)", "critical (α = 0.10)"]].tolist() == ["11.30", "10.69"]
+    assert row.verdict == "significantly better (α = 0.05)"
+    # the exact binomial p is shown beside it: 11 of 14 (one tie dropped), 0.0574
+    assert row["exact binomial p"] == pytest.approx(0.0574, abs=1e-4)
+    assert report.sign_tests.loc["other", "verdict"] == "significantly worse (α = 0.05)"
+    # the chart's lines are the table's critical numbers (one source)
+    assert report.sign_critical == pytest.approx({"α = 0.05": 11.2955, "α = 0.10": 10.6852}, abs=1e-4)
+    assert list(report.sign_critical.values()) == [row["critical (α = 0.05)"], row["critical (α = 0.10)"]]
+    text = report.to_text()
+    assert ("new: 10 wins / 3 ties / 2 losses, wins + ties/2 = 11.5: significantly better (α = 0.05) "
+            "(exact binomial p = 0.057)") in text
+    assert "11.30 at α = 0.05, 10.69 at α = 0.10" in text
+    # the exact p does not confirm the 0.05 verdict: the report says so, naming the method
+    assert "for new the exact binomial p" in report.sign_test_note()
+
+
+def test_verdict_levels_and_the_small_sample_warning():
+    # N = 4: 4 losses of 4 reach 2 + 1.96 = 3.96, yet the exact p is 0.125
+    report = build_report(_table({"gcf": [0.8, 0.7, 0.9, 0.6], "bag": [0.7, 0.6, 0.8, 0.5]}), "gcf", "x")
+    assert report.sign_tests.loc["bag", "verdict"] == "significantly worse (α = 0.05)"
+    assert report.sign_tests.loc["bag", "exact binomial p"] == pytest.approx(0.125)
+    assert "Note: Demšar's critical numbers are a normal approximation; for bag" in report.to_text()
+    # 11 wins, 4 losses of 15: 11 >= 10.69 only at 0.10
+    base = np.linspace(0.5, 0.9, 15)
+    r = build_report(_table({"b": base, "a": base + np.r_[[0.01] * 11, [-0.01] * 4]}), "b", "a")
+    assert r.sign_tests.loc["a", "verdict"] == "significantly better (α = 0.10)"
+    assert r.sign_tests.loc["a", "exact binomial p"] == pytest.approx(0.1185, abs=1e-4)  # not below 0.10
+    assert "for a the exact binomial p" in r.sign_test_note()
+    # 13 wins, 2 losses: significant at 0.05 both ways (exact p = 0.0074): no note
+    r = build_report(_table({"b": base, "a": base + np.r_[[0.01] * 13, [-0.01] * 2]}), "b", "a")
+    assert r.sign_tests.loc["a", "verdict"] == "significantly better (α = 0.05)"
+    assert r.sign_tests.loc["a", "exact binomial p"] == pytest.approx(0.0074, abs=1e-4)
+    assert r.sign_test_note() is None and "Note:" not in r.to_text()
+
+
+def test_report_carries_the_critical_differences_and_groups():
+    report = build_report(_fifteen_datasets(), baseline="base", control="new")
+    assert list(report.critical_differences) == ["nemenyi", "holm", "bonferroni-dunn"]
+    nem = report.critical_differences["nemenyi"]
+    assert nem.critical_difference == pytest.approx(S.nemenyi_critical_difference(3, 15))
+    assert nem.methods == ("new", "base", "other") and nem.control is None
+    assert report.critical_differences["holm"].control == "new"
+    text = report.to_text()
+    assert "Critical-difference diagram" in text and "Nemenyi, all pairs (α = 0.05): CD = " in text
+    assert "Holm against new (α = 0.05)" in text and "3 methods over 15 datasets" in text
+    # without the control among the methods only the all-pairs diagram is there
+    assert list(build_report(_fifteen_datasets(), "base", "absent").critical_differences) == ["nemenyi"]
+
+
+def _spec(fig):
+    return json.loads(fig.to_json())
+
+
+def test_critical_difference_diagram_draws_the_groups_it_is_given():
+    from test_stats import TABLE8
+
+    cd = S.critical_difference_groups(TABLE8)
+    fig = _spec(plots.critical_difference_diagram(cd))
+    texts = [a["text"] for a in fig["layout"]["annotations"]]
+    for m, r in zip(cd.methods, cd.average_ranks):
+        assert f"{m} ({r:.2f})" in texts
+    assert "CD = 1.93" in texts
+    bars = [t for t in fig["data"] if t.get("name") == "not significantly different"]
+    assert len(bars) == len(cd.groups) == 2
+    ranks = dict(zip(cd.methods, cd.average_ranks))
+    for bar, group in zip(bars, cd.groups):
+        assert bar["x"] == pytest.approx([min(ranks[m] for m in group) - 0.04, max(ranks[m] for m in group) + 0.04])
+        assert ", ".join(group) in bar["hovertemplate"]
+    markers = [t for t in fig["data"] if t.get("mode") == "markers"][0]
+    assert list(markers["text"]) == list(cd.methods)
+    assert fig["layout"]["xaxis"]["tickvals"] == [1, 2, 3, 4, 5]
+    # against a control with Holm: one bar, no CD, the control drawn in red
+    holm = _spec(plots.critical_difference_diagram(S.critical_difference_groups(TABLE8, test="holm", control="SDF")))
+    assert not any(str(a["text"]).startswith("CD =") for a in holm["layout"]["annotations"])
+    assert "<b>SDF</b> (1.10)" in [a["text"] for a in holm["layout"]["annotations"]]
+    assert len([t for t in holm["data"] if t.get("name") == "not significantly different"]) == 1
+
+
+def test_win_tie_loss_chart_draws_the_reports_rule():
+    report = build_report(_fifteen_datasets(), baseline="base", control="new")
+    fig = _spec(plots.win_tie_loss(report.sign_tests, "base", report.sign_critical))
+    lines = sorted(round(s["x0"], 4) for s in fig["layout"]["shapes"])
+    crit = report.sign_critical.values()
+    assert lines == sorted(round(v, 4) for c in crit for v in (c, 15 - c))
+    diamonds = [t for t in fig["data"] if t.get("name") == "wins + ties/2"][0]
+    assert list(diamonds["x"]) == list(report.sign_tests["wins + ties/2"])
+    # three datasets: the 0.05 line (3.20) lies beyond N = 3 and must stay in view
+    three = pd.DataFrame({"wins": [2], "ties": [1], "losses": [0]}, index=["a"])
+    crit = {"α = 0.05": S.sign_test_critical_value(3, 0.05)}
+    lo, hi = _spec(plots.win_tie_loss(three, "b", crit))["layout"]["xaxis"]["range"]
+    assert lo < 3 - crit["α = 0.05"] < 0 and 3 < crit["α = 0.05"] < hi
+
+
+def test_critical_numbers_are_shown_so_that_the_comparison_stays_right():
+    # wins + ties/2 is a multiple of 0.5: N = 44 needs 28.5005 at 0.05, so 28.5 is not enough, and
+    # "28.50" would say otherwise; likewise N = 163 at 0.10 (92.00004)
+    assert format_critical(S.sign_test_critical_value(44, 0.05)) == "28.5005"
+    assert not S.sign_test(wins=28, ties=1, losses=15).a_significantly_better
+    assert format_critical(S.sign_test_critical_value(163, 0.10)) == "92.00004"
+    assert format_critical(S.sign_test_critical_value(15, 0.05)) == "11.30"
+    assert format_critical(3.0) == "3.00"
