@@ -305,3 +305,12 @@ def test_reader_refuses_gzip_that_decompresses_beyond_the_limit():
     assert len(bomb) < 1000
     with pytest.raises(ValueError, match="once decompressed"):
         read_multiview_csv(bomb, max_bytes=1000)
+
+
+def test_old_mac_line_ends_are_read_and_unreadable_headers_are_value_errors():
+    from mvlab.datasets.reader import read_multiview_csv
+
+    ds = read_multiview_csv(b"label,v.a,v.b\r0,1,2\r1,3,4\r0,5,6\r1,7,8\r")
+    assert ds.X.tolist() == [[1, 2], [3, 4], [5, 6], [7, 8]]
+    with pytest.raises(ValueError, match="no label column"):
+        read_multiview_csv('a\u2028b,c\n1,2\n'.encode())  # a line separator inside a header cell

@@ -77,8 +77,12 @@ def read_multiview_csv(
         raise ValueError(f"{name}: this is not a text CSV file (it is not UTF-8 text).") from None
     if "\x00" in text:
         raise ValueError(f"{name}: this is not a text CSV file (it contains binary data).")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # Windows and old Mac line ends
 
-    header = next(csv.reader(io.StringIO(text)), [])
+    try:
+        header = next(csv.reader(io.StringIO(text)), [])
+    except csv.Error as exc:
+        raise ValueError(f"{name}: the header line cannot be read as CSV ({exc}).") from None
     header = [h.strip() for h in header]
     if len(header) < 2:
         raise ValueError(
@@ -93,7 +97,8 @@ def read_multiview_csv(
     if label_column not in header:
         raise ValueError(
             f"{name}: there is no label column {label_column!r}; the header starts with {header[:5]}. "
-            f"Name the label column {label_column!r}."
+            f"Say which column holds the labels (the sidebar's 'Label column' box in the app, label_column= in "
+            f"Python), or name it {label_column!r}."
         )
     unknown_drop = [c for c in drop_columns if c not in header]
     if unknown_drop:
