@@ -96,11 +96,12 @@ def cmd_datasets(args) -> int:
 
 
 def cmd_runs(args) -> int:
-    runs = ResultsStore(args.store).runs(kind=args.kind)
+    runs = ResultsStore(args.store).runs(kind=args.kind, include_private=True)
     if runs.empty:
         print("No runs stored yet.")
         return 0
     runs["started"] = pd.to_datetime(runs["started"], unit="s").dt.strftime("%Y-%m-%d %H:%M")
+    runs["dataset"] = [f"{d} (uploaded, private)" if p else d for d, p in zip(runs["dataset"], runs["private"])]
     print(markdown(runs[["run_id", "kind", "dataset", "seed", "status", "started"]], index=False))
     return 0
 

@@ -55,8 +55,7 @@ settings = DissimilaritySettings(seed=seed, measure=measure, paper=paper, n_esti
 used = settings.effective()
 links.publish(settings)
 result = runs.lookup(settings, ds, CombinationComparison)
-if st.button("Train", type="primary", key="dis_train"):
-    result = runs.train(settings, ds, label="Growing forests")
+result = runs.train_button(settings, ds, "dis_train", label="Growing forests") or result
 if result is None:
     st.info(f"Measure in use: **{used.measure_object().describe()}**, {used.n_estimators} trees per forest. "
             "Choose the settings and press **Train**.")

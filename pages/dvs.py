@@ -71,8 +71,7 @@ for problem in settings.problems(ds):
 result = runs.lookup(settings, data, CombinationComparison)
 st.caption(f"{data.name}: the pool has {n_candidates(data.n_views)} candidate forests of {used.n_estimators} trees; "
            f"measure {used.measure_object().describe()}.")
-if st.button("Train", type="primary", key="dvs_train"):
-    result = runs.train(settings, data, label="Training view forests, the DVS pool and the baselines")
+result = runs.train_button(settings, data, "dvs_train", label="Training view forests, the DVS pool and the baselines") or result
 if result is None:
     links.publish(settings)
     st.info("Choose the settings and press **Train**.")

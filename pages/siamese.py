@@ -88,8 +88,7 @@ settings = SiameseSettings(seed=seed, paper=paper, n_pairs=int(n_pairs), n_estim
                            scanning=bool(scanning), windows=tuple(sorted(int(w) for w in windows)) if scanning else ())
 links.publish(settings)
 result = runs.lookup(settings, ds, SiameseExperiment)
-if st.button("Train", type="primary", key="sdf_train"):
-    result = runs.train(settings, ds, label="Growing cascades")
+result = runs.train_button(settings, ds, "sdf_train", label="Growing cascades") or result
 if result is None:
     st.info("Choose the settings and press **Train** (about 10 s with the defaults on 600 instances; "
             "paper settings take minutes).")

@@ -121,8 +121,7 @@ settings = ViewConstructionSettings(
     ga_generations=int(generations), n_used=int(n_used), d_used=int(d_used))
 links.publish(settings)
 result = runs.lookup(settings, data, KSweepResult)
-if st.button("Train", type="primary", key="vc_train"):
-    result = runs.train(settings, data, label="Building views")
+result = runs.train_button(settings, data, "vc_train", label="Building views") or result
 if result is None:
     st.info("Choose the settings and press **Train** (well under half a minute with the defaults).")
     st.stop()

@@ -58,3 +58,50 @@ def test_two_sessions_training_at_once_keep_their_own_state(app):
         table = at.dataframe[0].value
         assert [c for c in table.columns if c.startswith("w[")] == views
         assert np.allclose(table[views].sum(axis=1), 1, atol=1e-3)  # the page rounds to 4 decimals
+
+
+def _upload(at, content: bytes, name="mine.csv"):
+    at.radio(key="dataset_source").set_value("Upload CSV").run()
+    at.file_uploader[0].set_value((name, content, "text/csv")).run()
+
+
+def test_results_on_uploaded_data_stay_with_the_data_and_can_be_forgotten(app):
+    """Issue #15: results on an upload are reachable only by a session holding the same data,
+    never listed to others, and the uploader can delete them."""
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import APP
+    from mvlab.ui.runs import results_store
+
+    rng = np.random.default_rng(1)
+    rows = [f"{'ab'[i % 2]}," + ",".join(f"{v:.4f}" for v in rng.normal(size=4) + 2 * (i % 2)) for i in range(40)]
+    secret = ("label,left.x,left.y,right.x,right.y\n" + "\n".join(rows) + "\n").encode()
+    app.switch_page("pages/dissimilarity.py").run()
+    _upload(app, secret, "secret-patients.csv")
+    app.number_input(key="dis_trees").set_value(5).run()
+    app.button(key="dis_train").click().run()
+    assert not app.exception, app.exception
+    assert "secret-patients" in app.success[0].value
+    store = results_store()
+    mine = [r for r in store.runs(include_private=True).itertuples() if r.dataset.startswith("secret-patients")]
+    assert len(mine) == 1 and mine[0].private == 1
+    assert not any(d.startswith("secret") for d in store.runs()["dataset"])  # what every page lists
+
+    # another session: not listed on the Benchmark page; found only by uploading the same data
+    other = AppTest.from_file(APP, default_timeout=60)
+    other.run()
+    other.switch_page("pages/benchmark.py").run()
+    shown = [o for box in other.selectbox if box.key == "bm_batch" for o in box.options]
+    assert not any("secret" in o for o in shown)
+    other.switch_page("pages/dissimilarity.py").run()
+    _upload(other, secret, "same-file.csv")
+    other.number_input(key="dis_trees").set_value(5).run()
+    assert not other.exception, other.exception
+    assert other.dataframe and other.dataframe[0].value.equals(app.dataframe[0].value)  # no training needed
+
+    # the uploader forgets the data: runs, results and artifacts leave the store
+    app.button(key="upload_forget").click().run()
+    assert not app.exception, app.exception
+    assert any("Forgot" in s.value for s in app.success)
+    assert not any(r.dataset.startswith("secret") for r in store.runs(include_private=True).itertuples())
+    assert store.find_finished("dissimilarity", mine[0].fingerprint, mine[0].settings) is None

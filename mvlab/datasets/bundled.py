@@ -43,6 +43,7 @@ def _bundled(file: str, label_column: str = "label", drop: Sequence[str] = (), *
             name=name,
             description=description,
             max_bytes=1 << 30,
+            origin="bundled",
             **kwargs,
         )
 

@@ -17,7 +17,9 @@ import pandas as pd
 
 from mvlab.core.views import Views, check_views, views_to_Xs
 
-__all__ = ["MultiViewDataset"]
+__all__ = ["MultiViewDataset", "ORIGINS"]
+
+ORIGINS = ("bundled", "synthetic", "file", "upload", "memory")
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -50,6 +52,9 @@ class MultiViewDataset:
     image_shape : (height, width), optional
         For image data stored row-major in ``X`` (multi-grained scanning needs it).
     description : str
+    origin : {"bundled", "synthetic", "file", "upload", "memory"}, default="memory"
+        Where the data come from.  Results on ``"upload"`` data are private to the sessions
+        that hold the same data (:mod:`mvlab.experiments.store`).
 
     Attributes
     ----------
@@ -68,7 +73,7 @@ class MultiViewDataset:
 
     __slots__ = (
         "name", "X", "y", "classes", "feature_names", "views", "informative", "image_shape",
-        "description", "_fingerprint",
+        "description", "origin", "_fingerprint",
     )
 
     def __init__(
@@ -83,6 +88,7 @@ class MultiViewDataset:
         informative=None,
         image_shape: tuple[int, int] | None = None,
         description: str = "",
+        origin: str = "memory",
     ):
         X = np.asarray(X)
         if X.ndim != 2:
@@ -151,6 +157,9 @@ class MultiViewDataset:
         object.__setattr__(self, "informative", informative)
         object.__setattr__(self, "image_shape", image_shape)
         object.__setattr__(self, "description", str(description))
+        if origin not in ORIGINS:
+            raise ValueError(f"{name}: origin must be one of {ORIGINS}, got {origin!r}.")
+        object.__setattr__(self, "origin", origin)
 
     def __setattr__(self, key, value):
         raise AttributeError(f"MultiViewDataset is immutable; build a new one instead of setting {key!r}.")
@@ -160,7 +169,7 @@ class MultiViewDataset:
         return (
             _rebuild_dataset,
             (self.X, self.labels, dict(self.views), self.name, self.feature_names, self.classes,
-             self.informative, self.image_shape, self.description),
+             self.informative, self.image_shape, self.description, self.origin),
         )
 
     def __repr__(self) -> str:
@@ -266,6 +275,7 @@ class MultiViewDataset:
             informative=None if self.informative is None else self.informative[rows],
             image_shape=self.image_shape,
             description=self.description,
+            origin=self.origin,
         )
 
     def stratified_sample(self, n_samples: int, random_state=None) -> "MultiViewDataset":
@@ -300,8 +310,9 @@ class MultiViewDataset:
         return frame.to_csv(index=False)
 
 
-def _rebuild_dataset(X, labels, views, name, feature_names, classes, informative, image_shape, description):
+def _rebuild_dataset(X, labels, views, name, feature_names, classes, informative, image_shape, description,
+                     origin="memory"):
     return MultiViewDataset(
         X, labels, views, name=name, feature_names=feature_names, classes=classes,
-        informative=informative, image_shape=image_shape, description=description,
+        informative=informative, image_shape=image_shape, description=description, origin=origin,
     )

@@ -138,6 +138,7 @@ def read_multiview_csv(
         raise ValueError(f"{name}: the label is missing at line {r + 2}.")
     labels = _numeric_labels_if_possible(labels.to_numpy(dtype=object))
     _check_classes(labels, name)
+    dataset_kwargs.setdefault("origin", "file")
     return MultiViewDataset(X, labels, views, name=name, feature_names=feature_names, **dataset_kwargs)
 
 

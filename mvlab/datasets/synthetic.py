@@ -138,6 +138,7 @@ def make_multiview_classification(
         classes=class_names,
         informative=informative,
         description=description,
+        origin="synthetic",
     )
 
 
@@ -181,5 +182,6 @@ def make_madelon(n_samples: int = 200, *, n_features: int = 500, n_informative: 
     views = {k: v for k, v in views.items() if v.size}
     return MultiViewDataset(
         X, y, views, name=f"madelon-like ({n_samples}, seed {random_state})", feature_names=list(names),
+        origin="synthetic",
         description=f"make_classification: {n_features} features, {n_informative} informative, "
                     f"{n_redundant} redundant, {n_clusters_per_class} clusters per class.")

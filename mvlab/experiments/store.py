@@ -47,7 +47,8 @@ CREATE TABLE IF NOT EXISTS runs (
     status      TEXT NOT NULL CHECK (status IN ('running', 'finished', 'failed')),
     started     REAL NOT NULL,
     finished    REAL,
-    summary     TEXT
+    summary     TEXT,
+    private     INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS runs_lookup ON runs (kind, fingerprint, settings_key, status);
 CREATE TABLE IF NOT EXISTS results (
@@ -126,6 +127,9 @@ class ResultsStore:
                 columns = {row[1] for row in conn.execute("PRAGMA table_info(results)")}
                 if "fold" not in columns:  # a store written before folds were recorded
                     conn.execute("ALTER TABLE results ADD COLUMN fold INTEGER NOT NULL DEFAULT 0")
+                columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+                if "private" not in columns:  # a store written before uploads were kept private
+                    conn.execute("ALTER TABLE runs ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
         except (OSError, sqlite3.Error) as exc:
             raise ValueError(f"Cannot open the results store at {self.path}: {exc}. "
                              f"Set MVLAB_STORE to a writable file path.") from None
@@ -150,17 +154,28 @@ class ResultsStore:
 
     # ------------------------------------------------------------------ writing
     def start_run(self, kind: str, dataset: str, fingerprint: str, seed: int | None,
-                  settings: Mapping[str, Any]) -> str:
-        """Record a new run as ``running``; returns its id."""
+                  settings: Mapping[str, Any], *, private: bool = False) -> str:
+        """Record a new run as ``running``; returns its id.
+
+        ``private=True`` (results on uploaded data): the run is found only by its data
+        fingerprint (:meth:`find_finished`, :meth:`find_run`), never listed by :meth:`runs`
+        unless ``include_private=True`` (the command line, for the server's owner), and
+        :meth:`forget` deletes it."""
         run_id = uuid.uuid4().hex
         with self._transaction() as conn:
             conn.execute(
                 "INSERT INTO runs (run_id, kind, dataset, fingerprint, seed, settings, settings_key, versions,"
-                " status, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)",
+                " status, started, private) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
                 (run_id, kind, dataset, fingerprint, seed, _canonical(settings), _canonical(settings),
-                 json.dumps(package_versions()), time.time()),
+                 json.dumps(package_versions()), time.time(), int(bool(private))),
             )
         return run_id
+
+    def forget(self, fingerprint: str) -> int:
+        """Delete every run on the data of this fingerprint, with its results and artifacts (one
+        transaction); returns how many runs were deleted."""
+        with self._transaction() as conn:
+            return conn.execute("DELETE FROM runs WHERE fingerprint = ?", (fingerprint,)).rowcount
 
     def add_results(self, run_id: str, rows: Iterable[Mapping[str, Any]]) -> int:
         """Append tidy result rows (keys: repetition, method, metric, value, and optionally fold,
@@ -204,9 +219,11 @@ class ResultsStore:
             raise ValueError(f"No run {run_id!r} in the results store.")
 
     # ------------------------------------------------------------------ reading
-    def runs(self, kind: str | None = None, status: str | None = None) -> pd.DataFrame:
-        """All runs (newest first), optionally of one kind and status; JSON columns decoded."""
-        where, args = _where({"kind": kind, "status": status})
+    def runs(self, kind: str | None = None, status: str | None = None, include_private: bool = False) -> pd.DataFrame:
+        """All runs (newest first), optionally of one kind and status; JSON columns decoded.
+
+        Private runs (on uploaded data) are left out unless ``include_private``."""
+        where, args = _where({"kind": kind, "status": status, "private": None if include_private else 0})
         with self._connect() as conn:
             frame = pd.read_sql_query(f"SELECT * FROM runs{where} ORDER BY started DESC", conn, params=args)
         for col in ("settings", "versions", "summary"):
@@ -214,10 +231,11 @@ class ResultsStore:
         return frame.drop(columns="settings_key")
 
     def results(self, run_id: str | None = None, kind: str | None = None) -> pd.DataFrame:
-        """Tidy results joined with their run's dataset and seed (of one run, or of all runs of a kind)."""
+        """Tidy results joined with their run's dataset and seed (of one run, or of all runs of a
+        kind: private runs only when asked for by id)."""
         query = ("SELECT r.run_id, u.kind, u.dataset, u.seed, r.repetition, r.fold, r.method, r.metric, r.value,"
                  " r.seconds, r.params FROM results r JOIN runs u USING (run_id)")
-        where, args = _where({"r.run_id": run_id, "u.kind": kind})
+        where, args = _where({"r.run_id": run_id, "u.kind": kind, "u.private": None if run_id else 0})
         with self._connect() as conn:
             frame = pd.read_sql_query(query + where + " ORDER BY u.started, r.rowid", conn,
                                       params=args)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import time
+import warnings
+from contextlib import contextmanager
 from typing import Callable, TypeVar
 
 import streamlit as st
@@ -52,6 +54,31 @@ def lookup(settings, ds: MultiViewDataset, result_type: type[T]) -> T | None:
     return cache[key]
 
 
+@contextmanager
+def warnings_shown_once():
+    """Collect the warnings a computation raises (scikit-learn's repeat one per fit) and show each
+    distinct message once in the page, instead of flooding the server's log."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    seen = {}
+    for w in caught:
+        seen.setdefault(f"{w.category.__name__}: {w.message}", 0)
+        seen[f"{w.category.__name__}: {w.message}"] += 1
+    if seen:
+        with st.expander(f"{sum(seen.values())} warning(s) during training ({len(seen)} distinct)"):
+            for message, count in seen.items():
+                st.caption(f"{message}" + (f" (×{count})" if count > 1 else ""))
+
+
+def forget_cached(ds: MultiViewDataset) -> None:
+    """Drop this session's cached results on these data."""
+    cache = st.session_state.setdefault(_CACHE, {})
+    fp = ds.fingerprint()
+    for key in [k for k in cache if json.loads(k)[1] == fp]:
+        del cache[key]
+
+
 def memo(name: str, key, compute: Callable[[], T]) -> T:
     """``compute()`` once per session for this ``name`` and ``key`` (e.g. an embedding of a stored
     result, which every rerun of the page would otherwise recompute); keeps the latest key only."""
@@ -75,21 +102,41 @@ def progress_bar(label: str) -> Callable[[float, str], None]:
     return update
 
 
-def train(settings, ds: MultiViewDataset, label: str = "Training"):
-    """Run ``settings.run(ds, progress)`` with a progress bar; store and cache its result.
+def train_button(settings, ds: MultiViewDataset, key: str, label: str = "Training"):
+    """The page's Train button: on a click, :func:`train` (with a Stop button while it runs);
+    after a Stop, a note that nothing was stored.  Returns the new result or None."""
+    if st.session_state.get(f"{key}_stop"):
+        st.warning("Training was stopped; nothing was stored. Change the settings or press **Train** again.")
+    if st.button("Train", type="primary", key=key):
+        return train(settings, ds, label=label, stop_key=f"{key}_stop")
+    return None
 
-    The result must have ``to_npz()`` and ``result_rows()``.  A ``ValueError`` (settings that
-    do not suit these data) is shown with ``st.error`` and returns None."""
+
+def train(settings, ds: MultiViewDataset, label: str = "Training", stop_key: str | None = None):
+    """Run ``settings.run(ds, progress)`` with a progress bar (and a Stop button); store and cache
+    its result.
+
+    The result must have ``to_npz()`` and ``result_rows()``; it is stored only once complete.
+    A ``ValueError`` (settings that do not suit these data) is shown with ``st.error`` and
+    returns None.  Stop starts a new run of the page, which interrupts this one at its next
+    progress report: nothing is stored and the page is usable at once."""
+    stop = st.empty()
+    if stop_key is not None:
+        stop.button("Stop", key=stop_key, help="End this training now; nothing is stored.")
     progress = progress_bar(label)
     try:
-        result = settings.run(ds, progress)
+        with warnings_shown_once():
+            result = settings.run(ds, progress)
     except ValueError as exc:
         st.error(f"Training failed: {exc}")
         return None
+    finally:
+        stop.empty()
     st.session_state.setdefault(_CACHE, {})[result_key(settings, ds)] = result
     try:
         store = results_store()
-        run_id = store.start_run(settings.kind, ds.name, ds.fingerprint(), settings.seed, settings.key())
+        run_id = store.start_run(settings.kind, ds.name, ds.fingerprint(), settings.seed, settings.key(),
+                                 private=ds.origin == "upload")
         store.add_results(run_id, result.result_rows())
         store.put_artifact(run_id, "result", result.to_npz())
         store.finish_run(run_id)

@@ -182,27 +182,51 @@ def _synthetic_controls() -> MultiViewDataset:
 def _upload_controls() -> MultiViewDataset | None:
     st.caption(
         "CSV with a header: one label column and feature columns named `view.feature` "
-        "(e.g. `gene.ACAT1`, `lipid.C16.0`). Limit 25 MB."
+        f"(e.g. `gene.ACAT1`, `lipid.C16.0`). Limit {datasets.MAX_UPLOAD_BYTES // 2**20} MB. Results on your file "
+        "are kept only for sessions that upload the same file."
     )
-    label = st.text_input("Label column", **keep("upload_label", "label"))
+    label = st.text_input("Label column", **keep("upload_label", "label"),
+                          help="The name of the column that holds the labels.")
     file = st.file_uploader("CSV file", type=["csv", "gz", "txt"], key="upload_file")
     uploads: dict = st.session_state.setdefault(_UPLOADS, {})
     if file is None:
-        last = uploads.get("last")
-        if last is not None:
-            st.caption(f"Using the last uploaded file, **{last.name}**.")
-        return last
-    data = file.getvalue()
-    key = (hashlib.sha256(data).hexdigest(), label)
-    if key not in uploads:
-        try:
-            uploads[key] = datasets.read_multiview_csv(data, label_column=label, name=file.name)
-        except ValueError as exc:
-            uploads[key] = exc
-    result = uploads[key]
-    if isinstance(result, ValueError):
-        st.error(f"The file was not loaded. {result}")
-        st.caption(f"Still using **{current_dataset().name}**.")
+        result = uploads.get("last")
+        if result is not None:
+            st.caption(f"Using the last uploaded file, **{result.name}**.")
+    else:
+        data = file.getvalue()
+        key = (hashlib.sha256(data).hexdigest(), label)
+        if key not in uploads:
+            try:
+                uploads[key] = datasets.read_multiview_csv(data, label_column=label, name=file.name, origin="upload")
+            except ValueError as exc:
+                uploads[key] = exc
+        result = uploads[key]
+        if isinstance(result, ValueError):
+            st.error(f"The file was not loaded. {result}")
+            st.caption(f"Still using **{current_dataset().name}**.")
+            return None
+        uploads["last"] = result
+    if result is not None and st.button("Forget this data", key="upload_forget",
+                                        help="Delete every result computed on this file from the results store "
+                                             "and stop using it in this session."):
+        forget_upload(result)
         return None
-    uploads["last"] = result
     return result
+
+
+def forget_upload(ds: MultiViewDataset) -> int:
+    """Delete the stored runs (results, artifacts) on these uploaded data and drop them from this
+    session: its cached results, its upload; the session goes back to the default dataset."""
+    from mvlab.ui.runs import forget_cached, results_store
+
+    removed = results_store().forget(ds.fingerprint())
+    forget_cached(ds)
+    uploads = st.session_state.setdefault(_UPLOADS, {})
+    for key in [k for k, v in uploads.items() if v is ds or (isinstance(v, MultiViewDataset) and
+                                                             v.fingerprint() == ds.fingerprint())]:
+        del uploads[key]
+    if st.session_state.get(_ACTIVE) is ds:
+        del st.session_state[_ACTIVE]
+    st.success(f"Forgot {ds.name}: {removed} stored run(s) deleted.")
+    return removed
