@@ -10,6 +10,7 @@ from mvlab.experiments.families import FAMILIES, family_of_run
 from mvlab.experiments.settings import BenchmarkSettings
 from mvlab.experiments.report import family_reports, format_critical
 from mvlab.ui import links, runs
+from mvlab.ui.tables import readable
 from mvlab.ui.state import current_seed, keep, set_kept, sidebar
 from mvlab.viz import plots
 
@@ -121,7 +122,7 @@ if report.sign_tests is not None:
 if report.friedman is not None:
     st.markdown(f"**Friedman** over {len(report.means)} datasets: χ² = {report.friedman.statistic:.3f}, "
                 f"p = {report.friedman.p_value:.4f}. Post-hoc against **{control}**:")
-    st.dataframe(report.posthoc.round(4), width="stretch")
+    st.dataframe(readable(report.posthoc), width="stretch")
 elif len(report.means) < 3:
     st.caption("Friedman's test needs at least three datasets.")
 if report.critical_differences:

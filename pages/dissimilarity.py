@@ -39,7 +39,7 @@ WIDGETS = {"measure": "dis_measure", "paper": "dis_paper", "n_estimators": "dis_
 links.apply_page(DissimilaritySettings, WIDGETS, set_kept, seed)
 c = st.columns(4)
 measure = c[0].selectbox("Measure", list(MEASURES), format_func=MEASURE_NAMES.get, **keep("dis_measure", "breiman"))
-paper = c[1].toggle("Paper settings (RFD, 512 trees)", **keep("dis_paper", False),
+paper = c[1].toggle("Paper settings", **keep("dis_paper", False),
                     help="The chapter's settings: the RFD measure and 512 trees per forest.")
 trees = 512 if paper else c[1].number_input("Trees per forest", 5, 1000, step=25, **keep("dis_trees", 100))
 test_size = c[2].slider("Test share", 0.1, 0.9, step=0.05, **keep("dis_test", 0.5), help="Paper: 50/50 split.")

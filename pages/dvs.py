@@ -57,7 +57,7 @@ source = st.radio("Data", list(SOURCES), format_func=SOURCES.get, horizontal=Tru
 c = st.columns(4)
 measure = c[0].selectbox("Measure", list(MEASURES), format_func=lambda m: MEASURES[m].title,
                          **keep("dvs_measure", "breiman"))
-paper = c[1].toggle("Paper settings (RFD, 512 trees)", **keep("dvs_paper", False),
+paper = c[1].toggle("Paper settings", **keep("dvs_paper", False),
                     help="The chapter's settings: the RFD measure and 512 trees per forest.")
 trees = 512 if paper else c[1].number_input("Trees per forest", 5, 1000, step=10, **keep("dvs_trees", 60))
 k = c[2].number_input("Region size k", 1, 50, step=1, **keep("dvs_k", 7), help="Neighbours in the region of competence.")

@@ -51,7 +51,7 @@ links.apply_page(SiameseSettings, WIDGETS, set_kept, seed)
 c = st.columns(4)
 paper = c[0].toggle("Paper settings", **keep("sdf_paper", False),
                     help="N = 1000 pairs, T = 700 trees per forest (the paper's Table 7), in-sample QP "
-                         "probabilities (the literal Algorithm 1), up to 10 levels. Takes minutes.")
+                         "probabilities (the literal Algorithm 1), up to 10 levels.")
 c2 = st.columns(4)
 if paper:
     d = SiameseSettings(paper=True).effective()  # the paper's sizes (the pairs family's preset)
@@ -90,8 +90,9 @@ links.publish(settings)
 result = runs.lookup(settings, ds, SiameseExperiment)
 result = runs.train_button(settings, ds, "sdf_train", label="Growing cascades") or result
 if result is None:
-    st.info("Choose the settings and press **Train** (about 10 s with the defaults on 600 instances; "
-            "paper settings take minutes).")
+    eff = settings.effective()
+    st.info(f"Choose the settings and press **Train**: two cascades (gcForest and SDF) of up to {eff.max_levels} levels "
+            f"of 4 forests × {eff.n_estimators} trees on {eff.n_pairs} training pairs.")
     st.stop()
 
 n_test = len(result.y_test)
@@ -101,8 +102,9 @@ st.success(f"{ds.name}: {len(result.y_train)} training and {n_test} test pairs f
            f"({sum(result.seconds.values()):.1f} s).")
 m = st.columns(4)
 m[0].metric("gcForest test accuracy", f"{result.accuracy('gcForest'):.3f}")
-m[1].metric("SDF test accuracy", f"{result.accuracy('SDF'):.3f}",
-            delta=f"{result.accuracy('SDF') - result.accuracy('gcForest'):+.3f} vs gcForest")
+gain = result.accuracy("SDF") - result.accuracy("gcForest")
+m[1].metric("SDF test accuracy", f"{result.accuracy('SDF'):.3f}", delta=f"{gain:+.3f} vs gcForest",
+            delta_color="normal" if abs(gain) >= 0.0005 else "off")
 m[2].metric("Levels kept (gcForest / SDF)", f"{result.n_levels['gcForest']} / {result.n_levels['SDF']}")
 m[3].metric("SDF mean effective trees", f"{result.mean_effective_trees:.1f}",
             help=f"Out of T = {result.n_trees}.")

@@ -19,6 +19,7 @@ from mvlab.experiments.view_construction import (
     sweep_test,
 )
 from mvlab.ui import links, runs
+from mvlab.ui.tables import readable
 from mvlab.ui.state import current_seed, keep, set_kept, sidebar
 from mvlab.viz import plots
 
@@ -83,7 +84,7 @@ except ValueError as exc:
     st.error(f"Cannot generate the Madelon-like set: {exc}")
     st.stop()
 
-c = st.columns([3, 2, 1])
+c = st.columns([4, 3, 2])
 methods = c[0].multiselect("Methods", list(METHODS), **keep("vc_methods", list(METHODS)),
                            help="\n".join(f"- {t}" for t in METHOD_TITLES.values()))
 classifiers = c[1].multiselect("Base classifiers", list(CLASSIFIERS), **keep("vc_classifiers", ["knn", "nb"]),
@@ -96,8 +97,8 @@ if paper:
     d = ViewConstructionSettings()  # the paper's sizes replace these (ViewConstructionSettings.effective)
     max_views, n_splits, n_repeats, inner_cv, generations, n_used, d_used = (
         d.max_views, d.n_splits, d.n_repeats, d.inner_cv, d.ga_generations, d.n_used, d.d_used)
-    st.warning("Paper settings run 50 splits on every instance and feature: expect many minutes (hours with the "
-               "SVM or mfeat's 649 features).")
+    st.warning("Paper settings run 50 splits on every instance and feature: the work grows with features × views "
+               "× folds (the SVM has no fast evaluator). The progress bar estimates the time left as it goes.")
 else:
     c = st.columns(7)
     max_views = c[0].number_input("K (largest k)", 1, 30, step=1, **keep("vc_k", 10))
@@ -111,10 +112,10 @@ else:
     d_used = c[6].number_input("Features used", 1, 100000, step=10,
                                **keep(f"vc_d_{source}", 500 if source == "madelon" else 100),
                                help="A random sample of the features (all if larger than the data).")
-    st.caption("Defaults (about 10-20 s on 2 cores on 600 mfeat digits): a stratified sample of 150 instances, 100 "
-               "random features (the Madelon-like set keeps all 500, about 30 s), K = 10, 1 × 3-fold CV, 3 inner "
-               "folds, 1-NN and naive Bayes, a GA of 3 generations (population 50, 100 offspring). The **paper "
-               "settings** switch restores 10 × 5-fold CV, 5 inner folds, 30 GA generations and all the data.")
+    st.caption("Defaults: a stratified sample of 150 instances, 100 random features (the Madelon-like set keeps all "
+               "500), K = 10, 1 × 3-fold CV, 3 inner folds, 1-NN and naive Bayes, a GA of 3 generations (population "
+               "50, 100 offspring). The **paper settings** switch restores 10 × 5-fold CV, 5 inner folds, 30 GA "
+               "generations and all the data.")
 settings = ViewConstructionSettings(
     seed=seed, source=source, madelon_n=int(n_mad), methods=tuple(methods), classifiers=tuple(classifiers), paper=paper,
     max_views=int(max_views), n_splits=int(n_splits), n_repeats=int(n_repeats), inner_cv=int(inner_cv),
@@ -123,7 +124,11 @@ links.publish(settings)
 result = runs.lookup(settings, data, KSweepResult)
 result = runs.train_button(settings, data, "vc_train", label="Building views") or result
 if result is None:
-    st.info("Choose the settings and press **Train** (well under half a minute with the defaults).")
+    eff = settings.effective()
+    cells = len(eff.methods) * len(eff.classifiers) * eff.max_views * eff.n_splits * eff.n_repeats
+    st.info(f"Choose the settings and press **Train**: {cells} view ensembles to build and score "
+            f"({len(eff.methods)} methods × {len(eff.classifiers)} classifiers × k = 1..{eff.max_views} × "
+            f"{eff.n_repeats * eff.n_splits} folds).")
     st.stop()
 
 n_cells = len(result.methods) * len(result.classifiers) * len(result.ks) * len(result.test_folds)
@@ -159,7 +164,7 @@ else:
                f"{'higher' if test.higher_is_better else 'lower'} is better; rank 1 is best. Friedman aligned ranks: "
                f"T = {f.statistic:.2f} (df {f.df}), p = {f.p_value:.3g}. Holm at α = 0.05 against OFSP.")
     p_format = st.column_config.NumberColumn(format="%.2e")
-    st.dataframe(test.table().round({"average aligned rank": 2, "z": 3}), hide_index=True, width="stretch",
+    st.dataframe(readable(test.table().round({"average aligned rank": 2, "z": 3})), hide_index=True, width="stretch",
                  column_config={"p": p_format, "p (Holm)": p_format})
 
 st.subheader("Partition view (last test fold)")

@@ -109,3 +109,18 @@ def test_pca_project_places_new_rows_with_the_fitted_axes():
     np.testing.assert_allclose(pca_project(A, A[3:4])[1], ca[3:4], atol=1e-9)
     with pytest.raises(ValueError, match="same columns"):
         pca_project(A, B[:, :3])
+
+
+@pytest.mark.parametrize("n_classes", [3, 100])
+def test_heatmap_names_its_class_blocks_and_draws_boundaries_as_one_trace(n_classes):
+    """Issue #15: one shape per class boundary made a 100-class heatmap draw in 12 s; the blocks had
+    no names.  The figure's size must not grow with the number of classes."""
+    labels = np.repeat([f"class {c:03d}" for c in range(n_classes)], 300 // n_classes)
+    D = np.random.default_rng(0).random((len(labels), len(labels)))
+    fig = plots.dissimilarity_heatmap(D, labels)
+    assert len(fig.layout.shapes) == 0 and len(fig.data) == 2
+    names = list(fig.layout.yaxis.ticktext)
+    assert names[0] == "class 000" and 2 <= len(names) <= 25 and set(names) <= set(labels)
+    assert fig.data[0].colorbar.title.text == "dissimilarity"
+    lines = fig.data[1]
+    assert sum(v is None for v in lines.x) == 2 * (n_classes - 1)  # every boundary, both axes

@@ -66,7 +66,8 @@ METHOD_TITLES = {
     "VC-GA": "VC-GA: genetic algorithm, the k best feature masks",
 }
 CLASSIFIERS = ESTIMATOR_NAMES
-CLASSIFIER_TITLES = {"knn": "1-nearest neighbour", "nb": "Gaussian naive Bayes", "svm": "linear SVM (C = 1)"}
+CLASSIFIER_TITLES = {"knn": "1-NN", "nb": "naive Bayes", "svm": "linear SVM"}
+"""Short names (widgets are narrow): 1-nearest neighbour, Gaussian naive Bayes, linear SVM with C = 1."""
 METRICS = ("accuracy", "disagreement", "seconds", "cpu_seconds", "percent_features", "views_used")
 METRIC_TITLES = {
     "accuracy": "test accuracy",

@@ -138,10 +138,17 @@ def sidebar() -> MultiViewDataset:
     return ds
 
 
+def _short_title(name: str) -> str:
+    """What a narrow select box can show in full: the name and the shape."""
+    info = datasets.dataset_info(name)
+    return f"{name} ({info.n_samples} × {info.n_features}, {info.n_views} views)"
+
+
 def _bundled_controls() -> MultiViewDataset:
     names = datasets.list_datasets()
     name = st.selectbox("Dataset", names, **keep("bundled_name", names[0]),
-                        format_func=lambda n: datasets.dataset_info(n).title)
+                        format_func=_short_title)
+    st.caption(datasets.dataset_info(name).title)
     info = datasets.dataset_info(name)
     default = min(info.n_samples, DEFAULT_SAMPLE)
     n = st.number_input(

@@ -65,7 +65,8 @@ def view_projections(
     cols = max(1, min(columns, len(names)))
     rows = math.ceil(len(names) / cols)
     subtitles = [
-        f"{v} ({axis_names[0]} {100 * projections[v][1][0]:.0f}%, {axis_names[1]} {100 * projections[v][1][1]:.0f}%)"
+        f"{v}: {axis_names[0]} and {axis_names[1]} keep {100 * projections[v][1][0]:.0f}% and "
+        f"{100 * projections[v][1][1]:.0f}% of the variance"
         for v in names
     ]
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=subtitles, horizontal_spacing=0.06, vertical_spacing=0.12)
@@ -89,8 +90,10 @@ def view_projections(
             )
     fig.update_xaxes(showticklabels=False, title_text="")
     fig.update_yaxes(showticklabels=False, title_text="")
-    fig.update_layout(title=title, height=300 * rows + 60, legend_title_text="class",
-                      margin=dict(t=80, b=20, l=20, r=20))
+    fig.update_layout(title=title, height=300 * rows + 110, legend_title_text="class",
+                      legend=dict(orientation="h", yanchor="top", y=-0.02, xanchor="left", x=0),
+                      margin=dict(t=80, b=60, l=20, r=20))
+    fig.update_annotations(font_size=12)
     return fig
 
 
@@ -120,11 +123,14 @@ def informative_matrix(
         )
     )
     boundaries = np.flatnonzero(labels[order][1:] != labels[order][:-1]) + 0.5
-    for b in boundaries:
-        fig.add_hline(y=b, line_width=1, line_color="#333")
+    xs = [v for bnd in boundaries for v in (-0.5, len(view_names) - 0.5, None)]
+    ys = [v for bnd in boundaries for v in (bnd, bnd, None)]
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="#333", width=1), hoverinfo="skip",
+                             showlegend=False, xaxis="x2"))
+    fig.update_layout(xaxis2=dict(overlaying="x", range=[-0.5, len(view_names) - 0.5], visible=False))
     fig.update_yaxes(autorange="reversed", title_text="instances, grouped by class", showticklabels=False)
-    fig.update_xaxes(title_text="view (share of instances for which it is informative)", side="top")
-    fig.update_layout(title=title, height=420, margin=dict(t=90, b=20, l=60, r=20))
+    fig.update_xaxes(title_text="view (share of instances for which it is informative)")
+    fig.update_layout(title=title, height=420, margin=dict(t=50, b=60, l=60, r=20))
     return fig
 
 
@@ -151,6 +157,20 @@ def block_average(M: np.ndarray, max_size: int) -> tuple[np.ndarray, int]:
     return np.nanmean(blocks, axis=(1, 3)).astype(np.float32), b
 
 
+def _class_blocks(labels_in_order: np.ndarray, b: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Boundaries between classes (in cell units of a block-averaged axis), and the centre and name
+    of every class block."""
+    change = np.flatnonzero(labels_in_order[1:] != labels_in_order[:-1]) + 1
+    starts = np.concatenate([[0], change])
+    ends = np.concatenate([change, [len(labels_in_order)]])
+    return change / b - 0.5, (starts + ends) / 2 / b - 0.5, [str(labels_in_order[s]) for s in starts]
+
+
+def _thin(centres: np.ndarray, names: list[str], max_labels: int) -> tuple[list[float], list[str]]:
+    step = max(1, math.ceil(len(names) / max_labels))
+    return [float(c) for c in centres[::step]], names[::step]
+
+
 def dissimilarity_heatmap(
     D: np.ndarray,
     row_labels: Sequence[str],
@@ -159,44 +179,51 @@ def dissimilarity_heatmap(
     title: str = "Dissimilarity",
     max_size: int = 400,
     zmax: float | None = 1.0,
+    max_class_labels: int = 25,
 ) -> go.Figure:
     """Heatmap of a dissimilarity matrix (rows: instances, columns: reference instances), rows and
-    columns grouped by class so that class blocks show, with class boundaries drawn.
+    columns grouped by class, every class block named on both axes and outlined.
 
     Matrices larger than ``max_size`` on a side are block-averaged (float32) so a 2000 x 2000
-    matrix draws in about a second; the title says so.  Hover shows the row/column instance
-    indices (ranges when averaged) and the value.  Exact values belong in downloads.
+    matrix draws in about a second; the title says so.  The class boundaries are *one* line trace
+    whatever the number of classes (a shape per boundary made 100 classes draw 20 times slower);
+    with more than ``max_class_labels`` classes every few are named.  Hover gives the position of
+    the row and column in the class-grouped order and the value.  Exact values belong in downloads.
     """
     D = np.asarray(D)
     row_labels = np.asarray(row_labels).astype(str)
     col_labels = row_labels if col_labels is None else np.asarray(col_labels).astype(str)
     r_order, c_order = class_order(row_labels), class_order(col_labels)
     Z, b = block_average(D[np.ix_(r_order, c_order)], max_size)
-
-    def ticks(order, labels, size):
-        first = np.arange(0, len(order), b)
-        ranges = [f"{s}–{min(s + b, len(order)) - 1}" if b > 1 else str(order[s]) for s in first]
-        return np.array(ranges[:size]), labels[order][first][:size]
-
-    y_text, y_cls = ticks(r_order, row_labels, Z.shape[0])
-    x_text, x_cls = ticks(c_order, col_labels, Z.shape[1])
-    hover_rows = np.char.add(np.char.add(y_text, " · class "), y_cls)
-    hover_cols = np.char.add(np.char.add(x_text, " · class "), x_cls)
-    fig = go.Figure(
-        go.Heatmap(
-            z=Z, x=hover_cols, y=hover_rows, colorscale="Viridis", zmin=0, zmax=zmax, colorbar=dict(title="d"),
-            hovertemplate="row %{y}<br>column %{x}<br>d = %{z:.3f}<extra></extra>",
-        )
-    )
-    for labels, order, axis in ((row_labels, r_order, "y"), (col_labels, c_order, "x")):
-        edges = (np.flatnonzero(labels[order][1:] != labels[order][:-1]) + 1) / b - 0.5
-        for e in edges:
-            (fig.add_hline if axis == "y" else fig.add_vline)(e, line_width=1, line_color="white")
-    note = f" (block-averaged {b}×{b}: {D.shape[0]}×{D.shape[1]} → {Z.shape[0]}×{Z.shape[1]})" if b > 1 else ""
-    fig.update_yaxes(autorange="reversed", showticklabels=False, type="category",
-                     title_text="instances (grouped by class)")
-    fig.update_xaxes(showticklabels=False, type="category", title_text="training instances (grouped by class)")
-    fig.update_layout(title=title + note, height=460, margin=dict(t=60, b=40, l=50, r=20))
+    n_rows, n_cols = Z.shape
+    fig = go.Figure(go.Heatmap(
+        z=Z, x0=0, dx=1, y0=0, dy=1, colorscale="Viridis", zmin=0, zmax=zmax,
+        colorbar=dict(title=dict(text="dissimilarity", side="right")),
+        hovertemplate=("row %{y} · column %{x}" + (f" (blocks of {b}×{b})" if b > 1 else "")
+                       + "<br>dissimilarity %{z:.3f}<extra></extra>"),
+    ))
+    r_edges, r_mid, r_names = _class_blocks(row_labels[r_order], b)
+    c_edges, c_mid, c_names = _class_blocks(col_labels[c_order], b)
+    xs, ys = [], []
+    for e in r_edges:
+        xs += [-0.5, n_cols - 0.5, None]
+        ys += [e, e, None]
+    for e in c_edges:
+        xs += [e, e, None]
+        ys += [-0.5, n_rows - 0.5, None]
+    if xs:
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="white", width=1), hoverinfo="skip",
+                                 showlegend=False))
+    yt, yn = _thin(r_mid, r_names, max_class_labels)
+    xt, xn = _thin(c_mid, c_names, max_class_labels)
+    every = "" if len(r_names) <= max_class_labels else f", every {math.ceil(len(r_names) / max_class_labels)}th named"
+    note = f" (block-averaged {b}×{b}: {D.shape[0]}×{D.shape[1]} → {n_rows}×{n_cols})" if b > 1 else ""
+    fig.update_yaxes(autorange="reversed", tickvals=yt, ticktext=yn, range=[n_rows - 0.5, -0.5],
+                     title_text=f"instances, by class{every}", showgrid=False, zeroline=False, automargin=True)
+    fig.update_xaxes(tickvals=xt, ticktext=xn, range=[-0.5, n_cols - 0.5], tickangle=-45 if len(xn) > 8 else 0,
+                     title_text=f"training instances, by class{every}", showgrid=False, zeroline=False,
+                     automargin=True)
+    fig.update_layout(title=title + note, height=500, margin=dict(t=60, b=40, l=50, r=20))
     return fig
 
 
@@ -240,7 +267,7 @@ def view_selection_matrix(
     view_names: Sequence[str],
     order: np.ndarray,
     row_text: Sequence[str],
-    title: str = "Views used by each test instance",
+    title: str = "Views each test instance used",
 ) -> go.Figure:
     """Instances (rows, in ``order``) x views heatmap: 1 where the instance's chosen subset uses the view.
 
@@ -257,9 +284,8 @@ def view_selection_matrix(
         hovertemplate="%{text}<br>%{x}: %{z}<extra></extra>",
     ))
     fig.update_yaxes(autorange="reversed", showticklabels=False, title_text="test instances")
-    fig.update_xaxes(side="top")
-    fig.update_layout(title=title + " (share of instances using each view)", height=460,
-                      margin=dict(t=90, b=20, l=60, r=20))
+    fig.update_xaxes(title_text="view (share of instances using it)", automargin=True)
+    fig.update_layout(title=title, height=460, margin=dict(t=50, b=60, l=60, r=20))
     return fig
 
 
@@ -271,12 +297,14 @@ def subset_frequencies(names: Sequence[str], frequencies: Sequence[float], top: 
     order = order[freq[order] > 0]
     fig = go.Figure(go.Bar(
         x=freq[order], y=[names[i] for i in order], orientation="h", marker_color="#d62728",
-        text=[f"{100 * f:.0f}%" for f in freq[order]], textposition="outside",
+        text=[f"{100 * f:.0f}%" for f in freq[order]], textposition="outside", cliponaxis=False,
         hovertemplate="%{y}<br>%{x:.1%} of test instances<extra></extra>",
     ))
-    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_yaxes(autorange="reversed", type="category", automargin=True)
+    top = float(freq[order].max()) if len(order) else 1.0
     fig.update_layout(title=title, xaxis_title="share of test instances", xaxis_tickformat=".0%",
-                      height=max(260, 40 + 26 * len(order)), margin=dict(t=50, b=40, l=200, r=40))
+                      xaxis_range=[0, min(1.0, top) * 1.18], height=max(260, 40 + 26 * len(order)),
+                      margin=dict(t=50, b=40, l=20, r=40))
     return fig
 
 
