@@ -7,11 +7,11 @@ import streamlit as st
 
 import mvlab.datasets as datasets
 from mvlab.experiments.families import FAMILIES, family_of_run
-from mvlab.experiments.settings import BenchmarkSettings
 from mvlab.experiments.report import family_reports, format_critical
+from mvlab.experiments.settings import BenchmarkSettings
 from mvlab.ui import links, runs
-from mvlab.ui.tables import readable
 from mvlab.ui.state import current_seed, keep, set_kept, sidebar
+from mvlab.ui.tables import readable
 from mvlab.viz import plots
 
 sidebar()

@@ -8,8 +8,7 @@ import streamlit as st
 from mvlab.experiments.dissimilarity import CombinationComparison
 from mvlab.experiments.settings import DissimilaritySettings
 from mvlab.forest.measures import MEASURES
-from mvlab.ui import runs
-from mvlab.ui import links
+from mvlab.ui import links, runs
 from mvlab.ui.state import current_seed, keep, set_kept, sidebar
 from mvlab.viz import plots
 from mvlab.viz.projection import mds_2d
@@ -54,6 +53,7 @@ settings = DissimilaritySettings(seed=seed, measure=measure, paper=paper, n_esti
                                  test_size=float(test_size), k=int(k), **extra)
 used = settings.effective()
 links.publish(settings)
+runs.checks(settings, ds)
 result = runs.lookup(settings, ds, CombinationComparison)
 result = runs.train_button(settings, ds, "dis_train", label="Growing forests") or result
 if result is None:

@@ -65,9 +65,7 @@ test_size = c[3].slider("Test share", 0.1, 0.9, step=0.05, **keep("dvs_test", 0.
 settings = DVSSettings(seed=seed, source=source, measure=measure, paper=paper, n_estimators=int(trees), k=int(k),
                        test_size=float(test_size))
 used, data = settings.effective(), settings.data(ds)
-for problem in settings.problems(ds):
-    st.error(problem)
-    st.stop()
+runs.checks(settings, ds)
 result = runs.lookup(settings, data, CombinationComparison)
 st.caption(f"{data.name}: the pool has {n_candidates(data.n_views)} candidate forests of {used.n_estimators} trees; "
            f"measure {used.measure_object().describe()}.")

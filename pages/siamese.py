@@ -7,6 +7,7 @@ import streamlit as st
 
 from mvlab.experiments.settings import SiameseSettings
 from mvlab.experiments.siamese import MODELS, SiameseExperiment, default_window_sizes, tau_curve, tau_tradeoff
+from mvlab.siamese.pairs import max_train_pairs
 from mvlab.ui import links, runs
 from mvlab.ui.state import current_seed, keep, set_kept, sidebar
 from mvlab.viz import plots
@@ -60,7 +61,11 @@ if paper:
     c[2].caption("QP on in-sample tree probabilities")
     c2[2].caption(f"up to {max_levels} levels")
 else:
-    n_pairs = c[1].number_input("Training pairs N", 30, 5000, step=50, **keep("sdf_n", 300),
+    most = runs.memo("sdf_most", ds.fingerprint(), lambda: max_train_pairs(ds.y))
+    if st.session_state.get("_kept", {}).get("sdf_n", 0) > max(most, 30):
+        set_kept("sdf_n", max(most, 30))
+        st.caption(f"Training pairs lowered to {max(most, 30)}: the most {ds.name} gives from disjoint pools.")
+    n_pairs = c[1].number_input("Training pairs N", 30, max(most, 30), step=50, **keep("sdf_n", min(300, max(most, 30))),
                                 help="Test pairs: 2N/3, from instances never used in training pairs.")
     trees = c[2].number_input("Trees per forest T", 5, 1000, step=25, **keep("sdf_trees", 50))
     qp_probas = c[3].selectbox("QP probabilities", ["oof", "insample"], **keep("sdf_qp", "oof"),
@@ -87,6 +92,7 @@ settings = SiameseSettings(seed=seed, paper=paper, n_pairs=int(n_pairs), n_estim
                            z_schedule=z_schedule, qp_probas=qp_probas, max_levels=int(max_levels),
                            scanning=bool(scanning), windows=tuple(sorted(int(w) for w in windows)) if scanning else ())
 links.publish(settings)
+runs.checks(settings, ds)
 result = runs.lookup(settings, ds, SiameseExperiment)
 result = runs.train_button(settings, ds, "sdf_train", label="Growing cascades") or result
 if result is None:

@@ -19,8 +19,8 @@ from mvlab.experiments.view_construction import (
     sweep_test,
 )
 from mvlab.ui import links, runs
-from mvlab.ui.tables import readable
 from mvlab.ui.state import current_seed, keep, set_kept, sidebar
+from mvlab.ui.tables import readable
 from mvlab.viz import plots
 
 ds = sidebar()
@@ -121,6 +121,7 @@ settings = ViewConstructionSettings(
     max_views=int(max_views), n_splits=int(n_splits), n_repeats=int(n_repeats), inner_cv=int(inner_cv),
     ga_generations=int(generations), n_used=int(n_used), d_used=int(d_used))
 links.publish(settings)
+runs.checks(settings, ds)
 result = runs.lookup(settings, data, KSweepResult)
 result = runs.train_button(settings, data, "vc_train", label="Building views") or result
 if result is None:

@@ -65,11 +65,21 @@ def test_image_data_with_scanning_shows_images(app):
     assert '"heatmap"' in pair_fig
 
 
-def test_settings_that_cannot_work_give_a_message(app):
-    # nutrimouse has 40 instances: its training pool cannot give 150 distinct similar pairs
-    open_page(app, dataset="nutrimouse", pairs=300)
+def test_defaults_adapt_to_small_data_and_errors_name_the_page_controls(app):
+    """Issue #15: the Siamese page failed with its defaults on nutrimouse ("cannot draw 150 distinct
+    similar pairs ... balanced=False") and an info box stayed under the error."""
+    from mvlab.datasets.bundled import load_dataset
+    from mvlab.siamese.pairs import max_train_pairs
+
+    app.switch_page("pages/siamese.py").run()
+    app.selectbox(key="bundled_name").set_value("nutrimouse-diet").run()
+    most = max_train_pairs(load_dataset("nutrimouse-diet").y)
+    assert app.number_input(key="sdf_n").value <= most and app.number_input(key="sdf_n").max == most
+    app.number_input(key="sdf_trees").set_value(5).run()
     app.button(key="sdf_train").click().run()
     assert not app.exception, app.exception
-    assert len(app.error) == 1 and "Training failed" in app.error[0].value
-    assert "similar pairs" in app.error[0].value
-    assert not app.get("plotly_chart")
+    assert not app.error, [e.value for e in app.error]
+    app.toggle(key="sdf_paper").set_value(True).run()  # 1000 pairs: more than 40 mice can give
+    assert not app.exception, app.exception
+    assert len(app.error) == 1 and "lower 'Training pairs N'" in app.error[0].value
+    assert "balanced" not in app.error[0].value and not app.info  # no API argument, no stale info box

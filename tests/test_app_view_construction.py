@@ -89,11 +89,11 @@ def test_madelon_like_data_shows_informative_redundant_noise(app):
 
 
 def test_settings_that_cannot_work_give_a_message(app):
-    open_page(app, vc_d_sidebar=2)  # K = 3 views from 2 features
-    app.button(key="vc_train").click().run()
+    open_page(app, vc_d_sidebar=2)  # K = 3 views from 2 features: said before training, naming the controls
     assert not app.exception, app.exception
-    assert len(app.error) == 1 and "Training failed" in app.error[0].value and "3 features" in app.error[0].value
+    assert len(app.error) == 1 and "lower 'K (largest k)' or raise 'Features used'" in app.error[0].value
+    assert not [b for b in app.button if b.key == "vc_train"]
+    app.number_input(key="vc_d_sidebar").set_value(20).run()
     app.multiselect(key="vc_classifiers").set_value([]).run()
-    app.button(key="vc_train").click().run()
     assert not app.exception, app.exception
-    assert "at least one" in app.error[0].value
+    assert "at least one method and one base classifier" in app.error[0].value

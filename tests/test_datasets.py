@@ -314,3 +314,18 @@ def test_old_mac_line_ends_are_read_and_unreadable_headers_are_value_errors():
     assert ds.X.tolist() == [[1, 2], [3, 4], [5, 6], [7, 8]]
     with pytest.raises(ValueError, match="no label column"):
         read_multiview_csv('a\u2028b,c\n1,2\n'.encode())  # a line separator inside a header cell
+
+
+def test_weaknesses_are_said_in_words():
+    from mvlab.datasets.container import MultiViewDataset
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=40), np.ones(40), np.zeros(40), rng.normal(size=40)])
+    y = np.repeat(np.arange(10), 4)  # 10 classes of 4
+    notes = MultiViewDataset(X, y, {"a": [0, 1], "b": [2], "c": [3]}).weaknesses()
+    assert any("View 'a' has 1 constant feature(s) of 2" in n for n in notes)
+    assert any("View 'b' is constant" in n for n in notes) and any("View 'b' has a single feature" in n for n in notes)
+    assert any("10 of 10 classes have fewer than 5 instances" in n for n in notes)
+    one = MultiViewDataset(X[:, [0, 3]], y, {"all": [0, 1]}).weaknesses()
+    assert any("single view" in n and "reduces to one forest" in n for n in one)
+    assert load_dataset("mfeat").weaknesses() == []

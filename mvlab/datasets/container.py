@@ -239,6 +239,31 @@ class MultiViewDataset:
             )
         return pd.DataFrame(rows)
 
+    def weaknesses(self) -> list[str]:
+        """What in these data will make some methods weak or fail, in words (empty when nothing):
+        constant features and views, single-feature views, a single view, classes too small to
+        split, more classes than a few instances each."""
+        out = []
+        counts = np.bincount(self.y, minlength=self.n_classes)
+        if self.n_views == 1:
+            out.append("There is a single view: dynamic view selection then has one candidate and reduces to one "
+                       "forest (the 'average' combination); the view weights are all 1.")
+        for name, idx in self.views.items():
+            block = self.X[:, idx]
+            constant = int(np.sum(np.ptp(block, axis=0) == 0))
+            if constant == len(idx):
+                out.append(f"View {name!r} is constant: its forest cannot split, so it carries no information.")
+            elif constant:
+                out.append(f"View {name!r} has {constant} constant feature(s) of {len(idx)}; they are never used.")
+            if len(idx) == 1:
+                out.append(f"View {name!r} has a single feature: every tree of its forest splits on it alone.")
+        if counts.min() < 5:
+            small = int(np.sum(counts < 5))
+            out.append(f"{small} of {self.n_classes} classes have fewer than 5 instances (the smallest has "
+                       f"{int(counts.min())}): cross-validation folds and pair draws need more per class, and "
+                       "results on them are noisy.")
+        return out
+
     def fingerprint(self) -> str:
         """SHA-256 (first 16 hex digits) of X, y, classes and views: identifies the data in results.
 

@@ -68,7 +68,8 @@ def read_multiview_csv(
         except (OSError, EOFError) as exc:
             raise ValueError(f"{name}: the file looks gzip-compressed but cannot be decompressed ({exc}).") from None
         if len(raw) > max_bytes:
-            raise ValueError(f"{name}: once decompressed, the file is larger than the {max_bytes / 2**20:.0f} MiB limit.")
+            raise ValueError(f"{name}: once decompressed, the file is larger than the {max_bytes / 2**20:.0f} MiB "
+                             "limit. Upload a sample of the rows or fewer columns.")
     if not raw.strip():
         raise ValueError(f"{name}: the file is empty.")
     try:
@@ -188,7 +189,8 @@ def _read_bytes(source, max_bytes: int) -> tuple[bytes, str]:
     else:
         raise ValueError(f"Cannot read a CSV from an object of type {type(source).__name__}.")
     if len(raw) > max_bytes:
-        raise ValueError(f"{name}: the file is larger than the {max_bytes / 2**20:.0f} MiB limit.")
+        raise ValueError(f"{name}: the file is larger than the {max_bytes / 2**20:.0f} MiB limit. Upload a "
+                         "gzip-compressed copy (.csv.gz), a sample of the rows, or fewer columns.")
     return raw, name
 
 

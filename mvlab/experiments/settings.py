@@ -26,21 +26,24 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping
 
+import numpy as np
+
 from mvlab.core.progress import ProgressCallback
+from mvlab.datasets.bundled import list_datasets, load_dataset
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.datasets.synthetic import make_madelon, make_multiview_classification
 from mvlab.experiments.dissimilarity import DISSIMILARITY, DVS_METHODS, DVS_VARIANTS, compare_combinations
-from mvlab.datasets.bundled import list_datasets, load_dataset
 from mvlab.experiments.families import FAMILIES, make_protocol, run_experiment
 from mvlab.experiments.pair_methods import PAIRS
 from mvlab.experiments.siamese import run_siamese_experiment
 from mvlab.experiments.store import package_versions
 from mvlab.experiments.view_construction import CLASSIFIERS, METHODS, VIEW_CONSTRUCTION, k_sweep
 from mvlab.forest.measures import MEASURES, measure_spec, resolve_measure
+from mvlab.rfd.baselines import BASELINES
 from mvlab.rfd.classifier import COMBINATIONS
 from mvlab.rfd.dvs import check_pool_size
-from mvlab.rfd.baselines import BASELINES
 from mvlab.rfd.weights import STATIC_COMBINATIONS
+from mvlab.siamese.pairs import max_train_pairs
 
 __all__ = [
     "APP_N_JOBS", "ExperimentSettings", "DissimilaritySettings", "DVSSettings", "ViewConstructionSettings",
@@ -72,8 +75,14 @@ class ExperimentSettings:
         raise NotImplementedError
 
     def problems(self, ds: MultiViewDataset) -> list[str]:
-        """Why these settings cannot work on ``ds`` (empty if they can), in words, before training."""
+        """Why these settings cannot work on ``ds`` (empty if they can), in words naming the page's
+        controls, before training."""
         return []
+
+    def notes(self, ds: MultiViewDataset) -> list[str]:
+        """What will make the results weak on the data used (training still runs), in words."""
+        data = self.data(ds) if hasattr(self, "data") else ds
+        return data.weaknesses()
 
     display_only: ClassVar[tuple[str, ...]] = ()
     """Fields that choose what to show, not what to compute: in the URL, not in the key."""
@@ -297,6 +306,23 @@ class ViewConstructionSettings(ExperimentSettings):
                                    n_splits=preset.protocol.n_splits, n_repeats=preset.protocol.n_repeats,
                                    n_used=100000, d_used=100000)
 
+    def problems(self, ds):
+        s, data = self.effective(), self.data(ds)
+        counts = np.bincount(data.y)
+        used = min(s.n_used, data.n_samples)
+        smallest = int(counts.min()) if used >= data.n_samples else int(np.floor(counts.min() * used / data.n_samples))
+        out = []
+        if not s.methods or not s.classifiers:
+            out.append("Choose at least one method and one base classifier.")
+        if smallest < s.n_splits:
+            out.append(f"{s.n_splits}-fold cross-validation needs at least {s.n_splits} instances of every class; "
+                       f"with {used} instances of {data.name} the smallest class has about {smallest}. Lower 'Folds'"
+                       f", raise 'Instances used'" * (used < data.n_samples) + " or use other data.")
+        if s.max_views > min(s.d_used, data.n_features):
+            out.append(f"K = {s.max_views} views need at least that many features; lower 'K (largest k)' or raise "
+                       "'Features used'.")
+        return out
+
     def data(self, ds: MultiViewDataset) -> MultiViewDataset:
         """The data the sweep runs on: the sidebar's dataset or the Madelon-like set."""
         return make_madelon(self.madelon_n, random_state=self.seed) if self.source == "madelon" else ds
@@ -334,6 +360,19 @@ class SiameseSettings(ExperimentSettings):
         return dataclasses.replace(self, paper=False, n_pairs=preset.protocol.n_train_pairs,
                                    n_estimators=preset.params["n_estimators"], qp_probas="insample",
                                    max_levels=preset.params["sdf_params"]["max_levels"])
+
+    def problems(self, ds):
+        most = max_train_pairs(ds.y)
+        n = self.effective().n_pairs
+        if most < 30:
+            return [f"{ds.name} is too small for pairs: its two disjoint pools give at most {most} training pairs "
+                    "(similar pairs need two instances of a class in each pool). Use a dataset with more instances "
+                    "per class."]
+        if n > most:
+            return [f"{ds.name} gives at most {most} training pairs from disjoint pools (similar pairs need two "
+                    f"instances of one class in each pool); lower 'Training pairs N' to {most} or fewer"
+                    + (" (the paper settings ask for 1000)." if self.paper else ".")]
+        return []
 
     def run(self, ds, progress=None):
         s = self.effective()

@@ -19,7 +19,8 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 
-__all__ = ["PairSplit", "make_pair_split", "make_pairs", "pair_features", "split_pools"]
+__all__ = ["PairSplit", "make_pair_split", "make_pairs", "pair_features", "split_pools", "pair_capacity",
+           "max_train_pairs"]
 
 
 def _tri_decode(k, n):
@@ -284,3 +285,33 @@ def make_pair_split(
         random_state=seed(),
     )
     return PairSplit(tr, ytr, te, yte, train_pool, test_pool)
+
+
+def pair_capacity(y, n_pairs_of: int = 0, *, balanced: bool = True) -> int:
+    """How many distinct pairs :func:`make_pairs` can draw from instances with labels ``y``:
+    with ``balanced``, ``n // 2`` similar and ``n - n // 2`` dissimilar pairs must exist."""
+    y = np.asarray(y)
+    _, sizes = np.unique(y, return_counts=True)
+    n = int(sizes.sum())
+    similar = int((sizes * (sizes - 1) // 2).sum())
+    every = n * (n - 1) // 2
+    if not balanced:
+        return every
+    return int(min(2 * similar + 1, 2 * (every - similar)))
+
+
+def max_train_pairs(y, *, test_size=0.4, balanced=True, stratify=True, trials: int = 5) -> int:
+    """The largest N for which :func:`make_pair_split` can draw N training and ``2N/3`` test pairs
+    from the disjoint pools of ``y``, whatever the seed of the pools (the smallest over ``trials``
+    pool splits, seeds 0..trials-1).  0 when no pair can be drawn."""
+    best = None
+    for seed in range(trials):
+        train_pool, test_pool = split_pools(y, test_size, stratify=stratify, random_state=seed)
+        y = np.asarray(y)
+        n_train = pair_capacity(y[train_pool], balanced=balanced)
+        n_test = pair_capacity(y[test_pool], balanced=balanced)
+        limit = min(n_train, int(1.5 * n_test))  # test pairs: round(2N/3)
+        while limit > 1 and max(1, int(round(2 * limit / 3))) > n_test:
+            limit -= 1
+        best = limit if best is None else min(best, limit)
+    return max(0, int(best or 0))

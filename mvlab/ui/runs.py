@@ -102,6 +102,18 @@ def progress_bar(label: str) -> Callable[[float, str], None]:
     return update
 
 
+def checks(settings, ds: MultiViewDataset) -> None:
+    """Before training, in words: what stops these settings on these data (``st.error``, and the
+    page stops) and what will make the results weak (``st.warning``)."""
+    problems = settings.problems(ds)
+    for note in settings.notes(ds):
+        st.warning(note)
+    if problems:
+        for problem in problems:
+            st.error(problem)
+        st.stop()
+
+
 def train_button(settings, ds: MultiViewDataset, key: str, label: str = "Training"):
     """The page's Train button: on a click, :func:`train` (with a Stop button while it runs);
     after a Stop, a note that nothing was stored.  Returns the new result or None."""
