@@ -46,5 +46,5 @@ projections = {name: pca_2d(block) for name, block in zip(ds.view_names, ds.Xs)}
 st.plotly_chart(plots.view_projections(projections, ds.labels, ds.classes), key="projections")
 
 st.download_button(
-    "Download this dataset (CSV, view.feature columns)", ds.to_csv(), file_name=f"{ds.name}.csv", mime="text/csv",
+    "Download this dataset (CSV, view.feature columns)", ds.to_csv, file_name=f"{ds.name}.csv", mime="text/csv",
 )

@@ -94,7 +94,7 @@ st.plotly_chart(plots.view_projections({"joint (average)": coords}, labels_train
 st.caption("Hover a point for its instance index (a row of the dataset) and class.")
 
 c1, c2 = st.columns(2)
-c1.download_button("Download matrices and results (.npz)", result.to_npz(), file_name=f"{ds.name}-dissimilarity.npz",
+c1.download_button("Download matrices and results (.npz)", result.to_npz, file_name=f"{ds.name}-dissimilarity.npz",
                    mime="application/octet-stream", key="dis_dl_npz")
 c2.download_button("Download results (.csv)", result.table().assign(
     dataset=ds.name, seed=seed, settings=json.dumps(settings.manifest(ds))).to_csv(index=False),

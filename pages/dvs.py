@@ -122,39 +122,47 @@ if result.informative_test is not None:
                  "choices by tie-break": np.nan, "accuracy": result.oracle_accuracy})
     st.dataframe(pd.DataFrame(rows).round(3), hide_index=True, width="stretch")
 
-st.subheader("Region of competence of one instance")
-clicked = selected_point("dvs_map")
-if clicked is not None and clicked != st.session_state.get("_dvs_last_click"):
-    st.session_state["_dvs_last_click"] = clicked
-    set_kept("dvs_instance", clicked)
-i = int(st.number_input("Test instance (or click one on the map)", 0, e.n_instances - 1, step=1,
-                        **keep("dvs_instance", 0)))
-train_rows, test_rows = result.subset_rows(e.subsets[e.chosen[i]])
-train_xy, test_xy, _ = pca_project(train_rows, test_rows)
-labels_train = np.asarray(result.classes)[result.y_train]
-st.plotly_chart(
-    plots.region_of_competence_map(
-        train_xy, test_xy, labels_train, labels_test, result.classes, selected=i, region=e.region[i],
-        region_hit=e.region_oob_hit[i], title=f"Space of the chosen subset “{e.chosen_names[i]}” (PCA of dissimilarity rows)"),
-    key="dvs_map", on_select="rerun", selection_mode="points")
-verdict = "correct" if correct[i] else "wrong"
-truth = ""
-if result.informative_test is not None:
-    truth = " Its true view(s): **" + " + ".join(np.asarray(e.view_names)[result.informative_test[i]]) + "**."
-st.markdown(f"Test instance **{i}** (dataset row {result.test_index[i]}), class **{labels_test[i]}**: "
-            f"{METHOD_TITLES[method]} chose **{e.chosen_names[i]}** (competence {e.chosen_competence[i]:.2f}, "
-            f"{e.n_tied[i]} candidates tied) and predicted **{result.classes[e.prediction[i]]}** ({verdict}).{truth}")
-st.dataframe({"dataset row": result.train_index[e.region[i]], "class": np.asarray(result.classes)[e.region_labels[i]],
-              "dissimilarity": np.round(e.region_dissimilarity[i], 4), "OOB correct": e.region_oob_hit[i]},
-             hide_index=True, width="stretch")
-paper_e, soft_e = result.explanations["dvs"], result.explanations["dvs-soft"]
-st.markdown("**The paper's competence and the soft one, for this instance, on the same forests**")
-p1, p2 = st.columns(2)
-p1.plotly_chart(plots.candidate_competence(paper_e.candidate_names, paper_e.competence[i], paper_e.chosen[i],
-                                           title="Paper: OOB accuracy on the region"), key="dvs_competence_paper")
-p2.plotly_chart(plots.candidate_competence(soft_e.candidate_names, soft_e.competence[i], soft_e.chosen[i],
-                                           title="Soft: OOB probability of the true class"), key="dvs_competence_soft")
+@st.fragment
+def one_instance():
+    """The instance explorer: changing the instance (or clicking the map) reruns only this part;
+    the projection of each chosen subset's space is computed once per session."""
+    st.subheader("Region of competence of one instance")
+    clicked = selected_point("dvs_map")
+    if clicked is not None and clicked != st.session_state.get("_dvs_last_click"):
+        st.session_state["_dvs_last_click"] = clicked
+        set_kept("dvs_instance", clicked)
+    i = int(st.number_input("Test instance (or click one on the map)", 0, e.n_instances - 1, step=1,
+                            **keep("dvs_instance", 0)))
+    subset = e.subsets[e.chosen[i]]
+    train_xy, test_xy, _ = runs.memo("dvs_pca", [runs.result_key(settings, data), subset.tolist()],
+                                     lambda: pca_project(*result.subset_rows(subset)), size=16)
+    labels_train = np.asarray(result.classes)[result.y_train]
+    st.plotly_chart(
+        plots.region_of_competence_map(
+            train_xy, test_xy, labels_train, labels_test, result.classes, selected=i, region=e.region[i],
+            region_hit=e.region_oob_hit[i], title=f"Space of the chosen subset “{e.chosen_names[i]}” (PCA of dissimilarity rows)"),
+        key="dvs_map", on_select="rerun", selection_mode="points")
+    verdict = "correct" if correct[i] else "wrong"
+    truth = ""
+    if result.informative_test is not None:
+        truth = " Its true view(s): **" + " + ".join(np.asarray(e.view_names)[result.informative_test[i]]) + "**."
+    st.markdown(f"Test instance **{i}** (dataset row {result.test_index[i]}), class **{labels_test[i]}**: "
+                f"{METHOD_TITLES[method]} chose **{e.chosen_names[i]}** (competence {e.chosen_competence[i]:.2f}, "
+                f"{e.n_tied[i]} candidates tied) and predicted **{result.classes[e.prediction[i]]}** ({verdict}).{truth}")
+    st.dataframe({"dataset row": result.train_index[e.region[i]], "class": np.asarray(result.classes)[e.region_labels[i]],
+                  "dissimilarity": np.round(e.region_dissimilarity[i], 4), "OOB correct": e.region_oob_hit[i]},
+                 hide_index=True, width="stretch")
+    paper_e, soft_e = result.explanations["dvs"], result.explanations["dvs-soft"]
+    st.markdown("**The paper's competence and the soft one, for this instance, on the same forests**")
+    p1, p2 = st.columns(2)
+    p1.plotly_chart(plots.candidate_competence(paper_e.candidate_names, paper_e.competence[i], paper_e.chosen[i],
+                                               title="Paper: OOB accuracy on the region"), key="dvs_competence_paper")
+    p2.plotly_chart(plots.candidate_competence(soft_e.candidate_names, soft_e.competence[i], soft_e.chosen[i],
+                                               title="Soft: OOB probability of the true class"), key="dvs_competence_soft")
+
+
+one_instance()
 
 frame = e.to_frame(result.y_test).assign(dataset_row=result.test_index, seed=seed, dataset=data.name, method=method)
-st.download_button("Download per-instance explanations (.csv)", frame.to_csv(index=False),
+st.download_button("Download per-instance explanations (.csv)", lambda: frame.to_csv(index=False),
                    file_name=f"{data.name}-dvs-explanations.csv", mime="text/csv", key="dvs_dl")

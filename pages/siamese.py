@@ -164,5 +164,5 @@ c1, c2 = st.columns(2)
 c1.download_button("Download per-pair results (.csv)", table.assign(
     dataset=ds.name, tau=tau, settings=json.dumps(settings.manifest(ds))).to_csv(index=False),
     file_name=f"{ds.name}-siamese-pairs.csv", mime="text/csv", key="sdf_dl_csv")
-c2.download_button("Download all results (.npz)", result.to_npz(), file_name=f"{ds.name}-siamese.npz",
+c2.download_button("Download all results (.npz)", result.to_npz, file_name=f"{ds.name}-siamese.npz",
                    mime="application/octet-stream", key="sdf_dl_npz")

@@ -193,5 +193,5 @@ frame = result.table.assign(dataset=data.name, seed=seed, settings=json.dumps(se
 c1, c2 = st.columns(2)
 c1.download_button("Download results (.csv)", frame.to_csv(index=False), file_name=f"{data.name}-view-construction.csv",
                    mime="text/csv", key="vc_dl_csv")
-c2.download_button("Download results and partitions (.npz)", result.to_npz(),
+c2.download_button("Download results and partitions (.npz)", result.to_npz,
                    file_name=f"{data.name}-view-construction.npz", mime="application/octet-stream", key="vc_dl_npz")

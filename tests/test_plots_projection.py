@@ -124,3 +124,20 @@ def test_heatmap_names_its_class_blocks_and_draws_boundaries_as_one_trace(n_clas
     assert fig.data[0].colorbar.title.text == "dissimilarity"
     lines = fig.data[1]
     assert sum(v is None for v in lines.x) == 2 * (n_classes - 1)  # every boundary, both axes
+
+
+def test_iterative_projections_equal_the_dense_ones(monkeypatch):
+    """The fast paths of pca_project and mds_2d (iterative solvers above DENSE_LIMIT) against the
+    dense solvers on the same matrices."""
+    import mvlab.viz.projection as proj
+
+    rng = np.random.default_rng(3)
+    D = rng.random((450, 450)) + np.repeat(np.arange(3), 150)[:, None] * 0.3
+    T = rng.random((50, 450))
+    fast = proj.pca_project(D, T), proj.mds_2d(D)
+    monkeypatch.setattr(proj, "DENSE_LIMIT", 10_000)
+    dense = proj.pca_project(D, T), proj.mds_2d(D)
+    for a, b in zip(fast[0], dense[0]):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+    for a, b in zip(fast[1], dense[1]):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)

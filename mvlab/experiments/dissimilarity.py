@@ -370,7 +370,7 @@ def _baseline_proba(name, forests, views, X_train, y_train, X_test, n_estimators
         model = RandomForestClassifier(n_estimators=n_estimators, random_state=int(forests.seeds[-1]), n_jobs=n_jobs)
     else:
         counts = np.bincount(np.unique(y_train, return_inverse=True)[1])
-        model = make_view_stacking(views, X_train.shape[1], n_estimators=n_estimators, cv=int(min(5, counts.min())),
+        model = make_view_stacking(views, X_train.shape[1], n_estimators=n_estimators, cv=int(min(3, counts.min())),
                                    random_state=int(forests.seeds[-1]), n_jobs=n_jobs)
     return model.fit(X_train, forests.y).predict_proba(X_test)
 

@@ -13,7 +13,8 @@ only worth its cost if it beats what a practitioner would try first:
 ``"stacking"``
     scikit-learn's :class:`~sklearn.ensemble.StackingClassifier` over column-selecting
     pipelines, one random forest per view, and a logistic regression on their out-of-fold
-    probabilities (``cv`` stratified folds of the training rows).
+    probabilities (``cv`` stratified folds of the training rows, 3 by default: each fold fits
+    one forest per view, so stacking costs ``cv + 1`` times the view forests).
 
 :class:`LateFusionClassifier` is the scikit-learn estimator of the second; :func:`make_view_stacking`
 builds the third.
@@ -112,7 +113,7 @@ class LateFusionClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[self.predict_proba(X).argmax(axis=1)]
 
 
-def make_view_stacking(views, n_features: int, *, n_estimators: int = 100, cv: int = 5, random_state=None,
+def make_view_stacking(views, n_features: int, *, n_estimators: int = 100, cv: int = 3, random_state=None,
                        n_jobs=None) -> StackingClassifier:
     """An unfitted stacking of one random forest per view: each forest sees only its view's
     columns (a ``ColumnTransformer`` selects them), and a logistic regression combines their

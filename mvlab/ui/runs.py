@@ -79,13 +79,19 @@ def forget_cached(ds: MultiViewDataset) -> None:
         del cache[key]
 
 
-def memo(name: str, key, compute: Callable[[], T]) -> T:
+def memo(name: str, key, compute: Callable[[], T], size: int = 1) -> T:
     """``compute()`` once per session for this ``name`` and ``key`` (e.g. an embedding of a stored
-    result, which every rerun of the page would otherwise recompute); keeps the latest key only."""
-    slot = st.session_state.setdefault("_memo", {})
-    if name not in slot or slot[name][0] != key:
-        slot[name] = (key, compute())
-    return slot[name][1]
+    result, which every rerun of the page would otherwise recompute); keeps the ``size`` most
+    recent keys of that name."""
+    slot = st.session_state.setdefault("_memo", {}).setdefault(name, {})
+    key = json.dumps(key, sort_keys=True, default=str)
+    if key in slot:
+        slot[key] = slot.pop(key)  # most recent last
+    else:
+        slot[key] = compute()
+        while len(slot) > size:
+            del slot[next(iter(slot))]
+    return slot[key]
 
 
 def progress_bar(label: str) -> Callable[[float, str], None]:

@@ -46,13 +46,39 @@ def pca_2d(X, *, standardize: bool = True) -> tuple[np.ndarray, np.ndarray]:
     return coords, explained
 
 
+def _top2_right_singular(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two leading singular values (2,) and right singular vectors (2, d) of ``M`` (n, d).
+
+    Small matrices: a full SVD.  Large ones (both sides above :data:`DENSE_LIMIT`): ARPACK's
+    ``svds`` with a fixed start vector, which needs a few products with ``M`` instead of the
+    O(n d min(n, d)) of a full SVD (2500 x 2500: 0.2 s instead of 8 s); the tests compare both.
+    """
+    n, d = M.shape
+    k = min(2, n, d)
+    if min(n, d) <= DENSE_LIMIT or k < 2:
+        _, s, Vt = np.linalg.svd(M, full_matrices=False)
+        return s[:k], Vt[:k]
+    from scipy.sparse.linalg import svds
+
+    v0 = np.random.default_rng(0).standard_normal(min(n, d))
+    _, s, Vt = svds(M, k=2, v0=v0, solver="arpack")
+    order = np.argsort(-s)
+    return s[order], Vt[order]
+
+
+DENSE_LIMIT = 400
+"""Above this many rows and columns, projections use iterative solvers for their two axes."""
+
+
 def pca_project(A, B) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Fit a 2-D PCA on the rows of ``A`` (n_a, d) and place the rows of both ``A`` and ``B``
     (n_b, d) with it (centred on A's mean, not standardised: in a dissimilarity space every
     column is on the same scale).
 
     Used to draw test instances and their training neighbours in one picture of the
-    dissimilarity space (rows are instances' dissimilarities to the training instances).
+    dissimilarity space (rows are instances' dissimilarities to the training instances).  Only
+    the two leading components are computed (:func:`_top2_right_singular`); the explained
+    shares divide by the total variance, the squared Frobenius norm of the centred ``A``.
 
     Returns coords_a (n_a, 2), coords_b (n_b, 2), explained (2,) as in :func:`pca_2d`.
     """
@@ -61,15 +87,16 @@ def pca_project(A, B) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1] or A.shape[0] < 2:
         raise ValueError(f"pca_project needs two matrices with the same columns and >= 2 rows in A, got {A.shape}, {B.shape}.")
     mean = A.mean(axis=0)
-    U, s, Vt = np.linalg.svd(A - mean, full_matrices=False)
-    k = min(2, len(s))
+    Ac = A - mean
+    s, Vt = _top2_right_singular(Ac)
+    k = len(s)
     signs = np.sign(Vt[np.arange(k), np.abs(Vt[:k]).argmax(axis=1)])
     signs[signs == 0] = 1
     V = Vt[:k].T * signs
     coords_a, coords_b = np.zeros((len(A), 2)), np.zeros((len(B), 2))
-    coords_a[:, :k] = (A - mean) @ V
+    coords_a[:, :k] = Ac @ V
     coords_b[:, :k] = (B - mean) @ V
-    total = float((s**2).sum())
+    total = float(np.einsum("ij,ij->", Ac, Ac))
     explained = np.zeros(2)
     if total > 0:
         explained[:k] = s[:k] ** 2 / total
@@ -83,7 +110,9 @@ def mds_2d(D) -> tuple[np.ndarray, np.ndarray]:
     symmetric).  With J = I - 11'/n the centring matrix, B = -J D² J / 2 and the coordinates are
     the two leading eigenvectors of B scaled by the square roots of their eigenvalues
     (negative eigenvalues, which non-Euclidean dissimilarities produce, are clipped to zero).
-    Signs are fixed as in :func:`pca_2d`.
+    Signs are fixed as in :func:`pca_2d`.  Above :data:`DENSE_LIMIT` rows the two eigenpairs come
+    from Lanczos iterations (``eigsh``, fixed start vector) instead of a dense eigensolver: the
+    same pairs (tests compare both), a few seconds less at n = 2500.
 
     Returns
     -------
@@ -105,7 +134,14 @@ def mds_2d(D) -> tuple[np.ndarray, np.ndarray]:
     B = S - S.mean(axis=0) - S.mean(axis=1)[:, None] + S.mean()
     B *= -0.5
     k = min(2, n)
-    evals, evecs = eigh(B, subset_by_index=[n - k, n - 1])
+    if n <= DENSE_LIMIT or k < 2:
+        evals, evecs = eigh(B, subset_by_index=[n - k, n - 1])
+    else:
+        from scipy.sparse.linalg import eigsh
+
+        evals, evecs = eigsh(B, k=2, which="LA", v0=np.random.default_rng(0).standard_normal(n), tol=1e-10)
+        order = np.argsort(evals)
+        evals, evecs = evals[order], evecs[:, order]
     evals, evecs = evals[::-1], evecs[:, ::-1]
     evals = np.clip(evals, 0, None)
     signs = np.sign(evecs[np.abs(evecs).argmax(axis=0), np.arange(k)])
