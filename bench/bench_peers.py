@@ -11,7 +11,9 @@ and their ratios:
    bootstrapped forest, DF21's own choice); DF21 ``CascadeForestClassifier(n_estimators=2,
    n_trees=T)`` (2 random + 2 extra-trees forests per layer, its defaults otherwise). With
    ``--cascade-baseline REV`` the cascade of git revision REV runs too (same splits, same run), so
-   the effect of a change to ``mvlab/siamese/cascade.py`` is read off one table.
+   the effect of a change to ``mvlab/siamese/cascade.py`` is read off one table. DF21 runs first on
+   each dataset, so that a last mvlab row can stop at DF21's depth on every split (``max_levels`` =
+   the layers DF21 kept): the comparison at equal depth, since prediction time grows with the levels.
 2. **Dynamic selection vs DESlib** on mfeat 600 (6 views; ``--ds-splits`` stratified 50/50 splits,
    as in the paper): mvlab's ``RFDClassifier`` combinations (average, knn, alignment, oob, dvs) on
    the same view forests (``fit_view_forests``), against DESlib's OLA, LCA, KNORA-E, META-DES and
@@ -20,8 +22,8 @@ and their ratios:
    **DSEL**: DESlib needs labelled rows that the pool did not learn (a bagged forest is right on
    almost all of its own training rows, so its competence there says nothing). The pool is fitted
    on a stratified half of the training rows and the other half is DSEL ("pool 1/2, DSEL 1/2",
-   DESlib's own examples do this); with ``--dsel-train`` the variant "pool and DSEL = all training
-   rows" runs too, to show what in-sample competence does. mvlab needs no DSEL: its weights and DVS
+   DESlib's own examples do this); with ``--dsel-train`` (and ``--full``) the variant "pool and DSEL
+   = all training rows" runs too, to show what in-sample competence does. mvlab needs no DSEL: its weights and DVS
    competences are out-of-bag on all training rows.
 3. **Floors**, same splits and trees: a plain random forest on all features, and late fusion (soft
    vote of mvlab's per-view forests, fitted on all training rows: the very forests the combinations
@@ -38,9 +40,11 @@ the ratio of the mean times over the splits (per-split range in brackets).
 
 Run from the repository root::
 
-    .venv/bin/python bench/bench_peers.py            # default: about 15 minutes on 2 cores
-    .venv/bin/python bench/bench_peers.py --quick    # 2 splits each, a few minutes
-    .venv/bin/python bench/bench_peers.py --full     # 10 cascade splits, 512 trees in the DS section
+    .venv/bin/python bench/bench_peers.py            # default: about 20 minutes on 2 shared cores
+    .venv/bin/python bench/bench_peers.py --quick    # 2 splits each, about 5 minutes
+    .venv/bin/python bench/bench_peers.py --full     # 10 cascade splits, 512 trees and --dsel-train in the DS section
+
+The output in docs/bench/bench_peers.txt is ``--cascade-baseline 3b28281 --dsel-train`` (26 minutes).
 """
 
 from __future__ import annotations
@@ -110,12 +114,13 @@ def worker_mvlab_cascade(spec, arrays, splits):
             mod = importlib.util.module_from_spec(mod_spec)
             mod_spec.loader.exec_module(mod)
             cls = mod.CascadeForest
-        variants.append((v["method"], cls, v["class_vectors"]))
+        variants.append((v["method"], cls, v["class_vectors"], v.get("df21_depth", False)))
     rows = []
     for r, (tr, te) in enumerate(splits):
-        for method, cls, cv in variants:
+        for method, cls, cv, df21_depth in variants:
+            extra = {"max_levels": spec["df21_levels"][r]} if df21_depth else {}
             est = cls(n_completely_random=2, n_random=2, n_estimators=spec["trees"], class_vectors=cv,
-                      n_jobs=spec["n_jobs"], random_state=r)
+                      n_jobs=spec["n_jobs"], random_state=r, **extra)
             t_fit, _ = timed(lambda: est.fit(X[tr], y[tr]))
             t_pred, pred = best_of(lambda: est.predict(X[te]))
             rows.append(dict(method=method, split=r, accuracy=float(np.mean(pred == y[te])), fit=t_fit,
@@ -356,15 +361,20 @@ def cascade_section(args, tmp, peers_py, versions):
         ds = load_dataset(name)
         splits = stratified_splits(ds.y, args.cascade_splits)
         job = Path(tmp) / f"cascade_{name}.npz"
-        write_job(job, {"trees": args.trees, "n_jobs": args.n_jobs, "variants": variants},
-                  {"X": ds.X, "y": ds.y}, splits)
-        res = call(sys.executable, "mvlab-cascade", job, tmp)
-        versions.setdefault("mvlab side", res["versions"])
-        rows = res["rows"]
-        if peers_py is not None:
+        spec = {"trees": args.trees, "n_jobs": args.n_jobs, "variants": variants}
+        write_job(job, spec, {"X": ds.X, "y": ds.y}, splits)
+        rows = []
+        if peers_py is not None:  # DF21 first: the capped variant needs its depth on every split
             peer = call(peers_py, "df21", job, tmp)
             versions.setdefault("DF21 side", peer["versions"])
-            rows = peer["rows"] + rows
+            rows = peer["rows"]
+            depth = [row["levels"] for row in sorted(rows, key=lambda row: row["split"])]
+            spec = dict(spec, df21_levels=depth, variants=variants + [
+                {"method": "mvlab oob, at most DF21's depth", "class_vectors": "oob", "df21_depth": True}])
+            write_job(job, spec, {"X": ds.X, "y": ds.y}, splits)
+        res = call(sys.executable, "mvlab-cascade", job, tmp)
+        versions.setdefault("mvlab side", res["versions"])
+        rows = rows + res["rows"]
         s = summarize(rows)
         summary[name] = s
         n, d = ds.X.shape
@@ -387,7 +397,7 @@ def cascade_section(args, tmp, peers_py, versions):
         return
     print("Target: prediction no slower than DF21 at equal accuracy (|mean difference| <= the larger std), "
           "fit no slower, on every dataset:")
-    methods = [v["method"] for v in variants]
+    methods = [v["method"] for v in variants] + ["mvlab oob, at most DF21's depth"]
     for method in methods:
         verdicts = []
         for name, s in summary.items():
@@ -476,7 +486,7 @@ def main(argv=None):
     ap.add_argument("--ds-trees", type=int, default=None, help="trees per forest in section 2 (default 100, full 512)")
     ap.add_argument("--ds-n", type=int, default=600, help="mfeat instances (stratified sample; paper: 600)")
     ap.add_argument("--dsel-train", action="store_true",
-                    help="also run DESlib with pool and DSEL both on all training rows (default on, off with --quick)")
+                    help="also run DESlib with pool and DSEL both on all training rows (on with --full)")
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--peers-venv", type=Path, default=REPO / ".venv-peers")
     ap.add_argument("--no-setup", action="store_true", help="do not create the peers' venv when it is missing")
@@ -486,7 +496,7 @@ def main(argv=None):
     args.cascade_splits = args.cascade_splits or (2 if args.quick else 10 if args.full else 5)
     args.ds_splits = args.ds_splits or (2 if args.quick else 10)
     args.ds_trees = args.ds_trees or (512 if args.full else 100)
-    args.dsel_train = args.dsel_train or not args.quick
+    args.dsel_train = args.dsel_train or args.full
 
     import sklearn
 
