@@ -417,6 +417,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             unit, vec = self._finish_unit(q, k, kind, F, y, plan, fitted)
             units.append(unit)
             vecs.append(vec)
+        results.close()  # every result was taken: shut the thread pool down now
         return units, vecs
 
     def _level_input(self, X, vectors):
@@ -509,6 +510,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             vectors.append(
                 np.stack([_fold_average([next(probas) for _ in u.estimators]) for u in units], axis=1)
             )
+            probas.close()
         return vectors
 
     def level_class_vectors(self, X):
