@@ -34,7 +34,8 @@ run in their own venv (``.venv-peers``, from ``bench/requirements-peers.txt``; c
 script when missing). The script started with the app's interpreter is the orchestrator: it draws
 the splits, writes them with the data to a temporary ``.npz``, and runs every side as a subprocess
 of this same file (``--worker``), mvlab's with its own interpreter and the peers' with the peers
-venv, alternating sides dataset by dataset; import times are not counted. Every estimator gets
+venv, alternating sides split by split (so a change in the machine's load hits both); import times
+are not counted. Every estimator gets
 ``n_jobs=2``. Times are wall-clock: one fit per split and method, predict best of 3; a ratio is
 the ratio of the mean times over the splits (per-split range in brackets).
 
@@ -86,11 +87,13 @@ def best_of(fn, repeat=3):
     return best, out
 
 
-def load_job(path):
+def load_job(path, split=None):
+    """Spec, arrays and the splits to run: [(r, (train rows, test rows))], all or only split ``split``."""
     with np.load(path, allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}
     spec = json.loads(str(arrays.pop("spec")))
-    splits = [(arrays[f"train_{r}"], arrays[f"test_{r}"]) for r in range(spec["n_splits"])]
+    splits = [(r, (arrays[f"train_{r}"], arrays[f"test_{r}"])) for r in range(spec["n_splits"])
+              if split is None or r == split]
     return spec, arrays, splits
 
 
@@ -116,9 +119,9 @@ def worker_mvlab_cascade(spec, arrays, splits):
             cls = mod.CascadeForest
         variants.append((v["method"], cls, v["class_vectors"], v.get("df21_depth", False)))
     rows = []
-    for r, (tr, te) in enumerate(splits):
+    for r, (tr, te) in splits:
         for method, cls, cv, df21_depth in variants:
-            extra = {"max_levels": spec["df21_levels"][r]} if df21_depth else {}
+            extra = {"max_levels": spec["df21_depth"]} if df21_depth else {}
             est = cls(n_completely_random=2, n_random=2, n_estimators=spec["trees"], class_vectors=cv,
                       n_jobs=spec["n_jobs"], random_state=r, **extra)
             t_fit, _ = timed(lambda: est.fit(X[tr], y[tr]))
@@ -137,7 +140,7 @@ def worker_df21(spec, arrays, splits):
 
     X, y = arrays["X"], arrays["y"]
     rows = []
-    for r, (tr, te) in enumerate(splits):
+    for r, (tr, te) in splits:
         est = CascadeForestClassifier(n_estimators=2, n_trees=spec["trees"], n_jobs=spec["n_jobs"],
                                       random_state=r, verbose=0)
         t_fit, _ = timed(lambda: est.fit(X[tr], y[tr]))
@@ -160,7 +163,7 @@ def worker_mvlab_ds(spec, arrays, splits):
     X, y, T, J = arrays["X"], arrays["y"], spec["trees"], spec["n_jobs"]
     views = {name: arrays[f"view_{q}"] for q, name in enumerate(spec["view_names"])}
     rows = []
-    for r, (tr, te) in enumerate(splits):
+    for r, (tr, te) in splits:
         Xtr, ytr, Xte, yte = X[tr], y[tr], X[te], y[te]
 
         def row(method, pred, fit, predict, **extra):
@@ -223,7 +226,7 @@ def worker_deslib(spec, arrays, splits):
                          ("forest", RandomForestClassifier(n_estimators=T, n_jobs=J, random_state=seed))])
 
     rows = []
-    for r, (tr, te) in enumerate(splits):
+    for r, (tr, te) in splits:
         Xte, yte = X[te], y[te]
         dsel_modes = {"pool 1/2, DSEL 1/2": (arrays[f"pool_{r}"], arrays[f"dsel_{r}"])}
         if spec["dsel_train"]:
@@ -253,8 +256,10 @@ WORKERS = {"mvlab-cascade": worker_mvlab_cascade, "df21": worker_df21,
            "mvlab-ds": worker_mvlab_ds, "deslib": worker_deslib}
 
 
-def run_worker(name, job, out):
-    spec, arrays, splits = load_job(job)
+def run_worker(name, job, out, split=None, df21_depth=None):
+    spec, arrays, splits = load_job(job, split)
+    if df21_depth is not None:
+        spec["df21_depth"] = df21_depth
     result = WORKERS[name](spec, arrays, splits)
     Path(out).write_text(json.dumps(result))
 
@@ -294,9 +299,13 @@ def write_job(path, spec, arrays, splits):
     np.savez(path, spec=np.array(json.dumps(spec)), **data)
 
 
-def call(python, worker, job, tmp):
-    out = Path(tmp) / f"{Path(job).stem}.{worker}.json"
-    cmd = [str(python), str(Path(__file__).resolve()), "--worker", worker, "--job", str(job), "--out", str(out)]
+def call(python, worker, job, tmp, split, df21_depth=None):
+    """Run one worker on one split in a fresh interpreter; its rows and versions."""
+    out = Path(tmp) / f"{Path(job).stem}.{worker}.{split}.json"
+    cmd = [str(python), str(Path(__file__).resolve()), "--worker", worker, "--job", str(job), "--out", str(out),
+           "--split", str(split)]
+    if df21_depth is not None:
+        cmd += ["--df21-depth", str(df21_depth)]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode:
         raise RuntimeError(f"worker {worker} failed:\n{done.stderr[-4000:]}")
@@ -361,20 +370,21 @@ def cascade_section(args, tmp, peers_py, versions):
         ds = load_dataset(name)
         splits = stratified_splits(ds.y, args.cascade_splits)
         job = Path(tmp) / f"cascade_{name}.npz"
-        spec = {"trees": args.trees, "n_jobs": args.n_jobs, "variants": variants}
+        capped = [{"method": "mvlab oob, at most DF21's depth", "class_vectors": "oob", "df21_depth": True}]
+        spec = {"trees": args.trees, "n_jobs": args.n_jobs,
+                "variants": variants + (capped if peers_py is not None else [])}
         write_job(job, spec, {"X": ds.X, "y": ds.y}, splits)
         rows = []
-        if peers_py is not None:  # DF21 first: the capped variant needs its depth on every split
-            peer = call(peers_py, "df21", job, tmp)
-            versions.setdefault("DF21 side", peer["versions"])
-            rows = peer["rows"]
-            depth = [row["levels"] for row in sorted(rows, key=lambda row: row["split"])]
-            spec = dict(spec, df21_levels=depth, variants=variants + [
-                {"method": "mvlab oob, at most DF21's depth", "class_vectors": "oob", "df21_depth": True}])
-            write_job(job, spec, {"X": ds.X, "y": ds.y}, splits)
-        res = call(sys.executable, "mvlab-cascade", job, tmp)
-        versions.setdefault("mvlab side", res["versions"])
-        rows = rows + res["rows"]
+        for r in range(len(splits)):  # the two sides alternate split by split, DF21 first (its depth caps a row)
+            depth = None
+            if peers_py is not None:
+                peer = call(peers_py, "df21", job, tmp, r)
+                versions.setdefault("DF21 side", peer["versions"])
+                rows += peer["rows"]
+                depth = peer["rows"][0]["levels"]
+            res = call(sys.executable, "mvlab-cascade", job, tmp, r, depth)
+            versions.setdefault("mvlab side", res["versions"])
+            rows += res["rows"]
         s = summarize(rows)
         summary[name] = s
         n, d = ds.X.shape
@@ -440,13 +450,15 @@ def ds_section(args, tmp, peers_py, versions):
           "other half;")
     print("      'pool = DSEL = training rows' = both on all training rows (in-sample competence).")
     print("ratios = mean time / the random forest's on all features (per-split range).\n")
-    res = call(sys.executable, "mvlab-ds", job, tmp)
-    versions.setdefault("mvlab side", res["versions"])
-    rows = res["rows"]
-    if peers_py is not None:
-        peer = call(peers_py, "deslib", job, tmp)
-        versions.setdefault("DESlib side", peer["versions"])
-        rows = rows + peer["rows"]
+    rows = []
+    for r in range(len(splits)):  # the two sides alternate split by split
+        res = call(sys.executable, "mvlab-ds", job, tmp, r)
+        versions.setdefault("mvlab side", res["versions"])
+        rows += res["rows"]
+        if peers_py is not None:
+            peer = call(peers_py, "deslib", job, tmp, r)
+            versions.setdefault("DESlib side", peer["versions"])
+            rows += peer["rows"]
     s = summarize(rows)
     ref = s["random forest, all features"]
     print(f"  {'method':68s} {'accuracy':>15s} {'fit s':>7s} {'predict s':>9s} {'fit / RF':>18s} {'predict / RF':>18s}")
@@ -474,6 +486,8 @@ def main(argv=None):
     ap.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
     ap.add_argument("--job", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
+    ap.add_argument("--split", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--df21-depth", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--quick", action="store_true", help="2 splits per section (a few minutes)")
     ap.add_argument("--full", action="store_true", help="10 cascade splits and 512 trees per forest in section 2")
     ap.add_argument("--sections", nargs="+", choices=("cascade", "ds"), default=("cascade", "ds"))
@@ -492,7 +506,7 @@ def main(argv=None):
     ap.add_argument("--no-setup", action="store_true", help="do not create the peers' venv when it is missing")
     args = ap.parse_args(argv)
     if args.worker:
-        return run_worker(args.worker, args.job, args.out)
+        return run_worker(args.worker, args.job, args.out, args.split, args.df21_depth)
     args.cascade_splits = args.cascade_splits or (2 if args.quick else 10 if args.full else 5)
     args.ds_splits = args.ds_splits or (2 if args.quick else 10)
     args.ds_trees = args.ds_trees or (512 if args.full else 100)
