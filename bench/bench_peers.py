@@ -12,7 +12,7 @@ and their ratios:
    n_trees=T)`` (2 random + 2 extra-trees forests per layer, its defaults otherwise). With
    ``--cascade-baseline REV`` the cascade of git revision REV runs too (same splits, same run), so
    the effect of a change to ``mvlab/siamese/cascade.py`` is read off one table. DF21 runs first on
-   each dataset, so that a last mvlab row can stop at DF21's depth on every split (``max_levels`` =
+   each split, so that a last mvlab row can stop at DF21's depth on that split (``max_levels`` =
    the layers DF21 kept): the comparison at equal depth, since prediction time grows with the levels.
 2. **Dynamic selection vs DESlib** on mfeat 600 (6 views; ``--ds-splits`` stratified 50/50 splits,
    as in the paper): mvlab's ``RFDClassifier`` combinations (average, knn, alignment, oob, dvs) on
@@ -23,11 +23,12 @@ and their ratios:
    almost all of its own training rows, so its competence there says nothing). The pool is fitted
    on a stratified half of the training rows and the other half is DSEL ("pool 1/2, DSEL 1/2",
    DESlib's own examples do this); with ``--dsel-train`` (and ``--full``) the variant "pool and DSEL
-   = all training rows" runs too, to show what in-sample competence does. mvlab needs no DSEL: its weights and DVS
-   competences are out-of-bag on all training rows.
+   = all training rows" runs too, to show what in-sample competence does. mvlab needs no DSEL: its
+   weights and DVS competences are out-of-bag on all training rows.
 3. **Floors**, same splits and trees: a plain random forest on all features, and late fusion (soft
-   vote of mvlab's per-view forests, fitted on all training rows: the very forests the combinations
-   use); for each DESlib pool, the pool's own soft vote.
+   vote of per-view forests fitted on all training rows, with the seeds and settings of mvlab's view
+   forests: the very trees the combinations use, checked, but timed without the dissimilarity
+   matrices); for each DESlib pool, the pool's own soft vote.
 
 Two interpreters: mvlab needs scikit-learn >= 1.9, DF21 requires scikit-learn < 1.6, so the peers
 run in their own venv (``.venv-peers``, from ``bench/requirements-peers.txt``; created by this
@@ -35,8 +36,7 @@ script when missing). The script started with the app's interpreter is the orche
 the splits, writes them with the data to a temporary ``.npz``, and runs every side as a subprocess
 of this same file (``--worker``), mvlab's with its own interpreter and the peers' with the peers
 venv, alternating sides split by split (so a change in the machine's load hits both); import times
-are not counted. Every estimator gets
-``n_jobs=2``. Times are wall-clock: one fit per split and method, predict best of 3; a ratio is
+are not counted. Every estimator gets ``n_jobs=2``. Times are wall-clock: one fit per split and method, predict best of 3; a ratio is
 the ratio of the mean times over the splits (per-split range in brackets).
 
 Run from the repository root::
@@ -45,7 +45,7 @@ Run from the repository root::
     .venv/bin/python bench/bench_peers.py --quick    # 2 splits each, about 5 minutes
     .venv/bin/python bench/bench_peers.py --full     # 10 cascade splits, 512 trees and --dsel-train in the DS section
 
-The output in docs/bench/bench_peers.txt is ``--cascade-baseline 3b28281 --dsel-train`` (26 minutes).
+The output in docs/bench/bench_peers.txt is ``--cascade-baseline 3b28281 --dsel-train`` (28 minutes).
 """
 
 from __future__ import annotations
