@@ -113,6 +113,141 @@ def test_oob_class_vectors(cancer):
     assert not np.allclose(cf.train_class_vectors_[0][:, 2], insample)
 
 
+def _reference_cascade(params, X, y, X_new):
+    """The cascade of §C.2 written out plainly: one forest at a time, float64 level inputs
+    (scikit-learn converts them), scikit-learn's own ``predict_proba``, OOB vectors averaged
+    tree by tree. Seeds are drawn as documented: one per forest per level from ``random_state``,
+    then the k-fold's seed and one per fold-model (or one for the OOB forest).
+
+    Returns (training class vectors of the kept levels, level scores, probabilities of X_new).
+    """
+    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+    from sklearn.model_selection import StratifiedKFold
+
+    big = np.iinfo(np.int32).max
+    p = CascadeForest(**params).get_params()
+    classes, y = np.unique(y, return_inverse=True)
+    n, C = len(y), classes.size
+    kinds = ["crf"] * p["n_completely_random"] + ["rf"] * p["n_random"]
+    oob_mode = p["class_vectors"] == "oob"
+
+    def forest(kind, seed):
+        if kind == "crf":
+            return ExtraTreesClassifier(p["n_estimators"], max_features=1, bootstrap=oob_mode, random_state=seed)
+        return RandomForestClassifier(p["n_estimators"], max_features="sqrt", bootstrap=True, random_state=seed)
+
+    def level_input(X0, vectors):
+        kept = vectors if p["propagation"] == "cumulative" else vectors[-1:]
+        return np.hstack([X0] + [v.reshape(len(X0), -1) for v in kept])
+
+    rng = np.random.RandomState(p["random_state"])
+    levels, vectors, scores, best, best_score = [], [], [], -1, -np.inf
+    for q in range(p["max_levels"]):
+        F = level_input(X, vectors)
+        seeds = [rng.randint(big) for _ in kinds]
+        models, vecs = [], []
+        for kind, seed in zip(kinds, seeds):
+            rs = np.random.RandomState(seed)
+            vec = np.zeros((n, C))
+            if oob_mode:
+                f = forest(kind, rs.randint(big)).fit(F, y)
+                total, count = np.zeros((n, C)), np.zeros(n)
+                for tree, inbag in zip(f.estimators_, f.estimators_samples_):
+                    out = np.ones(n, dtype=bool)
+                    out[inbag] = False
+                    total[out] += tree.predict_proba(F[out])
+                    count[out] += 1
+                vec[:] = f.predict_proba(F)  # rows never out of bag: the in-sample vector
+                vec[count > 0] = total[count > 0] / count[count > 0, None]
+                models.append([f])
+            else:
+                skf = StratifiedKFold(p["n_folds"], shuffle=True, random_state=rs.randint(big))
+                fold_models = []
+                for tr, te in skf.split(F, y):
+                    f = forest(kind, rs.randint(big)).fit(F[tr], y[tr])
+                    vec[te] = f.predict_proba(F[te])
+                    fold_models.append(f)
+                models.append(fold_models)
+            vecs.append(vec)
+        V = np.stack(vecs, axis=1)
+        scores.append(float(np.mean(np.argmax(V.mean(axis=1), axis=1) == y)))
+        levels.append(models)
+        vectors.append(V)
+        if scores[-1] > best_score + p["min_gain"] or best < 0:
+            best, best_score = q, scores[-1]
+        elif q - best >= p["patience"]:
+            break
+    new_vectors = []
+    for models in levels[: best + 1]:
+        F = level_input(X_new, new_vectors)
+        new_vectors.append(np.stack([np.mean([f.predict_proba(F) for f in fm], axis=0) for fm in models], axis=1))
+    return vectors[: best + 1], scores, new_vectors[-1].mean(axis=1)
+
+
+@pytest.mark.parametrize(
+    "class_vectors,propagation,n_jobs",
+    [("kfold", "cumulative", None), ("kfold", "cumulative", 2), ("kfold", "previous", 2), ("oob", "cumulative", 2)],
+)
+def test_threaded_float32_cascade_equals_the_plain_one(cancer, class_vectors, propagation, n_jobs):
+    """The fast path (level inputs converted to float32 once, the models of a level fitted and
+    evaluated on threads) gives the plain cascade's class vectors, stopping and predictions."""
+    Xtr, ytr, Xte, _ = cancer
+    params = dict(n_estimators=8, max_levels=3, patience=2, class_vectors=class_vectors,
+                  propagation=propagation, random_state=3)
+    cf = CascadeForest(n_jobs=n_jobs, **params).fit(Xtr, ytr)
+    ref_vectors, ref_scores, ref_proba = _reference_cascade(params, Xtr, ytr, Xte)
+    assert cf.level_scores_ == ref_scores
+    assert len(cf.train_class_vectors_) == len(ref_vectors)
+    for got, want in zip(cf.train_class_vectors_, ref_vectors):
+        np.testing.assert_allclose(got, want, atol=1e-12)
+    np.testing.assert_allclose(cf.predict_proba(Xte), ref_proba, atol=1e-12)
+    np.testing.assert_array_equal(cf.predict(Xte), np.argmax(ref_proba, axis=1))
+
+
+def test_prediction_threads_do_not_change_results(cancer):
+    """Above the row threshold the fold-models of a level are evaluated on threads."""
+    from mvlab.siamese import cascade
+
+    Xtr, ytr, Xte, _ = cancer
+    rows = np.resize(Xte, (cascade._MIN_ROWS_FOR_THREADS + 10, Xte.shape[1]))
+    cf = _small(max_levels=2, patience=2).fit(Xtr, ytr)
+    one = cf.predict_proba(rows)
+    cf.set_params(n_jobs=2)
+    np.testing.assert_array_equal(cf.predict_proba(rows), one)
+    expected = np.mean([est.predict_proba(rows) for est in cf.levels_[0][2].estimators], axis=0)
+    np.testing.assert_allclose(cf.level_class_vectors(rows)[0][:, 2], expected, atol=1e-12)
+
+
+def test_in_order_keeps_order_bounds_pending_work_and_raises():
+    from mvlab.siamese.cascade import _in_order
+    import threading
+
+    pending, peak, lock = [0], [0], threading.Lock()
+
+    def work(i):
+        with lock:
+            pending[0] += 1
+            peak[0] = max(peak[0], pending[0])
+        return i * i
+
+    out = []
+    for v in _in_order(work, range(40), 2):
+        with lock:
+            pending[0] -= 1
+        out.append(v)
+    assert out == [i * i for i in range(40)]
+    assert peak[0] <= 2 * 2 + 1  # submitted ahead of the consumer: at most 2 * n_threads (+ the one in hand)
+    assert list(_in_order(work, [3], 4)) == [9]
+
+    def boom(i):
+        if i == 5:
+            raise RuntimeError("task 5")
+        return i
+
+    with pytest.raises(RuntimeError, match="task 5"):
+        list(_in_order(boom, range(10), 2))
+
+
 class _FirstTreeOnly(CascadeForest):
     """Hook test: all weight on the first tree of every forest (Eq. 12 with w = e_1)."""
 
