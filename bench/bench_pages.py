@@ -109,7 +109,7 @@ def big_data(page, url) -> dict:
     page.get_by_role("button", name="Train", exact=True).click()
     page.wait_for_selector("text=Test instance", timeout=900_000)
     settle(page, timeout=900_000)
-    box = page.get_by_label("Test instance (or click one on the map)")
+    box = page.locator("[data-testid=stNumberInput]").filter(has_text="Test instance").locator("input")
     changes = []
     for i in (17, 403, 17, 1200, 403):
         start = time.perf_counter()
