@@ -1,6 +1,6 @@
 """Tables 3-6 of the Siamese deep forest paper on a bundled dataset: gcForest / SDF accuracy against N and T.
 
-Protocol (ALGORITHMS.md §C.8): each repetition draws N training pairs and 2N/3 test pairs from disjoint
+Protocol (docs/algorithms.md §C.8): each repetition draws N training pairs and 2N/3 test pairs from disjoint
 instance pools; gcForest (uniform tree weights) and SDF (QP tree weights) are fitted on the same pairs
 with the same seed (identical first-level trees) and scored on the test pairs; a cell is the mean test
 accuracy over the repetitions, printed "gcF / SDF" like the paper. No multi-grained scanning (the paper

@@ -40,7 +40,8 @@ takes the k nearest in the all-views space for every candidate (the usual dynami
 view q carries the class only in region q; elsewhere it shows a random class. So the right choice differs from
 instance to instance, and it is known: the page scores the choices against it (precision: chosen views that
 carry the class; recall: such views that were chosen), against a random choice of the same size, and gives the
-accuracy of an **oracle** that always uses the true view, the ceiling for any choice. With independent
+accuracy of an **oracle** that always uses the true view (what a perfect choice of views gets; not a strict ceiling,
+since another view can be right where the true one errs). With independent
 relevance (the sidebar's synthetic data) no rule can find the right views from x: use it to see that limit.
 
 Every method of the table uses the same split; DVS, its variants and the static combinations the same view
@@ -81,8 +82,8 @@ left.plotly_chart(plots.method_accuracy(result.accuracy), key="dvs_accuracy")
 with right:
     st.dataframe(result.table().round(4), hide_index=True, width="stretch")
     if result.oracle_accuracy is not None:
-        st.caption(f"Oracle (each instance's true view): accuracy **{result.oracle_accuracy:.3f}**, the ceiling "
-                   "for any choice of views.")
+        st.caption(f"Oracle (each instance's true view): accuracy **{result.oracle_accuracy:.3f}**: what "
+                   "a perfect choice of views gets.")
 
 st.subheader("Per-instance view selections")
 method = st.radio("Explain the choices of", list(DVS_METHODS), format_func=METHOD_TITLES.get, horizontal=True,

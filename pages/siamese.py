@@ -70,7 +70,7 @@ else:
     trees = c[2].number_input("Trees per forest T", 5, 1000, step=25, **keep("sdf_trees", 50))
     qp_probas = c[3].selectbox("QP probabilities", ["oof", "insample"], **keep("sdf_qp", "oof"),
                                format_func={"oof": "out-of-fold", "insample": "in-sample (paper-literal)"}.get,
-                               help="Which tree probabilities the weight QP sees (ALGORITHMS.md §C.5).")
+                               help="Which tree probabilities the weight QP sees (docs/algorithms.md §C.5).")
     max_levels = c2[2].number_input("Max levels", 1, 20, step=1, **keep("sdf_levels", 4),
                                     help="Levels are added while the training accuracy improves, up to this many.")
 lam = c2[0].select_slider("λ (regularisation)", [0.001, 0.01, 0.1, 1.0, 10.0, 100.0], **keep("sdf_lam", 1.0),

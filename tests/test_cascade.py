@@ -1,4 +1,4 @@
-"""gcForest cascade and multi-grained scanning (ALGORITHMS.md §C.2, §C.7)."""
+"""gcForest cascade and multi-grained scanning (docs/algorithms.md §C.2, §C.7)."""
 
 import numpy as np
 import pytest

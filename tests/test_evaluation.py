@@ -159,3 +159,17 @@ def test_dask_backend_runs_the_same_experiment(ds):
             distributed.Client(cluster), joblib.parallel_config(backend="dask"):
         remote = run_experiment(ds, "dissimilarity", params, RepeatedHoldout(2), random_state=1, n_jobs=2).table
     np.testing.assert_allclose(sorted(remote["value"]), sorted(local["value"]))
+
+
+def test_a_dvs_run_on_too_many_views_is_refused_before_training(tmp_path):
+    wide = make_multiview_classification(60, n_views=11, n_features=2, random_state=0)
+    store = ResultsStore(tmp_path / "r.sqlite")
+    with pytest.raises(ValueError, match=r"11 views give 2047 DVS candidate forests.*leave out the DVS methods \['dvs'\]"):
+        run_experiment(wide, "dissimilarity", {"methods": ["average", "dvs"], "n_estimators": 3},
+                       RepeatedHoldout(1, 0.5), store=store)
+    assert store.runs().empty  # refused before anything was stored
+    # without a DVS method the same data runs
+    out = run_experiment(wide, "dissimilarity", {"methods": ["average", "knn"], "n_estimators": 3},
+                         RepeatedHoldout(1, 0.5))
+    assert set(out.table["method"]) == {"average", "knn"}
+    assert DISSIMILARITY.problems(10, DISSIMILARITY.check_params({})) == []

@@ -1,4 +1,4 @@
-"""Pair sampling (ALGORITHMS.md §C.1): labels, uniqueness, balance, disjoint pools."""
+"""Pair sampling (docs/algorithms.md §C.1): labels, uniqueness, balance, disjoint pools."""
 
 import numpy as np
 import pytest

@@ -22,3 +22,26 @@ def test_library_examples_run(tmp_path):
     exec(compile(code, "README.md", "exec"), namespace)
     assert namespace["explanation"].n_instances == 300
     assert set(namespace["res"].table["method"]) == {"average", "knn", "alignment", "oob"}
+
+
+def cited_sections():
+    """Every section of docs/algorithms.md that a docstring, page, test, bench or doc cites ("§A.8", "B.7 step 5")."""
+    cite = re.compile(r"docs/algorithms\.md\)?((?:[ ,;§]|and|paper [A-C])*(?:[A-D]\.\d+(?:\.\d+)?[-–]?)+)")
+    section = re.compile(r"[A-D]\.\d+(?:\.\d+)?")
+    for folder in ("mvlab", "pages", "tests", "bench", "docs", "sample_data"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix in (".py", ".md") and path.name != "algorithms.md":
+                for m in cite.finditer(path.read_text()):
+                    for s in section.findall(m.group(1)):
+                        yield path.relative_to(ROOT), s
+    for m in cite.finditer((ROOT / "README.md").read_text()):
+        for s in section.findall(m.group(1)):
+            yield "README.md", s
+
+
+def test_cited_algorithm_sections_exist():
+    headings = set(re.findall(r"^#+ ([A-D]\.\d+(?:\.\d+)?) ", (ROOT / "docs" / "algorithms.md").read_text(), re.M))
+    cited = list(cited_sections())
+    assert len(cited) > 40  # the docstrings do cite it
+    missing = [(str(where), s) for where, s in cited if s not in headings]
+    assert not missing, f"sections cited but not in docs/algorithms.md: {missing}"

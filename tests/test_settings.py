@@ -8,7 +8,7 @@ import pytest
 from mvlab.datasets.bundled import load_dataset
 from mvlab.datasets.synthetic import make_multiview_classification
 from mvlab.experiments.families import FAMILIES
-from mvlab.experiments.settings import (DissimilaritySettings, DVSSettings, SiameseSettings,
+from mvlab.experiments.settings import (BenchmarkSettings, DissimilaritySettings, DVSSettings, SiameseSettings,
                                         ViewConstructionSettings)
 
 ALL = [DissimilaritySettings, DVSSettings, ViewConstructionSettings, SiameseSettings]
@@ -90,3 +90,16 @@ def test_run_builds_the_library_call():
     assert result.combinations == ["average", "knn", "alignment", "oob", "concat", "late-fusion", "stacking"]
     assert result.settings["measure"] == {"name": "rfd", "kdn_k": 3, "form": "weighted_proximity"}
     assert result.settings["random_state"] == 2
+
+
+def test_benchmark_names_a_dataset_with_too_many_views_for_dvs(monkeypatch):
+    import mvlab.experiments.settings as settings_module
+
+    real = settings_module.dataset_info
+    monkeypatch.setattr(settings_module, "dataset_info",
+                        lambda name: dataclasses.replace(real(name), n_views=12) if name == "digits" else real(name))
+    s = BenchmarkSettings(family="dissimilarity", datasets=("breast-cancer", "digits"))
+    problems = s.problems()
+    assert len(problems) == 1 and problems[0].startswith("digits: 12 views give 4095 DVS candidate forests")
+    assert BenchmarkSettings(family="dissimilarity", datasets=("breast-cancer", "digits"),
+                             methods=("average", "knn")).problems() == []

@@ -1,4 +1,4 @@
-"""Siamese deep forest (ALGORITHMS.md §C.3-C.7)."""
+"""Siamese deep forest (docs/algorithms.md §C.3-C.7)."""
 
 import numpy as np
 import pytest

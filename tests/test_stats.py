@@ -10,7 +10,7 @@ from scipy import stats as st
 
 from mvlab.experiments import stats as S
 
-# ALGORITHMS.md C.8, Table 8 of the SDF paper (best settings), 10 data sets
+# docs/algorithms.md C.8, Table 8 of the SDF paper (best settings), 10 data sets
 TABLE8 = pd.DataFrame(
     {
         "gcF": [0.887, 0.915, 0.735, 0.916, 0.765, 0.555, 0.875, 0.642, 0.572, 0.956],
@@ -93,7 +93,7 @@ def test_average_ranks_sdf_table8():
 
 
 def test_sign_test_critical_wins_n15():
-    # ALGORITHMS.md A.9: N = 15 -> 11.3 (12 whole wins) at 0.05, 10.7 (11 whole wins) at 0.10
+    # docs/algorithms.md A.9: N = 15 -> 11.3 (12 whole wins) at 0.05, 10.7 (11 whole wins) at 0.10
     assert S.sign_test_critical_value(15, 0.05) == pytest.approx(7.5 + 1.959964 * math.sqrt(15) / 2, abs=1e-6)
     assert S.sign_test_critical_value(15, 0.05) == pytest.approx(11.295, abs=1e-3)
     assert S.sign_test_critical_value(15, 0.10) == pytest.approx(10.685, abs=1e-3)
@@ -232,7 +232,7 @@ def test_friedman_perfect_agreement_gives_infinite_iman_davenport():
 
 
 def test_friedman_reproduces_sdf_paper_pairwise_p_values():
-    # ALGORITHMS.md C.8: "Friedman test: p = 0.0016 for D1-D3 and p = 0.0114 for D4"
+    # docs/algorithms.md C.8: "Friedman test: p = 0.0016 for D1-D3 and p = 0.0114 for D4"
     for other in ("gcF", "Bagging", "RF"):
         assert S.friedman_test(TABLE8[["SDF", other]]).p_value == pytest.approx(0.0016, abs=5e-5)
     assert S.friedman_test(TABLE8[["SDF", "SNN"]]).p_value == pytest.approx(0.0114, abs=5e-5)
@@ -646,7 +646,7 @@ def test_paired_t_test_random_against_scipy():
 
 
 def test_paired_t_test_sdf_table9_d1():
-    # ALGORITHMS.md C.8 Table 9, D1 = SDF - gcF from Table 8: paper p 0.015, mean 0.015,
+    # docs/algorithms.md C.8 Table 9, D1 = SDF - gcF from Table 8: paper p 0.015, mean 0.015,
     # 95% CI [0.004, 0.025]. The Table 8 numbers give p = 0.0129, mean 0.0146,
     # CI [0.0039, 0.0253]: mean and CI agree to rounding, p is 0.002 lower than printed.
     r = S.paired_t_test(TABLE8["SDF"], TABLE8["gcF"])

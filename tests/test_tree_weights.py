@@ -1,4 +1,4 @@
-"""Tree-weight QP (ALGORITHMS.md §C.4): fast projected gradient against cvxpy/Clarabel."""
+"""Tree-weight QP (docs/algorithms.md §C.4): fast projected gradient against cvxpy/Clarabel."""
 
 import itertools
 import warnings

@@ -3,7 +3,7 @@
 All evaluators score a feature subset by the *pooled inner accuracy*
 ``Acc = (number of correct held-out predictions) / (number of held-out predictions)``
 over a fixed list of inner folds ``[(train_rows, test_rows), ...]`` drawn from the
-training data only (ALGORITHMS.md B.2, [REC]). Pooling integer counts makes the
+training data only (docs/algorithms.md B.2, [REC]). Pooling integer counts makes the
 score of a subset a pure function of the predictions, so two evaluators that
 predict the same labels give bit-identical scores.
 
@@ -108,7 +108,7 @@ def resolve_estimator(estimator):
 
     ``"knn"``: :class:`LowestIndexKNN` ``(n_neighbors=1)``, a brute-force 1-NN. One
     neighbour is what PRTools' ``knnc`` usually selects by leave-one-out on the
-    paper's small high-dimensional sets (ALGORITHMS.md B.6). A distance tie goes
+    paper's small high-dimensional sets (docs/algorithms.md B.6). A distance tie goes
     to the lowest training index, also when the data are rounded to a decimal grid
     (see :class:`LowestIndexKNN`); the incremental evaluator follows the same rule.
     On data without near-ties it predicts what

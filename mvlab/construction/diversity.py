@@ -1,4 +1,4 @@
-"""Diversity of the members of an ensemble (ALGORITHMS.md B.4): disagreement (Eqs. 1-3) and
+"""Diversity of the members of an ensemble (docs/algorithms.md B.4): disagreement (Eqs. 1-3) and
 Kuncheva's pairwise and non-pairwise measures.
 
 Prediction arrays: ``predictions`` is ``(n_classifiers, n_samples)``; a single classifier's

@@ -1,4 +1,4 @@
-"""View ensembles and performance weighting (ALGORITHMS.md B.3, B.6).
+"""View ensembles and performance weighting (docs/algorithms.md B.3, B.6).
 
 * :class:`ViewEnsemble` trains one classifier per view (given views, or views
   learned by a partitioner such as :class:`mvlab.construction.partition.OFSP`) and combines

@@ -1,4 +1,4 @@
-"""View construction: OFSP and the five comparison methods of Kumar & Minz (ALGORITHMS.md B).
+"""View construction: OFSP and the five comparison methods of Kumar & Minz (docs/algorithms.md B).
 
 Every partitioner is a scikit-learn-style estimator whose ``fit(X, y)`` sets
 
@@ -10,7 +10,7 @@ A view is a group of columns (DESIGN.md section 2), so learned views can be pass
 straight to :class:`mvlab.construction.ensemble.ViewEnsemble` or any estimator taking ``views``.
 
 =====================  ==========================================================
-class                  method (ALGORITHMS.md)
+class                  method (docs/algorithms.md)
 =====================  ==========================================================
 :class:`OFSP`          greedy optimal feature set partitioning, B.2
 :class:`RandomPartition`  RFSP: shuffled features split into k near-equal blocks, B.5
@@ -101,7 +101,7 @@ class _BasePartitioner(BaseEstimator):
 
 
 class OFSP(_BasePartitioner):
-    """Optimal Feature Set Partitioning (Kumar & Minz 2015; ALGORITHMS.md B.2, Def. 7).
+    """Optimal Feature Set Partitioning (Kumar & Minz 2015; docs/algorithms.md B.2, Def. 7).
 
     One greedy pass over the features: feature ``x_a`` is tried in each of the
     ``n_views`` views; it joins the view ``t = argmax_i [Acc(X_i u {x_a}) - Acc(X_i)]``
@@ -253,7 +253,7 @@ class RandomPartition(_BasePartitioner):
 
 
 class AttributeBagging(_BasePartitioner):
-    """Attribute bagging (Bryll et al. 2003; ALGORITHMS.md B.5).
+    """Attribute bagging (Bryll et al. 2003; docs/algorithms.md B.5).
 
     Phase 1 -- size search: for every candidate size m, draw ``n_trials`` random
     feature subsets of size m and average their inner accuracy; the size with
@@ -347,7 +347,7 @@ class AttributeBagging(_BasePartitioner):
 
 
 class AttributeClustering(_BasePartitioner):
-    """VG-AC: view generation by clustering the features (ALGORITHMS.md B.5).
+    """VG-AC: view generation by clustering the features (docs/algorithms.md B.5).
 
     Each feature is represented by its standardised column over the training
     rows (zero mean, unit variance; constant columns become all-zero), and
@@ -386,7 +386,7 @@ class AttributeClustering(_BasePartitioner):
 
 
 class GeneticViews(_BasePartitioner):
-    """VC-GA: view construction by a genetic algorithm (ALGORITHMS.md B.5).
+    """VC-GA: view construction by a genetic algorithm (docs/algorithms.md B.5).
 
     A chromosome is a boolean mask over the features; fitness is the inner
     accuracy of ``estimator`` on the selected features (0 for an empty mask).
@@ -564,7 +564,7 @@ class GeneticViews(_BasePartitioner):
 
 
 class Bagging(_BasePartitioner):
-    """Bagging as a *horizontal* partition (ALGORITHMS.md B.5).
+    """Bagging as a *horizontal* partition (docs/algorithms.md B.5).
 
     Draws ``n_views`` bootstrap samples of the rows (``n_samples`` draws with
     replacement each); every member keeps all features. To fit the ``views_``

@@ -1,7 +1,7 @@
 """k-smallest searches: the neighbours of every row of a dissimilarity matrix, ties broken by index.
 
 Used by the kDN hardness of the RFD measure, SWknn's leave-one-out kNN and the DVS regions of
-competence (ALGORITHMS.md §A.5, §A.7.1, §A.8 line 10).  Every search ranks entries by
+competence (docs/algorithms.md §A.5, §A.7.1, §A.8 line 10).  Every search ranks entries by
 ``(value, column index)``, so exact ties are broken by the lower index, deterministically.
 
 Euclidean distances computed from data (kDN, OFSP's 1-NN) use :func:`k_nearest_tolerant`
@@ -151,7 +151,7 @@ def k_smallest_indices(D: np.ndarray, k: int, exclude_diagonal: bool = False) ->
     -------
     idx : ndarray of int64, shape (n_rows, k)
         ``idx[r, 0]`` is the nearest column of row ``r`` (smallest value, lowest index on ties).
-        This is the region of competence of ALGORITHMS.md §A.8 line 10.
+        This is the region of competence of docs/algorithms.md §A.8 line 10.
     """
     D = np.asarray(D)
     mask = k_smallest_mask(D, k, exclude_diagonal=exclude_diagonal)

@@ -59,7 +59,8 @@ def make_multiview_classification(
     What each mode can show.  With ``relevance="region"`` the informative views of an instance
     are a function of its (observable) region, so a rule that looks at an instance's
     neighbours can find them; the per-instance true views are an *oracle* whose accuracy is a
-    ceiling for any choice of views.  With ``relevance="iid"`` the informative views are drawn
+    reference for any choice of views (not a strict ceiling: where the true views' candidate
+    errs, another subset can be right).  With ``relevance="iid"`` the informative views are drawn
     independently of everything else: under ``noise="random-class"`` a misleading view looks
     exactly like an informative one of another class, so no rule can tell them apart from
     ``x`` alone (the ground truth is then a reference for a *random* choice, not a target),

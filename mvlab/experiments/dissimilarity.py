@@ -1,6 +1,6 @@
 """Compare view-combination methods on one split, with the same view forests for all of them.
 
-This is the paper's protocol for one repetition (ALGORITHMS.md §A.6-A.8, §A.9): one stratified
+This is the paper's protocol for one repetition (docs/algorithms.md §A.6-A.8, §A.9): one stratified
 train/test split; one dissimilarity forest per view, fitted once; then every combination
 ("average", "knn", "alignment", "oob", "dvs") trains on the same per-view matrices and is
 scored on the same test rows.  With "dvs" the per-instance explanation of the test rows is kept.  The result keeps the
@@ -15,23 +15,21 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
 
-from mvlab.rfd.dvs import subset_dissimilarity
-from mvlab.rfd.explanation import DVSExplanation, view_choice_scores
-from mvlab.rfd.weights import STATIC_COMBINATIONS
-from mvlab.experiments.protocols import RepeatedHoldout
-from mvlab.experiments.runner import Family, Preset
-from sklearn.ensemble import RandomForestClassifier
-
-from mvlab.rfd.baselines import BASELINE_TITLES, BASELINES, late_fusion_proba, make_view_stacking
-from mvlab.rfd.classifier import COMBINATION_TITLES, COMBINATIONS, RFDClassifier
-from mvlab.rfd.dvs import PAPER_RULES
-from mvlab.rfd.view_forests import combine, fit_view_forests
-from mvlab.forest.measures import measure_spec, resolve_measure
 from mvlab.core.progress import ProgressCallback, scaled
 from mvlab.core.serialize import pack, unpack
 from mvlab.core.views import check_views
+from mvlab.experiments.protocols import RepeatedHoldout
+from mvlab.experiments.runner import Family, Preset
+from mvlab.forest.measures import measure_spec, resolve_measure
+from mvlab.rfd.baselines import BASELINE_TITLES, BASELINES, late_fusion_proba, make_view_stacking
+from mvlab.rfd.classifier import COMBINATION_TITLES, COMBINATIONS, RFDClassifier
+from mvlab.rfd.dvs import PAPER_RULES, check_pool_size, subset_dissimilarity
+from mvlab.rfd.explanation import DVSExplanation, view_choice_scores
+from mvlab.rfd.view_forests import combine, fit_view_forests
+from mvlab.rfd.weights import STATIC_COMBINATIONS
 
 __all__ = ["CombinationComparison", "compare_combinations", "DISSIMILARITY", "COMPARISON_METHODS", "METHOD_TITLES",
            "DVS_VARIANTS", "DVS_METHODS"]
@@ -80,7 +78,8 @@ class CombinationComparison:
         positions in the training rows); the DVS methods share one pool of candidate forests.
     oracle_accuracy : float or None
         With the true informative views of synthetic data: the accuracy of the pool's candidate
-        of each test instance's true views, a ceiling for any choice of views.
+        of each test instance's true views: the reference for any choice of views (not a strict
+        ceiling: where that candidate errs, another subset can be right).
     """
 
     view_names: list
@@ -392,6 +391,16 @@ def check_params(params: dict) -> dict:
     return out
 
 
+def _check_data(n_views: int, params: dict) -> list[str]:
+    """A DVS method needs a pool of ``2^Q - 1`` candidate forests: refused above 10 views."""
+    if any(m in DVS_METHODS for m in params["methods"]):
+        try:
+            check_pool_size(n_views)
+        except ValueError as exc:
+            return [f"{exc} (or leave out the DVS methods {[m for m in params['methods'] if m in DVS_METHODS]})"]
+    return []
+
+
 def _evaluate(ds, split, params, n_jobs, keep, progress=None):
     params = dict(params)
     result = compare_combinations(ds.X, ds.y, ds.views, classes=ds.classes, split=(split.train, split.test),
@@ -412,6 +421,7 @@ DISSIMILARITY = Family(
     control="dvs",
     evaluate=_evaluate,
     check_params=check_params,
+    check_data=_check_data,
     presets={
         "quick": Preset({"n_estimators": 30}, RepeatedHoldout(5, 0.5)),
         "paper": Preset({"n_estimators": 512, "measure": "rfd"}, RepeatedHoldout(10, 0.5)),

@@ -1,4 +1,4 @@
-"""Pair classifiers on the same draws of pairs (ALGORITHMS.md §C.8): a random forest and bagging
+"""Pair classifiers on the same draws of pairs (docs/algorithms.md §C.8): a random forest and bagging
 on concatenated pairs, gcForest and the Siamese deep forest; the ``"pairs"`` family."""
 
 from __future__ import annotations

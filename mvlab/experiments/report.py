@@ -4,9 +4,9 @@ From rows (dataset, method, metric, value, repetition, ...) of one metric: mean 
 dataset and method, average ranks over datasets, sign tests of every method against a
 baseline, critical differences of the average ranks with the groups of a critical-difference
 diagram, and with three or more datasets Friedman's test with a Holm / Bonferroni-Dunn post-hoc
-against a control (ALGORITHMS.md A.9, B.7; :mod:`mvlab.experiments.stats`).
+against a control (docs/algorithms.md A.9, B.7; :mod:`mvlab.experiments.stats`).
 
-One sign-test rule everywhere (table, chart, verdict, text): the paper's (ALGORITHMS.md A.9,
+One sign-test rule everywhere (table, chart, verdict, text): the paper's (docs/algorithms.md A.9,
 Demšar 2006 Sec. 3.1.3), ties split evenly, N = all datasets, a method is significantly better
 than the baseline when ``wins + ties/2 >= N/2 + z sqrt(N)/2`` (z = 1.96 at α = 0.05, 1.645 at
 α = 0.10) and significantly worse when ``losses + ties/2`` reaches it. The exact two-sided binomial
@@ -28,7 +28,7 @@ __all__ = ["ComparisonReport", "build_report", "family_reports", "markdown", "fo
            "SIGN_TEST_ALPHAS"]
 
 SIGN_TEST_ALPHAS = (0.05, 0.10)
-"""Levels of the sign test's critical numbers: the two lines of the paper's Fig. 3 (ALGORITHMS.md A.9)."""
+"""Levels of the sign test's critical numbers: the two lines of the paper's Fig. 3 (docs/algorithms.md A.9)."""
 
 
 def _level(alpha: float) -> str:

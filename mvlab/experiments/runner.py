@@ -94,6 +94,8 @@ class Family:
         methods per base classifier); reports are built per group.
     presets : dict
         ``"quick"`` and ``"paper"`` parameters (the paper's sizes), used by the CLI and the pages.
+    check_data : callable (n_views, checked params) -> list of str, optional
+        What makes the parameters unusable on data with that many views (see :meth:`problems`).
     """
 
     name: str
@@ -107,6 +109,12 @@ class Family:
     needs_pairs: bool = False
     group_by: tuple = ()
     presets: dict = field(default_factory=dict)
+    check_data: Callable | None = None
+
+    def problems(self, n_views: int, params: Mapping) -> list[str]:
+        """Why ``params`` cannot run on data with ``n_views`` views (empty if they can), in words;
+        :func:`run_protocol` refuses such a run before training, the Benchmark page says it first."""
+        return self.check_data(n_views, params) if self.check_data is not None else []
 
     def check_methods(self, methods) -> list[str]:
         """``methods`` as a list, or a ``ValueError`` naming the unknown ones and the known ones."""
@@ -218,6 +226,9 @@ def run_protocol(
                          + ("a pair protocol (RepeatedPairDraws)." if family.needs_pairs else
                             "a protocol of rows (RepeatedHoldout or RepeatedKFold), not pair draws."))
     params = family.check_params(dict(params))
+    problems = family.problems(dataset.n_views, params)
+    if problems:
+        raise ValueError(f"{dataset.name}: " + " ".join(problems))
     splits = protocol.splits(dataset.y, random_state)
     settings = _settings(family, params, protocol, random_state)
     kind = kind or f"experiment:{family.name}"

@@ -29,7 +29,7 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 
 from mvlab.core.progress import ProgressCallback
-from mvlab.datasets.bundled import list_datasets, load_dataset
+from mvlab.datasets.bundled import dataset_info, list_datasets, load_dataset
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.datasets.synthetic import make_madelon, make_multiview_classification
 from mvlab.experiments.dissimilarity import DISSIMILARITY, DVS_METHODS, DVS_VARIANTS, compare_combinations
@@ -410,6 +410,10 @@ class BenchmarkSettings(ExperimentSettings):
         unknown = [m for m in methods if m not in family.methods]
         if unknown:
             out.append(f"{unknown} are not methods of {family.title}.")
+        elif len(methods) >= 2:
+            params = family.check_params(self.params())
+            for name in self.datasets:
+                out += [f"{name}: {p}" for p in family.problems(dataset_info(name).n_views, params)]
         return out
 
     def params(self) -> dict:

@@ -4,7 +4,7 @@ Everything here is pure numpy / scipy / pandas and returns small frozen dataclas
 dashboard can show (``to_frame()`` / ``to_dict()``).
 
 Score matrices have shape ``(n_blocks, n_methods)``: one row per block (a data set, or one
-value of k for the OFSP per-dataset tests of ``ALGORITHMS.md`` B.7), one column per method.
+value of k for the OFSP per-dataset tests of ``docs/algorithms.md`` B.7), one column per method.
 A :class:`pandas.DataFrame` keeps its column names as method names and its index as block
 names; a plain array gets method names ``"method_0"``, ``"method_1"``, ... . By default higher
 scores are better (accuracy); pass ``higher_is_better=False`` for errors or times. Ranks
@@ -14,13 +14,13 @@ Public API
 ----------
 * :func:`rank_within_blocks`, :func:`average_ranks` -- Demšar (2006) Sec. 3.2.2.
 * :func:`sign_test`, :func:`sign_test_critical_value` -- Demšar (2006) Sec. 3.1.3,
-  ``ALGORITHMS.md`` A.9 (critical number of wins ``N/2 + z*sqrt(N)/2``).
+  ``docs/algorithms.md`` A.9 (critical number of wins ``N/2 + z*sqrt(N)/2``).
 * :func:`friedman_test` -- Friedman chi-square and the Iman-Davenport F correction
   (Demšar 2006 Sec. 3.2.2; García et al. 2010 Sec. 2.1).
-* :func:`friedman_aligned_ranks_test` -- ``ALGORITHMS.md`` B.7 steps 1-4
+* :func:`friedman_aligned_ranks_test` -- ``docs/algorithms.md`` B.7 steps 1-4
   (García et al. 2010, Sec. 2.2, Friedman aligned ranks, Hodges & Lehmann 1962).
 * :func:`posthoc_vs_control` -- 1xN post-hoc z tests against a control with Holm and
-  Bonferroni-Dunn adjustments (``ALGORITHMS.md`` B.7 steps 5-6; García et al. 2010 Sec. 3;
+  Bonferroni-Dunn adjustments (``docs/algorithms.md`` B.7 steps 5-6; García et al. 2010 Sec. 3;
   Demšar 2006 Sec. 3.2.2); for aligned ranks the standard error is by default the exact
   within-block permutation one (B.7 step 5, corrected 2026-11-22; a null simulation in
   ``tests/test_stats.py`` checks its error rate), :func:`holm_adjust`, :func:`bonferroni_adjust`,
@@ -28,7 +28,7 @@ Public API
 * :func:`nemenyi_critical_difference` (all pairs), :func:`nonsignificant_groups` and
   :func:`critical_difference_groups` -- what a critical-difference diagram shows (Demšar 2006
   Sec. 3.2.2; drawn by :func:`mvlab.viz.plots.critical_difference_diagram`).
-* :func:`paired_t_test` -- ``ALGORITHMS.md`` C.8 Table 9 (paired t-test with a confidence
+* :func:`paired_t_test` -- ``docs/algorithms.md`` C.8 Table 9 (paired t-test with a confidence
   interval for the mean difference).
 
 References
@@ -243,7 +243,7 @@ def sign_test_critical_value(n: int, alpha: float = 0.05) -> float:
     """Demšar's critical number of wins (normal approximation), ``N/2 + z_{1-alpha/2} * sqrt(N)/2``.
 
     A method is significantly better (two-sided test at level ``alpha``) when its wins plus half
-    its ties reach this value (:func:`sign_test`). ``ALGORITHMS.md`` A.9: for N = 15 the value
+    its ties reach this value (:func:`sign_test`). ``docs/algorithms.md`` A.9: for N = 15 the value
     is 11.30 at 0.05 and 10.69 at 0.10 (12 and 11 whole wins without ties). Demšar (2006),
     Sec. 3.1.3.
     """
@@ -279,7 +279,7 @@ class SignTestResult(_Result):
     ``wins``/``ties``/``losses`` are the raw counts for A.
 
     The verdict (``a_significantly_better``, ``b_significantly_better``) follows ONE rule, the
-    paper's (``ALGORITHMS.md`` A.9, Demšar 2006 Sec. 3.1.3): ties are split evenly,
+    paper's (``docs/algorithms.md`` A.9, Demšar 2006 Sec. 3.1.3): ties are split evenly,
     ``wins_split = wins + ties/2`` (a half tie counts half), ``n`` is the number of all data
     sets, and A is significantly better when ``wins_split >= critical_value = n/2 + z sqrt(n)/2``
     (``z = z_{1-alpha/2}``); B when ``losses_split`` reaches it. The win / tie / loss chart of
@@ -338,7 +338,7 @@ def sign_test(
     ``tie_tolerance`` (``higher_is_better`` sets the direction), a tie when
     ``|a[i] - b[i]| <= tie_tolerance``.
 
-    Rule (``ALGORITHMS.md`` A.9; Demšar 2006 Sec. 3.1.3): with N = all data sets and ties split
+    Rule (``docs/algorithms.md`` A.9; Demšar 2006 Sec. 3.1.3): with N = all data sets and ties split
     evenly, A is significantly better at level ``alpha`` (two-sided) when
     ``wins + ties/2 >= N/2 + z_{1-alpha/2} * sqrt(N)/2``. Example: 15 data sets, 10 wins, 3 ties,
     2 losses: 11.5 >= 11.30, significant at 0.05. (Demšar's text drops an odd tie instead of
@@ -536,7 +536,7 @@ def _rank_descending_with_tolerance(values: np.ndarray, rtol: float = 1e-9) -> n
 
 @dataclass(frozen=True)
 class FriedmanAlignedResult(_RanksOfMethods, _Result):
-    """Result of :func:`friedman_aligned_ranks_test` (``ALGORITHMS.md`` B.7 steps 1-4).
+    """Result of :func:`friedman_aligned_ranks_test` (``docs/algorithms.md`` B.7 steps 1-4).
 
     ``rank_totals`` are R_j (sum over blocks of the aligned ranks of method j),
     ``average_ranks`` are R_j / n_blocks, ``block_totals`` are the per-block sums Rb_b;
@@ -571,7 +571,7 @@ def _aligned_ranks(x: np.ndarray, higher_is_better: bool) -> np.ndarray:
 
 
 def friedman_aligned_ranks_test(scores, higher_is_better: bool = True) -> FriedmanAlignedResult:
-    """Friedman aligned ranks test (Hodges & Lehmann 1962), exactly ``ALGORITHMS.md`` B.7 steps 1-4.
+    """Friedman aligned ranks test (Hodges & Lehmann 1962), exactly ``docs/algorithms.md`` B.7 steps 1-4.
 
     García et al. (2010), Sec. 2.2. For x of shape (n_b, K)::
 
@@ -627,7 +627,7 @@ def friedman_aligned_ranks_test(scores, higher_is_better: bool = True) -> Friedm
 
 
 def holm_adjust(p_values, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
-    """Holm step-down adjustment of m p-values (García et al. 2010 Sec. 3; ``ALGORITHMS.md`` B.7 step 6).
+    """Holm step-down adjustment of m p-values (García et al. 2010 Sec. 3; ``docs/algorithms.md`` B.7 step 6).
 
     With p_(1) <= ... <= p_(m) sorted ascending, the adjusted p-values are
     ``APV_(i) = min(1, max_{l <= i} (m - l + 1) p_(l))`` (for m = K-1 comparisons against a control,
@@ -781,7 +781,7 @@ def posthoc_vs_control(
 
     ``test="friedman"`` uses the average Friedman ranks R_j (rank within each block) and
     ``SE = sqrt(K (K+1) / (6 N))`` (Demšar 2006 Sec. 3.2.2; García et al. 2010 Sec. 3).
-    ``test="aligned"`` uses the average aligned ranks of ``ALGORITHMS.md`` B.7 step 5 (ranked
+    ``test="aligned"`` uses the average aligned ranks of ``docs/algorithms.md`` B.7 step 5 (ranked
     jointly over all K N aligned values) with the standard error chosen by ``aligned_se``:
 
     * ``"permutation"`` (default): the within-block permutation variance of the observed aligned
@@ -797,9 +797,9 @@ def posthoc_vs_control(
     * ``"textbook"``: ``SE = sqrt(K (K N + 1) / 6)``, the form of the STAC and KEEL
       implementations of García et al. (2010). It treats the K N aligned ranks as a random
       permutation of 1..KN, ignoring that each block's ranks sum to a block-specific total, and is
-      somewhat liberal: measured ~7.4 % false rejections per comparison and 7-8.5 % family-wise
+      somewhat liberal: measured about 7 % false rejections per comparison and 7-8.5 % family-wise
       (Holm) at a nominal 5 % (N = 10, K = 5). (Some printings of García et al. give
-      ``sqrt(K (N+1) / 6)``, a typo that rejects 41-57 % of true nulls; it is not offered.)
+      ``sqrt(K (N+1) / 6)``, a typo that rejects 41-67 % of true nulls; it is not offered.)
 
     In every case::
 
@@ -1065,7 +1065,7 @@ def critical_difference_groups(
 class PairedTTestResult(_Result):
     """Result of :func:`paired_t_test` for the differences ``d = a - b``.
 
-    Fields follow ``ALGORITHMS.md`` C.8 Table 9: ``p_value`` (two-sided), ``mean_difference``
+    Fields follow ``docs/algorithms.md`` C.8 Table 9: ``p_value`` (two-sided), ``mean_difference``
     and the ``confidence`` interval ``[ci_low, ci_high]``; plus ``t``, ``df = n - 1``,
     ``std_difference`` (sample std, ddof=1) and ``standard_error = std / sqrt(n)``.
     """
@@ -1089,7 +1089,7 @@ class PairedTTestResult(_Result):
 def paired_t_test(a, b, confidence: float = 0.95) -> PairedTTestResult:
     """Two-sided paired t-test of ``a - b`` with a confidence interval for the mean difference.
 
-    For the n paired differences d_i = a_i - b_i (``ALGORITHMS.md`` C.8 Table 9, df = n - 1)::
+    For the n paired differences d_i = a_i - b_i (``docs/algorithms.md`` C.8 Table 9, df = n - 1)::
 
         mean = (1/n) sum d_i,   s = std(d, ddof=1),   se = s / sqrt(n)
         t = mean / se,          p = 2 (1 - F_t(|t|; n-1))

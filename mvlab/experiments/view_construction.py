@@ -1,5 +1,5 @@
 """The k-sweep experiment of Kumar & Minz: six view-construction methods, k = 1..K views,
-performance-weighted view ensembles, the same folds for every method (ALGORITHMS.md B.5-B.7).
+performance-weighted view ensembles, the same folds for every method (docs/algorithms.md B.5-B.7).
 
 For every split of a repeated stratified k-fold protocol (:class:`mvlab.experiments.runner.RepeatedKFold`,
 paper: 10 x 5-fold) and every base classifier ("knn", "nb", "svm"), method and number of views

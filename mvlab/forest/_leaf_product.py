@@ -256,7 +256,7 @@ def cooccurrence(
     """Weighted same-leaf co-occurrence ``S = (WA o L_A) (WB o L_B)^T`` as a dense matrix.
 
     ``S[a, b] = sum_t WA[a, t] * WB[b, t] * I(GA[a, t] == GB[b, t])``, the building block of
-    every same-leaf proximity (ALGORITHMS.md §A.3 Eq. 3 with ``WA = WB = 1``; the weighted
+    every same-leaf proximity (docs/algorithms.md §A.3 Eq. 3 with ``WA = WB = 1``; the weighted
     forms of §A.5 and of the OOB / RF-GAP proximities).
 
     Parameters

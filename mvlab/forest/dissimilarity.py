@@ -1,7 +1,7 @@
 """Random-forest dissimilarities, computed exactly and without any loop over pairs.
 
 One :class:`ForestDissimilarity` grows one scikit-learn random forest on one view and turns
-it into a dissimilarity representation (ALGORITHMS.md, paper A, §A.1-A.5):
+it into a dissimilarity representation (docs/algorithms.md, paper A, §A.1-A.5):
 
 ``train_dissimilarity_``
     ``D[j, i] = d(x_j, x_i)`` for the training instances, shape ``(n_train, n_train)``;
@@ -44,7 +44,7 @@ _MAX_INT = np.iinfo(np.int32).max
 
 # ----------------------------------------------------------------------------- the estimator
 class ForestDissimilarity(TransformerMixin, BaseEstimator):
-    """Random-forest dissimilarity of one view (ALGORITHMS.md §A.2-A.5).
+    """Random-forest dissimilarity of one view (docs/algorithms.md §A.2-A.5).
 
     Parameters
     ----------
@@ -76,7 +76,7 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
     classes_ : ndarray (n_classes,)
     n_features_in_ : int
     train_dissimilarity_ : ndarray of float32, shape (n_train, n_train)
-        ``D[j, i] = d(x_j, x_i)`` (ALGORITHMS.md §A.1).
+        ``D[j, i] = d(x_j, x_i)`` (docs/algorithms.md §A.1).
     leaves_ : ndarray of int32, shape (n_train, T)
         Global leaf id (column of :meth:`leaf_indicator`) of every training row in every tree.
     n_leaves_ : int

@@ -1,5 +1,5 @@
 """k-Disagreeing Neighbours hardness (Smith et al. 2014) in the feature subspace of every tree,
-the weight of the RFD measure (ALGORITHMS.md §A.5)."""
+the weight of the RFD measure (docs/algorithms.md §A.5)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from mvlab.core.threads import worker_count
 
 
 def _kdn(Xs: np.ndarray, y: np.ndarray, k: int) -> np.ndarray:
-    """kDN instance hardness (ALGORITHMS.md §A.5, first formula) of every training row.
+    """kDN instance hardness (docs/algorithms.md §A.5, first formula) of every training row.
 
     Parameters
     ----------

@@ -107,7 +107,7 @@ class SameLeafMeasure(Measure):
 
 
 class Breiman(SameLeafMeasure):
-    """Breiman: ``d(x, x_i) = 1 - (1/T) sum_t I(l_t(x) == l_t(x_i))`` (ALGORITHMS.md §A.3, Eqs. 2-3).
+    """Breiman: ``d(x, x_i) = 1 - (1/T) sum_t I(l_t(x) == l_t(x_i))`` (docs/algorithms.md §A.3, Eqs. 2-3).
 
     Symmetric, zero diagonal; every tree counts, in-bag included (as the C-cao code does).
     """
@@ -126,7 +126,7 @@ class Breiman(SameLeafMeasure):
 
 class RFD(SameLeafMeasure):
     """Cao's RFD: a shared leaf counts as similarity only to the extent that the reference
-    instance is easy in that tree's subspace (ALGORITHMS.md §A.5, Eqs. 5-6).
+    instance is easy in that tree's subspace (docs/algorithms.md §A.5, Eqs. 5-6).
 
     ``d(x, x_i) = 1 - (1/T) sum_t (1 - kDN_t(x_i)) I(same leaf)`` with ``kDN_t`` the
     k-Disagreeing-Neighbours hardness of ``x_i`` among all training rows, Euclidean distance on
@@ -273,7 +273,7 @@ class RFGAP(SameLeafMeasure):
 
 class PathLength(Measure):
     """Englund & Verikas path length: ``d = (1/T) sum_t (1 - exp(-w g_t))`` with ``g_t`` the number
-    of edges between the two leaves in tree t (ALGORITHMS.md §A.4, Eq. 4).  Symmetric, zero diagonal.
+    of edges between the two leaves in tree t (docs/algorithms.md §A.4, Eq. 4).  Symmetric, zero diagonal.
 
     Parameters
     ----------

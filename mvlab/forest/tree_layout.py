@@ -1,5 +1,5 @@
 """The depth-first layout of one fitted tree: leaf order, depths, and the leaf-to-leaf path
-lengths of the Englund & Verikas dissimilarity (ALGORITHMS.md §A.4)."""
+lengths of the Englund & Verikas dissimilarity (docs/algorithms.md §A.4)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ class _TreeLayout:
         self.h = h
 
     def path_matrix(self, w: float) -> np.ndarray:
-        """Per-tree path dissimilarity between leaves, ``1 - exp(-w g)`` (ALGORITHMS.md §A.4).
+        """Per-tree path dissimilarity between leaves, ``1 - exp(-w g)`` (docs/algorithms.md §A.4).
 
         Returns
         -------

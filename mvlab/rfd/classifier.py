@@ -1,4 +1,4 @@
-"""The multi-view random-forest-dissimilarity classifier (ALGORITHMS.md §A.6-A.8, Algorithm 1).
+"""The multi-view random-forest-dissimilarity classifier (docs/algorithms.md §A.6-A.8, Algorithm 1).
 
 One random forest per view gives one dissimilarity matrix per view
 (:mod:`mvlab.rfd.view_forests`); the matrices are merged into a joint dissimilarity space and a
@@ -88,7 +88,7 @@ class StaticCombiner:
 
 # ----------------------------------------------------------------------------- estimator
 class RFDClassifier(ClassifierMixin, BaseEstimator):
-    """Multi-view random-forest-dissimilarity classifier (ALGORITHMS.md §A.6, Algorithm 1).
+    """Multi-view random-forest-dissimilarity classifier (docs/algorithms.md §A.6, Algorithm 1).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Regions of competence of every DVS candidate at once (ALGORITHMS.md §A.8 lines 9-10).
+"""Regions of competence of every DVS candidate at once (docs/algorithms.md §A.8 lines 9-10).
 
 The definition is the one of :mod:`mvlab.rfd.dvs`: for candidate ``w`` and a query row, the joint
 row ``d_w = subset_dissimilarity(D, w)`` (the float32 matrix the candidate's forest sees) and

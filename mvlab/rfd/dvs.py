@@ -1,4 +1,4 @@
-"""Dynamic View Selection (ALGORITHMS.md §A.8, Algorithm 2 of Bernard et al. 2020).
+"""Dynamic View Selection (docs/algorithms.md §A.8, Algorithm 2 of Bernard et al. 2020).
 
 For every non-empty subset ``w`` of the Q views, a candidate random forest ``c_w`` is grown
 on the average ``D_w`` of the selected views' training dissimilarity matrices (the *pool*,
@@ -129,8 +129,10 @@ def check_pool_size(n_views: int, max_subset_size=None) -> int:
     """The pool size for ``n_views`` views, or a ``ValueError`` saying why DVS should not run.
 
     More than :data:`MAX_CANDIDATES_WITHOUT_WARNING` candidates (Q > 10 without a size limit)
-    is refused here: the pages and the CLI call this before training (the library itself only
-    warns, with :class:`DVSCostWarning`, and refuses above :data:`MAX_CANDIDATES`).
+    is refused here. The DVS page (``DVSSettings.problems``) and every protocol run of the
+    dissimilarity family with a DVS method (CLI ``run`` and ``reproduce``, the Benchmark page;
+    ``Family.problems``) call this before training; the library itself only warns, with
+    :class:`DVSCostWarning`, and refuses above :data:`MAX_CANDIDATES`.
     """
     P = n_candidates(n_views, max_subset_size)
     if P > MAX_CANDIDATES_WITHOUT_WARNING:
@@ -757,7 +759,8 @@ class DVSCombiner:
     def proba_with_views(self, dissimilarities: Sequence[np.ndarray], views) -> np.ndarray:
         """Class probabilities (n_new, C) when every instance uses the candidate of the views it is
         given (bool (n_new, Q)): with the true informative views of synthetic data, the *oracle*
-        whose accuracy is a ceiling for any choice of views.
+        whose accuracy is the reference for any choice of views (not a strict ceiling: where that
+        candidate errs, another subset can be right).
 
         Raises
         ------

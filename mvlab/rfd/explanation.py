@@ -25,18 +25,20 @@ class DVSExplanation:
         Labels; the columns of ``proba``.
     k : int
         Size of the region of competence.
-    competence_kind : {"ola", "lca"}
-    selection : {"best", "knora"}
+    competence_kind : {"ola", "lca", "soft"}
+    selection : {"best", "knora", "knora-u"}
     competence : ndarray of float64 (n, P)
         ``delta_w`` of every candidate for every instance (§A.8 line 11).
     chosen : ndarray of int64 (n,)
         Index of the selected candidate (after tie-breaking, line 12).  Under
-        ``selection="knora"`` it is the tie-break winner among the voting members.
+        ``selection="knora"`` or ``"knora-u"`` it is the tie-break winner among the maximally
+        competent candidates.
     chosen_views : ndarray of bool (n, Q)
         ``subsets[chosen]``: the views each instance used.
     members : ndarray of bool (n, P)
         Candidates that produced the prediction: exactly ``chosen`` under ``"best"``, every
-        candidate with maximal competence under ``"knora"``.
+        candidate with maximal competence under ``"knora"``, every candidate with a competence
+        above 0 under ``"knora-u"`` (``chosen`` when all are 0).
     region : ndarray of int64 (n, k)
         Training indices of the chosen candidate's region of competence, nearest first
         (ties by index, line 10).

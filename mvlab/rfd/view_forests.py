@@ -36,7 +36,7 @@ class ViewForests:
     forests : list of ForestDissimilarity
         One fitted forest per view (``forests[q].forest_`` is the scikit-learn forest).
     dissimilarities : list of ndarray of float32, each (n_train, n_train)
-        ``D_q`` of ALGORITHMS.md §A.6 step 1.
+        ``D_q`` of docs/algorithms.md §A.6 step 1.
     y : ndarray of int64, shape (n_train,)
         Encoded labels ``0..C-1``.
     classes : ndarray (C,)

@@ -1,4 +1,4 @@
-"""Static view weights of the joint dissimilarity ``D = sum_q w_q D_q`` (ALGORITHMS.md §A.7).
+"""Static view weights of the joint dissimilarity ``D = sum_q w_q D_q`` (docs/algorithms.md §A.7).
 
 :func:`swknn_weights` (leave-one-out kNN accuracy on each ``D_q``, §A.7.1),
 :func:`alignment_weights` (kernel-target alignment of ``K_q = 1 - D_q``, §A.7.2),

@@ -1,5 +1,5 @@
 """Siamese deep forest (Utkin & Ryabinin 2018): pairs, the gcForest cascade and multi-grained scanning,
-the tree-weight QP, and the Siamese deep forest itself (ALGORITHMS.md C)."""
+the tree-weight QP, and the Siamese deep forest itself (docs/algorithms.md C)."""
 
 from mvlab.siamese.cascade import CascadeForest, MultiGrainedScanner
 from mvlab.siamese.forest import SiameseDeepForest, effective_number_of_trees, tree_margin_matrix

@@ -1,4 +1,4 @@
-"""gcForest: cascade forest and multi-grained scanning (ALGORITHMS.md §C.2, §C.7).
+"""gcForest: cascade forest and multi-grained scanning (docs/algorithms.md §C.2, §C.7).
 
 :class:`CascadeForest` grows levels of forests; every level holds ``n_completely_random``
 completely-random tree forests (ExtraTrees with ``max_features=1``) and ``n_random`` random

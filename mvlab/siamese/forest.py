@@ -1,4 +1,4 @@
-"""Siamese deep forest (Utkin & Ryabinin 2018; ALGORITHMS.md §C.3-C.7).
+"""Siamese deep forest (Utkin & Ryabinin 2018; docs/algorithms.md §C.3-C.7).
 
 A gcForest cascade (:class:`mvlab.siamese.cascade.CascadeForest`) trained on concatenated pairs
 ``(x_i, x_j)`` with label ``y_ij`` (0 similar, 1 dissimilar), in which every forest's class

@@ -1,4 +1,4 @@
-"""Labelled pairs for the Siamese deep forest (ALGORITHMS.md §C.1, §C.8).
+"""Labelled pairs for the Siamese deep forest (docs/algorithms.md §C.1, §C.8).
 
 A pair ``(i, j)`` of instances of a labelled dataset is *similar* (``y_ij = 0``) when both
 share a class and *dissimilar* (``y_ij = 1``) otherwise (Eqs. 1-2). Pairs are index pairs into

@@ -1,4 +1,4 @@
-"""Tree-weight quadratic programme of the Siamese deep forest (ALGORITHMS.md §C.4).
+"""Tree-weight quadratic programme of the Siamese deep forest (docs/algorithms.md §C.4).
 
 For one forest of ``T`` trees and ``N`` training pairs, the SDF weights solve (Eqs. 23, 27-28
 with the simplex constraint Eq. 15, after eliminating the slack variables xi of Eq. 24)::

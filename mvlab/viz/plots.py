@@ -393,7 +393,7 @@ def win_tie_loss(sign_tests, baseline: str, critical: Mapping[str, float],
                  title: str | None = None) -> go.Figure:
     """Stacked horizontal bars of wins / ties / losses of every method against ``baseline`` over
     datasets, like Fig. 3 of the dynamic view selection paper, drawn with the rule the report's
-    verdict uses (ALGORITHMS.md A.9, Demšar 2006): ties are split evenly, so the middle of the tie
+    verdict uses (docs/algorithms.md A.9, Demšar 2006): ties are split evenly, so the middle of the tie
     bar (a diamond marker) is ``wins + ties/2``; solid / dashed vertical lines at the critical
     numbers ``critical`` (e.g. ``{"α = 0.05": 11.3, "α = 0.10": 10.7}``, N/2 + z sqrt(N)/2 with
     N = all datasets) on the right, and at ``N - critical`` on the left: a diamond at or beyond a
