@@ -201,12 +201,13 @@ def cmd_reproduce(args) -> int:
     data = list(rep.datasets) + [(name, None) for name in rep.synthetic]
     print(f"Reproducing {args.paper_name} ({mode}): {family.name}, {type(protocol).__name__}"
           f"{tuple(vars(protocol).values())}, {params}")
-    tables, start = [], time.perf_counter()
+    tables, run_ids, start = [], [], time.perf_counter()
+    kind = f"reproduce:{args.paper_name}:{mode}"
     for name, n in data:
         ds = _load(name, n, args.seed, rep.synthetic)
         try:
             res = run_experiment(ds, family, params, protocol, random_state=args.seed,
-                                 n_jobs=args.n_jobs, store=store, kind=f"reproduce:{args.paper_name}:{mode}",
+                                 n_jobs=args.n_jobs, store=store, kind=kind,
                                  resume=True, progress=_print_progress(ds.name))
         except ValueError as exc:
             print(f"\n  {ds.name}: skipped ({exc})", file=sys.stderr)
@@ -215,11 +216,17 @@ def cmd_reproduce(args) -> int:
         if res.resumed_splits:
             print(f"  {ds.name}: {res.resumed_splits} split(s) read back from the store", file=sys.stderr)
         tables.append(res.table)
+        run_ids.append(res.run_id)
     if not tables:
         print("Nothing could be run.")
         return 1
     table = pd.concat(tables, ignore_index=True)
-    print(f"\n{len(data)} dataset(s), {time.perf_counter() - start:.0f} s; stored in {store.path}\n")
+    runs = store.runs(kind=kind)
+    runs = runs[runs["run_id"].isin(run_ids)]
+    stored = float((runs["finished"] - runs["started"]).sum())
+    print(f"\n{len(data)} dataset(s), {time.perf_counter() - start:.0f} s in this call; the runs took {stored:.0f} s "
+          f"from their start to their end (splits read back from the store were computed then); stored in "
+          f"{store.path}\n")
     _print_reports(table, family)
     _print_choice_quality(table)
     print(f"\nThe paper: {rep.note}")

@@ -114,3 +114,22 @@ def test_ofsp_reproduction_prints_the_across_dataset_groups(capsys):
     assert "Nemenyi, all pairs (α = 0.05): CD = 1.914, 3 methods over 3 datasets" in out
     assert "average ranks (1 = best): OFSP 1.00, RFSP 2.00, AB 3.00" in out
     assert "Holm against OFSP (α = 0.05)" in out and "nb" not in out
+
+
+def test_dvs_reproduction_reads_back_and_says_what_the_runs_took(tmp_path, capsys, monkeypatch):
+    import mvlab.cli as cli
+
+    monkeypatch.setitem(cli.REPRODUCTIONS, "dvs", cli.Reproduction(
+        "dissimilarity", [("nutrimouse", None)], note="(note)",
+        synthetic={"synthetic-regions": {"n_samples": 90, "n_views": 3, "n_features": 4, "relevance": "region"}}))
+    store = tmp_path / "r.sqlite"
+    argv = ["--store", str(store), "reproduce", "dvs", "--trees", "4", "--repetitions", "2"]
+    assert main(argv) == 0
+    first = capsys.readouterr()
+    assert "2 dataset(s)" in first.out and "the runs took" in first.out and "tie_rate" in first.out
+    took = float(first.out.split("the runs took ")[1].split(" s")[0])
+    assert main(argv) == 0  # everything read back: the runs' own time is reported again, not this call's
+    second = capsys.readouterr()
+    assert "2 split(s) read back from the store" in second.err
+    assert float(second.out.split("the runs took ")[1].split(" s")[0]) >= took
+    assert len(ResultsStore(store).runs()) == 2
