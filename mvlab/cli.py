@@ -162,17 +162,21 @@ def _reproduce_ofsp(rep: Reproduction, mode: str, args, store: ResultsStore) -> 
         pct = summary[(summary["metric"] == "percent_features") & (summary["method"] == "OFSP")]
         print("  OFSP keeps " + ", ".join(f"{r['median']:.1f}% ({r['classifier']})" for _, r in pct.iterrows())
               + " of the features (median over k).")
-    _print_across_datasets(medians)
+    figures = _print_across_datasets(medians)
     print(f"\n{time.perf_counter() - start:.0f} s; stored in {store.path}")
+    _write_figures(figures, getattr(args, "figures", None))
     print(f"\nThe paper: {rep.note}")
     return 0
 
 
-def _print_across_datasets(medians: dict) -> None:
+def _print_across_datasets(medians: dict) -> dict:
     """The across-dataset variant of B.7 (blocks = datasets, the median accuracy over k of each
-    method): Friedman's test and the groups of the critical-difference diagram."""
+    method): Friedman's test and the groups of the critical-difference diagram; returns the
+    diagrams' figures by file stem."""
     from mvlab.experiments.stats import critical_difference_groups, friedman_test
+    from mvlab.viz.plots import critical_difference_diagram
 
+    figures = {}
     for clf, by_dataset in medians.items():
         frame = pd.DataFrame(by_dataset).T.dropna(axis=1)
         if len(frame) < 2 or frame.shape[1] < 2:
@@ -180,9 +184,22 @@ def _print_across_datasets(medians: dict) -> None:
         print(f"\n## Across datasets, {clf} (blocks = {len(frame)} datasets, median accuracy over k)\n")
         friedman = friedman_test(frame)
         print(f"Friedman: chi2 = {friedman.statistic:.3f}, p = {friedman.p_value:.4f}")
-        print(critical_difference_groups(frame).to_text("datasets"))
+        cds = {"nemenyi": critical_difference_groups(frame)}
         if "OFSP" in frame.columns:
-            print(critical_difference_groups(frame, test="holm", control="OFSP").to_text("datasets"))
+            cds["holm"] = critical_difference_groups(frame, test="holm", control="OFSP")
+        for kind, cd in cds.items():
+            print(cd.to_text("datasets"))
+            figures[f"{clf}_critical_difference_{kind}"] = critical_difference_diagram(
+                cd, title=f"{clf}: across {len(frame)} datasets (median accuracy over k)")
+    return figures
+
+
+def _write_figures(figures: dict, folder) -> None:
+    from mvlab.viz.export import write_png
+
+    if folder and figures:
+        for path in write_png(figures, folder):
+            print(f"figure: {path}")
 
 
 def cmd_reproduce(args) -> int:
@@ -201,7 +218,7 @@ def cmd_reproduce(args) -> int:
     data = list(rep.datasets) + [(name, None) for name in rep.synthetic]
     print(f"Reproducing {args.paper_name} ({mode}): {family.name}, {type(protocol).__name__}"
           f"{tuple(vars(protocol).values())}, {params}")
-    tables, run_ids, start = [], [], time.perf_counter()
+    tables, computed, start = [], 0.0, time.perf_counter()
     kind = f"reproduce:{args.paper_name}:{mode}"
     for name, n in data:
         ds = _load(name, n, args.seed, rep.synthetic)
@@ -216,20 +233,24 @@ def cmd_reproduce(args) -> int:
         if res.resumed_splits:
             print(f"  {ds.name}: {res.resumed_splits} split(s) read back from the store", file=sys.stderr)
         tables.append(res.table)
-        run_ids.append(res.run_id)
+        computed += res.compute_seconds
     if not tables:
         print("Nothing could be run.")
         return 1
     table = pd.concat(tables, ignore_index=True)
-    runs = store.runs(kind=kind)
-    runs = runs[runs["run_id"].isin(run_ids)]
-    stored = float((runs["finished"] - runs["started"]).sum())
-    print(f"\n{len(data)} dataset(s), {time.perf_counter() - start:.0f} s in this call; the runs took {stored:.0f} s "
-          f"from their start to their end (splits read back from the store were computed then); stored in "
-          f"{store.path}\n")
+    print(f"\n{len(data)} dataset(s), {time.perf_counter() - start:.0f} s in this call; computing every split took "
+          f"{computed:.0f} s (summed over the calls that computed them); stored in {store.path}\n")
     _print_reports(table, family)
     _print_choice_quality(table)
     print(f"\nThe paper: {rep.note}")
+    if args.figures:
+        from mvlab.viz.export import report_figures
+
+        figures = {}
+        for label, report in family_reports(table, family).items():
+            prefix = f"{label}_" if label else ""
+            figures.update({prefix + name: fig for name, fig in report_figures(report).items()})
+        _write_figures(figures, args.figures)
     return 0
 
 
@@ -280,6 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--n-jobs", type=int, default=1)
     rep.add_argument("--trees", type=int, default=0, help="trees per forest instead of the size's own")
     rep.add_argument("--repetitions", type=int, default=0, help="splits (draws) instead of the size's own")
+    rep.add_argument("--figures", metavar="DIR", help="also write the charts (average ranks, sign test, "
+                     "critical-difference diagrams) as PNG files into DIR (needs the system's chromium)")
     rep.set_defaults(func=cmd_reproduce)
     return parser
 

@@ -105,7 +105,8 @@ def test_an_interrupted_run_keeps_the_finished_splits(ds, tmp_path):
     with pytest.raises(KeyboardInterrupt):
         run_experiment(ds, "dissimilarity", params, RepeatedHoldout(3), store=store, progress=stop_after_first)
     runs = store.runs()
-    assert runs.loc[0, "status"] == "failed" and runs.loc[0, "summary"] == {"splits_done": 1}
+    assert runs.loc[0, "status"] == "failed" and runs.loc[0, "summary"]["splits_done"] == 1
+    assert runs.loc[0, "summary"]["compute_seconds"] > 0  # kept for the resumed run's total
     assert len(store.results(runs.loc[0, "run_id"])) == 1
 
 
@@ -132,6 +133,8 @@ def test_a_resumed_run_computes_only_the_missing_splits(ds, tmp_path):
     # a finished run is read back whole; other settings start a new run
     again = run_experiment(ds, family, params, RepeatedHoldout(3), store=store, resume=True)
     assert evaluated == [0, 1, 2] and again.resumed_splits == 3 and again.run_id == resumed.run_id
+    # reading back costs no computing time: the run's own time is kept, summed over the calls that computed
+    assert again.compute_seconds == resumed.compute_seconds > resumed.seconds > 0
     run_experiment(ds, family, {**params, "n_estimators": 4}, RepeatedHoldout(1), store=store, resume=True)
     assert len(store.runs()) == 2
 

@@ -144,6 +144,9 @@ class ExperimentResult:
         What the family kept of a split (``details="last"``: the last split only).
     resumed_splits : int
         Splits read back from an earlier, interrupted run.
+    compute_seconds : float
+        Wall-clock seconds spent computing the run's splits, summed over every call that computed
+        some (this one and, when resuming, the earlier ones; stored in the run's summary).
     """
 
     table: pd.DataFrame
@@ -153,6 +156,7 @@ class ExperimentResult:
     params: dict = field(default_factory=dict)
     details: dict = field(default_factory=dict)
     resumed_splits: int = 0
+    compute_seconds: float = 0.0
 
 
 def _run_split(family: Family, ds: MultiViewDataset, split: Split, params: Mapping, n_jobs: int, keep: bool,
@@ -232,11 +236,12 @@ def run_protocol(
     splits = protocol.splits(dataset.y, random_state)
     settings = _settings(family, params, protocol, random_state)
     kind = kind or f"experiment:{family.name}"
-    run_id, done_rows = None, []
+    run_id, done_rows, earlier_seconds = None, [], 0.0
     if store is not None:
         run_id = store.find_run(kind, dataset.fingerprint(), settings) if resume else None
         if run_id is not None:
             done_rows = store.split_rows(run_id)
+            earlier_seconds = float(store.run_summary(run_id).get("compute_seconds", 0.0))
             store.reopen_run(run_id)
         else:
             run_id = store.start_run(kind, dataset.name, dataset.fingerprint(), random_state, settings)
@@ -271,7 +276,8 @@ def run_protocol(
                 progress(n_done / n_total, f"{n_done}/{n_total} splits done")
     except BaseException:
         if store is not None:
-            store.finish_run(run_id, {"splits_done": len({(r['repetition'], r['fold']) for r in rows})}, failed=True)
+            store.finish_run(run_id, {"splits_done": len({(r['repetition'], r['fold']) for r in rows}),
+                                      "compute_seconds": earlier_seconds + time.perf_counter() - start}, failed=True)
         raise
     seconds = time.perf_counter() - start
     order = {(s.repetition, s.fold): i for i, s in enumerate(splits)}
@@ -279,9 +285,12 @@ def run_protocol(
     table["params"] = [p if isinstance(p, dict) else {} for p in table["params"]]
     table = table.iloc[sorted(range(len(table)), key=lambda i: order[(table["repetition"].iat[i], table["fold"].iat[i])])]
     table.insert(0, "dataset", dataset.name)
+    compute_seconds = earlier_seconds + (seconds if todo else 0.0)
     if store is not None:
-        store.finish_run(run_id, {"seconds": seconds, "splits": n_total, "resumed_splits": n_resumed})
-    return ExperimentResult(table.reset_index(drop=True), run_id, seconds, family.name, params, kept, n_resumed)
+        store.finish_run(run_id, {"seconds": seconds, "compute_seconds": compute_seconds, "splits": n_total,
+                                  "resumed_splits": n_resumed})
+    return ExperimentResult(table.reset_index(drop=True), run_id, seconds, family.name, params, kept, n_resumed,
+                            compute_seconds)
 
 
 def summarize(table: pd.DataFrame, metric: str = "accuracy", by: tuple = ()) -> pd.DataFrame:

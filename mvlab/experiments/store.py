@@ -265,6 +265,14 @@ class ResultsStore:
         return [{"repetition": int(r.repetition), "fold": int(r.fold), "method": r.method, "metric": r.metric,
                  "value": r.value, "seconds": r.seconds, "params": r.params} for r in frame.itertuples()]
 
+    def run_summary(self, run_id: str) -> dict:
+        """The JSON summary a run was finished with (empty while it has none)."""
+        with self._connect() as conn:
+            row = conn.execute("SELECT summary FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise ValueError(f"no run {run_id!r} in {self.path}.")
+        return json.loads(row[0]) if row[0] else {}
+
     def reopen_run(self, run_id: str) -> None:
         """Mark a stored run ``running`` again (it is being resumed)."""
         with self._transaction() as conn:
