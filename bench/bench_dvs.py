@@ -141,6 +141,17 @@ def main():
     print(f"DVS test accuracy {acc:.3f}; candidates chosen: {len(np.unique(ex.chosen))}/{P}; "
           f"mean tied candidates at max competence: {ex.n_tied.mean():.1f}")
 
+    # the other rules on the same pool (DVS_VARIANTS of the comparison, and KNORA-U): explain's cost
+    print("other rules on the same pool (with_rules; the replay on the training rows is timed separately):")
+    for name, rules in {"soft competence": {"competence": "soft"},
+                        "soft competence, shared region": {"competence": "soft", "region": "shared"},
+                        "KNORA-U selection": {"selection": "knora-u"}}.items():
+        t_rules, variant = timed(lambda: comb.with_rules(**rules))
+        t_var, ex_var = best_of(lambda: variant.explain(Ds))
+        print(f"  {name:31s} explain {t_var:7.4f} s = {100 * t_var / t_pool:.2f} % of pool training "
+              f"(with_rules {100 * t_rules / t_pool:.2f} %); accuracy {np.mean(ex_var.prediction == ds.y[te]):.3f}, "
+              f"mean tied {ex_var.n_tied.mean():.1f}")
+
 
 if __name__ == "__main__":
     main()

@@ -48,7 +48,8 @@ family_name = c[0].radio("Methods", list(FAMILIES), format_func=lambda f: FAMILI
 family = FAMILIES[family_name]
 names = c[1].multiselect("Datasets", datasets.list_datasets(),
                          **keep("bm_datasets", ["breast-cancer", "digits", "nutrimouse"]))
-methods = c[2].multiselect("Compare", list(family.methods), format_func=lambda m: family.method_titles.get(m, m),
+methods = c[2].multiselect("Compare", list(family.methods),  # short names fit the chips; the tables use them too
+                           help="\n".join(f"- **{m}**: {family.method_titles.get(m, m)}" for m in family.methods),
                            **keep(f"bm_methods_{family_name}", list(family.methods)))
 d = st.columns(4)
 reps = d[0].number_input("Repetitions", 1, 100, step=1, **keep("bm_reps", 3),

@@ -87,3 +87,30 @@ def screenshot(page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+TRUNCATED_JS = """() => {
+    // Text the page cuts off: an element that clips its own text (ellipsis or hidden overflow) while
+    // its content is wider than its box. Plotly's SVG text is not covered (it does not clip).
+    const out = [];
+    for (const el of document.querySelectorAll('input[type=text]')) {  // a select box shows its value in one
+        if (el.offsetParent && el.value && el.scrollWidth > el.clientWidth + 1) out.push(el.value.slice(0, 80));
+    }
+    for (const el of document.querySelectorAll('body *')) {
+        if (!el.offsetParent || el.children.length > 0 && !el.innerText) continue;
+        const text = (el.innerText || '').trim();
+        if (!text || el.closest('svg') || el.getBoundingClientRect().width < 4) continue;  // skip-links are 1 px
+        const style = getComputedStyle(el);
+        const clips = style.textOverflow === 'ellipsis' || style.overflowX === 'hidden' || style.overflow === 'hidden';
+        if (clips && el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0
+            && [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) {
+            out.push(text.slice(0, 80));
+        }
+    }
+    return out;
+}"""
+
+
+def truncated_labels(page) -> list[str]:
+    """Labels and values the page shows cut off (its own text wider than its clipping box)."""
+    return page.evaluate(TRUNCATED_JS)

@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from browser import CHROMIUM, CHROMIUM_ARGS, exceptions, running_app, screenshot, settle, unavailable_reason
+from browser import (CHROMIUM, CHROMIUM_ARGS, exceptions, running_app, screenshot, settle, truncated_labels,
+                     unavailable_reason)
 
 reason = unavailable_reason()
 if reason is not None and os.environ.get("MVLAB_REQUIRE_BROWSER"):
@@ -18,8 +19,13 @@ pytestmark = pytest.mark.skipif(reason is not None, reason=f"browser tests skipp
 
 
 @pytest.fixture(scope="module")
-def url(tmp_path_factory):
-    with running_app(tmp_path_factory.mktemp("store") / "results.sqlite") as u:
+def store_path(tmp_path_factory):
+    return tmp_path_factory.mktemp("store") / "results.sqlite"
+
+
+@pytest.fixture(scope="module")
+def url(store_path):
+    with running_app(store_path) as u:
         yield u
 
 
@@ -33,15 +39,21 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser, url):
+def new_page(browser, address):
+    """A page in a fresh browser context (another person's browser: no shared state) at ``address``."""
     context = browser.new_context(viewport={"width": 1400, "height": 2400})
     pg = context.new_page()
-    pg.goto(url + "/")
-    pg.wait_for_selector("h1", timeout=60_000)
+    pg.goto(address)
+    pg.wait_for_selector("h1", timeout=120_000)
     settle(pg)
+    return pg
+
+
+@pytest.fixture
+def page(browser, url):
+    pg = new_page(browser, url + "/")
     yield pg
-    context.close()
+    pg.context.close()
 
 
 HEADINGS = {"Home": "multi-view learning"}
@@ -63,6 +75,33 @@ def metric_values(page):
     return [m.inner_text() for m in page.query_selector_all("[data-testid=stMetricValue]")]
 
 
+def dataset_box(page):
+    return page.locator("[data-testid=stSidebar] [data-testid=stSelectbox]").filter(has_text="Dataset").first
+
+
+def choose_dataset(page, name):
+    """Pick a bundled dataset in the sidebar's select box (its options read "name · Q views")."""
+    dataset_box(page).click()
+    page.get_by_role("option", name=re.compile(f"^{re.escape(name)} · ")).click()
+    settle(page)
+
+
+def number_value(page, label):
+    """The value shown in the number box whose label starts with ``label``."""
+    return page.locator("[data-testid=stNumberInput]").filter(has_text=label).locator("input").first.input_value()
+
+
+def set_number(page, label, value):
+    box = page.locator("[data-testid=stNumberInput]").filter(has_text=label).locator("input").first
+    box.fill(str(value))
+    box.press("Enter")
+    settle(page)
+
+
+def sidebar_dataset(page):
+    return dataset_box(page).locator("input").input_value()
+
+
 def test_home(page):
     assert "multi-view learning with random forests" in page.inner_text("h1")
     assert not exceptions(page)
@@ -73,9 +112,7 @@ def test_data_page_switches_dataset_and_keeps_it_across_pages(page):
     goto(page, "Data")
     wait_for_figures(page, 2)
     assert metric_values(page) == ["600", "649", "6", "10"]
-    page.locator("[data-testid=stSelectbox]").first.click()
-    page.get_by_role("option", name="Breast cancer Wisconsin (diagnostic)").click()
-    settle(page)
+    choose_dataset(page, "breast-cancer")
     assert metric_values(page) == ["569", "30", "3", "2"]
     goto(page, "Home")
     goto(page, "Data")
@@ -106,10 +143,7 @@ def current_instance(page):
 
 
 def test_dvs_page_click_on_the_map_selects_an_instance(page):
-    goto(page, "Dynamic view selection")
-    page.locator("[data-testid=stSelectbox]").first.click()  # the sidebar's dataset
-    page.get_by_role("option", name="Breast cancer Wisconsin (diagnostic)").click()
-    settle(page)
+    goto(page, "Dynamic view selection")  # opens on the region demo, where choices differ between instances
     page.get_by_role("button", name="Train", exact=True).click()
     settle(page)
     page.wait_for_selector("text=Region of competence of one instance", timeout=120_000)
@@ -146,8 +180,7 @@ def test_siamese_page_trains_and_the_tau_slider_responds(page):
     undetermined = undetermined_text(page)
     assert undetermined.startswith("0 of")  # tau = 0: every pair is decided
     slider.focus()
-    for _ in range(20):
-        page.keyboard.press("ArrowRight")
+    page.keyboard.press("End")  # tau = the number of forests: only unanimous pairs are still called similar
     settle(page)
     assert undetermined_text(page) != undetermined
     assert not exceptions(page)
@@ -191,3 +224,77 @@ def test_a_broken_upload_in_the_browser_shows_an_error_and_keeps_the_data(page, 
     assert metric_values(page) == before
     assert not exceptions(page)
     screenshot(page, "bad_upload")
+
+
+def test_a_link_opens_the_same_data_seed_and_settings_and_a_reload_keeps_them(browser, url):
+    page = new_page(browser, url + "/dissimilarity?dataset=breast-cancer&n=300&seed=3&k=9&n_estimators=25")
+    assert sidebar_dataset(page).startswith("breast-cancer")
+    assert (number_value(page, "Random seed"), number_value(page, "Instances"), number_value(page, "k (SWknn)"),
+            number_value(page, "Trees per forest")) == ("3", "300", "9", "25")
+    # a change in the page goes into the address; a reload keeps it
+    set_number(page, "k (SWknn)", 11)
+    page.wait_for_function("location.search.includes('k=11')", timeout=30_000)
+    page.reload()
+    page.wait_for_selector("h1", timeout=120_000)
+    settle(page)
+    assert sidebar_dataset(page).startswith("breast-cancer")
+    assert (number_value(page, "Random seed"), number_value(page, "k (SWknn)")) == ("3", "11")
+    # the link offered in the sidebar opens the same in another person's browser
+    page.get_by_text("Share these settings").click()
+    link = page.locator("[data-testid=stSidebar] [data-testid=stCode]").first.inner_text().strip()
+    assert link.startswith(url + "/dissimilarity?") and "dataset=breast-cancer" in link
+    other = new_page(browser, link)
+    assert sidebar_dataset(other).startswith("breast-cancer")
+    assert (number_value(other, "Random seed"), number_value(other, "Instances"), number_value(other, "k (SWknn)"),
+            number_value(other, "Trees per forest")) == ("3", "300", "11", "25")
+    assert not exceptions(page) and not exceptions(other)
+    # a value that does not fit falls back to the default, with a note naming the parameter
+    bad = new_page(browser, url + "/dissimilarity?dataset=no-such-data&k=abc")
+    note = bad.locator("[data-testid=stAlert]").filter(has_text="not used").first.inner_text()
+    assert "dataset" in note and "k" in note
+    assert number_value(bad, "k (SWknn)") == "7"
+    for pg in (page, other, bad):
+        pg.context.close()
+
+
+PAGES = ["Home", "Data", "Dissimilarity", "Dynamic view selection", "View construction", "Siamese deep forest",
+         "Benchmark"]
+
+
+def test_no_page_cuts_off_its_labels(page):
+    seen = {}
+    for name in PAGES:
+        goto(page, name)
+        if name in ("Dissimilarity", "Dynamic view selection"):  # their results carry the most labels
+            page.get_by_role("button", name="Train", exact=True).click()
+            settle(page)
+            wait_for_figures(page, 3)
+        seen[name] = truncated_labels(page)
+    dataset_box(page).click()
+    page.wait_for_selector("[role=option]", timeout=10_000)
+    seen["dataset menu"] = truncated_labels(page)
+    assert not {k: v for k, v in seen.items() if v}, f"labels cut off: {seen}"
+
+
+def test_stop_ends_a_long_run_cleanly(page, store_path):
+    from mvlab.experiments.store import ResultsStore
+
+    goto(page, "View construction")
+    page.get_by_text("Paper settings", exact=False).first.click()  # minutes to hours on this data
+    settle(page)
+    before = len(ResultsStore(store_path).runs())
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.wait_for_selector("[data-testid=stProgress]", timeout=30_000)
+    page.get_by_role("button", name="Stop").click()
+    settle(page)
+    page.wait_for_selector("text=Training was stopped; nothing was stored", timeout=60_000)
+    assert page.get_by_role("button", name="Stop").count() == 0
+    runs = ResultsStore(store_path).runs()
+    assert len(runs) == before and not (runs["status"] == "running").any()
+    # the page is usable at once: back to quick settings, and it trains
+    page.get_by_text("Paper settings", exact=False).first.click()
+    settle(page)
+    page.get_by_role("button", name="Train", exact=True).click()
+    settle(page, timeout=300_000)
+    assert wait_for_figures(page, 4, timeout=120_000) >= 4
+    assert not exceptions(page)
