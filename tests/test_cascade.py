@@ -277,12 +277,15 @@ def test_string_labels_multiclass_and_progress():
     X, y = X[:240], y[:240]
     labels = np.array(list("abcdefghij"))[y]
     calls = []
-    cf = CascadeForest(
-        n_estimators=8, max_levels=2, random_state=0, progress=lambda f, m: calls.append((f, m))
-    ).fit(X, labels)
+    cf = CascadeForest(n_estimators=8, max_levels=2, random_state=0).fit(
+        X, labels, progress=lambda f, m: calls.append((f, m))
+    )
     assert set(cf.predict(X[:20])) <= set(labels)
     assert cf.predict_proba(X[:5]).shape == (5, 10)
-    assert calls and calls[-1][0] == 1.0 and all(0.0 <= f <= 1.0 for f, _ in calls)
+    fractions = [f for f, _ in calls]
+    assert fractions[-1] == 1.0 and fractions == sorted(fractions) and fractions[0] >= 0.0
+    assert calls[0] == (0.0, "level 1: forest 1/4 (completely_random)")
+    assert calls[-1][1] == f"kept {cf.n_levels_} level(s)"
 
 
 def test_tree_probas_maps_missing_classes():

@@ -164,6 +164,16 @@ def test_ensemble_bad_input(kwargs, match):
         ViewEnsemble(**kwargs).fit(X, y)
 
 
+def test_fit_progress_reaches_the_partitioner():
+    X, y = data(0)
+    seen = []
+    ViewEnsemble(partitioner=OFSP(2, "nb", inner_cv=2, random_state=0), estimator="nb", inner_cv=2).fit(
+        X, y, progress=lambda f, m: seen.append((f, m)))
+    assert seen[0] == (0.0, "OFSP: starting") and seen[-1] == (1.0, "OFSP: 12/12 features placed")
+    # a partitioner whose fit takes no progress is fitted without it
+    ViewEnsemble(partitioner=RandomPartition(2, random_state=0)).fit(X, y, progress=lambda f, m: None)
+
+
 def test_predict_checks_features():
     X, y = data(0)
     ens = ViewEnsemble(views=VIEWS, estimator="nb").fit(X, y)

@@ -267,10 +267,11 @@ def test_ofsp_determinism_and_order():
 def test_ofsp_svm_and_custom_estimator_use_naive_path():
     X, y = continuous(0, n=30, d=8)
     seen = []
-    m = OFSP(n_views=2, estimator="svm", random_state=0,
-             progress=lambda f, msg: seen.append(f)).fit(X, y)
+    m = OFSP(n_views=2, estimator="svm", random_state=0).fit(X, y, progress=lambda f, msg: seen.append((f, msg)))
     assert m.evaluator_ == "naive"
-    assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen)
+    fractions = [f for f, _ in seen]
+    assert fractions[0] == 0.0 and fractions[-1] == 1.0 and fractions == sorted(fractions)
+    assert seen[0][1] == "OFSP: starting" and seen[-1][1] == "OFSP: 8/8 features placed"
     w = OFSP(n_views=2, estimator=KNeighborsClassifier(3, weights="distance"),
              random_state=0).fit(X, y)
     assert w.evaluator_ == "naive"

@@ -41,7 +41,7 @@ from sklearn.utils.validation import check_X_y
 
 from mvlab.construction._incremental import make_evaluator, make_folds, resolve_estimator
 from mvlab.core.views import check_views
-from mvlab.core.progress import report as _report
+from mvlab.core.progress import ProgressCallback, report as _report
 
 __all__ = [
     "OFSP",
@@ -146,8 +146,6 @@ class OFSP(_BasePartitioner):
     n_jobs : int or None
         Parallel candidate evaluations (joblib) on the naive path; the incremental
         evaluators are vectorised and ignore it.
-    progress : callable ``(fraction, message) -> None`` or None
-        Called about every 1% of the features.
 
     Attributes
     ----------
@@ -172,7 +170,7 @@ class OFSP(_BasePartitioner):
     """
 
     def __init__(self, n_views=2, estimator="knn", inner_cv=5, feature_order="natural",
-                 evaluator="auto", random_state=None, n_jobs=None, progress=None):
+                 evaluator="auto", random_state=None, n_jobs=None):
         self.n_views = n_views
         self.estimator = estimator
         self.inner_cv = inner_cv
@@ -180,10 +178,12 @@ class OFSP(_BasePartitioner):
         self.evaluator = evaluator
         self.random_state = random_state
         self.n_jobs = n_jobs
-        self.progress = progress
 
-    def fit(self, X, y):
-        """Partition the columns of ``X`` (n_samples, n_features) given labels ``y`` (n_samples,)."""
+    def fit(self, X, y, progress: ProgressCallback = None):
+        """Partition the columns of ``X`` (n_samples, n_features) given labels ``y`` (n_samples,).
+
+        ``progress(fraction, message)``, optional, is called about every 1% of the features.
+        """
         X, y = self._validate(X, y)
         d = X.shape[1]
         self._check_views_le_features(d)
@@ -203,7 +203,7 @@ class OFSP(_BasePartitioner):
         A = np.zeros(k)
         assignment = np.full(d, -1, dtype=np.intp)
         step = max(1, d // 100)
-        _report(self.progress, 0.0, "OFSP: starting")
+        _report(progress, 0.0, "OFSP: starting")
         with ev:
             ev.start(k)
             for pos, a in enumerate(order):
@@ -216,7 +216,7 @@ class OFSP(_BasePartitioner):
                     A[t] = A_temp[t]
                     assignment[a] = t
                 if (pos + 1) % step == 0 or pos + 1 == d:
-                    _report(self.progress, (pos + 1) / d,
+                    _report(progress, (pos + 1) / d,
                             f"OFSP: {pos + 1}/{d} features placed")
 
         self.feature_order_ = order
@@ -269,7 +269,7 @@ class AttributeBagging(_BasePartitioner):
         at least 1), ints >= 1 are absolute sizes (capped at n_features).
     n_trials : int, default=10
         Random subsets evaluated per candidate size.
-    inner_cv, evaluator, random_state, n_jobs, progress
+    inner_cv, evaluator, random_state, n_jobs
         As in :class:`OFSP`. On the fast path the kNN score of a subset uses
         BLAS distances, equal to scikit-learn's up to floating-point rounding.
 
@@ -283,8 +283,7 @@ class AttributeBagging(_BasePartitioner):
     """
 
     def __init__(self, n_views=2, estimator="knn", subset_sizes=(0.01, 0.02, 0.05, 0.1, 0.2, 0.5),
-                 n_trials=10, inner_cv=5, evaluator="auto", random_state=None, n_jobs=None,
-                 progress=None):
+                 n_trials=10, inner_cv=5, evaluator="auto", random_state=None, n_jobs=None):
         self.n_views = n_views
         self.estimator = estimator
         self.subset_sizes = subset_sizes
@@ -293,7 +292,6 @@ class AttributeBagging(_BasePartitioner):
         self.evaluator = evaluator
         self.random_state = random_state
         self.n_jobs = n_jobs
-        self.progress = progress
 
     def _sizes(self, d):
         sizes = []
@@ -314,8 +312,11 @@ class AttributeBagging(_BasePartitioner):
             raise ValueError("subset_sizes is empty.")
         return np.array(sorted(sizes), dtype=np.intp)
 
-    def fit(self, X, y):
-        """Search the subset size and draw ``n_views`` subsets of ``X`` (n_samples, n_features)."""
+    def fit(self, X, y, progress: ProgressCallback = None):
+        """Search the subset size and draw ``n_views`` subsets of ``X`` (n_samples, n_features).
+
+        ``progress(fraction, message)``, optional, is called after every candidate size.
+        """
         X, y = self._validate(X, y)
         d = X.shape[1]
         if not isinstance(self.n_trials, numbers.Integral) or self.n_trials < 1:
@@ -335,7 +336,7 @@ class AttributeBagging(_BasePartitioner):
                 else:
                     vals = [ev.score_subset(c) for c in subsets]
                 scores[s] = float(np.mean(vals))
-                _report(self.progress, (s + 1) / len(sizes),
+                _report(progress, (s + 1) / len(sizes),
                         f"attribute bagging: size {m} scored")
         best = int(np.argmax(scores))
         m = int(sizes[best])
@@ -411,7 +412,7 @@ class GeneticViews(_BasePartitioner):
     n_generations : int, default=30
     crossover : {"uniform", "one_point"}, default="uniform"
     init_density : float, default=0.5
-    inner_cv, evaluator, random_state, n_jobs, progress
+    inner_cv, evaluator, random_state, n_jobs
         As in :class:`AttributeBagging`.
 
     Attributes
@@ -428,7 +429,7 @@ class GeneticViews(_BasePartitioner):
     def __init__(self, n_views=2, estimator="knn", population_size=50, n_offspring=100,
                  mutation_rate=0.03, crossover_rate=0.66, n_generations=30,
                  crossover="uniform", init_density=0.5, inner_cv=5, evaluator="auto",
-                 random_state=None, n_jobs=None, progress=None):
+                 random_state=None, n_jobs=None):
         self.n_views = n_views
         self.estimator = estimator
         self.population_size = population_size
@@ -442,7 +443,6 @@ class GeneticViews(_BasePartitioner):
         self.evaluator = evaluator
         self.random_state = random_state
         self.n_jobs = n_jobs
-        self.progress = progress
 
     def _check_params(self):
         for name in ("population_size", "n_offspring"):
@@ -464,8 +464,11 @@ class GeneticViews(_BasePartitioner):
                 "the views are the best chromosomes of the population."
             )
 
-    def fit(self, X, y):
-        """Evolve feature masks on ``X`` (n_samples, n_features), ``y`` (n_samples,)."""
+    def fit(self, X, y, progress: ProgressCallback = None):
+        """Evolve feature masks on ``X`` (n_samples, n_features), ``y`` (n_samples,).
+
+        ``progress(fraction, message)``, optional, is called after every generation.
+        """
         X, y = self._validate(X, y)
         self._check_params()
         d = X.shape[1]
@@ -516,7 +519,7 @@ class GeneticViews(_BasePartitioner):
                 keep = np.argsort(-allfit, kind="stable")[:P]
                 pop, fit = allpop[keep], allfit[keep]
                 history.append((fit.max(), fit.mean()))
-                _report(self.progress, (g + 1) / total, f"GA: generation {g + 1}")
+                _report(progress, (g + 1) / total, f"GA: generation {g + 1}")
 
         order = np.argsort(-fit, kind="stable")
         pop, fit = pop[order], fit[order]

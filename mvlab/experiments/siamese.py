@@ -425,10 +425,9 @@ def run_siamese_experiment(
     for i, (m, weighting) in enumerate((("SDF", "qp"), ("gcForest", "uniform"))):
         t = time.perf_counter()
         sub = scaled(progress, start + i * span, span * 0.95)
-        model = SiameseDeepForest(
-            weighting=weighting, progress=(lambda f, msg, m=m, sub=sub: sub(f, f"{m}: {msg}")) if sub else None,
-            **common,
-        ).fit(F_train, split.y_train)
+        model = SiameseDeepForest(weighting=weighting, **common).fit(
+            F_train, split.y_train, progress=(lambda f, msg, m=m, sub=sub: sub(f, f"{m}: {msg}")) if sub else None,
+        )
         level_test[m], scores[m] = _level_accuracies(model, F_test, split.y_test)
         level_train[m] = np.asarray(model.level_scores_, dtype=np.float64)
         n_levels[m] = int(model.n_levels_)

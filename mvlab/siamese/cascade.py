@@ -34,6 +34,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mvlab.core.progress import ProgressCallback, report as _report
 from mvlab.core.threads import worker_count
 
 __all__ = ["CascadeForest", "ForestUnit", "MultiGrainedScanner", "forest_proba", "tree_probas"]
@@ -204,7 +205,6 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         when there are at least ``n_jobs`` of them; the trees and class vectors do not depend
         on ``n_jobs``.
     random_state : int, RandomState or None
-    progress : callable ``(fraction, message) -> None``, optional
 
     Notes
     -----
@@ -241,7 +241,6 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         min_samples_leaf=1,
         n_jobs=None,
         random_state=None,
-        progress=None,
     ):
         self.n_estimators = n_estimators
         self.n_completely_random = n_completely_random
@@ -257,7 +256,6 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         self.min_samples_leaf = min_samples_leaf
         self.n_jobs = n_jobs
         self.random_state = random_state
-        self.progress = progress
 
     # ----------------------------------------------------------------- hooks for subclasses
     def _tree_weights(self, level, forest_index, estimator, tp_out, y_out, X_in, y_in):
@@ -322,8 +320,6 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
                     f"stratified k-fold; the smallest class has {counts.min()}. Lower n_folds, "
                     "use class_vectors='oob', or add data."
                 )
-        if self.progress is not None and not callable(self.progress):
-            raise ValueError("progress must be a callable (fraction, message) or None.")
 
     def _make_forest(self, kind, seed, n_jobs=None):
         common = dict(
@@ -399,7 +395,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         vec[~seen] = insample[~seen]
         return ForestUnit(kind, [est], [w]), vec
 
-    def _fit_level(self, q, kinds, seeds, F, y):
+    def _fit_level(self, q, kinds, seeds, F, y, progress=None):
         """All forests of level ``q``: their models are fitted on threads (``n_jobs``), each
         model's trees on one thread when there are enough models to go round, and finished
         (tree-weight hook, class vectors) in order in the calling thread."""
@@ -410,7 +406,8 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         units, vecs = [], []
         for k, (kind, plan) in enumerate(zip(kinds, plans)):
             fitted = [next(results) for _ in plan]
-            self._report(
+            _report(
+                progress,
                 (q + k / len(kinds)) / self.max_levels,
                 f"level {q + 1}: forest {k + 1}/{len(kinds)} ({kind})",
             )
@@ -428,11 +425,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         parts = [X] + [v.reshape(v.shape[0], -1) for v in kept]
         return np.ascontiguousarray(np.concatenate(parts, axis=1, dtype=np.float32))
 
-    def _report(self, fraction, message):
-        if self.progress is not None:
-            self.progress(float(min(max(fraction, 0.0), 1.0)), message)
-
-    def _fit_encoded(self, X, y_enc):
+    def _fit_encoded(self, X, y_enc, progress=None):
         """Grow the cascade on validated float features ``X`` and encoded labels ``y_enc``."""
         rng = check_random_state(self.random_state)
         kinds = ["completely_random"] * self.n_completely_random + ["random"] * self.n_random
@@ -442,13 +435,13 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         for q in range(self.max_levels):
             F = self._level_input(X, vectors)
             seeds = [int(rng.randint(_MAX_SEED)) for _ in kinds]
-            units, vecs = self._fit_level(q, kinds, seeds, F, y_enc)
+            units, vecs = self._fit_level(q, kinds, seeds, F, y_enc, progress)
             V = np.stack(vecs, axis=1)  # (n, M, C)
             score = float(np.mean(self._decide(V) == y_enc))
             levels.append(units)
             vectors.append(V)
             scores.append(score)
-            self._report((q + 1) / self.max_levels, f"level {q + 1}: training accuracy {score:.4f}")
+            _report(progress, (q + 1) / self.max_levels, f"level {q + 1}: training accuracy {score:.4f}")
             if score > best_score + self.min_gain or best < 0:
                 best, best_score = q, score
             elif q - best >= self.patience:
@@ -457,7 +450,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         self.train_class_vectors_ = vectors[: best + 1]
         self.level_scores_ = scores
         self.n_levels_ = best + 1
-        self._report(1.0, f"kept {self.n_levels_} level(s)")
+        _report(progress, 1.0, f"kept {self.n_levels_} level(s)")
         return self
 
     def _decide(self, V):
@@ -468,13 +461,16 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         """
         return np.argmax(V.sum(axis=1), axis=1)
 
-    def fit(self, X, y):
+    def fit(self, X, y, progress: ProgressCallback = None):
         """Fit the cascade on single instances.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        progress : callable ``(fraction, message) -> None``, optional
+            Called as every forest of a level is fitted and after every level, with the
+            fraction of ``max_levels`` done; 1.0 at the end.
         """
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
@@ -483,7 +479,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             raise ValueError("y has a single class; a classifier needs at least two.")
         self._check_extra_params()
         self._validate_params_(X.shape[0], np.bincount(y_enc))
-        return self._fit_encoded(X, y_enc)
+        return self._fit_encoded(X, y_enc, progress)
 
     # -------------------------------------------------------------------------- prediction
     def _level_vectors(self, X):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
+from mvlab.core.progress import ProgressCallback
 from mvlab.siamese.cascade import CascadeForest, MultiGrainedScanner, tree_probas
 from mvlab.siamese.pairs import pair_features
 from mvlab.siamese.tree_weights import solve_tree_weights
@@ -124,7 +125,7 @@ class SiameseDeepForest(CascadeForest):
         ``pairs=True`` (lock-step windows, §C.7). It is cloned at fit.
     n_estimators, n_completely_random, n_random, n_folds, class_vectors, propagation,
     max_levels, patience, min_gain, max_depth, min_samples_split, min_samples_leaf, n_jobs,
-    random_state, progress :
+    random_state :
         As :class:`mvlab.siamese.cascade.CascadeForest` (paper: 2 + 2 forests, 3 folds, automatic
         number of levels, cumulative propagation Eq. 11).
 
@@ -166,7 +167,6 @@ class SiameseDeepForest(CascadeForest):
         min_samples_leaf=1,
         n_jobs=None,
         random_state=None,
-        progress=None,
     ):
         super().__init__(
             n_estimators=n_estimators,
@@ -183,7 +183,6 @@ class SiameseDeepForest(CascadeForest):
             min_samples_leaf=min_samples_leaf,
             n_jobs=n_jobs,
             random_state=random_state,
-            progress=progress,
         )
         self.weighting = weighting
         self.lam = lam
@@ -284,7 +283,7 @@ class SiameseDeepForest(CascadeForest):
             return self.scanner_.fit_transform(V, y)
         return self.scanner_.transform(V)
 
-    def fit(self, pairs, y, X=None):
+    def fit(self, pairs, y, X=None, progress: ProgressCallback = None):
         """Fit on labelled pairs.
 
         Parameters
@@ -294,6 +293,8 @@ class SiameseDeepForest(CascadeForest):
             0 similar, 1 dissimilar; both must occur.
         X : array-like of shape (n_samples, n_features), optional
             Instances indexed by ``pairs``.
+        progress : callable ``(fraction, message) -> None``, optional
+            As :meth:`CascadeForest.fit`.
         """
         self._check_extra_params()
         y = np.asarray(y)
@@ -310,7 +311,7 @@ class SiameseDeepForest(CascadeForest):
         self.classes_ = np.array([0, 1])
         self._validate_params_(F.shape[0], counts)
         self._qp_log = {}
-        self._fit_encoded(F, y)
+        self._fit_encoded(F, y, progress)
         self.weights_, self.qp_info_ = [], []
         for q, units in enumerate(self.levels_):
             lw, li = [], []
