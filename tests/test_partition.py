@@ -282,11 +282,11 @@ def test_ofsp_svm_and_custom_estimator_use_naive_path():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(n_views=0), "n_views"),
+        (dict(n_views=0), r"'n_views' parameter of OFSP must be an int in the range \[1, inf\)\. Got 0"),
         (dict(n_views=50), "exceeds the number of features"),
-        (dict(estimator="tree"), "Unknown estimator name"),
+        (dict(estimator="tree"), "'estimator' parameter of OFSP must be a str among .* Got 'tree'"),
         (dict(estimator=object()), "estimator"),
-        (dict(feature_order="random"), "feature_order"),
+        (dict(feature_order="random"), "'feature_order' parameter of OFSP must be a str among .* Got 'random'"),
         (dict(inner_cv=1), "inner_cv"),
         (dict(inner_cv=1.5), "inner_cv"),
         (dict(inner_cv="loo"), "inner_cv"),

@@ -204,8 +204,10 @@ def test_validation_errors(wine_pairs):
         SiameseDeepForest(class_vectors="oob").fit(sp.train_pairs, sp.y_train, X=X)
     with pytest.raises(ValueError, match="both similar"):
         SiameseDeepForest().fit(sp.train_pairs, np.zeros(len(sp.y_train), int), X=X)
-    with pytest.raises(ValueError, match="lam"):
+    with pytest.raises(ValueError, match=r"'lam' parameter of SiameseDeepForest must be a float in the range \[0.0, inf\)"):
         SiameseDeepForest(lam=-1).fit(sp.train_pairs, sp.y_train, X=X)
+    with pytest.raises(ValueError, match="lam.* Got inf"):
+        SiameseDeepForest(lam=np.inf).fit(sp.train_pairs, sp.y_train, X=X)
     with pytest.raises(ValueError, match="weighting"):
         SiameseDeepForest(weighting="softmax").fit(sp.train_pairs, sp.y_train, X=X)
     sdf = SiameseDeepForest(n_estimators=4, max_levels=1, random_state=0).fit(sp.train_pairs, sp.y_train, X=X)

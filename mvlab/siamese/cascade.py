@@ -34,6 +34,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mvlab.core.params import (FOLDS, MIN_SAMPLES_LEAF, MIN_SAMPLES_SPLIT, N_JOBS, NON_NEGATIVE_INT,
+                               NON_NEGATIVE_REAL, OPTIONAL_POSITIVE_INT, POSITIVE_INT, RANDOM_STATE, StrOptions)
 from mvlab.core.progress import ProgressCallback, report as _report
 from mvlab.core.threads import worker_count
 
@@ -225,6 +227,23 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         Training class vectors of the kept levels.
     """
 
+    _parameter_constraints: dict = {
+        "n_estimators": POSITIVE_INT,
+        "n_completely_random": NON_NEGATIVE_INT,
+        "n_random": NON_NEGATIVE_INT,
+        "n_folds": FOLDS,
+        "class_vectors": [StrOptions({"kfold", "oob"})],
+        "propagation": [StrOptions({"cumulative", "previous"})],
+        "max_levels": POSITIVE_INT,
+        "patience": POSITIVE_INT,
+        "min_gain": NON_NEGATIVE_REAL,
+        "max_depth": OPTIONAL_POSITIVE_INT,
+        "min_samples_split": MIN_SAMPLES_SPLIT,
+        "min_samples_leaf": MIN_SAMPLES_LEAF,
+        "n_jobs": N_JOBS,
+        "random_state": RANDOM_STATE,
+    }
+
     def __init__(
         self,
         n_estimators=100,
@@ -286,40 +305,20 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         """
         return None, None
 
-    def _check_extra_params(self):
-        """Validation of subclass parameters (called at the start of ``fit``)."""
-
     # ----------------------------------------------------------------------------- fitting
-    def _validate_params_(self, n_samples, counts):
-        for name in ("n_estimators", "max_levels", "patience"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name} must be a positive integer; got {v!r}.")
-        for name in ("n_completely_random", "n_random"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or v < 0:
-                raise ValueError(f"{name} must be a non-negative integer; got {v!r}.")
+    def _check_data_params(self, counts):
+        """The checks ``_parameter_constraints`` cannot express: across parameters, and against
+        the class counts ``counts`` (n_classes,) of the training rows."""
         if self.n_completely_random + self.n_random < 1:
             raise ValueError(
                 "a level needs at least one forest: n_completely_random + n_random >= 1."
             )
-        if self.class_vectors not in ("kfold", "oob"):
-            raise ValueError(f"class_vectors must be 'kfold' or 'oob'; got {self.class_vectors!r}.")
-        if self.propagation not in ("cumulative", "previous"):
+        if self.class_vectors == "kfold" and counts.min() < self.n_folds:
             raise ValueError(
-                f"propagation must be 'cumulative' or 'previous'; got {self.propagation!r}."
+                f"every class needs at least n_folds={self.n_folds} training rows for the "
+                f"stratified k-fold; the smallest class has {counts.min()}. Lower n_folds, "
+                "use class_vectors='oob', or add data."
             )
-        if not np.isfinite(self.min_gain) or self.min_gain < 0:
-            raise ValueError(f"min_gain must be >= 0; got {self.min_gain!r}.")
-        if self.class_vectors == "kfold":
-            if not isinstance(self.n_folds, (int, np.integer)) or self.n_folds < 2:
-                raise ValueError(f"n_folds must be an integer >= 2; got {self.n_folds!r}.")
-            if counts.min() < self.n_folds:
-                raise ValueError(
-                    f"every class needs at least n_folds={self.n_folds} training rows for the "
-                    f"stratified k-fold; the smallest class has {counts.min()}. Lower n_folds, "
-                    "use class_vectors='oob', or add data."
-                )
 
     def _make_forest(self, kind, seed, n_jobs=None):
         common = dict(
@@ -472,13 +471,13 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             Called as every forest of a level is fitted and after every level, with the
             fraction of ``max_levels`` done; 1.0 at the end.
         """
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
             raise ValueError("y has a single class; a classifier needs at least two.")
-        self._check_extra_params()
-        self._validate_params_(X.shape[0], np.bincount(y_enc))
+        self._check_data_params(np.bincount(y_enc))
         return self._fit_encoded(X, y_enc, progress)
 
     # -------------------------------------------------------------------------- prediction
@@ -570,6 +569,20 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
     classes_ : ndarray
     n_output_features_ : int
     """
+
+    _parameter_constraints: dict = {
+        "image_shape": ["array-like", None],  # against the data, in fit
+        "window_sizes": ["array-like", None],  # against the image shape, in fit
+        "stride": POSITIVE_INT,
+        "pairs": ["boolean"],
+        "n_estimators": POSITIVE_INT,
+        "n_folds": FOLDS,
+        "max_depth": OPTIONAL_POSITIVE_INT,
+        "min_samples_split": MIN_SAMPLES_SPLIT,
+        "min_samples_leaf": MIN_SAMPLES_LEAF,
+        "n_jobs": N_JOBS,
+        "random_state": RANDOM_STATE,
+    }
 
     def __init__(
         self,
@@ -667,16 +680,13 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_output_features_)
         """
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
         C = self.classes_.size
         if C < 2:
             raise ValueError("y has a single class; scanning forests need at least two.")
-        if not isinstance(self.stride, (int, np.integer)) or self.stride < 1:
-            raise ValueError(f"stride must be a positive integer; got {self.stride!r}.")
-        if not isinstance(self.n_folds, (int, np.integer)) or self.n_folds < 2:
-            raise ValueError(f"n_folds must be an integer >= 2; got {self.n_folds!r}.")
         if np.bincount(y_enc).min() < self.n_folds:
             raise ValueError(
                 f"every class needs at least n_folds={self.n_folds} samples for the k-fold."

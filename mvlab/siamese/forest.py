@@ -19,10 +19,12 @@ until the concatenated vectors are built for the forests.
 
 from __future__ import annotations
 
+import numbers
 
 import numpy as np
 from sklearn.base import clone
 
+from mvlab.core.params import NON_NEGATIVE_REAL, Interval, StrOptions
 from mvlab.core.progress import ProgressCallback
 from mvlab.siamese.cascade import CascadeForest, MultiGrainedScanner, tree_probas
 from mvlab.siamese.pairs import pair_features
@@ -142,6 +144,19 @@ class SiameseDeepForest(CascadeForest):
     scanner_ : fitted MultiGrainedScanner or None
     """
 
+    _parameter_constraints: dict = {
+        **CascadeForest._parameter_constraints,
+        "weighting": [StrOptions({"qp", "uniform"})],
+        "lam": NON_NEGATIVE_REAL,
+        "z_schedule": [StrOptions({"double", "constant"})],
+        "qp_probas": [StrOptions({"oof", "insample"})],
+        "tau": NON_NEGATIVE_REAL,
+        "solver": [StrOptions({"pgd", "cvxpy"})],
+        "solver_tol": [Interval(numbers.Real, 0.0, None, closed="neither")],
+        "crossfit": ["boolean"],
+        "scanner": [MultiGrainedScanner, None],
+    }
+
     def __init__(
         self,
         weighting="qp",
@@ -236,33 +251,17 @@ class SiameseDeepForest(CascadeForest):
         return w, v_out
 
     def _check_extra_params(self):
-        if self.weighting not in ("qp", "uniform"):
-            raise ValueError(f"weighting must be 'qp' or 'uniform'; got {self.weighting!r}.")
-        if self.z_schedule not in ("double", "constant"):
-            raise ValueError(f"z_schedule must be 'double' or 'constant'; got {self.z_schedule!r}.")
-        if self.qp_probas not in ("oof", "insample"):
-            raise ValueError(f"qp_probas must be 'oof' or 'insample'; got {self.qp_probas!r}.")
+        """The checks across parameters that ``_parameter_constraints`` cannot express."""
         if self.qp_probas == "oof" and self.class_vectors != "kfold" and self.weighting == "qp":
             raise ValueError(
                 "qp_probas='oof' needs class_vectors='kfold' (the QP uses each fold-model's "
                 "held-out pairs); use qp_probas='insample' with class_vectors='oob'."
             )
-        try:
-            lam = float(self.lam)
-        except (TypeError, ValueError):
-            lam = np.nan
-        if not np.isfinite(lam) or lam < 0:
-            raise ValueError(f"lam must be a finite number >= 0; got {self.lam!r}.")
-        if not np.isfinite(self.tau) or self.tau < 0:
-            raise ValueError(f"tau must be a finite number >= 0; got {self.tau!r}.")
-        if self.solver not in ("pgd", "cvxpy"):
-            raise ValueError(f"solver must be 'pgd' or 'cvxpy'; got {self.solver!r}.")
-        if self.scanner is not None:
-            if not isinstance(self.scanner, MultiGrainedScanner) or not self.scanner.pairs:
-                raise ValueError(
-                    "scanner must be a MultiGrainedScanner with pairs=True, so that two identical "
-                    "windows scan the two instances of a pair in lock-step."
-                )
+        if self.scanner is not None and not self.scanner.pairs:
+            raise ValueError(
+                "scanner must be a MultiGrainedScanner with pairs=True, so that two identical "
+                "windows scan the two instances of a pair in lock-step."
+            )
 
     # -------------------------------------------------------------------------- fit/predict
     def _features(self, pairs, X, fitting=False, y=None):
@@ -296,6 +295,7 @@ class SiameseDeepForest(CascadeForest):
         progress : callable ``(fraction, message) -> None``, optional
             As :meth:`CascadeForest.fit`.
         """
+        self._validate_params()
         self._check_extra_params()
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != np.asarray(pairs).shape[0]:
@@ -309,7 +309,7 @@ class SiameseDeepForest(CascadeForest):
         self.scanner_ = None
         F = self._features(pairs, X, fitting=True, y=y)
         self.classes_ = np.array([0, 1])
-        self._validate_params_(F.shape[0], counts)
+        self._check_data_params(counts)
         self._qp_log = {}
         self._fit_encoded(F, y, progress)
         self.weights_, self.qp_info_ = [], []
