@@ -5,7 +5,6 @@ import pytest
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.pipeline import make_pipeline
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mvlab.siamese.cascade import CascadeForest, MultiGrainedScanner, forest_proba, tree_probas
 
@@ -381,24 +380,3 @@ def test_scanner_default_windows_and_errors():
         MultiGrainedScanner(image_shape=(4, 4), window_sizes=[5]).fit(X, y)
     with pytest.raises(ValueError, match="even number"):
         MultiGrainedScanner(pairs=True).fit(X[:, :15], y)
-
-
-# ------------------------------------------------------------------ scikit-learn conventions
-_FIT_TRANSFORM_IS_OUT_OF_FOLD = {
-    name: "fit_transform returns out-of-fold class vectors (stacking), transform averages the "
-    "fold-models, as gcForest; they differ by design"
-    for name in ("check_transformer_general", "check_transformer_data_not_an_array")
-}
-
-
-@parametrize_with_checks(
-    [
-        CascadeForest(n_estimators=5, max_levels=2, n_folds=2),
-        MultiGrainedScanner(n_estimators=5, n_folds=2, min_samples_leaf=1),
-    ],
-    expected_failed_checks=lambda est: (
-        _FIT_TRANSFORM_IS_OUT_OF_FOLD if isinstance(est, MultiGrainedScanner) else {}
-    ),
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)

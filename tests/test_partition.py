@@ -283,7 +283,7 @@ def test_ofsp_svm_and_custom_estimator_use_naive_path():
     "kwargs, match",
     [
         (dict(n_views=0), r"'n_views' parameter of OFSP must be an int in the range \[1, inf\)\. Got 0"),
-        (dict(n_views=50), "exceeds the number of features"),
+        (dict(n_views=50), r"n_views=50 exceeds the number of features: X has 10 feature\(s\)"),
         (dict(estimator="tree"), "'estimator' parameter of OFSP must be a str among .* Got 'tree'"),
         (dict(estimator=object()), "estimator"),
         (dict(feature_order="random"), "'feature_order' parameter of OFSP must be a str among .* Got 'random'"),

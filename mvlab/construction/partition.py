@@ -79,7 +79,7 @@ class _BasePartitioner(BaseEstimator):
     def _check_views_le_features(self, d):
         if self.n_views > d:
             raise ValueError(
-                f"n_views={self.n_views} exceeds the number of features ({d}); "
+                f"n_views={self.n_views} exceeds the number of features: X has {d} feature(s), and "
                 "a partition into disjoint non-empty views needs n_views <= n_features."
             )
 
