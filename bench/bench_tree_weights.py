@@ -76,14 +76,14 @@ def bench_sdf(N, T, lam, n_jobs=2):
     sp = make_pair_split(y, N, random_state=0)
     for weighting in ("qp", "uniform"):
         model = SiameseDeepForest(
-            weighting=weighting, lam=lam, n_estimators=T, n_jobs=n_jobs, random_state=0
+            weighting=weighting, lam=lam, n_estimators=T, n_jobs=n_jobs, random_state=0, preprocessor=X
         )
         t0 = time.perf_counter()
-        model.fit(sp.train_pairs, sp.y_train, X=X)
+        model.fit(sp.train_pairs, sp.y_train)
         t_fit = time.perf_counter() - t0
         qp = sum(i.seconds for lvl in model.qp_info_ for f in lvl for i in f)
         n_qp = sum(len(f) for lvl in model.qp_info_ for f in lvl)
-        acc = model.score(sp.test_pairs, sp.y_test, X=X)
+        acc = model.score(sp.test_pairs, sp.y_test)
         print(f"[SDF {weighting:7s}] {N} digit pairs, T={T}, n_jobs={n_jobs}: fit {t_fit:6.1f} s, "
               f"levels kept {model.n_levels_} (built {len(model.level_scores_)}), "
               f"{n_qp} QPs in {qp:.2f} s, test accuracy on {len(sp.y_test)} pairs {acc:.3f}")

@@ -5,7 +5,6 @@ import pytest
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.pipeline import make_pipeline
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mvlab.siamese.cascade import CascadeForest, MultiGrainedScanner, forest_proba, tree_probas
 
@@ -277,12 +276,15 @@ def test_string_labels_multiclass_and_progress():
     X, y = X[:240], y[:240]
     labels = np.array(list("abcdefghij"))[y]
     calls = []
-    cf = CascadeForest(
-        n_estimators=8, max_levels=2, random_state=0, progress=lambda f, m: calls.append((f, m))
-    ).fit(X, labels)
+    cf = CascadeForest(n_estimators=8, max_levels=2, random_state=0).fit(
+        X, labels, progress=lambda f, m: calls.append((f, m))
+    )
     assert set(cf.predict(X[:20])) <= set(labels)
     assert cf.predict_proba(X[:5]).shape == (5, 10)
-    assert calls and calls[-1][0] == 1.0 and all(0.0 <= f <= 1.0 for f, _ in calls)
+    fractions = [f for f, _ in calls]
+    assert fractions[-1] == 1.0 and fractions == sorted(fractions) and fractions[0] >= 0.0
+    assert calls[0] == (0.0, "level 1: forest 1/4 (completely_random)")
+    assert calls[-1][1] == f"kept {cf.n_levels_} level(s)"
 
 
 def test_tree_probas_maps_missing_classes():
@@ -315,6 +317,8 @@ def test_validation_errors(cancer):
     Xtr, ytr, _, _ = cancer
     with pytest.raises(ValueError, match="n_folds"):
         _small().fit(Xtr[:5], np.array([0, 0, 0, 1, 1]))
+    with pytest.raises(ValueError, match=r"'n_folds' parameter of CascadeForest must be an int in the range \[2, inf\)\. Got 1"):
+        _small(n_folds=1).fit(Xtr, ytr)
     with pytest.raises(ValueError, match="class_vectors"):
         _small(class_vectors="cv").fit(Xtr, ytr)
     with pytest.raises(ValueError, match="propagation"):
@@ -376,24 +380,3 @@ def test_scanner_default_windows_and_errors():
         MultiGrainedScanner(image_shape=(4, 4), window_sizes=[5]).fit(X, y)
     with pytest.raises(ValueError, match="even number"):
         MultiGrainedScanner(pairs=True).fit(X[:, :15], y)
-
-
-# ------------------------------------------------------------------ scikit-learn conventions
-_FIT_TRANSFORM_IS_OUT_OF_FOLD = {
-    name: "fit_transform returns out-of-fold class vectors (stacking), transform averages the "
-    "fold-models, as gcForest; they differ by design"
-    for name in ("check_transformer_general", "check_transformer_data_not_an_array")
-}
-
-
-@parametrize_with_checks(
-    [
-        CascadeForest(n_estimators=5, max_levels=2, n_folds=2),
-        MultiGrainedScanner(n_estimators=5, n_folds=2, min_samples_leaf=1),
-    ],
-    expected_failed_checks=lambda est: (
-        _FIT_TRANSFORM_IS_OUT_OF_FOLD if isinstance(est, MultiGrainedScanner) else {}
-    ),
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)

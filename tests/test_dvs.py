@@ -449,19 +449,6 @@ def test_selected_subsets_contain_informative_views():
     assert np.mean(ex.prediction == ds.y[te]) > 0.6
 
 
-def test_sklearn_estimator_checks_with_dvs():
-    from sklearn.utils.estimator_checks import check_estimator
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        results = check_estimator(
-            RFDClassifier(combination="dvs", n_estimators=5, k=1, random_state=0), on_fail=None
-        )
-    failed = [(r["check_name"], str(r["exception"])[:200]) for r in results if r["status"] == "failed"]
-    assert not failed, failed
-
-
-
 @pytest.mark.parametrize("seed", [0, 1])
 def test_soft_competence_finds_the_relevant_views_where_they_depend_on_the_region(seed):
     """Issue #14: on data whose relevant view depends on where an instance lies (visible to the

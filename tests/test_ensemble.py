@@ -164,6 +164,34 @@ def test_ensemble_bad_input(kwargs, match):
         ViewEnsemble(**kwargs).fit(X, y)
 
 
+def test_fit_progress_reaches_the_partitioner():
+    X, y = data(0)
+    seen = []
+    ViewEnsemble(partitioner=OFSP(2, "nb", inner_cv=2, random_state=0), estimator="nb", inner_cv=2).fit(
+        X, y, progress=lambda f, m: seen.append((f, m)))
+    assert seen[0] == (0.0, "OFSP: starting") and seen[-1] == (1.0, "OFSP: 12/12 features placed")
+    # a partitioner whose fit takes no progress is fitted without it
+    ViewEnsemble(partitioner=RandomPartition(2, random_state=0)).fit(X, y, progress=lambda f, m: None)
+
+
+def test_two_views_on_two_features_follow_the_better_member():
+    """Why ViewEnsemble(OFSP(2, "nb")) fails scikit-learn's check_classifiers_train (tests/test_common.py):
+    on its 2-feature blobs OFSP must split the features (an empty view starts at accuracy 0, B.2), and a
+    weighted vote of two members is the better member wherever they disagree."""
+    from sklearn.datasets import make_blobs
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.utils import shuffle
+
+    X, y = make_blobs(n_samples=300, random_state=0)  # the check's data
+    X, y = shuffle(X, y, random_state=7)
+    X = StandardScaler().fit_transform(X)
+    ens = ViewEnsemble(partitioner=OFSP(2, "nb", inner_cv=2), estimator="nb", inner_cv=2).fit(X, y)
+    assert [v.tolist() for v in ens.views_] == [[0], [1]]
+    better = int(np.argmax(ens.weights_))
+    np.testing.assert_array_equal(ens.predict(X), ens.view_predictions(X)[better])
+    assert np.mean(ens.predict(X) == y) < 0.83 < GaussianNB().fit(X, y).score(X, y)
+
+
 def test_predict_checks_features():
     X, y = data(0)
     ens = ViewEnsemble(views=VIEWS, estimator="nb").fit(X, y)

@@ -267,10 +267,11 @@ def test_ofsp_determinism_and_order():
 def test_ofsp_svm_and_custom_estimator_use_naive_path():
     X, y = continuous(0, n=30, d=8)
     seen = []
-    m = OFSP(n_views=2, estimator="svm", random_state=0,
-             progress=lambda f, msg: seen.append(f)).fit(X, y)
+    m = OFSP(n_views=2, estimator="svm", random_state=0).fit(X, y, progress=lambda f, msg: seen.append((f, msg)))
     assert m.evaluator_ == "naive"
-    assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen)
+    fractions = [f for f, _ in seen]
+    assert fractions[0] == 0.0 and fractions[-1] == 1.0 and fractions == sorted(fractions)
+    assert seen[0][1] == "OFSP: starting" and seen[-1][1] == "OFSP: 8/8 features placed"
     w = OFSP(n_views=2, estimator=KNeighborsClassifier(3, weights="distance"),
              random_state=0).fit(X, y)
     assert w.evaluator_ == "naive"
@@ -281,11 +282,11 @@ def test_ofsp_svm_and_custom_estimator_use_naive_path():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(n_views=0), "n_views"),
-        (dict(n_views=50), "exceeds the number of features"),
-        (dict(estimator="tree"), "Unknown estimator name"),
+        (dict(n_views=0), r"'n_views' parameter of OFSP must be an int in the range \[1, inf\)\. Got 0"),
+        (dict(n_views=50), r"n_views=50 exceeds the number of features: X has 10 feature\(s\)"),
+        (dict(estimator="tree"), "'estimator' parameter of OFSP must be a str among .* Got 'tree'"),
         (dict(estimator=object()), "estimator"),
-        (dict(feature_order="random"), "feature_order"),
+        (dict(feature_order="random"), "'feature_order' parameter of OFSP must be a str among .* Got 'random'"),
         (dict(inner_cv=1), "inner_cv"),
         (dict(inner_cv=1.5), "inner_cv"),
         (dict(inner_cv="loo"), "inner_cv"),

@@ -21,16 +21,16 @@ def wine_pairs():
 @pytest.fixture(scope="module")
 def sdf_qp(wine_pairs):
     X, sp = wine_pairs
-    return SiameseDeepForest(weighting="qp", lam=0.5, **COMMON).fit(sp.train_pairs, sp.y_train, X=X)
+    return SiameseDeepForest(weighting="qp", lam=0.5, **COMMON, preprocessor=X).fit(sp.train_pairs, sp.y_train)
 
 
 def test_uniform_sdf_is_exactly_gcforest(wine_pairs):
     X, sp = wine_pairs
-    sdf = SiameseDeepForest(weighting="uniform", **COMMON).fit(sp.train_pairs, sp.y_train, X=X)
+    sdf = SiameseDeepForest(weighting="uniform", **COMMON, preprocessor=X).fit(sp.train_pairs, sp.y_train)
     gcf = CascadeForest(**COMMON).fit(pair_features(X, sp.train_pairs), sp.y_train)
     Fte = pair_features(X, sp.test_pairs)
-    np.testing.assert_array_equal(sdf.predict(sp.test_pairs, X=X), gcf.predict(Fte))
-    np.testing.assert_array_equal(sdf.predict_proba(sp.test_pairs, X=X), gcf.predict_proba(Fte))
+    np.testing.assert_array_equal(sdf.predict(sp.test_pairs), gcf.predict(Fte))
+    np.testing.assert_array_equal(sdf.predict_proba(sp.test_pairs), gcf.predict_proba(Fte))
     assert sdf.level_scores_ == gcf.level_scores_
     # weights_ are uniform, one row per fold-model
     for level in sdf.weights_:
@@ -38,19 +38,20 @@ def test_uniform_sdf_is_exactly_gcforest(wine_pairs):
             assert W.shape == (3, 10)
             np.testing.assert_array_equal(W, np.full((3, 10), 0.1))
     # tau = 0: S0 - S1 >= 0 <=> argmax, ties included
-    s = sdf.decision_function(sp.test_pairs, X=X)
+    s = sdf.decision_function(sp.test_pairs)
     np.testing.assert_array_equal(s >= 0, gcf.predict(Fte) == 0)
 
 
-def test_three_d_and_concatenated_pairs_equal_index_pairs(wine_pairs):
+def test_three_d_pairs_equal_index_pairs_with_a_preprocessor(wine_pairs):
     X, sp = wine_pairs
     kw = dict(weighting="qp", max_levels=1, n_estimators=6, random_state=3)
-    a = SiameseDeepForest(**kw).fit(sp.train_pairs, sp.y_train, X=X)
+    a = SiameseDeepForest(**kw, preprocessor=X).fit(sp.train_pairs, sp.y_train)
     b = SiameseDeepForest(**kw).fit(X[sp.train_pairs], sp.y_train)  # (n_pairs, 2, n_features)
-    c = SiameseDeepForest(**kw).fit(pair_features(X, sp.train_pairs), sp.y_train)  # (n, 2d)
-    s = a.decision_function(sp.test_pairs, X=X)
+    s = a.decision_function(sp.test_pairs)
     np.testing.assert_array_equal(s, b.decision_function(X[sp.test_pairs]))
-    np.testing.assert_array_equal(s, c.decision_function(pair_features(X, sp.test_pairs)))
+    np.testing.assert_array_equal(a.predict_proba(sp.test_pairs), b.predict_proba(X[sp.test_pairs]))
+    assert a.score(sp.test_pairs, sp.y_test) == b.score(X[sp.test_pairs], sp.y_test)
+    assert a.n_pair_features_ == b.n_pair_features_ == 2 * X.shape[1]
 
 
 def test_effective_number_of_trees(sdf_qp):
@@ -77,9 +78,9 @@ def test_qp_weights_on_simplex_and_not_uniform(sdf_qp):
 
 def test_deterministic(wine_pairs, sdf_qp):
     X, sp = wine_pairs
-    again = SiameseDeepForest(weighting="qp", lam=0.5, **COMMON).fit(sp.train_pairs, sp.y_train, X=X)
+    again = SiameseDeepForest(weighting="qp", lam=0.5, **COMMON, preprocessor=X).fit(sp.train_pairs, sp.y_train)
     np.testing.assert_array_equal(
-        again.decision_function(sp.test_pairs, X=X), sdf_qp.decision_function(sp.test_pairs, X=X)
+        again.decision_function(sp.test_pairs), sdf_qp.decision_function(sp.test_pairs)
     )
     for la, lb in zip(again.weights_, sdf_qp.weights_):
         for a, b in zip(la, lb):
@@ -89,7 +90,7 @@ def test_deterministic(wine_pairs, sdf_qp):
 def test_class_vectors_are_weighted_sums(wine_pairs, sdf_qp):
     """Eq. 12 at test time: v = mean over fold-models of sum_t w_t p^(t)."""
     X, sp = wine_pairs
-    V0 = sdf_qp.level_class_vectors(sp.test_pairs, X=X)[0]
+    V0 = sdf_qp.level_class_vectors(sp.test_pairs)[0]
     F = pair_features(X, sp.test_pairs)
     for k, unit in enumerate(sdf_qp.levels_[0]):
         manual = np.mean(
@@ -97,8 +98,8 @@ def test_class_vectors_are_weighted_sums(wine_pairs, sdf_qp):
             axis=0,
         )
         np.testing.assert_allclose(V0[:, k], manual, atol=1e-12)
-    s = sdf_qp.decision_function(sp.test_pairs, X=X)
-    V = sdf_qp.level_class_vectors(sp.test_pairs, X=X)[-1]
+    s = sdf_qp.decision_function(sp.test_pairs)
+    V = sdf_qp.level_class_vectors(sp.test_pairs)[-1]
     np.testing.assert_allclose(s, V[:, :, 0].sum(1) - V[:, :, 1].sum(1))
 
 
@@ -108,8 +109,8 @@ def test_insample_weights_solve_the_paper_qp_with_z_doubling(wine_pairs):
     X, sp = wine_pairs
     sdf = SiameseDeepForest(
         weighting="qp", qp_probas="insample", class_vectors="oob", lam=0.05, n_estimators=8,
-        max_levels=2, patience=2, min_samples_leaf=5, random_state=0,
-    ).fit(sp.train_pairs, sp.y_train, X=X)
+        max_levels=2, patience=2, min_samples_leaf=5, random_state=0, preprocessor=X,
+    ).fit(sp.train_pairs, sp.y_train)
     assert sdf.n_levels_ == 2
     F = pair_features(X, sp.train_pairs)
     assert sdf.z_scale(0) == 1.0 and sdf.z_scale(1) == 2.0 and sdf.z_scale(3) == 8.0
@@ -142,25 +143,25 @@ def test_tau_rule():
 
 
 def test_tau_undetermined_in_predict(wine_pairs, sdf_qp):
-    X, sp = wine_pairs
-    s = sdf_qp.decision_function(sp.test_pairs, X=X)
+    _, sp = wine_pairs
+    s = sdf_qp.decision_function(sp.test_pairs)
     tau = float(np.quantile(np.abs(s), 0.5))
     sdf_qp.set_params(tau=tau)
     try:
-        pred = sdf_qp.predict(sp.test_pairs, X=X)
+        pred = sdf_qp.predict(sp.test_pairs)
     finally:
         sdf_qp.set_params(tau=0.0)
     undetermined = (s >= 0) & (s < tau)
     np.testing.assert_array_equal(pred == -1, undetermined)
     assert undetermined.any()
-    assert sdf_qp.score(sp.test_pairs, sp.y_test, X=X) > 0.7
+    assert sdf_qp.score(sp.test_pairs, sp.y_test) > 0.7
 
 
 def test_cvxpy_solver_gives_same_weights(wine_pairs):
     X, sp = wine_pairs
     kw = dict(weighting="qp", lam=1.0, crossfit=False, n_estimators=6, max_levels=1, random_state=2)
-    a = SiameseDeepForest(**kw).fit(sp.train_pairs, sp.y_train, X=X)
-    b = SiameseDeepForest(solver="cvxpy", **kw).fit(sp.train_pairs, sp.y_train, X=X)
+    a = SiameseDeepForest(**kw, preprocessor=X).fit(sp.train_pairs, sp.y_train)
+    b = SiameseDeepForest(solver="cvxpy", **kw, preprocessor=X).fit(sp.train_pairs, sp.y_train)
     assert b.qp_info_[0][0][0].solver == "cvxpy:CLARABEL" and a.qp_info_[0][0][0].solver == "pgd"
     for Wa, Wb in zip(a.weights_[0], b.weights_[0]):
         np.testing.assert_allclose(Wa, Wb, atol=1e-5)
@@ -170,8 +171,8 @@ def test_crossfit_keeps_level_accuracy_honest(wine_pairs):
     """Without cross-fitting the held-out pairs' vectors use weights fit on their own labels."""
     X, sp = wine_pairs
     kw = dict(weighting="qp", lam=0.01, n_estimators=10, max_levels=1, random_state=0)
-    leaky = SiameseDeepForest(crossfit=False, **kw).fit(sp.train_pairs, sp.y_train, X=X)
-    honest = SiameseDeepForest(crossfit=True, **kw).fit(sp.train_pairs, sp.y_train, X=X)
+    leaky = SiameseDeepForest(crossfit=False, **kw, preprocessor=X).fit(sp.train_pairs, sp.y_train)
+    honest = SiameseDeepForest(crossfit=True, **kw, preprocessor=X).fit(sp.train_pairs, sp.y_train)
     # same stored weights (solved on all held-out pairs) ...
     np.testing.assert_array_equal(leaky.weights_[0][0], honest.weights_[0][0])
     # ... but different training class vectors, and the leaky ones look better than they are
@@ -183,34 +184,50 @@ def test_scanner_on_image_pairs():
     X, y = load_digits(return_X_y=True)
     sp = make_pair_split(y[:400], 150, random_state=0)
     sc = MultiGrainedScanner(image_shape=(8, 8), pairs=True, window_sizes=[4], n_estimators=6, random_state=0)
-    sdf = SiameseDeepForest(scanner=sc, n_estimators=6, max_levels=2, random_state=0)
-    sdf.fit(sp.train_pairs, sp.y_train, X=X)
+    sdf = SiameseDeepForest(scanner=sc, n_estimators=6, max_levels=2, random_state=0, preprocessor=X)
+    sdf.fit(sp.train_pairs, sp.y_train)
     assert sdf.scanner_.n_output_features_ == 25 * 2 * 2  # 25 lock-step positions x 2 forests x 2
     assert sdf.levels_[0][0].estimators[0].n_features_in_ == 100
-    assert sdf.predict(sp.test_pairs, X=X).shape == (100,)
+    assert sdf.predict(sp.test_pairs).shape == (100,)
     with pytest.raises(ValueError, match="pairs=True"):
-        SiameseDeepForest(scanner=MultiGrainedScanner(image_shape=(8, 8))).fit(sp.train_pairs, sp.y_train, X=X)
+        SiameseDeepForest(scanner=MultiGrainedScanner(image_shape=(8, 8)), preprocessor=X).fit(sp.train_pairs, sp.y_train)
 
 
 def test_validation_errors(wine_pairs):
     X, sp = wine_pairs
     with pytest.raises(ValueError, match="0 \\(similar\\) or 1"):
-        SiameseDeepForest().fit(sp.train_pairs, sp.y_train + 1, X=X)
-    with pytest.raises(ValueError, match="pass the instances too"):
+        SiameseDeepForest(preprocessor=X).fit(sp.train_pairs, sp.y_train + 1)
+    n = len(sp.y_train)
+    with pytest.raises(ValueError, match=r"look like row indices, but the estimator has no preprocessor: set preprocessor=X"):
         SiameseDeepForest().fit(sp.train_pairs, sp.y_train)
-    with pytest.raises(ValueError, match="without X"):
-        SiameseDeepForest().fit(np.ones((len(sp.y_train), 3)), sp.y_train)
+    with pytest.raises(ValueError, match=r"shape \(n_pairs, 2, n_features\).*got shape \(240, 26\)"):
+        SiameseDeepForest().fit(pair_features(X, sp.train_pairs), sp.y_train)  # concatenated: not a pair form
+    with pytest.raises(ValueError, match=r"with a preprocessor, pairs must be integer row indices of shape \(n_pairs, 2\)"):
+        SiameseDeepForest(preprocessor=X).fit(X[sp.train_pairs], sp.y_train)
+    with pytest.raises(ValueError, match=r"integer row indices.*got shape \(240, 2\) of dtype float64"):
+        SiameseDeepForest(preprocessor=X).fit(sp.train_pairs.astype(float), sp.y_train)
+    with pytest.raises(ValueError, match=r"outside \[0, 178\), the rows of the preprocessor \(e.g. 178\)"):
+        SiameseDeepForest(preprocessor=X).fit(np.where(np.arange(n)[:, None] == 3, 178, sp.train_pairs), sp.y_train)
+    with pytest.raises(ValueError, match=r"1 row index\(es\) outside \[0, 178\).*e.g. -1"):
+        SiameseDeepForest(preprocessor=X).fit(np.vstack([sp.train_pairs[:-1], [[-1, 0]]]), sp.y_train)
+    with pytest.raises(ValueError, match="preprocessor must be the instances"):
+        SiameseDeepForest(preprocessor=X[0]).fit(sp.train_pairs, sp.y_train)
     with pytest.raises(ValueError, match="class_vectors='kfold'"):
-        SiameseDeepForest(class_vectors="oob").fit(sp.train_pairs, sp.y_train, X=X)
+        SiameseDeepForest(class_vectors="oob", preprocessor=X).fit(sp.train_pairs, sp.y_train)
     with pytest.raises(ValueError, match="both similar"):
-        SiameseDeepForest().fit(sp.train_pairs, np.zeros(len(sp.y_train), int), X=X)
-    with pytest.raises(ValueError, match="lam"):
-        SiameseDeepForest(lam=-1).fit(sp.train_pairs, sp.y_train, X=X)
+        SiameseDeepForest(preprocessor=X).fit(sp.train_pairs, np.zeros(len(sp.y_train), int))
+    with pytest.raises(ValueError, match=r"'lam' parameter of SiameseDeepForest must be a float in the range \[0.0, inf\)"):
+        SiameseDeepForest(lam=-1, preprocessor=X).fit(sp.train_pairs, sp.y_train)
+    with pytest.raises(ValueError, match="lam.* Got inf"):
+        SiameseDeepForest(lam=np.inf, preprocessor=X).fit(sp.train_pairs, sp.y_train)
     with pytest.raises(ValueError, match="weighting"):
-        SiameseDeepForest(weighting="softmax").fit(sp.train_pairs, sp.y_train, X=X)
-    sdf = SiameseDeepForest(n_estimators=4, max_levels=1, random_state=0).fit(sp.train_pairs, sp.y_train, X=X)
+        SiameseDeepForest(weighting="softmax", preprocessor=X).fit(sp.train_pairs, sp.y_train)
+    sdf = SiameseDeepForest(n_estimators=4, max_levels=1, random_state=0, preprocessor=X).fit(sp.train_pairs, sp.y_train)
     with pytest.raises(ValueError, match="concatenated features"):
-        sdf.predict(sp.test_pairs, X=X[:, :5])
+        SiameseDeepForest(n_estimators=4, max_levels=1, random_state=0).fit(X[sp.train_pairs], sp.y_train).predict(
+            X[sp.test_pairs][:, :, :5])
+    with pytest.raises(ValueError, match="outside"):
+        sdf.predict(sp.test_pairs + len(X))
 
 
 def test_params_clone_and_progress(wine_pairs):
@@ -219,12 +236,12 @@ def test_params_clone_and_progress(wine_pairs):
     X, sp = wine_pairs
     calls = []
     sdf = SiameseDeepForest(lam=0.3, z_schedule="constant", tau=0.1, n_estimators=4, max_levels=2,
-                            random_state=5, progress=lambda f, m: calls.append(f))
+                            random_state=5)
     params = clone(sdf).get_params()
     assert params["lam"] == 0.3 and params["z_schedule"] == "constant" and params["n_estimators"] == 4
-    sdf.fit(sp.train_pairs, sp.y_train, X=X)
+    sdf.fit(X[sp.train_pairs], sp.y_train, progress=lambda f, m: calls.append(f))
     assert sdf.z_scale(3) == 1.0
-    assert calls[-1] == 1.0 and all(0 <= f <= 1 for f in calls)
+    assert calls[0] == 0.0 and calls[-1] == 1.0 and calls == sorted(calls)
     assert not hasattr(clone(sdf), "weights_")
 
 
@@ -240,8 +257,8 @@ def test_compare_pair_methods_protocol():
     first = df[df.method == "sdf"]["accuracy"].iloc[0]
     split = RepeatedPairDraws(2, 60).splits(y, 0)[0].pairs  # the runner's first draw
     model = SiameseDeepForest(n_estimators=5, max_levels=2, random_state=RepeatedPairDraws(2, 60).splits(y, 0)[0].seed,
-                              n_jobs=2).fit(split.train_pairs, split.y_train, X=X)
-    assert first == model.score(split.test_pairs, split.y_test, X=X)
+                              n_jobs=2, preprocessor=X).fit(split.train_pairs, split.y_train)
+    assert first == model.score(split.test_pairs, split.y_test)
     assert df.loc[df.method == "rf", "n_levels"].isna().all()
     assert (df.loc[df.method == "sdf", "n_levels"] >= 1).all()
     again = compare_pair_methods(X, y, 60, **kw)

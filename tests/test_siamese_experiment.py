@@ -40,9 +40,9 @@ def test_uniform_model_is_gcforest_and_sdf_is_the_qp_forest(wine):
     np.testing.assert_array_equal(r.predictions("gcForest"), gcf.predict(Fte))
     np.testing.assert_allclose(r.level_train["gcForest"], gcf.level_scores_)
     assert r.n_levels["gcForest"] == gcf.n_levels_
-    sdf = SiameseDeepForest(weighting="qp", lam=0.5, **common).fit(Ftr, r.y_train)
-    np.testing.assert_allclose(r.scores["SDF"], sdf.decision_function(Fte))
-    np.testing.assert_array_equal(r.predictions("SDF"), sdf.predict(Fte))
+    sdf = SiameseDeepForest(weighting="qp", lam=0.5, **common, preprocessor=X).fit(r.train_pairs, r.y_train)
+    np.testing.assert_allclose(r.scores["SDF"], sdf.decision_function(r.test_pairs))
+    np.testing.assert_array_equal(r.predictions("SDF"), sdf.predict(r.test_pairs))
     # the test accuracy of the last kept level is the model's accuracy
     for m in MODELS:
         assert len(r.level_test[m]) == r.n_levels[m] <= len(r.level_train[m])
@@ -116,8 +116,8 @@ def test_shared_scanner_equals_a_scanner_inside_each_model():
     scanner = MultiGrainedScanner(image_shape=(8, 8), window_sizes=[4], pairs=True, n_estimators=5,
                                   random_state=seed)
     sdf = SiameseDeepForest(weighting="qp", lam=1.0, scanner=scanner, n_estimators=5, max_levels=2,
-                            random_state=seed).fit(r.train_pairs, r.y_train, X=X)
-    np.testing.assert_allclose(r.scores["SDF"], sdf.decision_function(r.test_pairs, X=X))
+                            random_state=seed, preprocessor=X).fit(r.train_pairs, r.y_train)
+    np.testing.assert_allclose(r.scores["SDF"], sdf.decision_function(r.test_pairs))
 
 
 def test_bad_settings_raise_value_errors():

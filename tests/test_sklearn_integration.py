@@ -1,5 +1,6 @@
 """mvlab's estimators inside scikit-learn's machinery, on bundled real data: clone, GridSearchCV
-(reaching a measure's parameters), Pipeline and cross-validation with natural views."""
+(reaching a measure's parameters), Pipeline and cross-validation with natural views, and a grid
+search over a Siamese deep forest fed index pairs through its preprocessor."""
 
 import numpy as np
 import pytest
@@ -8,7 +9,16 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_sco
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
-from mvlab import OFSP, RFD, ForestDissimilarity, RFDClassifier, ViewEnsemble, load_dataset
+from mvlab import (
+    OFSP,
+    RFD,
+    ForestDissimilarity,
+    RFDClassifier,
+    SiameseDeepForest,
+    ViewEnsemble,
+    load_dataset,
+    make_pair_split,
+)
 
 
 @pytest.fixture(scope="module")
@@ -68,3 +78,19 @@ def test_forest_dissimilarity_as_a_pipeline_step(ds):
                      ("knn", KNeighborsClassifier(5, metric="precomputed"))])
     score = cross_val_score(pipe, ds.X, ds.y, cv=StratifiedKFold(3, shuffle=True, random_state=0)).mean()
     assert score > 0.85
+
+
+def test_grid_search_on_index_pairs_with_a_preprocessor_equals_the_three_d_form(ds):
+    """metric-learn's convention: with preprocessor=X the pairs are row indices (n_pairs, 2), which
+    GridSearchCV splits like any X; the result is that of the pairs given as (n_pairs, 2, n_features)."""
+    split = make_pair_split(ds.y, 120, random_state=0)
+    kw = dict(n_estimators=5, max_levels=2, n_folds=2, random_state=0)
+    grid = {"lam": [0.01, 10.0]}
+    by_index = GridSearchCV(SiameseDeepForest(preprocessor=ds.X, **kw), grid, cv=2).fit(split.train_pairs, split.y_train)
+    by_value = GridSearchCV(SiameseDeepForest(**kw), grid, cv=2).fit(ds.X[split.train_pairs], split.y_train)
+    assert len(by_index.cv_results_["params"]) == 2 and by_index.best_params_ == by_value.best_params_
+    np.testing.assert_array_equal(by_index.cv_results_["mean_test_score"], by_value.cv_results_["mean_test_score"])
+    np.testing.assert_array_equal(by_index.predict(split.test_pairs), by_value.predict(ds.X[split.test_pairs]))
+    np.testing.assert_array_equal(by_index.decision_function(split.test_pairs),
+                                  by_value.decision_function(ds.X[split.test_pairs]))
+    assert by_index.score(split.test_pairs, split.y_test) > 0.6  # pairs of an easy dataset: chance is 0.5

@@ -175,8 +175,6 @@ class ViewEnsemble(ClassifierMixin, BaseEstimator):
         est = resolve_estimator(self.estimator)
         row_samples = None
         if self.partitioner is not None:
-            if not hasattr(self.partitioner, "fit"):
-                raise ValueError(f"partitioner {self.partitioner!r} has no fit(X, y).")
             kw = {"progress": progress} if progress is not None and has_fit_parameter(self.partitioner, "progress") else {}
             self.partitioner_ = clone(self.partitioner).fit(X, y, **kw)
             views = self.partitioner_.views_

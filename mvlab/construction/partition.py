@@ -39,9 +39,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_X_y
 
-from mvlab.construction._incremental import make_evaluator, make_folds, resolve_estimator
+from mvlab.construction._incremental import ESTIMATOR_NAMES, make_evaluator, make_folds, resolve_estimator
+from mvlab.core.params import (N_JOBS, NON_NEGATIVE_INT, POSITIVE_INT, PROBABILITY, RANDOM_STATE, HasMethods, Interval,
+                               StrOptions)
 from mvlab.core.views import check_views
-from mvlab.core.progress import report as _report
+from mvlab.core.progress import ProgressCallback, report as _report
 
 __all__ = [
     "OFSP",
@@ -57,8 +59,10 @@ class _BasePartitioner(BaseEstimator):
     """Shared validation and bookkeeping for the partitioners (subclasses implement ``fit``)."""
 
     _needs_labels = True
+    _parameter_constraints: dict = {"n_views": POSITIVE_INT, "random_state": RANDOM_STATE}
 
     def _validate(self, X, y):
+        self._validate_params()
         if y is None:  # partitioners that ignore labels accept fit(X)
             y = np.zeros(np.asarray(X).shape[0] if np.ndim(X) == 2 else 0)
         X, y = check_X_y(X, y, dtype=np.float64, ensure_min_samples=2)
@@ -70,15 +74,12 @@ class _BasePartitioner(BaseEstimator):
                 f"y has a single class ({self.classes_[0]!r}); view construction "
                 "needs at least two classes."
             )
-        k = self.n_views
-        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
-            raise ValueError(f"n_views={k!r} must be a positive integer.")
         return X, y
 
     def _check_views_le_features(self, d):
         if self.n_views > d:
             raise ValueError(
-                f"n_views={self.n_views} exceeds the number of features ({d}); "
+                f"n_views={self.n_views} exceeds the number of features: X has {d} feature(s), and "
                 "a partition into disjoint non-empty views needs n_views <= n_features."
             )
 
@@ -98,6 +99,16 @@ class _BasePartitioner(BaseEstimator):
         for v in self.views_:
             used[v] = True
         return 100.0 * used.sum() / self.n_features_in_
+
+
+_WRAPPER_CONSTRAINTS: dict = {
+    **_BasePartitioner._parameter_constraints,
+    "estimator": [StrOptions(set(ESTIMATOR_NAMES)), HasMethods(["fit", "predict"])],
+    "inner_cv": "no_validation",  # make_folds, in fit
+    "evaluator": [StrOptions({"auto", "incremental", "naive"})],
+    "n_jobs": N_JOBS,
+}
+"""Parameters shared by the wrapper methods (OFSP, AB, VC-GA), which score subsets with an inducer."""
 
 
 class OFSP(_BasePartitioner):
@@ -146,8 +157,6 @@ class OFSP(_BasePartitioner):
     n_jobs : int or None
         Parallel candidate evaluations (joblib) on the naive path; the incremental
         evaluators are vectorised and ignore it.
-    progress : callable ``(fraction, message) -> None`` or None
-        Called about every 1% of the features.
 
     Attributes
     ----------
@@ -171,8 +180,10 @@ class OFSP(_BasePartitioner):
         ``"knn"``, ``"nb"`` (incremental) or ``"naive"``.
     """
 
+    _parameter_constraints: dict = {**_WRAPPER_CONSTRAINTS, "feature_order": [StrOptions({"natural", "shuffled"})]}
+
     def __init__(self, n_views=2, estimator="knn", inner_cv=5, feature_order="natural",
-                 evaluator="auto", random_state=None, n_jobs=None, progress=None):
+                 evaluator="auto", random_state=None, n_jobs=None):
         self.n_views = n_views
         self.estimator = estimator
         self.inner_cv = inner_cv
@@ -180,17 +191,15 @@ class OFSP(_BasePartitioner):
         self.evaluator = evaluator
         self.random_state = random_state
         self.n_jobs = n_jobs
-        self.progress = progress
 
-    def fit(self, X, y):
-        """Partition the columns of ``X`` (n_samples, n_features) given labels ``y`` (n_samples,)."""
+    def fit(self, X, y, progress: ProgressCallback = None):
+        """Partition the columns of ``X`` (n_samples, n_features) given labels ``y`` (n_samples,).
+
+        ``progress(fraction, message)``, optional, is called about every 1% of the features.
+        """
         X, y = self._validate(X, y)
         d = X.shape[1]
         self._check_views_le_features(d)
-        if self.feature_order not in ("natural", "shuffled"):
-            raise ValueError(
-                f"feature_order={self.feature_order!r}; use 'natural' or 'shuffled'."
-            )
         est = resolve_estimator(self.estimator)
         folds = make_folds(self.inner_cv, X, y, self.random_state)
         if self.feature_order == "natural":
@@ -203,7 +212,7 @@ class OFSP(_BasePartitioner):
         A = np.zeros(k)
         assignment = np.full(d, -1, dtype=np.intp)
         step = max(1, d // 100)
-        _report(self.progress, 0.0, "OFSP: starting")
+        _report(progress, 0.0, "OFSP: starting")
         with ev:
             ev.start(k)
             for pos, a in enumerate(order):
@@ -216,7 +225,7 @@ class OFSP(_BasePartitioner):
                     A[t] = A_temp[t]
                     assignment[a] = t
                 if (pos + 1) % step == 0 or pos + 1 == d:
-                    _report(self.progress, (pos + 1) / d,
+                    _report(progress, (pos + 1) / d,
                             f"OFSP: {pos + 1}/{d} features placed")
 
         self.feature_order_ = order
@@ -269,7 +278,7 @@ class AttributeBagging(_BasePartitioner):
         at least 1), ints >= 1 are absolute sizes (capped at n_features).
     n_trials : int, default=10
         Random subsets evaluated per candidate size.
-    inner_cv, evaluator, random_state, n_jobs, progress
+    inner_cv, evaluator, random_state, n_jobs
         As in :class:`OFSP`. On the fast path the kNN score of a subset uses
         BLAS distances, equal to scikit-learn's up to floating-point rounding.
 
@@ -282,9 +291,14 @@ class AttributeBagging(_BasePartitioner):
         Sizes tried; ``size_scores_`` : ndarray, their mean inner accuracies.
     """
 
+    _parameter_constraints: dict = {
+        **_WRAPPER_CONSTRAINTS,
+        "subset_sizes": ["array-like"],  # each size, in fit
+        "n_trials": POSITIVE_INT,
+    }
+
     def __init__(self, n_views=2, estimator="knn", subset_sizes=(0.01, 0.02, 0.05, 0.1, 0.2, 0.5),
-                 n_trials=10, inner_cv=5, evaluator="auto", random_state=None, n_jobs=None,
-                 progress=None):
+                 n_trials=10, inner_cv=5, evaluator="auto", random_state=None, n_jobs=None):
         self.n_views = n_views
         self.estimator = estimator
         self.subset_sizes = subset_sizes
@@ -293,7 +307,6 @@ class AttributeBagging(_BasePartitioner):
         self.evaluator = evaluator
         self.random_state = random_state
         self.n_jobs = n_jobs
-        self.progress = progress
 
     def _sizes(self, d):
         sizes = []
@@ -314,12 +327,13 @@ class AttributeBagging(_BasePartitioner):
             raise ValueError("subset_sizes is empty.")
         return np.array(sorted(sizes), dtype=np.intp)
 
-    def fit(self, X, y):
-        """Search the subset size and draw ``n_views`` subsets of ``X`` (n_samples, n_features)."""
+    def fit(self, X, y, progress: ProgressCallback = None):
+        """Search the subset size and draw ``n_views`` subsets of ``X`` (n_samples, n_features).
+
+        ``progress(fraction, message)``, optional, is called after every candidate size.
+        """
         X, y = self._validate(X, y)
         d = X.shape[1]
-        if not isinstance(self.n_trials, numbers.Integral) or self.n_trials < 1:
-            raise ValueError(f"n_trials={self.n_trials!r} must be a positive integer.")
         rng = check_random_state(self.random_state)
         sizes = self._sizes(d)
         est = resolve_estimator(self.estimator)
@@ -335,7 +349,7 @@ class AttributeBagging(_BasePartitioner):
                 else:
                     vals = [ev.score_subset(c) for c in subsets]
                 scores[s] = float(np.mean(vals))
-                _report(self.progress, (s + 1) / len(sizes),
+                _report(progress, (s + 1) / len(sizes),
                         f"attribute bagging: size {m} scored")
         best = int(np.argmax(scores))
         m = int(sizes[best])
@@ -360,6 +374,11 @@ class AttributeClustering(_BasePartitioner):
     """
 
     _needs_labels = False
+
+    _parameter_constraints: dict = {
+        **_BasePartitioner._parameter_constraints,
+        "n_init": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
+    }
 
     def __init__(self, n_views=2, n_init=10, random_state=None):
         self.n_views = n_views
@@ -411,7 +430,7 @@ class GeneticViews(_BasePartitioner):
     n_generations : int, default=30
     crossover : {"uniform", "one_point"}, default="uniform"
     init_density : float, default=0.5
-    inner_cv, evaluator, random_state, n_jobs, progress
+    inner_cv, evaluator, random_state, n_jobs
         As in :class:`AttributeBagging`.
 
     Attributes
@@ -425,10 +444,21 @@ class GeneticViews(_BasePartitioner):
     n_evaluations_ : int, distinct chromosomes scored.
     """
 
+    _parameter_constraints: dict = {
+        **_WRAPPER_CONSTRAINTS,
+        "population_size": POSITIVE_INT,
+        "n_offspring": POSITIVE_INT,
+        "mutation_rate": PROBABILITY,
+        "crossover_rate": PROBABILITY,
+        "n_generations": NON_NEGATIVE_INT,
+        "crossover": [StrOptions({"uniform", "one_point"})],
+        "init_density": PROBABILITY,
+    }
+
     def __init__(self, n_views=2, estimator="knn", population_size=50, n_offspring=100,
                  mutation_rate=0.03, crossover_rate=0.66, n_generations=30,
                  crossover="uniform", init_density=0.5, inner_cv=5, evaluator="auto",
-                 random_state=None, n_jobs=None, progress=None):
+                 random_state=None, n_jobs=None):
         self.n_views = n_views
         self.estimator = estimator
         self.population_size = population_size
@@ -442,30 +472,20 @@ class GeneticViews(_BasePartitioner):
         self.evaluator = evaluator
         self.random_state = random_state
         self.n_jobs = n_jobs
-        self.progress = progress
 
     def _check_params(self):
-        for name in ("population_size", "n_offspring"):
-            v = getattr(self, name)
-            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < 1:
-                raise ValueError(f"{name}={v!r} must be a positive integer.")
-        g = self.n_generations
-        if not isinstance(g, numbers.Integral) or isinstance(g, bool) or g < 0:
-            raise ValueError(f"n_generations={g!r} must be an integer >= 0.")
-        for name in ("mutation_rate", "crossover_rate", "init_density"):
-            v = getattr(self, name)
-            if not isinstance(v, numbers.Real) or not 0.0 <= v <= 1.0:
-                raise ValueError(f"{name}={v!r} must be a probability in [0, 1].")
-        if self.crossover not in ("uniform", "one_point"):
-            raise ValueError(f"crossover={self.crossover!r}; use 'uniform' or 'one_point'.")
+        """The check across parameters that ``_parameter_constraints`` cannot express."""
         if self.n_views > self.population_size:
             raise ValueError(
                 f"n_views={self.n_views} exceeds population_size={self.population_size}; "
                 "the views are the best chromosomes of the population."
             )
 
-    def fit(self, X, y):
-        """Evolve feature masks on ``X`` (n_samples, n_features), ``y`` (n_samples,)."""
+    def fit(self, X, y, progress: ProgressCallback = None):
+        """Evolve feature masks on ``X`` (n_samples, n_features), ``y`` (n_samples,).
+
+        ``progress(fraction, message)``, optional, is called after every generation.
+        """
         X, y = self._validate(X, y)
         self._check_params()
         d = X.shape[1]
@@ -516,7 +536,7 @@ class GeneticViews(_BasePartitioner):
                 keep = np.argsort(-allfit, kind="stable")[:P]
                 pop, fit = allpop[keep], allfit[keep]
                 history.append((fit.max(), fit.mean()))
-                _report(self.progress, (g + 1) / total, f"GA: generation {g + 1}")
+                _report(progress, (g + 1) / total, f"GA: generation {g + 1}")
 
         order = np.argsort(-fit, kind="stable")
         pop, fit = pop[order], fit[order]

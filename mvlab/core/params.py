@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import numbers
 
-from sklearn.utils._param_validation import HasMethods, Interval, Options, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, Options, RealNotInt, StrOptions
 
 __all__ = [
     "is_int", "Interval", "StrOptions", "Options", "HasMethods", "POSITIVE_INT", "NON_NEGATIVE_INT",
-    "N_JOBS", "RANDOM_STATE", "MAX_FEATURES", "OPTIONAL_POSITIVE_INT",
+    "N_JOBS", "RANDOM_STATE", "MAX_FEATURES", "OPTIONAL_POSITIVE_INT", "FOLDS", "NON_NEGATIVE_REAL",
+    "PROBABILITY", "MIN_SAMPLES_SPLIT", "MIN_SAMPLES_LEAF",
 ]
 
 POSITIVE_INT = [Interval(numbers.Integral, 1, None, closed="left")]
@@ -28,6 +29,14 @@ RANDOM_STATE = ["random_state"]
 MAX_FEATURES = [Interval(numbers.Integral, 1, None, closed="left"), Interval(numbers.Real, 0.0, 1.0, closed="right"),
                 StrOptions({"sqrt", "log2"}), None]
 """``max_features`` of a scikit-learn forest (mtry)."""
+MIN_SAMPLES_SPLIT = [Interval(numbers.Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")]
+MIN_SAMPLES_LEAF = [Interval(numbers.Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="neither")]
+"""``min_samples_split`` / ``min_samples_leaf`` of a scikit-learn tree (a count or a fraction of the rows)."""
+FOLDS = [Interval(numbers.Integral, 2, None, closed="left")]
+"""A number of folds of a k-fold split."""
+NON_NEGATIVE_REAL = [Interval(numbers.Real, 0.0, float("inf"), closed="left")]
+"""A finite number >= 0 (the open right end at infinity rejects ``inf``; NaN is never in an interval)."""
+PROBABILITY = [Interval(numbers.Real, 0.0, 1.0, closed="both")]
 
 
 def is_int(value) -> bool:

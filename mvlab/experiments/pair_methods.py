@@ -49,9 +49,9 @@ def evaluate_pair_split(X, split, *, methods=PAIR_METHODS, n_estimators=100, lam
         if method in ("gcforest", "sdf"):
             model = SiameseDeepForest(
                 weighting="uniform" if method == "gcforest" else "qp", lam=lam, n_estimators=n_estimators,
-                n_jobs=n_jobs, random_state=random_state, **extra,
-            ).fit(Ftr, split.y_train)
-            acc = model.score(Fte, split.y_test)
+                n_jobs=n_jobs, random_state=random_state, preprocessor=X, **extra,
+            ).fit(split.train_pairs, split.y_train)
+            acc = model.score(split.test_pairs, split.y_test)
             n_levels = model.n_levels_
         else:
             if method == "rf":

@@ -128,7 +128,7 @@ def tau_curve(scores, y, taus=None, n_points: int = 101) -> pd.DataFrame:
 # -------------------------------------------------------------------------- the result
 def _level_accuracies(model, F_test, y_test):
     """Test accuracy of every kept level (tau = 0 rule) and the last level's scores S0 - S1."""
-    V = model.level_class_vectors(F_test)
+    V = model._vector_levels(F_test)  # pair (or shared scanner) vectors, see run_siamese_experiment
     acc, scores = [], None
     for v in V:
         scores = v[:, :, 0].sum(axis=1) - v[:, :, 1].sum(axis=1)
@@ -425,10 +425,11 @@ def run_siamese_experiment(
     for i, (m, weighting) in enumerate((("SDF", "qp"), ("gcForest", "uniform"))):
         t = time.perf_counter()
         sub = scaled(progress, start + i * span, span * 0.95)
-        model = SiameseDeepForest(
-            weighting=weighting, progress=(lambda f, msg, m=m, sub=sub: sub(f, f"{m}: {msg}")) if sub else None,
-            **common,
-        ).fit(F_train, split.y_train)
+        # Both cascades take the same vectors: concatenated pairs, or the output of the one scanner
+        # fitted above (a scanner inside each model would be fitted twice, with the same result).
+        model = SiameseDeepForest(weighting=weighting, **common)._fit_vectors(
+            F_train, split.y_train, progress=(lambda f, msg, m=m, sub=sub: sub(f, f"{m}: {msg}")) if sub else None,
+        )
         level_test[m], scores[m] = _level_accuracies(model, F_test, split.y_test)
         level_train[m] = np.asarray(model.level_scores_, dtype=np.float64)
         n_levels[m] = int(model.n_levels_)

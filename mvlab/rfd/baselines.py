@@ -110,7 +110,9 @@ class LateFusionClassifier(ClassifierMixin, BaseEstimator):
         return late_fusion_proba(self.view_forests_, validate_data(self, X, dtype=np.float64, reset=False))
 
     def predict(self, X) -> np.ndarray:
-        return self.classes_[self.predict_proba(X).argmax(axis=1)]
+        """Class of the highest mean probability, shape (n,)."""
+        proba = self.predict_proba(X)  # first: it checks that the model is fitted
+        return self.classes_[proba.argmax(axis=1)]
 
 
 def make_view_stacking(views, n_features: int, *, n_estimators: int = 100, cv: int = 3, random_state=None,

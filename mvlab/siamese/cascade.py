@@ -34,6 +34,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mvlab.core.params import (FOLDS, MIN_SAMPLES_LEAF, MIN_SAMPLES_SPLIT, N_JOBS, NON_NEGATIVE_INT,
+                               NON_NEGATIVE_REAL, OPTIONAL_POSITIVE_INT, POSITIVE_INT, RANDOM_STATE, StrOptions)
+from mvlab.core.progress import ProgressCallback, report as _report
 from mvlab.core.threads import worker_count
 
 __all__ = ["CascadeForest", "ForestUnit", "MultiGrainedScanner", "forest_proba", "tree_probas"]
@@ -204,7 +207,6 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         when there are at least ``n_jobs`` of them; the trees and class vectors do not depend
         on ``n_jobs``.
     random_state : int, RandomState or None
-    progress : callable ``(fraction, message) -> None``, optional
 
     Notes
     -----
@@ -225,6 +227,23 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         Training class vectors of the kept levels.
     """
 
+    _parameter_constraints: dict = {
+        "n_estimators": POSITIVE_INT,
+        "n_completely_random": NON_NEGATIVE_INT,
+        "n_random": NON_NEGATIVE_INT,
+        "n_folds": FOLDS,
+        "class_vectors": [StrOptions({"kfold", "oob"})],
+        "propagation": [StrOptions({"cumulative", "previous"})],
+        "max_levels": POSITIVE_INT,
+        "patience": POSITIVE_INT,
+        "min_gain": NON_NEGATIVE_REAL,
+        "max_depth": OPTIONAL_POSITIVE_INT,
+        "min_samples_split": MIN_SAMPLES_SPLIT,
+        "min_samples_leaf": MIN_SAMPLES_LEAF,
+        "n_jobs": N_JOBS,
+        "random_state": RANDOM_STATE,
+    }
+
     def __init__(
         self,
         n_estimators=100,
@@ -241,7 +260,6 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         min_samples_leaf=1,
         n_jobs=None,
         random_state=None,
-        progress=None,
     ):
         self.n_estimators = n_estimators
         self.n_completely_random = n_completely_random
@@ -257,7 +275,6 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         self.min_samples_leaf = min_samples_leaf
         self.n_jobs = n_jobs
         self.random_state = random_state
-        self.progress = progress
 
     # ----------------------------------------------------------------- hooks for subclasses
     def _tree_weights(self, level, forest_index, estimator, tp_out, y_out, X_in, y_in):
@@ -288,42 +305,20 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         """
         return None, None
 
-    def _check_extra_params(self):
-        """Validation of subclass parameters (called at the start of ``fit``)."""
-
     # ----------------------------------------------------------------------------- fitting
-    def _validate_params_(self, n_samples, counts):
-        for name in ("n_estimators", "max_levels", "patience"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name} must be a positive integer; got {v!r}.")
-        for name in ("n_completely_random", "n_random"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or v < 0:
-                raise ValueError(f"{name} must be a non-negative integer; got {v!r}.")
+    def _check_data_params(self, counts):
+        """The checks ``_parameter_constraints`` cannot express: across parameters, and against
+        the class counts ``counts`` (n_classes,) of the training rows."""
         if self.n_completely_random + self.n_random < 1:
             raise ValueError(
                 "a level needs at least one forest: n_completely_random + n_random >= 1."
             )
-        if self.class_vectors not in ("kfold", "oob"):
-            raise ValueError(f"class_vectors must be 'kfold' or 'oob'; got {self.class_vectors!r}.")
-        if self.propagation not in ("cumulative", "previous"):
+        if self.class_vectors == "kfold" and counts.min() < self.n_folds:
             raise ValueError(
-                f"propagation must be 'cumulative' or 'previous'; got {self.propagation!r}."
+                f"every class needs at least n_folds={self.n_folds} training rows for the "
+                f"stratified k-fold; the smallest class has {counts.min()}. Lower n_folds, "
+                "use class_vectors='oob', or add data."
             )
-        if not np.isfinite(self.min_gain) or self.min_gain < 0:
-            raise ValueError(f"min_gain must be >= 0; got {self.min_gain!r}.")
-        if self.class_vectors == "kfold":
-            if not isinstance(self.n_folds, (int, np.integer)) or self.n_folds < 2:
-                raise ValueError(f"n_folds must be an integer >= 2; got {self.n_folds!r}.")
-            if counts.min() < self.n_folds:
-                raise ValueError(
-                    f"every class needs at least n_folds={self.n_folds} training rows for the "
-                    f"stratified k-fold; the smallest class has {counts.min()}. Lower n_folds, "
-                    "use class_vectors='oob', or add data."
-                )
-        if self.progress is not None and not callable(self.progress):
-            raise ValueError("progress must be a callable (fraction, message) or None.")
 
     def _make_forest(self, kind, seed, n_jobs=None):
         common = dict(
@@ -399,7 +394,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         vec[~seen] = insample[~seen]
         return ForestUnit(kind, [est], [w]), vec
 
-    def _fit_level(self, q, kinds, seeds, F, y):
+    def _fit_level(self, q, kinds, seeds, F, y, progress=None):
         """All forests of level ``q``: their models are fitted on threads (``n_jobs``), each
         model's trees on one thread when there are enough models to go round, and finished
         (tree-weight hook, class vectors) in order in the calling thread."""
@@ -410,7 +405,8 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         units, vecs = [], []
         for k, (kind, plan) in enumerate(zip(kinds, plans)):
             fitted = [next(results) for _ in plan]
-            self._report(
+            _report(
+                progress,
                 (q + k / len(kinds)) / self.max_levels,
                 f"level {q + 1}: forest {k + 1}/{len(kinds)} ({kind})",
             )
@@ -428,11 +424,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         parts = [X] + [v.reshape(v.shape[0], -1) for v in kept]
         return np.ascontiguousarray(np.concatenate(parts, axis=1, dtype=np.float32))
 
-    def _report(self, fraction, message):
-        if self.progress is not None:
-            self.progress(float(min(max(fraction, 0.0), 1.0)), message)
-
-    def _fit_encoded(self, X, y_enc):
+    def _fit_encoded(self, X, y_enc, progress=None):
         """Grow the cascade on validated float features ``X`` and encoded labels ``y_enc``."""
         rng = check_random_state(self.random_state)
         kinds = ["completely_random"] * self.n_completely_random + ["random"] * self.n_random
@@ -442,13 +434,13 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         for q in range(self.max_levels):
             F = self._level_input(X, vectors)
             seeds = [int(rng.randint(_MAX_SEED)) for _ in kinds]
-            units, vecs = self._fit_level(q, kinds, seeds, F, y_enc)
+            units, vecs = self._fit_level(q, kinds, seeds, F, y_enc, progress)
             V = np.stack(vecs, axis=1)  # (n, M, C)
             score = float(np.mean(self._decide(V) == y_enc))
             levels.append(units)
             vectors.append(V)
             scores.append(score)
-            self._report((q + 1) / self.max_levels, f"level {q + 1}: training accuracy {score:.4f}")
+            _report(progress, (q + 1) / self.max_levels, f"level {q + 1}: training accuracy {score:.4f}")
             if score > best_score + self.min_gain or best < 0:
                 best, best_score = q, score
             elif q - best >= self.patience:
@@ -457,7 +449,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         self.train_class_vectors_ = vectors[: best + 1]
         self.level_scores_ = scores
         self.n_levels_ = best + 1
-        self._report(1.0, f"kept {self.n_levels_} level(s)")
+        _report(progress, 1.0, f"kept {self.n_levels_} level(s)")
         return self
 
     def _decide(self, V):
@@ -468,22 +460,25 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         """
         return np.argmax(V.sum(axis=1), axis=1)
 
-    def fit(self, X, y):
+    def fit(self, X, y, progress: ProgressCallback = None):
         """Fit the cascade on single instances.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        progress : callable ``(fraction, message) -> None``, optional
+            Called as every forest of a level is fitted and after every level, with the
+            fraction of ``max_levels`` done; 1.0 at the end.
         """
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
             raise ValueError("y has a single class; a classifier needs at least two.")
-        self._check_extra_params()
-        self._validate_params_(X.shape[0], np.bincount(y_enc))
-        return self._fit_encoded(X, y_enc)
+        self._check_data_params(np.bincount(y_enc))
+        return self._fit_encoded(X, y_enc, progress)
 
     # -------------------------------------------------------------------------- prediction
     def _level_vectors(self, X):
@@ -574,6 +569,20 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
     classes_ : ndarray
     n_output_features_ : int
     """
+
+    _parameter_constraints: dict = {
+        "image_shape": ["array-like", None],  # against the data, in fit
+        "window_sizes": ["array-like", None],  # against the image shape, in fit
+        "stride": POSITIVE_INT,
+        "pairs": ["boolean"],
+        "n_estimators": POSITIVE_INT,
+        "n_folds": FOLDS,
+        "max_depth": OPTIONAL_POSITIVE_INT,
+        "min_samples_split": MIN_SAMPLES_SPLIT,
+        "min_samples_leaf": MIN_SAMPLES_LEAF,
+        "n_jobs": N_JOBS,
+        "random_state": RANDOM_STATE,
+    }
 
     def __init__(
         self,
@@ -671,16 +680,13 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_output_features_)
         """
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
         C = self.classes_.size
         if C < 2:
             raise ValueError("y has a single class; scanning forests need at least two.")
-        if not isinstance(self.stride, (int, np.integer)) or self.stride < 1:
-            raise ValueError(f"stride must be a positive integer; got {self.stride!r}.")
-        if not isinstance(self.n_folds, (int, np.integer)) or self.n_folds < 2:
-            raise ValueError(f"n_folds must be an integer >= 2; got {self.n_folds!r}.")
         if np.bincount(y_enc).min() < self.n_folds:
             raise ValueError(
                 f"every class needs at least n_folds={self.n_folds} samples for the k-fold."

@@ -10,19 +10,24 @@ simplex (Eq. 15) and solving, per level and forest, the QP of Eqs. 23-28::
 
 with ``z_ij = 2 y_ij - 1`` doubled at every level when ``z_schedule="double"`` (§C.6).
 
-API (metric-learn style): a pair set is either ``pairs`` of shape (n_pairs, 2) holding row
-indices into an instance matrix ``X`` passed alongside (``fit(pairs, y, X=X)``), or, without
-``X``, an array of shape (n_pairs, 2, n_features) holding the two instances of every pair, or
-the concatenated float vectors of shape (n_pairs, 2 * n_features). Index pairs copy nothing
-until the concatenated vectors are built for the forests.
+API (metric-learn's convention): a pair set ``pairs`` is either an array of shape
+(n_pairs, 2, n_features) holding the two instances of every pair, or, when the estimator has a
+``preprocessor`` (the instance matrix X of shape (n_samples, n_features)), an integer array of
+shape (n_pairs, 2) of row indices into it. Index pairs copy nothing until the concatenated vectors
+``(x_i, x_j)`` are built for the forests, and they go through ``GridSearchCV`` and
+``cross_val_score`` like any ``X``.
 """
 
 from __future__ import annotations
 
+import numbers
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted
 
+from mvlab.core.params import NON_NEGATIVE_REAL, Interval, StrOptions
+from mvlab.core.progress import ProgressCallback
 from mvlab.siamese.cascade import CascadeForest, MultiGrainedScanner, tree_probas
 from mvlab.siamese.pairs import pair_features
 from mvlab.siamese.tree_weights import solve_tree_weights
@@ -30,34 +35,52 @@ from mvlab.siamese.tree_weights import solve_tree_weights
 __all__ = ["SiameseDeepForest", "effective_number_of_trees", "pair_vectors", "tree_margin_matrix"]
 
 
-def pair_vectors(pairs, X=None):
-    """Concatenated pair vectors ``(x_i, x_j)``, shape (n_pairs, 2 * n_features).
+def pair_vectors(pairs, preprocessor=None):
+    """Concatenated pair vectors ``(x_i, x_j)``, shape (n_pairs, 2 * n_features), float64.
 
     Parameters
     ----------
     pairs : array-like
-        With ``X``: integer index pairs of shape (n_pairs, 2). Without ``X``: either the two
-        instances of every pair, shape (n_pairs, 2, n_features), or already concatenated
-        vectors, shape (n_pairs, 2 * n_features) (floating point, even number of columns).
-    X : array-like of shape (n_samples, n_features), optional
+        Without ``preprocessor``: the two instances of every pair, shape (n_pairs, 2, n_features).
+        With it: integer row indices into ``preprocessor``, shape (n_pairs, 2).
+    preprocessor : array-like of shape (n_samples, n_features), optional
+        The instances that index pairs refer to.
+
+    Raises
+    ------
+    ValueError
+        For a wrong shape, index pairs without a preprocessor, non-integer indices with one, or
+        an index outside ``[0, n_samples)``.
     """
     pairs = np.asarray(pairs)
-    if X is not None:
-        return pair_features(np.asarray(X, dtype=np.float64), pairs)
-    if pairs.ndim == 3 and pairs.shape[1] == 2:
-        return np.ascontiguousarray(pairs.reshape(pairs.shape[0], -1), dtype=np.float64)
-    if pairs.ndim == 2 and np.issubdtype(pairs.dtype, np.integer) and pairs.shape[1] == 2:
+    if preprocessor is None:
+        if pairs.ndim == 3 and pairs.shape[1] == 2 and pairs.shape[2] > 0:
+            return np.ascontiguousarray(pairs.reshape(pairs.shape[0], -1), dtype=np.float64)
+        if pairs.ndim == 2 and pairs.shape[1] == 2 and np.issubdtype(pairs.dtype, np.integer):
+            raise ValueError(
+                f"pairs of shape {pairs.shape} look like row indices, but the estimator has no "
+                "preprocessor: set preprocessor=X (the instances, shape (n_samples, n_features)), "
+                "or pass the instances themselves, shape (n_pairs, 2, n_features)."
+            )
         raise ValueError(
-            "pairs look like index pairs of shape (n_pairs, 2): pass the instances too, "
-            "fit(pairs, y, X=X) / predict(pairs, X=X). (Concatenated vectors must be floats.)"
+            "pairs must hold the two instances of every pair, shape (n_pairs, 2, n_features) "
+            f"(or be row indices of shape (n_pairs, 2) with preprocessor=X); got shape {pairs.shape}."
         )
-    if pairs.ndim == 2 and pairs.shape[1] % 2 == 0 and pairs.shape[1] > 0:
-        return np.ascontiguousarray(pairs, dtype=np.float64)
-    raise ValueError(
-        "pairs must be index pairs of shape (n_pairs, 2) together with X=<instances>, an array "
-        "of shape (n_pairs, 2, n_features) holding both instances, or concatenated vectors of "
-        f"shape (n_pairs, 2 * n_features); got shape {pairs.shape} without X."
-    )
+    X = np.asarray(preprocessor, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"preprocessor must be the instances, shape (n_samples, n_features); got shape {X.shape}.")
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or not (np.issubdtype(pairs.dtype, np.integer) or pairs.size == 0):
+        raise ValueError(
+            "with a preprocessor, pairs must be integer row indices of shape (n_pairs, 2); got shape "
+            f"{pairs.shape} of dtype {pairs.dtype}. (Without one, pass shape (n_pairs, 2, n_features).)"
+        )
+    bad = (pairs < 0) | (pairs >= X.shape[0])
+    if bad.any():
+        raise ValueError(
+            f"pairs hold {int(bad.sum())} row index(es) outside [0, {X.shape[0]}), the rows of the "
+            f"preprocessor (e.g. {int(pairs[bad][0])})."
+        )
+    return pair_features(X, pairs.astype(np.intp, copy=False))
 
 
 def effective_number_of_trees(w):
@@ -122,9 +145,14 @@ class SiameseDeepForest(CascadeForest):
     scanner : MultiGrainedScanner or None
         Multi-grained scanning of the pair vectors before the cascade; must have
         ``pairs=True`` (lock-step windows, §C.7). It is cloned at fit.
+    preprocessor : array-like of shape (n_samples, n_features) or None, default=None
+        The instances, when pairs are given as row indices into them (metric-learn's
+        convention): ``fit``, ``predict``, ``predict_proba``, ``decision_function`` and
+        ``score`` then take integer ``pairs`` of shape (n_pairs, 2). ``None``: pairs hold the
+        instances, shape (n_pairs, 2, n_features).
     n_estimators, n_completely_random, n_random, n_folds, class_vectors, propagation,
     max_levels, patience, min_gain, max_depth, min_samples_split, min_samples_leaf, n_jobs,
-    random_state, progress :
+    random_state :
         As :class:`mvlab.siamese.cascade.CascadeForest` (paper: 2 + 2 forests, 3 folds, automatic
         number of levels, cumulative propagation Eq. 11).
 
@@ -138,8 +166,24 @@ class SiameseDeepForest(CascadeForest):
         Diagnostics of every QP solved for that forest (fold-model QPs and, with ``crossfit``,
         the cross-fitting QPs), in solve order; empty with ``weighting="uniform"``.
     levels_, n_levels_, level_scores_, train_class_vectors_ : as CascadeForest.
+    n_pair_features_ : int
+        Length of a concatenated pair vector, ``2 * n_features``.
     scanner_ : fitted MultiGrainedScanner or None
     """
+
+    _parameter_constraints: dict = {
+        **CascadeForest._parameter_constraints,
+        "weighting": [StrOptions({"qp", "uniform"})],
+        "lam": NON_NEGATIVE_REAL,
+        "z_schedule": [StrOptions({"double", "constant"})],
+        "qp_probas": [StrOptions({"oof", "insample"})],
+        "tau": NON_NEGATIVE_REAL,
+        "solver": [StrOptions({"pgd", "cvxpy"})],
+        "solver_tol": [Interval(numbers.Real, 0.0, None, closed="neither")],
+        "crossfit": ["boolean"],
+        "scanner": [MultiGrainedScanner, None],
+        "preprocessor": ["array-like", None],  # its shape, and the indices into it, in pair_vectors
+    }
 
     def __init__(
         self,
@@ -166,7 +210,7 @@ class SiameseDeepForest(CascadeForest):
         min_samples_leaf=1,
         n_jobs=None,
         random_state=None,
-        progress=None,
+        preprocessor=None,
     ):
         super().__init__(
             n_estimators=n_estimators,
@@ -183,7 +227,6 @@ class SiameseDeepForest(CascadeForest):
             min_samples_leaf=min_samples_leaf,
             n_jobs=n_jobs,
             random_state=random_state,
-            progress=progress,
         )
         self.weighting = weighting
         self.lam = lam
@@ -194,6 +237,7 @@ class SiameseDeepForest(CascadeForest):
         self.solver_tol = solver_tol
         self.crossfit = crossfit
         self.scanner = scanner
+        self.preprocessor = preprocessor
 
     # ------------------------------------------------------------------------- the hook
     def z_scale(self, level):
@@ -237,37 +281,21 @@ class SiameseDeepForest(CascadeForest):
         return w, v_out
 
     def _check_extra_params(self):
-        if self.weighting not in ("qp", "uniform"):
-            raise ValueError(f"weighting must be 'qp' or 'uniform'; got {self.weighting!r}.")
-        if self.z_schedule not in ("double", "constant"):
-            raise ValueError(f"z_schedule must be 'double' or 'constant'; got {self.z_schedule!r}.")
-        if self.qp_probas not in ("oof", "insample"):
-            raise ValueError(f"qp_probas must be 'oof' or 'insample'; got {self.qp_probas!r}.")
+        """The checks across parameters that ``_parameter_constraints`` cannot express."""
         if self.qp_probas == "oof" and self.class_vectors != "kfold" and self.weighting == "qp":
             raise ValueError(
                 "qp_probas='oof' needs class_vectors='kfold' (the QP uses each fold-model's "
                 "held-out pairs); use qp_probas='insample' with class_vectors='oob'."
             )
-        try:
-            lam = float(self.lam)
-        except (TypeError, ValueError):
-            lam = np.nan
-        if not np.isfinite(lam) or lam < 0:
-            raise ValueError(f"lam must be a finite number >= 0; got {self.lam!r}.")
-        if not np.isfinite(self.tau) or self.tau < 0:
-            raise ValueError(f"tau must be a finite number >= 0; got {self.tau!r}.")
-        if self.solver not in ("pgd", "cvxpy"):
-            raise ValueError(f"solver must be 'pgd' or 'cvxpy'; got {self.solver!r}.")
-        if self.scanner is not None:
-            if not isinstance(self.scanner, MultiGrainedScanner) or not self.scanner.pairs:
-                raise ValueError(
-                    "scanner must be a MultiGrainedScanner with pairs=True, so that two identical "
-                    "windows scan the two instances of a pair in lock-step."
-                )
+        if self.scanner is not None and not self.scanner.pairs:
+            raise ValueError(
+                "scanner must be a MultiGrainedScanner with pairs=True, so that two identical "
+                "windows scan the two instances of a pair in lock-step."
+            )
 
     # -------------------------------------------------------------------------- fit/predict
-    def _features(self, pairs, X, fitting=False, y=None):
-        V = pair_vectors(pairs, X)
+    def _features(self, V, fitting=False, y=None):
+        """Cascade input from per-pair vectors ``V`` (n_pairs, n_pair_features): checked, then scanned."""
         if not np.all(np.isfinite(V)):
             raise ValueError("the pair vectors contain NaN or infinite values.")
         if fitting:
@@ -284,20 +312,36 @@ class SiameseDeepForest(CascadeForest):
             return self.scanner_.fit_transform(V, y)
         return self.scanner_.transform(V)
 
-    def fit(self, pairs, y, X=None):
+    def fit(self, pairs, y, progress: ProgressCallback = None):
         """Fit on labelled pairs.
 
         Parameters
         ----------
-        pairs : array-like of shape (n_pairs, 2) of int with ``X``, or (n_pairs, 2, n_features)
+        pairs : array-like of shape (n_pairs, 2, n_features), or of int and shape (n_pairs, 2)
+            The two instances of every pair, or with ``preprocessor`` their row indices in it.
         y : array-like of shape (n_pairs,)
             0 similar, 1 dissimilar; both must occur.
-        X : array-like of shape (n_samples, n_features), optional
-            Instances indexed by ``pairs``.
+        progress : callable ``(fraction, message) -> None``, optional
+            As :meth:`CascadeForest.fit`.
+
+        Returns
+        -------
+        self
         """
+        self._validate_params()  # the preprocessor first: pair_vectors uses it
+        return self._fit_vectors(pair_vectors(pairs, self.preprocessor), y, progress)
+
+    def _fit_vectors(self, V, y, progress=None):
+        """:meth:`fit` on per-pair vectors ``V`` (n_pairs, n_pair_features).
+
+        ``V`` is normally the concatenated pairs; :func:`mvlab.experiments.siamese.run_siamese_experiment`
+        passes the output of one scanner fitted once and shared by its two cascades.
+        """
+        self._validate_params()
         self._check_extra_params()
+        V = np.asarray(V, dtype=np.float64)
         y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != np.asarray(pairs).shape[0]:
+        if y.ndim != 1 or y.shape[0] != V.shape[0]:
             raise ValueError("y must be 1-D with one label (0 similar, 1 dissimilar) per pair.")
         if not np.all(np.isin(y, (0, 1))):
             raise ValueError("pair labels must be 0 (similar) or 1 (dissimilar).")
@@ -306,11 +350,11 @@ class SiameseDeepForest(CascadeForest):
         if counts.min() == 0:
             raise ValueError("both similar (0) and dissimilar (1) pairs are needed to fit.")
         self.scanner_ = None
-        F = self._features(pairs, X, fitting=True, y=y)
+        F = self._features(V, fitting=True, y=y)
         self.classes_ = np.array([0, 1])
-        self._validate_params_(F.shape[0], counts)
+        self._check_data_params(counts)
         self._qp_log = {}
-        self._fit_encoded(F, y)
+        self._fit_encoded(F, y, progress)
         self.weights_, self.qp_info_ = [], []
         for q, units in enumerate(self.levels_):
             lw, li = [], []
@@ -326,20 +370,25 @@ class SiameseDeepForest(CascadeForest):
         del self._qp_log
         return self
 
-    def level_class_vectors(self, pairs, X=None):
-        """Class vectors of every kept level: list of (n_pairs, n_forests, 2) arrays."""
-        if not hasattr(self, "levels_"):
-            from sklearn.exceptions import NotFittedError
+    def level_class_vectors(self, pairs):
+        """Class vectors of every kept level: list of (n_pairs, n_forests, 2) arrays.
 
-            raise NotFittedError("this SiameseDeepForest is not fitted yet; call fit first.")
-        return self._level_vectors(self._features(pairs, X))
+        ``pairs`` as in :meth:`fit`.
+        """
+        check_is_fitted(self, "levels_")
+        return self._vector_levels(pair_vectors(pairs, self.preprocessor))
 
-    def decision_function(self, pairs, X=None):
+    def _vector_levels(self, V):
+        """:meth:`level_class_vectors` of per-pair vectors ``V`` (as :meth:`_fit_vectors`)."""
+        check_is_fitted(self, "levels_")
+        return self._level_vectors(self._features(np.asarray(V, dtype=np.float64)))
+
+    def decision_function(self, pairs):
         """Score ``S0 - S1`` of §C.5: sums over the last level's forests, shape (n_pairs,).
 
         Positive means similar.
         """
-        V = self.level_class_vectors(pairs, X)[-1]
+        V = self.level_class_vectors(pairs)[-1]
         return V[:, :, 0].sum(axis=1) - V[:, :, 1].sum(axis=1)
 
     def predict_from_scores(self, scores, tau=None):
@@ -351,14 +400,20 @@ class SiameseDeepForest(CascadeForest):
         out[scores < 0] = 1
         return out
 
-    def predict(self, pairs, X=None):
+    def predict(self, pairs):
         """0 similar, 1 dissimilar, -1 undetermined (only when ``tau > 0``), shape (n_pairs,)."""
-        return self.predict_from_scores(self.decision_function(pairs, X))
+        return self.predict_from_scores(self.decision_function(pairs))
 
-    def predict_proba(self, pairs, X=None):
+    def predict_proba(self, pairs):
         """Average of the last level's class vectors, shape (n_pairs, 2)."""
-        return self.level_class_vectors(pairs, X)[-1].mean(axis=1)
+        return self.level_class_vectors(pairs)[-1].mean(axis=1)
 
-    def score(self, pairs, y, X=None):
-        """Accuracy of :meth:`predict`; undetermined pairs count as errors."""
-        return float(np.mean(self.predict(pairs, X) == np.asarray(y)))
+    def score(self, pairs, y, sample_weight=None):
+        """Accuracy of :meth:`predict`, undetermined pairs counting as errors (weighted by
+        ``sample_weight``, shape (n_pairs,), if given)."""
+        return float(np.average(self.predict(pairs) == np.asarray(y), weights=sample_weight))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.three_d_array = self.preprocessor is None
+        return tags
