@@ -33,9 +33,8 @@ import time
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-
-from mvlab.rfd.competence_regions import _kth_over_columns, _supersets, candidate_regions, joint_rows
 from mvlab.datasets.bundled import load_dataset
+from mvlab.rfd.competence_regions import _kth_over_columns, _supersets, candidate_regions, joint_rows
 from mvlab.rfd.dvs import DVSCombiner, subset_dissimilarity
 from mvlab.rfd.view_forests import fit_view_forests
 

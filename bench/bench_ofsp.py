@@ -38,7 +38,6 @@ import numpy as np
 from sklearn.neighbors import KNeighborsClassifier
 from threadpoolctl import threadpool_limits
 
-
 from mvlab.construction.partition import OFSP
 
 

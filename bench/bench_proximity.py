@@ -32,7 +32,6 @@ import numpy as np
 from scipy.sparse._sparsetools import csr_matmat_maxnnz  # scipy's counting pass, timed on its own
 
 
-
 def best_of(fn, repeat=3):
     best, out = np.inf, None
     for _ in range(repeat):

@@ -20,7 +20,6 @@ import argparse
 import platform
 import time
 
-
 import numpy as np  # noqa: E402
 import sklearn  # noqa: E402
 

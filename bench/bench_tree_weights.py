@@ -23,10 +23,9 @@ import numpy as np
 from sklearn.datasets import load_digits
 from sklearn.ensemble import RandomForestClassifier
 
-
 from mvlab.siamese.cascade import tree_probas
-from mvlab.siamese.pairs import make_pairs, pair_features
 from mvlab.siamese.forest import tree_margin_matrix
+from mvlab.siamese.pairs import make_pairs, pair_features
 from mvlab.siamese.tree_weights import solve_tree_weights, tree_weight_objective
 
 
@@ -69,8 +68,8 @@ def run(P, lam, label, repeats):
 
 
 def bench_sdf(N, T, lam, n_jobs=2):
-    from mvlab.siamese.pairs import make_pair_split
     from mvlab.siamese.forest import SiameseDeepForest
+    from mvlab.siamese.pairs import make_pair_split
 
     X, y = load_digits(return_X_y=True)
     sp = make_pair_split(y, N, random_state=0)

@@ -43,6 +43,7 @@ def test_pairs_family_and_browsing_an_earlier_run(app):
     shown = app.selectbox(key="bm_batch").value
     # a browser refresh (a new session) finds the run in the results store
     from streamlit.testing.v1 import AppTest
+
     from conftest import APP
 
     fresh = AppTest.from_file(APP, default_timeout=60)

@@ -39,6 +39,7 @@ def test_result_survives_page_switches_and_a_new_session(app):
     assert len(app.get("plotly_chart")) == 6
     # a browser refresh is a new session: the result comes back from the results store
     from streamlit.testing.v1 import AppTest
+
     from conftest import APP
 
     fresh = AppTest.from_file(APP, default_timeout=60)

@@ -9,8 +9,16 @@ import re
 
 import pytest
 
-from browser import (CHROMIUM, CHROMIUM_ARGS, exceptions, running_app, screenshot, settle, truncated_labels,
-                     unavailable_reason)
+from browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    exceptions,
+    running_app,
+    screenshot,
+    settle,
+    truncated_labels,
+    unavailable_reason,
+)
 
 reason = unavailable_reason()
 if reason is not None and os.environ.get("MVLAB_REQUIRE_BROWSER"):

@@ -218,8 +218,9 @@ def test_prediction_threads_do_not_change_results(cancer):
 
 
 def test_in_order_keeps_order_bounds_pending_work_and_raises():
-    from mvlab.siamese.cascade import _in_order
     import threading
+
+    from mvlab.siamese.cascade import _in_order
 
     pending, peak, lock = [0], [0], threading.Lock()
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from mvlab.experiments.dissimilarity import CombinationComparison, compare_combinations
 from mvlab.datasets.synthetic import make_multiview_classification
+from mvlab.experiments.dissimilarity import CombinationComparison, compare_combinations
 from mvlab.rfd.classifier import RFDClassifier
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from mvlab.core.neighbours import k_smallest_indices, k_smallest_indices_bounded
 from mvlab.rfd.competence_regions import candidate_regions, joint_rows
 from mvlab.rfd.dvs import subset_dissimilarity, view_subsets
-from mvlab.core.neighbours import k_smallest_indices, k_smallest_indices_bounded
 
 
 def views(rng, Q, n, n_train, levels=None):

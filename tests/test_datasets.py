@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_digits
 
-from mvlab.datasets.container import MultiViewDataset
 from mvlab.core.views import Xs_to_views, views_to_Xs
 from mvlab.datasets.bundled import dataset_info, list_datasets, load_dataset
-from mvlab.datasets.synthetic import make_multiview_classification
+from mvlab.datasets.container import MultiViewDataset
 from mvlab.datasets.reader import read_multiview_csv
+from mvlab.datasets.synthetic import make_multiview_classification
 
 MFEAT_VIEWS = {"fou": 76, "fac": 216, "kar": 64, "pix": 240, "zer": 47, "mor": 6}
 

@@ -11,9 +11,18 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
 
 from mvlab.datasets.synthetic import make_multiview_classification
-from mvlab.rfd.dvs import DVSCombiner, DVSCostWarning, n_candidates, select_candidates, selection_priority, subset_dissimilarity, subset_names, view_subsets
-from mvlab.rfd.explanation import DVSExplanation
 from mvlab.rfd.classifier import RFDClassifier
+from mvlab.rfd.dvs import (
+    DVSCombiner,
+    DVSCostWarning,
+    n_candidates,
+    select_candidates,
+    selection_priority,
+    subset_dissimilarity,
+    subset_names,
+    view_subsets,
+)
+from mvlab.rfd.explanation import DVSExplanation
 from mvlab.rfd.view_forests import combine, fit_view_forests
 
 T = 15  # trees per forest in these tests

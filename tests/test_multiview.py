@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.model_selection import cross_val_score
 
-from mvlab.rfd.classifier import RFDClassifier
-from mvlab.rfd.weights import alignment_weights, kernel_alignment, knn_loo_accuracy, oob_weights, swknn_weights
 from mvlab.core.views import check_views
+from mvlab.rfd.classifier import RFDClassifier
 from mvlab.rfd.view_forests import combine, fit_view_forests
+from mvlab.rfd.weights import alignment_weights, kernel_alignment, knn_loo_accuracy, oob_weights, swknn_weights
 
 VIEWS = [np.arange(0, 4), np.arange(4, 7), np.arange(7, 12)]
 KW = dict(n_estimators=10, random_state=0)

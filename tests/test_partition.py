@@ -7,9 +7,22 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
-from mvlab.construction._incremental import (GaussianNBIncremental, KNNIncremental, LowestIndexKNN, make_folds,
-                                            naive_subset_score, resolve_estimator)
-from mvlab.construction.partition import OFSP, AttributeBagging, AttributeClustering, Bagging, GeneticViews, RandomPartition
+from mvlab.construction._incremental import (
+    GaussianNBIncremental,
+    KNNIncremental,
+    LowestIndexKNN,
+    make_folds,
+    naive_subset_score,
+    resolve_estimator,
+)
+from mvlab.construction.partition import (
+    OFSP,
+    AttributeBagging,
+    AttributeClustering,
+    Bagging,
+    GeneticViews,
+    RandomPartition,
+)
 
 
 @pytest.fixture(autouse=True)

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from mvlab.viz import plots
 from mvlab.datasets.bundled import load_dataset
 from mvlab.datasets.synthetic import make_multiview_classification
+from mvlab.viz import plots
 from mvlab.viz.projection import pca_2d
 
 

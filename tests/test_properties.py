@@ -6,13 +6,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mvlab.construction.partition import OFSP
 from mvlab.datasets.container import MultiViewDataset
-from mvlab.datasets.synthetic import make_multiview_classification
 from mvlab.datasets.reader import read_multiview_csv
+from mvlab.datasets.synthetic import make_multiview_classification
+from mvlab.forest.dissimilarity import ForestDissimilarity
 from mvlab.rfd.classifier import RFDClassifier
 from mvlab.siamese.pairs import make_pairs
-from mvlab.construction.partition import OFSP
-from mvlab.forest.dissimilarity import ForestDissimilarity
 from mvlab.siamese.tree_weights import solve_tree_weights
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

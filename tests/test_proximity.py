@@ -10,11 +10,11 @@ from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.ensemble import RandomForestClassifier
 
-from mvlab.forest.dissimilarity import ForestDissimilarity
-from mvlab.forest.measures import MEASURES, RFD, RFGAP, PathLength, SameLeafMeasure, measure_spec
-from mvlab.forest._leaf_product import cooccurrence
 from mvlab.core.neighbours import distance_tie_tolerance, k_nearest_tolerant, k_smallest_indices, k_smallest_mask
+from mvlab.forest._leaf_product import cooccurrence
+from mvlab.forest.dissimilarity import ForestDissimilarity
 from mvlab.forest.kdn import _kdn
+from mvlab.forest.measures import MEASURES, RFD, RFGAP, PathLength, SameLeafMeasure, measure_spec
 
 T = 12
 ATOL = 2e-6  # float32 output

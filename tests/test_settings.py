@@ -8,8 +8,13 @@ import pytest
 from mvlab.datasets.bundled import load_dataset
 from mvlab.datasets.synthetic import make_multiview_classification
 from mvlab.experiments.families import FAMILIES
-from mvlab.experiments.settings import (BenchmarkSettings, DissimilaritySettings, DVSSettings, SiameseSettings,
-                                        ViewConstructionSettings)
+from mvlab.experiments.settings import (
+    BenchmarkSettings,
+    DissimilaritySettings,
+    DVSSettings,
+    SiameseSettings,
+    ViewConstructionSettings,
+)
 
 ALL = [DissimilaritySettings, DVSSettings, ViewConstructionSettings, SiameseSettings]
 

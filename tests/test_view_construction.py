@@ -6,14 +6,24 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mvlab.viz import plots
-from mvlab.datasets.bundled import load_dataset
 from mvlab.construction.ensemble import ViewEnsemble
-from mvlab.experiments.protocols import RepeatedKFold
 from mvlab.construction.partition import OFSP, RandomPartition
-from mvlab.experiments.stats import friedman_aligned_ranks_test, posthoc_vs_control
-from mvlab.experiments.view_construction import METHODS, METRICS, KSweepResult, cell_seed, evaluate_split, feature_groups, k_sweep, partition_crosstab, sweep_test
+from mvlab.datasets.bundled import load_dataset
 from mvlab.datasets.synthetic import make_madelon
+from mvlab.experiments.protocols import RepeatedKFold
+from mvlab.experiments.stats import friedman_aligned_ranks_test, posthoc_vs_control
+from mvlab.experiments.view_construction import (
+    METHODS,
+    METRICS,
+    KSweepResult,
+    cell_seed,
+    evaluate_split,
+    feature_groups,
+    k_sweep,
+    partition_crosstab,
+    sweep_test,
+)
+from mvlab.viz import plots
 
 FAST = dict(inner_cv=3, ga_generations=1, ga_population=10, ga_offspring=10, ab_trials=3)
 K, FOLDS, CLASSIFIERS = 3, 3, ["knn", "nb"]

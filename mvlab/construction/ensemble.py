@@ -16,9 +16,9 @@ import time
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.utils.parallel import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
 from mvlab.construction._incremental import ESTIMATOR_NAMES, make_folds, pooled_accuracy, resolve_estimator

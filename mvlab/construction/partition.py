@@ -40,10 +40,19 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_X_y
 
 from mvlab.construction._incremental import ESTIMATOR_NAMES, make_evaluator, make_folds, resolve_estimator
-from mvlab.core.params import (N_JOBS, NON_NEGATIVE_INT, POSITIVE_INT, PROBABILITY, RANDOM_STATE, HasMethods, Interval,
-                               StrOptions)
+from mvlab.core.params import (
+    N_JOBS,
+    NON_NEGATIVE_INT,
+    POSITIVE_INT,
+    PROBABILITY,
+    RANDOM_STATE,
+    HasMethods,
+    Interval,
+    StrOptions,
+)
+from mvlab.core.progress import ProgressCallback
+from mvlab.core.progress import report as _report
 from mvlab.core.views import check_views
-from mvlab.core.progress import ProgressCallback, report as _report
 
 __all__ = [
     "OFSP",

@@ -31,11 +31,11 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 
-from mvlab.siamese.cascade import MultiGrainedScanner
-from mvlab.siamese.pairs import make_pair_split, pair_features
-from mvlab.siamese.forest import SiameseDeepForest, effective_number_of_trees
 from mvlab.core.progress import ProgressCallback, scaled
 from mvlab.core.serialize import pack, unpack
+from mvlab.siamese.cascade import MultiGrainedScanner
+from mvlab.siamese.forest import SiameseDeepForest, effective_number_of_trees
+from mvlab.siamese.pairs import make_pair_split, pair_features
 
 __all__ = [
     "MODELS",

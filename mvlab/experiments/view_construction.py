@@ -32,21 +32,33 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.parallel import Parallel, delayed
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
+from sklearn.utils.parallel import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
 from mvlab.construction._incremental import ESTIMATOR_NAMES
-from mvlab.construction.ensemble import ViewEnsemble, percent_features_used, timed_fit, weighted_vote
 from mvlab.construction.diversity import diversity_report
-from mvlab.construction.partition import OFSP, AttributeBagging, AttributeClustering, Bagging, GeneticViews, RandomPartition
-from mvlab.experiments.stats import FriedmanAlignedResult, PosthocResult, friedman_aligned_ranks_test, posthoc_vs_control
+from mvlab.construction.ensemble import ViewEnsemble, percent_features_used, timed_fit, weighted_vote
+from mvlab.construction.partition import (
+    OFSP,
+    AttributeBagging,
+    AttributeClustering,
+    Bagging,
+    GeneticViews,
+    RandomPartition,
+)
 from mvlab.core.progress import ProgressCallback
 from mvlab.core.serialize import pack, unpack
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.experiments.protocols import RepeatedKFold
 from mvlab.experiments.runner import Family, Preset, run_protocol, with_param_columns
+from mvlab.experiments.stats import (
+    FriedmanAlignedResult,
+    PosthocResult,
+    friedman_aligned_ranks_test,
+    posthoc_vs_control,
+)
 
 __all__ = [
     "METHODS", "METHOD_TITLES", "CLASSIFIERS", "CLASSIFIER_TITLES", "METRICS", "METRIC_TITLES",

@@ -31,7 +31,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mvlab.core.params import MAX_FEATURES, N_JOBS, OPTIONAL_POSITIVE_INT, POSITIVE_INT, RANDOM_STATE, StrOptions
-from mvlab.core.progress import ProgressCallback, report as _report, scaled
+from mvlab.core.progress import ProgressCallback, scaled
+from mvlab.core.progress import report as _report
 from mvlab.forest._leaf_product import _onehot
 from mvlab.forest.measures import MEASURES, Measure, resolve_measure
 from mvlab.forest.tree_layout import _TreeLayout

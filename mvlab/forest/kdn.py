@@ -4,7 +4,6 @@ the weight of the RFD measure (docs/algorithms.md §A.5)."""
 from __future__ import annotations
 
 import numpy as np
-
 from sklearn.utils.parallel import Parallel, delayed
 
 from mvlab.core.neighbours import distance_tie_tolerance, k_nearest_tolerant, squared_distances

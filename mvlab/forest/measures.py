@@ -39,7 +39,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 
 from mvlab.core.params import is_int
-from mvlab.core.progress import ProgressCallback, report as _report
+from mvlab.core.progress import ProgressCallback
+from mvlab.core.progress import report as _report
 from mvlab.forest._leaf_product import cooccurrence
 from mvlab.forest.kdn import kdn_per_tree
 

@@ -28,7 +28,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mvlab.core.params import MAX_FEATURES, N_JOBS, OPTIONAL_POSITIVE_INT, POSITIVE_INT, RANDOM_STATE, StrOptions
-from mvlab.core.progress import ProgressCallback, report as _report, scaled
+from mvlab.core.progress import ProgressCallback, scaled
+from mvlab.core.progress import report as _report
 from mvlab.core.views import check_views
 from mvlab.forest.measures import MEASURES, Measure, measure_spec
 from mvlab.rfd.dvs import COMPETENCES, NEIGHBOUR_WEIGHTS, REGIONS, SELECTIONS, TIE_BREAKS, DVSCombiner, n_candidates

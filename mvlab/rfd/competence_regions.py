@@ -29,8 +29,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from mvlab.core.threads import run_threads, worker_count
 from mvlab.core.neighbours import k_smallest_indices, k_smallest_indices_bounded
+from mvlab.core.threads import run_threads, worker_count
 
 __all__ = ["joint_rows", "candidate_regions"]
 

@@ -66,17 +66,18 @@ from itertools import combinations
 from typing import Optional, Sequence
 
 import numpy as np
-from sklearn.utils.parallel import Parallel, delayed
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils import check_random_state
+from sklearn.utils.parallel import Parallel, delayed
 
-from mvlab.rfd.view_forests import ViewForests, combine
+from mvlab.core.neighbours import k_smallest_indices
+from mvlab.core.params import is_int as _is_int
+from mvlab.core.progress import ProgressCallback
+from mvlab.core.progress import report as _report
+from mvlab.core.threads import worker_count
 from mvlab.rfd.competence_regions import candidate_regions
 from mvlab.rfd.explanation import DVSExplanation
-from mvlab.core.neighbours import k_smallest_indices
-from mvlab.core.progress import ProgressCallback, report as _report
-from mvlab.core.params import is_int as _is_int
-from mvlab.core.threads import worker_count
+from mvlab.rfd.view_forests import ViewForests, combine
 
 __all__ = [
     "COMPETENCES",

@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils import check_random_state
+from sklearn.utils.parallel import Parallel, delayed
 
-from mvlab.core.progress import ProgressCallback, report as _report
+from mvlab.core.progress import ProgressCallback
+from mvlab.core.progress import report as _report
 from mvlab.core.threads import worker_count
 from mvlab.core.views import check_views
 from mvlab.forest.dissimilarity import ForestDissimilarity

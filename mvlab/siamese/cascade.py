@@ -25,18 +25,29 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from sklearn.utils.parallel import Parallel, delayed
 from numpy.lib.stride_tricks import sliding_window_view
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mvlab.core.params import (FOLDS, MIN_SAMPLES_LEAF, MIN_SAMPLES_SPLIT, N_JOBS, NON_NEGATIVE_INT,
-                               NON_NEGATIVE_REAL, OPTIONAL_POSITIVE_INT, POSITIVE_INT, RANDOM_STATE, StrOptions)
-from mvlab.core.progress import ProgressCallback, report as _report
+from mvlab.core.params import (
+    FOLDS,
+    MIN_SAMPLES_LEAF,
+    MIN_SAMPLES_SPLIT,
+    N_JOBS,
+    NON_NEGATIVE_INT,
+    NON_NEGATIVE_REAL,
+    OPTIONAL_POSITIVE_INT,
+    POSITIVE_INT,
+    RANDOM_STATE,
+    StrOptions,
+)
+from mvlab.core.progress import ProgressCallback
+from mvlab.core.progress import report as _report
 from mvlab.core.threads import worker_count
 
 __all__ = ["CascadeForest", "ForestUnit", "MultiGrainedScanner", "forest_proba", "tree_probas"]
