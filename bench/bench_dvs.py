@@ -28,29 +28,15 @@ Run::
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+from _timing import best_of, timed
 from sklearn.model_selection import train_test_split
 
 from mvlab.datasets.bundled import load_dataset
 from mvlab.rfd.competence_regions import _kth_over_columns, _supersets, candidate_regions, joint_rows
 from mvlab.rfd.dvs import DVSCombiner, subset_dissimilarity
 from mvlab.rfd.view_forests import fit_view_forests
-
-
-def timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
-
-
-def best_of(fn, repeat=3):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t, out = timed(fn)
-        best = min(best, t)
-    return best, out
 
 
 def loop_competence(comb: DVSCombiner, Ds):

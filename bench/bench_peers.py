@@ -63,6 +63,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _timing import best_of, timed
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run from anywhere without installing
@@ -73,18 +74,8 @@ DES_TECHNIQUES = ("OLA", "LCA", "KNORA-E", "META-DES", "DES-KNN")
 K = 7  # region of competence: DVS and every DESlib technique
 
 
-def timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
 
 
-def best_of(fn, repeat=3):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t, out = timed(fn)
-        best = min(best, t)
-    return best, out
 
 
 def load_job(path, split=None):

@@ -29,16 +29,8 @@ import argparse
 import time
 
 import numpy as np
+from _timing import best_of
 from scipy.sparse._sparsetools import csr_matmat_maxnnz  # scipy's counting pass, timed on its own
-
-
-def best_of(fn, repeat=3):
-    best, out = np.inf, None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def dense_breiman(leaves):
