@@ -45,3 +45,25 @@ def test_cited_algorithm_sections_exist():
     assert len(cited) > 40  # the docstrings do cite it
     missing = [(str(where), s) for where, s in cited if s not in headings]
     assert not missing, f"sections cited but not in docs/algorithms.md: {missing}"
+
+
+def test_command_line_examples_parse_and_the_quick_ones_run(tmp_path, capsys):
+    """Every command of the README's command-line block is valid for the parser as written; the
+    ones that take seconds run."""
+    import shlex
+
+    from mvlab.cli import build_parser, main
+
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"## Command line\n\n```bash\n(.*?)```", text, re.S).group(1)
+    prefix = ".venv/bin/python -m mvlab "
+    commands = [shlex.split(line.split("  #")[0].removeprefix(prefix)) for line in block.splitlines() if line]
+    assert all(line.startswith(prefix) for line in block.splitlines() if line)
+    assert len(commands) >= 6
+    for argv in commands:
+        build_parser().parse_args(argv)  # exits (SystemExit) on an argument the parser does not know
+    store = ["--store", str(tmp_path / "r.sqlite")]
+    for argv in commands:
+        if argv[0] in ("datasets", "runs"):
+            assert main(store + argv) == 0
+    assert "| mfeat |" in capsys.readouterr().out
