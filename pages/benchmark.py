@@ -42,15 +42,15 @@ pending_family = (st.session_state.get("_url_pending") or {}).get("family", st.s
 WIDGETS = {"family": "bm_family", "datasets": "bm_datasets", "methods": f"bm_methods_{pending_family}",
            "repetitions": "bm_reps", "n_estimators": "bm_trees", "n_max": "bm_n", "n_pairs": "bm_pairs"}
 links.apply_page(BenchmarkSettings, WIDGETS, set_kept, seed)
-c = st.columns(3)
-family_name = c[0].radio("Methods", list(FAMILIES), format_func=lambda f: FAMILIES[f].title,
-                         **keep("bm_family", "dissimilarity"))
+family_name = st.radio("Methods", list(FAMILIES), format_func=lambda f: FAMILIES[f].title, horizontal=True,
+                       **keep("bm_family", "dissimilarity"))
 family = FAMILIES[family_name]
-names = c[1].multiselect("Datasets", datasets.list_datasets(),
-                         **keep("bm_datasets", ["breast-cancer", "digits", "nutrimouse"]))
-methods = c[2].multiselect("Compare", list(family.methods),  # short names fit the chips; the tables use them too
-                           help="\n".join(f"- **{m}**: {family.method_titles.get(m, m)}" for m in family.methods),
-                           **keep(f"bm_methods_{family_name}", list(family.methods)))
+# full-width rows: a select box of chips in a narrow column hides the chips past its edge
+names = st.multiselect("Datasets", datasets.list_datasets(),
+                       **keep("bm_datasets", ["breast-cancer", "digits", "nutrimouse"]))
+methods = st.multiselect("Compare", list(family.methods),  # short names fit the chips; the tables use them too
+                         help="\n".join(f"- **{m}**: {family.method_titles.get(m, m)}" for m in family.methods),
+                         **keep(f"bm_methods_{family_name}", list(family.methods)))
 d = st.columns(4)
 reps = d[0].number_input("Repetitions", 1, 100, step=1, **keep("bm_reps", 3),
                          help="Papers: 10 (DVS), 10 x 5-fold (OFSP), 100 (SDF).")

@@ -13,6 +13,7 @@ from mvlab.rfd.dvs import n_candidates
 from mvlab.rfd.explanation import view_choice_scores
 from mvlab.ui import links, runs
 from mvlab.ui.state import current_seed, keep, selected_point, set_kept, sidebar
+from mvlab.ui.tables import readable
 from mvlab.viz import plots
 from mvlab.viz.projection import pca_project
 
@@ -121,7 +122,7 @@ if result.informative_test is not None:
                  "precision of a random choice": np.nan,
                  "views per instance": float(result.informative_test.sum(axis=1).mean()),
                  "choices by tie-break": np.nan, "accuracy": result.oracle_accuracy})
-    st.dataframe(pd.DataFrame(rows).round(3), hide_index=True, width="stretch")
+    st.dataframe(readable(pd.DataFrame(rows), decimals=3), hide_index=True, width="stretch")
 
 @st.fragment
 def one_instance():

@@ -84,14 +84,14 @@ except ValueError as exc:
     st.error(f"Cannot generate the Madelon-like set: {exc}")
     st.stop()
 
-c = st.columns([4, 3, 2])
-methods = c[0].multiselect("Methods", list(METHODS), **keep("vc_methods", list(METHODS)),
-                           help="\n".join(f"- {t}" for t in METHOD_TITLES.values()))
-classifiers = c[1].multiselect("Base classifiers", list(CLASSIFIERS), **keep("vc_classifiers", ["knn", "nb"]),
+methods = st.multiselect("Methods", list(METHODS), **keep("vc_methods", list(METHODS)),  # full width: every chip shows
+                         help="\n".join(f"- {t}" for t in METHOD_TITLES.values()))
+c = st.columns([3, 1])
+classifiers = c[0].multiselect("Base classifiers", list(CLASSIFIERS), **keep("vc_classifiers", ["knn", "nb"]),
                                format_func=CLASSIFIER_TITLES.get,
                                help="The linear SVM has no incremental evaluator: OFSP refits it for every feature "
                                     "and view (minutes even on small data).")
-paper = c[2].toggle("Paper settings", **keep("vc_paper", False),
+paper = c[1].toggle("Paper settings", **keep("vc_paper", False),
                     help="All instances and features, K = 10, 10 × 5-fold CV, 5 inner folds, GA 30 generations.")
 if paper:
     d = ViewConstructionSettings()  # the paper's sizes replace these (ViewConstructionSettings.effective)

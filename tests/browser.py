@@ -96,6 +96,15 @@ TRUNCATED_JS = """() => {
     for (const el of document.querySelectorAll('input[type=text]')) {  // a select box shows its value in one
         if (el.offsetParent && el.value && el.scrollWidth > el.clientWidth + 1) out.push(el.value.slice(0, 80));
     }
+    for (const box of document.querySelectorAll('[data-testid=stMultiSelect]')) {  // chips past the box's edge
+        const label = (box.querySelector('[data-testid=stWidgetLabel]') || box).innerText.trim();
+        for (const el of box.querySelectorAll('*')) {
+            if (el.offsetParent && el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0
+                && el.querySelector('[data-baseweb=tag], [role=button], span')) {
+                out.push(`chips of "${label}" past the edge`); break;
+            }
+        }
+    }
     for (const el of document.querySelectorAll('body *')) {
         if (!el.offsetParent || el.children.length > 0 && !el.innerText) continue;
         const text = (el.innerText || '').trim();
