@@ -238,8 +238,10 @@ def cmd_reproduce(args) -> int:
         print("Nothing could be run.")
         return 1
     table = pd.concat(tables, ignore_index=True)
+    took = ("an unknown time (some runs were stored by an older mvlab)" if computed != computed
+            else f"{computed:.0f} s (summed over the calls that computed them)")
     print(f"\n{len(data)} dataset(s), {time.perf_counter() - start:.0f} s in this call; computing every split took "
-          f"{computed:.0f} s (summed over the calls that computed them); stored in {store.path}\n")
+          f"{took}; stored in {store.path}\n")
     _print_reports(table, family)
     _print_choice_quality(table)
     print(f"\nThe paper: {rep.note}")

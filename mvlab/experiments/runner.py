@@ -159,6 +159,16 @@ class ExperimentResult:
     compute_seconds: float = 0.0
 
 
+def _computing_seconds(summary: Mapping) -> float:
+    """The computing time a stored run's summary records (NaN when unknown): runs stored before
+    ``compute_seconds`` existed have it only when their one call computed every split."""
+    if "compute_seconds" in summary:
+        return float(summary["compute_seconds"])
+    if "seconds" in summary and summary.get("resumed_splits", 0) == 0:
+        return float(summary["seconds"])
+    return float("nan")  # e.g. a run whose process was killed before it could record anything
+
+
 def _run_split(family: Family, ds: MultiViewDataset, split: Split, params: Mapping, n_jobs: int, keep: bool,
                progress: ProgressCallback = None):
     start = time.perf_counter()
@@ -241,7 +251,7 @@ def run_protocol(
         run_id = store.find_run(kind, dataset.fingerprint(), settings) if resume else None
         if run_id is not None:
             done_rows = store.split_rows(run_id)
-            earlier_seconds = float(store.run_summary(run_id).get("compute_seconds", 0.0))
+            earlier_seconds = _computing_seconds(store.run_summary(run_id))
             store.reopen_run(run_id)
         else:
             run_id = store.start_run(kind, dataset.name, dataset.fingerprint(), random_state, settings)
