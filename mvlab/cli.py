@@ -25,6 +25,7 @@ import mvlab.datasets as datasets
 from mvlab.experiments.families import FAMILIES, get_family, make_protocol, run_experiment
 from mvlab.experiments.report import family_reports, markdown
 from mvlab.experiments.store import ResultsStore
+from mvlab.experiments.view_construction import CLASSIFIERS
 
 
 @dataclass
@@ -133,6 +134,8 @@ def _reproduce_ofsp(rep: Reproduction, mode: str, args, store: ResultsStore) -> 
     preset = get_family(rep.family).presets[mode]
     opts = {**preset.params, **rep.sweep.get(mode, {})}
     classifiers = opts.pop("classifiers")
+    if getattr(args, "classifiers", None):
+        classifiers = list(args.classifiers)
     medians: dict = {clf: {} for clf in classifiers}  # classifier -> dataset -> method -> median accuracy
     start = time.perf_counter()
     for name, n in rep.datasets:
@@ -208,6 +211,8 @@ def cmd_reproduce(args) -> int:
     store = ResultsStore(args.store)
     if args.paper_name == "ofsp":
         return _reproduce_ofsp(rep, mode, args, store)
+    if args.classifiers:
+        raise ValueError("--classifiers applies to 'reproduce ofsp' only.")
     family = get_family(rep.family)
     preset = family.presets[mode]
     params, protocol = dict(preset.params), preset.protocol
@@ -303,6 +308,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--n-jobs", type=int, default=1)
     rep.add_argument("--trees", type=int, default=0, help="trees per forest instead of the size's own")
     rep.add_argument("--repetitions", type=int, default=0, help="splits (draws) instead of the size's own")
+    rep.add_argument("--classifiers", nargs="+", choices=list(CLASSIFIERS), metavar="NAME",
+                     help=f"ofsp only: base classifiers instead of the size's own, from {list(CLASSIFIERS)} "
+                          "(the linear SVM has no incremental evaluator and dominates the paper-size run)")
     rep.add_argument("--figures", metavar="DIR", help="also write the charts (average ranks, sign test, "
                      "critical-difference diagrams) as PNG files into DIR (needs the system's chromium)")
     rep.set_defaults(func=cmd_reproduce)
