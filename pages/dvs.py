@@ -139,11 +139,16 @@ def one_instance():
     train_xy, test_xy, _ = runs.memo("dvs_pca", [runs.result_key(settings, data), subset.tolist()],
                                      lambda: pca_project(*result.subset_rows(subset)), size=16)
     labels_train = np.asarray(result.classes)[result.y_train]
-    st.plotly_chart(
-        plots.region_of_competence_map(
-            train_xy, test_xy, labels_train, labels_test, result.classes, selected=i, region=e.region[i],
-            region_hit=e.region_oob_hit[i], title=f"Space of the chosen subset “{e.chosen_names[i]}” (PCA of dissimilarity rows)"),
-        key="dvs_map", on_select="rerun", selection_mode="points")
+    space = (f"Space of the chosen subset “{e.chosen_names[i]}”<br>"
+             "<sup>PCA of the dissimilarity rows; click a test instance</sup>")
+    overview, zoom = st.columns([3, 2])
+    overview.plotly_chart(plots.dissimilarity_space_map(train_xy, test_xy, labels_train, labels_test, result.classes,
+                                                        title=space),
+                          key="dvs_map", on_select="rerun", selection_mode="points")
+    zoom.plotly_chart(plots.region_of_competence_map(
+        train_xy, test_xy, labels_train, labels_test, result.classes, selected=i, region=e.region[i],
+        region_hit=e.region_oob_hit[i], title=f"Test instance {i} (star) and its {len(e.region[i])} neighbours"),
+        key="dvs_region")
     verdict = "correct" if correct[i] else "wrong"
     truth = ""
     if result.informative_test is not None:

@@ -157,10 +157,10 @@ def test_dvs_page_click_on_the_map_selects_an_instance(page):
     page.wait_for_selector("text=Region of competence of one instance", timeout=120_000)
     wait_for_figures(page, 5)
     assert current_instance(page) == 0
-    # click a test point (the larger, outlined markers) on the map
+    # click a test point on the map (its last traces are the test points of each class, after the training ones)
     chart = page.locator(".js-plotly-plot").nth(3)
     chart.scroll_into_view_if_needed()
-    target = chart.locator(".scatterlayer .trace.scatter .points path").nth(10)
+    target = chart.locator(".scatterlayer .trace.scatter").last.locator(".points path").nth(10)
     box = target.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     settle(page)

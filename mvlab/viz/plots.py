@@ -308,6 +308,53 @@ def subset_frequencies(names: Sequence[str], frequencies: Sequence[float], top: 
     return fig
 
 
+def _class_points(fig: go.Figure, coords: np.ndarray, labels: np.ndarray, classes: Sequence[str], *,
+                  test: bool, rows: np.ndarray | None = None, faint: bool = False) -> None:
+    """One SVG trace per class of training (small, faint) or test (larger, outlined, clickable:
+    their test positions ``rows`` in ``customdata``) points."""
+    colors = class_colors(list(classes))
+    for cls in classes:
+        m = np.flatnonzero(labels == str(cls))
+        if not test:
+            fig.add_trace(go.Scatter(
+                x=coords[m, 0], y=coords[m, 1], mode="markers", name=f"train {cls}", legendgroup=str(cls),
+                marker=dict(color=colors[str(cls)], size=5), opacity=0.3, showlegend=False,
+                hovertemplate=f"training instance, class {cls}<extra></extra>"))
+            continue
+        ids = m if rows is None else rows[m]
+        fig.add_trace(go.Scatter(
+            x=coords[m, 0], y=coords[m, 1], mode="markers", name=str(cls), legendgroup=str(cls),
+            marker=dict(color=colors[str(cls)], size=8, line=dict(width=0.5, color="#333")), customdata=ids,
+            opacity=0.35 if faint else 1.0,
+            hovertemplate="test instance %{customdata}<br>class " + str(cls) + "<extra></extra>"))
+
+
+def dissimilarity_space_map(
+    train_coords: np.ndarray,
+    test_coords: np.ndarray,
+    train_labels: Sequence[str],
+    test_labels: Sequence[str],
+    classes: Sequence[str],
+    *,
+    title: str = "Joint dissimilarity space (click a test instance)",
+) -> go.Figure:
+    """2-D map of training (small, faint) and test (larger, outlined) instances coloured by class.
+
+    ``train_coords`` (n_train, 2), ``test_coords`` (n_test, 2).  Test points carry their test
+    position in ``customdata`` (selection events return it).  The map marks no instance: it stays
+    the same while the selected instance changes, so the browser keeps it instead of redrawing
+    thousands of points (:func:`region_of_competence_map` shows the selected one).
+    """
+    fig = go.Figure()
+    _class_points(fig, np.asarray(train_coords), np.asarray(train_labels).astype(str), classes, test=False)
+    _class_points(fig, np.asarray(test_coords), np.asarray(test_labels).astype(str), classes, test=True)
+    fig.update_layout(title=title, height=480, legend_title_text="class", clickmode="event+select",
+                      margin=dict(t=50, b=30, l=30, r=20))
+    fig.update_xaxes(showticklabels=False)
+    fig.update_yaxes(showticklabels=False)
+    return fig
+
+
 def region_of_competence_map(
     train_coords: np.ndarray,
     test_coords: np.ndarray,
@@ -315,48 +362,48 @@ def region_of_competence_map(
     test_labels: Sequence[str],
     classes: Sequence[str],
     *,
-    selected: int | None = None,
-    region: Sequence[int] = (),
-    region_hit: Sequence[bool] = (),
-    title: str = "Joint dissimilarity space (click a test instance)",
+    selected: int,
+    region: Sequence[int],
+    region_hit: Sequence[bool],
+    padding: float = 0.3,
+    title: str = "The instance and its region of competence",
 ) -> go.Figure:
-    """2-D map of training (small, faint) and test (larger) instances coloured by class; the
-    selected test instance is a black star and its region of competence (training positions
-    ``region``) is ringed green where the chosen candidate's OOB prediction was right, red where wrong.
+    """Zoom of the 2-D map on one test instance (position ``selected``; black star) and its
+    region of competence (training positions ``region``, ringed green where the chosen
+    candidate's OOB prediction was right, red where wrong).
 
-    Test points carry their test position in ``customdata`` (selection events return it).
+    The window spans the instance and its region, widened by ``padding`` times its size on each
+    side (at least 2 % of the whole map, so a tight region still shows its surroundings); the
+    other points inside it are drawn faintly, test points still clickable.
     """
-    colors = class_colors(list(classes))
-    train_labels = np.asarray(train_labels).astype(str)
-    test_labels = np.asarray(test_labels).astype(str)
-    fig = go.Figure()
-    for cls in classes:
-        m = train_labels == str(cls)
-        fig.add_trace(go.Scattergl(
-            x=train_coords[m, 0], y=train_coords[m, 1], mode="markers", name=f"train {cls}", legendgroup=str(cls),
-            marker=dict(color=colors[str(cls)], size=5, opacity=0.3), showlegend=False,
-            hovertemplate=f"training instance, class {cls}<extra></extra>"))
-    for cls in classes:
-        m = np.flatnonzero(test_labels == str(cls))
-        fig.add_trace(go.Scatter(
-            x=test_coords[m, 0], y=test_coords[m, 1], mode="markers", name=str(cls), legendgroup=str(cls),
-            marker=dict(color=colors[str(cls)], size=8, line=dict(width=0.5, color="#333")), customdata=m,
-            hovertemplate="test instance %{customdata}<br>class " + str(cls) + "<extra></extra>"))
+    train_coords, test_coords = np.asarray(train_coords), np.asarray(test_coords)
     region = np.asarray(region, dtype=int)
-    if region.size:
-        hit = np.asarray(region_hit, dtype=bool)
-        fig.add_trace(go.Scatter(
-            x=train_coords[region, 0], y=train_coords[region, 1], mode="markers", name="region of competence",
-            marker=dict(size=14, color="rgba(0,0,0,0)", line=dict(width=2.5, color=np.where(hit, "#2ca02c", "#d62728"))),
-            hovertemplate="neighbour (training)<extra></extra>"))
-    if selected is not None:
-        fig.add_trace(go.Scatter(
-            x=[test_coords[selected, 0]], y=[test_coords[selected, 1]], mode="markers", name="selected",
-            marker=dict(symbol="star", size=18, color="black"), hoverinfo="skip"))
-    fig.update_layout(title=title, height=480, legend_title_text="class", clickmode="event+select",
-                      margin=dict(t=50, b=30, l=30, r=20))
-    fig.update_xaxes(showticklabels=False)
-    fig.update_yaxes(showticklabels=False)
+    focus = np.vstack([test_coords[[selected]], train_coords[region]])
+    everything = np.vstack([train_coords, test_coords])
+    span = np.maximum(focus.max(axis=0) - focus.min(axis=0),
+                      0.02 * np.maximum(np.ptp(everything, axis=0), np.finfo(float).tiny))
+    low, high = focus.min(axis=0) - padding * span, focus.max(axis=0) + padding * span
+
+    def inside(c):
+        return np.flatnonzero(((c >= low) & (c <= high)).all(axis=1))
+
+    near_train, near_test = inside(train_coords), inside(test_coords)
+    fig = go.Figure()
+    _class_points(fig, train_coords[near_train], np.asarray(train_labels).astype(str)[near_train], classes, test=False)
+    _class_points(fig, test_coords[near_test], np.asarray(test_labels).astype(str)[near_test], classes, test=True,
+                  rows=near_test, faint=True)
+    hit = np.asarray(region_hit, dtype=bool)
+    fig.add_trace(go.Scatter(
+        x=train_coords[region, 0], y=train_coords[region, 1], mode="markers", name="region of competence",
+        marker=dict(size=14, color="rgba(0,0,0,0)", line=dict(width=2.5, color=np.where(hit, "#2ca02c", "#d62728"))),
+        hovertemplate="neighbour (training)<extra></extra>"))
+    fig.add_trace(go.Scatter(
+        x=[test_coords[selected, 0]], y=[test_coords[selected, 1]], mode="markers", name="selected",
+        marker=dict(symbol="star", size=18, color="black"), hoverinfo="skip"))
+    fig.update_layout(title=title, height=480, margin=dict(t=50, b=30, l=30, r=20),
+                      legend=dict(orientation="h", yanchor="top", y=-0.02, xanchor="left", x=0))
+    fig.update_xaxes(showticklabels=False, range=[low[0], high[0]])
+    fig.update_yaxes(showticklabels=False, range=[low[1], high[1]])
     return fig
 
 
