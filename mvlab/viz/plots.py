@@ -633,7 +633,8 @@ def tree_weight_distributions(weights, forest_names: Sequence[str],
             ))
     if T:
         fig.add_hline(y=1.0 / T, line_dash="dash", line_color="#444", annotation_text=f"uniform 1/T = 1/{T}",
-                      annotation_position="top left")
+                      annotation_position="top left",  # on a white box: the boxes' points pass under it
+                      annotation=dict(bgcolor="rgba(255,255,255,0.85)", font_size=12))
     fig.update_xaxes(type="category", title_text="level and forest (effective number of trees 1/Σw²)")
     fig.update_layout(title=title, yaxis_title="tree weight", height=420, legend_title_text="cascade level",
                       margin=dict(t=50, b=60, l=50, r=20))
