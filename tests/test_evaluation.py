@@ -176,3 +176,30 @@ def test_a_dvs_run_on_too_many_views_is_refused_before_training(tmp_path):
                          RepeatedHoldout(1, 0.5))
     assert set(out.table["method"]) == {"average", "knn"}
     assert DISSIMILARITY.problems(10, DISSIMILARITY.check_params({})) == []
+
+
+def test_a_run_stopped_mid_way_does_not_break_the_next_one(ds):
+    """The pages' Stop raises inside ``progress``; Streamlit keeps that exception, its frames and
+    so the abandoned generator of parallel splits alive for a while. Collected during the next
+    run, that generator used to shut down the worker pool the next run shares ("The executor
+    underlying Parallel has been shutdown")."""
+    import gc
+
+    params = {"methods": ["average"], "n_estimators": 5}
+    kept = {}
+
+    def stop(fraction, message):
+        raise KeyboardInterrupt("Stop")  # at the first split done
+
+    try:
+        run_experiment(ds, "dissimilarity", params, RepeatedHoldout(8), n_jobs=2, progress=stop)
+    except KeyboardInterrupt as exc:
+        kept["stopped run"] = exc
+
+    def collect_the_stopped_run(fraction, message):
+        if kept:
+            kept.clear()
+            gc.collect()
+
+    res = run_experiment(ds, "dissimilarity", params, RepeatedHoldout(8), n_jobs=2, progress=collect_the_stopped_run)
+    assert sorted(res.table["repetition"]) == list(range(8))

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -275,15 +276,16 @@ def run_protocol(
             results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
                 delayed(_run_split)(family, dataset, s, params, inner_jobs, keep[(s.repetition, s.fold)])
                 for s in todo)
-        for rep, fold, split_rows, split_details, _ in results:
-            if store is not None:
-                store.add_results(run_id, split_rows)
-            rows += split_rows
-            if split_details is not None:
-                kept[(rep, fold)] = split_details
-            n_done += 1
-            if progress is not None:
-                progress(n_done / n_total, f"{n_done}/{n_total} splits done")
+        with closing(results):  # a stopped run ends its workers now, not at garbage collection (see k-sweep)
+            for rep, fold, split_rows, split_details, _ in results:
+                if store is not None:
+                    store.add_results(run_id, split_rows)
+                rows += split_rows
+                if split_details is not None:
+                    kept[(rep, fold)] = split_details
+                n_done += 1
+                if progress is not None:
+                    progress(n_done / n_total, f"{n_done}/{n_total} splits done")
     except BaseException:
         if store is not None:
             store.finish_run(run_id, {"splits_done": len({(r['repetition'], r['fold']) for r in rows}),

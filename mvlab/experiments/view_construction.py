@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numbers
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
@@ -220,9 +221,10 @@ def evaluate_split(X, y, train, test, *, methods: Sequence[str] = METHODS, class
     jobs = (delayed(_evaluate_cell)(X, y, train, test, m, c, k, cell_seed(random_state, k), opts, keep_partitions)
             for m, c, k in cells)
     rows, memberships = [], {}
-    with threadpool_limits(limits=1):
-        for done, (m, c, k, metrics, seconds, membership) in enumerate(
-                Parallel(n_jobs=n_jobs, return_as="generator")(jobs), start=1):
+    # closing: a run stopped mid-way (the page's Stop raises inside progress) shuts its workers down
+    # now; left to the garbage collector, that shutdown can hit the next run's shared executor
+    with threadpool_limits(limits=1), closing(Parallel(n_jobs=n_jobs, return_as="generator")(jobs)) as results:
+        for done, (m, c, k, metrics, seconds, membership) in enumerate(results, start=1):
             rows += _rows(m, c, k, metrics, seconds)
             if membership is not None:
                 memberships[(m, c, k)] = membership

@@ -62,6 +62,7 @@ from __future__ import annotations
 import copy
 import math
 import warnings
+from contextlib import closing
 from itertools import combinations
 from typing import Optional, Sequence
 
@@ -506,9 +507,10 @@ class DVSCombiner:
                 gen = Parallel(n_jobs=outer, prefer="threads", return_as="generator")(
                     delayed(_fit_candidate)(Ds, subsets[c], *args) for c in range(P)
                 )
-            for c, res in enumerate(gen):
-                results.append(res)
-                _report(progress, 0.95 * (c + 1) / P, f"candidate {c + 1}/{P} ({names[c]}) done")
+            with closing(gen):  # a stopped fit ends its threads now, not at garbage collection
+                for c, res in enumerate(gen):
+                    results.append(res)
+                    _report(progress, 0.95 * (c + 1) / P, f"candidate {c + 1}/{P} ({names[c]}) done")
 
         self.subsets_ = subsets
         self.candidate_names_ = names

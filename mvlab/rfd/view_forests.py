@@ -8,6 +8,7 @@ one float64 accumulation that every combination and every DVS candidate uses.
 
 from __future__ import annotations
 
+from contextlib import closing
 from typing import Sequence
 
 import numpy as np
@@ -154,9 +155,10 @@ def fit_view_forests(
         gen = Parallel(n_jobs=outer, prefer="threads", return_as="generator")(
             delayed(f.fit)(X[:, v], y_enc) for f, v in zip(makers, views)
         )
-        for q, f in enumerate(gen):
-            forests.append(f)
-            _report(progress, (q + 1) / len(views), f"view {names[q]!r} done")
+        with closing(gen):  # a stopped fit ends its threads now, not at garbage collection
+            for q, f in enumerate(gen):
+                forests.append(f)
+                _report(progress, (q + 1) / len(views), f"view {names[q]!r} done")
     return ViewForests(views, names, forests, y_enc, classes, seeds)
 
 

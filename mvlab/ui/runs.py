@@ -10,6 +10,7 @@ the data fingerprint and the exact settings.  :func:`train` runs the computation
 from __future__ import annotations
 
 import json
+import threading
 import time
 import warnings
 from contextlib import contextmanager
@@ -130,6 +131,28 @@ def train_button(settings, ds: MultiViewDataset, key: str, label: str = "Trainin
     return None
 
 
+@contextmanager
+def one_run_at_a_time():
+    """Hold this session's training lock; wait (stoppable) while an earlier run still holds it.
+
+    Stop starts a new run of the page at once, but the stopped run only ends at its next progress
+    report, which on paper settings can be a long step away. Until then it still uses joblib's
+    shared worker pool, and ending it kills that pool's workers: a second run started meanwhile
+    would lose its jobs ("The executor underlying Parallel has been shutdown")."""
+    lock = st.session_state.setdefault("_training_lock", threading.Lock())
+    if not lock.acquire(blocking=False):
+        note = st.empty()
+        started = time.perf_counter()
+        while not lock.acquire(timeout=0.5):  # a Streamlit call each turn: this wait can be stopped too
+            note.info(f"The stopped run is finishing its current step before this one starts "
+                      f"({time.perf_counter() - started:.0f} s)…")
+        note.empty()
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 def train(settings, ds: MultiViewDataset, label: str = "Training", stop_key: str | None = None):
     """Run ``settings.run(ds, progress)`` with a progress bar (and a Stop button); store and cache
     its result.
@@ -143,7 +166,7 @@ def train(settings, ds: MultiViewDataset, label: str = "Training", stop_key: str
         stop.button("Stop", key=stop_key, help="End this training now; nothing is stored.")
     progress = progress_bar(label)
     try:
-        with warnings_shown_once():
+        with one_run_at_a_time(), warnings_shown_once():
             result = settings.run(ds, progress)
     except ValueError as exc:
         st.error(f"Training failed: {exc}")
