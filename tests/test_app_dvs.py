@@ -42,8 +42,9 @@ def test_opens_on_data_where_choices_differ_and_scores_them(app):
     app.radio(key="dvs_show").set_value("dvs-soft").run()
     assert not app.exception, app.exception
     assert not any("made by the tie-break" in w.value for w in app.warning)
-    # accuracy, selection matrix, subset frequencies, region map, two competence charts
-    assert len(app.get("plotly_chart")) == 6
+    # accuracy, selection matrix, subset frequencies, the subset's space, the region's zoom, two competence charts
+    assert [c.key for c in app.get("plotly_chart")] == ["dvs_accuracy", "dvs_matrix", "dvs_subsets", "dvs_map",
+                                                       "dvs_region", "dvs_competence_paper", "dvs_competence_soft"]
     assert "Its true view(s)" in instance_sentence(app)
 
 
@@ -54,7 +55,7 @@ def test_train_on_the_sidebar_data_shows_selections_and_a_region(app):
     neighbours = app.dataframe[1].value
     assert len(neighbours) == 7 and set(neighbours.columns) == {"dataset row", "class", "dissimilarity", "OOB correct"}
     assert (np.diff(neighbours["dissimilarity"].to_numpy()) >= 0).all()  # nearest first
-    assert len(app.get("plotly_chart")) == 6
+    assert len(app.get("plotly_chart")) == 7
     assert app.get("download_button")
 
 

@@ -113,6 +113,22 @@ def test_ofsp_partitioner_errors_equal_partition_scores():
     assert ofsp.__dict__.get("views_") is None                # the given one is cloned
 
 
+def test_a_seeded_ensemble_seeds_an_unseeded_partitioner():
+    X, y = data(6, d=15)
+
+    def views(partitioner, seed):
+        ens = ViewEnsemble(partitioner=partitioner, estimator="nb", inner_cv=3, random_state=seed).fit(X, y)
+        return [v.tolist() for v in ens.partitioner_.views_], ens.partitioner_.random_state
+
+    np.random.seed(1)  # the global RNG, which an unseeded partitioner would draw from
+    first, used = views(RandomPartition(n_views=3), 5)
+    np.random.seed(2)
+    assert views(RandomPartition(n_views=3), 5) == (first, 5)
+    assert used == 5
+    assert views(RandomPartition(n_views=3, random_state=7), 5)[1] == 7   # its own seed wins
+    assert views(RandomPartition(n_views=3), None)[1] is None            # nothing to pass on
+
+
 def test_bagging_members_train_on_their_rows():
     X, y = data(5)
     ens = ViewEnsemble(partitioner=Bagging(n_views=4, random_state=1), estimator="nb",

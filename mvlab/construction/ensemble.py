@@ -121,7 +121,7 @@ class ViewEnsemble(ClassifierMixin, BaseEstimator):
         training part is the bootstrap multiset restricted to the fold's
         training rows.
     random_state : int, RandomState or None
-        Seeds the inner folds.
+        Seeds the inner folds, and the partitioner when its own ``random_state`` is None.
     n_jobs : int or None
         Members are fitted in parallel with joblib.
 
@@ -176,7 +176,7 @@ class ViewEnsemble(ClassifierMixin, BaseEstimator):
         row_samples = None
         if self.partitioner is not None:
             kw = {"progress": progress} if progress is not None and has_fit_parameter(self.partitioner, "progress") else {}
-            self.partitioner_ = clone(self.partitioner).fit(X, y, **kw)
+            self.partitioner_ = self._seeded_partitioner().fit(X, y, **kw)
             views = self.partitioner_.views_
             row_samples = getattr(self.partitioner_, "row_samples_", None)
         else:
@@ -199,6 +199,16 @@ class ViewEnsemble(ClassifierMixin, BaseEstimator):
         self.estimators_ = parallel(delayed(_fit_member)(est, X, y, v, r)
                                     for v, r in zip(views, rows))
         return self
+
+    def _seeded_partitioner(self):
+        """A clone of ``partitioner``; an unseeded one (``random_state=None``) takes the ensemble's
+        ``random_state``, so that seeding the ensemble makes its whole fit reproducible (as
+        scikit-learn's meta-estimators seed their base estimators)."""
+        partitioner = clone(self.partitioner)
+        params = partitioner.get_params(deep=False)
+        if self.random_state is not None and "random_state" in params and params["random_state"] is None:
+            partitioner.set_params(random_state=self.random_state)
+        return partitioner
 
     @staticmethod
     def _check_views(views, row_samples, d, n):
