@@ -62,18 +62,19 @@ n_pairs = d[3].number_input("Training pairs N (pairs)", 20, 5000, step=50, **kee
 settings = BenchmarkSettings(seed=seed, family=family_name, datasets=tuple(names), methods=tuple(methods),
                              repetitions=int(reps), n_estimators=int(trees), n_max=int(n_max), n_pairs=int(n_pairs))
 links.publish(settings)
-run = st.button("Run benchmark", type="primary", key="bm_run")
-
 store = runs.results_store()
-if run:
-    problems = settings.problems()
-    if problems:
+problems = settings.problems()
+outcome = None
+if problems:
+    if st.button("Run benchmark", type="primary", key="bm_run"):
         st.error(" ".join(problems))
-    else:
-        batch, skipped = settings.run(store, progress=runs.progress_bar("Benchmark"))
-        for message in skipped:
-            st.error(message)
-        set_kept("bm_batch", batch)
+else:
+    outcome = runs.engine_button(runs.benchmark_request(settings), "bm_run", "Benchmark", button="Run benchmark")
+if outcome is not None:
+    batch, skipped = outcome.result
+    for message in skipped:
+        st.error(message)
+    set_kept("bm_batch", batch)
 
 stored = store.runs()
 stored = stored[stored["kind"].str.startswith(("benchmark:", "reproduce:"))]

@@ -18,7 +18,7 @@ LAYERS = [
     {"datasets", "forest", "siamese"},
     {"rfd", "construction"},
     {"experiments"},
-    {"viz"},
+    {"viz", "engine"},
     {"ui", "cli", "__main__"},
 ]
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}

@@ -2,6 +2,7 @@
 
 import multiprocessing as mp
 import sqlite3
+from contextlib import closing
 
 import numpy as np
 import pytest
@@ -92,3 +93,60 @@ def test_concurrent_writers_do_not_corrupt_the_store(tmp_path):
     assert len(store.results(kind="load")) == 90
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def _start_and_exit(path, queue):
+    store = ResultsStore(path)
+    queue.put((store.start_run("dvs", "digits", "f", 0, {}, status="queued"),
+               store.start_run("dvs", "digits", "f", 1, {})))
+
+
+def test_runs_of_a_process_that_ended_are_marked_interrupted_not_left_running(tmp_path):
+    """Issue #20 (restarts): a server that died leaves no run marked queued or running forever."""
+    path = tmp_path / "r.sqlite"
+    queue = mp.get_context("spawn").Queue()
+    proc = mp.get_context("spawn").Process(target=_start_and_exit, args=(path, queue))
+    proc.start()
+    queued, running = queue.get(timeout=60)
+    proc.join(60)
+    store = ResultsStore(path)
+    mine = store.start_run("dvs", "digits", "f", 2, {})  # this process is alive: its run stays
+    assert store.sweep_orphans() == 2
+    runs = store.runs().set_index("run_id")
+    assert runs.loc[queued, "status"] == runs.loc[running, "status"] == "interrupted"
+    assert "server restart" in runs.loc[queued, "summary"]["interrupted"]
+    assert runs.loc[mine, "status"] == "running"
+    assert store.sweep_orphans() == 0
+    store.mark_running(mine)
+    store.finish_run(mine, status="stopped")
+    assert store.runs().set_index("run_id").loc[mine, "status"] == "stopped"
+    with pytest.raises(ValueError, match="ends as one of"):
+        store.finish_run(mine, status="running")
+    with pytest.raises(ValueError, match="starts as one of"):
+        store.start_run("dvs", "digits", "f", 0, {}, status="finished")
+
+
+def test_a_store_written_before_queued_and_stopped_runs_existed_is_upgraded_in_place(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with closing(sqlite3.connect(path)) as conn:  # the schema of the previous release
+        conn.executescript("""
+            CREATE TABLE runs (run_id TEXT PRIMARY KEY, kind TEXT NOT NULL, dataset TEXT NOT NULL,
+                fingerprint TEXT NOT NULL, seed INTEGER, settings TEXT NOT NULL, settings_key TEXT NOT NULL,
+                versions TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'failed')),
+                started REAL NOT NULL, finished REAL, summary TEXT, private INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE results (run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+                repetition INTEGER NOT NULL, fold INTEGER NOT NULL DEFAULT 0, method TEXT NOT NULL,
+                metric TEXT NOT NULL, value REAL, seconds REAL, params TEXT);
+            INSERT INTO runs VALUES ('old', 'dvs', 'digits', 'f', 0, '{}', '{}', '{}', 'finished', 1, 2, '{}', 0);
+            INSERT INTO runs VALUES ('dead', 'dvs', 'digits', 'f', 0, '{}', '{}', '{}', 'running', 1, NULL, NULL, 0);
+            INSERT INTO results VALUES ('old', 0, 0, 'average', 'accuracy', 0.9, 0.1, '{}');
+        """)
+        conn.commit()
+    store = ResultsStore(path)
+    assert store.results("old")["value"].tolist() == [0.9]  # results still point at their run
+    assert store.sweep_orphans() == 1  # a running run without an owner: nobody computes it any more
+    run = store.start_run("dvs", "digits", "f", 0, {}, status="queued")
+    store.finish_run(run, status="stopped")
+    assert set(store.runs()["status"]) == {"finished", "interrupted", "stopped"}
+    store.delete_run("old")
+    assert store.results("old").empty  # the cascade still works after the rebuild

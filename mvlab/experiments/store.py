@@ -3,9 +3,14 @@
 The app and the CLI both read and write it, so a browser refresh or a restart loses nothing.
 
 - Location: ``$MVLAB_STORE`` if set, else ``~/.mvlab/results.sqlite`` (:func:`default_path`).
-- Atomicity: every write is one transaction; a run is recorded as ``running`` when it starts,
-  its per-repetition results are committed as they finish, and it becomes ``finished`` (or
-  ``failed``) at the end, so an interrupted run keeps what finished.
+- Atomicity: every write is one transaction; a run is recorded as ``queued`` (waiting for the job
+  engine) or ``running`` when it starts, its per-repetition results are committed as they finish,
+  and it ends ``finished``, ``failed`` or ``stopped`` (by the people who waited on it), so an
+  interrupted run keeps what finished.
+- Restarts: every run names its *owner*, the process that records it (host, pid and the process's
+  start time).  :meth:`ResultsStore.sweep_orphans` marks the ``queued`` or ``running`` runs whose
+  owner process is gone as ``interrupted``, so no run stays "running" forever after a crash or a
+  server restart; the job engine calls it when it starts, and so does the command line.
 - Concurrency: WAL journal and a busy timeout, so two app sessions (or the app and the CLI)
   can write at once; each call opens its own short-lived connection (safe across threads).
 
@@ -32,9 +37,15 @@ import pandas as pd
 from mvlab.core.serialize import _jsonable
 from mvlab.core.version import VERSION
 
-__all__ = ["ResultsStore", "default_path", "package_versions"]
+__all__ = ["ResultsStore", "default_path", "package_versions", "process_identity", "STATUSES"]
 
-_SCHEMA = """
+STATUSES = ("queued", "running", "finished", "failed", "stopped", "interrupted")
+"""What can become of a run: waiting for a worker, computing, then finished, failed (an error, or
+a worker that died), stopped (everyone who waited on it stopped it) or interrupted (its owner
+process ended before it did, e.g. a server restart)."""
+ACTIVE = ("queued", "running")
+
+_RUNS_TABLE = """
 CREATE TABLE IF NOT EXISTS runs (
     run_id      TEXT PRIMARY KEY,
     kind        TEXT NOT NULL,
@@ -44,12 +55,15 @@ CREATE TABLE IF NOT EXISTS runs (
     settings    TEXT NOT NULL,
     settings_key TEXT NOT NULL,
     versions    TEXT NOT NULL,
-    status      TEXT NOT NULL CHECK (status IN ('running', 'finished', 'failed')),
+    status      TEXT NOT NULL CHECK (status IN ({statuses})),
     started     REAL NOT NULL,
     finished    REAL,
     summary     TEXT,
-    private     INTEGER NOT NULL DEFAULT 0
+    private     INTEGER NOT NULL DEFAULT 0,
+    owner       TEXT
 );
+""".format(statuses=", ".join(f"'{s}'" for s in STATUSES))
+_INDEXES_AND_CHILDREN = """
 CREATE INDEX IF NOT EXISTS runs_lookup ON runs (kind, fingerprint, settings_key, status);
 CREATE TABLE IF NOT EXISTS results (
     run_id     TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
@@ -90,6 +104,30 @@ def package_versions() -> dict[str, str]:
     return out
 
 
+def process_identity(pid: int | None = None) -> str | None:
+    """``host:pid:start time`` of a process (this one by default); None when it does not exist.
+
+    The start time tells a live process from a later one that reuses the pid."""
+    import psutil
+
+    try:
+        proc = psutil.Process(pid)
+        return f"{platform.node()}:{proc.pid}:{proc.create_time():.3f}"
+    except psutil.Error:
+        return None
+
+
+def _owner_alive(owner: str | None) -> bool:
+    """Whether the process named by ``owner`` still runs (owners on other hosts count as alive:
+    this host cannot tell)."""
+    if not owner:
+        return False  # recorded before runs had owners: nobody can be computing it any more
+    host, pid, _ = owner.rsplit(":", 2)
+    if host != platform.node():
+        return True
+    return process_identity(int(pid)) == owner
+
+
 def _where(filters: Mapping[str, Any]) -> tuple[str, list]:
     """A WHERE clause for the filters that are not None (column names are ours, never user input)."""
     used = {k: v for k, v in filters.items() if v is not None}
@@ -103,6 +141,29 @@ def _canonical(settings: Mapping[str, Any]) -> str:
         return json.dumps(settings, sort_keys=True, separators=(",", ":"), default=_jsonable)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"settings must be JSON-serialisable: {exc}") from None
+
+
+def _allow_every_status(conn) -> None:
+    """Rebuild the runs table of a store written when a run was only running, finished or failed
+    (SQLite cannot change a CHECK constraint in place; this is its documented 12-step procedure)."""
+    sql = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'runs'").fetchone()[0]
+    if all(f"'{status}'" in sql for status in STATUSES):
+        return
+    columns = ", ".join(row[1] for row in conn.execute("PRAGMA table_info(runs)"))
+    conn.execute("PRAGMA foreign_keys=OFF")  # results and artifacts keep pointing at 'runs'
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("DROP INDEX IF EXISTS runs_lookup")
+        conn.execute(_RUNS_TABLE.replace("runs (", "runs_new (", 1))
+        conn.execute(f"INSERT INTO runs_new ({columns}) SELECT {columns} FROM runs")
+        conn.execute("DROP TABLE runs")
+        conn.execute("ALTER TABLE runs_new RENAME TO runs")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    finally:
+        conn.execute("PRAGMA foreign_keys=ON")
 
 
 class ResultsStore:
@@ -123,13 +184,17 @@ class ResultsStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self._connect() as conn:
                 conn.execute("PRAGMA journal_mode=WAL")
-                conn.executescript(_SCHEMA)
-                columns = {row[1] for row in conn.execute("PRAGMA table_info(results)")}
-                if "fold" not in columns:  # a store written before folds were recorded
-                    conn.execute("ALTER TABLE results ADD COLUMN fold INTEGER NOT NULL DEFAULT 0")
+                conn.executescript(_RUNS_TABLE)
                 columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
                 if "private" not in columns:  # a store written before uploads were kept private
                     conn.execute("ALTER TABLE runs ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
+                if "owner" not in columns:  # a store written before runs had owners
+                    conn.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
+                _allow_every_status(conn)
+                conn.executescript(_INDEXES_AND_CHILDREN)
+                columns = {row[1] for row in conn.execute("PRAGMA table_info(results)")}
+                if "fold" not in columns:  # a store written before folds were recorded
+                    conn.execute("ALTER TABLE results ADD COLUMN fold INTEGER NOT NULL DEFAULT 0")
         except (OSError, sqlite3.Error) as exc:
             raise ValueError(f"Cannot open the results store at {self.path}: {exc}. "
                              f"Set MVLAB_STORE to a writable file path.") from None
@@ -154,22 +219,46 @@ class ResultsStore:
 
     # ------------------------------------------------------------------ writing
     def start_run(self, kind: str, dataset: str, fingerprint: str, seed: int | None,
-                  settings: Mapping[str, Any], *, private: bool = False) -> str:
-        """Record a new run as ``running``; returns its id.
+                  settings: Mapping[str, Any], *, private: bool = False, status: str = "running") -> str:
+        """Record a new run as ``running`` (or ``queued``: waiting for the job engine); returns its id.
 
         ``private=True`` (results on uploaded data): the run is found only by its data
         fingerprint (:meth:`find_finished`, :meth:`find_run`), never listed by :meth:`runs`
         unless ``include_private=True`` (the command line, for the server's owner), and
-        :meth:`forget` deletes it."""
+        :meth:`forget` deletes it.  The run's owner is this process (see :meth:`sweep_orphans`)."""
+        if status not in ACTIVE:
+            raise ValueError(f"a run starts as one of {ACTIVE}, not {status!r}.")
         run_id = uuid.uuid4().hex
         with self._transaction() as conn:
             conn.execute(
                 "INSERT INTO runs (run_id, kind, dataset, fingerprint, seed, settings, settings_key, versions,"
-                " status, started, private) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
+                " status, started, private, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run_id, kind, dataset, fingerprint, seed, _canonical(settings), _canonical(settings),
-                 json.dumps(package_versions()), time.time(), int(bool(private))),
+                 json.dumps(package_versions()), status, time.time(), int(bool(private)), process_identity()),
             )
         return run_id
+
+    def mark_running(self, run_id: str) -> None:
+        """A queued run has started computing."""
+        with self._transaction() as conn:
+            self._require_run(conn, run_id)
+            conn.execute("UPDATE runs SET status = 'running' WHERE run_id = ? AND status = 'queued'", (run_id,))
+
+    def sweep_orphans(self) -> int:
+        """Mark ``interrupted`` every queued or running run whose owner process has ended (a crash
+        or a restart of the server or of the command line), saying so in its summary; returns how
+        many.  Their stored results stay (a resumed run reads them back)."""
+        with self._connect() as conn:
+            rows = conn.execute("SELECT run_id, owner, summary FROM runs WHERE status IN ('queued', 'running')"
+                                ).fetchall()
+        orphans = [(run_id, summary) for run_id, owner, summary in rows if not _owner_alive(owner)]
+        with self._transaction() as conn:
+            for run_id, summary in orphans:
+                note = {**(json.loads(summary) if summary else {}),
+                        "interrupted": "the process that ran it ended before it finished (e.g. a server restart)"}
+                conn.execute("UPDATE runs SET status = 'interrupted', finished = ?, summary = ? WHERE run_id = ?"
+                             " AND status IN ('queued', 'running')", (time.time(), _canonical(note), run_id))
+        return len(orphans)
 
     def forget(self, fingerprint: str) -> int:
         """Delete every run on the data of this fingerprint, with its results and artifacts (one
@@ -202,12 +291,17 @@ class ResultsStore:
             self._require_run(conn, run_id)
             conn.execute("INSERT OR REPLACE INTO artifacts VALUES (?, ?, ?)", (run_id, name, sqlite3.Binary(data)))
 
-    def finish_run(self, run_id: str, summary: Mapping[str, Any] | None = None, *, failed: bool = False) -> None:
-        """Mark a run ``finished`` (or ``failed``) with an optional JSON summary."""
+    def finish_run(self, run_id: str, summary: Mapping[str, Any] | None = None, *, failed: bool = False,
+                   status: str | None = None) -> None:
+        """End a run: ``finished`` (or ``failed``, or the ``status`` given: ``stopped``,
+        ``interrupted``) with an optional JSON summary."""
+        status = status or ("failed" if failed else "finished")
+        if status not in STATUSES or status in ACTIVE:
+            raise ValueError(f"a run ends as one of {[s for s in STATUSES if s not in ACTIVE]}, not {status!r}.")
         with self._transaction() as conn:
             self._require_run(conn, run_id)
             conn.execute("UPDATE runs SET status = ?, finished = ?, summary = ? WHERE run_id = ?",
-                         ("failed" if failed else "finished", time.time(), _canonical(summary or {}), run_id))
+                         (status, time.time(), _canonical(summary or {}), run_id))
 
     def delete_run(self, run_id: str) -> None:
         with self._transaction() as conn:
@@ -227,7 +321,7 @@ class ResultsStore:
         with self._connect() as conn:
             frame = pd.read_sql_query(f"SELECT * FROM runs{where} ORDER BY started DESC", conn, params=args)
         for col in ("settings", "versions", "summary"):
-            frame[col] = frame[col].map(lambda s: json.loads(s) if s else None)
+            frame[col] = frame[col].map(lambda s: json.loads(s) if isinstance(s, str) and s else None)
         return frame.drop(columns="settings_key")
 
     def results(self, run_id: str | None = None, kind: str | None = None) -> pd.DataFrame:
@@ -277,7 +371,17 @@ class ResultsStore:
         """Mark a stored run ``running`` again (it is being resumed)."""
         with self._transaction() as conn:
             self._require_run(conn, run_id)
-            conn.execute("UPDATE runs SET status = 'running', finished = NULL WHERE run_id = ?", (run_id,))
+            conn.execute("UPDATE runs SET status = 'running', finished = NULL, owner = ? WHERE run_id = ?",
+                         (process_identity(), run_id))
+
+    def typical_seconds(self, kind: str, last: int = 20) -> list[float]:
+        """Computing seconds of the last ``last`` finished runs of this kind (their summary's
+        ``compute_seconds``), oldest first: what the job engine's estimated waits start from."""
+        with self._connect() as conn:
+            rows = conn.execute("SELECT json_extract(summary, '$.compute_seconds') FROM runs WHERE kind = ? AND"
+                                " status = 'finished' AND json_extract(summary, '$.compute_seconds') IS NOT NULL"
+                                " ORDER BY finished DESC LIMIT ?", (kind, int(last))).fetchall()
+        return [float(r[0]) for r in reversed(rows)]
 
     def find_finished(self, kind: str, fingerprint: str, settings: Mapping[str, Any]) -> str | None:
         """The newest finished run of this kind on the same data with identical settings, or None."""

@@ -1,24 +1,26 @@
-"""Training from a page: progress with a time estimate, results kept across pages, refreshes
-and restarts.
+"""Training from a page, on the server's job engine: a queue position while it waits, progress
+while it runs, Stop for this session only, results kept across pages, refreshes and restarts.
 
 A finished result is looked up, in order, in this session's cache, then in the results
 store (:mod:`mvlab.experiments.store`, an SQLite file that survives restarts), keyed by the page's kind,
-the data fingerprint and the exact settings.  :func:`train` runs the computation with an
-``st.progress`` bar, records the run and its tidy results in the store and caches it.
+the data fingerprint and the exact settings.  :func:`train_button` submits the computation to
+the engine (:mod:`mvlab.engine`: a Dask worker process, shared with every session that asks for
+the same result), follows it and caches its result; the engine records it in the store.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 import time
-import warnings
-from contextlib import contextmanager
+import uuid
 from typing import Callable, TypeVar
 
 import streamlit as st
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from mvlab.datasets.container import MultiViewDataset
+from mvlab.engine import Engine, JobStatus, Request, RunRecord, shared_engine
 from mvlab.experiments.store import ResultsStore
 
 T = TypeVar("T")
@@ -55,20 +57,12 @@ def lookup(settings, ds: MultiViewDataset, result_type: type[T]) -> T | None:
     return cache[key]
 
 
-@contextmanager
-def warnings_shown_once():
-    """Collect the warnings a computation raises (scikit-learn's repeat one per fit) and show each
-    distinct message once in the page, instead of flooding the server's log."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        yield
-    seen = {}
-    for w in caught:
-        seen.setdefault(f"{w.category.__name__}: {w.message}", 0)
-        seen[f"{w.category.__name__}: {w.message}"] += 1
-    if seen:
-        with st.expander(f"{sum(seen.values())} warning(s) during training ({len(seen)} distinct)"):
-            for message, count in seen.items():
+def show_warnings(counted: dict[str, int]) -> None:
+    """The warnings a run raised (scikit-learn repeats one per fit), each distinct message once,
+    in an expander instead of the server's log."""
+    if counted:
+        with st.expander(f"{sum(counted.values())} warning(s) during training ({len(counted)} distinct)"):
+            for message, count in counted.items():
                 st.caption(f"{message}" + (f" (×{count})" if count > 1 else ""))
 
 
@@ -95,18 +89,151 @@ def memo(name: str, key, compute: Callable[[], T], size: int = 1) -> T:
     return slot[key]
 
 
-def progress_bar(label: str) -> Callable[[float, str], None]:
-    """An ``st.progress`` callback ``(fraction, message)`` showing elapsed time and an estimate."""
-    bar = st.progress(0.0, text=f"{label}: starting…")
-    start = time.perf_counter()
+def engine() -> Engine:
+    """The server's job engine (one per process, shared by every session: :mod:`mvlab.engine`)."""
+    return shared_engine()
 
-    def update(fraction: float, message: str) -> None:
-        fraction = min(max(float(fraction), 0.0), 1.0)
-        elapsed = time.perf_counter() - start
-        eta = f", about {elapsed * (1 - fraction) / fraction:.0f} s left" if 0.05 < fraction < 1 else ""
-        bar.progress(fraction, text=f"{label}: {message} ({elapsed:.0f} s{eta})")
 
-    return update
+def holder() -> str:
+    """This browser session's identity for the engine (Streamlit's own session id is the same
+    for every AppTest, so mvlab keeps its own)."""
+    return st.session_state.setdefault("_holder", uuid.uuid4().hex)
+
+
+def session_alive_probe() -> Callable[[], bool] | None:
+    """``alive()`` for this session: False once its tab has been closed for longer than
+    Streamlit's ``server.disconnectedSessionTTL`` (the engine then releases its run); None when
+    there is no server to ask (AppTest)."""
+    ctx = get_script_run_ctx()
+    if ctx is None or not Runtime.exists():
+        return None
+    runtime, session_id = Runtime.instance(), ctx.session_id
+    ttl = float(st.get_option("server.disconnectedSessionTTL"))
+    gone_since: list[float] = []
+
+    def alive() -> bool:
+        if runtime.is_active_session(session_id):
+            gone_since.clear()
+            return True
+        if not gone_since:
+            gone_since.append(time.monotonic())
+        return time.monotonic() - gone_since[0] < ttl
+
+    return alive
+
+
+def request_for(settings, ds: MultiViewDataset, label: str = "") -> Request:
+    """The engine request of a page's settings on ``ds``: ``settings.run(ds, progress)`` in a
+    worker, identified by :func:`result_key`, recorded in the results store (privately for an
+    upload)."""
+    record = RunRecord(settings.kind, ds.name, ds.fingerprint(), settings.seed, settings.key(),
+                       private=ds.origin == "upload", store_path=str(results_store().path))
+    return Request(settings.kind, result_key(settings, ds), settings.run, ds, record, label)
+
+
+def _say_wait(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    if seconds < 60:
+        return f"about {max(seconds, 1):.0f} s"
+    return f"about {seconds / 60:.0f} min"
+
+
+def status_text(status: JobStatus, label: str) -> str:
+    """One line for a run: its queue position and estimated wait, or its progress."""
+    shared = f" Shared with {status.shared - 1} other session(s) that asked for the same run." if status.shared > 1 \
+        else ""
+    if status.state == "queued":
+        when = "next to start" if status.position == 1 else f"position {status.position} in the queue"
+        return (f"{label}: waiting for a free worker ({when}; {_say_wait(status.wait)} before it starts)."
+                f"{shared} **Stop** works while it waits.")
+    left = f", {_say_wait(status.wait)} left" if status.wait and 0.05 < status.fraction < 1 else ""
+    return f"{label}: {status.message or 'starting…'} ({status.elapsed:.0f} s{left}).{shared}"
+
+
+def follow(job_id: str, label: str, stop_key: str):
+    """Show the run until it ends (queue position, then progress), with a Stop button; returns
+    the finished run's outcome, or None (stopped, failed: said on the page)."""
+    eng, me = engine(), holder()
+    stop = st.empty()
+    stop.button("Stop", key=stop_key, help="Stop waiting for this run; it ends unless another session waits on it.")
+    box = st.empty()
+    while True:
+        status = eng.status(job_id)
+        if status is None or status.state not in ("queued", "running"):
+            break
+        if status.state == "queued":
+            box.info(status_text(status, label), icon=":material/hourglass_top:")
+        else:
+            box.progress(min(max(status.fraction, 0.0), 1.0), text=status_text(status, label))
+        eng.wait(job_id, timeout=0.3)
+    stop.empty()
+    box.empty()
+    if status is None:
+        return None
+    outcome = eng.outcome(job_id)
+    eng.release(me)
+    if status.state == "failed":
+        st.error(f"Training failed: {status.error}")
+        return None
+    if status.state == "stopped" or outcome is None:
+        st.warning("Training was stopped; nothing was stored. Change the settings or press **Train** again.")
+        return None
+    if status.error:  # finished, but the store refused it
+        st.warning(status.error)
+    show_warnings(outcome.warnings)
+    return outcome
+
+
+def benchmark_request(settings) -> Request:
+    """The Benchmark page's request: every dataset's runs, written by the worker into this
+    server's results store (one batch of runs; an identical request attaches to it)."""
+    path = str(results_store().path)
+    return Request("benchmark", json.dumps(["benchmark", settings.key(), path], sort_keys=True, default=str),
+                   settings.run_stored, path, label="Benchmark")
+
+
+def engine_button(request: Request, key: str, label: str, button: str = "Train"):
+    """A button that runs ``request`` on the engine for this session and follows it: returns the
+    finished outcome, or None.  A session holds one run: pressing it again with other settings
+    replaces the run it holds; a run this session holds for the same request is followed again
+    after any rerun (a widget changed, the page left and came back)."""
+    eng, me = engine(), holder()
+    stop_key = f"{key}_stop"
+    if st.session_state.get(stop_key):
+        others = eng.detach(me)
+        if others:
+            st.info(f"You stopped waiting; {others} other session(s) still wait on the same run, so it goes on for "
+                    "them (its result will be in the results store).")
+        else:
+            st.warning("Training was stopped; nothing was stored. Change the settings or press **Train** again.")
+    if st.button(button, type="primary", key=key):
+        try:
+            eng.submit(request, me, session_alive_probe())
+        except ValueError as exc:  # the server is busy, or the engine cannot be reached
+            st.error(str(exc))
+            return None
+    job = eng.job_of(me)
+    if job is None:
+        return None
+    if eng.key_of(job) == request.key:
+        return follow(job, label, stop_key)
+    status = eng.status(job)
+    if status is not None and status.state in ("queued", "running"):
+        st.caption(f"Your run with other settings is still going ({status_text(status, 'it').split(': ', 1)[1]}) "
+                   f"Pressing **{button}** replaces it.")
+    return None
+
+
+def train_button(settings, ds: MultiViewDataset, key: str, label: str = "Training"):
+    """The page's Train button (:func:`engine_button` for the page's settings on ``ds``); a
+    finished result is cached for the session.  Returns the new result or None."""
+    request = request_for(settings, ds, label)
+    outcome = engine_button(request, key, label)
+    if outcome is None:
+        return None
+    st.session_state.setdefault(_CACHE, {})[request.key] = outcome.result
+    return outcome.result
 
 
 def checks(settings, ds: MultiViewDataset) -> None:
@@ -119,68 +246,3 @@ def checks(settings, ds: MultiViewDataset) -> None:
         for problem in problems:
             st.error(problem)
         st.stop()
-
-
-def train_button(settings, ds: MultiViewDataset, key: str, label: str = "Training"):
-    """The page's Train button: on a click, :func:`train` (with a Stop button while it runs);
-    after a Stop, a note that nothing was stored.  Returns the new result or None."""
-    if st.session_state.get(f"{key}_stop"):
-        st.warning("Training was stopped; nothing was stored. Change the settings or press **Train** again.")
-    if st.button("Train", type="primary", key=key):
-        return train(settings, ds, label=label, stop_key=f"{key}_stop")
-    return None
-
-
-@contextmanager
-def one_run_at_a_time():
-    """Hold this session's training lock; wait (stoppable) while an earlier run still holds it.
-
-    Stop starts a new run of the page at once, but the stopped run only ends at its next progress
-    report, which on paper settings can be a long step away. Until then it still uses joblib's
-    shared worker pool, and ending it kills that pool's workers: a second run started meanwhile
-    would lose its jobs ("The executor underlying Parallel has been shutdown")."""
-    lock = st.session_state.setdefault("_training_lock", threading.Lock())
-    if not lock.acquire(blocking=False):
-        note = st.empty()
-        started = time.perf_counter()
-        while not lock.acquire(timeout=0.5):  # a Streamlit call each turn: this wait can be stopped too
-            note.info(f"The stopped run is finishing its current step before this one starts "
-                      f"({time.perf_counter() - started:.0f} s)…")
-        note.empty()
-    try:
-        yield
-    finally:
-        lock.release()
-
-
-def train(settings, ds: MultiViewDataset, label: str = "Training", stop_key: str | None = None):
-    """Run ``settings.run(ds, progress)`` with a progress bar (and a Stop button); store and cache
-    its result.
-
-    The result must have ``to_npz()`` and ``result_rows()``; it is stored only once complete.
-    A ``ValueError`` (settings that do not suit these data) is shown with ``st.error`` and
-    returns None.  Stop starts a new run of the page, which interrupts this one at its next
-    progress report: nothing is stored and the page is usable at once."""
-    stop = st.empty()
-    if stop_key is not None:
-        stop.button("Stop", key=stop_key, help="End this training now; nothing is stored.")
-    progress = progress_bar(label)
-    try:
-        with one_run_at_a_time(), warnings_shown_once():
-            result = settings.run(ds, progress)
-    except ValueError as exc:
-        st.error(f"Training failed: {exc}")
-        return None
-    finally:
-        stop.empty()
-    st.session_state.setdefault(_CACHE, {})[result_key(settings, ds)] = result
-    try:
-        store = results_store()
-        run_id = store.start_run(settings.kind, ds.name, ds.fingerprint(), settings.seed, settings.key(),
-                                 private=ds.origin == "upload")
-        store.add_results(run_id, result.result_rows())
-        store.put_artifact(run_id, "result", result.to_npz())
-        store.finish_run(run_id)
-    except ValueError as exc:
-        st.warning(f"The result is shown but could not be saved in the results store: {exc}")
-    return result

@@ -1,0 +1,122 @@
+"""Where the work runs: Dask's ``distributed``, an embedded cluster of worker processes by default,
+or an existing cluster named by its scheduler's address.
+
+:class:`EngineConfig` reads the environment once:
+
+``MVLAB_SCHEDULER``
+    ``tcp://host:8786`` of an existing Dask scheduler (a class that outgrows one machine: start
+    ``dask scheduler`` and ``dask worker tcp://host:8786 --nthreads 1 --memory-limit 8GB`` on other
+    machines).  Unset or ``local``: an embedded :class:`distributed.LocalCluster`.
+``MVLAB_WORKERS``
+    Worker processes of the embedded cluster (default: as many as cores).
+``MVLAB_WORKER_MEMORY``
+    Memory limit of each embedded worker, e.g. ``4GB`` (default: 80 % of the machine's memory
+    shared between the workers; the rest is for the web server).  A worker that goes over it is
+    restarted by its nanny; the run it held fails with a message saying so.
+``MVLAB_MAX_QUEUED``
+    How many runs may wait for a worker at once (default 60); past it, Train says the server is
+    busy instead of queueing without end.
+
+Every worker runs one computation at a time (``nthreads=1``): a run's own parallelism uses
+threads inside its worker (scikit-learn's forests already do), never the process-wide loky
+executor of the web server, so one run's Stop, failure or memory blow-up cannot touch another's.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+
+import dask
+import psutil
+from distributed import Client, LocalCluster
+from distributed.diagnostics.plugin import WorkerPlugin
+
+__all__ = ["EngineConfig", "connect", "parse_bytes"]
+
+
+def parse_bytes(text: str) -> int:
+    """``"4GB"``, ``"512 MiB"``, ``"2e9"`` -> bytes; ValueError naming the value otherwise."""
+    try:
+        return int(dask.utils.parse_bytes(str(text)))
+    except (ValueError, TypeError):
+        raise ValueError(f"{text!r} is not an amount of memory (write e.g. 4GB or 512MiB).") from None
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """How to reach or start the job engine (see the module docstring for the environment)."""
+
+    scheduler: str | None = None
+    n_workers: int = field(default_factory=lambda: os.cpu_count() or 1)
+    worker_memory: int | None = None
+    max_queued: int = 60
+
+    @classmethod
+    def from_env(cls, environ=None) -> "EngineConfig":
+        env = os.environ if environ is None else environ
+        scheduler = env.get("MVLAB_SCHEDULER", "").strip() or None
+        if scheduler == "local":
+            scheduler = None
+        values = {"scheduler": scheduler}
+        for name, key, parse in (("n_workers", "MVLAB_WORKERS", int), ("max_queued", "MVLAB_MAX_QUEUED", int),
+                                 ("worker_memory", "MVLAB_WORKER_MEMORY", parse_bytes)):
+            raw = env.get(key, "").strip()
+            if raw:
+                try:
+                    values[name] = parse(raw)
+                except ValueError:
+                    raise ValueError(f"{key}={raw!r} is not valid: give "
+                                     + ("an amount of memory such as 4GB." if parse is parse_bytes
+                                        else "a whole number.")) from None
+        config = cls(**values)
+        if config.n_workers < 1 or config.max_queued < 1:
+            raise ValueError("MVLAB_WORKERS and MVLAB_MAX_QUEUED must be at least 1.")
+        return config
+
+    def memory_per_worker(self) -> int:
+        """The embedded workers' memory limit in bytes."""
+        if self.worker_memory is not None:
+            return self.worker_memory
+        return int(0.8 * psutil.virtual_memory().total / self.n_workers)
+
+
+class _PoliteWorker(WorkerPlugin):
+    """Embedded workers run at a lower priority than the web server (pages open while the class
+    trains) and import mvlab's computations once, at start, rather than in the first run."""
+
+    name = "mvlab-polite-worker"
+
+    def setup(self, worker):
+        try:
+            os.nice(5)
+        except OSError:  # not permitted here: the workers keep the server's priority
+            pass
+        import mvlab.experiments.settings  # noqa: F401  (warm the imports)
+
+
+def connect(config: EngineConfig) -> tuple[Client, LocalCluster | None]:
+    """A client of the configured engine, and the embedded cluster it started (None for an
+    existing cluster).  The embedded scheduler lives in this process; a worker killed for memory
+    fails its run at once (``allowed-failures: 0``) rather than retrying it on the next worker."""
+    if config.scheduler is not None:
+        try:
+            return Client(config.scheduler, timeout="10s", set_as_default=False), None
+        except (OSError, TimeoutError) as exc:
+            raise ValueError(f"Cannot reach the Dask scheduler at MVLAB_SCHEDULER={config.scheduler}: {exc}. "
+                             "Start it (dask scheduler) or unset MVLAB_SCHEDULER to use the embedded engine."
+                             ) from None
+    try:
+        import bokeh  # noqa: F401  (the engine's own dashboard needs it)
+        dashboard = ":0"
+    except ImportError:
+        dashboard = None
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0, "distributed.scheduler.worker-saturation": 1.0,
+                          "distributed.admin.tick.limit": "10s"}):
+        cluster = LocalCluster(n_workers=config.n_workers, threads_per_worker=1, processes=True,
+                               memory_limit=config.memory_per_worker(), dashboard_address=dashboard,
+                               scheduler_port=0, silence_logs=logging.ERROR)
+        client = Client(cluster, set_as_default=False)
+    client.register_plugin(_PoliteWorker())
+    return client, cluster

@@ -1,0 +1,524 @@
+"""The job engine behind the pages: every run on a Dask worker, queued with a visible position,
+computed once when identical, stoppable one waiter at a time, recorded in the results store.
+
+A page submits a :class:`Request` (what to compute and its identity ``key``) on behalf of a
+*holder* (one browser session).  :class:`Engine`
+
+* attaches the holder to a run in progress with the same key, or submits a new Dask task
+  (:func:`mvlab.engine.task.execute`); a holder holds at most one run, so a second Train replaces
+  the first;
+* refuses with :class:`ServerBusy` ("N runs ahead, about M min") when ``max_queued`` runs already
+  wait;
+* keeps each run's state from the workers' messages (queued -> running with progress -> finished,
+  failed or stopped) and gives every holder its position and an estimated wait
+  (:meth:`Engine.status`), from measured durations of similar runs;
+* on :meth:`Engine.detach` (a Stop, a closed tab after its time to live) drops that holder only:
+  the computation is stopped only when nobody waits on it any more, and a worker that does not
+  stop within ``stop_grace`` seconds is restarted;
+* records runs with a :class:`RunRecord` in the results store as they go (``queued``,
+  ``running``, then ``finished`` with the result's rows and artifact, ``failed`` or ``stopped``),
+  from the engine's own thread, so a result is kept even when every page that asked for it has
+  closed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import statistics
+import threading
+import time
+import uuid
+from concurrent.futures import CancelledError
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from distributed import Event, KilledWorker
+
+from mvlab.engine.cluster import EngineConfig, connect
+from mvlab.engine.task import TOPIC, Outcome, RunStopped, execute, stop_flag_name
+from mvlab.experiments.store import ResultsStore
+
+__all__ = ["Engine", "Request", "RunRecord", "JobStatus", "ServerBusy", "ServerStatus"]
+
+DEFAULT_SECONDS = 30.0
+"""Assumed duration of a kind of run never measured yet (for the first estimated waits)."""
+
+
+class ServerBusy(ValueError):
+    """Too many runs already wait for a worker; the message says how many and for how long."""
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """How a run is recorded in the results store: the result's kind, data and settings key.
+    The result object must have ``result_rows()`` and ``to_npz()``."""
+
+    kind: str
+    dataset: str
+    fingerprint: str
+    seed: int | None
+    settings: dict
+    private: bool = False
+    store_path: str | None = None
+
+
+@dataclass(frozen=True)
+class Request:
+    """One computation: ``fn(data, progress)`` in a worker.  Requests with equal ``key`` are the
+    same computation (the engine runs it once).  ``kind`` groups similar runs for the estimated
+    waits; ``record`` (optional) says how to store the result."""
+
+    kind: str
+    key: str
+    fn: Callable[[Any, Callable[[float, str], None]], Any]
+    data: Any = None
+    record: RunRecord | None = None
+    label: str = ""
+
+
+@dataclass
+class Holder:
+    id: str
+    alive: Callable[[], bool] | None = None
+
+
+@dataclass
+class Job:
+    id: str
+    request: Request
+    order: int
+    submitted: float
+    holders: set = field(default_factory=set)
+    state: str = "queued"  # queued, running, finished, failed, stopped
+    started: float | None = None
+    ended: float | None = None
+    fraction: float = 0.0
+    message: str = ""
+    worker: str | None = None
+    memory_limit: int = 0
+    outcome: Outcome | None = None
+    error: str | None = None
+    run_id: str | None = None
+    stop_requested: float | None = None
+    future: Any = None
+    typical: float = DEFAULT_SECONDS
+    done: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def active(self) -> bool:
+        return self.state in ("queued", "running")
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    """What a waiting page shows.  ``position``: 1 = next to start (queued only); ``wait``:
+    estimated seconds before it starts (queued) or ends (running); ``shared``: how many holders
+    wait on it."""
+
+    job_id: str
+    state: str
+    position: int | None
+    wait: float | None
+    fraction: float
+    message: str
+    elapsed: float
+    shared: int
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """The server panel: workers with their memory, runs running and queued."""
+
+    address: str
+    dashboard: str | None
+    workers: list[dict]
+    running: int
+    queued: int
+    max_queued: int
+    embedded: bool
+
+
+class Engine:
+    """The job engine (see the module docstring).  Connects lazily, on the first request.
+
+    Parameters
+    ----------
+    config : EngineConfig, optional
+        Default :meth:`EngineConfig.from_env`.
+    stop_grace : float
+        Seconds a stopped run may take to reach its next progress report before its worker is
+        restarted.
+    keep_finished : float
+        Seconds a finished run stays in memory for the pages that wait on it (it is in the
+        results store anyway).
+    """
+
+    def __init__(self, config: EngineConfig | None = None, stop_grace: float = 20.0, keep_finished: float = 600.0):
+        self.config = config or EngineConfig.from_env()
+        self.stop_grace = stop_grace
+        self.keep_finished = keep_finished
+        self._lock = threading.RLock()
+        self._jobs: dict[str, Job] = {}
+        self._by_key: dict[str, str] = {}
+        self._held: dict[str, str] = {}
+        self._holders: dict[str, Holder] = {}
+        self._order = itertools.count()
+        self._durations: dict[str, list[float]] = {}
+        self._client = self._cluster = None
+        self._workers: list[dict] = []
+        self._todo: queue.Queue = queue.Queue()
+        self._closed = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    # ------------------------------------------------------------------ connection
+    @property
+    def client(self):
+        """The Dask client, connecting (and starting the embedded cluster) on first use."""
+        with self._lock:
+            if self._client is None:
+                self._client, self._cluster = connect(self.config)
+                self._client.subscribe_topic(TOPIC, self._on_event)
+                self._refresh_workers()
+                for target in (self._bookkeeper, self._reaper):
+                    thread = threading.Thread(target=target, daemon=True, name=f"mvlab-engine-{target.__name__}")
+                    thread.start()
+                    self._threads.append(thread)
+            return self._client
+
+    def close(self) -> None:
+        """Stop every run and shut the embedded cluster down."""
+        self._closed.set()
+        self._todo.put(None)
+        with self._lock:
+            client, cluster, self._client, self._cluster = self._client, self._cluster, None, None
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+    # ------------------------------------------------------------------ requests
+    def submit(self, request: Request, holder: str, alive: Callable[[], bool] | None = None) -> str:
+        """Run ``request`` for ``holder`` (attaching to an identical run in progress); returns the job id.
+
+        A holder holds one run: its previous run is detached first (and stopped if nobody else
+        waits on it).  ``alive()`` says whether the holder is still there (a closed browser tab
+        is released when it returns False).  Raises :class:`ServerBusy` when ``max_queued`` runs
+        already wait and this one would be new."""
+        client = self.client
+        with self._lock:
+            self._holders[holder] = Holder(holder, alive)
+            same = self._by_key.get(request.key)
+            job = self._jobs.get(same) if same else None
+            if job is not None and job.active:
+                if self._held.get(holder) == job.id:
+                    return job.id
+                replaced = self._detach_locked(holder)
+                job.holders.add(holder)
+                self._held[holder] = job.id
+                new = None
+            else:
+                queued = [j for j in self._jobs.values() if j.state == "queued"]
+                if len(queued) >= self.config.max_queued:
+                    wait = self._wait_before(len(queued), None)
+                    raise ServerBusy(f"The server is busy: {len(queued)} runs are waiting for a worker, about "
+                                     f"{_minutes(wait)} before a new one could start. Try again in a few minutes.")
+                replaced = self._detach_locked(holder)
+                job = new = Job(uuid.uuid4().hex[:12], request, next(self._order), time.time(), {holder},
+                                typical=self._typical(request))
+                self._jobs[job.id] = job
+                self._by_key[request.key] = job.id
+                self._held[holder] = job.id
+        self._signal_stop(replaced)  # Dask calls only outside the lock (its event thread takes the lock too)
+        if new is not None:
+            new.run_id = self._record_start(new)
+            # the data travel with the task (not scattered ahead): a task without dependencies waits in the
+            # scheduler's queue, in submission order, until a worker is free, and leaves it at once on a Stop
+            new.future = client.submit(execute, new.id, request.fn, request.data,
+                                       key=f"mvlab-{request.kind}-{new.id}", pure=False, retries=0)
+            new.future.add_done_callback(lambda _f, j=new: self._todo.put(("ended", j)))
+        return job.id
+
+    def detach(self, holder: str) -> int:
+        """``holder`` no longer waits on its run; the run is stopped when nobody else does.
+        Returns how many holders still wait on it (0: it was stopped, or had ended)."""
+        with self._lock:
+            job_id = self._held.get(holder)
+            job = self._detach_locked(holder)
+            others = len(self._jobs[job_id].holders) if job_id in self._jobs and self._jobs[job_id].active else 0
+        self._signal_stop(job)
+        return others
+
+    def _detach_locked(self, holder: str) -> Job | None:
+        """Drop ``holder`` from its run; the run if nobody waits on it any more (to be stopped)."""
+        job = self._jobs.get(self._held.pop(holder, None) or "")
+        if job is None:
+            return None
+        job.holders.discard(holder)
+        if job.holders or not job.active:
+            return None
+        job.stop_requested = time.time()
+        return job
+
+    def _signal_stop(self, job: Job | None) -> None:
+        """Raise the run's stop flag (it ends at its next progress report); a queued run leaves
+        the queue at once."""
+        if job is None:
+            return
+        Event(stop_flag_name(job.id), client=self.client).set()
+        if job.state == "queued":
+            if job.future is not None:
+                job.future.cancel()
+            self._end(job, "stopped")
+
+    def job_of(self, holder: str) -> str | None:
+        """The id of the run ``holder`` waits on (active or just ended), or None."""
+        with self._lock:
+            return self._held.get(holder)
+
+    def release(self, holder: str) -> None:
+        """``holder`` has collected its ended run (the page showed it)."""
+        with self._lock:
+            job = self._jobs.get(self._held.get(holder) or "")
+            if job is not None and not job.active:
+                self._held.pop(holder, None)
+                job.holders.discard(holder)
+
+    def key_of(self, job_id: str) -> str | None:
+        with self._lock:
+            job = self._jobs.get(job_id)
+            return None if job is None else job.request.key
+
+    def outcome(self, job_id: str) -> Outcome | None:
+        with self._lock:
+            job = self._jobs.get(job_id)
+            return None if job is None else job.outcome
+
+    def wait(self, job_id: str, timeout: float | None = None) -> bool:
+        """Block until the run ends (or ``timeout``); True when it has ended."""
+        with self._lock:
+            job = self._jobs.get(job_id)
+        return True if job is None else job.done.wait(timeout)
+
+    # ------------------------------------------------------------------ what pages show
+    def status(self, job_id: str) -> JobStatus | None:
+        """Where the run stands: state, queue position, estimated wait, progress."""
+        with self._lock:
+            job = self._jobs.get(job_id)
+            if job is None:
+                return None
+            now = time.time()
+            position = wait = None
+            if job.state == "queued":
+                ahead = [j for j in self._jobs.values() if j.state == "queued" and j.order < job.order]
+                position = len(ahead) + 1
+                wait = self._wait_before(len(ahead), job)
+            elif job.state == "running":
+                wait = self._remaining(job, now)
+            elapsed = (job.ended or now) - (job.started or job.submitted)
+            return JobStatus(job.id, job.state, position, wait, job.fraction, job.message, elapsed,
+                             len(job.holders), job.error)
+
+    def server_status(self) -> ServerStatus:
+        """Workers and their memory, runs running and queued (no names of data)."""
+        client = self.client
+        self._refresh_workers()
+        with self._lock:
+            running = sum(j.state == "running" for j in self._jobs.values())
+            queued = sum(j.state == "queued" for j in self._jobs.values())
+            workers = list(self._workers)
+        return ServerStatus(client.scheduler.address, client.dashboard_link if self._has_dashboard() else None,
+                            workers, running, queued, self.config.max_queued, self._cluster is not None)
+
+    # ------------------------------------------------------------------ estimates
+    def _typical(self, request: Request) -> float:
+        """Typical computing seconds of runs like this one: the median of the last ones measured
+        (this server's, else the results store's), else :data:`DEFAULT_SECONDS`."""
+        measured = self._durations.get(request.key) or self._durations.get(request.kind)
+        if not measured and request.record is not None:
+            try:
+                measured = ResultsStore(request.record.store_path).typical_seconds(request.record.kind)
+            except ValueError:
+                measured = []
+        return float(statistics.median(measured[-20:])) if measured else DEFAULT_SECONDS
+
+    def _remaining(self, job: Job, now: float) -> float:
+        elapsed = now - (job.started or now)
+        if job.fraction > 0.05:
+            return elapsed * (1 - job.fraction) / job.fraction
+        return max(job.typical - elapsed, 0.0)
+
+    def _wait_before(self, n_ahead: int, job: Job | None) -> float:
+        """Seconds before the next start once ``n_ahead`` queued runs have started: the work of
+        the running and queued-ahead runs shared by the workers."""
+        now = time.time()
+        running = [self._remaining(j, now) for j in self._jobs.values() if j.state == "running"]
+        ahead = sorted((j for j in self._jobs.values() if j.state == "queued" and (job is None or j.order < job.order)),
+                       key=lambda j: j.order)[:n_ahead]
+        n_workers = max(len(self._workers), 1)
+        if not ahead and len(running) < n_workers:
+            return 0.0
+        # each worker takes the next run as soon as it is free: simulate the queue on the workers
+        free = sorted(running + [0.0] * max(n_workers - len(running), 0))[:n_workers]
+        for j in ahead:
+            free[0] += j.typical
+            free.sort()
+        return free[0]
+
+    # ------------------------------------------------------------------ engine threads
+    def _on_event(self, event) -> None:
+        _, msg = event
+        with self._lock:
+            job = self._jobs.get(msg.get("job"))
+            if job is None or not job.active:
+                return
+            if msg.get("state") == "running" and job.state == "queued":
+                job.state, job.started = "running", time.time()
+                job.worker, job.memory_limit = msg.get("worker"), int(msg.get("memory_limit") or 0)
+                self._todo.put(("running", job))
+            elif msg.get("state") == "progress":
+                job.fraction, job.message = float(msg.get("fraction", 0.0)), str(msg.get("message", ""))
+
+    def _bookkeeper(self) -> None:
+        """Records what the workers say in the results store and ends runs as their tasks finish
+        (one thread: the store's writes never hold up the Dask client's event thread)."""
+        while not self._closed.is_set():
+            item = self._todo.get()
+            if item is None:
+                return
+            what, job = item
+            try:
+                if what == "running":
+                    self._store_call(job, "mark_running")
+                else:
+                    self._finish(job)
+            except Exception as exc:  # never let the engine's thread die
+                job.error = job.error or f"{type(exc).__name__}: {exc}"
+                self._end(job, "failed")
+
+    def _finish(self, job: Job) -> None:
+        future = job.future
+        try:
+            outcome = future.result()
+        except (RunStopped, CancelledError):
+            self._end(job, "stopped")
+            return
+        except KilledWorker:
+            if job.stop_requested is not None:  # its worker was restarted to stop it
+                self._end(job, "stopped")
+                return
+            gb = job.memory_limit / 1e9 if job.memory_limit else self.config.memory_per_worker() / 1e9
+            job.error = (f"This run needed more memory than a worker has ({gb:.1f} GB), so its worker was "
+                         "restarted: use fewer instances or trees.")
+            self._end(job, "failed")
+            return
+        except ValueError as exc:  # settings that do not suit these data: the library's own words
+            job.error = str(exc)
+            self._end(job, "failed")
+            return
+        except Exception as exc:
+            job.error = f"The run failed: {type(exc).__name__}: {exc}"
+            self._end(job, "failed")
+            return
+        job.outcome = outcome
+        with self._lock:
+            self._durations.setdefault(job.request.key, []).append(outcome.seconds)
+            self._durations.setdefault(job.request.kind, []).append(outcome.seconds)
+            job.fraction = 1.0
+        self._record_result(job, outcome)
+        self._end(job, "finished")
+
+    def _end(self, job: Job, state: str) -> None:
+        with self._lock:
+            if not job.active:
+                return
+            job.state, job.ended = state, time.time()
+            if self._by_key.get(job.request.key) == job.id:
+                del self._by_key[job.request.key]
+        if state != "finished":
+            self._store_call(job, "finish_run", {"error": job.error} if job.error else None,
+                             status="failed" if state == "failed" else "stopped")
+        job.done.set()
+
+    def _reaper(self) -> None:
+        """Every second: release the holders that left, restart the workers of runs that ignore
+        their Stop, forget runs ended long ago, refresh the workers' list."""
+        tick = 0
+        while not self._closed.wait(1.0):
+            tick += 1
+            try:
+                self._reap(refresh=tick % 5 == 0)
+            except Exception:  # a scheduler hiccup: try again next tick
+                continue
+
+    def _reap(self, refresh: bool) -> None:
+        now = time.time()
+        with self._lock:
+            gone = [h for h in list(self._held) if self._holders.get(h) and self._holders[h].alive
+                    and not self._holders[h].alive()]
+        for holder in gone:
+            self.detach(holder)
+            with self._lock:
+                self._holders.pop(holder, None)
+        with self._lock:
+            stuck = [j for j in self._jobs.values() if j.state == "running" and j.stop_requested is not None
+                     and not j.holders and now - j.stop_requested > self.stop_grace and j.worker]
+            for job in stuck:
+                job.stop_requested = now  # once per grace period
+            old = [j.id for j in self._jobs.values() if not j.active and now - (j.ended or now) > self.keep_finished
+                   and not any(self._held.get(h) == j.id for h in list(self._held))]
+            for job_id in old:
+                del self._jobs[job_id]
+        for job in stuck:  # it has not reached a progress report since its Stop: end its process
+            self.client.restart_workers([job.worker], raise_for_error=False)
+        if refresh:
+            self._refresh_workers()
+
+    def _refresh_workers(self) -> None:
+        info = self._client.scheduler_info(n_workers=-1) if self._client is not None else {"workers": {}}
+        workers = [{"address": addr, "memory_limit": int(w.get("memory_limit") or 0),
+                    "memory": int((w.get("metrics") or {}).get("memory") or 0), "nthreads": int(w.get("nthreads", 1))}
+                   for addr, w in sorted(info.get("workers", {}).items())]
+        with self._lock:
+            self._workers = workers
+
+    def _has_dashboard(self) -> bool:
+        try:
+            return bool(self._client.scheduler_info().get("services", {}).get("dashboard"))
+        except Exception:
+            return False
+
+    # ------------------------------------------------------------------ results store
+    def _record_start(self, job: Job) -> str | None:
+        rec = job.request.record
+        if rec is None:
+            return None
+        try:
+            return ResultsStore(rec.store_path).start_run(rec.kind, rec.dataset, rec.fingerprint, rec.seed, rec.settings,
+                                                          private=rec.private, status="queued")
+        except ValueError:
+            return None  # an unusable store only costs the record
+
+    def _store_call(self, job: Job, method: str, *args, **kwargs) -> None:
+        if job.run_id is None:
+            return
+        try:
+            getattr(ResultsStore(job.request.record.store_path), method)(job.run_id, *args, **kwargs)
+        except ValueError:
+            pass
+
+    def _record_result(self, job: Job, outcome: Outcome) -> None:
+        if job.run_id is None:
+            return
+        try:
+            store = ResultsStore(job.request.record.store_path)
+            store.add_results(job.run_id, outcome.result.result_rows())
+            store.put_artifact(job.run_id, "result", outcome.result.to_npz())
+            store.finish_run(job.run_id, {"compute_seconds": outcome.seconds})
+        except ValueError as exc:
+            job.error = f"The result is shown but could not be saved in the results store: {exc}"
+
+
+def _minutes(seconds: float) -> str:
+    return "less than a minute" if seconds < 60 else f"{seconds / 60:.0f} min"

@@ -1,0 +1,83 @@
+"""What runs inside a worker: one computation, its progress sent to the pages that wait on it, and
+a Stop that ends it at its next progress report.
+
+A computation is ``fn(data, progress)`` (e.g. a page's ``settings.run(ds, progress)``).  The
+worker tells the engine when it starts and how far it is (Dask's event topics, :data:`TOPIC`),
+and checks its job's stop flag (a Dask :class:`distributed.Event`) at most twice a second, from
+the progress callback: the library's long loops already call it, so no thread is ever killed
+(:mod:`mvlab.engine.jobs` restarts the worker of a run that ignores its Stop for too long).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from distributed import Event, get_worker
+from joblib import parallel_config
+
+__all__ = ["TOPIC", "RunStopped", "Outcome", "execute", "stop_flag_name"]
+
+TOPIC = "mvlab-jobs"
+"""The event topic on which workers report ``{"job", "state", ...}`` messages to the engine."""
+
+SEND_EVERY = 0.2
+"""Seconds between two progress messages of one run (the first and the last always go)."""
+CHECK_EVERY = 0.5
+"""Seconds between two looks at the run's stop flag."""
+
+
+class RunStopped(Exception):
+    """Everyone who waited on this run stopped it; nothing is stored."""
+
+
+@dataclass
+class Outcome:
+    """What a finished computation sends back: its result, its computing time (wall seconds in
+    the worker, queueing excluded) and the warnings it raised, each distinct message counted."""
+
+    result: Any
+    seconds: float
+    warnings: dict[str, int] = field(default_factory=dict)
+
+
+def stop_flag_name(job_id: str) -> str:
+    return f"mvlab-stop-{job_id}"
+
+
+def execute(job_id: str, fn: Callable[[Any, Callable[[float, str], None]], Any], data: Any) -> Outcome:
+    """Run ``fn(data, progress)`` in this worker (see the module docstring); raise
+    :class:`RunStopped` when the job's stop flag is set."""
+    worker = get_worker()
+    stop = Event(stop_flag_name(job_id))
+
+    def tell(**msg) -> None:
+        worker.log_event(TOPIC, {"job": job_id, **msg})
+
+    if stop.is_set():  # everyone left while it waited
+        raise RunStopped()
+    tell(state="running", worker=worker.address, memory_limit=int(worker.memory_manager.memory_limit or 0))
+    clock = {"sent": 0.0, "checked": time.monotonic()}
+
+    def progress(fraction: float, message: str) -> None:
+        now = time.monotonic()
+        if now - clock["checked"] >= CHECK_EVERY:
+            clock["checked"] = now
+            if stop.is_set():
+                raise RunStopped()
+        if now - clock["sent"] >= SEND_EVERY or fraction >= 1:
+            clock["sent"] = now
+            tell(state="progress", fraction=float(fraction), message=str(message))
+
+    start = time.perf_counter()
+    # threads, never loky's process-wide executor: the pool belongs to this run alone
+    with parallel_config(backend="threading"), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fn(data, progress)
+    seen: dict[str, int] = {}
+    for w in caught:
+        text = f"{w.category.__name__}: {w.message}"
+        seen[text] = seen.get(text, 0) + 1
+    return Outcome(result, time.perf_counter() - start, seen)
