@@ -39,10 +39,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_app(store: Path):
-    """Start ``streamlit run app.py`` on a free loopback port; yield its URL; stop it."""
+def running_app(store: Path, **env_vars: str):
+    """Start ``streamlit run app.py`` on a free loopback port (with these extra environment
+    variables, e.g. ``MVLAB_WORKER_MEMORY``); yield its URL; stop it."""
     port = free_port()
-    env = {**os.environ, "MVLAB_STORE": str(store)}
+    env = {**os.environ, "MVLAB_STORE": str(store), **env_vars}
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],

@@ -112,8 +112,15 @@ def connect(config: EngineConfig) -> tuple[Client, LocalCluster | None]:
         dashboard = ":0"
     except ImportError:
         dashboard = None
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0, "distributed.scheduler.worker-saturation": 1.0,
-                          "distributed.admin.tick.limit": "10s"}):
+    with dask.config.set({
+        "distributed.scheduler.allowed-failures": 0,  # a run that killed its worker is not tried on the next one
+        "distributed.scheduler.worker-saturation": 1.0,  # a worker holds one run; the rest wait in the queue, in order
+        # a worker computes one run at a time: spilling or pausing it would only stall the queue; past 95 % of its
+        # limit its nanny restarts it and the run fails with a message
+        "distributed.worker.memory.target": False, "distributed.worker.memory.spill": False,
+        "distributed.worker.memory.pause": False, "distributed.worker.memory.terminate": 0.95,
+        "distributed.admin.tick.limit": "10s",
+    }):
         cluster = LocalCluster(n_workers=config.n_workers, threads_per_worker=1, processes=True,
                                memory_limit=config.memory_per_worker(), dashboard_address=dashboard,
                                scheduler_port=0, silence_logs=logging.ERROR)

@@ -39,7 +39,7 @@ from mvlab.engine.cluster import EngineConfig, connect
 from mvlab.engine.task import TOPIC, Outcome, RunStopped, execute, stop_flag_name
 from mvlab.experiments.store import ResultsStore
 
-__all__ = ["Engine", "Request", "RunRecord", "JobStatus", "ServerBusy", "ServerStatus"]
+__all__ = ["Engine", "Request", "RunRecord", "JobStatus", "ServerBusy", "ServerStatus", "estimated_start"]
 
 DEFAULT_SECONDS = 30.0
 """Assumed duration of a kind of run never measured yet (for the first estimated waits)."""
@@ -350,21 +350,14 @@ class Engine:
         return max(job.typical - elapsed, 0.0)
 
     def _wait_before(self, n_ahead: int, job: Job | None) -> float:
-        """Seconds before the next start once ``n_ahead`` queued runs have started: the work of
-        the running and queued-ahead runs shared by the workers."""
+        """Seconds before the run after ``n_ahead`` queued runs (those queued before ``job``)
+        starts: :func:`estimated_start` from the running runs' remaining time and the queued
+        runs' typical durations."""
         now = time.time()
         running = [self._remaining(j, now) for j in self._jobs.values() if j.state == "running"]
         ahead = sorted((j for j in self._jobs.values() if j.state == "queued" and (job is None or j.order < job.order)),
                        key=lambda j: j.order)[:n_ahead]
-        n_workers = max(len(self._workers), 1)
-        if not ahead and len(running) < n_workers:
-            return 0.0
-        # each worker takes the next run as soon as it is free: simulate the queue on the workers
-        free = sorted(running + [0.0] * max(n_workers - len(running), 0))[:n_workers]
-        for j in ahead:
-            free[0] += j.typical
-            free.sort()
-        return free[0]
+        return estimated_start(running, [j.typical for j in ahead], max(len(self._workers), 1))
 
     # ------------------------------------------------------------------ engine threads
     def _on_event(self, event) -> None:
@@ -518,6 +511,18 @@ class Engine:
             store.finish_run(job.run_id, {"compute_seconds": outcome.seconds})
         except ValueError as exc:
             job.error = f"The result is shown but could not be saved in the results store: {exc}"
+
+
+def estimated_start(running: list[float], ahead: list[float], n_workers: int) -> float:
+    """When a queued run starts, in seconds from now: ``n_workers`` workers, busy for the
+    ``running`` remaining seconds, each taking the next of the runs ``ahead`` (their durations,
+    in queue order) as soon as it is free.  With no worker free and nobody ahead, the soonest
+    end of a running run."""
+    free = sorted(list(running)[:n_workers] + [0.0] * max(n_workers - len(running), 0))
+    for duration in ahead:
+        free[0] += duration
+        free.sort()
+    return free[0]
 
 
 def _minutes(seconds: float) -> str:

@@ -1,0 +1,240 @@
+"""mvlab.engine: runs on Dask worker processes, queued in order, shared when identical, stopped one
+waiter at a time, isolated from each other's failures and memory, recorded in the results store."""
+
+import itertools
+import time
+
+import numpy as np
+import pytest
+
+from mvlab.engine import Engine, EngineConfig, Request, RunRecord, ServerBusy
+from mvlab.engine.jobs import estimated_start
+from mvlab.experiments.store import ResultsStore
+
+
+class Rows:
+    """A result the engine can store (``result_rows``, ``to_npz``)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def result_rows(self):
+        return [{"repetition": 0, "method": "m", "metric": "accuracy", "value": self.value}]
+
+    def to_npz(self):
+        return np.float64(self.value).tobytes()
+
+
+def steps(data, progress):
+    """``data = (n, seconds per step, value)``: n steps with a progress report after each."""
+    n, pause, value = data
+    for i in range(n):
+        time.sleep(pause)
+        progress((i + 1) / n, f"step {i + 1} of {n}")
+    return Rows(value)
+
+
+def silent(data, progress):
+    """Sleeps without ever reporting progress (a step that cannot see its Stop)."""
+    time.sleep(data)
+    return Rows(0.0)
+
+
+def greedy(data, progress):
+    """Allocates ``data`` bytes and touches them."""
+    block = np.ones(int(data) // 8)
+    progress(1.0, "allocated")
+    return Rows(float(block[-1]))
+
+
+def failing(data, progress):
+    raise ValueError("these settings do not suit these data")
+
+
+_ids = itertools.count()
+
+
+def request(fn, data, store=None, key=None, kind="test"):
+    record = None if store is None else RunRecord(kind, "toy", "fp", 0, {"data": repr(data), "key": key},
+                                                  store_path=str(store.path))
+    return Request(kind, key or f"{fn.__name__}-{data}-{next(_ids)}", fn, data, record)
+
+
+def wait_state(engine, job, states, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        status = engine.status(job)
+        if status is not None and status.state in states:
+            return status
+        time.sleep(0.05)
+    raise AssertionError(f"job {job} never reached {states}: {engine.status(job)}")
+
+
+@pytest.fixture(scope="module")
+def engine():
+    eng = Engine(EngineConfig(n_workers=2, worker_memory=None), stop_grace=3.0)
+    eng.client  # start the embedded cluster once for the module
+    yield eng
+    eng.close()
+
+
+@pytest.fixture
+def store(tmp_path):
+    return ResultsStore(tmp_path / "r.sqlite")
+
+
+def test_identical_requests_compute_once_and_a_stop_detaches_only_that_session(engine, store):
+    req = request(steps, (15, 0.1, 0.75), store, key="same")
+    jobs = {engine.submit(req, holder) for holder in ("ann", "bob", "cy")}
+    assert len(jobs) == 1
+    job = jobs.pop()
+    assert wait_state(engine, job, ("running",)).shared == 3
+    assert engine.detach("cy") == 2  # two others still wait: the run goes on
+    assert engine.wait(job, timeout=60)
+    status = engine.status(job)
+    assert status.state == "finished" and status.error is None
+    assert engine.outcome(job).result.value == 0.75 and engine.outcome(job).seconds > 1
+    runs = store.runs()
+    assert len(runs) == 1 and runs.loc[0, "status"] == "finished"  # one run for three sessions
+    assert store.results(runs.loc[0, "run_id"])["value"].tolist() == [0.75]
+    assert store.typical_seconds("test") == [pytest.approx(engine.outcome(job).seconds)]
+
+
+def test_the_last_waiter_stopping_ends_the_run_and_frees_its_worker(engine, store):
+    job = engine.submit(request(steps, (400, 0.05, 1.0), store), "dee")
+    wait_state(engine, job, ("running",))
+    time.sleep(0.5)
+    assert engine.detach("dee") == 0
+    assert wait_state(engine, job, ("stopped",), timeout=10).state == "stopped"
+    assert store.runs().loc[0, "status"] == "stopped" and store.results().empty
+    nxt = engine.submit(request(steps, (2, 0.05, 2.0)), "dee")
+    assert wait_state(engine, nxt, ("finished",)).state == "finished"
+
+
+def test_the_queue_tells_positions_in_order_and_a_queued_run_leaves_it_at_once(engine, store):
+    busy = [engine.submit(request(steps, (30, 0.1, 0.0)), f"busy{i}") for i in range(2)]
+    for job in busy:
+        wait_state(engine, job, ("running",))
+    waiting = [engine.submit(request(steps, (2, 0.05, float(i)), store), f"w{i}") for i in range(3)]
+    assert [engine.status(j).position for j in waiting] == [1, 2, 3]
+    waits = [engine.status(j).wait for j in waiting]
+    assert 0 < waits[0] <= waits[1] <= waits[2]
+    engine.detach("w0")  # Stop while waiting: out of the queue, recorded as stopped
+    assert engine.status(waiting[0]).state == "stopped"
+    assert [engine.status(j).position for j in waiting[1:]] == [1, 2]
+    for i in range(2):
+        engine.detach(f"busy{i}")
+    for job in waiting[1:]:
+        assert wait_state(engine, job, ("finished",)).state == "finished"
+    statuses = dict(zip(store.runs()["run_id"], store.runs()["status"]))
+    assert sorted(statuses.values()) == ["finished", "finished", "stopped"]
+
+
+def test_a_session_holds_one_run_a_second_request_replaces_it(engine):
+    first = engine.submit(request(steps, (200, 0.05, 0.0)), "eve")
+    wait_state(engine, first, ("running",))
+    second = engine.submit(request(steps, (2, 0.05, 1.0)), "eve")
+    assert second != first and engine.job_of("eve") == second
+    assert wait_state(engine, first, ("stopped",), timeout=10).state == "stopped"
+    assert wait_state(engine, second, ("finished",)).state == "finished"
+    engine.release("eve")
+    assert engine.job_of("eve") is None
+
+
+def test_a_full_queue_says_the_server_is_busy_and_how_long(store):
+    eng = Engine(EngineConfig(n_workers=1, max_queued=2))
+    try:
+        running = eng.submit(request(steps, (40, 0.05, 0.0)), "a")
+        wait_state(eng, running, ("running",))
+        eng.submit(request(steps, (40, 0.05, 0.0)), "b")
+        eng.submit(request(steps, (40, 0.05, 0.0)), "c")
+        with pytest.raises(ServerBusy, match=r"busy: 2 runs are waiting for a worker, about .* before a new one"):
+            eng.submit(request(steps, (1, 0.05, 0.0)), "d")
+        same = eng.submit(Request("test", eng.key_of(running), steps, None), "e")  # attaching is always allowed
+        assert same == running
+    finally:
+        eng.close()
+
+
+def test_errors_and_memory_blow_ups_stay_with_their_run():
+    """A run over its worker's memory limit fails with words saying so; the run beside it finishes."""
+    eng = Engine(EngineConfig(n_workers=2, worker_memory=700_000_000))
+    try:
+        light = eng.submit(request(steps, (40, 0.05, 3.0)), "calm")
+        wait_state(eng, light, ("running",))
+        heavy = eng.submit(request(greedy, 3_000_000_000), "greedy")
+        status = wait_state(eng, heavy, ("failed",), timeout=120)
+        assert "needed more memory than a worker has (0.7 GB)" in status.error
+        assert "fewer instances or trees" in status.error
+        bad = eng.submit(request(failing, None), "greedy")
+        assert wait_state(eng, bad, ("failed",)).error == "these settings do not suit these data"
+        assert wait_state(eng, light, ("finished",)).state == "finished"
+        assert eng.outcome(light).result.value == 3.0
+        again = eng.submit(request(steps, (2, 0.05, 4.0)), "greedy")  # the restarted worker takes new runs
+        assert wait_state(eng, again, ("finished",), timeout=60).state == "finished"
+    finally:
+        eng.close()
+
+
+def test_a_stopped_run_that_never_reports_has_its_worker_restarted(engine):
+    job = engine.submit(request(silent, 600), "fay")
+    wait_state(engine, job, ("running",))
+    engine.detach("fay")
+    assert wait_state(engine, job, ("stopped",), timeout=40).state == "stopped"  # grace 3 s, then a restart
+    nxt = engine.submit(request(steps, (2, 0.05, 1.0)), "fay")
+    assert wait_state(engine, nxt, ("finished",), timeout=60).state == "finished"
+
+
+def test_a_session_that_left_releases_its_run(engine):
+    here = {"alive": True}
+    job = engine.submit(request(steps, (400, 0.05, 0.0)), "gus", alive=lambda: here["alive"])
+    wait_state(engine, job, ("running",))
+    here["alive"] = False  # the tab closed longer than Streamlit's disconnect TTL ago
+    assert wait_state(engine, job, ("stopped",), timeout=15).state == "stopped"
+    assert engine.job_of("gus") is None
+
+
+def test_an_existing_cluster_by_address_runs_the_same_code(store):
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        eng = Engine(EngineConfig(scheduler=cluster.scheduler_address))
+        try:
+            job = eng.submit(request(steps, (3, 0.05, 5.0), store), "hal")
+            assert wait_state(eng, job, ("finished",)).state == "finished"
+            assert store.runs().loc[0, "status"] == "finished"
+            assert not eng.server_status().embedded and len(eng.server_status().workers) == 1
+        finally:
+            eng.close()
+
+
+def test_configuration_from_the_environment_is_checked():
+    config = EngineConfig.from_env({"MVLAB_SCHEDULER": "tcp://10.0.0.1:8786", "MVLAB_WORKERS": "3",
+                                    "MVLAB_WORKER_MEMORY": "2GB", "MVLAB_MAX_QUEUED": "5"})
+    assert (config.scheduler, config.n_workers, config.worker_memory, config.max_queued) == (
+        "tcp://10.0.0.1:8786", 3, 2_000_000_000, 5)
+    assert EngineConfig.from_env({"MVLAB_SCHEDULER": "local"}).scheduler is None
+    with pytest.raises(ValueError, match="MVLAB_WORKER_MEMORY='lots' is not valid: give an amount of memory"):
+        EngineConfig.from_env({"MVLAB_WORKER_MEMORY": "lots"})
+    with pytest.raises(ValueError, match="MVLAB_WORKERS='two' is not valid: give a whole number"):
+        EngineConfig.from_env({"MVLAB_WORKERS": "two"})
+    with pytest.raises(ValueError, match="at least 1"):
+        EngineConfig.from_env({"MVLAB_MAX_QUEUED": "0"})
+
+
+def _start_by_brute_force(running, ahead, n_workers):
+    """Event by event: the earliest-free worker takes the next queued run."""
+    clock, free_at, queue = 0.0, sorted(running + [0.0] * (n_workers - len(running))), list(ahead)
+    while queue:
+        clock = min(free_at)
+        i = free_at.index(clock)
+        free_at[i] = clock + queue.pop(0)
+    return min(free_at)
+
+
+@pytest.mark.parametrize("running, ahead, n_workers", [
+    ([], [], 2), ([5.0], [], 2), ([5.0, 3.0], [], 2), ([5.0, 3.0], [10.0], 2), ([5.0, 3.0], [10.0, 1.0, 4.0], 2),
+    ([2.0], [7.0, 7.0, 7.0], 1), ([1.0, 2.0, 3.0], [4.0, 4.0], 3),
+])
+def test_estimated_start_is_the_queue_played_out_on_the_workers(running, ahead, n_workers):
+    assert estimated_start(running, ahead, n_workers) == pytest.approx(_start_by_brute_force(running, ahead, n_workers))
