@@ -13,6 +13,7 @@ def _private_results_store(tmp_path_factory):
     """Tests write their runs to a throw-away results store, never to ~/.mvlab."""
     mp = pytest.MonkeyPatch()
     mp.setenv("MVLAB_STORE", str(tmp_path_factory.mktemp("store") / "results.sqlite"))
+    mp.setenv("MVLAB_DASHBOARD", "off")  # test servers' engines serve no dashboard (nor fight over its port)
     yield
     mp.undo()
 

@@ -289,19 +289,21 @@ def test_stop_ends_a_long_run_cleanly(page, store_path):
 
     goto(page, "View construction")
     # paper settings on nutrimouse: 50 splits (minutes) of short steps, so the stopped run reaches its next
-    # progress report soon; the next run of the session waits for that (mvlab.ui.runs.one_run_at_a_time)
+    # progress report soon and leaves its worker
     choose_dataset(page, "nutrimouse")
     page.get_by_text("Paper settings", exact=False).first.click()
     settle(page)
-    before = len(ResultsStore(store_path).runs())
+    before = set(ResultsStore(store_path).runs()["run_id"])
     page.get_by_role("button", name="Train", exact=True).click()
-    page.wait_for_selector("[data-testid=stProgress]", timeout=30_000)
+    page.wait_for_selector("[data-testid=stProgress]", timeout=60_000)
     page.get_by_role("button", name="Stop").click()
     settle(page)
     page.wait_for_selector("text=Training was stopped; nothing was stored", timeout=60_000)
     assert page.get_by_role("button", name="Stop").count() == 0
     runs = ResultsStore(store_path).runs()
-    assert len(runs) == before and not (runs["status"] == "running").any()
+    mine = runs[~runs["run_id"].isin(before)]
+    assert mine["status"].tolist() == ["stopped"]  # recorded as stopped, with no results
+    assert ResultsStore(store_path).results(mine["run_id"].iloc[0]).empty
     # the page is usable at once: back to quick settings, and it trains
     page.get_by_text("Paper settings", exact=False).first.click()
     settle(page)

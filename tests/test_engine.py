@@ -72,7 +72,7 @@ def wait_state(engine, job, states, timeout=60):
 
 @pytest.fixture(scope="module")
 def engine():
-    eng = Engine(EngineConfig(n_workers=2, worker_memory=None), stop_grace=3.0)
+    eng = Engine(EngineConfig(n_workers=2, dashboard=None), stop_grace=3.0)
     eng.client  # start the embedded cluster once for the module
     yield eng
     eng.close()
@@ -89,7 +89,7 @@ def test_identical_requests_compute_once_and_a_stop_detaches_only_that_session(e
     assert len(jobs) == 1
     job = jobs.pop()
     assert wait_state(engine, job, ("running",)).shared == 3
-    assert engine.detach("cy") == 2  # two others still wait: the run goes on
+    assert engine.detach("cy") == ("goes on", 2)  # two others still wait: the run goes on
     assert engine.wait(job, timeout=60)
     status = engine.status(job)
     assert status.state == "finished" and status.error is None
@@ -104,11 +104,13 @@ def test_the_last_waiter_stopping_ends_the_run_and_frees_its_worker(engine, stor
     job = engine.submit(request(steps, (400, 0.05, 1.0), store), "dee")
     wait_state(engine, job, ("running",))
     time.sleep(0.5)
-    assert engine.detach("dee") == 0
+    assert engine.detach("dee") == ("stopped", 0)
     assert wait_state(engine, job, ("stopped",), timeout=10).state == "stopped"
     assert store.runs().loc[0, "status"] == "stopped" and store.results().empty
     nxt = engine.submit(request(steps, (2, 0.05, 2.0)), "dee")
     assert wait_state(engine, nxt, ("finished",)).state == "finished"
+    assert engine.detach("dee") == ("ended", 0)  # a Stop after the end stops nothing
+    assert engine.detach("dee") == ("none", 0)
 
 
 def test_the_queue_tells_positions_in_order_and_a_queued_run_leaves_it_at_once(engine, store):
@@ -142,7 +144,7 @@ def test_a_session_holds_one_run_a_second_request_replaces_it(engine):
 
 
 def test_a_full_queue_says_the_server_is_busy_and_how_long(store):
-    eng = Engine(EngineConfig(n_workers=1, max_queued=2))
+    eng = Engine(EngineConfig(n_workers=1, max_queued=2, dashboard=None))
     try:
         running = eng.submit(request(steps, (40, 0.05, 0.0)), "a")
         wait_state(eng, running, ("running",))
@@ -158,7 +160,7 @@ def test_a_full_queue_says_the_server_is_busy_and_how_long(store):
 
 def test_errors_and_memory_blow_ups_stay_with_their_run():
     """A run over its worker's memory limit fails with words saying so; the run beside it finishes."""
-    eng = Engine(EngineConfig(n_workers=2, worker_memory=700_000_000))
+    eng = Engine(EngineConfig(n_workers=2, worker_memory=700_000_000, dashboard=None))
     try:
         light = eng.submit(request(steps, (40, 0.05, 3.0)), "calm")
         wait_state(eng, light, ("running",))

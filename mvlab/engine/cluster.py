@@ -16,6 +16,9 @@ or an existing cluster named by its scheduler's address.
 ``MVLAB_MAX_QUEUED``
     How many runs may wait for a worker at once (default 60); past it, Train says the server is
     busy instead of queueing without end.
+``MVLAB_DASHBOARD``
+    Where the embedded engine serves Dask's own dashboard (default ``127.0.0.1:8787``, this
+    machine only; ``:8787`` for every interface; ``off`` for none).  It needs ``bokeh``.
 
 Every worker runs one computation at a time (``nthreads=1``): a run's own parallelism uses
 threads inside its worker (scikit-learn's forests already do), never the process-wide loky
@@ -52,6 +55,7 @@ class EngineConfig:
     n_workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     worker_memory: int | None = None
     max_queued: int = 60
+    dashboard: str | None = "127.0.0.1:8787"
 
     @classmethod
     def from_env(cls, environ=None) -> "EngineConfig":
@@ -60,6 +64,9 @@ class EngineConfig:
         if scheduler == "local":
             scheduler = None
         values = {"scheduler": scheduler}
+        if "MVLAB_DASHBOARD" in env:
+            dashboard = env["MVLAB_DASHBOARD"].strip()
+            values["dashboard"] = None if dashboard.lower() in ("", "off", "none", "no") else dashboard
         for name, key, parse in (("n_workers", "MVLAB_WORKERS", int), ("max_queued", "MVLAB_MAX_QUEUED", int),
                                  ("worker_memory", "MVLAB_WORKER_MEMORY", parse_bytes)):
             raw = env.get(key, "").strip()
@@ -107,9 +114,9 @@ def connect(config: EngineConfig) -> tuple[Client, LocalCluster | None]:
             raise ValueError(f"Cannot reach the Dask scheduler at MVLAB_SCHEDULER={config.scheduler}: {exc}. "
                              "Start it (dask scheduler) or unset MVLAB_SCHEDULER to use the embedded engine."
                              ) from None
+    dashboard = config.dashboard
     try:
         import bokeh  # noqa: F401  (the engine's own dashboard needs it)
-        dashboard = ":0"
     except ImportError:
         dashboard = None
     with dask.config.set({

@@ -171,6 +171,8 @@ class Engine:
         self._todo: queue.Queue = queue.Queue()
         self._closed = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._starting: threading.Thread | None = None
+        self._start_error: str | None = None
 
     # ------------------------------------------------------------------ connection
     @property
@@ -186,6 +188,25 @@ class Engine:
                     thread.start()
                     self._threads.append(thread)
             return self._client
+
+    def start_in_background(self) -> None:
+        """Connect (start the embedded workers) on a thread of its own, so that the first Train
+        does not wait for worker processes to start; :meth:`ready` says when it is done."""
+        with self._lock:
+            if self._client is not None or self._starting is not None:
+                return
+            self._starting = threading.Thread(target=self._start_quietly, daemon=True, name="mvlab-engine-start")
+            self._starting.start()
+
+    def _start_quietly(self) -> None:
+        try:
+            self.client
+        except Exception as exc:  # said by server_status / submit, which connect again
+            self._start_error = str(exc)
+
+    def ready(self) -> bool:
+        """Whether the engine is connected (its workers started)."""
+        return self._client is not None
 
     def close(self) -> None:
         """Stop every run and shut the embedded cluster down."""
@@ -240,15 +261,24 @@ class Engine:
             new.future.add_done_callback(lambda _f, j=new: self._todo.put(("ended", j)))
         return job.id
 
-    def detach(self, holder: str) -> int:
+    def detach(self, holder: str) -> tuple[str, int]:
         """``holder`` no longer waits on its run; the run is stopped when nobody else does.
-        Returns how many holders still wait on it (0: it was stopped, or had ended)."""
+
+        Returns what became of the run and how many holders still wait on it: ``("stopped", 0)``,
+        ``("goes on", n)`` (others wait), ``("ended", 0)`` (it had already finished, failed or
+        been stopped: nothing to stop) or ``("none", 0)`` (the holder held no run)."""
         with self._lock:
-            job_id = self._held.get(holder)
-            job = self._detach_locked(holder)
-            others = len(self._jobs[job_id].holders) if job_id in self._jobs and self._jobs[job_id].active else 0
-        self._signal_stop(job)
-        return others
+            job = self._jobs.get(self._held.get(holder) or "")
+            if job is None:
+                self._held.pop(holder, None)
+                return "none", 0
+            was_active = job.active
+            to_stop = self._detach_locked(holder)
+            others = len(job.holders) if job.active else 0
+        self._signal_stop(to_stop)
+        if not was_active:
+            return "ended", 0
+        return ("goes on", others) if others else ("stopped", 0)
 
     def _detach_locked(self, holder: str) -> Job | None:
         """Drop ``holder`` from its run; the run if nobody waits on it any more (to be stopped)."""

@@ -201,12 +201,14 @@ def engine_button(request: Request, key: str, label: str, button: str = "Train")
     eng, me = engine(), holder()
     stop_key = f"{key}_stop"
     if st.session_state.get(stop_key):
-        others = eng.detach(me)
-        if others:
+        what, others = eng.detach(me)
+        if what == "goes on":
             st.info(f"You stopped waiting; {others} other session(s) still wait on the same run, so it goes on for "
                     "them (its result will be in the results store).")
-        else:
+        elif what == "stopped":
             st.warning("Training was stopped; nothing was stored. Change the settings or press **Train** again.")
+        elif what == "ended":
+            st.caption("The run had already ended when Stop was pressed.")
     if st.button(button, type="primary", key=key):
         try:
             eng.submit(request, me, session_alive_probe())

@@ -21,6 +21,7 @@ import streamlit as st
 import mvlab.datasets as datasets
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.ui import links
+from mvlab.ui.server import server_panel, your_run
 
 SOURCES = ("Bundled", "Synthetic", "Upload CSV")
 DEFAULT_SAMPLE = 600
@@ -131,6 +132,8 @@ def sidebar() -> MultiViewDataset:
             f"In use: **{ds.name}**: {ds.n_samples} instances, {ds.n_features} features, "
             f"{ds.n_views} views, {ds.n_classes} classes."
         )
+        your_run()
+        server_panel()
     name = st.session_state.get("bundled_name")
     st.session_state["_data_query"] = links.data_query(
         source, name, st.session_state.get(f"bundled_n_{name}"), current_seed(),

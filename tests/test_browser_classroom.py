@@ -1,0 +1,136 @@
+"""A class on one server, in real browsers: several sessions train at once on the job engine;
+one session's Stop ends only its own run; identical requests are computed once; a run over its
+worker's memory limit fails in words and leaves the other runs alone."""
+
+import os
+import re
+
+import pytest
+
+from browser import CHROMIUM, CHROMIUM_ARGS, exceptions, running_app, settle, unavailable_reason
+
+reason = unavailable_reason()
+if reason is not None and os.environ.get("MVLAB_REQUIRE_BROWSER"):
+    raise RuntimeError(f"MVLAB_REQUIRE_BROWSER is set but the browser tests cannot run: {reason}")
+pytestmark = pytest.mark.skipif(reason is not None, reason=f"browser tests skipped: {reason}")
+
+# small View construction sweeps: a few seconds each on one worker
+SWEEP = "/view_construction?dataset=breast-cancer&n=300&max_views=4&methods=OFSP,RFSP,AB,VG-AC"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    store = tmp_path_factory.mktemp("class") / "results.sqlite"
+    with running_app(store, MVLAB_WORKERS="2", MVLAB_DASHBOARD="off") as url:
+        yield url, store
+
+
+def open_page(browser, address):
+    context = browser.new_context(viewport={"width": 1400, "height": 1800})
+    pg = context.new_page()
+    pg.goto(address)
+    pg.wait_for_selector("h1", timeout=120_000)
+    settle(pg)
+    return pg
+
+
+def train(pg):
+    pg.get_by_role("button", name="Train", exact=True).click()
+
+
+def finished(pg, timeout=240_000):
+    """Wait for the run's summary line and figures; return the page's exceptions."""
+    pg.wait_for_selector("[data-testid=stAlert]:has-text('view ensembles in')", timeout=timeout)
+    settle(pg)
+    assert pg.locator(".js-plotly-plot").count() >= 3
+    return exceptions(pg)
+
+
+def vc_runs(store, seeds):
+    from mvlab.experiments.store import ResultsStore
+
+    runs = ResultsStore(store).runs(kind="view_construction")
+    return runs[runs["seed"].isin(seeds)]
+
+
+def test_six_sessions_train_at_once_and_one_stop_touches_no_other_run(browser, server):
+    url, store = server
+    seeds = [101, 102, 103, 104, 105, 106]
+    # the session that stops has a longer sweep (k up to 10 on every instance): still running at its Stop
+    pages = [open_page(browser, f"{url}{SWEEP.replace('max_views=4', 'max_views=10').replace('n=300', 'n=569')}"
+                                f"&seed={seeds[0]}")]
+    pages += [open_page(browser, f"{url}{SWEEP}&seed={s}") for s in seeds[1:]]
+    for pg in pages:
+        train(pg)
+    # two workers: the later sessions wait, and say where they are in the queue
+    pages[-1].wait_for_selector("text=/position \\d+ in the queue|next to start/", timeout=60_000)
+    text = pages[-1].locator("[data-testid=stAlert]").filter(has_text="waiting for a free worker").first.inner_text()
+    assert re.search(r"(position \d+ in the queue|next to start); about \d+ (s|min) before it starts", text)
+    pages[0].wait_for_selector("[data-testid=stProgress]", timeout=60_000)
+    pages[0].wait_for_timeout(1000)
+    pages[0].get_by_role("button", name="Stop").click()
+    pages[0].wait_for_selector("text=Training was stopped; nothing was stored", timeout=60_000)
+    for pg in pages[1:]:
+        assert finished(pg) == []
+    assert exceptions(pages[0]) == []
+    runs = vc_runs(store, seeds)
+    assert sorted(runs["status"]) == ["finished"] * 5 + ["stopped"]
+    assert runs.set_index("seed").loc[101, "status"] == "stopped"
+    for pg in pages:
+        pg.context.close()
+
+
+def test_three_sessions_with_the_same_settings_share_one_run_and_one_stop_leaves_it_to_the_others(browser, server):
+    url, store = server
+    address = f"{url}{SWEEP.replace('max_views=4', 'max_views=8')}&seed=7"
+    pages = [open_page(browser, address) for _ in range(3)]
+    for pg in pages:
+        train(pg)
+    pages[2].wait_for_selector("text=Shared with 2 other session(s)", timeout=60_000)
+    pages[2].get_by_role("button", name="Stop").click()
+    pages[2].wait_for_selector("text=You stopped waiting; 2 other session(s) still wait on the same run",
+                               timeout=60_000)
+    for pg in pages[:2]:
+        assert finished(pg) == []
+    runs = vc_runs(store, [7])
+    assert runs["status"].tolist() == ["finished"]  # one run in the store for the three of them
+    # the session that stopped finds the result the others waited for, without training
+    pages[2].reload()
+    pages[2].wait_for_selector("h1", timeout=120_000)
+    assert finished(pages[2], timeout=60_000) == []
+    assert len(vc_runs(store, [7])) == 1
+    for pg in pages:
+        pg.context.close()
+
+
+def test_a_run_over_the_worker_memory_limit_says_so_and_the_other_run_finishes(browser, tmp_path):
+    store = tmp_path / "results.sqlite"
+    with running_app(store, MVLAB_WORKERS="2", MVLAB_WORKER_MEMORY="500MB", MVLAB_DASHBOARD="off") as url:
+        heavy = open_page(browser, f"{url}/dissimilarity?dataset=mfeat&n=2000&n_estimators=1000")
+        light = open_page(browser, f"{url}/dissimilarity?dataset=breast-cancer&n=300&n_estimators=10")
+        train(heavy)
+        train(light)
+        alert = heavy.locator("[data-testid=stAlert]").filter(has_text="needed more memory")
+        alert.first.wait_for(timeout=240_000)
+        assert "more memory than a worker has (0.5 GB)" in alert.first.inner_text()
+        assert "use fewer instances or trees" in alert.first.inner_text()
+        light.wait_for_selector("[data-testid=stAlert]:has-text('breast-cancer')", timeout=120_000)
+        settle(light)
+        assert light.locator(".js-plotly-plot").count() >= 2
+        assert exceptions(heavy) == [] and exceptions(light) == []
+        # the restarted worker takes new runs
+        light.get_by_role("button", name="Train", exact=True).click()
+        settle(light, timeout=120_000)
+        assert exceptions(light) == []
+        for pg in (heavy, light):
+            pg.context.close()
