@@ -2,4 +2,5 @@
 
 from mvlab.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # the job engine's worker processes re-import this module: they must not run the CLI
+    raise SystemExit(main())

@@ -8,6 +8,12 @@ reproduce each paper's protocol on the bundled data.
 
 Every experiment is stored in the results store (``--store PATH``, default ``$MVLAB_STORE`` or
 ``~/.mvlab/results.sqlite``) as it runs, and the printed tables come from what was run.
+
+``run`` and ``reproduce`` send their splits to the job engine (:mod:`mvlab.engine`): an embedded
+Dask cluster of worker processes, or the cluster at ``--scheduler`` / ``$MVLAB_SCHEDULER``, one
+split per worker at a time (``--n-jobs``: how many at once, -1 = every worker); ``--n-jobs 1``
+computes them here, one after the other, without the engine.  A run left ``running`` by a command
+that was killed is marked ``interrupted`` by the next one (and resumed with ``--resume``).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import argparse
 import dataclasses
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -107,6 +114,33 @@ def cmd_runs(args) -> int:
     return 0
 
 
+@contextmanager
+def on_engine(args, store: ResultsStore):
+    """While it is open, joblib's parallel loops of the experiments (their splits, or the k
+    sweep's cells) run as tasks of the job engine; with ``--n-jobs 1``, here."""
+    store.sweep_orphans()
+    if args.n_jobs == 1:
+        yield
+        return
+    import joblib
+
+    from mvlab.engine import Engine, EngineConfig, shared_engine
+
+    scheduler = getattr(args, "scheduler", None)
+    engine = Engine(EngineConfig.from_env({"MVLAB_SCHEDULER": scheduler})) if scheduler else shared_engine()
+    client = engine.client
+    info = engine.server_status()
+    where = "an embedded Dask cluster" if info.embedded else f"the Dask cluster at {info.address}"
+    print(f"engine: {where}, {len(info.workers)} worker(s)" + (f"; dashboard {info.dashboard}" if info.dashboard
+                                                                else ""), file=sys.stderr)
+    try:
+        with client.as_current(), joblib.parallel_config(backend="dask"):
+            yield
+    finally:
+        if scheduler:
+            engine.close()
+
+
 def cmd_run(args) -> int:
     family = get_family(args.family)
     ds = _load(args.dataset, args.n, args.seed, {})
@@ -116,9 +150,11 @@ def cmd_run(args) -> int:
     if args.methods:
         params["methods"] = family.check_methods(args.methods)
     store = ResultsStore(args.store)
-    res = run_experiment(ds, family, params, make_protocol(family, args.repetitions, folds=args.folds, test_size=args.test_size,
-                                       n_pairs=args.pairs), random_state=args.seed,
-                         n_jobs=args.n_jobs, store=store, resume=args.resume, progress=_print_progress(ds.name))
+    with on_engine(args, store):
+        res = run_experiment(ds, family, params, make_protocol(family, args.repetitions, folds=args.folds,
+                                                               test_size=args.test_size, n_pairs=args.pairs),
+                             random_state=args.seed, n_jobs=args.n_jobs, store=store, resume=args.resume,
+                             progress=_print_progress(ds.name))
     print(file=sys.stderr)
     resumed = f", {res.resumed_splits} split(s) read back" if res.resumed_splits else ""
     print(f"run {res.run_id} stored in {store.path} ({res.seconds:.0f} s{resumed})")
@@ -209,6 +245,11 @@ def cmd_reproduce(args) -> int:
     mode = "paper" if args.paper else "quick"
     rep = REPRODUCTIONS[args.paper_name]
     store = ResultsStore(args.store)
+    with on_engine(args, store):
+        return _reproduce(rep, mode, args, store)
+
+
+def _reproduce(rep: Reproduction, mode: str, args, store: ResultsStore) -> int:
     if args.paper_name == "ofsp":
         return _reproduce_ofsp(rep, mode, args, store)
     if args.classifiers:
@@ -273,6 +314,12 @@ def _print_choice_quality(table: pd.DataFrame) -> None:
     print(markdown(wide.round(3)))
 
 
+N_JOBS_HELP = ("splits computed at once by the job engine's workers (-1: every worker); 1 computes them in this "
+               "process, one after the other, without the engine")
+SCHEDULER_HELP = ("address of a Dask scheduler (tcp://host:8786) to run on instead of the embedded engine "
+                  "(default $MVLAB_SCHEDULER)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m mvlab", description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", default=None, help="results store file (default $MVLAB_STORE or ~/.mvlab/results.sqlite)")
@@ -294,7 +341,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--pairs", type=int, default=500, help="training pairs per draw (family 'pairs')")
     run.add_argument("--trees", type=int, default=100)
     run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--n-jobs", type=int, default=1)
+    run.add_argument("--n-jobs", type=int, default=-1, help=N_JOBS_HELP)
+    run.add_argument("--scheduler", default=None, help=SCHEDULER_HELP)
     run.add_argument("--resume", action="store_true",
                      help="continue the newest stored run with the same settings: its finished splits are not recomputed")
     run.set_defaults(func=cmd_run)
@@ -305,7 +353,8 @@ def build_parser() -> argparse.ArgumentParser:
     size.add_argument("--quick", action="store_true", help="minutes on 2 cores (default)")
     size.add_argument("--paper", action="store_true", help="the paper's sizes (hours)")
     rep.add_argument("--seed", type=int, default=0)
-    rep.add_argument("--n-jobs", type=int, default=1)
+    rep.add_argument("--n-jobs", type=int, default=-1, help=N_JOBS_HELP)
+    rep.add_argument("--scheduler", default=None, help=SCHEDULER_HELP)
     rep.add_argument("--trees", type=int, default=0, help="trees per forest instead of the size's own")
     rep.add_argument("--repetitions", type=int, default=0, help="splits (draws) instead of the size's own")
     rep.add_argument("--classifiers", nargs="+", choices=list(CLASSIFIERS), metavar="NAME",

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
+
+from joblib import effective_n_jobs, parallel_config
 
 
 def run_threads(jobs: Sequence[Callable[[], None]], n_threads: int) -> None:
@@ -25,11 +27,21 @@ def run_threads(jobs: Sequence[Callable[[], None]], n_threads: int) -> None:
 def worker_count(n_jobs) -> int:
     """Number of workers for an ``n_jobs`` setting (joblib convention, at least 1).
 
-    ``None`` -> 1; a negative value counts back from the cores (``-1`` = all, ``-2`` = all
-    but one); a positive value is used as is.
+    ``None`` -> what an enclosing :func:`joblib.parallel_config` says (1 outside one): the job
+    engine gives each run the threads of its worker this way; a negative value counts back from
+    the cores (``-1`` = all, ``-2`` = all but one); a positive value is used as is.
     """
     if n_jobs is None:
-        return 1
+        return max(1, int(effective_n_jobs(None)))
     if n_jobs < 0:
         return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
     return max(1, int(n_jobs))
+
+
+def call_on_threads(fn: Callable[..., Any], *args, **kwargs) -> Any:
+    """``fn(*args, **kwargs)`` as one task of a parallel backend (a loky or Dask worker): the
+    parallel loops inside it run on this worker's threads (``n_jobs=None``: one), never as further
+    tasks of the backend.  Under joblib's Dask backend a loop with ``n_jobs=None`` would otherwise
+    send each of its calls to the cluster as a task of its own (thousands of tiny tasks)."""
+    with parallel_config(backend="threading", n_jobs=1):
+        return fn(*args, **kwargs)

@@ -16,6 +16,12 @@ or an existing cluster named by its scheduler's address.
 ``MVLAB_MAX_QUEUED``
     How many runs may wait for a worker at once (default 60); past it, Train says the server is
     busy instead of queueing without end.
+``MVLAB_THREADS_PER_RUN``
+    Threads of one run inside its worker (default: the cores shared by the embedded workers,
+    ``cores // workers``, at least 1; on an existing cluster, 1).  Threads only pay for work that
+    releases the GIL (forests, matrix products); the view-construction sweeps are pure Python
+    and run *slower* on two threads than on one, so a class server gives each worker one core,
+    and one person alone may prefer ``MVLAB_WORKERS=1`` (one worker with every core).
 ``MVLAB_DASHBOARD``
     Where the embedded engine serves Dask's own dashboard (default ``127.0.0.1:8787``, this
     machine only; ``:8787`` for every interface; ``off`` for none).  It needs ``bokeh``.
@@ -56,6 +62,7 @@ class EngineConfig:
     worker_memory: int | None = None
     max_queued: int = 60
     dashboard: str | None = "127.0.0.1:8787"
+    threads_per_run: int | None = None
 
     @classmethod
     def from_env(cls, environ=None) -> "EngineConfig":
@@ -68,6 +75,7 @@ class EngineConfig:
             dashboard = env["MVLAB_DASHBOARD"].strip()
             values["dashboard"] = None if dashboard.lower() in ("", "off", "none", "no") else dashboard
         for name, key, parse in (("n_workers", "MVLAB_WORKERS", int), ("max_queued", "MVLAB_MAX_QUEUED", int),
+                                 ("threads_per_run", "MVLAB_THREADS_PER_RUN", int),
                                  ("worker_memory", "MVLAB_WORKER_MEMORY", parse_bytes)):
             raw = env.get(key, "").strip()
             if raw:
@@ -78,9 +86,17 @@ class EngineConfig:
                                      + ("an amount of memory such as 4GB." if parse is parse_bytes
                                         else "a whole number.")) from None
         config = cls(**values)
-        if config.n_workers < 1 or config.max_queued < 1:
-            raise ValueError("MVLAB_WORKERS and MVLAB_MAX_QUEUED must be at least 1.")
+        if config.n_workers < 1 or config.max_queued < 1 or (config.threads_per_run or 1) < 1:
+            raise ValueError("MVLAB_WORKERS, MVLAB_MAX_QUEUED and MVLAB_THREADS_PER_RUN must be at least 1.")
         return config
+
+    def run_threads(self) -> int:
+        """Threads of one run in its worker (see ``MVLAB_THREADS_PER_RUN``)."""
+        if self.threads_per_run is not None:
+            return self.threads_per_run
+        if self.scheduler is not None:
+            return 1
+        return max(1, (os.cpu_count() or 1) // self.n_workers)
 
     def memory_per_worker(self) -> int:
         """The embedded workers' memory limit in bytes."""
@@ -127,6 +143,9 @@ def connect(config: EngineConfig) -> tuple[Client, LocalCluster | None]:
         "distributed.worker.memory.target": False, "distributed.worker.memory.spill": False,
         "distributed.worker.memory.pause": False, "distributed.worker.memory.terminate": 0.95,
         "distributed.admin.tick.limit": "10s",
+        # the statistical profiler samples every thread's stack every 10 ms: measured to make a pure-Python
+        # run (the view-construction sweep) 1.5x slower in its worker
+        "distributed.worker.profile.enabled": False,
     }):
         cluster = LocalCluster(n_workers=config.n_workers, threads_per_worker=1, processes=True,
                                memory_limit=config.memory_per_worker(), dashboard_address=dashboard,

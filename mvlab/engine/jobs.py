@@ -256,7 +256,7 @@ class Engine:
             new.run_id = self._record_start(new)
             # the data travel with the task (not scattered ahead): a task without dependencies waits in the
             # scheduler's queue, in submission order, until a worker is free, and leaves it at once on a Stop
-            new.future = client.submit(execute, new.id, request.fn, request.data,
+            new.future = client.submit(execute, new.id, request.fn, request.data, self.config.run_threads(),
                                        key=f"mvlab-{request.kind}-{new.id}", pure=False, retries=0)
             new.future.add_done_callback(lambda _f, j=new: self._todo.put(("ended", j)))
         return job.id

@@ -47,9 +47,10 @@ def stop_flag_name(job_id: str) -> str:
     return f"mvlab-stop-{job_id}"
 
 
-def execute(job_id: str, fn: Callable[[Any, Callable[[float, str], None]], Any], data: Any) -> Outcome:
-    """Run ``fn(data, progress)`` in this worker (see the module docstring); raise
-    :class:`RunStopped` when the job's stop flag is set."""
+def execute(job_id: str, fn: Callable[[Any, Callable[[float, str], None]], Any], data: Any,
+            threads: int = 1) -> Outcome:
+    """Run ``fn(data, progress)`` in this worker on ``threads`` threads (see the module
+    docstring); raise :class:`RunStopped` when the job's stop flag is set."""
     worker = get_worker()
     stop = Event(stop_flag_name(job_id))
 
@@ -72,8 +73,9 @@ def execute(job_id: str, fn: Callable[[Any, Callable[[float, str], None]], Any],
             tell(state="progress", fraction=float(fraction), message=str(message))
 
     start = time.perf_counter()
-    # threads, never loky's process-wide executor: the pool belongs to this run alone
-    with parallel_config(backend="threading"), warnings.catch_warnings(record=True) as caught:
+    # threads, never loky's process-wide executor: the pool belongs to this run alone; n_jobs=None in the
+    # library (and in scikit-learn) reads this run's share of the cores from here
+    with parallel_config(backend="threading", n_jobs=threads), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = fn(data, progress)
     seen: dict[str, int] = {}

@@ -44,6 +44,7 @@ import pandas as pd
 from sklearn.utils.parallel import Parallel, delayed
 
 from mvlab.core.progress import ProgressCallback, scaled
+from mvlab.core.threads import call_on_threads
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.experiments.protocols import Split
 
@@ -274,7 +275,8 @@ def run_protocol(
                        for i, s in enumerate(todo))
         else:
             results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-                delayed(_run_split)(family, dataset, s, params, inner_jobs, keep[(s.repetition, s.fold)])
+                delayed(call_on_threads)(_run_split, family, dataset, s, params, inner_jobs,
+                                         keep[(s.repetition, s.fold)])
                 for s in todo)
         with closing(results):  # a stopped run ends its workers now, not at garbage collection (see k-sweep)
             for rep, fold, split_rows, split_details, _ in results:

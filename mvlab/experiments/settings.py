@@ -50,8 +50,10 @@ __all__ = [
     "SiameseSettings", "BenchmarkSettings", "make_region_demo",
 ]
 
-APP_N_JOBS = -1
-"""Threads of the dashboard's computations: every core (joblib convention)."""
+APP_N_JOBS = None
+"""Threads of the dashboard's computations: ``None``, i.e. what the job engine gives the run
+(:func:`joblib.parallel_config` around it in the worker: the cores of its worker), as
+scikit-learn reads ``n_jobs=None``; outside the engine, one."""
 
 
 def _opt(default, options=None, range=None, help=""):
@@ -334,7 +336,7 @@ class ViewConstructionSettings(ExperimentSettings):
                        max_samples=s.n_used if s.n_used < data.n_samples else None,
                        max_features=s.d_used if s.d_used < data.n_features else None,
                        inner_cv=s.inner_cv, ga_generations=s.ga_generations, random_state=s.seed,
-                       n_jobs=APP_N_JOBS, progress=progress)
+                       n_jobs=1, progress=progress)  # pure-Python cells: more threads only fight over the GIL
 
 
 # ============================================================================ siamese deep forest

@@ -50,6 +50,7 @@ from mvlab.construction.partition import (
     RandomPartition,
 )
 from mvlab.core.progress import ProgressCallback
+from mvlab.core.threads import call_on_threads
 from mvlab.core.serialize import pack, unpack
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.experiments.protocols import RepeatedKFold
@@ -218,7 +219,8 @@ def evaluate_split(X, y, train, test, *, methods: Sequence[str] = METHODS, class
     X, y, methods, classifiers, opts = _check_sweep(X, y, methods, classifiers, max_views, options)
     train, test = np.asarray(train), np.asarray(test)
     cells = [(m, c, k) for c in classifiers for m in methods for k in range(1, max_views + 1)]
-    jobs = (delayed(_evaluate_cell)(X, y, train, test, m, c, k, cell_seed(random_state, k), opts, keep_partitions)
+    jobs = (delayed(call_on_threads)(_evaluate_cell, X, y, train, test, m, c, k, cell_seed(random_state, k), opts,
+                                     keep_partitions)
             for m, c, k in cells)
     rows, memberships = [], {}
     # closing: a run stopped mid-way (the page's Stop raises inside progress) shuts its workers down
