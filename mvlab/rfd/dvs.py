@@ -75,7 +75,7 @@ from mvlab.core.neighbours import k_smallest_indices
 from mvlab.core.params import is_int as _is_int
 from mvlab.core.progress import ProgressCallback
 from mvlab.core.progress import report as _report
-from mvlab.core.threads import worker_count
+from mvlab.core.threads import split_workers
 from mvlab.rfd.competence_regions import candidate_regions
 from mvlab.rfd.explanation import DVSExplanation
 from mvlab.rfd.view_forests import ViewForests, combine
@@ -491,9 +491,7 @@ class DVSCombiner:
         # Leave-one-out replay needs k neighbours among the n_train - 1 others.
         k_train = min(self.k, n_train - 1)
 
-        total = max(1, worker_count(self.n_jobs))
-        outer = min(total, P)
-        inner = max(1, total // outer)
+        outer, inner = split_workers(self.n_jobs, P)
         names = subset_names(subsets, view_forests.view_names)
         args = (y, k_train, self.n_estimators, self.max_features, seed, inner)
         _report(progress, 0.0, f"growing {P} DVS candidate forest(s) of {self.n_estimators} trees")

@@ -48,7 +48,7 @@ from mvlab.core.params import (
 )
 from mvlab.core.progress import ProgressCallback
 from mvlab.core.progress import report as _report
-from mvlab.core.threads import worker_count
+from mvlab.core.threads import chunk_count, split_workers
 
 __all__ = ["CascadeForest", "ForestUnit", "MultiGrainedScanner", "forest_proba", "tree_probas"]
 
@@ -76,7 +76,7 @@ def tree_probas(forest, X, n_classes, n_jobs=None):
     if n_jobs == 1 or len(trees) < 8:
         run(range(len(trees)))
     else:
-        chunks = np.array_split(np.arange(len(trees)), min(len(trees), 4 * abs(n_jobs)))
+        chunks = np.array_split(np.arange(len(trees)), chunk_count(n_jobs, len(trees)))
         Parallel(n_jobs=n_jobs, prefer="threads")(delayed(run)(c) for c in chunks)
     return out
 
@@ -105,7 +105,7 @@ def forest_proba(forest, X, n_classes, weights=None, n_jobs=None):
         out[lo:hi, cols] = acc
 
     n_jobs = 1 if n_jobs is None else n_jobs
-    n_chunks = 1 if (n_jobs == 1 or n < 2000) else 4 * abs(n_jobs)
+    n_chunks = 1 if (n_jobs == 1 or n < 2000) else chunk_count(n_jobs, n)
     bounds = np.linspace(0, n, n_chunks + 1).astype(int)
     if n_chunks == 1:
         run(0, n)
@@ -129,13 +129,6 @@ def _fold_average(vectors):
     for v in vectors:
         acc = v if acc is None else acc + v
     return acc / len(vectors)
-
-
-def _split_workers(n_jobs, n_tasks):
-    """(threads over tasks, threads inside each task) for ``n_jobs`` workers and ``n_tasks`` tasks."""
-    total = worker_count(n_jobs)
-    outer = max(1, min(total, n_tasks))
-    return outer, max(1, total // outer)
 
 
 def _in_order(fn, items, n_threads):
@@ -411,7 +404,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         (tree-weight hook, class vectors) in order in the calling thread."""
         plans = [self._plan_unit(kind, F, y, seed) for kind, seed in zip(kinds, seeds)]
         models = [model for plan in plans for model in plan]
-        outer, inner = _split_workers(self.n_jobs, len(models))
+        outer, inner = split_workers(self.n_jobs, len(models))
         results = _in_order(lambda model: self._fit_model(F, y, model, inner), models, outer)
         units, vecs = [], []
         for k, (kind, plan) in enumerate(zip(kinds, plans)):
@@ -511,7 +504,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             # it, so threads only contend for the GIL (285 rows: 12 % slower on 2 threads; 900
             # rows: 20 % faster; 1000 rows of mfeat: 36 % faster).
             n_jobs = self.n_jobs if X.shape[0] >= _MIN_ROWS_FOR_THREADS else 1
-            outer, inner = _split_workers(n_jobs, len(models))
+            outer, inner = split_workers(n_jobs, len(models))
             probas = _in_order(lambda m: forest_proba(m[0], F, C, m[1], inner), models, outer)
             vectors.append(
                 np.stack([_fold_average([next(probas) for _ in u.estimators]) for u in units], axis=1)
