@@ -95,8 +95,8 @@ def main():
 
     t_views, vf = timed(lambda: fit_view_forests(ds.X[tr], ds.y[tr], ds.view_indices, n_estimators=args.trees,
                                                  random_state=0, n_jobs=2))
-    comb = DVSCombiner(k=args.k, n_estimators=args.trees, n_jobs=2)
-    t_pool, _ = timed(lambda: comb.fit(vf, random_state=0))
+    comb = DVSCombiner(k=args.k, n_estimators=args.trees, n_jobs=2, random_state=0)
+    t_pool, _ = timed(lambda: comb.fit(vf))
     P = len(comb.candidates_)
     t_transform, Ds = timed(lambda: vf.transform(ds.X[te], n_jobs=2))
     print(f"view forests ({len(vf.views)}):            {t_views:8.3f} s")

@@ -53,7 +53,7 @@ def test_npz_round_trip_keeps_everything(result):
 
 
 def test_bad_settings_are_clear_errors(data):
-    with pytest.raises(ValueError, match="test_size"):
+    with pytest.raises(ValueError, match="'test_size' parameter of compare_combinations must be a float in"):
         compare_combinations(data.X, data.y, data.view_indices, test_size=1.5)
     with pytest.raises(ValueError, match="at least two instances"):
         compare_combinations(data.X[:4], np.array([0, 0, 0, 1]), [np.arange(3)])
@@ -127,3 +127,18 @@ def test_dvs_variants_share_the_pool_and_baselines_use_the_same_trees():
     np.testing.assert_array_equal(back.informative_test, ds.informative[te])
     with pytest.raises(ValueError, match="unknown combination"):
         compare_combinations(ds.X, ds.y, ds.views, combinations=["median"])
+
+
+def test_settings_are_checked_before_any_forest_is_grown(data, monkeypatch):
+    import mvlab.experiments.dissimilarity as comparison
+
+    def no_forests(*args, **kwargs):
+        raise AssertionError("the view forests were grown before the settings were checked")
+
+    monkeypatch.setattr(comparison, "fit_view_forests", no_forests)
+    with pytest.raises(ValueError, match=r"unknown combination\(s\) \['median'\]"):
+        compare_combinations(data.X, data.y, data.view_indices, combinations=["average", "median"])
+    with pytest.raises(ValueError, match="'dvs_competence' parameter of compare_combinations"):
+        compare_combinations(data.X, data.y, data.view_indices, dvs_competence="best")
+    with pytest.raises(ValueError, match="'n_estimators' parameter of compare_combinations"):
+        compare_combinations(data.X, data.y, data.view_indices, n_estimators=0)

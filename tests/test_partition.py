@@ -155,6 +155,11 @@ def test_lowest_index_knn_equals_sklearn_without_near_ties():
         assert np.array_equal(ours, sk)
     with pytest.raises(ValueError, match="n_neighbors=61 must be an integer between 1 and the 60"):
         LowestIndexKNN(61).fit(X[:60], y[:60])
+    for bad in (0, True, 1.0):
+        with pytest.raises(ValueError, match="'n_neighbors' parameter of LowestIndexKNN must be an int"):
+            LowestIndexKNN(bad).fit(X[:60], y[:60])
+    with pytest.raises(ValueError, match="'rtol' parameter of LowestIndexKNN must be a float in the range"):
+        LowestIndexKNN(rtol=-1e-9).fit(X[:60], y[:60])
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -40,6 +40,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mvlab.core.neighbours import TIE_RTOL, distance_tie_tolerance, k_nearest_tolerant, squared_distances
+from mvlab.core.params import NON_NEGATIVE_REAL, POSITIVE_COUNT
 
 ESTIMATOR_NAMES = ("knn", "nb", "svm")
 
@@ -74,19 +75,21 @@ class LowestIndexKNN(ClassifierMixin, BaseEstimator):
     classes_ : ndarray (n_classes,); tie_tolerance_ : float; n_features_in_ : int
     """
 
+    _parameter_constraints: dict = {"n_neighbors": POSITIVE_COUNT, "rtol": NON_NEGATIVE_REAL}
+
     def __init__(self, n_neighbors=1, rtol=TIE_RTOL):
         self.n_neighbors = n_neighbors
         self.rtol = rtol
 
     def fit(self, X, y):
         """Store the training rows ``X`` (n, d) and labels ``y`` (n,)."""
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        k = self.n_neighbors
-        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= len(y):
-            raise ValueError(f"n_neighbors={k!r} must be an integer between 1 and the {len(y)} training rows.")
-        if not (isinstance(self.rtol, numbers.Real) and self.rtol >= 0):
-            raise ValueError(f"rtol={self.rtol!r} must be a number >= 0.")
+        if self.n_neighbors > len(y):
+            raise ValueError(
+                f"n_neighbors={self.n_neighbors} must be an integer between 1 and the {len(y)} training rows."
+            )
         self.classes_, self._y = np.unique(y, return_inverse=True)
         self._X = X
         self.tie_tolerance_ = distance_tie_tolerance(X, self.rtol)
