@@ -52,7 +52,7 @@ _PUBLIC = {
     "mvlab.experiments.runner": ["summarize"],
     "mvlab.experiments.families": ["run_experiment", "FAMILIES"],
     "mvlab.experiments.store": ["ResultsStore"],
-    "mvlab.experiments.dissimilarity": ["compare_combinations"],
+    "mvlab.experiments.combinations": ["compare_combinations"],
     "mvlab.experiments.view_construction": ["k_sweep"],
     "mvlab.experiments.siamese": ["run_siamese_experiment"],
     "mvlab.experiments.pair_methods": ["compare_pair_methods"],

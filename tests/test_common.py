@@ -22,7 +22,7 @@ from mvlab import (
     SiameseDeepForest,
     ViewEnsemble,
 )
-from mvlab.construction._incremental import LowestIndexKNN
+from mvlab.construction.estimators import LowestIndexKNN
 from mvlab.rfd.baselines import LateFusionClassifier
 
 class PairColumnsSDF(SiameseDeepForest):

@@ -8,7 +8,7 @@ import pytest
 
 from mvlab.datasets.bundled import load_dataset
 from mvlab.datasets.synthetic import make_multiview_classification
-from mvlab.experiments.dissimilarity import DISSIMILARITY
+from mvlab.experiments.combinations import DISSIMILARITY
 from mvlab.experiments.families import FAMILIES, run_experiment
 from mvlab.experiments.protocols import RepeatedHoldout, RepeatedKFold, RepeatedPairDraws
 from mvlab.experiments.runner import TABLE_COLUMNS, summarize
@@ -59,7 +59,7 @@ def test_runner_gives_each_method_the_same_splits_and_stores_them(ds, tmp_path):
     assert list(t.columns) == TABLE_COLUMNS
     assert len(t) == 6 and set(t["method"]) == {"average", "oob"} and set(t["repetition"]) == {0, 1, 2}
     # the same as comparing on the protocol's split directly
-    from mvlab.experiments.dissimilarity import compare_combinations
+    from mvlab.experiments.combinations import compare_combinations
 
     s = RepeatedHoldout(3).splits(ds.y, random_state=2)[1]
     direct = compare_combinations(ds.X, ds.y, ds.view_indices, split=(s.train, s.test), random_state=s.seed,

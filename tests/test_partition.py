@@ -1,4 +1,4 @@
-"""Tests of mvlab.construction.partition and the incremental evaluators (mvlab.construction._incremental)."""
+"""Tests of mvlab.construction.partition and the incremental evaluators (mvlab.construction.evaluators, estimators and inner_folds)."""
 
 import numpy as np
 import pytest
@@ -7,14 +7,9 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
-from mvlab.construction._incremental import (
-    GaussianNBIncremental,
-    KNNIncremental,
-    LowestIndexKNN,
-    make_folds,
-    naive_subset_score,
-    resolve_estimator,
-)
+from mvlab.construction.estimators import LowestIndexKNN, resolve_estimator
+from mvlab.construction.evaluators import GaussianNBIncremental, KNNIncremental, naive_subset_score
+from mvlab.construction.inner_folds import make_folds
 from mvlab.construction.partition import (
     OFSP,
     AttributeBagging,

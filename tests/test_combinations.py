@@ -1,10 +1,10 @@
-"""mvlab.experiments.dissimilarity: every combination on one split with shared view forests."""
+"""mvlab.experiments.combinations: every combination on one split with shared view forests."""
 
 import numpy as np
 import pytest
 
 from mvlab.datasets.synthetic import make_multiview_classification
-from mvlab.experiments.dissimilarity import CombinationComparison, compare_combinations
+from mvlab.experiments.combinations import CombinationComparison, compare_combinations
 from mvlab.rfd.classifier import RFDClassifier
 
 
@@ -130,7 +130,7 @@ def test_dvs_variants_share_the_pool_and_baselines_use_the_same_trees():
 
 
 def test_settings_are_checked_before_any_forest_is_grown(data, monkeypatch):
-    import mvlab.experiments.dissimilarity as comparison
+    import mvlab.experiments.combinations as comparison
 
     def no_forests(*args, **kwargs):
         raise AssertionError("the view forests were grown before the settings were checked")
