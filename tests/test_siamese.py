@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_digits, load_wine
 
-from mvlab.siamese.cascade import CascadeForest, MultiGrainedScanner, tree_probas
+from mvlab.siamese.cascade import CascadeForest, tree_probas
 from mvlab.siamese.forest import (
     UNDETERMINED,
     SiameseDeepForest,
@@ -13,6 +13,7 @@ from mvlab.siamese.forest import (
     tree_margin_matrix,
 )
 from mvlab.siamese.pairs import make_pair_split, pair_features
+from mvlab.siamese.scanning import MultiGrainedScanner
 from mvlab.siamese.tree_weights import solve_tree_weights, tree_weight_objective
 
 COMMON = dict(n_estimators=10, max_levels=3, patience=2, random_state=0)

@@ -6,7 +6,8 @@ import pytest
 from sklearn.datasets import load_digits, load_wine
 
 from mvlab.experiments.siamese import MODELS, SiameseExperiment, run_siamese_experiment, tau_curve, tau_tradeoff
-from mvlab.siamese.cascade import CascadeForest, MultiGrainedScanner
+from mvlab.siamese.cascade import CascadeForest
+from mvlab.siamese.scanning import MultiGrainedScanner
 from mvlab.siamese.forest import SiameseDeepForest
 from mvlab.siamese.pairs import pair_features
 

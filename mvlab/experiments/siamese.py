@@ -33,7 +33,6 @@ from sklearn.utils import check_random_state
 
 from mvlab.core.progress import ProgressCallback, scaled
 from mvlab.core.serialize import pack, unpack
-from mvlab.siamese.cascade import MultiGrainedScanner
 from mvlab.siamese.forest import (
     UNDETERMINED,
     SiameseDeepForest,
@@ -42,6 +41,7 @@ from mvlab.siamese.forest import (
     threshold_rule,
 )
 from mvlab.siamese.pairs import make_pair_split, pair_features
+from mvlab.siamese.scanning import MultiGrainedScanner
 
 __all__ = [
     "MODELS",

@@ -1,7 +1,7 @@
 """Siamese deep forest (Utkin & Ryabinin 2018): pairs, the gcForest cascade and multi-grained scanning,
 the tree-weight QP, and the Siamese deep forest itself (docs/algorithms.md C)."""
 
-from mvlab.siamese.cascade import CascadeForest, MultiGrainedScanner
+from mvlab.siamese.cascade import CascadeForest
 from mvlab.siamese.forest import (
     UNDETERMINED,
     SiameseDeepForest,
@@ -11,6 +11,7 @@ from mvlab.siamese.forest import (
     tree_margin_matrix,
 )
 from mvlab.siamese.pairs import PairSplit, make_pair_split, make_pairs, pair_features
+from mvlab.siamese.scanning import MultiGrainedScanner
 from mvlab.siamese.tree_weights import TreeWeightInfo, solve_tree_weights, tree_weight_objective
 
 __all__ = [
