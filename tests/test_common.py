@@ -25,6 +25,7 @@ from mvlab import (
 from mvlab.construction.estimators import LowestIndexKNN
 from mvlab.rfd.baselines import LateFusionClassifier
 
+
 class PairColumnsSDF(SiameseDeepForest):
     """SiameseDeepForest reading the checks' generated 2-D ``X`` (n, 2 d) as pairs (n, 2, d): the first
     half of the columns is one instance, the second half the other. Only the input's shape changes, so

@@ -7,9 +7,9 @@ from sklearn.datasets import load_digits, load_wine
 
 from mvlab.experiments.siamese import MODELS, SiameseExperiment, run_siamese_experiment, tau_curve, tau_tradeoff
 from mvlab.siamese.cascade import CascadeForest
-from mvlab.siamese.scanning import MultiGrainedScanner
 from mvlab.siamese.forest import SiameseDeepForest
 from mvlab.siamese.pairs import pair_features
+from mvlab.siamese.scanning import MultiGrainedScanner
 
 KW = dict(n_estimators=8, max_levels=3, patience=2, lam=0.5, random_state=0)
 

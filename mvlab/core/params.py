@@ -15,7 +15,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-
 from sklearn.utils._param_validation import HasMethods, Interval, Options, RealNotInt, StrOptions, validate_params
 
 __all__ = [

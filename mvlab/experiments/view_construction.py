@@ -38,9 +38,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.parallel import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
-from mvlab.construction.estimators import ESTIMATOR_NAMES
 from mvlab.construction.diversity import diversity_report
 from mvlab.construction.ensemble import ViewEnsemble, percent_features_used, timed_fit, weighted_vote
+from mvlab.construction.estimators import ESTIMATOR_NAMES
 from mvlab.construction.partition import (
     OFSP,
     AttributeBagging,

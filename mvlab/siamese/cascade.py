@@ -21,6 +21,7 @@ Multi-grained scanning, which can precede a cascade, is :mod:`mvlab.siamese.scan
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -118,6 +119,12 @@ def _combine(tp, w):
     if w is None:
         return tp.mean(axis=0)
     return np.tensordot(w, tp, axes=(0, 0))
+
+
+def _model_proba(model, F, n_classes, n_jobs):
+    """Class vector of one fold-model ``model = (forest, tree weights)`` on the rows ``F``."""
+    forest, weights = model
+    return forest_proba(forest, F, n_classes, weights, n_jobs)
 
 
 def _fold_average(vectors):
@@ -502,7 +509,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             # rows: 20 % faster; 1000 rows of mfeat: 36 % faster).
             n_jobs = self.n_jobs if X.shape[0] >= _MIN_ROWS_FOR_THREADS else 1
             outer, inner = split_workers(n_jobs, len(models))
-            probas = _in_order(lambda m: forest_proba(m[0], F, C, m[1], inner), models, outer)
+            probas = _in_order(partial(_model_proba, F=F, n_classes=C, n_jobs=inner), models, outer)
             vectors.append(
                 np.stack([_fold_average([next(probas) for _ in u.estimators]) for u in units], axis=1)
             )
