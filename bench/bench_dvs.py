@@ -121,7 +121,8 @@ def main():
     t_proba, proba = best_of(lambda: comb.predict_proba(Ds))
     assert np.array_equal(proba, ex.proba)
     acc = np.mean(ex.prediction == ds.y[te])
-    print(f"explain ({len(te)} instances):           {t_explain:8.4f} s  = {100 * t_explain / t_pool:.2f} % of pool training")
+    print(f"explain ({len(te)} instances):           {t_explain:8.4f} s  = {100 * t_explain / t_pool:.2f} % of pool "
+          f"training")
     print(f"predict_proba:                       {t_proba:8.4f} s  = {100 * t_proba / t_pool:.2f} % of pool training")
     print(f"DVS test accuracy {acc:.3f}; candidates chosen: {len(np.unique(ex.chosen))}/{P}; "
           f"mean tied candidates at max competence: {ex.n_tied.mean():.1f}")

@@ -317,7 +317,8 @@ def test_validation_errors(cancer):
     Xtr, ytr, _, _ = cancer
     with pytest.raises(ValueError, match="n_folds"):
         _small().fit(Xtr[:5], np.array([0, 0, 0, 1, 1]))
-    with pytest.raises(ValueError, match=r"'n_folds' parameter of CascadeForest must be an int in the range \[2, inf\)\. Got 1"):
+    with pytest.raises(ValueError,
+                       match=r"'n_folds' parameter of CascadeForest must be an int in the range \[2, inf\)\. Got 1"):
         _small(n_folds=1).fit(Xtr, ytr)
     with pytest.raises(ValueError, match="class_vectors"):
         _small(class_vectors="cv").fit(Xtr, ytr)

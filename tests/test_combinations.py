@@ -105,7 +105,8 @@ def test_dvs_variants_share_the_pool_and_baselines_use_the_same_trees():
                                            "stacking", "average"])
     assert r.combinations == ["dvs", "dvs-soft", "dvs-soft-shared", "concat", "late-fusion", "stacking", "average"]
     assert set(r.explanations) == {"dvs", "dvs-soft", "dvs-soft-shared"}
-    assert r.explanations["dvs-soft"].competence_kind == "soft" and r.explanations["dvs-soft-shared"].region_kind == "shared"
+    assert r.explanations["dvs-soft"].competence_kind == "soft"
+    assert r.explanations["dvs-soft-shared"].region_kind == "shared"
     # the variants are the paper's pool under other rules: the same as refitting with those rules
     from mvlab.rfd.classifier import RFDClassifier
 

@@ -269,7 +269,8 @@ def test_lca_without_neighbour_of_the_predicted_class_is_zero(vf, test_views):
     comb.y_ = np.where(comb.y_ == 2, 0, comb.y_)
     ex = comb.explain(test_views)
     preds = np.stack(
-        [f.predict_proba(subset_dissimilarity(test_views, s)).argmax(axis=1) for f, s in zip(comb.candidates_, comb.subsets_)],
+        [f.predict_proba(subset_dissimilarity(test_views, s)).argmax(axis=1) for f, s in zip(comb.candidates_,
+                                                                                             comb.subsets_)],
         axis=1,
     )
     assert (preds == 2).any()
@@ -343,9 +344,11 @@ def test_bad_parameters_and_inputs(data, vf, test_views):
     with pytest.raises(ValueError, match="selection"):
         fit_combiner(vf, selection="all")
     with pytest.raises(ValueError, match="dvs_competence"):
-        RFDClassifier(views=ds.view_indices, combination="dvs", dvs_competence="x", n_estimators=3).fit(ds.X[tr], ds.y[tr])
+        RFDClassifier(views=ds.view_indices, combination="dvs", dvs_competence="x",
+                      n_estimators=3).fit(ds.X[tr], ds.y[tr])
     with pytest.raises(ValueError, match="max_subset_size"):
-        RFDClassifier(views=ds.view_indices, combination="dvs", dvs_max_subset_size=0, n_estimators=3).fit(ds.X[tr], ds.y[tr])
+        RFDClassifier(views=ds.view_indices, combination="dvs", dvs_max_subset_size=0,
+                      n_estimators=3).fit(ds.X[tr], ds.y[tr])
     comb = fit_combiner(vf, max_subset_size=1)
     with pytest.raises(ValueError, match="expected 3 view matrices"):
         comb.predict_proba(test_views[:2])
@@ -485,7 +488,8 @@ def test_soft_competence_finds_the_relevant_views_where_they_depend_on_the_regio
     acc = {c: np.mean(e.prediction == ds.y[te]) for c, (_, e) in fitted.items()}
     assert acc["soft"] >= acc["ola"]
     oracle = fitted["soft"][0].combiner_.proba_with_views(fitted["soft"][0].transform_views(ds.X[te]), truth)
-    assert np.mean(oracle.argmax(axis=1) == ds.y[te]) >= acc["soft"] - 0.02  # the oracle is the reference (not a strict bound)
+    # the oracle is the reference (not a strict bound)
+    assert np.mean(oracle.argmax(axis=1) == ds.y[te]) >= acc["soft"] - 0.02
 
 
 def test_combiner_is_an_estimator_seeded_by_its_parameter(vf, test_views):

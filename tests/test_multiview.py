@@ -122,7 +122,8 @@ def test_classifier_weights_joint_and_prediction(data, vf, combination):
     np.testing.assert_allclose(w, expected)
     for D, D_ref in zip(clf.dissimilarities_, vf.dissimilarities):
         np.testing.assert_array_equal(D, D_ref)  # same view forests for every combination
-    np.testing.assert_allclose(clf.joint_dissimilarity_, sum(wq * D for wq, D in zip(w, clf.dissimilarities_)), atol=1e-6)
+    np.testing.assert_allclose(clf.joint_dissimilarity_, sum(wq * D for wq, D in zip(w, clf.dissimilarities_)),
+                               atol=1e-6)
     Ds = clf.transform_views(Xte)
     assert [D.shape for D in Ds] == [(20, 40)] * 3
     proba = clf.predict_proba(Xte)

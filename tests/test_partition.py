@@ -1,4 +1,5 @@
-"""Tests of mvlab.construction.partition and the incremental evaluators (mvlab.construction.evaluators, estimators and inner_folds)."""
+"""Tests of mvlab.construction.partition and of what it builds on: the named estimators, the inner folds and the
+incremental evaluators (mvlab.construction.estimators, inner_folds, evaluators)."""
 
 import numpy as np
 import pytest

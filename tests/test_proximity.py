@@ -263,8 +263,10 @@ def test_rfd_forms_differ_by_column_constant(data):
     a = ForestDissimilarity(RFD(kdn_k=4), n_estimators=10, random_state=2).fit(Xtr, ytr)
     b = ForestDissimilarity(RFD(kdn_k=4, form="weighted_dissimilarity"), n_estimators=10, random_state=2).fit(Xtr, ytr)
     shift = a.measure_.kdn_.mean(axis=1)
-    np.testing.assert_allclose(a.train_dissimilarity_ - b.train_dissimilarity_, np.broadcast_to(shift, (len(Xtr),) * 2), atol=ATOL)
-    np.testing.assert_allclose(a.transform(Xte) - b.transform(Xte), np.broadcast_to(shift, (len(Xte), len(Xtr))), atol=ATOL)
+    np.testing.assert_allclose(a.train_dissimilarity_ - b.train_dissimilarity_, np.broadcast_to(shift, (len(Xtr),) * 2),
+                               atol=ATOL)
+    np.testing.assert_allclose(a.transform(Xte) - b.transform(Xte), np.broadcast_to(shift, (len(Xte), len(Xtr))),
+                               atol=ATOL)
 
 
 def test_rfgap_rows_sum_to_one_without_scaling(data):

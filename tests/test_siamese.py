@@ -101,7 +101,8 @@ def test_class_vectors_are_weighted_sums(wine_pairs, sdf_qp):
     F = pair_features(X, sp.test_pairs)
     for k, unit in enumerate(sdf_qp.levels_[0]):
         manual = np.mean(
-            [np.tensordot(w, tree_probas(est, F, 2), axes=(0, 0)) for est, w in zip(unit.estimators, sdf_qp.weights_[0][k])],
+            [np.tensordot(w, tree_probas(est, F, 2), axes=(0, 0)) for est, w in zip(unit.estimators,
+                                                                                    sdf_qp.weights_[0][k])],
             axis=0,
         )
         np.testing.assert_allclose(V0[:, k], manual, atol=1e-12)
@@ -242,7 +243,8 @@ def test_scanner_on_image_pairs():
     assert sdf.levels_[0][0].estimators[0].n_features_in_ == 100
     assert sdf.predict(sp.test_pairs).shape == (100,)
     with pytest.raises(ValueError, match="pairs=True"):
-        SiameseDeepForest(scanner=MultiGrainedScanner(image_shape=(8, 8)), preprocessor=X).fit(sp.train_pairs, sp.y_train)
+        SiameseDeepForest(scanner=MultiGrainedScanner(image_shape=(8, 8)), preprocessor=X).fit(sp.train_pairs,
+                                                                                               sp.y_train)
 
 
 def test_validation_errors(wine_pairs):
@@ -250,11 +252,13 @@ def test_validation_errors(wine_pairs):
     with pytest.raises(ValueError, match="0 \\(similar\\) or 1"):
         SiameseDeepForest(preprocessor=X).fit(sp.train_pairs, sp.y_train + 1)
     n = len(sp.y_train)
-    with pytest.raises(ValueError, match=r"look like row indices, but the estimator has no preprocessor: set preprocessor=X"):
+    with pytest.raises(ValueError,
+                       match=r"look like row indices, but the estimator has no preprocessor: set preprocessor=X"):
         SiameseDeepForest().fit(sp.train_pairs, sp.y_train)
     with pytest.raises(ValueError, match=r"shape \(n_pairs, 2, n_features\).*got shape \(240, 26\)"):
         SiameseDeepForest().fit(pair_features(X, sp.train_pairs), sp.y_train)  # concatenated: not a pair form
-    with pytest.raises(ValueError, match=r"with a preprocessor, pairs must be integer row indices of shape \(n_pairs, 2\)"):
+    with pytest.raises(ValueError,
+                       match=r"with a preprocessor, pairs must be integer row indices of shape \(n_pairs, 2\)"):
         SiameseDeepForest(preprocessor=X).fit(X[sp.train_pairs], sp.y_train)
     with pytest.raises(ValueError, match=r"integer row indices.*got shape \(240, 2\) of dtype float64"):
         SiameseDeepForest(preprocessor=X).fit(sp.train_pairs.astype(float), sp.y_train)
@@ -268,13 +272,15 @@ def test_validation_errors(wine_pairs):
         SiameseDeepForest(class_vectors="oob", preprocessor=X).fit(sp.train_pairs, sp.y_train)
     with pytest.raises(ValueError, match="both similar"):
         SiameseDeepForest(preprocessor=X).fit(sp.train_pairs, np.zeros(len(sp.y_train), int))
-    with pytest.raises(ValueError, match=r"'lam' parameter of SiameseDeepForest must be a float in the range \[0.0, inf\)"):
+    with pytest.raises(ValueError,
+                       match=r"'lam' parameter of SiameseDeepForest must be a float in the range \[0.0, inf\)"):
         SiameseDeepForest(lam=-1, preprocessor=X).fit(sp.train_pairs, sp.y_train)
     with pytest.raises(ValueError, match="lam.* Got inf"):
         SiameseDeepForest(lam=np.inf, preprocessor=X).fit(sp.train_pairs, sp.y_train)
     with pytest.raises(ValueError, match="weighting"):
         SiameseDeepForest(weighting="softmax", preprocessor=X).fit(sp.train_pairs, sp.y_train)
-    sdf = SiameseDeepForest(n_estimators=4, max_levels=1, random_state=0, preprocessor=X).fit(sp.train_pairs, sp.y_train)
+    sdf = SiameseDeepForest(n_estimators=4, max_levels=1, random_state=0, preprocessor=X).fit(sp.train_pairs,
+                                                                                              sp.y_train)
     with pytest.raises(ValueError, match="concatenated features"):
         SiameseDeepForest(n_estimators=4, max_levels=1, random_state=0).fit(X[sp.train_pairs], sp.y_train).predict(
             X[sp.test_pairs][:, :, :5])

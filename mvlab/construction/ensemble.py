@@ -176,7 +176,8 @@ class ViewEnsemble(ClassifierMixin, BaseEstimator):
         est = resolve_estimator(self.estimator)
         row_samples = None
         if self.partitioner is not None:
-            kw = {"progress": progress} if progress is not None and has_fit_parameter(self.partitioner, "progress") else {}
+            kw = {"progress": progress} if progress is not None and has_fit_parameter(self.partitioner,
+                                                                                      "progress") else {}
             self.partitioner_ = self._seeded_partitioner().fit(X, y, **kw)
             views = self.partitioner_.views_
             row_samples = getattr(self.partitioner_, "row_samples_", None)

@@ -47,7 +47,8 @@ MAX_FEATURES = [Interval(numbers.Integral, 1, None, closed="left"), Interval(num
                 StrOptions({"sqrt", "log2"}), None]
 """``max_features`` of a scikit-learn forest (mtry)."""
 MIN_SAMPLES_SPLIT = [Interval(numbers.Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")]
-MIN_SAMPLES_LEAF = [Interval(numbers.Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="neither")]
+MIN_SAMPLES_LEAF = [Interval(numbers.Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0,
+                                                                                 closed="neither")]
 """``min_samples_split`` / ``min_samples_leaf`` of a scikit-learn tree (a count or a fraction of the rows)."""
 FOLDS = [Interval(numbers.Integral, 2, None, closed="left")]
 """A number of folds of a k-fold split."""

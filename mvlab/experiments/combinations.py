@@ -322,7 +322,8 @@ def compare_combinations(
     weights, predictions, accuracy, explanations, oracle = {}, {}, {}, {}, None
     # the DVS pool holds 2^Q - 1 forests against one final forest for a static combination
     pool_cost = 2 ** len(views) - 1
-    cost = {c: (0.05 * pool_cost if c in DVS_VARIANTS else 3 * len(views) if c == "stacking" else 1) for c in combinations}
+    cost = {c: (0.05 * pool_cost if c in DVS_VARIANTS else 3 * len(views) if c == "stacking" else 1)
+            for c in combinations}
     if any(c in DVS_METHODS for c in combinations):
         cost["dvs"] = pool_cost
     done, total = 0, sum(cost.values())

@@ -20,9 +20,10 @@ The path-length measure is not a same-leaf product: it sums, per tree, a leaf-to
 gathered at the instances' leaves (a loop over trees, never over pairs).
 
 **Adding a measure** is one class here (its parameters in ``__init__``, their allowed values in
-``_parameter_constraints``, ``check_data`` for what depends on the training rows, ``prepare`` for what it needs from the fitted forest, and either the ``U``/``W``/
-normalisation hooks of :class:`SameLeafMeasure` or a whole ``dissimilarity``), one entry in
-:data:`MEASURES`, and its reference test (a pair loop) in ``tests/test_proximity.py``.
+``_parameter_constraints``, ``check_data`` for what depends on the training rows, ``prepare`` for
+what it needs from the fitted forest, and either the ``U``/``W``/normalisation hooks of
+:class:`SameLeafMeasure` or a whole ``dissimilarity``), one entry in :data:`MEASURES`, and its
+reference test (a pair loop) in ``tests/test_proximity.py``.
 
 Every hook receives the fitted :class:`mvlab.forest.dissimilarity.ForestDissimilarity` (``fd``),
 whose arrays it reads: ``leaves_`` (n_train, T) global leaf ids, ``n_leaves_``, ``oob_mask_``,
@@ -262,7 +263,8 @@ class RFGAP(SameLeafMeasure):
         return self.weights_
 
     def normalise(self, fd, S, train):
-        n_oob = fd.oob_mask_.sum(axis=1).astype(np.float64) if train else np.full(S.shape[0], float(fd.leaves_.shape[1]))
+        n_oob = fd.oob_mask_.sum(axis=1).astype(np.float64) if train else np.full(S.shape[0],
+                                                                                  float(fd.leaves_.shape[1]))
         P = np.divide(S, n_oob[:, None], out=np.zeros_like(S), where=n_oob[:, None] > 0)
         if train:
             np.fill_diagonal(P, 0.0)  # already 0: x_i is out-of-bag where it is counted

@@ -652,11 +652,13 @@ class DVSCombiner(BaseEstimator):
         """
         P, k = self.subsets_.shape[0], self.k
         if self.region == "candidate":
-            return candidate_regions(Ds, self.subsets_, k, n_jobs=self.n_jobs, with_dissimilarities=with_dissimilarities)
+            return candidate_regions(Ds, self.subsets_, k, n_jobs=self.n_jobs,
+                                     with_dissimilarities=with_dissimilarities)
         joint = subset_dissimilarity(Ds, np.ones(len(Ds), dtype=bool))
         shared = k_smallest_indices(joint, k)
         regions = np.broadcast_to(shared, (P,) + shared.shape)
-        region_d = np.broadcast_to(np.take_along_axis(joint, shared, axis=1), regions.shape) if with_dissimilarities else None
+        region_d = np.broadcast_to(np.take_along_axis(joint, shared, axis=1),
+                                   regions.shape) if with_dissimilarities else None
         return regions, region_d
 
     def _regions_and_competence(self, Ds: list[np.ndarray], with_dissimilarities: bool):
@@ -785,7 +787,8 @@ class DVSCombiner(BaseEstimator):
         try:
             which = np.array([code_of[tuple(row)] for row in views], dtype=np.int64)
         except KeyError as exc:
-            raise ValueError(f"the view subset {np.flatnonzero(exc.args[0]).tolist()} is not a candidate of the pool.") from None
+            raise ValueError(f"the view subset {np.flatnonzero(exc.args[0]).tolist()} is not a candidate of the "
+                             f"pool.") from None
         proba = np.zeros((len(which), len(self.classes_)))
         for c in np.unique(which):
             rows = np.flatnonzero(which == c)
