@@ -319,11 +319,11 @@ def test_bad_data():
     X, y = continuous(0, n=20, d=5)
     with pytest.raises(ValueError, match="single class"):
         OFSP().fit(X, np.zeros(20))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Found array with dim 3"):
         OFSP().fit(X[:, :, None], y)
     X2 = X.copy()
     X2[0, 0] = np.nan
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Input X contains NaN"):
         OFSP().fit(X2, y)
     with pytest.raises(ValueError, match="n_views"):
         RandomPartition(n_views=9).fit(X)

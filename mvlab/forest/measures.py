@@ -23,7 +23,7 @@ gathered at the instances' leaves (a loop over trees, never over pairs).
 ``_parameter_constraints``, ``check_data`` for what depends on the training rows, ``prepare`` for
 what it needs from the fitted forest, and either the ``U``/``W``/normalisation hooks of
 :class:`SameLeafMeasure` or a whole ``dissimilarity``), one entry in :data:`MEASURES`, and its
-reference test (a pair loop) in ``tests/test_proximity.py``.
+reference test (a pair loop) in ``tests/test_forest_dissimilarity.py``.
 
 Every hook receives the fitted :class:`mvlab.forest.dissimilarity.ForestDissimilarity` (``fd``),
 whose arrays it reads: ``leaves_`` (n_train, T) global leaf ids, ``n_leaves_``, ``oob_mask_``,

@@ -228,10 +228,10 @@ def test_bad_data(data):
     Xtr, ytr, Xte, _ = data
     with pytest.raises(ValueError, match="2 classes"):
         RFDClassifier(n_estimators=3).fit(Xtr, np.zeros(len(Xtr)))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         RFDClassifier(n_estimators=3).fit(Xtr, ytr[:-2])
     clf = RFDClassifier(views=VIEWS, n_estimators=3).fit(Xtr, ytr)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="X has 5 features, but RFDClassifier is expecting"):
         clf.predict(Xte[:, :5])
     with pytest.raises(ValueError, match="explain"):
         clf.explain(Xte)

@@ -367,7 +367,7 @@ def test_k_smallest_with_ties():
         for r in range(3):
             order = sorted((D[r, c], c) for c in range(5) if c != r)
             assert set(np.flatnonzero(mask[r])) == {c for _, c in order[:k]}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"k=5 must lie in \[1, 4\]"):
         k_smallest_mask(D, 5, exclude_diagonal=True)
 
 
@@ -498,15 +498,15 @@ def test_bad_params_raise(data, params, match):
 
 def test_bad_input_raises(fitted, data):
     Xtr, ytr, Xte = data
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         ForestDissimilarity().fit(Xtr, ytr[:-1])
     X_nan = Xtr.copy()
     X_nan[0, 0] = np.nan
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Input X contains NaN"):
         ForestDissimilarity(n_estimators=3).fit(X_nan, ytr)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="X has 3 features, but ForestDissimilarity is expecting"):
         fitted["breiman"].transform(Xte[:, :3])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a minimum of 2 is required by ForestDissimilarity"):
         ForestDissimilarity().fit(Xtr[:1], ytr[:1])
 
 
