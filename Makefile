@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.requirements-installed
 PORT   ?= 8501
 
-.PHONY: run test bench bench-peers clean
+.PHONY: run lint test bench bench-peers clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,7 +19,11 @@ $(STAMP): requirements.txt pyproject.toml
 run: $(STAMP)
 	$(PY) -m streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false
 
-test: $(STAMP)
+# ruff's rules are in pyproject.toml ([tool.ruff]); the tests run only on code that passes them
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+test: lint
 	$(PY) -m pytest
 
 # bench_peers builds its own venv (.venv-peers: DF21 and DESlib pin old libraries) and takes ~20 min,

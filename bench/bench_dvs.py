@@ -95,8 +95,8 @@ def main():
 
     t_views, vf = timed(lambda: fit_view_forests(ds.X[tr], ds.y[tr], ds.view_indices, n_estimators=args.trees,
                                                  random_state=0, n_jobs=2))
-    comb = DVSCombiner(k=args.k, n_estimators=args.trees, n_jobs=2)
-    t_pool, _ = timed(lambda: comb.fit(vf, random_state=0))
+    comb = DVSCombiner(k=args.k, n_estimators=args.trees, n_jobs=2, random_state=0)
+    t_pool, _ = timed(lambda: comb.fit(vf))
     P = len(comb.candidates_)
     t_transform, Ds = timed(lambda: vf.transform(ds.X[te], n_jobs=2))
     print(f"view forests ({len(vf.views)}):            {t_views:8.3f} s")
@@ -121,7 +121,8 @@ def main():
     t_proba, proba = best_of(lambda: comb.predict_proba(Ds))
     assert np.array_equal(proba, ex.proba)
     acc = np.mean(ex.prediction == ds.y[te])
-    print(f"explain ({len(te)} instances):           {t_explain:8.4f} s  = {100 * t_explain / t_pool:.2f} % of pool training")
+    print(f"explain ({len(te)} instances):           {t_explain:8.4f} s  = {100 * t_explain / t_pool:.2f} % of pool "
+          f"training")
     print(f"predict_proba:                       {t_proba:8.4f} s  = {100 * t_proba / t_pool:.2f} % of pool training")
     print(f"DVS test accuracy {acc:.3f}; candidates chosen: {len(np.unique(ex.chosen))}/{P}; "
           f"mean tied candidates at max competence: {ex.n_tied.mean():.1f}")

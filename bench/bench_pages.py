@@ -108,7 +108,8 @@ def big_data(page, url) -> dict:
     settle(page)
     page.get_by_role("button", name="Train", exact=True).click()
     box = page.locator("[data-testid=stNumberInput]").filter(has_text="Test instance").locator("input")
-    box.wait_for(timeout=900_000)  # the explorer is drawn once training is over (its caption says "test instance" earlier)
+    # the explorer is drawn once training is over (its caption says "test instance" earlier)
+    box.wait_for(timeout=900_000)
     settle(page, timeout=900_000)
     changes = []
     for i in (17, 403, 17, 1200, 403):
@@ -117,7 +118,8 @@ def big_data(page, url) -> dict:
         box.press("Enter")
         # a query of the page's paragraphs only: Playwright's text selector scans every node, the 5,000 SVG points too
         page.wait_for_function("(i) => [...document.querySelectorAll('[data-testid=stMarkdownContainer] p')].some("
-                               "p => p.innerText.startsWith(`Test instance ${i} (dataset row`))", arg=i, timeout=120_000)
+                               "p => p.innerText.startsWith(`Test instance ${i} (dataset row`))",
+                               arg=i, timeout=120_000)
         changes.append(time.perf_counter() - start)
         settle(page)
     out["dvs instance changes"] = changes
@@ -178,7 +180,8 @@ def main() -> int:
     if big is not None:
         ratio = big["dissimilarity page"] / big["dissimilarity library"]
         ch = big["dvs instance changes"]
-        print(f"5,000 rows x 3 views x 20 features: Dissimilarity page from Train to results {big['dissimilarity page']:.1f} s, "
+        print(f"5,000 rows x 3 views x 20 features: Dissimilarity page from Train to results "
+              f"{big['dissimilarity page']:.1f} s, "
               f"its library work {big['dissimilarity library']:.1f} s: ratio {ratio:.2f} (target <= 1.5)")
         print(f"5,000 rows, Dynamic view selection, changing the test instance: {', '.join(f'{c:.2f}' for c in ch)} s "
               f"(first visit of a subset computes its projection; target < 1 s)")

@@ -36,8 +36,8 @@ script when missing). The script started with the app's interpreter is the orche
 the splits, writes them with the data to a temporary ``.npz``, and runs every side as a subprocess
 of this same file (``--worker``), mvlab's with its own interpreter and the peers' with the peers
 venv, alternating sides split by split (so a change in the machine's load hits both); import times
-are not counted. Every estimator gets ``n_jobs=2``. Times are wall-clock: one fit per split and method, predict best of 3; a ratio is
-the ratio of the mean times over the splits (per-split range in brackets).
+are not counted. Every estimator gets ``n_jobs=2``. Times are wall-clock: one fit per split and method,
+predict best of 3; a ratio is the ratio of the mean times over the splits (per-split range in brackets).
 
 Run from the repository root::
 
@@ -222,7 +222,8 @@ def worker_deslib(spec, arrays, splits):
         dsel_modes = {"pool 1/2, DSEL 1/2": (arrays[f"pool_{r}"], arrays[f"dsel_{r}"])}
         if spec["dsel_train"]:
             dsel_modes["pool = DSEL = training rows"] = (tr, tr)
-        for (pool_name, columns), (mode, (pool_rows, dsel_rows)) in itertools.product(pools.items(), dsel_modes.items()):
+        for (pool_name, columns), (mode, (pool_rows, dsel_rows)) in itertools.product(pools.items(),
+                                                                                      dsel_modes.items()):
             pool = [member(cols, 1000 * r + m) for m, cols in enumerate(columns)]
             t_pool, _ = timed(lambda: [p.fit(X[pool_rows], y[pool_rows]) for p in pool])
             tag = f"{pool_name}; {mode}"

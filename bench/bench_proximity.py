@@ -57,31 +57,31 @@ def pair_loop_time(leaves, n_pairs, rng, weights=None, pure_python=True):
     otherwise one numpy comparison of the two leaf vectors per pair.
     """
     n, T = leaves.shape
-    I = rng.integers(0, n, n_pairs)
-    J = rng.integers(0, n, n_pairs)
+    rows_a = rng.integers(0, n, n_pairs)
+    rows_b = rng.integers(0, n, n_pairs)
     if pure_python:
         L = leaves.tolist()
-        O = None if weights is None else weights[0].tolist()
+        Wq = None if weights is None else weights[0].tolist()
         Wg = None if weights is None else weights[1].tolist()
         t0 = time.perf_counter()
-        for i, j in zip(I.tolist(), J.tolist()):
+        for i, j in zip(rows_a.tolist(), rows_b.tolist()):
             a, b = L[i], L[j]
             if weights is None:
                 sum(1 for t in range(T) if a[t] == b[t])
             else:
-                oi, wj = O[i], Wg[j]
+                oi, wj = Wq[i], Wg[j]
                 sum(oi[t] * wj[t] for t in range(T) if a[t] == b[t])
     else:
         L = [np.ascontiguousarray(r) for r in leaves]
         t0 = time.perf_counter()
         if weights is None:
-            for i, j in zip(I, J):
+            for i, j in zip(rows_a, rows_b):
                 np.count_nonzero(L[i] == L[j])
         else:
-            O = [np.ascontiguousarray(r) for r in weights[0]]
+            Wq = [np.ascontiguousarray(r) for r in weights[0]]
             Wg = [np.ascontiguousarray(r) for r in weights[1]]
-            for i, j in zip(I, J):
-                np.sum((L[i] == L[j]) * O[i] * Wg[j])
+            for i, j in zip(rows_a, rows_b):
+                np.sum((L[i] == L[j]) * Wq[i] * Wg[j])
     per_pair = (time.perf_counter() - t0) / n_pairs
     return per_pair * n * (n + 1) / 2, per_pair
 

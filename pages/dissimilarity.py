@@ -5,7 +5,7 @@ import json
 import numpy as np
 import streamlit as st
 
-from mvlab.experiments.dissimilarity import CombinationComparison
+from mvlab.experiments.combinations import CombinationComparison
 from mvlab.experiments.settings import DissimilaritySettings
 from mvlab.forest.measures import MEASURES
 from mvlab.ui import links, runs

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mvlab.experiments.dissimilarity import DVS_METHODS, METHOD_TITLES, CombinationComparison
+from mvlab.experiments.combinations import DVS_METHODS, METHOD_TITLES, CombinationComparison
 from mvlab.experiments.settings import DVSSettings
 from mvlab.forest.measures import MEASURES
 from mvlab.rfd.dvs import n_candidates

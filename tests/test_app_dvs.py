@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from mvlab.experiments.dissimilarity import COMBINATIONS, DVS_VARIANTS
+from mvlab.experiments.combinations import COMBINATIONS, DVS_VARIANTS
 from mvlab.experiments.settings import DVSSettings
 from mvlab.rfd.baselines import BASELINES
 

@@ -67,7 +67,7 @@ def test_candidate_regions_edge_sizes():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_bounded_k_smallest_equals_partition_version(dtype):
     rng = np.random.default_rng(5)
-    for trial in range(30):
+    for _ in range(30):
         n, m = rng.integers(1, 12), rng.integers(1, 15)
         D = rng.choice(np.array([-1.5, -0.0, 0.0, 0.25, 0.25, 1.0, 2.0]), size=(n, m)).astype(dtype)
         k = int(rng.integers(1, m + 1))

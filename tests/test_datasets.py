@@ -128,9 +128,9 @@ def test_dataset_is_immutable():
     ds = small()
     with pytest.raises(AttributeError, match="immutable"):
         ds.X = np.zeros((6, 4))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="read-only"):
         ds.X[0, 0] = 1.0
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="read-only"):
         ds.views["v1"][0] = 3
     with pytest.raises(TypeError):
         ds.views["v3"] = np.array([0])

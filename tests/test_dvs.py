@@ -50,7 +50,7 @@ def test_views(data, vf):
 
 
 def fit_combiner(vf, **params):
-    return DVSCombiner(**{"n_estimators": T, **params}).fit(vf, random_state=11)
+    return DVSCombiner(**{"n_estimators": T, "random_state": 11, **params}).fit(vf)
 
 
 # ----------------------------------------------------------------------------- slow references
@@ -269,7 +269,8 @@ def test_lca_without_neighbour_of_the_predicted_class_is_zero(vf, test_views):
     comb.y_ = np.where(comb.y_ == 2, 0, comb.y_)
     ex = comb.explain(test_views)
     preds = np.stack(
-        [f.predict_proba(subset_dissimilarity(test_views, s)).argmax(axis=1) for f, s in zip(comb.candidates_, comb.subsets_)],
+        [f.predict_proba(subset_dissimilarity(test_views, s)).argmax(axis=1) for f, s in zip(comb.candidates_,
+                                                                                             comb.subsets_)],
         axis=1,
     )
     assert (preds == 2).any()
@@ -329,7 +330,7 @@ def test_k_guard_rails(vf, test_views):
     with pytest.raises(ValueError, match="larger than the training set"):
         fit_combiner(vf, k=n + 1)
     for k in (0, -1, 2.5):
-        with pytest.raises(ValueError, match="k must be a positive integer"):
+        with pytest.raises(ValueError, match="'k' parameter of DVSCombiner must be an int in the range"):
             fit_combiner(vf, k=k)
     comb = fit_combiner(vf, k=n, max_subset_size=1)  # the whole training set is the region
     ex = comb.explain([D[:3] for D in test_views])
@@ -343,9 +344,11 @@ def test_bad_parameters_and_inputs(data, vf, test_views):
     with pytest.raises(ValueError, match="selection"):
         fit_combiner(vf, selection="all")
     with pytest.raises(ValueError, match="dvs_competence"):
-        RFDClassifier(views=ds.view_indices, combination="dvs", dvs_competence="x", n_estimators=3).fit(ds.X[tr], ds.y[tr])
+        RFDClassifier(views=ds.view_indices, combination="dvs", dvs_competence="x",
+                      n_estimators=3).fit(ds.X[tr], ds.y[tr])
     with pytest.raises(ValueError, match="max_subset_size"):
-        RFDClassifier(views=ds.view_indices, combination="dvs", dvs_max_subset_size=0, n_estimators=3).fit(ds.X[tr], ds.y[tr])
+        RFDClassifier(views=ds.view_indices, combination="dvs", dvs_max_subset_size=0,
+                      n_estimators=3).fit(ds.X[tr], ds.y[tr])
     comb = fit_combiner(vf, max_subset_size=1)
     with pytest.raises(ValueError, match="expected 3 view matrices"):
         comb.predict_proba(test_views[:2])
@@ -377,10 +380,10 @@ def test_many_views_warn_about_the_cost(data):
     # 2^11 - 1 = 2047 candidates: warn, then stop after the first candidate (progress raises).
     with pytest.warns(DVSCostWarning, match="max_subset_size"):
         with pytest.raises(_Stop):
-            DVSCombiner(n_estimators=1, k=3, n_jobs=1).fit(vf, random_state=0, progress=_stop)
+            DVSCombiner(n_estimators=1, k=3, n_jobs=1, random_state=0).fit(vf, progress=_stop)
     with warnings.catch_warnings():
         warnings.simplefilter("error", DVSCostWarning)
-        comb = DVSCombiner(n_estimators=1, k=3, max_subset_size=1).fit(vf, random_state=0)
+        comb = DVSCombiner(n_estimators=1, k=3, max_subset_size=1, random_state=0).fit(vf)
     assert len(comb.candidates_) == 11
 
 
@@ -485,4 +488,18 @@ def test_soft_competence_finds_the_relevant_views_where_they_depend_on_the_regio
     acc = {c: np.mean(e.prediction == ds.y[te]) for c, (_, e) in fitted.items()}
     assert acc["soft"] >= acc["ola"]
     oracle = fitted["soft"][0].combiner_.proba_with_views(fitted["soft"][0].transform_views(ds.X[te]), truth)
-    assert np.mean(oracle.argmax(axis=1) == ds.y[te]) >= acc["soft"] - 0.02  # the oracle is the reference (not a strict bound)
+    # the oracle is the reference (not a strict bound)
+    assert np.mean(oracle.argmax(axis=1) == ds.y[te]) >= acc["soft"] - 0.02
+
+
+def test_combiner_is_an_estimator_seeded_by_its_parameter(vf, test_views):
+    from sklearn.base import clone
+
+    comb = fit_combiner(vf, max_subset_size=1)
+    assert comb.get_params()["random_state"] == 11
+    again = clone(comb).fit(vf)  # the seed travels with the parameters, not with fit
+    np.testing.assert_array_equal(again.predict_proba(test_views), comb.predict_proba(test_views))
+    with pytest.raises(ValueError, match="'competence' parameter of DVSCombiner must be a str among"):
+        comb.with_rules(competence="des")
+    with pytest.raises(ValueError, match="'random_state' parameter of DVSCombiner"):
+        DVSCombiner(random_state="seven").fit(vf)

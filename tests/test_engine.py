@@ -73,7 +73,7 @@ def wait_state(engine, job, states, timeout=60):
 @pytest.fixture(scope="module")
 def engine():
     eng = Engine(EngineConfig(n_workers=2, dashboard=None), stop_grace=3.0)
-    eng.client  # start the embedded cluster once for the module
+    eng.connect()  # start the embedded cluster once for the module
     yield eng
     eng.close()
 

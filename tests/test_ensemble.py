@@ -256,9 +256,9 @@ def test_interrater_kappa_hand_example():
     y = np.zeros(4, dtype=int)
     P = np.array([[0, 0, 1, 1], [0, 1, 0, 1], [0, 0, 0, 1]])
     # correct counts per instance l = [3, 2, 2, 0]; p = 7/12; L = 3, N = 4
-    l = np.array([3, 2, 2, 0])
+    n_correct = np.array([3, 2, 2, 0])
     p = 7 / 12
-    want = 1 - (np.sum(l * (3 - l)) / 3) / (4 * 2 * p * (1 - p))
+    want = 1 - (np.sum(n_correct * (3 - n_correct)) / 3) / (4 * 2 * p * (1 - p))
     assert interrater_kappa(P, y) == pytest.approx(want)
 
 

@@ -86,8 +86,9 @@ def test_impossible_requests_raise_clear_errors():
         make_pairs(np.zeros(10, int), 4)  # one class: no dissimilar pair
     with pytest.raises(ValueError, match="distinct pairs"):
         make_pairs(np.array([0, 1, 0]), 4, balanced=False)
-    with pytest.raises(ValueError, match="positive integer"):
-        make_pairs(np.array([0, 1]), 0)
+    for bad in (0, True, 2.0):  # True is an int in Python, not a count of pairs
+        with pytest.raises(ValueError, match="'n_pairs' parameter of make_pairs must be an int in the range"):
+            make_pairs(np.array([0, 1]), bad)
     with pytest.raises(ValueError, match="pool"):
         make_pairs(np.array([0, 1, 0]), 1, pool=np.array([0, 5]))
 

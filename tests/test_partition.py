@@ -1,4 +1,5 @@
-"""Tests of mvlab.construction.partition and the incremental evaluators (mvlab.construction._incremental)."""
+"""Tests of mvlab.construction.partition and of what it builds on: the named estimators, the inner folds and the
+incremental evaluators (mvlab.construction.estimators, inner_folds, evaluators)."""
 
 import numpy as np
 import pytest
@@ -7,14 +8,9 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
-from mvlab.construction._incremental import (
-    GaussianNBIncremental,
-    KNNIncremental,
-    LowestIndexKNN,
-    make_folds,
-    naive_subset_score,
-    resolve_estimator,
-)
+from mvlab.construction.estimators import LowestIndexKNN, resolve_estimator
+from mvlab.construction.evaluators import GaussianNBIncremental, KNNIncremental, naive_subset_score
+from mvlab.construction.inner_folds import make_folds
 from mvlab.construction.partition import (
     OFSP,
     AttributeBagging,
@@ -155,6 +151,11 @@ def test_lowest_index_knn_equals_sklearn_without_near_ties():
         assert np.array_equal(ours, sk)
     with pytest.raises(ValueError, match="n_neighbors=61 must be an integer between 1 and the 60"):
         LowestIndexKNN(61).fit(X[:60], y[:60])
+    for bad in (0, True, 1.0):
+        with pytest.raises(ValueError, match="'n_neighbors' parameter of LowestIndexKNN must be an int"):
+            LowestIndexKNN(bad).fit(X[:60], y[:60])
+    with pytest.raises(ValueError, match="'rtol' parameter of LowestIndexKNN must be a float in the range"):
+        LowestIndexKNN(rtol=-1e-9).fit(X[:60], y[:60])
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -318,11 +319,11 @@ def test_bad_data():
     X, y = continuous(0, n=20, d=5)
     with pytest.raises(ValueError, match="single class"):
         OFSP().fit(X, np.zeros(20))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Found array with dim 3"):
         OFSP().fit(X[:, :, None], y)
     X2 = X.copy()
     X2[0, 0] = np.nan
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Input X contains NaN"):
         OFSP().fit(X2, y)
     with pytest.raises(ValueError, match="n_views"):
         RandomPartition(n_views=9).fit(X)

@@ -153,7 +153,8 @@ def test_the_space_map_marks_no_instance_and_the_zoom_shows_the_region_and_its_s
     for t in test_traces:  # customdata is the test position of each drawn point
         np.testing.assert_array_equal(np.asarray(t.x), test[np.asarray(t.customdata), 0])
     # the same map whichever instance is selected: the browser keeps it instead of redrawing it
-    assert overview.to_json() == plots.dissimilarity_space_map(train, test, train_labels, test_labels, ["a", "b"]).to_json()
+    assert overview.to_json() == plots.dissimilarity_space_map(train, test, train_labels, test_labels,
+                                                               ["a", "b"]).to_json()
 
     selected, region = 7, np.argsort(((train - test[7]) ** 2).sum(axis=1))[:5]
     hit = np.array([True, False, True, True, False])

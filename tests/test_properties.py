@@ -58,7 +58,10 @@ def test_csv_reader_on_arbitrary_text(text):
 @FAST
 @given(data=st.binary(max_size=300))
 def test_csv_reader_on_arbitrary_bytes(data):
-    works_or_says_why(lambda: read_multiview_csv(data))
+    ds = works_or_says_why(lambda: read_multiview_csv(data))
+    if ds is not None:  # what the reader accepts is a valid dataset
+        assert ds.n_classes >= 2 and np.isfinite(ds.X).all()
+        assert ds.X.shape == (len(ds.y), sum(len(v) for v in ds.views.values()))
 
 
 @FAST

@@ -6,9 +6,10 @@ import pytest
 from sklearn.datasets import load_digits, load_wine
 
 from mvlab.experiments.siamese import MODELS, SiameseExperiment, run_siamese_experiment, tau_curve, tau_tradeoff
-from mvlab.siamese.cascade import CascadeForest, MultiGrainedScanner
+from mvlab.siamese.cascade import CascadeForest
 from mvlab.siamese.forest import SiameseDeepForest
 from mvlab.siamese.pairs import pair_features
+from mvlab.siamese.scanning import MultiGrainedScanner
 
 KW = dict(n_estimators=8, max_levels=3, patience=2, lam=0.5, random_state=0)
 
@@ -41,7 +42,7 @@ def test_uniform_model_is_gcforest_and_sdf_is_the_qp_forest(wine):
     np.testing.assert_allclose(r.level_train["gcForest"], gcf.level_scores_)
     assert r.n_levels["gcForest"] == gcf.n_levels_
     sdf = SiameseDeepForest(weighting="qp", lam=0.5, **common, preprocessor=X).fit(r.train_pairs, r.y_train)
-    np.testing.assert_allclose(r.scores["SDF"], sdf.decision_function(r.test_pairs))
+    np.testing.assert_allclose(r.scores["SDF"], sdf.similarity_score(r.test_pairs))
     np.testing.assert_array_equal(r.predictions("SDF"), sdf.predict(r.test_pairs))
     # the test accuracy of the last kept level is the model's accuracy
     for m in MODELS:
@@ -117,7 +118,7 @@ def test_shared_scanner_equals_a_scanner_inside_each_model():
                                   random_state=seed)
     sdf = SiameseDeepForest(weighting="qp", lam=1.0, scanner=scanner, n_estimators=5, max_levels=2,
                             random_state=seed, preprocessor=X).fit(r.train_pairs, r.y_train)
-    np.testing.assert_allclose(r.scores["SDF"], sdf.decision_function(r.test_pairs))
+    np.testing.assert_allclose(r.scores["SDF"], sdf.similarity_score(r.test_pairs))
 
 
 def test_bad_settings_raise_value_errors():

@@ -86,7 +86,8 @@ def test_grid_search_on_index_pairs_with_a_preprocessor_equals_the_three_d_form(
     split = make_pair_split(ds.y, 120, random_state=0)
     kw = dict(n_estimators=5, max_levels=2, n_folds=2, random_state=0)
     grid = {"lam": [0.01, 10.0]}
-    by_index = GridSearchCV(SiameseDeepForest(preprocessor=ds.X, **kw), grid, cv=2).fit(split.train_pairs, split.y_train)
+    by_index = GridSearchCV(SiameseDeepForest(preprocessor=ds.X, **kw), grid, cv=2).fit(split.train_pairs,
+                                                                                        split.y_train)
     by_value = GridSearchCV(SiameseDeepForest(**kw), grid, cv=2).fit(ds.X[split.train_pairs], split.y_train)
     assert len(by_index.cv_results_["params"]) == 2 and by_index.best_params_ == by_value.best_params_
     np.testing.assert_array_equal(by_index.cv_results_["mean_test_score"], by_value.cv_results_["mean_test_score"])

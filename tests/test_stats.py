@@ -538,7 +538,8 @@ def test_critical_difference_groups_nemenyi_and_against_a_control():
     # average ranks SDF 1.1, gcF 2.2, RF 3.7, SNN 3.9, Bagging 4.1; CD (K = 5, N = 10) = 2.728 * sqrt(0.5)
     assert nem.methods == ("SDF", "gcF", "RF", "SNN", "Bagging")
     assert nem.average_ranks == pytest.approx((1.1, 2.2, 3.7, 3.9, 4.1))
-    assert nem.critical_difference == pytest.approx(S.nemenyi_critical_difference(5, 10)) == pytest.approx(1.929, abs=1e-3)
+    assert nem.critical_difference == pytest.approx(S.nemenyi_critical_difference(5,
+                                                                                  10)) == pytest.approx(1.929, abs=1e-3)
     assert nem.groups == (("SDF", "gcF"), ("gcF", "RF", "SNN", "Bagging"))
     assert nem.control is None and "not significantly different: SDF, gcF" in nem.to_text()
     # 1xN: Bonferroni-Dunn and Holm reject RF, SNN, Bagging against SDF, not gcF (as the post-hoc)

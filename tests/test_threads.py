@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from mvlab.core.threads import run_threads, worker_count
+from mvlab.core.threads import chunk_count, run_threads, split_workers, worker_count
 
 
 def test_worker_count_follows_joblib_convention():
@@ -53,3 +53,26 @@ def test_a_task_on_threads_runs_its_inner_loops_on_its_own_thread():
     with parallel_config(backend="threading", n_jobs=2):
         idents = call_on_threads(inner)
     assert len(set(idents)) == 1  # n_jobs=None inside: one thread, not the backend's two
+
+
+def test_split_workers_shares_the_workers_between_tasks_and_their_insides():
+    cores = os.cpu_count() or 1
+    assert split_workers(None, 5) == (1, 1)
+    assert split_workers(8, 2) == (2, 4)  # two tasks at a time, four workers inside each
+    assert split_workers(8, 3) == (3, 2)  # the remainder stays idle rather than oversubscribe
+    assert split_workers(4, 63) == (4, 1)
+    assert split_workers(3, 0) == (1, 3)  # no task still makes a valid split
+    assert split_workers(-1, 1) == (1, cores)
+    for n_jobs in (1, 2, 5, -1):
+        for n_tasks in (1, 2, 7):
+            outer, inner = split_workers(n_jobs, n_tasks)
+            assert 1 <= outer <= n_tasks and inner >= 1
+            assert outer * inner <= worker_count(n_jobs)
+
+
+def test_chunk_count_counts_workers_not_the_sign_of_n_jobs():
+    cores = os.cpu_count() or 1
+    assert chunk_count(2, 1000) == 8
+    assert chunk_count(-1, 1000) == 4 * cores  # -1 is every core, not one worker
+    assert chunk_count(4, 5) == 5
+    assert chunk_count(None, 0) == 1

@@ -199,7 +199,10 @@ def test_no_warnings_on_regular_problem():
     P = _forest_like_P(rng, 500, 60)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        solve_tree_weights(P, 0.0)
+        w, info = solve_tree_weights(P, 0.0, return_info=True)
+    assert info.converged
+    assert np.all(w >= 0) and w.sum() == pytest.approx(1.0)
+    assert tree_weight_objective(P, w, 0.0) == pytest.approx(info.objective)
 
 
 def test_projection_survives_huge_values():

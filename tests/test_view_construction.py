@@ -167,7 +167,7 @@ def test_madelon_like_has_informative_redundant_and_noise_views():
     assert np.array_equal(make_madelon(120, random_state=4).X, ds.X)
     assert not np.array_equal(make_madelon(120, random_state=5).X, ds.X)
     assert sorted(ds.views["informative"].tolist()) != [0, 1, 2, 3, 4]  # columns are shuffled
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"n_informative \+ n_redundant \(500\) must be below n_features"):
         make_madelon(120, n_informative=400, n_redundant=100)
 
 

@@ -127,11 +127,11 @@ def interrater_kappa(predictions, y):
         raise ValueError(f"y has shape {y.shape}, predictions have {P.shape[1]} samples.")
     L, N = P.shape
     correct = P == y[None, :]
-    l = correct.sum(axis=0)
+    n_correct = correct.sum(axis=0)  # l(x_j) of the formula: members right on instance j
     p = correct.mean()
     if p in (0.0, 1.0):
         return float("nan")
-    return float(1.0 - (np.sum(l * (L - l)) / L) / (N * (L - 1) * p * (1 - p)))
+    return float(1.0 - (np.sum(n_correct * (L - n_correct)) / L) / (N * (L - 1) * p * (1 - p)))
 
 
 _PAIRWISE = {

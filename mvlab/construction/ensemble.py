@@ -21,7 +21,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
-from mvlab.construction._incremental import ESTIMATOR_NAMES, make_folds, pooled_accuracy, resolve_estimator
+from mvlab.construction.estimators import ESTIMATOR_NAMES, resolve_estimator
+from mvlab.construction.inner_folds import make_folds, pooled_accuracy
 from mvlab.core.params import N_JOBS, RANDOM_STATE, HasMethods, StrOptions
 from mvlab.core.progress import ProgressCallback
 from mvlab.core.views import check_views
@@ -175,7 +176,8 @@ class ViewEnsemble(ClassifierMixin, BaseEstimator):
         est = resolve_estimator(self.estimator)
         row_samples = None
         if self.partitioner is not None:
-            kw = {"progress": progress} if progress is not None and has_fit_parameter(self.partitioner, "progress") else {}
+            kw = {"progress": progress} if progress is not None and has_fit_parameter(self.partitioner,
+                                                                                      "progress") else {}
             self.partitioner_ = self._seeded_partitioner().fit(X, y, **kw)
             views = self.partitioner_.views_
             row_samples = getattr(self.partitioner_, "row_samples_", None)

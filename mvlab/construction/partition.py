@@ -39,7 +39,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_X_y
 
-from mvlab.construction._incremental import ESTIMATOR_NAMES, make_evaluator, make_folds, resolve_estimator
+from mvlab.construction.estimators import ESTIMATOR_NAMES, make_evaluator, resolve_estimator
+from mvlab.construction.inner_folds import make_folds
 from mvlab.core.params import (
     N_JOBS,
     NON_NEGATIVE_INT,
@@ -155,7 +156,7 @@ class OFSP(_BasePartitioner):
         refit of a clone on every fold. Both give the same partition for the
         ``"knn"`` / ``"nb"`` names, pinned by tests against the refit, also on
         features rounded to a decimal grid: ``"knn"`` is
-        :class:`mvlab.construction._incremental.LowestIndexKNN`, whose rule the
+        :class:`mvlab.construction.estimators.LowestIndexKNN`, whose rule the
         incremental evaluator follows (a distance tie, exact or hidden by rounding, goes
         to the lowest training index). A scikit-learn ``KNeighborsClassifier`` gets the
         same evaluator, which can differ from its refit on near-ties: scikit-learn

@@ -45,3 +45,29 @@ def call_on_threads(fn: Callable[..., Any], *args, **kwargs) -> Any:
     send each of its calls to the cluster as a task of its own (thousands of tiny tasks)."""
     with parallel_config(backend="threading", n_jobs=1):
         return fn(*args, **kwargs)
+
+
+def split_workers(n_jobs, n_tasks: int) -> tuple[int, int]:
+    """Share ``n_jobs`` workers between independent tasks and the work inside each task.
+
+    Returns ``(outer, inner)``: ``outer`` tasks run at a time (at most one per task) and each gets
+    ``inner`` workers of its own (what the outer level leaves over, at least 1), so that
+    ``outer * inner <= worker_count(n_jobs)`` whenever there are at least as many tasks as workers.
+    One place for the rule, as scikit-learn's ``_partition_estimators`` is for its forests.
+
+    Parameters
+    ----------
+    n_jobs : int or None
+        As :func:`worker_count`.
+    n_tasks : int
+        Independent tasks (views, candidate forests, models of a cascade level).
+    """
+    total = worker_count(n_jobs)
+    outer = max(1, min(total, int(n_tasks)))
+    return outer, max(1, total // outer)
+
+
+def chunk_count(n_jobs, n_items: int, per_worker: int = 4) -> int:
+    """Chunks to cut ``n_items`` into for ``n_jobs`` threads: ``per_worker`` per worker (so that
+    uneven chunks even out), never more than the items and at least 1."""
+    return max(1, min(int(n_items), per_worker * worker_count(n_jobs)))

@@ -194,7 +194,8 @@ def Xs_to_views(Xs: Sequence) -> tuple[np.ndarray, list[np.ndarray]]:
         if x.ndim != 2:
             raise ValueError(f"Xs[{q}] must be 2-D (instances x features), got {x.ndim} dimension(s).")
         if x.shape[0] != n:
-            raise ValueError(f"Xs[{q}] has {x.shape[0]} rows but Xs[0] has {n}; every view must hold the same instances.")
+            raise ValueError(f"Xs[{q}] has {x.shape[0]} rows but Xs[0] has {n}; every view must hold the same "
+                             f"instances.")
     ends = np.cumsum([0] + [x.shape[1] for x in Xs])
     views = [np.arange(ends[q], ends[q + 1]) for q in range(len(Xs))]
     return np.hstack(Xs), views

@@ -34,7 +34,8 @@ class DatasetInfo:
     n_classes: int
 
 
-def _bundled(file: str, label_column: str = "label", drop: Sequence[str] = (), **kwargs) -> Callable[[str, str], MultiViewDataset]:
+def _bundled(file: str, label_column: str = "label", drop: Sequence[str] = (),
+             **kwargs) -> Callable[[str, str], MultiViewDataset]:
     def load(name: str, description: str) -> MultiViewDataset:
         return read_multiview_csv(
             SAMPLE_DATA_DIR / file,

@@ -121,7 +121,8 @@ class MultiViewDataset:
             try:
                 codes = np.array([lookup[v] for v in y.tolist()], dtype=np.int64)
             except KeyError as exc:
-                raise ValueError(f"{name}: label {exc.args[0]!r} is not one of the classes {list(class_values)}.") from None
+                raise ValueError(f"{name}: label {exc.args[0]!r} is not one of the classes "
+                                 f"{list(class_values)}.") from None
         class_names = tuple(str(c) for c in class_values.tolist())
         if len(set(class_names)) != len(class_names):
             raise ValueError(f"{name}: two classes have the same name once written as text: {class_names}.")
@@ -140,7 +141,8 @@ class MultiViewDataset:
             informative = np.asarray(informative, dtype=bool)
             if informative.shape != (n, len(checked)):
                 raise ValueError(
-                    f"{name}: informative must have shape (n_samples, n_views) = {(n, len(checked))}, got {informative.shape}."
+                    f"{name}: informative must have shape (n_samples, n_views) = {(n, len(checked))}, "
+                    f"got {informative.shape}."
                 )
             informative = _readonly(informative)
         if image_shape is not None:
@@ -326,7 +328,8 @@ class MultiViewDataset:
         for view_name, idx in self.views.items():
             owner[idx] = view_name
         if (owner == None).any():  # noqa: E711  (columns outside every view)
-            raise ValueError(f"{self.name}: some columns belong to no view; they cannot be written in view.feature form.")
+            raise ValueError(f"{self.name}: some columns belong to no view; they cannot be written in view.feature "
+                             f"form.")
         columns = [
             f if f.startswith(f"{v}.") else f"{v}.{f}" for v, f in zip(owner, self.feature_names)
         ]

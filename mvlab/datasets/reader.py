@@ -93,7 +93,8 @@ def read_multiview_csv(
     seen: set[str] = set()
     for j, h in enumerate(header):
         if h in seen:
-            raise ValueError(f"{name}: column name {h!r} appears twice (columns must be unique; second at column {j + 1}).")
+            raise ValueError(f"{name}: column name {h!r} appears twice (columns must be unique; second at column "
+                             f"{j + 1}).")
         seen.add(h)
     if label_column not in header:
         raise ValueError(
@@ -179,7 +180,8 @@ def _read_bytes(source, max_bytes: int) -> tuple[bytes, str]:
         if not path.is_file():
             raise ValueError(f"{path}: no such file.")
         if path.stat().st_size > max_bytes:
-            raise ValueError(f"{path.name}: the file is {path.stat().st_size / 2**20:.1f} MiB; the limit is {max_bytes / 2**20:.0f} MiB.")
+            raise ValueError(f"{path.name}: the file is {path.stat().st_size / 2**20:.1f} MiB; the limit is "
+                             f"{max_bytes / 2**20:.0f} MiB.")
         raw, name = path.read_bytes(), path.name.split(".")[0]
     elif hasattr(source, "read"):
         name = Path(getattr(source, "name", "uploaded file")).name or "uploaded file"
@@ -206,7 +208,8 @@ def _numeric_labels_if_possible(labels: np.ndarray) -> np.ndarray:
 def _check_classes(labels: np.ndarray, name: str) -> None:
     values, counts = np.unique(labels, return_counts=True)
     if len(values) < 2:
-        raise ValueError(f"{name}: every instance has the label '{values[0]}'; classification needs at least two classes.")
+        raise ValueError(f"{name}: every instance has the label '{values[0]}'; classification needs at least two "
+                         f"classes.")
     lonely = values[counts < 2]
     if lonely.size:
         raise ValueError(

@@ -125,7 +125,8 @@ def make_multiview_classification(
     shows = "a random class" if noise == "random-class" else "pure noise"
     if relevance == "iid":
         description = (f"Synthetic (independent relevance): {n_views} views, {n_classes} classes; each view carries an "
-                       f"instance's class with probability {[round(float(v), 2) for v in p]}, otherwise it shows {shows}.")
+                       f"instance's class with probability {[round(float(v), 2) for v in p]}, "
+                       f"otherwise it shows {shows}.")
     else:
         description = (f"Synthetic (region-structured relevance): {n_views} views, {n_classes} classes; every instance "
                        f"lies in one of {n_views} latent regions, visible in every view; view q carries the class only "

@@ -175,6 +175,10 @@ class Engine:
         self._start_error: str | None = None
 
     # ------------------------------------------------------------------ connection
+    def connect(self):
+        """Connect now (start the embedded cluster); returns the Dask client."""
+        return self.client
+
     @property
     def client(self):
         """The Dask client, connecting (and starting the embedded cluster) on first use."""
@@ -200,7 +204,7 @@ class Engine:
 
     def _start_quietly(self) -> None:
         try:
-            self.client
+            self.connect()
         except Exception as exc:  # said by server_status / submit, which connect again
             self._start_error = str(exc)
 
@@ -385,8 +389,8 @@ class Engine:
         runs' typical durations."""
         now = time.time()
         running = [self._remaining(j, now) for j in self._jobs.values() if j.state == "running"]
-        ahead = sorted((j for j in self._jobs.values() if j.state == "queued" and (job is None or j.order < job.order)),
-                       key=lambda j: j.order)[:n_ahead]
+        queued = [j for j in self._jobs.values() if j.state == "queued" and (job is None or j.order < job.order)]
+        ahead = sorted(queued, key=lambda j: j.order)[:n_ahead]
         return estimated_start(running, [j.typical for j in ahead], max(len(self._workers), 1))
 
     # ------------------------------------------------------------------ engine threads
@@ -518,8 +522,9 @@ class Engine:
         if rec is None:
             return None
         try:
-            return ResultsStore(rec.store_path).start_run(rec.kind, rec.dataset, rec.fingerprint, rec.seed, rec.settings,
-                                                          private=rec.private, status="queued")
+            store = ResultsStore(rec.store_path)
+            return store.start_run(rec.kind, rec.dataset, rec.fingerprint, rec.seed, rec.settings,
+                                   private=rec.private, status="queued")
         except ValueError:
             return None  # an unusable store only costs the record
 

@@ -17,7 +17,7 @@ from typing import Mapping
 
 from mvlab.core.progress import ProgressCallback
 from mvlab.datasets.container import MultiViewDataset
-from mvlab.experiments.dissimilarity import DISSIMILARITY
+from mvlab.experiments.combinations import DISSIMILARITY
 from mvlab.experiments.pair_methods import PAIRS
 from mvlab.experiments.protocols import RepeatedHoldout, RepeatedKFold, RepeatedPairDraws
 from mvlab.experiments.runner import ExperimentResult, Family, run_protocol

@@ -135,8 +135,10 @@ class ComparisonReport:
             if note:
                 out.append(f"  Note: {note}")
         if self.friedman is not None:
-            out += ["", f"Friedman over datasets: chi2 = {self.friedman.statistic:.3f}, p = {self.friedman.p_value:.4f}",
-                    f"Post-hoc against {self.control} (Holm and Bonferroni-Dunn):", markdown(self.posthoc.round(4).rename(columns=lambda c: c.replace("_", " ")))]
+            out += ["", f"Friedman over datasets: chi2 = {self.friedman.statistic:.3f}, p = "
+                        f"{self.friedman.p_value:.4f}",
+                    f"Post-hoc against {self.control} (Holm and Bonferroni-Dunn):",
+                    markdown(self.posthoc.round(4).rename(columns=lambda c: c.replace("_", " ")))]
         if self.critical_differences:
             out += ["", "Critical-difference diagram (Demšar 2006; methods listed together are not significantly "
                         "different; the post-hoc is meant for when Friedman's test rejects):"]

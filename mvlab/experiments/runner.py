@@ -6,7 +6,7 @@ baseline of the sign test and the control of the post-hoc, the parameters it acc
 function that evaluates *all* its methods on one split, so that methods that share work share
 it exactly (the dissimilarity combinations share their view forests; gcForest and SDF their
 seed).  The three families are defined next to their computations
-(:mod:`mvlab.experiments.dissimilarity`, :mod:`mvlab.experiments.view_construction`,
+(:mod:`mvlab.experiments.combinations`, :mod:`mvlab.experiments.view_construction`,
 :mod:`mvlab.experiments.pair_methods`) and listed by name in :mod:`mvlab.experiments.families`,
 which the CLI, the Benchmark page and the store use.
 
@@ -124,7 +124,8 @@ class Family:
         unknown = [m for m in methods if m not in self.methods]
         if unknown or not methods:
             raise ValueError(f"unknown method(s) {unknown} for the {self.name!r} family; choose from "
-                             f"{list(self.methods)}." if unknown else f"choose at least one method of {list(self.methods)}.")
+                             f"{list(self.methods)}." if unknown
+                             else f"choose at least one method of {list(self.methods)}.")
         return methods
 
 
@@ -297,7 +298,8 @@ def run_protocol(
     order = {(s.repetition, s.fold): i for i, s in enumerate(splits)}
     table = pd.DataFrame(rows, columns=[c for c in TABLE_COLUMNS if c != "dataset"])
     table["params"] = [p if isinstance(p, dict) else {} for p in table["params"]]
-    table = table.iloc[sorted(range(len(table)), key=lambda i: order[(table["repetition"].iat[i], table["fold"].iat[i])])]
+    table = table.iloc[sorted(range(len(table)),
+                              key=lambda i: order[(table["repetition"].iat[i], table["fold"].iat[i])])]
     table.insert(0, "dataset", dataset.name)
     compute_seconds = earlier_seconds + (seconds if todo else 0.0)
     if store is not None:
@@ -327,7 +329,8 @@ def with_param_columns(table: pd.DataFrame, keys) -> pd.DataFrame:
     table = table.copy()
     for key in keys:
         if key not in table.columns:
-            table[key] = [(p or {}).get(key) if isinstance(p, dict) else None for p in table.get("params", [{}] * len(table))]
+            table[key] = [(p or {}).get(key) if isinstance(p, dict) else None
+                          for p in table.get("params", [{}] * len(table))]
     return table
 
 

@@ -32,7 +32,7 @@ from mvlab.core.progress import ProgressCallback
 from mvlab.datasets.bundled import dataset_info, list_datasets, load_dataset
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.datasets.synthetic import make_madelon, make_multiview_classification
-from mvlab.experiments.dissimilarity import DISSIMILARITY, DVS_METHODS, DVS_VARIANTS, compare_combinations
+from mvlab.experiments.combinations import DISSIMILARITY, DVS_METHODS, DVS_VARIANTS, compare_combinations
 from mvlab.experiments.families import FAMILIES, make_protocol, run_experiment
 from mvlab.experiments.pair_methods import PAIRS
 from mvlab.experiments.siamese import run_siamese_experiment

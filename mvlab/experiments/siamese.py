@@ -33,9 +33,15 @@ from sklearn.utils import check_random_state
 
 from mvlab.core.progress import ProgressCallback, scaled
 from mvlab.core.serialize import pack, unpack
-from mvlab.siamese.cascade import MultiGrainedScanner
-from mvlab.siamese.forest import SiameseDeepForest, effective_number_of_trees
+from mvlab.siamese.forest import (
+    UNDETERMINED,
+    SiameseDeepForest,
+    effective_number_of_trees,
+    similarity_scores,
+    threshold_rule,
+)
 from mvlab.siamese.pairs import make_pair_split, pair_features
+from mvlab.siamese.scanning import MultiGrainedScanner
 
 __all__ = [
     "MODELS",
@@ -55,11 +61,6 @@ _MAX_SEED = np.iinfo(np.int32).max
 
 
 # ----------------------------------------------------------------------------- tau rule
-def _predict(scores, tau):
-    """The rule of §C.5: 0 if ``s >= tau``, 1 if ``s < 0``, else -1 (undetermined)."""
-    return SiameseDeepForest().predict_from_scores(scores, tau)
-
-
 class TauTradeoff(NamedTuple):
     """What a threshold ``tau`` does to a set of scored pairs (see :func:`tau_tradeoff`)."""
 
@@ -95,8 +96,8 @@ def tau_tradeoff(scores, y, tau) -> TauTradeoff:
     s, y = _check_scores(scores, y)
     if not np.isfinite(tau) or tau < 0:
         raise ValueError(f"tau must be a finite number >= 0; got {tau!r}.")
-    pred = _predict(s, float(tau))
-    det = pred >= 0
+    pred = threshold_rule(s, float(tau))
+    det = pred != UNDETERMINED
     n_det = int(det.sum())
     acc = float(np.mean(pred[det] == y[det])) if n_det else float("nan")
     undetermined = float(1.0 - n_det / s.size) if s.size else float("nan")
@@ -131,8 +132,8 @@ def _level_accuracies(model, F_test, y_test):
     V = model._vector_levels(F_test)  # pair (or shared scanner) vectors, see run_siamese_experiment
     acc, scores = [], None
     for v in V:
-        scores = v[:, :, 0].sum(axis=1) - v[:, :, 1].sum(axis=1)
-        acc.append(float(np.mean(np.where(scores >= 0, 0, 1) == y_test)))
+        scores = similarity_scores(v)
+        acc.append(float(np.mean(threshold_rule(scores) == y_test)))
     return np.asarray(acc), scores
 
 
@@ -200,11 +201,12 @@ class SiameseExperiment:
 
     def accuracy(self, model: str, tau: float = 0.0) -> float:
         """Test accuracy of a model; with ``tau > 0`` undetermined pairs count as errors."""
-        return float(np.mean(_predict(self.scores[model], tau) == self.y_test))
+        return float(np.mean(threshold_rule(self.scores[model], tau) == self.y_test))
 
     def predictions(self, model: str, tau: float = 0.0) -> np.ndarray:
-        """0 similar, 1 dissimilar, -1 undetermined for every test pair, shape (M,)."""
-        return _predict(self.scores[model], tau)
+        """0 similar, 1 dissimilar, -1 undetermined for every test pair, shape (M,) (the rule of §C.5,
+        :func:`mvlab.siamese.forest.threshold_rule`)."""
+        return threshold_rule(self.scores[model], tau)
 
     def effective_trees(self) -> list:
         """Per SDF level and forest, the effective number of trees of each fold-model, (n_models,)."""

@@ -974,7 +974,8 @@ class CriticalDifferenceResult(_RanksOfMethods, _Result):
         """A text rendering of the diagram: the CD, the ranks and the groups, one per line."""
         cd = "" if math.isnan(self.critical_difference) else f"CD = {self.critical_difference:.3f}, "
         out = [f"{self.label} (α = {self.alpha:g}): {cd}{self.n_methods} methods over {self.n_blocks} {block_name}",
-               "  average ranks (1 = best): " + ", ".join(f"{m} {r:.2f}" for m, r in zip(self.methods, self.average_ranks))]
+               "  average ranks (1 = best): " + ", ".join(f"{m} {r:.2f}" for m, r in zip(self.methods,
+                                                                                         self.average_ranks))]
         if self.control is None:
             if not self.groups:
                 out.append("  every pair differs significantly")

@@ -38,9 +38,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.parallel import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
-from mvlab.construction._incremental import ESTIMATOR_NAMES
 from mvlab.construction.diversity import diversity_report
 from mvlab.construction.ensemble import ViewEnsemble, percent_features_used, timed_fit, weighted_vote
+from mvlab.construction.estimators import ESTIMATOR_NAMES
 from mvlab.construction.partition import (
     OFSP,
     AttributeBagging,
@@ -50,8 +50,8 @@ from mvlab.construction.partition import (
     RandomPartition,
 )
 from mvlab.core.progress import ProgressCallback
-from mvlab.core.threads import call_on_threads
 from mvlab.core.serialize import pack, unpack
+from mvlab.core.threads import call_on_threads
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.experiments.protocols import RepeatedKFold
 from mvlab.experiments.runner import Family, Preset, run_protocol, with_param_columns

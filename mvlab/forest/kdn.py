@@ -30,7 +30,7 @@ def _kdn(Xs: np.ndarray, y: np.ndarray, k: int) -> np.ndarray:
     squared distance is within :func:`mvlab.core.neighbours.distance_tie_tolerance` of the
     smallest remaining one (:func:`mvlab.core.neighbours.k_nearest_tolerant`). Exact ties and
     ties that rounding hides (features on a decimal grid) both go to the lowest index; a slow
-    per-row reference and exact integer-grid distances pin this in ``tests/test_proximity.py``.
+    per-row reference and exact integer-grid distances pin this in ``tests/test_forest_dissimilarity.py``.
     """
     D2 = squared_distances(Xs, Xs)
     nn = k_nearest_tolerant(D2, k, distance_tie_tolerance(Xs), exclude_diagonal=True, overwrite=True)

@@ -19,10 +19,11 @@ rfgap       ``I(x OOB in t)`` (1 for new)      ``c_i(t) / |M(leaf)|``         ``
 The path-length measure is not a same-leaf product: it sums, per tree, a leaf-to-leaf matrix
 gathered at the instances' leaves (a loop over trees, never over pairs).
 
-**Adding a measure** is one class here (its parameters in ``__init__``, ``check`` for their
-values, ``prepare`` for what it needs from the fitted forest, and either the ``U``/``W``/
-normalisation hooks of :class:`SameLeafMeasure` or a whole ``dissimilarity``), one entry in
-:data:`MEASURES`, and its reference test (a pair loop) in ``tests/test_proximity.py``.
+**Adding a measure** is one class here (its parameters in ``__init__``, their allowed values in
+``_parameter_constraints``, ``check_data`` for what depends on the training rows, ``prepare`` for
+what it needs from the fitted forest, and either the ``U``/``W``/normalisation hooks of
+:class:`SameLeafMeasure` or a whole ``dissimilarity``), one entry in :data:`MEASURES`, and its
+reference test (a pair loop) in ``tests/test_forest_dissimilarity.py``.
 
 Every hook receives the fitted :class:`mvlab.forest.dissimilarity.ForestDissimilarity` (``fd``),
 whose arrays it reads: ``leaves_`` (n_train, T) global leaf ids, ``n_leaves_``, ``oob_mask_``,
@@ -38,7 +39,7 @@ from typing import ClassVar, Optional
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-from mvlab.core.params import is_int
+from mvlab.core.params import POSITIVE_INT, Interval, StrOptions
 from mvlab.core.progress import ProgressCallback
 from mvlab.core.progress import report as _report
 from mvlab.forest._leaf_product import cooccurrence
@@ -52,16 +53,23 @@ class Measure(BaseEstimator):
     """Base of the measures: a name, a title for people, and the computation.
 
     Subclasses set ``name``, ``title``, ``reference`` (where it is defined) and implement
-    :meth:`dissimilarity`; :meth:`check` validates the parameters for ``n_train`` rows and
+    :meth:`dissimilarity`; their parameters' allowed values are ``_parameter_constraints`` (the
+    estimators' convention), :meth:`check_data` checks what depends on the ``n_train`` rows, and
     :meth:`prepare` computes per-forest quantities once, after the forest is grown.
     """
 
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
     reference: ClassVar[str] = ""
+    _parameter_constraints: dict = {}
 
     def check(self, n_train: int) -> None:
-        """Raise ``ValueError`` when a parameter does not suit ``n_train`` training rows."""
+        """Raise ``ValueError`` when a parameter is not allowed or does not suit ``n_train`` training rows."""
+        self._validate_params()
+        self.check_data(n_train)
+
+    def check_data(self, n_train: int) -> None:
+        """Raise ``ValueError`` when a (valid) parameter does not suit ``n_train`` training rows."""
 
     def prepare(self, fd, X: np.ndarray, y: np.ndarray, progress: ProgressCallback = None) -> None:
         """Per-forest precomputation, stored on this (fitted, private) copy of the measure."""
@@ -154,18 +162,16 @@ class RFD(SameLeafMeasure):
     reference = "§A.5"
     FORMS: ClassVar[tuple[str, ...]] = ("weighted_proximity", "weighted_dissimilarity")
 
+    _parameter_constraints: dict = {"kdn_k": POSITIVE_INT, "form": [StrOptions(set(FORMS))]}
+
     def __init__(self, kdn_k=7, form="weighted_proximity"):
         self.kdn_k = kdn_k
         self.form = form
 
-    def check(self, n_train):
-        if not is_int(self.kdn_k) or self.kdn_k < 1:
-            raise ValueError(f"kdn_k must be a positive integer, got {self.kdn_k!r}.")
+    def check_data(self, n_train):
         if self.kdn_k > n_train - 1:
             raise ValueError(f"kdn_k={self.kdn_k} needs at least {self.kdn_k + 1} training instances, "
                              f"got {n_train}; lower kdn_k.")
-        if self.form not in self.FORMS:
-            raise ValueError(f"form must be one of {self.FORMS}, got {self.form!r}.")
 
     def prepare(self, fd, X, y, progress=None):
         _report(progress, 0.0, "kDN hardness per tree")
@@ -240,12 +246,10 @@ class RFGAP(SameLeafMeasure):
     reference = "Rhodes, Cutler & Moon 2023"
     SCALINGS: ClassVar[tuple[str, ...]] = ("none", "row_max")
 
+    _parameter_constraints: dict = {"scaling": [StrOptions(set(SCALINGS))]}
+
     def __init__(self, scaling="none"):
         self.scaling = scaling
-
-    def check(self, n_train):
-        if self.scaling not in self.SCALINGS:
-            raise ValueError(f"scaling must be one of {self.SCALINGS}, got {self.scaling!r}.")
 
     def prepare(self, fd, X, y, progress=None):
         counts = fd.in_bag_counts_
@@ -259,7 +263,8 @@ class RFGAP(SameLeafMeasure):
         return self.weights_
 
     def normalise(self, fd, S, train):
-        n_oob = fd.oob_mask_.sum(axis=1).astype(np.float64) if train else np.full(S.shape[0], float(fd.leaves_.shape[1]))
+        n_oob = fd.oob_mask_.sum(axis=1).astype(np.float64) if train else np.full(S.shape[0],
+                                                                                  float(fd.leaves_.shape[1]))
         P = np.divide(S, n_oob[:, None], out=np.zeros_like(S), where=n_oob[:, None] > 0)
         if train:
             np.fill_diagonal(P, 0.0)  # already 0: x_i is out-of-bag where it is counted
@@ -286,12 +291,10 @@ class PathLength(Measure):
     title = "Path length (Englund & Verikas)"
     reference = "§A.4"
 
+    _parameter_constraints: dict = {"w": [Interval(numbers.Real, 0.0, float("inf"), closed="neither")]}
+
     def __init__(self, w=1.0):
         self.w = w
-
-    def check(self, n_train):
-        if not isinstance(self.w, numbers.Real) or isinstance(self.w, bool) or not np.isfinite(self.w) or self.w <= 0:
-            raise ValueError(f"w must be a positive finite number, got {self.w!r}.")
 
     def dissimilarity(self, fd, G, train, engine="auto", progress=None):
         T = fd.leaves_.shape[1]

@@ -9,7 +9,8 @@ final random forest is trained on its rows.  How the views are merged is a *comb
 * :class:`mvlab.rfd.dvs.DVSCombiner`: dynamic view selection, one forest per subset of views
   and a choice per instance (§A.8).
 
-A combiner is any object with ``fit(view_forests, random_state) -> self``,
+A combiner is an estimator (its parameters, ``random_state`` among them, in its constructor and its
+``_parameter_constraints``) with ``fit(view_forests) -> self``,
 ``predict_proba(dissimilarities) -> (n, C)`` and ``view_weights_``; the DVS combiner also has
 ``explain(dissimilarities)``.  :class:`RFDClassifier` is the scikit-learn estimator;
 ``fit(X, y, view_forests=vf)`` reuses precomputed view forests (so several combinations are
@@ -50,23 +51,39 @@ COMBINATION_TITLES = {
 
 
 # ----------------------------------------------------------------------------- combiners
-class StaticCombiner:
+class StaticCombiner(BaseEstimator):
     """Static weighting + final forest on the joint matrix (§A.6 steps 2-3, §A.7).
+
+    Parameters as :class:`RFDClassifier` (``combination`` one of the static ones);
+    ``random_state`` seeds the final forest.
 
     Attributes after ``fit``: ``view_weights_`` (Q,), ``joint_dissimilarity_`` (n, n)
     float32, ``forest_`` (the final RandomForestClassifier, trained on encoded labels).
     """
 
+    _parameter_constraints: dict = {
+        "combination": [StrOptions(set(STATIC_COMBINATIONS))],
+        "k": POSITIVE_INT,
+        "alignment_normalization": [StrOptions(set(ALIGNMENT_NORMALIZATIONS))],
+        "n_estimators": POSITIVE_INT,
+        "max_features": MAX_FEATURES,
+        "n_jobs": N_JOBS,
+        "random_state": RANDOM_STATE,
+    }
+
     def __init__(self, combination="average", k=7, alignment_normalization="softmax",
-                 n_estimators=100, max_features="sqrt", n_jobs=None):
+                 n_estimators=100, max_features="sqrt", n_jobs=None, random_state=None):
         self.combination = combination
         self.k = k
         self.alignment_normalization = alignment_normalization
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.n_jobs = n_jobs
+        self.random_state = random_state
 
-    def fit(self, view_forests: ViewForests, random_state=None):
+    def fit(self, view_forests: ViewForests):
+        """Weights of the views, their joint matrix, and the final forest on it."""
+        self._validate_params()
         self.view_weights_ = static_view_weights(
             self.combination, view_forests, self.k, self.alignment_normalization
         )
@@ -74,7 +91,7 @@ class StaticCombiner:
         self.forest_ = RandomForestClassifier(
             n_estimators=self.n_estimators,
             max_features=self.max_features,
-            random_state=random_state,
+            random_state=self.random_state,
             n_jobs=self.n_jobs,
         ).fit(self.joint_dissimilarity_, view_forests.y)
         return self
@@ -217,7 +234,8 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
                 f"k={self.k} neighbours need at least {self.k + 1} training instances, got {n_samples}; lower k."
             )
 
-    def _make_combiner(self):
+    def _make_combiner(self, seed: int):
+        """The combiner of ``combination``, seeded with ``seed`` (the view forests' last seed)."""
         if self.combination == "dvs":
             return DVSCombiner(
                 k=self.k,
@@ -230,6 +248,7 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
                 n_estimators=self.n_estimators,
                 max_features=self.final_max_features,
                 n_jobs=self.n_jobs,
+                random_state=seed,
             )
         return StaticCombiner(
             combination=self.combination,
@@ -238,6 +257,7 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
             n_estimators=self.n_estimators,
             max_features=self.final_max_features,
             n_jobs=self.n_jobs,
+            random_state=seed,
         )
 
     def fit(self, X, y, progress: ProgressCallback = None, view_forests: Optional[ViewForests] = None):
@@ -267,7 +287,6 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"RFDClassifier needs at least 2 classes in y, got {len(classes)}.")
         # Share of the progress bar for the view forests: the DVS pool is the long part.
         split = 0.85
-        combiner = self._make_combiner()
         if self.combination == "dvs":
             n_pool = n_candidates(len(views), self.dvs_max_subset_size)
             split = len(views) / (len(views) + n_pool)
@@ -284,14 +303,14 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
             )
         else:
             self._check_view_forests(view_forests, X, y, views)
-        seeds = view_forests.seeds
+        combiner = self._make_combiner(int(view_forests.seeds[-1]))
         stage = "candidate pool" if self.combination == "dvs" else "weights and final forest"
         _report(progress, split, f"combination {self.combination!r}: {stage}")
         if self.combination == "dvs":
             sub = scaled(progress, split, 1 - split)
-            combiner.fit(view_forests, random_state=int(seeds[-1]), progress=sub)
+            combiner.fit(view_forests, progress=sub)
         else:
-            combiner.fit(view_forests, random_state=int(seeds[-1]))
+            combiner.fit(view_forests)
         self.classes_ = view_forests.classes
         self.views_ = view_forests.views
         self.view_names_ = view_forests.view_names

@@ -67,15 +67,17 @@ from itertools import combinations
 from typing import Optional, Sequence
 
 import numpy as np
+from sklearn.base import BaseEstimator
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils.parallel import Parallel, delayed
 
 from mvlab.core.neighbours import k_smallest_indices
+from mvlab.core.params import MAX_FEATURES, N_JOBS, OPTIONAL_POSITIVE_INT, POSITIVE_INT, RANDOM_STATE, StrOptions
 from mvlab.core.params import is_int as _is_int
 from mvlab.core.progress import ProgressCallback
 from mvlab.core.progress import report as _report
-from mvlab.core.threads import worker_count
+from mvlab.core.threads import split_workers
 from mvlab.rfd.competence_regions import candidate_regions
 from mvlab.rfd.explanation import DVSExplanation
 from mvlab.rfd.view_forests import ViewForests, combine
@@ -333,7 +335,7 @@ def _fit_candidate(dissimilarities, mask, y, k_train, n_estimators, max_features
 
 
 # ----------------------------------------------------------------------------- combiner
-class DVSCombiner:
+class DVSCombiner(BaseEstimator):
     """Dynamic View Selection combiner for :class:`mvlab.rfd.classifier.RFDClassifier` (§A.8).
 
     The pool (one forest per view subset) is grown once by :meth:`fit`; the *rules* that turn
@@ -374,6 +376,9 @@ class DVSCombiner:
     n_jobs : int or None
         Candidates are grown in parallel (threads), one thread each when there are more
         candidates than jobs.
+    random_state : int, RandomState or None, default=None
+        The seed shared by every candidate: an int is used as is, otherwise one is drawn from it.
+        :class:`~mvlab.rfd.classifier.RFDClassifier` passes the seed it keeps for the final forest.
 
     Attributes
     ----------
@@ -404,6 +409,20 @@ class DVSCombiner:
 
     RULES = ("competence", "region", "tie_break", "selection", "neighbour_weights")
 
+    _parameter_constraints: dict = {
+        "k": POSITIVE_INT,  # against the training rows, in fit
+        "competence": [StrOptions(set(COMPETENCES))],
+        "selection": [StrOptions(set(SELECTIONS))],
+        "max_subset_size": OPTIONAL_POSITIVE_INT,
+        "n_estimators": POSITIVE_INT,
+        "max_features": MAX_FEATURES,
+        "n_jobs": N_JOBS,
+        "region": [StrOptions(set(REGIONS))],
+        "tie_break": [StrOptions(set(TIE_BREAKS))],
+        "neighbour_weights": [StrOptions(set(NEIGHBOUR_WEIGHTS))],
+        "random_state": RANDOM_STATE,
+    }
+
     def __init__(
         self,
         k=7,
@@ -416,6 +435,7 @@ class DVSCombiner:
         region="candidate",
         tie_break="oob",
         neighbour_weights="uniform",
+        random_state=None,
     ):
         self.k = k
         self.competence = competence
@@ -427,35 +447,24 @@ class DVSCombiner:
         self.region = region
         self.tie_break = tie_break
         self.neighbour_weights = neighbour_weights
+        self.random_state = random_state
 
     # ---------------------------------------------------------------- fit
-    def _check_rules(self) -> None:
-        for name, allowed in (("competence", COMPETENCES), ("region", REGIONS), ("tie_break", TIE_BREAKS),
-                              ("selection", SELECTIONS), ("neighbour_weights", NEIGHBOUR_WEIGHTS)):
-            if getattr(self, name) not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}.")
-
-    def _check_params(self, n_train: int) -> None:
-        if not _is_int(self.k) or self.k < 1:
-            raise ValueError(f"k must be a positive integer (size of the region of competence), got {self.k!r}.")
+    def _check_data_params(self, n_train: int) -> None:
+        """The check ``_parameter_constraints`` cannot express: ``k`` against the training rows."""
         if self.k > n_train:
             raise ValueError(
                 f"k={self.k} is larger than the training set ({n_train} instances): the region of "
                 f"competence cannot hold more neighbours than there are training instances; use k <= {n_train}."
             )
-        self._check_rules()
-        if not _is_int(self.n_estimators) or self.n_estimators < 1:
-            raise ValueError(f"n_estimators must be a positive integer, got {self.n_estimators!r}.")
 
-    def fit(self, view_forests: ViewForests, random_state=None, progress: ProgressCallback = None):
+    def fit(self, view_forests: ViewForests, progress: ProgressCallback = None):
         """Grow the pool (§A.8 lines 1-6), the OOB-hit matrix, and replay the rules on the training rows.
 
         Parameters
         ----------
         view_forests : ViewForests
             Training matrices ``D_q`` (each (n_train, n_train)) and encoded labels.
-        random_state : int, RandomState or None
-            The seed shared by every candidate (an int is used as is).
         progress : callable (fraction, message), optional
             Called from the calling thread after each candidate.
 
@@ -472,7 +481,8 @@ class DVSCombiner:
         y = np.asarray(view_forests.y, dtype=np.int64)
         n_train = y.shape[0]
         Q = len(Ds)
-        self._check_params(n_train)
+        self._validate_params()
+        self._check_data_params(n_train)
         subsets = view_subsets(Q, self.max_subset_size)
         P = subsets.shape[0]
         if P > MAX_CANDIDATES_WITHOUT_WARNING:
@@ -484,16 +494,14 @@ class DVSCombiner:
                 DVSCostWarning,
                 stacklevel=2,
             )
-        if random_state is None or not _is_int(random_state):
-            seed = int(check_random_state(random_state).randint(_MAX_INT))
+        if self.random_state is None or not _is_int(self.random_state):
+            seed = int(check_random_state(self.random_state).randint(_MAX_INT))
         else:
-            seed = int(random_state)
+            seed = int(self.random_state)
         # Leave-one-out replay needs k neighbours among the n_train - 1 others.
         k_train = min(self.k, n_train - 1)
 
-        total = max(1, worker_count(self.n_jobs))
-        outer = min(total, P)
-        inner = max(1, total // outer)
+        outer, inner = split_workers(self.n_jobs, P)
         names = subset_names(subsets, view_forests.view_names)
         args = (y, k_train, self.n_estimators, self.max_features, seed, inner)
         _report(progress, 0.0, f"growing {P} DVS candidate forest(s) of {self.n_estimators} trees")
@@ -567,9 +575,8 @@ class DVSCombiner:
         if not hasattr(self, "candidates_"):
             raise ValueError("this DVSCombiner is not fitted yet; call fit(view_forests) first.")
         other = copy.copy(self)
-        for name, value in rules.items():
-            setattr(other, name, value)
-        other._check_rules()
+        other.set_params(**rules)
+        other._validate_params()
         other._replay()
         return other
 
@@ -645,11 +652,13 @@ class DVSCombiner:
         """
         P, k = self.subsets_.shape[0], self.k
         if self.region == "candidate":
-            return candidate_regions(Ds, self.subsets_, k, n_jobs=self.n_jobs, with_dissimilarities=with_dissimilarities)
+            return candidate_regions(Ds, self.subsets_, k, n_jobs=self.n_jobs,
+                                     with_dissimilarities=with_dissimilarities)
         joint = subset_dissimilarity(Ds, np.ones(len(Ds), dtype=bool))
         shared = k_smallest_indices(joint, k)
         regions = np.broadcast_to(shared, (P,) + shared.shape)
-        region_d = np.broadcast_to(np.take_along_axis(joint, shared, axis=1), regions.shape) if with_dissimilarities else None
+        region_d = np.broadcast_to(np.take_along_axis(joint, shared, axis=1),
+                                   regions.shape) if with_dissimilarities else None
         return regions, region_d
 
     def _regions_and_competence(self, Ds: list[np.ndarray], with_dissimilarities: bool):
@@ -778,7 +787,8 @@ class DVSCombiner:
         try:
             which = np.array([code_of[tuple(row)] for row in views], dtype=np.int64)
         except KeyError as exc:
-            raise ValueError(f"the view subset {np.flatnonzero(exc.args[0]).tolist()} is not a candidate of the pool.") from None
+            raise ValueError(f"the view subset {np.flatnonzero(exc.args[0]).tolist()} is not a candidate of the "
+                             f"pool.") from None
         proba = np.zeros((len(which), len(self.classes_)))
         for c in np.unique(which):
             rows = np.flatnonzero(which == c)

@@ -196,7 +196,8 @@ def view_choice_scores(chosen_views: np.ndarray, informative: np.ndarray) -> dic
     chosen = np.asarray(chosen_views, dtype=bool)
     truth = np.asarray(informative, dtype=bool)
     if chosen.shape != truth.shape or chosen.ndim != 2:
-        raise ValueError(f"chosen_views and informative must have the same (n, Q) shape, got {chosen.shape} and {truth.shape}.")
+        raise ValueError(f"chosen_views and informative must have the same (n, Q) shape, got {chosen.shape} and "
+                         f"{truth.shape}.")
     both = (chosen & truth).sum(axis=1)
     size, n_inf = chosen.sum(axis=1), truth.sum(axis=1)
     Q = chosen.shape[1]

@@ -17,7 +17,7 @@ from sklearn.utils.parallel import Parallel, delayed
 
 from mvlab.core.progress import ProgressCallback
 from mvlab.core.progress import report as _report
-from mvlab.core.threads import worker_count
+from mvlab.core.threads import split_workers, worker_count
 from mvlab.core.views import check_views
 from mvlab.forest.dissimilarity import ForestDissimilarity
 
@@ -132,9 +132,7 @@ def fit_view_forests(
     classes, y_enc = np.unique(y, return_inverse=True)
     views, names = check_views(views, X.shape[1])
     seeds = check_random_state(random_state).randint(_MAX_INT, size=len(views) + 1)
-    total = worker_count(n_jobs)
-    outer = min(total, len(views))
-    inner = max(1, total // outer)
+    outer, inner = split_workers(n_jobs, len(views))
     makers = [
         ForestDissimilarity(
             measure=measure,

@@ -28,11 +28,23 @@ from sklearn.utils.validation import check_is_fitted
 
 from mvlab.core.params import NON_NEGATIVE_REAL, Interval, StrOptions
 from mvlab.core.progress import ProgressCallback
-from mvlab.siamese.cascade import CascadeForest, MultiGrainedScanner, tree_probas
+from mvlab.siamese.cascade import CascadeForest, tree_probas
 from mvlab.siamese.pairs import pair_features
+from mvlab.siamese.scanning import MultiGrainedScanner
 from mvlab.siamese.tree_weights import solve_tree_weights
 
-__all__ = ["SiameseDeepForest", "effective_number_of_trees", "pair_vectors", "tree_margin_matrix"]
+__all__ = [
+    "UNDETERMINED",
+    "SiameseDeepForest",
+    "effective_number_of_trees",
+    "pair_vectors",
+    "similarity_scores",
+    "threshold_rule",
+    "tree_margin_matrix",
+]
+
+UNDETERMINED = -1
+"""Label of a pair the threshold rule of §C.5 leaves undetermined (``0 <= S0 - S1 < tau``)."""
 
 
 def pair_vectors(pairs, preprocessor=None):
@@ -110,6 +122,30 @@ def tree_margin_matrix(tp, y_pairs, z_scale=1.0):
     return z[:, None] * (tp[:, :, 0] - tp[:, :, 1]).T
 
 
+def similarity_scores(V):
+    """``S0 - S1`` of §C.5 from one level's class vectors ``V`` (n_pairs, n_forests, 2), shape (n_pairs,).
+
+    ``S0`` and ``S1`` sum the similar and dissimilar entries over the forests; positive means
+    similar, and ``S0 - S1`` lies in ``[-n_forests, n_forests]``.
+    """
+    V = np.asarray(V)
+    return V[:, :, 0].sum(axis=1) - V[:, :, 1].sum(axis=1)
+
+
+def threshold_rule(scores, tau=0.0):
+    """The decision rule of §C.5 on ``S0 - S1``, shape of ``scores``, int64.
+
+    ``0`` (similar) where ``s >= tau``, ``1`` (dissimilar) where ``s < 0``, and
+    :data:`UNDETERMINED` (-1) in between, which happens only when ``tau > 0``. With ``tau = 0``
+    it is gcForest's argmax decision, ties going to similar.
+    """
+    scores = np.asarray(scores)
+    out = np.full(scores.shape, UNDETERMINED, dtype=np.int64)
+    out[scores >= tau] = 0
+    out[scores < 0] = 1
+    return out
+
+
 class SiameseDeepForest(CascadeForest):
     """Siamese deep forest: a gcForest cascade on pairs with QP-weighted trees (§C.3-C.6).
 
@@ -129,8 +165,15 @@ class SiameseDeepForest(CascadeForest):
         trees were trained on (the paper-literal reading of Algorithm 1). Training class vectors
         are out-of-fold (or out-of-bag) in both cases.
     tau : float >= 0, default=0.0
-        Decision threshold of §C.5 on ``S0 - S1``: ``>= tau`` similar (0), ``< 0`` dissimilar
-        (1), otherwise undetermined (-1). ``tau=0`` is gcForest's argmax decision.
+        Decision threshold of §C.5 on ``S0 - S1`` (:meth:`similarity_score`): ``>= tau`` similar
+        (0), ``< 0`` dissimilar (1), otherwise undetermined (:func:`threshold_rule`). ``tau=0``
+        is gcForest's argmax decision and leaves no pair undetermined.
+    undetermined : {"dissimilar", "abstain"}, default="dissimilar"
+        What :meth:`predict` returns for the pairs the rule leaves undetermined
+        (``0 <= S0 - S1 < tau``). ``"dissimilar"``: 1, so that predictions stay within
+        ``classes_`` as scikit-learn expects (a pair is predicted similar only when
+        ``S0 - S1 >= tau``). ``"abstain"``: the paper's third outcome, :data:`UNDETERMINED`
+        (-1), a label outside ``classes_`` that :meth:`score` counts as an error.
     solver : {"pgd", "cvxpy"}, default="pgd"
         QP solver (see :func:`mvlab.siamese.tree_weights.solve_tree_weights`).
     solver_tol : float, default=1e-9
@@ -178,6 +221,7 @@ class SiameseDeepForest(CascadeForest):
         "z_schedule": [StrOptions({"double", "constant"})],
         "qp_probas": [StrOptions({"oof", "insample"})],
         "tau": NON_NEGATIVE_REAL,
+        "undetermined": [StrOptions({"dissimilar", "abstain"})],
         "solver": [StrOptions({"pgd", "cvxpy"})],
         "solver_tol": [Interval(numbers.Real, 0.0, None, closed="neither")],
         "crossfit": ["boolean"],
@@ -192,6 +236,7 @@ class SiameseDeepForest(CascadeForest):
         z_schedule="double",
         qp_probas="oof",
         tau=0.0,
+        undetermined="dissimilar",
         solver="pgd",
         solver_tol=1e-9,
         crossfit=True,
@@ -233,6 +278,7 @@ class SiameseDeepForest(CascadeForest):
         self.z_schedule = z_schedule
         self.qp_probas = qp_probas
         self.tau = tau
+        self.undetermined = undetermined
         self.solver = solver
         self.solver_tol = solver_tol
         self.crossfit = crossfit
@@ -383,34 +429,37 @@ class SiameseDeepForest(CascadeForest):
         check_is_fitted(self, "levels_")
         return self._level_vectors(self._features(np.asarray(V, dtype=np.float64)))
 
-    def decision_function(self, pairs):
-        """Score ``S0 - S1`` of §C.5: sums over the last level's forests, shape (n_pairs,).
+    def similarity_score(self, pairs):
+        """The paper's score ``S0 - S1`` (§C.5): sums over the last level's forests, shape (n_pairs,).
 
-        Positive means similar.
+        Positive means similar (class 0); :func:`threshold_rule` turns it into the paper's
+        three-way decision with ``tau``. ``pairs`` as in :meth:`fit`.
         """
-        V = self.level_class_vectors(pairs)[-1]
-        return V[:, :, 0].sum(axis=1) - V[:, :, 1].sum(axis=1)
+        return similarity_scores(self.level_class_vectors(pairs)[-1])
 
-    def predict_from_scores(self, scores, tau=None):
-        """The threshold rule of §C.5: 0 if ``s >= tau``, 1 if ``s < 0``, else -1."""
-        tau = self.tau if tau is None else tau
-        scores = np.asarray(scores)
-        out = np.full(scores.shape, -1, dtype=np.int64)
-        out[scores >= tau] = 0
-        out[scores < 0] = 1
-        return out
+    def decision_function(self, pairs):
+        """``S1 - S0``, shape (n_pairs,): positive for ``classes_[1]`` (dissimilar), as scikit-learn
+        reads a binary decision function (``roc_auc`` scoring, ``RocCurveDisplay``).
+
+        The negation of :meth:`similarity_score`, whose sign follows the paper.
+        """
+        return -self.similarity_score(pairs)
 
     def predict(self, pairs):
-        """0 similar, 1 dissimilar, -1 undetermined (only when ``tau > 0``), shape (n_pairs,)."""
-        return self.predict_from_scores(self.decision_function(pairs))
+        """0 similar, 1 dissimilar, shape (n_pairs,); -1 for undetermined pairs only with
+        ``undetermined="abstain"`` and ``tau > 0`` (:func:`threshold_rule`)."""
+        labels = threshold_rule(self.similarity_score(pairs), self.tau)
+        if self.undetermined == "dissimilar":
+            labels[labels == UNDETERMINED] = 1
+        return labels
 
     def predict_proba(self, pairs):
         """Average of the last level's class vectors, shape (n_pairs, 2)."""
         return self.level_class_vectors(pairs)[-1].mean(axis=1)
 
     def score(self, pairs, y, sample_weight=None):
-        """Accuracy of :meth:`predict`, undetermined pairs counting as errors (weighted by
-        ``sample_weight``, shape (n_pairs,), if given)."""
+        """Accuracy of :meth:`predict` (weighted by ``sample_weight``, shape (n_pairs,), if given);
+        with ``undetermined="abstain"`` undetermined pairs count as errors."""
         return float(np.average(self.predict(pairs) == np.asarray(y), weights=sample_weight))
 
     def __sklearn_tags__(self):

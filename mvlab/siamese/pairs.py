@@ -19,6 +19,8 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 
+from mvlab.core.params import POSITIVE_COUNT, RANDOM_STATE, validate_params
+
 __all__ = ["PairSplit", "make_pair_split", "make_pairs", "pair_features", "split_pools", "pair_capacity",
            "max_train_pairs"]
 
@@ -83,6 +85,17 @@ def _sample_dissimilar(groups, n, rng):
     return out
 
 
+@validate_params(
+    {
+        "y": ["array-like"],
+        "n_pairs": POSITIVE_COUNT,
+        "balanced": ["boolean"],
+        "both_orders": ["boolean"],
+        "pool": ["array-like", None],
+        "random_state": RANDOM_STATE,
+    },
+    prefer_skip_nested_validation=True,
+)
 def make_pairs(y, n_pairs, *, balanced=True, both_orders=False, pool=None, random_state=None):
     """Draw labelled pairs of instances (Eqs. 1-2): ``y_ij = 0`` same class, ``1`` otherwise.
 
@@ -120,8 +133,6 @@ def make_pairs(y, n_pairs, *, balanced=True, both_orders=False, pool=None, rando
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D (one label per instance); got shape {y.shape}.")
-    if not isinstance(n_pairs, (int, np.integer)) or n_pairs < 1:
-        raise ValueError(f"n_pairs must be a positive integer; got {n_pairs!r}.")
     if pool is None:
         pool = np.arange(y.size)
     else:

@@ -16,7 +16,8 @@ def your_run() -> None:
     job = eng.job_of(holder()) if eng.ready() else None
     status = eng.status(job) if job else None
     if status is not None and status.state in ("queued", "running"):
-        st.caption(":material/pending: " + status_text(status, "Your run").replace(" **Stop** works while it waits.", ""))
+        line = status_text(status, "Your run").replace(" **Stop** works while it waits.", "")
+        st.caption(f":material/pending: {line}")
 
 
 def server_panel() -> None:

@@ -597,7 +597,8 @@ def cascade_level_accuracy(levels, title: str = "Accuracy per cascade level") ->
         if kept.any():
             last = int(part["level"].to_numpy()[kept].max())
             fig.add_vline(x=last + (0.03 if i else -0.03), line_dash="dot", line_color=color,
-                          annotation_text=f"{model} keeps {last}", annotation_position="bottom right" if i else "top left")
+                          annotation_text=f"{model} keeps {last}",
+                          annotation_position="bottom right" if i else "top left")
     values = pd.concat([levels["training accuracy"], levels["test accuracy"]]).dropna()
     low = float(values.min()) if len(values) else 0.0
     fig.update_xaxes(title_text="cascade level (open markers: built, then discarded)", dtick=1)
@@ -629,7 +630,8 @@ def tree_weight_distributions(weights, forest_names: Sequence[str],
                 y=W.ravel(), x=[label] * W.size, name=f"level {q + 1}", legendgroup=f"level {q + 1}",
                 showlegend=k == 0, marker_color=color, boxpoints="all" if W.size <= 1500 else "outliers",
                 jitter=0.4, pointpos=0, marker=dict(size=3, opacity=0.5),
-                hovertemplate=f"level {q + 1}, {forest_names[k]}<br>weight %{{y:.4f}}<extra>n_eff {eff:.1f} of {T}</extra>",
+                hovertemplate=(f"level {q + 1}, {forest_names[k]}<br>weight %{{y:.4f}}"
+                               f"<extra>n_eff {eff:.1f} of {T}</extra>"),
             ))
     if T:
         fig.add_hline(y=1.0 / T, line_dash="dash", line_color="#444", annotation_text=f"uniform 1/T = 1/{T}",
@@ -730,7 +732,10 @@ def partition_matrix(
     M = np.asarray(membership, dtype=bool)
     k, d = M.shape
     groups = np.full(d, "all", dtype=object) if groups is None else np.asarray(groups).astype(str)
-    names = np.array([f"feature {j}" for j in range(d)]) if feature_names is None else np.asarray(feature_names).astype(str)
+    if feature_names is None:
+        names = np.array([f"feature {j}" for j in range(d)])
+    else:
+        names = np.asarray(feature_names).astype(str)
     group_names = list(dict.fromkeys(groups.tolist()))
     rank = {g: i for i, g in enumerate(group_names)}
     order = np.lexsort((np.arange(d), np.array([rank[g] for g in groups])))

@@ -85,7 +85,8 @@ def pca_project(A, B) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     A = np.asarray(A, dtype=np.float64)
     B = np.asarray(B, dtype=np.float64)
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1] or A.shape[0] < 2:
-        raise ValueError(f"pca_project needs two matrices with the same columns and >= 2 rows in A, got {A.shape}, {B.shape}.")
+        raise ValueError(f"pca_project needs two matrices with the same columns and >= 2 rows in A, got {A.shape}, "
+                         f"{B.shape}.")
     mean = A.mean(axis=0)
     Ac = A - mean
     s, Vt = _top2_right_singular(Ac)

@@ -1,10 +1,10 @@
-"""mvlab.experiments.dissimilarity: every combination on one split with shared view forests."""
+"""mvlab.experiments.combinations: every combination on one split with shared view forests."""
 
 import numpy as np
 import pytest
 
 from mvlab.datasets.synthetic import make_multiview_classification
-from mvlab.experiments.dissimilarity import CombinationComparison, compare_combinations
+from mvlab.experiments.combinations import CombinationComparison, compare_combinations
 from mvlab.rfd.classifier import RFDClassifier
 
 
@@ -53,7 +53,7 @@ def test_npz_round_trip_keeps_everything(result):
 
 
 def test_bad_settings_are_clear_errors(data):
-    with pytest.raises(ValueError, match="test_size"):
+    with pytest.raises(ValueError, match="'test_size' parameter of compare_combinations must be a float in"):
         compare_combinations(data.X, data.y, data.view_indices, test_size=1.5)
     with pytest.raises(ValueError, match="at least two instances"):
         compare_combinations(data.X[:4], np.array([0, 0, 0, 1]), [np.arange(3)])
@@ -105,7 +105,8 @@ def test_dvs_variants_share_the_pool_and_baselines_use_the_same_trees():
                                            "stacking", "average"])
     assert r.combinations == ["dvs", "dvs-soft", "dvs-soft-shared", "concat", "late-fusion", "stacking", "average"]
     assert set(r.explanations) == {"dvs", "dvs-soft", "dvs-soft-shared"}
-    assert r.explanations["dvs-soft"].competence_kind == "soft" and r.explanations["dvs-soft-shared"].region_kind == "shared"
+    assert r.explanations["dvs-soft"].competence_kind == "soft"
+    assert r.explanations["dvs-soft-shared"].region_kind == "shared"
     # the variants are the paper's pool under other rules: the same as refitting with those rules
     from mvlab.rfd.classifier import RFDClassifier
 
@@ -127,3 +128,18 @@ def test_dvs_variants_share_the_pool_and_baselines_use_the_same_trees():
     np.testing.assert_array_equal(back.informative_test, ds.informative[te])
     with pytest.raises(ValueError, match="unknown combination"):
         compare_combinations(ds.X, ds.y, ds.views, combinations=["median"])
+
+
+def test_settings_are_checked_before_any_forest_is_grown(data, monkeypatch):
+    import mvlab.experiments.combinations as comparison
+
+    def no_forests(*args, **kwargs):
+        raise AssertionError("the view forests were grown before the settings were checked")
+
+    monkeypatch.setattr(comparison, "fit_view_forests", no_forests)
+    with pytest.raises(ValueError, match=r"unknown combination\(s\) \['median'\]"):
+        compare_combinations(data.X, data.y, data.view_indices, combinations=["average", "median"])
+    with pytest.raises(ValueError, match="'dvs_competence' parameter of compare_combinations"):
+        compare_combinations(data.X, data.y, data.view_indices, dvs_competence="best")
+    with pytest.raises(ValueError, match="'n_estimators' parameter of compare_combinations"):
+        compare_combinations(data.X, data.y, data.view_indices, n_estimators=0)

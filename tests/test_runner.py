@@ -8,7 +8,7 @@ import pytest
 
 from mvlab.datasets.bundled import load_dataset
 from mvlab.datasets.synthetic import make_multiview_classification
-from mvlab.experiments.dissimilarity import DISSIMILARITY
+from mvlab.experiments.combinations import DISSIMILARITY
 from mvlab.experiments.families import FAMILIES, run_experiment
 from mvlab.experiments.protocols import RepeatedHoldout, RepeatedKFold, RepeatedPairDraws
 from mvlab.experiments.runner import TABLE_COLUMNS, summarize
@@ -59,7 +59,7 @@ def test_runner_gives_each_method_the_same_splits_and_stores_them(ds, tmp_path):
     assert list(t.columns) == TABLE_COLUMNS
     assert len(t) == 6 and set(t["method"]) == {"average", "oob"} and set(t["repetition"]) == {0, 1, 2}
     # the same as comparing on the protocol's split directly
-    from mvlab.experiments.dissimilarity import compare_combinations
+    from mvlab.experiments.combinations import compare_combinations
 
     s = RepeatedHoldout(3).splits(ds.y, random_state=2)[1]
     direct = compare_combinations(ds.X, ds.y, ds.view_indices, split=(s.train, s.test), random_state=s.seed,
@@ -77,7 +77,8 @@ def test_runner_gives_each_method_the_same_splits_and_stores_them(ds, tmp_path):
 
 def test_pairs_family_and_bad_arguments(tmp_path):
     ds = load_dataset("breast-cancer")
-    res = run_experiment(ds, "pairs", {"methods": ["rf", "gcforest"], "n_estimators": 5, "sdf_params": {"max_levels": 1}},
+    res = run_experiment(ds, "pairs", {"methods": ["rf", "gcforest"], "n_estimators": 5,
+                                       "sdf_params": {"max_levels": 1}},
                          RepeatedPairDraws(2, 40), random_state=0)
     assert res.table.groupby("method").size().to_dict() == {"gcforest": 2, "rf": 2}
     # the same numbers as evaluating the protocol's second draw directly
@@ -167,7 +168,8 @@ def test_dask_backend_runs_the_same_experiment(ds):
 def test_a_dvs_run_on_too_many_views_is_refused_before_training(tmp_path):
     wide = make_multiview_classification(60, n_views=11, n_features=2, random_state=0)
     store = ResultsStore(tmp_path / "r.sqlite")
-    with pytest.raises(ValueError, match=r"11 views give 2047 DVS candidate forests.*leave out the DVS methods \['dvs'\]"):
+    with pytest.raises(ValueError,
+                       match=r"11 views give 2047 DVS candidate forests.*leave out the DVS methods \['dvs'\]"):
         run_experiment(wide, "dissimilarity", {"methods": ["average", "dvs"], "n_estimators": 3},
                        RepeatedHoldout(1, 0.5), store=store)
     assert store.runs().empty  # refused before anything was stored

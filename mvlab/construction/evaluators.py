@@ -1,4 +1,4 @@
-"""Inner-accuracy evaluators shared by the view-construction methods (private).
+"""Inner-accuracy evaluators shared by the view-construction methods.
 
 All evaluators score a feature subset by the *pooled inner accuracy*
 ``Acc = (number of correct held-out predictions) / (number of held-out predictions)``
@@ -16,211 +16,26 @@ Two families:
   per fold, the state from which held-out predictions follow (the fold's
   test x train squared-distance block; the per-class log-likelihood sums), so
   adding one feature costs ``O(n_test * n_train)`` resp. ``O(n_test * C)`` per
-  fold instead of a refit (DESIGN.md section 5).
+  fold instead of a refit.
 
 The incremental protocol used by OFSP is ``start(n_views)``,
 ``candidate_scores(a) -> (n_views,)`` (accuracy of every view with feature ``a``
 added) and ``add(view, a)``. ``score_subset(cols)`` scores one subset from
-scratch (used by attribute bagging and the genetic algorithm).
+scratch (used by attribute bagging and the genetic algorithm). Which evaluator an estimator
+gets: :func:`mvlab.construction.estimators.make_evaluator`; the folds:
+:mod:`mvlab.construction.inner_folds`.
 """
 
 from __future__ import annotations
 
-import numbers
-import warnings
-
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
-from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
-from sklearn.naive_bayes import GaussianNB
-from sklearn.neighbors import KNeighborsClassifier
-from sklearn.svm import SVC
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.base import clone
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mvlab.core.neighbours import TIE_RTOL, distance_tie_tolerance, k_nearest_tolerant, squared_distances
+from mvlab.construction.inner_folds import pooled_accuracy
+from mvlab.core.neighbours import TIE_RTOL, k_nearest_tolerant, squared_distances
 
-ESTIMATOR_NAMES = ("knn", "nb", "svm")
-
-
-class LowestIndexKNN(ClassifierMixin, BaseEstimator):
-    """k-nearest-neighbour classifier (Euclidean, uniform vote) whose ties follow one documented rule.
-
-    * Distance ties: the neighbours of a query are taken one at a time, the next being the
-      *lowest-index* training row whose squared distance is within ``tie_tolerance_`` of the
-      smallest remaining one (:func:`mvlab.core.neighbours.k_nearest_tolerant`), with
-      ``tie_tolerance_ = rtol * sum_f span_f**2`` over the training rows
-      (:func:`mvlab.core.neighbours.distance_tie_tolerance`). Exact ties go to the lowest index,
-      and so do distances that are equal on a decimal grid (features rounded to 0.1) but come out
-      of floating point a few ulps apart.
-    * Vote ties (k > 1): the smallest class label.
-
-    Why not scikit-learn's ``KNeighborsClassifier(algorithm="brute")``: it computes squared
-    distances as ``|x|^2 - 2 x.y + |y|^2`` (a GEMM) and keeps, among *exactly equal computed*
-    values, the lowest index (its heap rejects a value equal to the current worst). On integer
-    data that is the lowest-index rule; on data rounded to a decimal grid the computed values of
-    equal distances differ in the last bits, so rounding decides which row wins. This is the
-    classifier behind the name ``"knn"`` (:func:`resolve_estimator`) and the refit reference of
-    :class:`KNNIncremental`, which follows the same rule.
-
-    Parameters
-    ----------
-    n_neighbors : int, default 1
-    rtol : float, default ``TIE_RTOL`` (1e-9)
-
-    Attributes
-    ----------
-    classes_ : ndarray (n_classes,); tie_tolerance_ : float; n_features_in_ : int
-    """
-
-    def __init__(self, n_neighbors=1, rtol=TIE_RTOL):
-        self.n_neighbors = n_neighbors
-        self.rtol = rtol
-
-    def fit(self, X, y):
-        """Store the training rows ``X`` (n, d) and labels ``y`` (n,)."""
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        k = self.n_neighbors
-        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= len(y):
-            raise ValueError(f"n_neighbors={k!r} must be an integer between 1 and the {len(y)} training rows.")
-        if not (isinstance(self.rtol, numbers.Real) and self.rtol >= 0):
-            raise ValueError(f"rtol={self.rtol!r} must be a number >= 0.")
-        self.classes_, self._y = np.unique(y, return_inverse=True)
-        self._X = X
-        self.tie_tolerance_ = distance_tie_tolerance(X, self.rtol)
-        return self
-
-    def predict(self, X):
-        """Labels (n_new,) of the rows of ``X`` (n_new, d)."""
-        check_is_fitted(self, "_X")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        idx = k_nearest_tolerant(squared_distances(X, self._X), self.n_neighbors, self.tie_tolerance_,
-                                 overwrite=True)
-        labels = self._y[idx]                                   # (n_new, k)
-        counts = (labels[..., None] == np.arange(len(self.classes_))).sum(axis=1)
-        return self.classes_[np.argmax(counts, axis=1)]        # vote ties -> smallest class
-
-
-def resolve_estimator(estimator):
-    """Return a fresh scikit-learn classifier for a name or an estimator.
-
-    ``"knn"``: :class:`LowestIndexKNN` ``(n_neighbors=1)``, a brute-force 1-NN. One
-    neighbour is what PRTools' ``knnc`` usually selects by leave-one-out on the
-    paper's small high-dimensional sets (docs/algorithms.md B.6). A distance tie goes
-    to the lowest training index, also when the data are rounded to a decimal grid
-    (see :class:`LowestIndexKNN`); the incremental evaluator follows the same rule.
-    On data without near-ties it predicts what
-    ``KNeighborsClassifier(n_neighbors=1, algorithm="brute")`` predicts (tests).
-    ``"nb"``: ``GaussianNB()`` (var_smoothing 1e-9).
-    ``"svm"``: ``SVC(kernel="linear", C=1.0)`` (PRTools ``svc`` default).
-    Anything else must be a scikit-learn classifier; it is cloned.
-    """
-    if isinstance(estimator, str):
-        name = estimator.lower()
-        if name == "knn":
-            return LowestIndexKNN(n_neighbors=1)
-        if name == "nb":
-            return GaussianNB()
-        if name == "svm":
-            return SVC(kernel="linear", C=1.0)
-        raise ValueError(
-            f"Unknown estimator name {estimator!r}; use one of {ESTIMATOR_NAMES} "
-            "or pass a scikit-learn classifier instance."
-        )
-    if estimator is None or not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
-        raise ValueError(
-            f"estimator must be one of {ESTIMATOR_NAMES} or a scikit-learn classifier "
-            f"with fit/predict, got {estimator!r}."
-        )
-    if not is_classifier(estimator):
-        raise ValueError(
-            f"estimator {estimator!r} is not a classifier; pass a scikit-learn "
-            f"classifier or one of {ESTIMATOR_NAMES}."
-        )
-    return clone(estimator)
-
-
-def inner_fold_count(inner_cv: int, y) -> int:
-    """Stratified inner folds used for ``inner_cv`` folds on labels ``y`` (n,).
-
-    ``min(inner_cv, size of the smallest class)``, but at least 2: every fold then holds
-    every class (a class of one member can only be in one fold's test rows). ValueError
-    when ``inner_cv < 2`` or when every class has a single member.
-    """
-    if inner_cv < 2:
-        raise ValueError(f"inner_cv={inner_cv}: an integer inner_cv must be >= 2 folds.")
-    _, counts = np.unique(y, return_counts=True)
-    if counts.max() < 2:
-        raise ValueError(
-            f"inner_cv={inner_cv} folds but every class has a single sample; "
-            "stratified inner folds need a class with at least 2."
-        )
-    return int(max(2, min(int(inner_cv), int(counts.min()))))
-
-
-def make_folds(inner_cv, X, y, random_state):
-    """Inner folds on the training data: list of ``(train_rows, test_rows)``.
-
-    ``inner_cv`` is an int >= 2 (stratified, shuffled k-fold seeded by
-    ``random_state``), a float in (0, 1) (one stratified hold-out split with that
-    test fraction), a scikit-learn splitter (its ``split(X, y)``) or an iterable
-    of ``(train, test)`` index pairs.
-
-    An int is lowered to what the smallest class allows,
-    :func:`inner_fold_count` (``min(inner_cv, smallest class size)``, at least 2),
-    instead of letting scikit-learn warn "The least populated class in y has only
-    3 members, which is less than n_splits=5" and make folds without that class in
-    some of them; ``len(folds)`` tells how many were used.
-    """
-    n = len(y)
-    if isinstance(inner_cv, (str, bytes)):
-        raise ValueError(
-            f"inner_cv={inner_cv!r} is not understood; pass an int (k-fold), a float "
-            "in (0, 1) (hold-out fraction), a CV splitter or a list of (train, test) pairs."
-        )
-    if isinstance(inner_cv, numbers.Integral) and not isinstance(inner_cv, bool):
-        n_splits = inner_fold_count(inner_cv, y)
-        cv = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
-        with warnings.catch_warnings():
-            # only when a class has a single member (2 folds cannot hold it twice): said above
-            warnings.filterwarnings("ignore", message="The least populated class in y", category=UserWarning)
-            splits = list(cv.split(np.zeros((n, 1)), y))
-    elif isinstance(inner_cv, numbers.Real) and not isinstance(inner_cv, bool):
-        if not 0.0 < inner_cv < 1.0:
-            raise ValueError(
-                f"inner_cv={inner_cv}: a float inner_cv is a hold-out test fraction in (0, 1)."
-            )
-        cv = StratifiedShuffleSplit(n_splits=1, test_size=float(inner_cv),
-                                    random_state=random_state)
-        splits = cv.split(np.zeros((n, 1)), y)
-    elif hasattr(inner_cv, "split"):
-        splits = inner_cv.split(X, y)
-    elif inner_cv is not None and hasattr(inner_cv, "__iter__"):
-        splits = inner_cv
-    else:
-        raise ValueError(
-            f"inner_cv={inner_cv!r} is not understood; pass an int (k-fold), a float "
-            "in (0, 1) (hold-out fraction), a CV splitter or a list of (train, test) pairs."
-        )
-    folds = []
-    for train, test in splits:
-        train = np.sort(np.asarray(train, dtype=np.intp))
-        test = np.sort(np.asarray(test, dtype=np.intp))
-        if train.size == 0 or test.size == 0:
-            raise ValueError("every inner fold needs at least one training and one test row.")
-        if train.min() < 0 or test.min() < 0 or max(train.max(), test.max()) >= n:
-            raise ValueError("inner fold indices are out of range for the training data.")
-        folds.append((train, test))
-    if not folds:
-        raise ValueError("inner_cv produced no folds.")
-    return folds
-
-
-def pooled_accuracy(correct, total):
-    """Pooled accuracy ``correct / total`` (the inner ``Acc`` of B.2)."""
-    return float(correct) / float(total)
+__all__ = ["NaiveEvaluator", "KNNIncremental", "GaussianNBIncremental", "naive_subset_score"]
 
 
 def _fit_predict_correct(estimator, X, y, cols, train, test):
@@ -237,41 +52,6 @@ def naive_subset_score(estimator, X, y, cols, folds):
         return 0.0
     correct = sum(_fit_predict_correct(estimator, X, y, cols, tr, te) for tr, te in folds)
     return pooled_accuracy(correct, sum(len(te) for _, te in folds))
-
-
-def _knn_params(est):
-    """(n_neighbors, rtol) if ``est`` is a uniform-weight Euclidean kNN, else None."""
-    if type(est) is LowestIndexKNN:
-        return int(est.n_neighbors), float(est.rtol)
-    if type(est) is not KNeighborsClassifier:
-        return None
-    p = est.get_params()
-    if p["weights"] != "uniform" or p["metric_params"]:
-        return None
-    metric = p["metric"]
-    euclid = metric == "euclidean" or (metric == "minkowski" and p["p"] in (2, 2.0))
-    if not euclid:
-        return None
-    return int(p["n_neighbors"]), TIE_RTOL
-
-
-def _gnb_params(est):
-    """var_smoothing if ``est`` is a GaussianNB with empirical priors, else None."""
-    if type(est) is not GaussianNB:
-        return None
-    p = est.get_params()
-    if p["priors"] is not None:
-        return None
-    return float(p["var_smoothing"])
-
-
-def incremental_kind(estimator):
-    """``"knn"``, ``"nb"`` or ``None``: which incremental evaluator fits ``estimator``."""
-    if _knn_params(estimator) is not None:
-        return "knn"
-    if _gnb_params(estimator) is not None:
-        return "nb"
-    return None
 
 
 class _FoldData:
@@ -624,30 +404,3 @@ def _seq_sum(T):
     for t in T[1:]:
         out += t
     return out
-
-
-def make_evaluator(estimator, X, y, folds, evaluator="auto", n_jobs=None):
-    """Pick the evaluator for ``estimator``.
-
-    ``evaluator="auto"`` uses the incremental kNN / Gaussian NB evaluator when the
-    estimator is a uniform-weight Euclidean ``KNeighborsClassifier`` or a
-    ``GaussianNB`` without fixed priors, and the naive refit otherwise;
-    ``"incremental"`` insists on it (ValueError if impossible); ``"naive"`` always refits.
-    """
-    if evaluator not in ("auto", "incremental", "naive"):
-        raise ValueError(
-            f"evaluator={evaluator!r}; use 'auto', 'incremental' or 'naive'."
-        )
-    kind = incremental_kind(estimator) if evaluator != "naive" else None
-    if evaluator == "incremental" and kind is None:
-        raise ValueError(
-            f"no incremental evaluator for {estimator!r}; it exists for "
-            "KNeighborsClassifier (uniform weights, Euclidean) and GaussianNB "
-            "(priors=None). Use evaluator='naive' or 'auto'."
-        )
-    if kind == "knn":
-        k, rtol = _knn_params(estimator)
-        return KNNIncremental(X, y, folds, n_neighbors=k, rtol=rtol)
-    if kind == "nb":
-        return GaussianNBIncremental(X, y, folds, var_smoothing=_gnb_params(estimator))
-    return NaiveEvaluator(estimator, X, y, folds, n_jobs=n_jobs)

@@ -122,7 +122,8 @@ def test_classifier_weights_joint_and_prediction(data, vf, combination):
     np.testing.assert_allclose(w, expected)
     for D, D_ref in zip(clf.dissimilarities_, vf.dissimilarities):
         np.testing.assert_array_equal(D, D_ref)  # same view forests for every combination
-    np.testing.assert_allclose(clf.joint_dissimilarity_, sum(wq * D for wq, D in zip(w, clf.dissimilarities_)), atol=1e-6)
+    np.testing.assert_allclose(clf.joint_dissimilarity_, sum(wq * D for wq, D in zip(w, clf.dissimilarities_)),
+                               atol=1e-6)
     Ds = clf.transform_views(Xte)
     assert [D.shape for D in Ds] == [(20, 40)] * 3
     proba = clf.predict_proba(Xte)
@@ -227,10 +228,10 @@ def test_bad_data(data):
     Xtr, ytr, Xte, _ = data
     with pytest.raises(ValueError, match="2 classes"):
         RFDClassifier(n_estimators=3).fit(Xtr, np.zeros(len(Xtr)))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         RFDClassifier(n_estimators=3).fit(Xtr, ytr[:-2])
     clf = RFDClassifier(views=VIEWS, n_estimators=3).fit(Xtr, ytr)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="X has 5 features, but RFDClassifier is expecting"):
         clf.predict(Xte[:, :5])
     with pytest.raises(ValueError, match="explain"):
         clf.explain(Xte)

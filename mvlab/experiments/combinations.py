@@ -9,6 +9,7 @@ matrices so a dashboard can draw them and a user can download them.
 
 from __future__ import annotations
 
+import numbers
 import time
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -18,6 +19,7 @@ import pandas as pd
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
 
+from mvlab.core.params import N_JOBS, POSITIVE_INT, RANDOM_STATE, Interval, StrOptions, validate_params
 from mvlab.core.progress import ProgressCallback, scaled
 from mvlab.core.serialize import pack, unpack
 from mvlab.core.views import check_views
@@ -26,7 +28,15 @@ from mvlab.experiments.runner import Family, Preset
 from mvlab.forest.measures import measure_spec, resolve_measure
 from mvlab.rfd.baselines import BASELINE_TITLES, BASELINES, late_fusion_proba, make_view_stacking
 from mvlab.rfd.classifier import COMBINATION_TITLES, COMBINATIONS, RFDClassifier
-from mvlab.rfd.dvs import PAPER_RULES, check_pool_size, subset_dissimilarity
+from mvlab.rfd.dvs import (
+    COMPETENCES,
+    PAPER_RULES,
+    REGIONS,
+    SELECTIONS,
+    TIE_BREAKS,
+    check_pool_size,
+    subset_dissimilarity,
+)
 from mvlab.rfd.explanation import DVSExplanation, view_choice_scores
 from mvlab.rfd.view_forests import combine, fit_view_forests
 from mvlab.rfd.weights import STATIC_COMBINATIONS
@@ -196,6 +206,30 @@ class CombinationComparison:
         )
 
 
+@validate_params(
+    {
+        "X": ["array-like"],
+        "y": ["array-like"],
+        "views": "no_validation",  # check_views
+        "view_names": ["array-like", None],
+        "classes": ["array-like", None],
+        "combinations": ["array-like"],  # each a name of COMPARISON_METHODS, checked first thing
+        "test_size": [Interval(numbers.Real, 0.0, 1.0, closed="neither")],
+        "measure": "no_validation",  # resolve_measure
+        "n_estimators": POSITIVE_INT,
+        "k": POSITIVE_INT,
+        "dvs_competence": [StrOptions(set(COMPETENCES))],
+        "dvs_selection": [StrOptions(set(SELECTIONS))],
+        "dvs_region": [StrOptions(set(REGIONS))],
+        "dvs_tie_break": [StrOptions(set(TIE_BREAKS))],
+        "informative": ["array-like", None],
+        "split": ["array-like", None],
+        "random_state": RANDOM_STATE,
+        "n_jobs": N_JOBS,
+        "progress": [callable, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def compare_combinations(
     X,
     y,
@@ -246,17 +280,18 @@ def compare_combinations(
         Seeds the split, the view forests and the final forests.
     progress : callable (fraction, message), optional
     """
+    if len(combinations) == 0:
+        raise ValueError("give at least one combination to compare.")
+    unknown = [c for c in combinations if c not in COMPARISON_METHODS]
+    if unknown:  # before any forest is grown
+        raise ValueError(f"unknown combination(s) {unknown}; choose from {list(COMPARISON_METHODS)}.")
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
-    if not combinations:
-        raise ValueError("give at least one combination to compare.")
     if split is not None:
         train_index, test_index = (np.sort(np.asarray(part, dtype=np.int64)) for part in split)
         if len(train_index) == 0 or len(test_index) == 0:
             raise ValueError("the split needs at least one training and one test row.")
     else:
-        if not 0 < test_size < 1:
-            raise ValueError(f"test_size must be between 0 and 1, got {test_size}.")
         counts = np.bincount(np.unique(y, return_inverse=True)[1])
         if counts.min() < 2:
             raise ValueError("every class needs at least two instances for a stratified split.")
@@ -284,13 +319,11 @@ def compare_combinations(
     test_D = forests.transform(X_test, n_jobs=n_jobs)
     seconds["test dissimilarities"] = time.perf_counter() - t
 
-    unknown = [c for c in combinations if c not in COMPARISON_METHODS]
-    if unknown:
-        raise ValueError(f"unknown combination(s) {unknown}; choose from {list(COMPARISON_METHODS)}.")
     weights, predictions, accuracy, explanations, oracle = {}, {}, {}, {}, None
     # the DVS pool holds 2^Q - 1 forests against one final forest for a static combination
     pool_cost = 2 ** len(views) - 1
-    cost = {c: (0.05 * pool_cost if c in DVS_VARIANTS else 3 * len(views) if c == "stacking" else 1) for c in combinations}
+    cost = {c: (0.05 * pool_cost if c in DVS_VARIANTS else 3 * len(views) if c == "stacking" else 1)
+            for c in combinations}
     if any(c in DVS_METHODS for c in combinations):
         cost["dvs"] = pool_cost
     done, total = 0, sum(cost.values())

@@ -4,9 +4,16 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_digits, load_wine
 
-from mvlab.siamese.cascade import CascadeForest, MultiGrainedScanner, tree_probas
-from mvlab.siamese.forest import SiameseDeepForest, effective_number_of_trees, tree_margin_matrix
+from mvlab.siamese.cascade import CascadeForest, tree_probas
+from mvlab.siamese.forest import (
+    UNDETERMINED,
+    SiameseDeepForest,
+    effective_number_of_trees,
+    threshold_rule,
+    tree_margin_matrix,
+)
 from mvlab.siamese.pairs import make_pair_split, pair_features
+from mvlab.siamese.scanning import MultiGrainedScanner
 from mvlab.siamese.tree_weights import solve_tree_weights, tree_weight_objective
 
 COMMON = dict(n_estimators=10, max_levels=3, patience=2, random_state=0)
@@ -38,7 +45,7 @@ def test_uniform_sdf_is_exactly_gcforest(wine_pairs):
             assert W.shape == (3, 10)
             np.testing.assert_array_equal(W, np.full((3, 10), 0.1))
     # tau = 0: S0 - S1 >= 0 <=> argmax, ties included
-    s = sdf.decision_function(sp.test_pairs)
+    s = sdf.similarity_score(sp.test_pairs)
     np.testing.assert_array_equal(s >= 0, gcf.predict(Fte) == 0)
 
 
@@ -94,11 +101,12 @@ def test_class_vectors_are_weighted_sums(wine_pairs, sdf_qp):
     F = pair_features(X, sp.test_pairs)
     for k, unit in enumerate(sdf_qp.levels_[0]):
         manual = np.mean(
-            [np.tensordot(w, tree_probas(est, F, 2), axes=(0, 0)) for est, w in zip(unit.estimators, sdf_qp.weights_[0][k])],
+            [np.tensordot(w, tree_probas(est, F, 2), axes=(0, 0)) for est, w in zip(unit.estimators,
+                                                                                    sdf_qp.weights_[0][k])],
             axis=0,
         )
         np.testing.assert_allclose(V0[:, k], manual, atol=1e-12)
-    s = sdf_qp.decision_function(sp.test_pairs)
+    s = sdf_qp.similarity_score(sp.test_pairs)
     V = sdf_qp.level_class_vectors(sp.test_pairs)[-1]
     np.testing.assert_allclose(s, V[:, :, 0].sum(1) - V[:, :, 1].sum(1))
 
@@ -136,25 +144,70 @@ def test_insample_weights_solve_the_paper_qp_with_z_doubling(wine_pairs):
 
 
 def test_tau_rule():
-    sdf = SiameseDeepForest(tau=0.2)
     s = np.array([0.5, 0.2, 0.1, 0.0, -1e-12, -0.3])
-    np.testing.assert_array_equal(sdf.predict_from_scores(s), [0, 0, -1, -1, 1, 1])
-    np.testing.assert_array_equal(sdf.predict_from_scores(s, tau=0.0), [0, 0, 0, 0, 1, 1])
+    np.testing.assert_array_equal(threshold_rule(s, 0.2), [0, 0, -1, -1, 1, 1])
+    np.testing.assert_array_equal(threshold_rule(s, 0.0), [0, 0, 0, 0, 1, 1])
+    np.testing.assert_array_equal(threshold_rule(s), threshold_rule(s, 0.0))
+    assert UNDETERMINED == -1
+
+
+def test_decision_function_is_positive_for_the_second_class(wine_pairs, sdf_qp):
+    """scikit-learn reads a positive binary score as classes_[1] (dissimilar); the paper's S0 - S1
+    keeps its own sign under similarity_score."""
+    _, sp = wine_pairs
+    s = sdf_qp.similarity_score(sp.test_pairs)
+    d = sdf_qp.decision_function(sp.test_pairs)
+    np.testing.assert_array_equal(d, -s)
+    assert sdf_qp.classes_.tolist() == [0, 1]
+    pred = sdf_qp.predict(sp.test_pairs)
+    np.testing.assert_array_equal(pred == sdf_qp.classes_[1], d > 0)  # tau = 0: S0 - S1 = 0 is similar
+    # and it ranks like predict_proba[:, 1] (the pair-shaped check_decision_proba_consistency)
+    proba = sdf_qp.predict_proba(sp.test_pairs)[:, 1]
+    order = np.argsort(proba, kind="stable")
+    assert np.all(np.diff(d[order]) >= -1e-9)
+
+
+def test_roc_auc_cross_validation_on_separable_pairs():
+    """cross_val_score(scoring="roc_auc") reads decision_function: on pairs the model separates it is
+    near 1 (it was far below 0.5 while the score was S0 - S1, positive for classes_[0])."""
+    from sklearn.model_selection import cross_val_score
+
+    rng = np.random.RandomState(0)
+    y = np.repeat(np.arange(3), 40)
+    X = rng.normal(scale=0.3, size=(120, 4)) + 4.0 * y[:, None]  # three far-apart classes
+    sp = make_pair_split(y, 120, random_state=0)
+    sdf = SiameseDeepForest(n_estimators=10, max_levels=1, random_state=0, preprocessor=X)
+    auc = cross_val_score(sdf, sp.train_pairs, sp.y_train, cv=3, scoring="roc_auc")
+    assert auc.min() > 0.9
+    accuracy = cross_val_score(sdf, sp.train_pairs, sp.y_train, cv=3)
+    assert accuracy.min() > 0.8
 
 
 def test_tau_undetermined_in_predict(wine_pairs, sdf_qp):
     _, sp = wine_pairs
-    s = sdf_qp.decision_function(sp.test_pairs)
+    s = sdf_qp.similarity_score(sp.test_pairs)
     tau = float(np.quantile(np.abs(s), 0.5))
-    sdf_qp.set_params(tau=tau)
-    try:
-        pred = sdf_qp.predict(sp.test_pairs)
-    finally:
-        sdf_qp.set_params(tau=0.0)
     undetermined = (s >= 0) & (s < tau)
-    np.testing.assert_array_equal(pred == -1, undetermined)
     assert undetermined.any()
+    try:
+        sdf_qp.set_params(tau=tau)  # default: predictions stay within classes_, undetermined -> dissimilar
+        pred = sdf_qp.predict(sp.test_pairs)
+        np.testing.assert_array_equal(pred, np.where(s >= tau, 0, 1))
+        assert set(pred) <= set(sdf_qp.classes_)
+        sdf_qp.set_params(undetermined="abstain")  # the paper's third outcome
+        pred = sdf_qp.predict(sp.test_pairs)
+        np.testing.assert_array_equal(pred == UNDETERMINED, undetermined)
+        np.testing.assert_array_equal(pred, threshold_rule(s, tau))
+        assert sdf_qp.score(sp.test_pairs, sp.y_test) == pytest.approx(np.mean(pred == sp.y_test))
+    finally:
+        sdf_qp.set_params(tau=0.0, undetermined="dissimilar")
     assert sdf_qp.score(sp.test_pairs, sp.y_test) > 0.7
+
+
+def test_undetermined_option_is_validated(wine_pairs):
+    X, sp = wine_pairs
+    with pytest.raises(ValueError, match="'undetermined' parameter"):
+        SiameseDeepForest(undetermined="skip", preprocessor=X).fit(sp.train_pairs, sp.y_train)
 
 
 def test_cvxpy_solver_gives_same_weights(wine_pairs):
@@ -190,7 +243,8 @@ def test_scanner_on_image_pairs():
     assert sdf.levels_[0][0].estimators[0].n_features_in_ == 100
     assert sdf.predict(sp.test_pairs).shape == (100,)
     with pytest.raises(ValueError, match="pairs=True"):
-        SiameseDeepForest(scanner=MultiGrainedScanner(image_shape=(8, 8)), preprocessor=X).fit(sp.train_pairs, sp.y_train)
+        SiameseDeepForest(scanner=MultiGrainedScanner(image_shape=(8, 8)), preprocessor=X).fit(sp.train_pairs,
+                                                                                               sp.y_train)
 
 
 def test_validation_errors(wine_pairs):
@@ -198,11 +252,13 @@ def test_validation_errors(wine_pairs):
     with pytest.raises(ValueError, match="0 \\(similar\\) or 1"):
         SiameseDeepForest(preprocessor=X).fit(sp.train_pairs, sp.y_train + 1)
     n = len(sp.y_train)
-    with pytest.raises(ValueError, match=r"look like row indices, but the estimator has no preprocessor: set preprocessor=X"):
+    with pytest.raises(ValueError,
+                       match=r"look like row indices, but the estimator has no preprocessor: set preprocessor=X"):
         SiameseDeepForest().fit(sp.train_pairs, sp.y_train)
     with pytest.raises(ValueError, match=r"shape \(n_pairs, 2, n_features\).*got shape \(240, 26\)"):
         SiameseDeepForest().fit(pair_features(X, sp.train_pairs), sp.y_train)  # concatenated: not a pair form
-    with pytest.raises(ValueError, match=r"with a preprocessor, pairs must be integer row indices of shape \(n_pairs, 2\)"):
+    with pytest.raises(ValueError,
+                       match=r"with a preprocessor, pairs must be integer row indices of shape \(n_pairs, 2\)"):
         SiameseDeepForest(preprocessor=X).fit(X[sp.train_pairs], sp.y_train)
     with pytest.raises(ValueError, match=r"integer row indices.*got shape \(240, 2\) of dtype float64"):
         SiameseDeepForest(preprocessor=X).fit(sp.train_pairs.astype(float), sp.y_train)
@@ -216,13 +272,15 @@ def test_validation_errors(wine_pairs):
         SiameseDeepForest(class_vectors="oob", preprocessor=X).fit(sp.train_pairs, sp.y_train)
     with pytest.raises(ValueError, match="both similar"):
         SiameseDeepForest(preprocessor=X).fit(sp.train_pairs, np.zeros(len(sp.y_train), int))
-    with pytest.raises(ValueError, match=r"'lam' parameter of SiameseDeepForest must be a float in the range \[0.0, inf\)"):
+    with pytest.raises(ValueError,
+                       match=r"'lam' parameter of SiameseDeepForest must be a float in the range \[0.0, inf\)"):
         SiameseDeepForest(lam=-1, preprocessor=X).fit(sp.train_pairs, sp.y_train)
     with pytest.raises(ValueError, match="lam.* Got inf"):
         SiameseDeepForest(lam=np.inf, preprocessor=X).fit(sp.train_pairs, sp.y_train)
     with pytest.raises(ValueError, match="weighting"):
         SiameseDeepForest(weighting="softmax", preprocessor=X).fit(sp.train_pairs, sp.y_train)
-    sdf = SiameseDeepForest(n_estimators=4, max_levels=1, random_state=0, preprocessor=X).fit(sp.train_pairs, sp.y_train)
+    sdf = SiameseDeepForest(n_estimators=4, max_levels=1, random_state=0, preprocessor=X).fit(sp.train_pairs,
+                                                                                              sp.y_train)
     with pytest.raises(ValueError, match="concatenated features"):
         SiameseDeepForest(n_estimators=4, max_levels=1, random_state=0).fit(X[sp.train_pairs], sp.y_train).predict(
             X[sp.test_pairs][:, :, :5])

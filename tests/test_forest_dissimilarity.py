@@ -263,8 +263,10 @@ def test_rfd_forms_differ_by_column_constant(data):
     a = ForestDissimilarity(RFD(kdn_k=4), n_estimators=10, random_state=2).fit(Xtr, ytr)
     b = ForestDissimilarity(RFD(kdn_k=4, form="weighted_dissimilarity"), n_estimators=10, random_state=2).fit(Xtr, ytr)
     shift = a.measure_.kdn_.mean(axis=1)
-    np.testing.assert_allclose(a.train_dissimilarity_ - b.train_dissimilarity_, np.broadcast_to(shift, (len(Xtr),) * 2), atol=ATOL)
-    np.testing.assert_allclose(a.transform(Xte) - b.transform(Xte), np.broadcast_to(shift, (len(Xte), len(Xtr))), atol=ATOL)
+    np.testing.assert_allclose(a.train_dissimilarity_ - b.train_dissimilarity_, np.broadcast_to(shift, (len(Xtr),) * 2),
+                               atol=ATOL)
+    np.testing.assert_allclose(a.transform(Xte) - b.transform(Xte), np.broadcast_to(shift, (len(Xte), len(Xtr))),
+                               atol=ATOL)
 
 
 def test_rfgap_rows_sum_to_one_without_scaling(data):
@@ -365,7 +367,7 @@ def test_k_smallest_with_ties():
         for r in range(3):
             order = sorted((D[r, c], c) for c in range(5) if c != r)
             assert set(np.flatnonzero(mask[r])) == {c for _, c in order[:k]}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"k=5 must lie in \[1, 4\]"):
         k_smallest_mask(D, 5, exclude_diagonal=True)
 
 
@@ -478,11 +480,13 @@ def test_progress_callback_and_same_forest(data):
         (dict(measure="euclid"), "measure"),
         (dict(n_estimators=0), "n_estimators"),
         (dict(n_estimators=2.5), "n_estimators"),
-        (dict(measure=PathLength(w=-1.0)), "w must"),
-        (dict(measure=RFD(kdn_k=0)), "kdn_k"),
+        (dict(measure=PathLength(w=-1.0)), "'w' parameter of PathLength must be a float in the range"),
+        (dict(measure=PathLength(w=float("inf"))), "'w' parameter of PathLength"),
+        (dict(measure=RFD(kdn_k=0)), "'kdn_k' parameter of RFD must be an int in the range"),
+        (dict(measure=RFD(kdn_k=2.5)), "'kdn_k' parameter of RFD"),
         (dict(measure=RFD(kdn_k=40)), "kdn_k=40 needs"),
-        (dict(measure=RFD(form="other")), "form must"),
-        (dict(measure=RFGAP(scaling="global")), "scaling must"),
+        (dict(measure=RFD(form="other")), "'form' parameter of RFD must be a str among"),
+        (dict(measure=RFGAP(scaling="global")), "'scaling' parameter of RFGAP must be a str among"),
         (dict(measure={"name": "rfd"}), "measure"),
     ],
 )
@@ -494,15 +498,15 @@ def test_bad_params_raise(data, params, match):
 
 def test_bad_input_raises(fitted, data):
     Xtr, ytr, Xte = data
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         ForestDissimilarity().fit(Xtr, ytr[:-1])
     X_nan = Xtr.copy()
     X_nan[0, 0] = np.nan
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="Input X contains NaN"):
         ForestDissimilarity(n_estimators=3).fit(X_nan, ytr)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="X has 3 features, but ForestDissimilarity is expecting"):
         fitted["breiman"].transform(Xte[:, :3])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a minimum of 2 is required by ForestDissimilarity"):
         ForestDissimilarity().fit(Xtr[:1], ytr[:1])
 
 
