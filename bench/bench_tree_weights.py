@@ -1,4 +1,4 @@
-"""Benchmark: SDF tree-weight QP, fast projected gradient vs cvxpy + Clarabel (DESIGN §5).
+"""Benchmark: SDF tree-weight QP, fast projected gradient vs cvxpy + Clarabel (docs/design.md §6).
 
 Problem: min_{w in simplex} sum_i max(0, P[i] @ w)^2 + lam ||w||^2 at N = 2000 pairs and
 T = 1000 trees (Eqs. 27-28). P comes from a real forest: a random forest of T trees grown on

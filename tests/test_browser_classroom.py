@@ -51,8 +51,9 @@ def train(pg):
 def finished(pg, timeout=240_000):
     """Wait for the run's summary line and figures; return the page's exceptions."""
     pg.wait_for_selector("[data-testid=stAlert]:has-text('view ensembles in')", timeout=timeout)
+    pg.bring_to_front()  # plotly draws on animation frames, which a background page may not get
     settle(pg)
-    assert pg.locator(".js-plotly-plot").count() >= 3
+    pg.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 3", timeout=60_000)
     return exceptions(pg)
 
 
@@ -125,8 +126,9 @@ def test_a_run_over_the_worker_memory_limit_says_so_and_the_other_run_finishes(b
         assert "more memory than a worker has (0.5 GB)" in alert.first.inner_text()
         assert "use fewer instances or trees" in alert.first.inner_text()
         light.wait_for_selector("[data-testid=stAlert]:has-text('breast-cancer')", timeout=120_000)
+        light.bring_to_front()
         settle(light)
-        assert light.locator(".js-plotly-plot").count() >= 2
+        light.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=60_000)
         assert exceptions(heavy) == [] and exceptions(light) == []
         # the restarted worker takes new runs
         light.get_by_role("button", name="Train", exact=True).click()
@@ -134,3 +136,30 @@ def test_a_run_over_the_worker_memory_limit_says_so_and_the_other_run_finishes(b
         assert exceptions(light) == []
         for pg in (heavy, light):
             pg.context.close()
+
+
+def test_a_restart_keeps_finished_results_and_says_what_became_of_the_run_it_cut_off(browser, tmp_path):
+    from mvlab.experiments.store import ResultsStore
+
+    store = tmp_path / "results.sqlite"
+    done = f"{SWEEP}&seed=31"
+    long = f"{SWEEP.replace('max_views=4', 'max_views=10').replace('n=300', 'n=569')}&seed=32"
+    with running_app(store, MVLAB_DASHBOARD="off") as url:
+        pg = open_page(browser, url + done)
+        train(pg)
+        assert finished(pg) == []
+        other = open_page(browser, url + long)
+        train(other)
+        other.wait_for_selector("[data-testid=stProgress]", timeout=60_000)
+        for p in (pg, other):
+            p.context.close()
+    # the server stopped while the long run computed: it is not left "running" once a server starts again
+    with running_app(store, MVLAB_DASHBOARD="off") as url:
+        pg = open_page(browser, url + done)
+        assert finished(pg, timeout=60_000) == []  # the finished result, shown without training
+        assert pg.get_by_role("button", name="Stop").count() == 0
+        runs = ResultsStore(store).runs().set_index("seed")
+        assert runs.loc[31, "status"] == "finished"
+        assert runs.loc[32, "status"] == "interrupted"
+        assert "server restart" in runs.loc[32, "summary"]["interrupted"]
+        pg.context.close()

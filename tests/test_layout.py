@@ -23,7 +23,7 @@ LAYERS = [
 ]
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
 
-DESIGN_CONTRACT = [  # DESIGN §3: names other code relies on, importable from mvlab itself
+CONTRACT = [  # docs/design.md §3: names other code relies on, importable from mvlab itself
     "load_dataset", "list_datasets", "MultiViewDataset", "ForestDissimilarity", "RFDClassifier", "OFSP",
     "solve_tree_weights", "SiameseDeepForest", "posthoc_vs_control", "views_to_Xs", "Xs_to_views",
     "make_multiview_classification", "read_multiview_csv", "fit_view_forests", "DVSCombiner", "ViewEnsemble",
@@ -69,7 +69,7 @@ def test_every_public_name_comes_from_the_top_level_package(name):
 
 
 def test_the_design_contract_is_public():
-    assert set(DESIGN_CONTRACT) <= set(mvlab.__all__)
+    assert set(CONTRACT) <= set(mvlab.__all__)
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         mvlab.nope  # noqa: B018
 
@@ -118,3 +118,18 @@ def test_only_the_ui_imports_streamlit():
              any(isinstance(n, (ast.Import, ast.ImportFrom)) and "streamlit" in ast.dump(n)
                  for n in ast.walk(ast.parse(path.read_text())))]
     assert users and all(name.startswith("mvlab.ui") for name in users), users
+
+
+def test_the_repository_stands_alone_its_design_is_in_docs():
+    """Code, docs and README cite docs/design.md and docs/algorithms.md, never a document outside the
+    repository (an old internal DESIGN file, or the team's shared folder)."""
+    assert (ROOT / "docs" / "design.md").exists()
+    outside = []
+    for path in [*ROOT.glob("*.md"), *ROOT.glob("Makefile"), *(p for d in ("mvlab", "pages", "tests", "bench", "docs")
+                                                               for p in (ROOT / d).rglob("*") if p.is_file())]:
+        if path.suffix not in (".py", ".md", "") or path.name == "test_layout.py":
+            continue
+        text = path.read_text(errors="ignore")
+        if "DESIGN §" in text or "DESIGN.md" in text or "../shared" in text:
+            outside.append(str(path.relative_to(ROOT)))
+    assert not outside, f"these cite a document outside the repository: {outside}"

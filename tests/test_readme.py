@@ -10,7 +10,7 @@ def readme_blocks():
 
 
 def test_library_examples_run(tmp_path):
-    library, experiment = readme_blocks()
+    library, experiment, _ = readme_blocks()
     shrink = {"n_estimators=512": "n_estimators=20", "n_estimators=100": "n_estimators=10",
               '"n_estimators": 100': '"n_estimators": 5', "RepeatedHoldout(10, 0.5)": "RepeatedHoldout(2, 0.5)",
               "ResultsStore()": f"ResultsStore({str(tmp_path / 'r.sqlite')!r})"}
@@ -22,6 +22,13 @@ def test_library_examples_run(tmp_path):
     exec(compile(code, "README.md", "exec"), namespace)
     assert namespace["explanation"].n_instances == 300
     assert set(namespace["res"].table["method"]) == {"average", "knn", "alignment", "oob"}
+
+
+def test_the_job_engine_example_runs(capsys):
+    code = readme_blocks()[2].replace('Engine()', 'Engine(EngineConfig(n_workers=1, dashboard=None))')
+    code = code.replace("import Engine, Request", "import Engine, EngineConfig, Request")
+    exec(compile(code, "README.md", "exec"), {"__name__": "__main__"})
+    assert capsys.readouterr().out.strip() == "finished 10.0"
 
 
 def cited_sections():

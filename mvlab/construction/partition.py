@@ -6,7 +6,7 @@ Every partitioner is a scikit-learn-style estimator whose ``fit(X, y)`` sets
 * ``discarded_``: sorted integer array of the columns that are in no view;
 * ``n_features_in_``, ``classes_``.
 
-A view is a group of columns (DESIGN.md section 2), so learned views can be passed
+A view is a group of columns (docs/design.md §2), so learned views can be passed
 straight to :class:`mvlab.construction.ensemble.ViewEnsemble` or any estimator taking ``views``.
 
 =====================  ==========================================================

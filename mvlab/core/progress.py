@@ -1,6 +1,6 @@
 """The progress-callback convention shared by every long computation in mvlab.
 
-Long work takes an optional ``progress(fraction, message)`` callable (DESIGN §4); the library
+Long work takes an optional ``progress(fraction, message)`` callable (docs/design.md §3); the library
 never prints.  :func:`report` calls it with the fraction clipped to [0, 1]; :func:`scaled`
 maps a sub-task's own 0..1 onto a slice ``[start, start + span]`` of its caller's progress.
 """

@@ -1,4 +1,4 @@
-"""A view is a group of columns (DESIGN §2): the one validator, and the ``Xs`` converters.
+"""A view is a group of columns (docs/design.md §2): the one validator, and the ``Xs`` converters.
 
 Every estimator of mvlab takes an ordinary 2-D ``X`` and a ``views`` parameter.  Whatever form
 ``views`` comes in (a list of column-index arrays, a mapping name -> indices such as

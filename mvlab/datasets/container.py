@@ -1,6 +1,6 @@
 """The multi-view dataset container: one matrix ``X``, encoded labels and named views.
 
-A *view* is a group of columns of one ordinary 2-D matrix ``X`` (DESIGN §2).  A
+A *view* is a group of columns of one ordinary 2-D matrix ``X`` (docs/design.md §2).  A
 :class:`MultiViewDataset` carries ``X``, encoded labels and the natural views as a read-only
 ``name -> column indices`` mapping (checked by :func:`mvlab.core.views.check_views`, which
 also requires natural views to be disjoint); ``Xs`` gives the list-of-matrices form that

@@ -258,6 +258,9 @@ class Engine:
         self._signal_stop(replaced)  # Dask calls only outside the lock (its event thread takes the lock too)
         if new is not None:
             new.run_id = self._record_start(new)
+            if not new.active:  # stopped (its holder left) before it reached the scheduler
+                self._store_call(new, "finish_run", None, status="stopped")
+                return job.id
             # the data travel with the task (not scattered ahead): a task without dependencies waits in the
             # scheduler's queue, in submission order, until a worker is free, and leaves it at once on a Stop
             new.future = client.submit(execute, new.id, request.fn, request.data, self.config.run_threads(),
@@ -493,10 +496,12 @@ class Engine:
                      and not j.holders and now - j.stop_requested > self.stop_grace and j.worker]
             for job in stuck:
                 job.stop_requested = now  # once per grace period
-            old = [j.id for j in self._jobs.values() if not j.active and now - (j.ended or now) > self.keep_finished
-                   and not any(self._held.get(h) == j.id for h in list(self._held))]
+            # ended long ago: the results store has them; a page that comes back finds its result there
+            old = {j.id for j in self._jobs.values() if not j.active and now - (j.ended or now) > self.keep_finished}
             for job_id in old:
                 del self._jobs[job_id]
+            for holder in [h for h, job_id in self._held.items() if job_id in old]:
+                del self._held[holder]
         for job in stuck:  # it has not reached a progress report since its Stop: end its process
             self.client.restart_workers([job.worker], raise_for_error=False)
         if refresh:

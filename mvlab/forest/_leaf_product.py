@@ -3,7 +3,7 @@
 The leaves reached by ``n`` rows in ``T`` trees form a sparse one-hot matrix ``L``
 (``n x total_leaves``, CSR, exactly one 1 per row and tree).  Every same-leaf dissimilarity of
 :mod:`mvlab.forest.measures` is this product with per-(row, tree) weights ``U`` and ``W``
-(DESIGN §5); :func:`cooccurrence` computes it by one of two engines:
+(docs/design.md §6); :func:`cooccurrence` computes it by one of two engines:
 
 ``"pairs"``
     Column by column of ``L`` (Gustavson's outer-product form): the instances of one leaf are

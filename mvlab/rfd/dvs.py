@@ -8,7 +8,7 @@ the k nearest training instances in that joint space (line 10).  The candidate's
 ``delta_w`` is its out-of-bag accuracy on the region (line 11); the most competent candidate
 predicts (lines 12-13).
 
-How it is fast (DESIGN §5).  The boolean OOB-hit matrix ``H`` (n_train x candidates) is
+How it is fast (docs/design.md §6).  The boolean OOB-hit matrix ``H`` (n_train x candidates) is
 computed once at fit time from each candidate's ``oob_decision_function_``.  At prediction
 time the regions of all candidates for all test rows come from :func:`mvlab.
 competence_regions.candidate_regions`: the joint rows ``d_w`` of all candidates share

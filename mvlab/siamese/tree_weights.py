@@ -22,7 +22,8 @@ Two solvers:
   ``-min_u [grad(w).(u-w) + lam ||u-w||^2]``; both are upper bounds on ``f(w) - f*``, so the
   answer is certified whatever heuristics led to it.
 - ``solver="cvxpy"``: the reference, the slack form of Eqs. 27-28 solved by an explicitly named
-  solver (Clarabel by default; cvxpy's default OSQP is inaccurate on this problem, DESIGN §8).
+  solver (Clarabel by default; cvxpy's default OSQP stops at its iteration limit with an inaccurate answer on this
+  problem at N=2000, T=1000).
 
 Measured (bench/bench_tree_weights.py, N = 2000 pairs, T = 1000 trees, margins of a real
 forest on digit pairs): ``pgd`` 0.06 s, Clarabel 42 s, objectives equal to 1e-9 relative.

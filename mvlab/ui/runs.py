@@ -29,8 +29,12 @@ _CACHE = "_results"
 
 @st.cache_resource(show_spinner=False)
 def results_store() -> ResultsStore:
-    """The results store at its default location (``$MVLAB_STORE`` or ``~/.mvlab/results.sqlite``)."""
-    return ResultsStore()
+    """The results store at its default location (``$MVLAB_STORE`` or ``~/.mvlab/results.sqlite``),
+    opened once per server: runs that an earlier server left queued or running are marked
+    ``interrupted`` (:meth:`ResultsStore.sweep_orphans`)."""
+    store = ResultsStore()
+    store.sweep_orphans()
+    return store
 
 
 def result_key(settings, ds: MultiViewDataset) -> str:
@@ -132,10 +136,13 @@ def request_for(settings, ds: MultiViewDataset, label: str = "") -> Request:
 
 
 def _say_wait(seconds: float | None) -> str:
+    """An estimate in words, as coarse as it is: seconds under a minute (5 s steps past 20 s), then minutes."""
     if seconds is None:
         return ""
-    if seconds < 60:
+    if seconds < 20:
         return f"about {max(seconds, 1):.0f} s"
+    if seconds < 60:
+        return f"about {5 * round(seconds / 5):.0f} s"
     return f"about {seconds / 60:.0f} min"
 
 
@@ -162,11 +169,12 @@ def follow(job_id: str, label: str, stop_key: str):
         status = eng.status(job_id)
         if status is None or status.state not in ("queued", "running"):
             break
+        # a Streamlit call each turn, even when nothing changed: a Stop (or any click) interrupts the wait there
         if status.state == "queued":
             box.info(status_text(status, label), icon=":material/hourglass_top:")
         else:
             box.progress(min(max(status.fraction, 0.0), 1.0), text=status_text(status, label))
-        eng.wait(job_id, timeout=0.3)
+        eng.wait(job_id, timeout=0.4)
     stop.empty()
     box.empty()
     if status is None:

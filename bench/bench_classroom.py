@@ -1,0 +1,188 @@
+"""A class on one server: S students in real browsers press Train at once on the Dissimilarity page.
+
+    python bench/bench_classroom.py            # S = 1, 10, 30; needs Debian's chromium and playwright
+    python bench/bench_classroom.py --quick    # S = 1, 10
+
+One server (``streamlit run app.py`` with its embedded job engine, as ``make run`` starts it), one
+headless Chromium, one browser context per student.  For each S, two rounds:
+
+* **distinct** settings: every student has another seed (S computations);
+* **identical** settings: every student asks for the same run (one computation, shared).
+
+For each round it prints completed / failed runs, the p50 and p95 time from the click on Train to
+the result on the page, relative to one student alone (the median of three runs alone, each on a
+seed not computed before), the server's memory peak (the Streamlit process and its worker
+processes, sampled every 0.2 s) and the time to open another page while the round computes.
+
+Targets (the class-server issue): 30 students with distinct settings, 0 failures, p95 within
+1.2x of ideal sharing (S x alone / workers); identical settings, p95 within 1.5x of alone; a page
+opens in under 3 s under load.  One run on a shared machine: read the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # the browser helpers of the test suite
+
+from browser import CHROMIUM, CHROMIUM_ARGS, running_app, settle, unavailable_reason  # noqa: E402
+
+PAGE = "/dissimilarity?dataset=breast-cancer&n_estimators=60"
+DONE_JS = """() => [...document.querySelectorAll('[data-testid=stAlert]')].some(
+    e => e.innerText.includes('test instances, '))
+    && document.querySelectorAll('.js-plotly-plot').length >= 2"""
+FAILED_JS = """() => document.querySelectorAll('[data-testid=stException]').length > 0
+    || [...document.querySelectorAll('[data-testid=stAlert]')].some(e => e.innerText.includes('Training failed'))"""
+WATCH_JS = """() => { window.__doneAt = null; window.__failedAt = null;
+    const check = () => {
+        if (window.__doneAt === null && (%s)()) window.__doneAt = Date.now();
+        if (window.__failedAt === null && (%s)()) window.__failedAt = Date.now();
+    };
+    new MutationObserver(check).observe(document.body, {childList: true, subtree: true, characterData: true});
+    window.__clickAt = Date.now(); }""" % (DONE_JS, FAILED_JS)
+
+
+class MemoryPeak:
+    """The peak resident memory of a process and its descendants, sampled on a thread."""
+
+    def __init__(self, pid: int):
+        self.proc, self.peak, self._stop = psutil.Process(pid), 0, threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self):
+        while not self._stop.wait(0.2):
+            try:
+                procs = [self.proc, *self.proc.children(recursive=True)]
+                self.peak = max(self.peak, sum(p.memory_info().rss for p in procs if p.is_running()))
+            except psutil.Error:
+                continue
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def server_pid(url: str) -> int:
+    port = url.rsplit(":", 1)[1]
+    for p in psutil.process_iter(["cmdline"]):
+        cmd = p.info["cmdline"] or []
+        if "streamlit" in " ".join(cmd) and port in cmd:
+            return p.pid
+    raise RuntimeError(f"no streamlit process on port {port}")
+
+
+def open_student(browser, address):
+    context = browser.new_context(viewport={"width": 1200, "height": 1400})
+    page = context.new_page()
+    page.goto(address)
+    page.wait_for_selector("h1", timeout=180_000)
+    settle(page)
+    return page
+
+
+def time_to_open(browser, url) -> float:
+    """Seconds from a new browser opening the Data page to the page drawn (heading shown, script done)."""
+    context = browser.new_context(viewport={"width": 1200, "height": 1400})
+    page = context.new_page()
+    start = time.perf_counter()
+    page.goto(url + "/data?dataset=breast-cancer")
+    page.wait_for_selector("h1:has-text('Data')", timeout=120_000)
+    page.wait_for_selector("[data-testid=stStatusWidget]", state="detached", timeout=120_000)
+    seconds = time.perf_counter() - start
+    context.close()
+    return seconds
+
+
+def round_of(browser, url, seeds: list[int], open_during: bool) -> dict:
+    """Every student (one seed each) presses Train; wait for every result; times from each click."""
+    pages = [open_student(browser, f"{url}{PAGE}&seed={s}") for s in seeds]
+    for page in pages:
+        page.evaluate(WATCH_JS)
+        page.get_by_role("button", name="Train", exact=True).click()
+    opened = time_to_open(browser, url) if open_during else None
+    deadline = time.time() + 1800
+    times, failed = [], 0
+    for page in pages:
+        page.wait_for_function("() => window.__doneAt !== null || window.__failedAt !== null",
+                               timeout=max(1, deadline - time.time()) * 1000, polling=500)
+        click, done, fail = page.evaluate("() => [window.__clickAt, window.__doneAt, window.__failedAt]")
+        if done is not None:
+            times.append((done - click) / 1000)
+        else:
+            failed += 1
+    for page in pages:
+        page.context.close()
+    return {"completed": len(times), "failed": failed, "times": times, "open": opened}
+
+
+def percentile(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, max(0, round(q / 100 * (len(values) + 1)) - 1))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="S = 1 and 10 only")
+    args = parser.parse_args()
+    reason = unavailable_reason()
+    if reason:
+        print(f"bench_classroom skipped: {reason}")
+        return 0
+    from playwright.sync_api import sync_playwright
+
+    sizes = [10] if args.quick else [10, 30]
+    workers = os.cpu_count() or 1
+    seeds = iter(range(10_000, 20_000))
+    with tempfile.TemporaryDirectory() as tmp, running_app(Path(tmp) / "results.sqlite",
+                                                          MVLAB_DASHBOARD="off") as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        warm = open_student(browser, f"{url}{PAGE}&seed=1")  # imports, the engine's workers
+        warm.get_by_role("button", name="Train", exact=True).click()
+        warm.wait_for_function(DONE_JS, timeout=300_000)
+        warm.context.close()
+        pid = server_pid(url)
+        idle_open = time_to_open(browser, url)
+        alone = statistics.median(round_of(browser, url, [next(seeds)], False)["times"][0] for _ in range(3))
+        print(f"One student alone: {alone:.1f} s from Train to the result (median of 3); {workers} workers; "
+              f"a page opens in {idle_open:.1f} s on the idle server.\n")
+        print("| students | settings | completed | failed | p50 / alone | p95 / alone | p95 / ideal | target "
+              "| server memory peak | page opens under load |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        verdicts = []
+        for s in sizes:
+            for kind in ("distinct", "identical"):
+                group = [next(seeds) for _ in range(s)] if kind == "distinct" else [next(seeds)] * s
+                with MemoryPeak(pid) as memory:
+                    out = round_of(browser, url, group, open_during=True)
+                ideal = alone * s / workers if kind == "distinct" else alone
+                limit = 1.2 if kind == "distinct" else 1.5
+                p50, p95 = percentile(out["times"], 50), percentile(out["times"], 95)
+                met = out["failed"] == 0 and p95 / ideal <= limit and out["open"] < 3
+                verdicts.append(met)
+                target = f"p95 <= {limit}x {'ideal' if kind == 'distinct' else 'alone'}, page < 3 s"
+                print(f"| {s} | {kind} | {out['completed']} | {out['failed']} | {p50 / alone:.2f} | "
+                      f"{p95 / alone:.2f} | {p95 / ideal:.2f} | {target}: {'met' if met else 'NOT met'} | "
+                      f"{memory.peak / 1e9:.2f} GB | {out['open']:.1f} s |")
+        browser.close()
+    print(f"\nideal = students x alone / {workers} workers for distinct settings (every run computed), alone for "
+          "identical settings (one run, shared). Times are from the click to the result drawn in that browser.")
+    print("All targets met." if all(verdicts) else "Some targets NOT met (see the table).")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
