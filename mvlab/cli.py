@@ -322,7 +322,8 @@ SCHEDULER_HELP = ("address of a Dask scheduler (tcp://host:8786) to run on inste
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m mvlab", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--store", default=None, help="results store file (default $MVLAB_STORE or ~/.mvlab/results.sqlite)")
+    parser.add_argument("--store", default=None,
+                        help="results store file (default $MVLAB_STORE or ~/.mvlab/results.sqlite)")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("datasets", help="list the bundled datasets").set_defaults(func=cmd_datasets)
     runs = sub.add_parser("runs", help="list the stored runs")
@@ -344,7 +345,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--n-jobs", type=int, default=-1, help=N_JOBS_HELP)
     run.add_argument("--scheduler", default=None, help=SCHEDULER_HELP)
     run.add_argument("--resume", action="store_true",
-                     help="continue the newest stored run with the same settings: its finished splits are not recomputed")
+                     help="continue the newest stored run with the same settings: its finished splits are not "
+                          "recomputed")
     run.set_defaults(func=cmd_run)
 
     rep = sub.add_parser("reproduce", help="a paper's protocol on the bundled data")

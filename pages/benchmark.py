@@ -2,15 +2,13 @@
 
 import json
 
-import pandas as pd
 import streamlit as st
 
-import mvlab.datasets as datasets
 from mvlab.experiments.families import FAMILIES, family_of_run
 from mvlab.experiments.report import family_reports, format_critical
 from mvlab.experiments.settings import BenchmarkSettings
-from mvlab.ui import links, runs
-from mvlab.ui.state import current_seed, keep, set_kept, sidebar
+from mvlab.ui import links, runs, widgets
+from mvlab.ui.state import current_seed, kept, set_kept, sidebar
 from mvlab.ui.tables import readable
 from mvlab.viz import plots
 
@@ -38,27 +36,23 @@ results store: pick an earlier one below. Few datasets make weak tests; say so w
 """
     )
 
-pending_family = (st.session_state.get("_url_pending") or {}).get("family", st.session_state.get("bm_family", "dissimilarity"))
+S = BenchmarkSettings
+pending_family = links.pending("family", kept("bm_family", widgets.field_default(S, "family")))
 WIDGETS = {"family": "bm_family", "datasets": "bm_datasets", "methods": f"bm_methods_{pending_family}",
            "repetitions": "bm_reps", "n_estimators": "bm_trees", "n_max": "bm_n", "n_pairs": "bm_pairs"}
-links.apply_page(BenchmarkSettings, WIDGETS, set_kept, seed)
-family_name = st.radio("Methods", list(FAMILIES), format_func=lambda f: FAMILIES[f].title, horizontal=True,
-                       **keep("bm_family", "dissimilarity"))
+links.apply_page(S, WIDGETS, set_kept, seed)
+family_name = widgets.radio(st, S, "family", "Methods", WIDGETS["family"], format_func=lambda f: FAMILIES[f].title,
+                            horizontal=True)
 family = FAMILIES[family_name]
 # full-width rows: a select box of chips in a narrow column hides the chips past its edge
-names = st.multiselect("Datasets", datasets.list_datasets(),
-                       **keep("bm_datasets", ["breast-cancer", "digits", "nutrimouse"]))
-methods = st.multiselect("Compare", list(family.methods),  # short names fit the chips; the tables use them too
-                         help="\n".join(f"- **{m}**: {family.method_titles.get(m, m)}" for m in family.methods),
-                         **keep(f"bm_methods_{family_name}", list(family.methods)))
+names = widgets.multiselect(st, S, "datasets", "Datasets", WIDGETS["datasets"])
+methods = widgets.multiselect(st, S, "methods", "Compare", f"bm_methods_{family_name}", options=family.methods,
+                              help="\n".join(f"- **{m}**: {family.method_titles.get(m, m)}" for m in family.methods))
 d = st.columns(4)
-reps = d[0].number_input("Repetitions", 1, 100, step=1, **keep("bm_reps", 3),
-                         help="Papers: 10 (DVS), 10 x 5-fold (OFSP), 100 (SDF).")
-trees = d[1].number_input("Trees per forest", 3, 1000, step=10, **keep("bm_trees", 20),
-                          help="Random-forest methods only.")
-n_max = d[2].number_input("Instances per dataset at most", 40, 5000, step=100, **keep("bm_n", 600),
-                          help="Larger datasets use a stratified sample.")
-n_pairs = d[3].number_input("Training pairs N (pairs)", 20, 5000, step=50, **keep("bm_pairs", 100))
+reps = widgets.number(d[0], S, "repetitions", "Repetitions", WIDGETS["repetitions"])
+trees = widgets.number(d[1], S, "n_estimators", "Trees per forest", WIDGETS["n_estimators"], step=10)
+n_max = widgets.number(d[2], S, "n_max", "Instances per dataset at most", WIDGETS["n_max"], step=100)
+n_pairs = widgets.number(d[3], S, "n_pairs", "Training pairs N (pairs)", WIDGETS["n_pairs"], step=50)
 settings = BenchmarkSettings(seed=seed, family=family_name, datasets=tuple(names), methods=tuple(methods),
                              repetitions=int(reps), n_estimators=int(trees), n_max=int(n_max), n_pairs=int(n_pairs))
 links.publish(settings)
@@ -76,20 +70,17 @@ if outcome is not None:
         st.error(message)
     set_kept("bm_batch", batch)
 
-stored = store.runs()
-stored = stored[stored["kind"].str.startswith(("benchmark:", "reproduce:"))]
-if stored.empty:
+labels = store.batches()
+if not labels:
     st.info("Choose datasets and methods and press **Run benchmark**.")
     st.stop()
-batches = list(dict.fromkeys(stored["kind"]))
-labels = {b: f"{b} · {', '.join(stored[stored.kind == b]['dataset'])} · "
-             f"{pd.to_datetime(stored[stored.kind == b]['started'].max(), unit='s'):%Y-%m-%d %H:%M}" for b in batches}
-batch = st.selectbox("Results to show (newest first)", batches, format_func=labels.get, **keep("bm_batch", batches[0]))
+batch = widgets.choice(st, "Results to show (newest first)", labels, "bm_batch", next(iter(labels)),
+                       format_func=labels.get)
 table = store.results(kind=batch)
 if table.empty:
     st.warning("This run stored no results yet (it may have been interrupted before its first split finished).")
     st.stop()
-run_rows = stored[stored.kind == batch]
+run_rows = store.runs(kind=batch)
 shown_family = family_of_run(run_rows["settings"].iloc[0], batch)
 if shown_family is None:
     st.warning(f"The runs of {batch} do not say which family of methods they compare; showing means only.")
@@ -130,11 +121,8 @@ elif len(report.means) < 3:
 if report.critical_differences:
     cd_names = {"nemenyi": "All pairs (Nemenyi)", "holm": f"Against {control} (Holm)",
                 "bonferroni-dunn": f"Against {control} (Bonferroni-Dunn)"}
-    cd_kept = keep("bm_cd", "nemenyi")
-    if st.session_state["bm_cd"] not in report.critical_differences:  # a batch without the control
-        st.session_state["bm_cd"] = "nemenyi"
-    cd_kind = st.radio("Critical-difference diagram", list(report.critical_differences), format_func=cd_names.get,
-                       horizontal=True, **cd_kept)
+    cd_kind = widgets.choice(st, "Critical-difference diagram", report.critical_differences, "bm_cd", "nemenyi",
+                             kind="radio", format_func=cd_names.get, horizontal=True)  # a batch may lack the control
     cd = report.critical_differences[cd_kind]
     st.plotly_chart(plots.critical_difference_diagram(cd), key="bm_cd_chart")
     st.caption("Methods joined by a bar are not significantly different at α = 0.05 "
@@ -143,8 +131,7 @@ if report.critical_differences:
                + "Demšar (2006): run the post-hoc only when Friedman's test rejects"
                + (f" (here p = {report.friedman.p_value:.4f})." if report.friedman is not None else "."))
 
-manifest = {"kind": batch, "runs": json.loads(run_rows[["run_id", "dataset", "fingerprint", "seed", "settings",
-                                                        "versions", "status"]].to_json(orient="records"))}
+manifest = store.batch_manifest(batch)
 c1, c2 = st.columns(2)
 c1.download_button("Download results (.csv)", table.to_csv(index=False), file_name="benchmark.csv", mime="text/csv",
                    key="bm_dl_csv")

@@ -8,8 +8,8 @@ import streamlit as st
 from mvlab.experiments.combinations import CombinationComparison
 from mvlab.experiments.settings import DissimilaritySettings
 from mvlab.forest.measures import MEASURES
-from mvlab.ui import links, runs
-from mvlab.ui.state import current_seed, keep, set_kept, sidebar
+from mvlab.ui import links, runs, widgets
+from mvlab.ui.state import current_seed, set_kept, sidebar
 from mvlab.viz import plots
 from mvlab.viz.projection import mds_2d
 
@@ -36,21 +36,20 @@ MEASURE_NAMES = {name: m.title for name, m in MEASURES.items()}
 WIDGETS = {"measure": "dis_measure", "paper": "dis_paper", "n_estimators": "dis_trees", "test_size": "dis_test",
            "k": "dis_k", "w": "dis_w", "kdn_k": "dis_kdn"}
 links.apply_page(DissimilaritySettings, WIDGETS, set_kept, seed)
+S = DissimilaritySettings
 c = st.columns(4)
-measure = c[0].selectbox("Measure", list(MEASURES), format_func=MEASURE_NAMES.get, **keep("dis_measure", "breiman"))
-paper = c[1].toggle("Paper settings", **keep("dis_paper", False),
-                    help="The chapter's settings: the RFD measure and 512 trees per forest.")
-trees = 512 if paper else c[1].number_input("Trees per forest", 5, 1000, step=25, **keep("dis_trees", 100))
-test_size = c[2].slider("Test share", 0.1, 0.9, step=0.05, **keep("dis_test", 0.5), help="Paper: 50/50 split.")
-k = c[3].number_input("k (SWknn)", 1, 50, step=1, **keep("dis_k", 7), help="Neighbours of the leave-one-out kNN.")
-extra = {}
+measure = widgets.select(c[0], S, "measure", "Measure", WIDGETS["measure"], format_func=MEASURE_NAMES.get)
+paper = widgets.toggle(c[1], S, "paper", "Paper settings", WIDGETS["paper"], help=S.paper_note())
+trees = None if paper else widgets.number(c[1], S, "n_estimators", "Trees per forest", WIDGETS["n_estimators"], step=25)
+test_size = widgets.slider(c[2], S, "test_size", "Test share", WIDGETS["test_size"], step=0.05)
+k = widgets.number(c[3], S, "k", "k (SWknn)", WIDGETS["k"])
+extra = {} if trees is None else {"n_estimators": int(trees)}
 if measure == "path" and not paper:
-    extra["w"] = st.slider("w (path-length decay)", 0.05, 5.0, step=0.05, **keep("dis_w", 1.0))
+    extra["w"] = widgets.slider(st, S, "w", "w (path-length decay)", WIDGETS["w"], step=0.05)
 if measure == "rfd" or paper:
-    extra["kdn_k"] = st.number_input("k of k-Disagreeing Neighbours", 1, 50, step=1, **keep("dis_kdn", 7))
+    extra["kdn_k"] = widgets.number(st, S, "kdn_k", "k of k-Disagreeing Neighbours", WIDGETS["kdn_k"])
 
-settings = DissimilaritySettings(seed=seed, measure=measure, paper=paper, n_estimators=int(trees),
-                                 test_size=float(test_size), k=int(k), **extra)
+settings = S(seed=seed, measure=measure, paper=paper, test_size=float(test_size), k=int(k), **extra)
 used = settings.effective()
 links.publish(settings)
 runs.checks(settings, ds)

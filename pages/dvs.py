@@ -6,12 +6,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mvlab.experiments.combinations import DVS_METHODS, METHOD_TITLES, CombinationComparison
+from mvlab.experiments.combinations import METHOD_TITLES, CombinationComparison
 from mvlab.experiments.settings import DVSSettings
 from mvlab.forest.measures import MEASURES
 from mvlab.rfd.dvs import n_candidates
 from mvlab.rfd.explanation import view_choice_scores
-from mvlab.ui import links, runs
+from mvlab.ui import links, runs, widgets
 from mvlab.ui.state import current_seed, keep, selected_point, set_kept, sidebar
 from mvlab.ui.tables import readable
 from mvlab.viz import plots
@@ -54,24 +54,25 @@ the view forests, stacking.
 WIDGETS = {"source": "dvs_source", "measure": "dvs_measure", "paper": "dvs_paper", "n_estimators": "dvs_trees",
            "k": "dvs_k", "test_size": "dvs_test", "show": "dvs_show"}
 links.apply_page(DVSSettings, WIDGETS, set_kept, seed)
+S = DVSSettings
 SOURCES = {"demo": "region-structured synthetic data (choices differ)", "sidebar": f"the sidebar's dataset ({ds.name})"}
-source = st.radio("Data", list(SOURCES), format_func=SOURCES.get, horizontal=True, **keep("dvs_source", "demo"))
+source = widgets.radio(st, S, "source", "Data", WIDGETS["source"], format_func=SOURCES.get, horizontal=True)
 c = st.columns(4)
-measure = c[0].selectbox("Measure", list(MEASURES), format_func=lambda m: MEASURES[m].title,
-                         **keep("dvs_measure", "breiman"))
-paper = c[1].toggle("Paper settings", **keep("dvs_paper", False),
-                    help="The chapter's settings: the RFD measure and 512 trees per forest.")
-trees = 512 if paper else c[1].number_input("Trees per forest", 5, 1000, step=10, **keep("dvs_trees", 60))
-k = c[2].number_input("Region size k", 1, 50, step=1, **keep("dvs_k", 7), help="Neighbours in the region of competence.")
-test_size = c[3].slider("Test share", 0.1, 0.9, step=0.05, **keep("dvs_test", 0.5), help="Paper: 50/50 split.")
-settings = DVSSettings(seed=seed, source=source, measure=measure, paper=paper, n_estimators=int(trees), k=int(k),
-                       test_size=float(test_size))
+measure = widgets.select(c[0], S, "measure", "Measure", WIDGETS["measure"], format_func=lambda m: MEASURES[m].title)
+paper = widgets.toggle(c[1], S, "paper", "Paper settings", WIDGETS["paper"], help=S.paper_note())
+trees = None if paper else widgets.number(c[1], S, "n_estimators", "Trees per forest", WIDGETS["n_estimators"],
+                                          step=10)
+k = widgets.number(c[2], S, "k", "Region size k", WIDGETS["k"])
+test_size = widgets.slider(c[3], S, "test_size", "Test share", WIDGETS["test_size"], step=0.05)
+settings = S(seed=seed, source=source, measure=measure, paper=paper, k=int(k), test_size=float(test_size),
+             **({} if trees is None else {"n_estimators": int(trees)}))
 used, data = settings.effective(), settings.data(ds)
 runs.checks(settings, ds)
 result = runs.lookup(settings, data, CombinationComparison)
 st.caption(f"{data.name}: the pool has {n_candidates(data.n_views)} candidate forests of {used.n_estimators} trees; "
            f"measure {used.measure_object().describe()}.")
-result = runs.train_button(settings, data, "dvs_train", label="Training view forests, the DVS pool and the baselines") or result
+result = runs.train_button(settings, data, "dvs_train",
+                           label="Training view forests, the DVS pool and the baselines") or result
 if result is None:
     links.publish(settings)
     st.info("Choose the settings and press **Train**.")
@@ -87,8 +88,8 @@ with right:
                    "a perfect choice of views gets.")
 
 st.subheader("Per-instance view selections")
-method = st.radio("Explain the choices of", list(DVS_METHODS), format_func=METHOD_TITLES.get, horizontal=True,
-                  **keep("dvs_show", "dvs"))
+method = widgets.radio(st, DVSSettings, "show", "Explain the choices of", WIDGETS["show"],
+                       format_func=METHOD_TITLES.get, horizontal=True)
 links.publish(dataclasses.replace(settings, show=method))
 e = result.explanations[method]
 correct = e.prediction == result.y_test
@@ -155,8 +156,10 @@ def one_instance():
         truth = " Its true view(s): **" + " + ".join(np.asarray(e.view_names)[result.informative_test[i]]) + "**."
     st.markdown(f"Test instance **{i}** (dataset row {result.test_index[i]}), class **{labels_test[i]}**: "
                 f"{METHOD_TITLES[method]} chose **{e.chosen_names[i]}** (competence {e.chosen_competence[i]:.2f}, "
-                f"{e.n_tied[i]} candidates tied) and predicted **{result.classes[e.prediction[i]]}** ({verdict}).{truth}")
-    st.dataframe({"dataset row": result.train_index[e.region[i]], "class": np.asarray(result.classes)[e.region_labels[i]],
+                f"{e.n_tied[i]} candidates tied) and predicted **{result.classes[e.prediction[i]]}** "
+                f"({verdict}).{truth}")
+    st.dataframe({"dataset row": result.train_index[e.region[i]],
+                  "class": np.asarray(result.classes)[e.region_labels[i]],
                   "dissimilarity": np.round(e.region_dissimilarity[i], 4), "OOB correct": e.region_oob_hit[i]},
                  hide_index=True, width="stretch")
     paper_e, soft_e = result.explanations["dvs"], result.explanations["dvs-soft"]

@@ -46,6 +46,6 @@ then open a page:
   their effective number of trees, and a pair explorer with the undetermined-pair threshold τ.
 
 Every random choice derives from the sidebar's seed, so a result can be reproduced exactly.
-"""
+"""  # noqa: E501 (a markdown table row is one line)
 )
 st.info(f"Dataset in use: **{ds.name}** ({ds.n_samples} instances, {ds.n_views} views, {ds.n_classes} classes).")

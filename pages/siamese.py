@@ -6,10 +6,10 @@ import numpy as np
 import streamlit as st
 
 from mvlab.experiments.settings import SiameseSettings
-from mvlab.experiments.siamese import MODELS, SiameseExperiment, default_window_sizes, tau_curve, tau_tradeoff
+from mvlab.experiments.siamese import MODELS, SiameseExperiment, default_window_sizes, tau_tradeoff
 from mvlab.siamese.pairs import max_train_pairs
-from mvlab.ui import links, runs
-from mvlab.ui.state import current_seed, keep, set_kept, sidebar
+from mvlab.ui import links, runs, widgets
+from mvlab.ui.state import current_seed, keep, kept, set_kept, sidebar
 from mvlab.viz import plots
 
 ds = sidebar()
@@ -49,41 +49,39 @@ WIDGETS = {"paper": "sdf_paper", "n_pairs": "sdf_n", "n_estimators": "sdf_trees"
            "max_levels": "sdf_levels", "lam": "sdf_lam", "z_schedule": "sdf_z", "scanning": "sdf_scan",
            "windows": f"sdf_windows_{shape_key}"}
 links.apply_page(SiameseSettings, WIDGETS, set_kept, seed)
+S = SiameseSettings
 c = st.columns(4)
-paper = c[0].toggle("Paper settings", **keep("sdf_paper", False),
-                    help="N = 1000 pairs, T = 700 trees per forest (the paper's Table 7), in-sample QP "
-                         "probabilities (the literal Algorithm 1), up to 10 levels.")
+paper = widgets.toggle(c[0], S, "paper", "Paper settings", WIDGETS["paper"], help=S.paper_note())
 c2 = st.columns(4)
 if paper:
-    d = SiameseSettings(paper=True).effective()  # the paper's sizes (the pairs family's preset)
+    d = S(paper=True).effective()  # the paper's sizes (the pairs family's preset)
     n_pairs, trees, qp_probas, max_levels = d.n_pairs, d.n_estimators, d.qp_probas, d.max_levels
     c[1].caption(f"N = {n_pairs} training pairs ({2 * n_pairs // 3} test), T = {trees} trees per forest")
-    c[2].caption("QP on in-sample tree probabilities")
+    c[2].caption(f"QP on {'in-sample' if qp_probas == 'insample' else 'out-of-fold'} tree probabilities")
     c2[2].caption(f"up to {max_levels} levels")
 else:
-    most = runs.memo("sdf_most", ds.fingerprint(), lambda: max_train_pairs(ds.y))
-    if st.session_state.get("_kept", {}).get("sdf_n", 0) > max(most, 30):
-        set_kept("sdf_n", max(most, 30))
-        st.caption(f"Training pairs lowered to {max(most, 30)}: the most {ds.name} gives from disjoint pools.")
-    n_pairs = c[1].number_input("Training pairs N", 30, max(most, 30), step=50, **keep("sdf_n", min(300, max(most, 30))),
-                                help="Test pairs: 2N/3, from instances never used in training pairs.")
-    trees = c[2].number_input("Trees per forest T", 5, 1000, step=25, **keep("sdf_trees", 50))
-    qp_probas = c[3].selectbox("QP probabilities", ["oof", "insample"], **keep("sdf_qp", "oof"),
-                               format_func={"oof": "out-of-fold", "insample": "in-sample (paper-literal)"}.get,
-                               help="Which tree probabilities the weight QP sees (docs/algorithms.md §C.5).")
-    max_levels = c2[2].number_input("Max levels", 1, 20, step=1, **keep("sdf_levels", 4),
-                                    help="Levels are added while the training accuracy improves, up to this many.")
-lam = c2[0].select_slider("λ (regularisation)", [0.001, 0.01, 0.1, 1.0, 10.0, 100.0], **keep("sdf_lam", 1.0),
-                          help="Large λ pulls the tree weights towards uniform 1/T (gcForest).")
-z_schedule = c2[1].selectbox("z schedule", ["double", "constant"], **keep("sdf_z", "double"),
-                             format_func={"double": "doubling per level", "constant": "constant ±1"}.get)
+    most = max(runs.memo("sdf_most", ds.fingerprint(), lambda: max_train_pairs(ds.y)),
+               widgets.field_range(S, "n_pairs")[0])
+    if kept(WIDGETS["n_pairs"], 0) > most:
+        set_kept(WIDGETS["n_pairs"], most)
+        st.caption(f"Training pairs lowered to {most}: the most {ds.name} gives from disjoint pools.")
+    n_pairs = widgets.number(c[1], S, "n_pairs", "Training pairs N", WIDGETS["n_pairs"], step=50, high=most,
+                             default=min(widgets.field_default(S, "n_pairs"), most))
+    trees = widgets.number(c[2], S, "n_estimators", "Trees per forest T", WIDGETS["n_estimators"], step=25)
+    qp_probas = widgets.select(c[3], S, "qp_probas", "QP probabilities", WIDGETS["qp_probas"],
+                               format_func={"oof": "out-of-fold", "insample": "in-sample (paper-literal)"}.get)
+    max_levels = widgets.number(c2[2], S, "max_levels", "Max levels", WIDGETS["max_levels"])
+lam = c2[0].select_slider("λ (regularisation)", list(S.lam_choices), help=widgets.field_help(S, "lam"),
+                          **keep(WIDGETS["lam"], widgets.field_default(S, "lam")))
+z_schedule = widgets.select(c2[1], S, "z_schedule", "z schedule", WIDGETS["z_schedule"],
+                            format_func={"double": "doubling per level", "constant": "constant ±1"}.get)
 scanning, windows = False, None
 if ds.image_shape is not None:
-    scanning = c2[3].toggle("Multi-grained scanning", **keep("sdf_scan", True),
-                            help=f"Images of {ds.image_shape[0]}×{ds.image_shape[1]}: two lock-step windows.")
+    scanning = widgets.toggle(c2[3], S, "scanning", "Multi-grained scanning", WIDGETS["scanning"],
+                              help=f"Images of {ds.image_shape[0]}×{ds.image_shape[1]}: two lock-step windows.")
     if scanning:
         windows = c2[3].multiselect("Window sides", list(range(1, min(ds.image_shape) + 1)),
-                                    **keep(f"sdf_windows_{shape_key}", default_window_sizes(ds.image_shape)))
+                                    **keep(WIDGETS["windows"], default_window_sizes(ds.image_shape)))
         if not windows:
             st.error("Choose at least one window side for multi-grained scanning.")
             st.stop()
@@ -97,7 +95,8 @@ result = runs.lookup(settings, ds, SiameseExperiment)
 result = runs.train_button(settings, ds, "sdf_train", label="Growing cascades") or result
 if result is None:
     eff = settings.effective()
-    st.info(f"Choose the settings and press **Train**: two cascades (gcForest and SDF) of up to {eff.max_levels} levels "
+    st.info("Choose the settings and press **Train**: two cascades (gcForest and SDF) of up to "
+            f"{eff.max_levels} levels "
             f"of 4 forests × {eff.n_estimators} trees on {eff.n_pairs} training pairs.")
     st.stop()
 
@@ -134,10 +133,7 @@ for i, name in enumerate(MODELS):
     m[2 * i].metric(f"{name}: undetermined pairs", f"{n_test - t.n_determined} of {n_test}",
                     help=f"{100 * t.undetermined:.1f}% of the test pairs")
     m[2 * i + 1].metric(f"{name}: accuracy on the rest", "—" if np.isnan(t.accuracy) else f"{t.accuracy:.3f}")
-top = max([float(result.scores[name].max()) for name in MODELS] + [tau, 0.05])  # S0 - S1 <= n_forests
-grid = np.linspace(0.0, min(float(result.n_forests), 1.05 * top), 81)
-curves = {name: tau_curve(result.scores[name], result.y_test, grid) for name in MODELS}
-st.plotly_chart(plots.tau_tradeoff_curve(curves, tau), key="sdf_tau_fig")
+st.plotly_chart(plots.tau_tradeoff_curve(result.tau_curves(tau), tau), key="sdf_tau_fig")
 
 table = result.pair_table(tau)
 pair = st.selectbox(
@@ -150,8 +146,7 @@ if ds.image_shape is not None:
     left.plotly_chart(plots.pair_view(ds.X[a], ds.X[b], image_shape=ds.image_shape, names=names,
                                       title=f"Test pair {pair}"), key="sdf_pair_fig")
 else:
-    scale = ds.X.std(axis=0)
-    z = (ds.X[[a, b]] - ds.X.mean(axis=0)) / np.where(scale > 0, scale, 1.0)
+    z = ds.standardised_rows([a, b])
     left.plotly_chart(plots.pair_view(z[0], z[1], feature_names=ds.feature_names, names=names,
                                       title=f"Test pair {pair} (standardised features)"), key="sdf_pair_fig")
 right.metric("True label", table["true label"][pair])

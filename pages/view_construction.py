@@ -8,9 +8,7 @@ import streamlit as st
 from mvlab.experiments.settings import ViewConstructionSettings
 from mvlab.experiments.view_construction import (
     CLASSIFIER_TITLES,
-    CLASSIFIERS,
     METHOD_TITLES,
-    METHODS,
     METRIC_TITLES,
     METRICS,
     KSweepResult,
@@ -18,8 +16,8 @@ from mvlab.experiments.view_construction import (
     partition_crosstab,
     sweep_test,
 )
-from mvlab.ui import links, runs
-from mvlab.ui.state import current_seed, keep, set_kept, sidebar
+from mvlab.ui import links, runs, widgets
+from mvlab.ui.state import current_seed, keep, kept, set_kept, sidebar
 from mvlab.ui.tables import readable
 from mvlab.viz import plots
 
@@ -57,69 +55,48 @@ redundant and noise features) you see whether a method rediscovers them.
     )
 
 
-def choice(where, label, options, key, default, **kwargs):
-    """A kept selectbox whose kept value falls back to the first option when it is no longer offered."""
-    kw = keep(key, default if default in options else options[0])
-    if st.session_state[key] not in options:
-        set_kept(key, options[0])
-        st.session_state[key] = options[0]
-    return where.selectbox(label, options, **kw, **kwargs)
-
-
-pending_source = (st.session_state.get("_url_pending") or {}).get("source", st.session_state.get("vc_source", "sidebar"))
-WIDGETS = {"source": "vc_source", "madelon_n": "vc_madelon_n", "methods": "vc_methods", "classifiers": "vc_classifiers",
-           "paper": "vc_paper", "max_views": "vc_k", "n_splits": "vc_folds", "n_repeats": "vc_reps", "inner_cv": "vc_inner",
-           "ga_generations": "vc_generations", "n_used": f"vc_n_{pending_source}", "d_used": f"vc_d_{pending_source}"}
-links.apply_page(ViewConstructionSettings, WIDGETS, set_kept, seed)
+S = ViewConstructionSettings
+pending_source = links.pending("source", kept("vc_source", widgets.field_default(S, "source")))
+WIDGETS = {"source": "vc_source", "madelon_n": "vc_madelon_n", "methods": "vc_methods",
+           "classifiers": "vc_classifiers", "paper": "vc_paper", "max_views": "vc_k", "n_splits": "vc_folds",
+           "n_repeats": "vc_reps", "inner_cv": "vc_inner", "ga_generations": "vc_generations",
+           "n_used": f"vc_n_{pending_source}", "d_used": f"vc_d_{pending_source}"}
+links.apply_page(S, WIDGETS, set_kept, seed)
 SOURCES = {"sidebar": "the sidebar's dataset", "madelon": "Madelon-like synthetic (500 features)"}
-source = st.radio("Data", list(SOURCES), format_func=SOURCES.get, horizontal=True, **keep("vc_source", "sidebar"))
-n_mad = 200
+source = widgets.radio(st, S, "source", "Data", WIDGETS["source"], format_func=SOURCES.get, horizontal=True)
+n_mad = widgets.field_default(S, "madelon_n")
 if source == "madelon":
-    n_mad = st.number_input("Madelon-like instances", 20, 5000, step=50, **keep("vc_madelon_n", 200),
-                            help="make_classification: 2 classes, 5 informative, 15 redundant and 480 noise features; "
-                                 "seeded by the sidebar's seed.")
+    n_mad = widgets.number(st, S, "madelon_n", "Madelon-like instances", WIDGETS["madelon_n"], step=50)
 try:
-    data = ViewConstructionSettings(seed=seed, source=source, madelon_n=int(n_mad)).data(ds)
+    data = S(seed=seed, source=source, madelon_n=int(n_mad)).data(ds)
 except ValueError as exc:
     st.error(f"Cannot generate the Madelon-like set: {exc}")
     st.stop()
 
-methods = st.multiselect("Methods", list(METHODS), **keep("vc_methods", list(METHODS)),  # full width: every chip shows
-                         help="\n".join(f"- {t}" for t in METHOD_TITLES.values()))
+methods = widgets.multiselect(st, S, "methods", "Methods", WIDGETS["methods"],  # full width: every chip shows
+                              help="\n".join(f"- {t}" for t in METHOD_TITLES.values()))
 c = st.columns([3, 1])
-classifiers = c[0].multiselect("Base classifiers", list(CLASSIFIERS), **keep("vc_classifiers", ["knn", "nb"]),
-                               format_func=CLASSIFIER_TITLES.get,
-                               help="The linear SVM has no incremental evaluator: OFSP refits it for every feature "
-                                    "and view (minutes even on small data).")
-paper = c[1].toggle("Paper settings", **keep("vc_paper", False),
-                    help="All instances and features, K = 10, 10 × 5-fold CV, 5 inner folds, GA 30 generations.")
+classifiers = widgets.multiselect(c[0], S, "classifiers", "Base classifiers", WIDGETS["classifiers"],
+                                  format_func=CLASSIFIER_TITLES.get,
+                                  help="The linear SVM has no incremental evaluator: OFSP refits it for every feature "
+                                       "and view (minutes even on small data).")
+paper = widgets.toggle(c[1], S, "paper", "Paper settings", WIDGETS["paper"], help=S.paper_note())
+sizes = {}
 if paper:
-    d = ViewConstructionSettings()  # the paper's sizes replace these (ViewConstructionSettings.effective)
-    max_views, n_splits, n_repeats, inner_cv, generations, n_used, d_used = (
-        d.max_views, d.n_splits, d.n_repeats, d.inner_cv, d.ga_generations, d.n_used, d.d_used)
     st.warning("Paper settings run 50 splits on every instance and feature: the work grows with features × views "
                "× folds (the SVM has no fast evaluator). The progress bar estimates the time left as it goes.")
 else:
     c = st.columns(7)
-    max_views = c[0].number_input("K (largest k)", 1, 30, step=1, **keep("vc_k", 10))
-    n_splits = c[1].number_input("Folds", 2, 10, step=1, **keep("vc_folds", 3))
-    n_repeats = c[2].number_input("Repetitions", 1, 10, step=1, **keep("vc_reps", 1))
-    inner_cv = c[3].number_input("Inner folds", 2, 10, step=1, **keep("vc_inner", 3),
-                                 help="Inner cross-validation of OFSP, AB, VC-GA and the ensemble weights.")
-    generations = c[4].number_input("GA generations", 0, 100, step=1, **keep("vc_generations", 3))
-    n_used = c[5].number_input("Instances used", 4, 100000, step=10, **keep(f"vc_n_{source}", 150),
-                               help="A stratified sample of the data (all if larger than the data).")
-    d_used = c[6].number_input("Features used", 1, 100000, step=10,
-                               **keep(f"vc_d_{source}", 500 if source == "madelon" else 100),
-                               help="A random sample of the features (all if larger than the data).")
-    st.caption("Defaults: a stratified sample of 150 instances, 100 random features (the Madelon-like set keeps all "
-               "500), K = 10, 1 × 3-fold CV, 3 inner folds, 1-NN and naive Bayes, a GA of 3 generations (population "
-               "50, 100 offspring). The **paper settings** switch restores 10 × 5-fold CV, 5 inner folds, 30 GA "
-               "generations and all the data.")
-settings = ViewConstructionSettings(
-    seed=seed, source=source, madelon_n=int(n_mad), methods=tuple(methods), classifiers=tuple(classifiers), paper=paper,
-    max_views=int(max_views), n_splits=int(n_splits), n_repeats=int(n_repeats), inner_cv=int(inner_cv),
-    ga_generations=int(generations), n_used=int(n_used), d_used=int(d_used))
+    sized = [("max_views", "K (largest k)"), ("n_splits", "Folds"), ("n_repeats", "Repetitions"),
+             ("inner_cv", "Inner folds"), ("ga_generations", "GA generations")]
+    for col, (name, label) in zip(c, sized):
+        sizes[name] = widgets.number(col, S, name, label, WIDGETS[name])
+    sizes["n_used"] = widgets.number(c[5], S, "n_used", "Instances used", WIDGETS["n_used"], step=10)
+    sizes["d_used"] = widgets.number(c[6], S, "d_used", "Features used", WIDGETS["d_used"], step=10,
+                                     default=500 if source == "madelon" else None)
+    st.caption(S.defaults_note())
+settings = S(seed=seed, source=source, madelon_n=int(n_mad), methods=tuple(methods), classifiers=tuple(classifiers),
+             paper=paper, **{name: int(value) for name, value in sizes.items()})
 links.publish(settings)
 runs.checks(settings, ds)
 result = runs.lookup(settings, data, KSweepResult)
@@ -138,8 +115,9 @@ st.success(f"{data.name}: {len(result.sample_index)} instances × {len(result.fe
 
 st.subheader(f"Across k = 1..{len(result.ks)}")
 c = st.columns([2, 2, 1])
-metric = choice(c[0], "Metric", list(METRICS), "vc_metric", "accuracy", format_func=METRIC_TITLES.get)
-clf = choice(c[1], "Classifier", result.classifiers, "vc_clf", result.classifiers[0], format_func=CLASSIFIER_TITLES.get)
+metric = widgets.choice(c[0], "Metric", list(METRICS), "vc_metric", "accuracy", format_func=METRIC_TITLES.get)
+clf = widgets.choice(c[1], "Classifier", result.classifiers, "vc_clf", result.classifiers[0],
+                     format_func=CLASSIFIER_TITLES.get)
 grid = c[2].toggle("Grid of all", **keep("vc_grid", False),
                    help="Accuracy, disagreement, time and % features kept for every classifier.")
 if grid:
@@ -170,10 +148,10 @@ else:
 
 st.subheader("Partition view (last test fold)")
 c = st.columns(3)
-p_method = choice(c[0], "Method", result.methods, "vc_p_method", "OFSP")
-p_clf = choice(c[1], "Classifier", result.classifiers, "vc_p_clf", result.classifiers[0],
+p_method = widgets.choice(c[0], "Method", result.methods, "vc_p_method", "OFSP")
+p_clf = widgets.choice(c[1], "Classifier", result.classifiers, "vc_p_clf", result.classifiers[0],
                format_func=CLASSIFIER_TITLES.get, help="The wrapper methods (OFSP, AB, VC-GA) use it to build views.")
-p_k = choice(c[2], "Views k", result.ks, "vc_p_k", min(5, len(result.ks)))
+p_k = widgets.choice(c[2], "Views k", result.ks, "vc_p_k", min(5, len(result.ks)))
 M = result.membership(p_method, p_clf, p_k)
 groups = feature_groups(data.views, result.feature_index)
 names = np.asarray(data.feature_names)[result.feature_index]

@@ -266,6 +266,12 @@ class MultiViewDataset:
                        "results on them are noisy.")
         return out
 
+    def standardised_rows(self, rows) -> np.ndarray:
+        """Rows of ``X`` on the scale of the whole dataset: minus the column means, over the column
+        standard deviations (a constant column is only centred); shape (len(rows), n_features)."""
+        scale = self.X.std(axis=0)
+        return (self.X[np.asarray(rows)] - self.X.mean(axis=0)) / np.where(scale > 0, scale, 1.0)
+
     def fingerprint(self) -> str:
         """SHA-256 (first 16 hex digits) of X, y, classes and views: identifies the data in results.
 

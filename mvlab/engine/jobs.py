@@ -172,6 +172,8 @@ class Engine:
         self._closed = threading.Event()
         self._threads: list[threading.Thread] = []
         self._starting: threading.Thread | None = None
+        self._status_asked = float("-inf")
+        self._dashboard: str | None = None
         self._start_error: str | None = None
 
     # ------------------------------------------------------------------ connection
@@ -357,16 +359,21 @@ class Engine:
             return JobStatus(job.id, job.state, position, wait, job.fraction, job.message, elapsed,
                              len(job.holders), job.error)
 
-    def server_status(self) -> ServerStatus:
-        """Workers and their memory, runs running and queued (no names of data)."""
+    def server_status(self, max_age: float = 2.0) -> ServerStatus:
+        """Workers and their memory, runs running and queued (no names of data).  The scheduler is
+        asked at most every ``max_age`` seconds (every page of every session shows the panel)."""
         client = self.client
-        self._refresh_workers()
+        now = time.monotonic()
+        if now - self._status_asked > max_age:
+            self._refresh_workers()
+            self._dashboard = client.dashboard_link if self._has_dashboard() else None
+            self._status_asked = now
         with self._lock:
             running = sum(j.state == "running" for j in self._jobs.values())
             queued = sum(j.state == "queued" for j in self._jobs.values())
             workers = list(self._workers)
-        return ServerStatus(client.scheduler.address, client.dashboard_link if self._has_dashboard() else None,
-                            workers, running, queued, self.config.max_queued, self._cluster is not None)
+        return ServerStatus(client.scheduler.address, self._dashboard, workers, running, queued, self.config.max_queued,
+                            self._cluster is not None)
 
     # ------------------------------------------------------------------ estimates
     def _typical(self, request: Request) -> float:
@@ -516,6 +523,8 @@ class Engine:
             self._workers = workers
 
     def _has_dashboard(self) -> bool:
+        if self._cluster is not None and self.config.dashboard is None:
+            return False
         try:
             return bool(self._client.scheduler_info().get("services", {}).get("dashboard"))
         except Exception:

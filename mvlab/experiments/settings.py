@@ -37,7 +37,7 @@ from mvlab.experiments.families import FAMILIES, make_protocol, run_experiment
 from mvlab.experiments.pair_methods import PAIRS
 from mvlab.experiments.siamese import run_siamese_experiment
 from mvlab.experiments.store import package_versions
-from mvlab.experiments.view_construction import CLASSIFIERS, METHODS, VIEW_CONSTRUCTION, k_sweep
+from mvlab.experiments.view_construction import CLASSIFIER_TITLES, CLASSIFIERS, METHODS, VIEW_CONSTRUCTION, k_sweep
 from mvlab.forest.measures import MEASURES, measure_spec, resolve_measure
 from mvlab.rfd.baselines import BASELINES
 from mvlab.rfd.classifier import COMBINATIONS
@@ -191,10 +191,17 @@ class _MeasureChoice(ExperimentSettings):
     """Settings that grow view forests: the measure and its parameters."""
 
     measure: str = _opt("breiman", options=tuple(MEASURES))
-    w: float = _opt(1.0, range=(0.05, 5.0), help="path-length decay")
-    kdn_k: int = _opt(7, range=(1, 50), help="neighbours of the kDN hardness")
+    w: float = _opt(1.0, range=(0.05, 5.0))
+    kdn_k: int = _opt(7, range=(1, 50))
     paper: bool = False
     n_estimators: int = _opt(100, range=(3, 1000))
+
+    @classmethod
+    def paper_note(cls) -> str:
+        """What the paper switch sets, in words (the widget's help), from the paper's preset."""
+        paper = cls(paper=True).effective()
+        return (f"The chapter's settings: the {resolve_measure(paper.measure).title} measure and {paper.n_estimators} "
+                "trees per forest.")
 
     def measure_object(self):
         """The measure with the parameters of this page that it takes (e.g. ``RFD(kdn_k=7)``)."""
@@ -218,8 +225,8 @@ class DissimilaritySettings(_MeasureChoice):
     """The Dissimilarity page: one split, every static combination on the same view forests."""
 
     kind: ClassVar[str] = "dissimilarity"
-    test_size: float = _opt(0.5, range=(0.1, 0.9))
-    k: int = _opt(7, range=(1, 50), help="neighbours of SWknn's leave-one-out kNN")
+    test_size: float = _opt(0.5, range=(0.1, 0.9), help="Paper: 50/50 split.")
+    k: int = _opt(7, range=(1, 50), help="Neighbours of the leave-one-out kNN.")
 
     def effective(self):
         return dataclasses.replace(self, **self._paper()) if self.paper else self
@@ -247,8 +254,8 @@ class DVSSettings(_MeasureChoice):
     display_only: ClassVar[tuple[str, ...]] = ("show",)
     source: str = _opt("demo", options=("demo", "sidebar"))
     n_estimators: int = _opt(60, range=(3, 1000))
-    k: int = _opt(7, range=(1, 50), help="region of competence")
-    test_size: float = _opt(0.5, range=(0.1, 0.9))
+    k: int = _opt(7, range=(1, 50), help="Neighbours in the region of competence.")
+    test_size: float = _opt(0.5, range=(0.1, 0.9), help="Paper: 50/50 split.")
     show: str = _opt("dvs", options=DVS_METHODS)
 
     def effective(self):
@@ -287,17 +294,18 @@ class ViewConstructionSettings(ExperimentSettings):
 
     kind: ClassVar[str] = "view_construction"
     source: str = _opt("sidebar", options=("sidebar", "madelon"))
-    madelon_n: int = _opt(200, range=(20, 5000))
+    madelon_n: int = _opt(200, range=(20, 5000), help="make_classification: 2 classes, 5 informative, 15 redundant "
+                          "and 480 noise features; seeded by the sidebar's seed.")
     methods: tuple[str, ...] = _opt(tuple(METHODS), options=tuple(METHODS))
     classifiers: tuple[str, ...] = _opt(("knn", "nb"), options=tuple(CLASSIFIERS))
     paper: bool = False
     max_views: int = _opt(10, range=(1, 30))
     n_splits: int = _opt(3, range=(2, 10))
     n_repeats: int = _opt(1, range=(1, 10))
-    inner_cv: int = _opt(3, range=(2, 10))
+    inner_cv: int = _opt(3, range=(2, 10), help="Inner cross-validation of OFSP, AB, VC-GA and the ensemble weights.")
     ga_generations: int = _opt(3, range=(0, 100))
-    n_used: int = _opt(150, range=(4, 100000), help="instances used (a stratified sample)")
-    d_used: int = _opt(100, range=(1, 100000), help="features used (a random sample)")
+    n_used: int = _opt(150, range=(4, 100000), help="A stratified sample of the data (all if larger than the data).")
+    d_used: int = _opt(100, range=(1, 100000), help="A random sample of the features (all if larger than the data).")
 
     def effective(self):
         if not self.paper:
@@ -307,6 +315,23 @@ class ViewConstructionSettings(ExperimentSettings):
                                    inner_cv=preset.params["inner_cv"], ga_generations=preset.params["ga_generations"],
                                    n_splits=preset.protocol.n_splits, n_repeats=preset.protocol.n_repeats,
                                    n_used=100000, d_used=100000)
+
+    @classmethod
+    def paper_note(cls) -> str:
+        """What the paper switch sets, in words, from the view-construction family's paper preset."""
+        p = cls(paper=True).effective()
+        return (f"All instances and features, K = {p.max_views}, {p.n_repeats} × {p.n_splits}-fold CV, "
+                f"{p.inner_cv} inner folds, GA {p.ga_generations} generations.")
+
+    @classmethod
+    def defaults_note(cls) -> str:
+        """The quick defaults against the paper's sizes, in words."""
+        d, p = cls(), cls(paper=True).effective()
+        return (f"Defaults: a stratified sample of {d.n_used} instances, {d.d_used} random features (the Madelon-like "
+                f"set keeps all 500), K = {d.max_views}, {d.n_repeats} × {d.n_splits}-fold CV, {d.inner_cv} inner "
+                f"folds, {' and '.join(CLASSIFIER_TITLES[c] for c in d.classifiers)}, a GA of {d.ga_generations} "
+                f"generations. The **paper settings** switch restores {p.n_repeats} × {p.n_splits}-fold CV, "
+                f"{p.inner_cv} inner folds, {p.ga_generations} GA generations and all the data.")
 
     def problems(self, ds):
         s, data = self.effective(), self.data(ds)
@@ -345,15 +370,27 @@ class SiameseSettings(ExperimentSettings):
     """The Siamese deep forest page: SDF and gcForest on the same pairs and trees."""
 
     kind: ClassVar[str] = "siamese"
+    lam_choices: ClassVar[tuple[float, ...]] = (0.001, 0.01, 0.1, 1.0, 10.0, 100.0)
+    """The values of λ the page's slider offers (a link may carry any value in the field's range)."""
     paper: bool = False
-    n_pairs: int = _opt(300, range=(30, 5000))
+    n_pairs: int = _opt(300, range=(30, 5000), help="Test pairs: 2N/3, from instances never used in training pairs.")
     n_estimators: int = _opt(50, range=(5, 1000))
-    qp_probas: str = _opt("oof", options=("oof", "insample"))
-    max_levels: int = _opt(4, range=(1, 20))
-    lam: float = _opt(1.0, range=(0.0, 1000.0))
+    qp_probas: str = _opt("oof", options=("oof", "insample"),
+                          help="Which tree probabilities the weight QP sees (docs/algorithms.md §C.5).")
+    max_levels: int = _opt(4, range=(1, 20),
+                           help="Levels are added while the training accuracy improves, up to this many.")
+    lam: float = _opt(1.0, range=(0.0, 1000.0), help="Large λ pulls the tree weights towards uniform 1/T (gcForest).")
     z_schedule: str = _opt("double", options=("double", "constant"))
-    scanning: bool = False
+    scanning: bool = _opt(True, help="Images only: two lock-step windows slide over the two images of a pair.")
     windows: tuple[int, ...] = ()
+
+    @classmethod
+    def paper_note(cls) -> str:
+        """What the paper switch sets, in words, from the pairs family's paper preset."""
+        paper = cls(paper=True).effective()
+        return (f"N = {paper.n_pairs} pairs, T = {paper.n_estimators} trees per forest (the paper's Table 7), "
+                f"{'in-sample' if paper.qp_probas == 'insample' else 'out-of-fold'} QP probabilities (the literal "
+                f"Algorithm 1), up to {paper.max_levels} levels.")
 
     def effective(self):
         if not self.paper:
@@ -373,7 +410,7 @@ class SiameseSettings(ExperimentSettings):
         if n > most:
             return [f"{ds.name} gives at most {most} training pairs from disjoint pools (similar pairs need two "
                     f"instances of one class in each pool); lower 'Training pairs N' to {most} or fewer"
-                    + (" (the paper settings ask for 1000)." if self.paper else ".")]
+                    + (f" (the paper settings ask for {n})." if self.paper else ".")]
         return []
 
     def run(self, ds, progress=None):
@@ -396,9 +433,9 @@ class BenchmarkSettings(ExperimentSettings):
     family: str = _opt("dissimilarity", options=tuple(FAMILIES))
     datasets: tuple[str, ...] = _opt(("breast-cancer", "digits", "nutrimouse"), options=tuple(list_datasets()))
     methods: tuple[str, ...] = ()
-    repetitions: int = _opt(3, range=(1, 100))
-    n_estimators: int = _opt(20, range=(3, 1000))
-    n_max: int = _opt(600, range=(40, 5000))
+    repetitions: int = _opt(3, range=(1, 100), help="Papers: 10 (DVS), 10 x 5-fold (OFSP), 100 (SDF).")
+    n_estimators: int = _opt(20, range=(3, 1000), help="Random-forest methods only.")
+    n_max: int = _opt(600, range=(40, 5000), help="Larger datasets use a stratified sample.")
     n_pairs: int = _opt(100, range=(20, 5000))
 
     def problems(self, ds=None) -> list[str]:

@@ -263,6 +263,13 @@ class SiameseExperiment:
                 })
         return pd.DataFrame(rows)
 
+    def tau_curves(self, tau: float = 0.0, n_points: int = 81) -> dict[str, pd.DataFrame]:
+        """Each model's τ trade-off (:func:`tau_curve`) on ``n_points`` thresholds from 0 to just past the
+        largest score (and past ``tau``), never beyond the number of forests (S0 - S1 cannot exceed it)."""
+        top = max([float(np.max(self.scores[name])) for name in self.scores] + [tau, 0.05])
+        grid = np.linspace(0.0, min(float(self.n_forests), 1.05 * top), n_points)
+        return {name: tau_curve(self.scores[name], self.y_test, grid) for name in self.scores}
+
     def pair_table(self, tau: float = 0.0) -> pd.DataFrame:
         """One row per test pair: instances, classes, true label, and each model's score and
         prediction under the threshold ``tau``."""

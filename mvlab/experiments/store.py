@@ -22,6 +22,7 @@ e.g. an ``.npz`` of matrices).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -91,8 +92,8 @@ def default_path() -> Path:
     return Path(env) if env else Path.home() / ".mvlab" / "results.sqlite"
 
 
-def package_versions() -> dict[str, str]:
-    """Versions of Python and of the packages that decide the numbers."""
+@functools.lru_cache(maxsize=1)
+def _versions() -> tuple:
     from importlib.metadata import PackageNotFoundError, version
 
     out = {"python": platform.python_version(), "mvlab": VERSION}
@@ -101,7 +102,13 @@ def package_versions() -> dict[str, str]:
             out[name] = version(name)
         except PackageNotFoundError:
             out[name] = "absent"
-    return out
+    return tuple(out.items())
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of Python and of the packages that decide the numbers (read once per process: every
+    manifest and stored run asks)."""
+    return dict(_versions())
 
 
 def process_identity(pid: int | None = None) -> str | None:
@@ -272,7 +279,8 @@ class ResultsStore:
         records = []
         for r in rows:
             try:
-                records.append((run_id, int(r["repetition"]), int(r.get("fold") or 0), str(r["method"]), str(r["metric"]),
+                records.append((run_id, int(r["repetition"]), int(r.get("fold") or 0), str(r["method"]),
+                                str(r["metric"]),
                                 None if r["value"] is None else float(r["value"]),
                                 None if r.get("seconds") is None else float(r["seconds"]),
                                 _canonical(r.get("params") or {})))
@@ -323,6 +331,25 @@ class ResultsStore:
         for col in ("settings", "versions", "summary"):
             frame[col] = frame[col].map(lambda s: json.loads(s) if isinstance(s, str) and s else None)
         return frame.drop(columns="settings_key")
+
+    def batches(self, prefixes: tuple[str, ...] = ("benchmark:", "reproduce:")) -> dict[str, str]:
+        """The batches of runs (kinds starting with one of ``prefixes``: the Benchmark page's and the
+        command line's reproductions), newest first, each with a label: kind · datasets · when."""
+        runs = self.runs()
+        runs = runs[runs["kind"].str.startswith(prefixes)]
+        out = {}
+        for kind in dict.fromkeys(runs["kind"]):
+            part = runs[runs["kind"] == kind]
+            when = pd.to_datetime(part["started"].max(), unit="s")
+            out[kind] = f"{kind} · {', '.join(part['dataset'])} · {when:%Y-%m-%d %H:%M}"
+        return out
+
+    def batch_manifest(self, kind: str) -> dict:
+        """What a download of a batch carries: its kind and, per run, id, dataset, fingerprint, seed,
+        settings, package versions and status."""
+        runs = self.runs(kind=kind)
+        columns = ["run_id", "dataset", "fingerprint", "seed", "settings", "versions", "status"]
+        return {"kind": kind, "runs": json.loads(runs[columns].to_json(orient="records"))}
 
     def results(self, run_id: str | None = None, kind: str | None = None) -> pd.DataFrame:
         """Tidy results joined with their run's dataset and seed (of one run, or of all runs of a
@@ -387,7 +414,8 @@ class ResultsStore:
         """The newest finished run of this kind on the same data with identical settings, or None."""
         with self._connect() as conn:
             row = conn.execute(
-                "SELECT run_id FROM runs WHERE kind = ? AND fingerprint = ? AND settings_key = ? AND status = 'finished'"
+                "SELECT run_id FROM runs WHERE kind = ? AND fingerprint = ? AND settings_key = ?"
+                " AND status = 'finished'"
                 " ORDER BY finished DESC LIMIT 1",
                 (kind, fingerprint, _canonical(settings)),
             ).fetchone()

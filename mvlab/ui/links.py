@@ -23,7 +23,7 @@ import streamlit as st
 
 import mvlab.datasets as datasets
 
-__all__ = ["start", "apply_page", "publish", "share_box", "SYNTHETIC"]
+__all__ = ["start", "apply_page", "pending", "publish", "share_box", "SYNTHETIC"]
 
 _WRITTEN = "_url_written"   # the query this session last wrote (or read)
 _PENDING = "_url_pending"   # a query to apply in this run (new to this session)
@@ -107,6 +107,13 @@ def _number(raw, kind, bounds, key, notes):
         notes.append(f"'{key}={raw}' was ignored (outside {bounds[0]}..{bounds[1]}).")
         return None
     return value
+
+
+def pending(name: str, default=None):
+    """The raw value of ``name`` in a link being applied in this run (a pasted or shared address),
+    else ``default``: for a widget whose key depends on another setting (e.g. the Benchmark
+    page's methods depend on the family the link names)."""
+    return (st.session_state.get(_PENDING) or {}).get(name, default)
 
 
 def apply_page(settings_cls, widgets: Mapping[str, str], set_kept, seed: int = 0) -> None:

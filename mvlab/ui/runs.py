@@ -11,8 +11,10 @@ the same result), follows it and caches its result; the engine records it in the
 from __future__ import annotations
 
 import json
+import threading
 import time
 import uuid
+from collections import OrderedDict
 from typing import Callable, TypeVar
 
 import streamlit as st
@@ -91,6 +93,30 @@ def memo(name: str, key, compute: Callable[[], T], size: int = 1) -> T:
         while len(slot) > size:
             del slot[next(iter(slot))]
     return slot[key]
+
+
+_SHARED: OrderedDict = OrderedDict()
+_SHARED_LOCK = threading.Lock()
+SHARED_SIZE = 256
+
+
+def shared(name: str, key, compute: Callable[[], T]) -> T:
+    """``compute()`` once per server for this ``name`` and ``key`` (a figure or an embedding of a
+    result, keyed by the result's :func:`result_key` and what else it depends on): a class that
+    opens the same result builds its figures once, not once per student.  Keeps the
+    :data:`SHARED_SIZE` most recently used.  The value is shared: never change it in place."""
+    key = json.dumps([name, key], sort_keys=True, default=str)
+    with _SHARED_LOCK:
+        if key in _SHARED:
+            _SHARED.move_to_end(key)
+            return _SHARED[key]
+    value = compute()  # outside the lock: two sessions may build the same value once each, never wait on each other
+    with _SHARED_LOCK:
+        _SHARED[key] = value
+        _SHARED.move_to_end(key)
+        while len(_SHARED) > SHARED_SIZE:
+            _SHARED.popitem(last=False)
+    return value
 
 
 def engine() -> Engine:

@@ -64,6 +64,11 @@ def synthetic_dataset(n_samples: int, n_views: int, n_features: int, n_classes: 
     )
 
 
+def kept(key: str, default=None):
+    """The kept value of a widget (what it will show), or ``default`` when it has none yet."""
+    return st.session_state.get(_KEPT, {}).get(key, default)
+
+
 def set_kept(key: str, value) -> None:
     """Change a kept widget's value from code (before the widget is drawn in this run)."""
     st.session_state.setdefault(_KEPT, {})[key] = value

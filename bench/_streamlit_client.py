@@ -1,0 +1,94 @@
+"""A simulated student that speaks Streamlit's own protocol (a websocket of protobuf messages), as the
+browser does, without drawing anything: the bench measures the server, not the students' browsers.
+
+``StudentSession(url, page, query)`` opens a session on one page, runs it, and can press a button
+by its label (``click("Train")``) and wait until an element whose text contains some words arrives
+(``wait_for_text``).  Only what the classroom bench needs: widget states other than the pressed
+button are left to the session (mvlab's pages keep them in ``st.session_state``).
+"""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import urlsplit
+
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from websockets.sync.client import connect
+
+
+class StudentSession:
+    def __init__(self, url: str, page: str, query: str = "", timeout: float = 120.0):
+        parts = urlsplit(url)
+        self.page, self.query, self.timeout = page, query, timeout
+        self.ws = connect(f"ws://{parts.netloc}/_stcore/stream", subprotocols=["streamlit"], max_size=None,
+                          open_timeout=timeout)
+        self.buttons: dict[str, str] = {}
+        self.texts: list[str] = []
+        self.finished = False
+        self.exceptions: list[str] = []
+        self.run()
+
+    def _send(self, widget_states=()) -> None:
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string = self.query
+        state.page_name = self.page
+        for widget_id in widget_states:
+            w = state.widget_states.widgets.add()
+            w.id = widget_id
+            w.trigger_value = True
+        self.ws.send(msg.SerializeToString())
+
+    def _read_until(self, done, timeout: float | None = None) -> bool:
+        """Read messages, recording buttons and texts, until ``done()`` (True) or the script finished
+        without it (False)."""
+        deadline = time.time() + (timeout or self.timeout)
+        while time.time() < deadline:
+            raw = self.ws.recv(timeout=max(0.01, deadline - time.time()))
+            msg = ForwardMsg()
+            msg.ParseFromString(raw)
+            kind = msg.WhichOneof("type")
+            if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                self._record(msg.delta.new_element)
+                if done():
+                    return True
+            elif kind == "script_finished":
+                self.finished = True
+                if done():
+                    return True
+                if msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY:
+                    return False
+        raise TimeoutError(f"no answer within {timeout or self.timeout} s")
+
+    def _record(self, element) -> None:
+        kind = element.WhichOneof("type")
+        if kind == "button":
+            self.buttons[element.button.label] = element.button.id
+        elif kind == "exception":
+            self.exceptions.append(element.exception.message)
+        elif kind in ("markdown", "alert"):
+            self.texts.append(getattr(element, kind).body)
+
+    def run(self) -> None:
+        """Run the page (as on opening it) until its script finishes."""
+        self.texts, self.finished = [], False
+        self._send()
+        self._read_until(lambda: False)
+
+    def click(self, label: str) -> None:
+        """Press the button with this label (it must have been drawn)."""
+        self.texts, self.finished = [], False
+        self._send([self.buttons[label]])
+
+    def wait_for_text(self, words: str, timeout: float | None = None) -> bool:
+        """Read until an element containing ``words`` arrives (True) or the run ends without it (False)."""
+        return self._read_until(lambda: any(words in t for t in self.texts), timeout)
+
+    def wait_for_page(self, words: str, timeout: float | None = None) -> bool:
+        """Read until the run has finished with an element containing ``words`` on the page (the whole
+        page delivered: True), or finished without it (False)."""
+        return self._read_until(lambda: self.finished and any(words in t for t in self.texts), timeout)
+
+    def close(self) -> None:
+        self.ws.close()

@@ -1,0 +1,121 @@
+"""Widgets built from the fields of a settings object: one source for every bound, default, list of
+options and help text.
+
+A settings field (:mod:`mvlab.experiments.settings`) declares its default, its allowed ``range``
+or ``options`` and its ``help``; the URL parser checks links against the same metadata.  Each
+helper here draws the widget for one field, kept across pages (:func:`mvlab.ui.state.keep`) under
+the widget key the page maps the field to, so no page writes a bound, a default or a paper
+constant of its own.  The page keeps what only the page knows: the label, the step, the column.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+
+import streamlit as st
+
+from mvlab.ui.state import keep, set_kept
+
+__all__ = ["number", "slider", "select", "radio", "multiselect", "toggle", "choice", "field_default", "field_range",
+           "field_help"]
+
+
+def _field(settings_cls, name: str) -> dataclasses.Field:
+    for f in dataclasses.fields(settings_cls):
+        if f.name == name:
+            return f
+    raise ValueError(f"{settings_cls.__name__} has no field {name!r}.")
+
+
+def field_default(settings_cls, name: str):
+    """The default of a settings field (a tuple default as a list, as multiselects keep it)."""
+    value = _field(settings_cls, name).default
+    return list(value) if isinstance(value, tuple) else value
+
+
+def field_range(settings_cls, name: str) -> tuple:
+    """The inclusive bounds a settings field declares."""
+    bounds = _field(settings_cls, name).metadata.get("range")
+    if bounds is None:
+        raise ValueError(f"{settings_cls.__name__}.{name} declares no range.")
+    return bounds
+
+
+def field_options(settings_cls, name: str) -> list:
+    options = _field(settings_cls, name).metadata.get("options")
+    if options is None:
+        raise ValueError(f"{settings_cls.__name__}.{name} declares no options.")
+    return list(options)
+
+
+def field_help(settings_cls, name: str) -> str | None:
+    """The help text a settings field declares (None when it has none)."""
+    return _field(settings_cls, name).metadata.get("help") or None
+
+
+def _help(settings_cls, name: str, help: str | None) -> str | None:
+    return help if help is not None else field_help(settings_cls, name)
+
+
+def _kind(settings_cls, name: str):
+    return typing.get_type_hints(settings_cls)[name]
+
+
+def number(where, settings_cls, name: str, label: str, key: str, step=None, help: str | None = None, default=None,
+           high=None):
+    """``where.number_input`` for a numeric field: its range (its top lowered to ``high`` when the
+    data allow less), its default (or ``default``, e.g. a value that depends on the data), its help."""
+    low, top = field_range(settings_cls, name)
+    high = top if high is None else min(top, high)
+    kind = _kind(settings_cls, name)
+    step = step if step is not None else (1 if kind is int else 0.05)
+    value = field_default(settings_cls, name) if default is None else default
+    return where.number_input(label, kind(low), kind(high), step=kind(step), help=_help(settings_cls, name, help),
+                              **keep(key, kind(value)))
+
+
+def slider(where, settings_cls, name: str, label: str, key: str, step, help: str | None = None):
+    """``where.slider`` for a numeric field."""
+    low, high = field_range(settings_cls, name)
+    kind = _kind(settings_cls, name)
+    return where.slider(label, kind(low), kind(high), step=kind(step), help=_help(settings_cls, name, help),
+                        **keep(key, kind(field_default(settings_cls, name))))
+
+
+def select(where, settings_cls, name: str, label: str, key: str, help: str | None = None, **kwargs):
+    """``where.selectbox`` over a field's options."""
+    return where.selectbox(label, field_options(settings_cls, name), help=_help(settings_cls, name, help),
+                           **keep(key, field_default(settings_cls, name)), **kwargs)
+
+
+def radio(where, settings_cls, name: str, label: str, key: str, help: str | None = None, **kwargs):
+    """``where.radio`` over a field's options."""
+    return where.radio(label, field_options(settings_cls, name), help=_help(settings_cls, name, help),
+                       **keep(key, field_default(settings_cls, name)), **kwargs)
+
+
+def multiselect(where, settings_cls, name: str, label: str, key: str, help: str | None = None, options=None,
+                **kwargs):
+    """``where.multiselect`` over a field's options (or ``options``, a subset the page offers)."""
+    options = list(options) if options is not None else field_options(settings_cls, name)
+    default = [o for o in field_default(settings_cls, name) if o in options] or list(options)
+    return where.multiselect(label, options, help=_help(settings_cls, name, help), **keep(key, default), **kwargs)
+
+
+def toggle(where, settings_cls, name: str, label: str, key: str, help: str | None = None):
+    """``where.toggle`` for a boolean field."""
+    return where.toggle(label, help=_help(settings_cls, name, help),
+                        **keep(key, bool(field_default(settings_cls, name))))
+
+
+def choice(where, label: str, options, key: str, default, kind: str = "selectbox", **kwargs):
+    """A kept select box (or ``kind="radio"``) over options that depend on a result (its methods,
+    classifiers, k): a kept value no longer offered falls back to ``default``, or to the first option."""
+    options = list(options)
+    fallback = default if default in options else options[0]
+    kw = keep(key, fallback)
+    if st.session_state[key] not in options:
+        set_kept(key, fallback)
+        st.session_state[key] = fallback
+    return getattr(where, kind)(label, options, **kw, **kwargs)
