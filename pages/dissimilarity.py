@@ -10,7 +10,7 @@ from mvlab.experiments.settings import DissimilaritySettings
 from mvlab.forest.measures import MEASURES
 from mvlab.ui import links, runs
 from mvlab.ui.state import current_seed, keep, set_kept, sidebar
-from mvlab.viz import plots
+from mvlab.viz import dissimilarity_figures, shared_figures
 from mvlab.viz.projection import mds_2d
 
 ds = sidebar()
@@ -66,8 +66,8 @@ st.success(f"{ds.name}: {n_train} training and {n_test} test instances, {len(res
            f"of {used.n_estimators} trees, measure {used.measure_object().describe()} "
            f"({result.seconds['view forests']:.1f} s).")
 left, right = st.columns(2)
-left.plotly_chart(plots.method_accuracy(result.accuracy), key="dis_accuracy")
-right.plotly_chart(plots.view_weights(result.weights, result.view_names), key="dis_weights")
+left.plotly_chart(shared_figures.method_accuracy(result.accuracy), key="dis_accuracy")
+right.plotly_chart(dissimilarity_figures.view_weights(result.weights, result.view_names), key="dis_weights")
 st.dataframe(result.table().round(4), hide_index=True, width="stretch")
 
 st.subheader("Dissimilarity matrices (training instances × training instances)")
@@ -78,7 +78,7 @@ for tab, name in zip(tabs, names):
     with tab:
         D = result.joint_train("average") if name.startswith("joint") else \
             result.train_dissimilarities[result.view_names.index(name)]
-        st.plotly_chart(plots.dissimilarity_heatmap(D, labels_train, title=f"{name}: {MEASURE_NAMES[used.measure]}"),
+        st.plotly_chart(dissimilarity_figures.dissimilarity_heatmap(D, labels_train, title=f"{name}: {MEASURE_NAMES[used.measure]}"),
                         key=f"dis_heat_{name}")
         if not name.startswith("joint"):
             q = result.view_names.index(name)
@@ -87,7 +87,7 @@ for tab, name in zip(tabs, names):
 st.subheader("Map of the joint dissimilarity (classical MDS)")
 coords = runs.memo("dis_mds", runs.result_key(settings, ds),
                    lambda: mds_2d(result.joint_train("average")))
-st.plotly_chart(plots.view_projections({"joint (average)": coords}, labels_train, result.classes, columns=1,
+st.plotly_chart(shared_figures.view_projections({"joint (average)": coords}, labels_train, result.classes, columns=1,
                                        title="Training instances placed by their joint dissimilarity",
                                        axis_names=("axis 1", "axis 2")),
                 key="dis_mds")
