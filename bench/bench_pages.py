@@ -11,7 +11,7 @@
    changing the test instance to the new instance shown (target: under 1 s; the first visit of
    a chosen subset computes its projection once).
 3. A dissimilarity heatmap of 300 instances in 100 classes against 3 classes: time for plotly.js
-   to draw each figure built by mvlab.viz.plots (target: within 2x).
+   to draw each figure built by mvlab.viz.dissimilarity_figures (target: within 2x).
 
 Prints markdown tables (the README's "Page timings").  One run; the machine is shared, so read
 ratios, not absolute seconds.
@@ -131,7 +131,7 @@ def heatmap_draw(page) -> dict:
     """plotly.js drawing time of mvlab's heatmap figure, 3 against 100 classes (300 instances)."""
     import numpy as np
 
-    from mvlab.viz import plots
+    from mvlab.viz import dissimilarity_figures
 
     js = (Path(__import__("plotly").__file__).parent / "package_data" / "plotly.min.js").read_text()
     page.set_content("<html><body><div id='fig' style='width:900px;height:500px'></div></body></html>")
@@ -141,7 +141,7 @@ def heatmap_draw(page) -> dict:
     out = {}
     for n_classes in (3, 100):
         labels = np.repeat([f"class {c}" for c in range(n_classes)], 300 // n_classes)
-        fig = json.loads(plots.dissimilarity_heatmap(D, labels).to_json())
+        fig = json.loads(dissimilarity_figures.dissimilarity_heatmap(D, labels).to_json())
         times = []
         for _ in range(5):
             ms = page.evaluate("""async (fig) => {

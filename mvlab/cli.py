@@ -213,7 +213,7 @@ def _print_across_datasets(medians: dict) -> dict:
     method): Friedman's test and the groups of the critical-difference diagram; returns the
     diagrams' figures by file stem."""
     from mvlab.experiments.stats import critical_difference_groups, friedman_test
-    from mvlab.viz.plots import critical_difference_diagram
+    from mvlab.viz.benchmark_figures import critical_difference_diagram
 
     figures = {}
     for clf, by_dataset in medians.items():

@@ -10,7 +10,7 @@ from mvlab.experiments.settings import BenchmarkSettings
 from mvlab.ui import links, runs, widgets
 from mvlab.ui.state import current_seed, kept, set_kept, sidebar
 from mvlab.ui.tables import readable
-from mvlab.viz import plots
+from mvlab.viz import benchmark_figures
 
 sidebar()
 seed = current_seed()
@@ -99,9 +99,9 @@ st.subheader("Mean ± std of test accuracy")
 st.dataframe(report.mean_std_table(), width="stretch")
 left, right = st.columns(2)
 if report.ranks is not None:
-    left.plotly_chart(plots.average_rank_bars(report.ranks), key="bm_ranks")
+    left.plotly_chart(benchmark_figures.average_rank_bars(report.ranks), key="bm_ranks")
 if report.sign_tests is not None:
-    right.plotly_chart(plots.win_tie_loss(report.sign_tests, baseline, report.sign_critical), key="bm_sign")
+    right.plotly_chart(benchmark_figures.win_tie_loss(report.sign_tests, baseline, report.sign_critical), key="bm_sign")
     st.dataframe(report.sign_table(), width="stretch",
                  column_config={"exact binomial p": st.column_config.NumberColumn(format="%.4f")})
     st.caption(f"Sign test against **{baseline}** over {len(report.means)} datasets, the paper's rule (Demšar 2006): "
@@ -124,7 +124,7 @@ if report.critical_differences:
     cd_kind = widgets.choice(st, "Critical-difference diagram", report.critical_differences, "bm_cd", "nemenyi",
                              kind="radio", format_func=cd_names.get, horizontal=True)  # a batch may lack the control
     cd = report.critical_differences[cd_kind]
-    st.plotly_chart(plots.critical_difference_diagram(cd), key="bm_cd_chart")
+    st.plotly_chart(benchmark_figures.critical_difference_diagram(cd), key="bm_cd_chart")
     st.caption("Methods joined by a bar are not significantly different at α = 0.05 "
                + ("(Nemenyi: their average ranks differ by less than the critical difference). "
                   if cd.control is None else f"from {control}, the red one. ")

@@ -10,7 +10,7 @@ from mvlab.experiments.settings import DissimilaritySettings
 from mvlab.forest.measures import MEASURES
 from mvlab.ui import links, runs, widgets
 from mvlab.ui.state import current_seed, set_kept, sidebar
-from mvlab.viz import plots
+from mvlab.viz import dissimilarity_figures, shared_figures
 from mvlab.viz.projection import mds_2d
 
 ds = sidebar()
@@ -64,32 +64,38 @@ n_train, n_test = len(result.train_index), len(result.test_index)
 st.success(f"{ds.name}: {n_train} training and {n_test} test instances, {len(result.view_names)} view forests "
            f"of {used.n_estimators} trees, measure {used.measure_object().describe()} "
            f"({result.seconds['view forests']:.1f} s).")
+key = runs.result_key(settings, ds)  # figures of a result are built once per server, shared by every session
 left, right = st.columns(2)
-left.plotly_chart(plots.method_accuracy(result.accuracy), key="dis_accuracy")
-right.plotly_chart(plots.view_weights(result.weights, result.view_names), key="dis_weights")
+left.plotly_chart(runs.shared("dis_accuracy", key, lambda: shared_figures.method_accuracy(result.accuracy)),
+                  key="dis_accuracy")
+right.plotly_chart(runs.shared("dis_weights", key,
+                               lambda: dissimilarity_figures.view_weights(result.weights, result.view_names)),
+                   key="dis_weights")
 st.dataframe(result.table().round(4), hide_index=True, width="stretch")
 
 st.subheader("Dissimilarity matrices (training instances × training instances)")
 names = ["joint (average)"] + result.view_names
 tabs = st.tabs(names)
 labels_train = np.asarray(result.classes)[result.y_train]
+
+
+def heatmap(name):
+    D = result.joint_train("average") if name.startswith("joint") else \
+        result.train_dissimilarities[result.view_names.index(name)]
+    return dissimilarity_figures.dissimilarity_heatmap(D, labels_train, title=f"{name}: {MEASURE_NAMES[used.measure]}")
+
+
 for tab, name in zip(tabs, names):
     with tab:
-        D = result.joint_train("average") if name.startswith("joint") else \
-            result.train_dissimilarities[result.view_names.index(name)]
-        st.plotly_chart(plots.dissimilarity_heatmap(D, labels_train, title=f"{name}: {MEASURE_NAMES[used.measure]}"),
-                        key=f"dis_heat_{name}")
+        st.plotly_chart(runs.shared("dis_heatmap", [key, name], lambda name=name: heatmap(name)), key=f"dis_heat_{name}")
         if not name.startswith("joint"):
             q = result.view_names.index(name)
             st.caption(f"Out-of-bag accuracy of the {name} forest: {result.view_oob_accuracy[q]:.3f}")
 
 st.subheader("Map of the joint dissimilarity (classical MDS)")
-coords = runs.memo("dis_mds", runs.result_key(settings, ds),
-                   lambda: mds_2d(result.joint_train("average")))
-st.plotly_chart(plots.view_projections({"joint (average)": coords}, labels_train, result.classes, columns=1,
-                                       title="Training instances placed by their joint dissimilarity",
-                                       axis_names=("axis 1", "axis 2")),
-                key="dis_mds")
+st.plotly_chart(runs.shared("dis_mds", key, lambda: shared_figures.view_projections(
+    {"joint (average)": mds_2d(result.joint_train("average"))}, labels_train, result.classes, columns=1,
+    title="Training instances placed by their joint dissimilarity", axis_names=("axis 1", "axis 2"))), key="dis_mds")
 st.caption("Hover a point for its instance index (a row of the dataset) and class.")
 
 c1, c2 = st.columns(2)

@@ -14,7 +14,7 @@ from mvlab.rfd.explanation import view_choice_scores
 from mvlab.ui import links, runs, widgets
 from mvlab.ui.state import current_seed, keep, selected_point, set_kept, sidebar
 from mvlab.ui.tables import readable
-from mvlab.viz import plots
+from mvlab.viz import dvs_figures, shared_figures
 from mvlab.viz.projection import pca_project
 
 ds = sidebar()
@@ -80,7 +80,7 @@ if result is None:
 
 labels_test = np.asarray(result.classes)[result.y_test]
 left, right = st.columns([2, 3])
-left.plotly_chart(plots.method_accuracy(result.accuracy), key="dvs_accuracy")
+left.plotly_chart(shared_figures.method_accuracy(result.accuracy), key="dvs_accuracy")
 with right:
     st.dataframe(result.table().round(4), hide_index=True, width="stretch")
     if result.oracle_accuracy is not None:
@@ -107,8 +107,8 @@ order = np.lexsort((np.arange(len(keys)), keys))
 row_text = [f"test {i} (row {r}) · class {lab} · {name} · {'correct' if ok else 'wrong'}"
             for i, (r, lab, name, ok) in enumerate(zip(result.test_index, labels_test, e.chosen_names, correct))]
 a, b = st.columns(2)
-a.plotly_chart(plots.view_selection_matrix(e.chosen_views, e.view_names, order, row_text), key="dvs_matrix")
-b.plotly_chart(plots.subset_frequencies(e.candidate_names, e.selection_frequencies()), key="dvs_subsets")
+a.plotly_chart(dvs_figures.view_selection_matrix(e.chosen_views, e.view_names, order, row_text), key="dvs_matrix")
+b.plotly_chart(dvs_figures.subset_frequencies(e.candidate_names, e.selection_frequencies()), key="dvs_subsets")
 
 if result.informative_test is not None:
     st.markdown("**Against the ground truth**: did each DVS method use the views that carry each instance's class?")
@@ -143,10 +143,10 @@ def one_instance():
     space = (f"Space of the chosen subset “{e.chosen_names[i]}”<br>"
              "<sup>PCA of the dissimilarity rows; click a test instance</sup>")
     overview, zoom = st.columns([3, 2])
-    overview.plotly_chart(plots.dissimilarity_space_map(train_xy, test_xy, labels_train, labels_test, result.classes,
+    overview.plotly_chart(dvs_figures.dissimilarity_space_map(train_xy, test_xy, labels_train, labels_test, result.classes,
                                                         title=space),
                           key="dvs_map", on_select="rerun", selection_mode="points")
-    zoom.plotly_chart(plots.region_of_competence_map(
+    zoom.plotly_chart(dvs_figures.region_of_competence_map(
         train_xy, test_xy, labels_train, labels_test, result.classes, selected=i, region=e.region[i],
         region_hit=e.region_oob_hit[i], title=f"Test instance {i} (star) and its {len(e.region[i])} neighbours"),
         key="dvs_region")
@@ -165,9 +165,9 @@ def one_instance():
     paper_e, soft_e = result.explanations["dvs"], result.explanations["dvs-soft"]
     st.markdown("**The paper's competence and the soft one, for this instance, on the same forests**")
     p1, p2 = st.columns(2)
-    p1.plotly_chart(plots.candidate_competence(paper_e.candidate_names, paper_e.competence[i], paper_e.chosen[i],
+    p1.plotly_chart(dvs_figures.candidate_competence(paper_e.candidate_names, paper_e.competence[i], paper_e.chosen[i],
                                                title="Paper: OOB accuracy on the region"), key="dvs_competence_paper")
-    p2.plotly_chart(plots.candidate_competence(soft_e.candidate_names, soft_e.competence[i], soft_e.chosen[i],
+    p2.plotly_chart(dvs_figures.candidate_competence(soft_e.candidate_names, soft_e.competence[i], soft_e.chosen[i],
                                                title="Soft: OOB probability of the true class"), key="dvs_competence_soft")
 
 

@@ -10,7 +10,7 @@ from mvlab.experiments.siamese import MODELS, SiameseExperiment, default_window_
 from mvlab.siamese.pairs import max_train_pairs
 from mvlab.ui import links, runs, widgets
 from mvlab.ui.state import current_seed, keep, kept, set_kept, sidebar
-from mvlab.viz import plots
+from mvlab.viz import siamese_figures
 
 ds = sidebar()
 seed = current_seed()
@@ -113,11 +113,11 @@ m[1].metric("SDF test accuracy", f"{result.accuracy('SDF'):.3f}", delta=f"{gain:
 m[2].metric("Levels kept (gcForest / SDF)", f"{result.n_levels['gcForest']} / {result.n_levels['SDF']}")
 m[3].metric("SDF mean effective trees", f"{result.mean_effective_trees:.1f}",
             help=f"Out of T = {result.n_trees}.")
-st.plotly_chart(plots.cascade_level_accuracy(result.level_table()), key="sdf_levels_fig")
+st.plotly_chart(siamese_figures.cascade_level_accuracy(result.level_table()), key="sdf_levels_fig")
 st.dataframe(result.table().round(4), hide_index=True, width="stretch")
 
 st.subheader("Tree weights")
-st.plotly_chart(plots.tree_weight_distributions(result.weights, result.forest_names), key="sdf_weights_fig")
+st.plotly_chart(siamese_figures.tree_weight_distributions(result.weights, result.forest_names), key="sdf_weights_fig")
 st.caption(f"λ = {result.settings['lam']:g}, z {result.settings['z_schedule']}. Each box pools the weights of the "
            "3 fold-models of one forest. Raise λ to pull them towards the dashed 1/T line (gcForest); with "
            "z-doubling the effective λ is divided by 4 at every level, so deeper levels weight more unevenly. "
@@ -133,7 +133,7 @@ for i, name in enumerate(MODELS):
     m[2 * i].metric(f"{name}: undetermined pairs", f"{n_test - t.n_determined} of {n_test}",
                     help=f"{100 * t.undetermined:.1f}% of the test pairs")
     m[2 * i + 1].metric(f"{name}: accuracy on the rest", "—" if np.isnan(t.accuracy) else f"{t.accuracy:.3f}")
-st.plotly_chart(plots.tau_tradeoff_curve(result.tau_curves(tau), tau), key="sdf_tau_fig")
+st.plotly_chart(siamese_figures.tau_tradeoff_curve(result.tau_curves(tau), tau), key="sdf_tau_fig")
 
 table = result.pair_table(tau)
 pair = st.selectbox(
@@ -143,11 +143,11 @@ a, b = (int(v) for v in result.test_pairs[pair])
 names = (f"instance {a} (class {table['class a'][pair]})", f"instance {b} (class {table['class b'][pair]})")
 left, right = st.columns([1, 1] if ds.image_shape is not None else [2, 1])
 if ds.image_shape is not None:
-    left.plotly_chart(plots.pair_view(ds.X[a], ds.X[b], image_shape=ds.image_shape, names=names,
+    left.plotly_chart(siamese_figures.pair_view(ds.X[a], ds.X[b], image_shape=ds.image_shape, names=names,
                                       title=f"Test pair {pair}"), key="sdf_pair_fig")
 else:
     z = ds.standardised_rows([a, b])
-    left.plotly_chart(plots.pair_view(z[0], z[1], feature_names=ds.feature_names, names=names,
+    left.plotly_chart(siamese_figures.pair_view(z[0], z[1], feature_names=ds.feature_names, names=names,
                                       title=f"Test pair {pair} (standardised features)"), key="sdf_pair_fig")
 right.metric("True label", table["true label"][pair])
 for name in MODELS:

@@ -46,7 +46,7 @@ def imported_modules(path: Path, module: str) -> set[str]:
             out |= {a.name for a in node.names if a.name.split(".")[0] == "mvlab"}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             if node.module.split(".")[0] == "mvlab":
-                for a in node.names:  # "from mvlab.viz import plots" imports the module mvlab.viz.plots
+                for a in node.names:  # "from mvlab.viz import palette" imports the module mvlab.viz.palette
                     sub = f"{node.module}.{a.name}"
                     out.add(sub if (PACKAGE.parent / (sub.replace(".", "/") + ".py")).exists() else node.module)
     out.discard(module)

@@ -9,7 +9,7 @@ import pytest
 
 from mvlab.experiments import stats as S
 from mvlab.experiments.report import build_report, format_critical
-from mvlab.viz import plots
+from mvlab.viz import benchmark_figures
 
 
 def _table(columns: dict) -> pd.DataFrame:
@@ -91,7 +91,7 @@ def test_critical_difference_diagram_draws_the_groups_it_is_given():
     from test_stats import TABLE8
 
     cd = S.critical_difference_groups(TABLE8)
-    fig = _spec(plots.critical_difference_diagram(cd))
+    fig = _spec(benchmark_figures.critical_difference_diagram(cd))
     texts = [a["text"] for a in fig["layout"]["annotations"]]
     for m, r in zip(cd.methods, cd.average_ranks):
         assert f"{m} ({r:.2f})" in texts
@@ -106,7 +106,8 @@ def test_critical_difference_diagram_draws_the_groups_it_is_given():
     assert list(markers["text"]) == list(cd.methods)
     assert fig["layout"]["xaxis"]["tickvals"] == [1, 2, 3, 4, 5]
     # against a control with Holm: one bar, no CD, the control drawn in red
-    holm = _spec(plots.critical_difference_diagram(S.critical_difference_groups(TABLE8, test="holm", control="SDF")))
+    holm = _spec(benchmark_figures.critical_difference_diagram(
+        S.critical_difference_groups(TABLE8, test="holm", control="SDF")))
     assert not any(str(a["text"]).startswith("CD =") for a in holm["layout"]["annotations"])
     assert "<b>SDF</b> (1.10)" in [a["text"] for a in holm["layout"]["annotations"]]
     assert len([t for t in holm["data"] if t.get("name") == "not significantly different"]) == 1
@@ -114,7 +115,7 @@ def test_critical_difference_diagram_draws_the_groups_it_is_given():
 
 def test_win_tie_loss_chart_draws_the_reports_rule():
     report = build_report(_fifteen_datasets(), baseline="base", control="new")
-    fig = _spec(plots.win_tie_loss(report.sign_tests, "base", report.sign_critical))
+    fig = _spec(benchmark_figures.win_tie_loss(report.sign_tests, "base", report.sign_critical))
     lines = sorted(round(s["x0"], 4) for s in fig["layout"]["shapes"])
     crit = report.sign_critical.values()
     assert lines == sorted(round(v, 4) for c in crit for v in (c, 15 - c))
@@ -123,7 +124,7 @@ def test_win_tie_loss_chart_draws_the_reports_rule():
     # three datasets: the 0.05 line (3.20) lies beyond N = 3 and must stay in view
     three = pd.DataFrame({"wins": [2], "ties": [1], "losses": [0]}, index=["a"])
     crit = {"α = 0.05": S.sign_test_critical_value(3, 0.05)}
-    lo, hi = _spec(plots.win_tie_loss(three, "b", crit))["layout"]["xaxis"]["range"]
+    lo, hi = _spec(benchmark_figures.win_tie_loss(three, "b", crit))["layout"]["xaxis"]["range"]
     assert lo < 3 - crit["α = 0.05"] < 0 and 3 < crit["α = 0.05"] < hi
 
 

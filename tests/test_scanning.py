@@ -7,7 +7,7 @@ from sklearn.datasets import load_digits
 from sklearn.pipeline import make_pipeline
 
 from mvlab.siamese.cascade import CascadeForest
-from mvlab.siamese.scanning import MultiGrainedScanner
+from mvlab.siamese.scanning import MultiGrainedScanner, default_window_sizes
 
 
 def test_scanner_lockstep_windows():
@@ -48,9 +48,8 @@ def test_scanner_fit_transform_and_pipeline():
 
 
 def test_scanner_default_windows_and_errors():
-    sc = MultiGrainedScanner(image_shape=(28, 28))
-    assert sc._default_windows((28, 28)) == [1, 3, 7]
-    assert MultiGrainedScanner()._default_windows((64,)) == [4, 7, 16]
+    assert default_window_sizes((28, 28)) == [1, 3, 7]
+    assert default_window_sizes((64,)) == [4, 7, 16]
     X = np.random.default_rng(0).random((12, 16))
     y = np.arange(12) % 2
     with pytest.raises(ValueError, match="image_shape"):

@@ -23,7 +23,7 @@ from mvlab.experiments.view_construction import (
     partition_crosstab,
     sweep_test,
 )
-from mvlab.viz import plots
+from mvlab.viz import view_construction_figures
 
 FAST = dict(inner_cv=3, ga_generations=1, ga_population=10, ga_offspring=10, ab_trials=3)
 K, FOLDS, CLASSIFIERS = 3, 3, ["knn", "nb"]
@@ -184,16 +184,16 @@ def test_crosstab_and_groups_by_hand():
 def test_figures(sweep, data):
     groups = feature_groups(data.views, sweep.feature_index)
     M = sweep.membership("OFSP", "knn", 3)
-    fig = plots.partition_matrix(M, groups, data.feature_names)
+    fig = view_construction_figures.partition_matrix(M, groups, data.feature_names)
     assert np.asarray(fig.data[0].z).shape == (4, data.n_features)
     assert list(fig.data[0].y) == ["view 1", "view 2", "view 3", "discarded"]
     assert [t.name for t in fig.data[1:]] == list(data.views)  # legend: one colour per natural view
-    cross = plots.partition_vs_natural(partition_crosstab(M, groups, list(data.views)))
+    cross = view_construction_figures.partition_vs_natural(partition_crosstab(M, groups, list(data.views)))
     assert np.asarray(cross.data[0].text).sum() == data.n_features  # OFSP: each feature once
     panels = {(m, c): sweep.per_k(m, c) for m in ("accuracy", "disagreement") for c in CLASSIFIERS}
-    boxes = plots.k_sweep_boxes(panels)
+    boxes = view_construction_figures.k_sweep_boxes(panels)
     assert len(boxes.data) == 4 * len(METHODS)
     assert all(t.boxpoints == "outliers" for t in boxes.data)
     assert sum(t.showlegend for t in boxes.data) == len(METHODS)
     assert len(boxes.data[0].y) == K and len(boxes.data[2 * len(METHODS)].y) == K - 1  # no disagreement at k = 1
-    assert len(plots.k_sweep_lines(sweep.per_k("accuracy", "knn")).data) == len(METHODS)
+    assert len(view_construction_figures.k_sweep_lines(sweep.per_k("accuracy", "knn")).data) == len(METHODS)

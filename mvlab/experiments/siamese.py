@@ -41,7 +41,7 @@ from mvlab.siamese.forest import (
     threshold_rule,
 )
 from mvlab.siamese.pairs import make_pair_split, pair_features
-from mvlab.siamese.scanning import MultiGrainedScanner
+from mvlab.siamese.scanning import MultiGrainedScanner, default_window_sizes
 
 __all__ = [
     "MODELS",
@@ -129,7 +129,7 @@ def tau_curve(scores, y, taus=None, n_points: int = 101) -> pd.DataFrame:
 # -------------------------------------------------------------------------- the result
 def _level_accuracies(model, F_test, y_test):
     """Test accuracy of every kept level (tau = 0 rule) and the last level's scores S0 - S1."""
-    V = model._vector_levels(F_test)  # pair (or shared scanner) vectors, see run_siamese_experiment
+    V = model.level_class_vectors_from_vectors(F_test)  # pair (or shared scanner) vectors, see _fit_cascade
     acc, scores = [], None
     for v in V:
         scores = similarity_scores(v)
@@ -327,12 +327,6 @@ class SiameseExperiment:
 
 
 # ------------------------------------------------------------------------- the run
-def default_window_sizes(image_shape) -> list[int]:
-    """Window sides the scanner uses by default for images of this shape (C-leo's rule, §C.2)."""
-    shape = tuple(int(s) for s in image_shape)
-    return MultiGrainedScanner(image_shape=shape)._default_windows(shape)
-
-
 def run_siamese_experiment(
     X,
     y,
@@ -374,7 +368,7 @@ def run_siamese_experiment(
         Multi-grained scanning with two lock-step windows (§C.7) before the cascades; needs
         ``image_shape`` (H, W) with ``H * W == n_features``.
     window_sizes : list of int, optional
-        Scanning window sides; default :func:`default_window_sizes`.
+        Scanning window sides; default :func:`mvlab.siamese.scanning.default_window_sizes`.
     scan_estimators : int
         Trees per scanning forest (C-leo: 30).
     classes : sequence of str, optional
@@ -388,6 +382,62 @@ def run_siamese_experiment(
     -------
     SiameseExperiment
     """
+    X, class_codes, y_enc = _check_data(X, y, n_train_pairs, scanning, image_shape)
+    rng = check_random_state(random_state)
+    if progress is not None:
+        progress(0.0, "drawing pairs")
+    split = make_pair_split(y_enc, int(n_train_pairs), n_test_pairs, random_state=rng.randint(_MAX_SEED))
+    seed = int(rng.randint(_MAX_SEED))
+    F_train = pair_features(X, split.train_pairs)
+    F_test = pair_features(X, split.test_pairs)
+    seconds = {}
+    start = 0.0
+    if scanning:
+        t = time.perf_counter()
+        if progress is not None:
+            progress(0.02, "multi-grained scanning (lock-step windows)")
+        F_train, F_test, window_sizes = _scan_pairs(F_train, split.y_train, F_test, image_shape, window_sizes,
+                                                    scan_estimators, n_folds, n_jobs, seed)
+        seconds["scanning"] = time.perf_counter() - t
+        start = 0.2
+
+    common = dict(lam=lam, z_schedule=z_schedule, qp_probas=qp_probas, max_levels=max_levels, patience=patience,
+                  n_completely_random=n_completely_random, n_random=n_random, n_folds=n_folds,
+                  n_estimators=n_estimators, n_jobs=n_jobs, random_state=seed)
+    span = (1.0 - start) / 2
+    runs = {}
+    for i, (m, weighting) in enumerate((("SDF", "qp"), ("gcForest", "uniform"))):
+        runs[m] = _fit_cascade(SiameseDeepForest(weighting=weighting, **common), m, F_train, split.y_train, F_test,
+                               split.y_test, scaled(progress, start + i * span, span * 0.95))
+        seconds[m] = runs[m].seconds
+    sdf = runs["SDF"].model
+    if progress is not None:
+        progress(1.0, "done")
+    settings = {
+        "n_train_pairs": int(len(split.y_train)), "n_test_pairs": int(len(split.y_test)),
+        "n_estimators": int(n_estimators), "lam": float(lam), "z_schedule": z_schedule, "qp_probas": qp_probas,
+        "max_levels": int(max_levels), "patience": int(patience), "n_completely_random": int(n_completely_random),
+        "n_random": int(n_random), "n_folds": int(n_folds), "scanning": bool(scanning),
+        "window_sizes": [int(w) for w in window_sizes] if scanning else None,
+        "scan_estimators": int(scan_estimators) if scanning else None,
+        "random_state": int(random_state) if isinstance(random_state, (int, np.integer)) else None,
+        "cascade_seed": seed,
+    }
+    return SiameseExperiment(
+        classes=_class_names(class_codes, classes),
+        train_pairs=split.train_pairs, y_train=split.y_train, test_pairs=split.test_pairs, y_test=split.y_test,
+        test_pair_classes=y_enc[split.test_pairs],
+        train_pool=split.train_pool, test_pool=split.test_pool,
+        level_train={m: r.level_train for m, r in runs.items()}, level_test={m: r.level_test for m, r in runs.items()},
+        n_levels={m: r.n_levels for m, r in runs.items()}, scores={m: r.scores for m, r in runs.items()},
+        weights=[[np.asarray(W) for W in lv] for lv in sdf.weights_],
+        forest_names=_forest_names(sdf), seconds=seconds, settings=settings,
+    )
+
+
+def _check_data(X, y, n_train_pairs, scanning, image_shape):
+    """``X`` as float64 (n_samples, n_features), the sorted distinct labels of ``y`` and ``y`` encoded as
+    their indices (n_samples,); a ``ValueError`` in words for data pairs cannot be drawn from or scanned."""
     X = np.asarray(X, dtype=np.float64)
     y_raw = np.asarray(y)
     if X.ndim != 2 or y_raw.shape != (X.shape[0],):
@@ -402,72 +452,61 @@ def run_siamese_experiment(
             raise ValueError("multi-grained scanning needs image data: these data have no image shape.")
         if int(np.prod(image_shape)) != X.shape[1]:
             raise ValueError(f"image shape {tuple(image_shape)} does not match the {X.shape[1]} features.")
-    rng = check_random_state(random_state)
+    return X, names, y_enc
 
-    if progress is not None:
-        progress(0.0, "drawing pairs")
-    split = make_pair_split(y_enc, int(n_train_pairs), n_test_pairs, random_state=rng.randint(_MAX_SEED))
-    seed = int(rng.randint(_MAX_SEED))
-    F_train = pair_features(X, split.train_pairs)
-    F_test = pair_features(X, split.test_pairs)
-    seconds = {}
-    start = 0.0
-    if scanning:
-        t = time.perf_counter()
-        if progress is not None:
-            progress(0.02, "multi-grained scanning (lock-step windows)")
-        scanner = MultiGrainedScanner(
-            image_shape=tuple(int(s) for s in image_shape), window_sizes=window_sizes, pairs=True,
-            n_estimators=scan_estimators, n_folds=n_folds, n_jobs=n_jobs, random_state=seed,
-        )
-        F_train = scanner.fit_transform(F_train, split.y_train)
-        F_test = scanner.transform(F_test)
-        window_sizes = list(scanner.window_sizes_)
-        seconds["scanning"] = time.perf_counter() - t
-        start = 0.2
 
-    common = dict(lam=lam, z_schedule=z_schedule, qp_probas=qp_probas, max_levels=max_levels, patience=patience,
-                  n_completely_random=n_completely_random, n_random=n_random, n_folds=n_folds,
-                  n_estimators=n_estimators, n_jobs=n_jobs, random_state=seed)
-    span = (1.0 - start) / 2
-    level_train, level_test, n_levels, scores, models = {}, {}, {}, {}, {}
-    for i, (m, weighting) in enumerate((("SDF", "qp"), ("gcForest", "uniform"))):
-        t = time.perf_counter()
-        sub = scaled(progress, start + i * span, span * 0.95)
-        # Both cascades take the same vectors: concatenated pairs, or the output of the one scanner
-        # fitted above (a scanner inside each model would be fitted twice, with the same result).
-        model = SiameseDeepForest(weighting=weighting, **common)._fit_vectors(
-            F_train, split.y_train, progress=(lambda f, msg, m=m, sub=sub: sub(f, f"{m}: {msg}")) if sub else None,
-        )
-        level_test[m], scores[m] = _level_accuracies(model, F_test, split.y_test)
-        level_train[m] = np.asarray(model.level_scores_, dtype=np.float64)
-        n_levels[m] = int(model.n_levels_)
-        seconds[m] = time.perf_counter() - t
-        models[m] = model
-    sdf = models["SDF"]
-    kinds = ["CRF"] * sdf.n_completely_random + ["RF"] * sdf.n_random
-    forest_names = [f"{k} {kinds[:i + 1].count(k)}" for i, k in enumerate(kinds)]
-    if progress is not None:
-        progress(1.0, "done")
-    settings = {
-        "n_train_pairs": int(len(split.y_train)), "n_test_pairs": int(len(split.y_test)),
-        "n_estimators": int(n_estimators), "lam": float(lam), "z_schedule": z_schedule, "qp_probas": qp_probas,
-        "max_levels": int(max_levels), "patience": int(patience), "n_completely_random": int(n_completely_random),
-        "n_random": int(n_random), "n_folds": int(n_folds), "scanning": bool(scanning),
-        "window_sizes": [int(w) for w in window_sizes] if scanning else None,
-        "scan_estimators": int(scan_estimators) if scanning else None,
-        "random_state": int(random_state) if isinstance(random_state, (int, np.integer)) else None,
-        "cascade_seed": seed,
-    }
-    if classes is not None and np.issubdtype(names.dtype, np.integer) and names.max() < len(classes):
-        class_names = [str(classes[int(v)]) for v in names]
-    else:
-        class_names = [str(c) for c in names]
-    return SiameseExperiment(
-        classes=class_names,
-        train_pairs=split.train_pairs, y_train=split.y_train, test_pairs=split.test_pairs, y_test=split.y_test,
-        test_pair_classes=y_enc[split.test_pairs],
-        train_pool=split.train_pool, test_pool=split.test_pool, level_train=level_train, level_test=level_test,
-        n_levels=n_levels, scores=scores, weights=[[np.asarray(W) for W in lv] for lv in sdf.weights_],
-        forest_names=forest_names, seconds=seconds, settings=settings,
+def _scan_pairs(F_train, y_train, F_test, image_shape, window_sizes, scan_estimators, n_folds, n_jobs, seed):
+    """Multi-grained scanning with two lock-step windows (§C.7), fitted once on the training pairs.
+
+    ``F_train`` (N, 2 * H * W) and ``F_test`` (M, 2 * H * W) are concatenated pairs; returns their scanned
+    vectors, (N, n_scanned) and (M, n_scanned), and the window sides used."""
+    scanner = MultiGrainedScanner(
+        image_shape=tuple(int(s) for s in image_shape), window_sizes=window_sizes, pairs=True,
+        n_estimators=scan_estimators, n_folds=n_folds, n_jobs=n_jobs, random_state=seed,
     )
+    F_train = scanner.fit_transform(F_train, y_train)
+    return F_train, scanner.transform(F_test), list(scanner.window_sizes_)
+
+
+class _CascadeRun(NamedTuple):
+    """One fitted cascade of a :class:`SiameseExperiment` and what it measured."""
+
+    model: SiameseDeepForest
+    level_train: np.ndarray
+    """(levels built,) training (out-of-fold) accuracy of every level."""
+    level_test: np.ndarray
+    """(levels kept,) test accuracy of every kept level."""
+    n_levels: int
+    scores: np.ndarray
+    """(M,) ``S0 - S1`` of every test pair at the last kept level."""
+    seconds: float
+
+
+def _fit_cascade(model, name, F_train, y_train, F_test, y_test, progress) -> _CascadeRun:
+    """Fit ``model`` on the training vectors ``F_train`` (N, n) and labels (N,), and score its levels on
+    ``F_test`` (M, n) and ``y_test`` (M,); ``progress`` messages are prefixed with ``name``.
+
+    Both cascades take the same vectors: concatenated pairs, or the output of the one scanner fitted in
+    :func:`run_siamese_experiment` (a scanner inside each model would be fitted twice, with the same
+    result)."""
+    t = time.perf_counter()
+    model.fit_from_vectors(
+        F_train, y_train, progress=(lambda f, msg: progress(f, f"{name}: {msg}")) if progress else None,
+    )
+    level_test, scores = _level_accuracies(model, F_test, y_test)
+    level_train = np.asarray(model.level_scores_, dtype=np.float64)
+    return _CascadeRun(model, level_train, level_test, int(model.n_levels_), scores, time.perf_counter() - t)
+
+
+def _forest_names(model) -> list[str]:
+    """Names of the forests of a level: ``"CRF 1", ..., "RF 1", ...``."""
+    kinds = ["CRF"] * model.n_completely_random + ["RF"] * model.n_random
+    return [f"{k} {kinds[:i + 1].count(k)}" for i, k in enumerate(kinds)]
+
+
+def _class_names(codes: np.ndarray, classes) -> list[str]:
+    """Names of the sorted distinct labels ``codes``: ``classes[code]`` when the labels are codes
+    ``0..C-1`` of ``classes``, else the labels themselves."""
+    if classes is not None and np.issubdtype(codes.dtype, np.integer) and codes.max() < len(classes):
+        return [str(classes[int(v)]) for v in codes]
+    return [str(c) for c in codes]

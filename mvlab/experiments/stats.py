@@ -27,7 +27,7 @@ Public API
   :func:`bonferroni_dunn_critical_difference`.
 * :func:`nemenyi_critical_difference` (all pairs), :func:`nonsignificant_groups` and
   :func:`critical_difference_groups` -- what a critical-difference diagram shows (Demšar 2006
-  Sec. 3.2.2; drawn by :func:`mvlab.viz.plots.critical_difference_diagram`).
+  Sec. 3.2.2; drawn by :func:`mvlab.viz.benchmark_figures.critical_difference_diagram`).
 * :func:`paired_t_test` -- ``docs/algorithms.md`` C.8 Table 9 (paired t-test with a confidence
   interval for the mean difference).
 

@@ -375,13 +375,18 @@ class SiameseDeepForest(CascadeForest):
         self
         """
         self._validate_params()  # the preprocessor first: pair_vectors uses it
-        return self._fit_vectors(pair_vectors(pairs, self.preprocessor), y, progress)
+        return self.fit_from_vectors(pair_vectors(pairs, self.preprocessor), y, progress)
 
-    def _fit_vectors(self, V, y, progress=None):
-        """:meth:`fit` on per-pair vectors ``V`` (n_pairs, n_pair_features).
+    def fit_from_vectors(self, V, y, progress: ProgressCallback = None):
+        """:meth:`fit` on per-pair vectors ``V`` of shape (n_pairs, n_pair_features).
 
-        ``V`` is normally the concatenated pairs; :func:`mvlab.experiments.siamese.run_siamese_experiment`
-        passes the output of one scanner fitted once and shared by its two cascades.
+        ``V`` is normally the concatenated pairs (:func:`pair_vectors`);
+        :func:`mvlab.experiments.siamese.run_siamese_experiment` passes the output of one scanner fitted
+        once and shared by its two cascades. ``y`` (n_pairs,) and ``progress`` as in :meth:`fit`.
+
+        Returns
+        -------
+        self
         """
         self._validate_params()
         self._check_extra_params()
@@ -422,10 +427,11 @@ class SiameseDeepForest(CascadeForest):
         ``pairs`` as in :meth:`fit`.
         """
         check_is_fitted(self, "levels_")
-        return self._vector_levels(pair_vectors(pairs, self.preprocessor))
+        return self.level_class_vectors_from_vectors(pair_vectors(pairs, self.preprocessor))
 
-    def _vector_levels(self, V):
-        """:meth:`level_class_vectors` of per-pair vectors ``V`` (as :meth:`_fit_vectors`)."""
+    def level_class_vectors_from_vectors(self, V):
+        """:meth:`level_class_vectors` of per-pair vectors ``V`` (n_pairs, n_pair_features), the kind
+        :meth:`fit_from_vectors` takes: list of (n_pairs, n_forests, 2) arrays, one per kept level."""
         check_is_fitted(self, "levels_")
         return self._level_vectors(self._features(np.asarray(V, dtype=np.float64)))
 

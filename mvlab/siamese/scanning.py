@@ -28,9 +28,25 @@ from mvlab.core.params import (
 )
 from mvlab.siamese.cascade import ForestUnit, forest_proba
 
-__all__ = ["MultiGrainedScanner"]
+__all__ = ["MultiGrainedScanner", "default_window_sizes"]
 
 _MAX_SEED = np.iinfo(np.int32).max
+
+
+def default_window_sizes(shape) -> list[int]:
+    """Window sides the scanner uses when ``window_sizes`` is None, increasing, duplicates dropped.
+
+    ``shape`` is an image's (H, W): ``max(1, floor(min(H, W) * r))`` for ``r`` in (1/4, 1/9, 1/16)
+    (C-leo's rule, §C.2; 1, 3, 7 for 28x28); or a sequence's (d,): ``max(1, floor(d * r))`` for ``r`` in
+    (1/16, 1/9, 1/4) (the SDF paper).
+    """
+    shape = tuple(int(s) for s in shape)
+    if len(shape) == 2:
+        side = min(shape)
+        sizes = [max(1, int(side * r)) for r in (1 / 4, 1 / 9, 1 / 16)]
+    else:
+        sizes = [max(1, int(shape[0] * r)) for r in (1 / 16, 1 / 9, 1 / 4)]
+    return sorted(set(sizes))
 
 
 class MultiGrainedScanner(TransformerMixin, BaseEstimator):
@@ -137,14 +153,6 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
             shape = (d,)
         return shape
 
-    def _default_windows(self, shape):
-        if len(shape) == 2:
-            side = min(shape)
-            sizes = [max(1, int(side * r)) for r in (1 / 4, 1 / 9, 1 / 16)]
-        else:
-            sizes = [max(1, int(shape[0] * r)) for r in (1 / 16, 1 / 9, 1 / 4)]
-        return sorted(set(sizes))
-
     def _windows(self, X, size):
         """All windows of all rows, shape (n * n_positions, window features)."""
         shape = self.shape_
@@ -202,7 +210,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
         self.shape_ = self._geometry(X.shape[1])
         sizes = self.window_sizes
         if sizes is None:
-            sizes = self._default_windows(self.shape_)
+            sizes = default_window_sizes(self.shape_)
         sizes = [int(s) for s in sizes]
         if not sizes or min(sizes) < 1 or max(sizes) > min(self.shape_):
             raise ValueError(

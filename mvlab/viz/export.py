@@ -19,7 +19,7 @@ import plotly
 import plotly.graph_objects as go
 
 from mvlab.experiments.report import ComparisonReport
-from mvlab.viz import plots
+from mvlab.viz import benchmark_figures
 
 __all__ = ["report_figures", "write_png"]
 
@@ -30,11 +30,11 @@ def report_figures(report: ComparisonReport) -> dict[str, go.Figure]:
     diagram (``nemenyi``, ``holm``), each only when the report has what it needs."""
     figures = {}
     if report.ranks is not None:
-        figures["average_ranks"] = plots.average_rank_bars(report.ranks)
+        figures["average_ranks"] = benchmark_figures.average_rank_bars(report.ranks)
     if report.sign_tests is not None:
-        figures["sign_test"] = plots.win_tie_loss(report.sign_tests, report.baseline, report.sign_critical)
+        figures["sign_test"] = benchmark_figures.win_tie_loss(report.sign_tests, report.baseline, report.sign_critical)
     for kind, cd in report.critical_differences.items():
-        figures[f"critical_difference_{kind}"] = plots.critical_difference_diagram(cd)
+        figures[f"critical_difference_{kind}"] = benchmark_figures.critical_difference_diagram(cd)
     return figures
 
 

@@ -1,0 +1,189 @@
+"""Figures of the dynamic view selection page: the views each test instance used, how often each subset was
+chosen, the map of the chosen subset's space with a zoom on one instance's region of competence, and the
+competence of every candidate."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from mvlab.viz.palette import GREEN, INK, RED, class_colors, presence_scale
+
+__all__ = ["view_selection_matrix", "subset_frequencies", "dissimilarity_space_map", "region_of_competence_map",
+           "candidate_competence"]
+
+
+def view_selection_matrix(
+    chosen_views: np.ndarray,
+    view_names: Sequence[str],
+    order: np.ndarray,
+    row_text: Sequence[str],
+    title: str = "Views each test instance used",
+) -> go.Figure:
+    """Instances (rows, in ``order``) x views heatmap: 1 where the instance's chosen subset uses the view.
+
+    ``row_text`` (n,) is shown on hover for every row (instance index, class, subset, correct).
+    """
+    chosen_views = np.asarray(chosen_views, dtype=bool)
+    order = np.asarray(order)
+    z = chosen_views[order].astype(int)
+    text = np.repeat(np.asarray(row_text, dtype=object)[order][:, None], z.shape[1], axis=1)
+    usage = chosen_views.mean(axis=0) if len(chosen_views) else np.zeros(len(view_names))
+    fig = go.Figure(go.Heatmap(
+        z=z, x=[f"{v} ({100 * u:.0f}%)" for v, u in zip(view_names, usage)], y=np.arange(len(order)), text=text,
+        colorscale=presence_scale(RED), zmin=0, zmax=1, showscale=False, xgap=2,
+        hovertemplate="%{text}<br>%{x}: %{z}<extra></extra>",
+    ))
+    fig.update_yaxes(autorange="reversed", showticklabels=False, title_text="test instances")
+    fig.update_xaxes(title_text="view (share of instances using it)", automargin=True)
+    fig.update_layout(title=title, height=460, margin=dict(t=50, b=60, l=60, r=20))
+    return fig
+
+
+def subset_frequencies(names: Sequence[str], frequencies: Sequence[float], top: int = 15,
+                       title: str = "How often each view subset was chosen") -> go.Figure:
+    """Horizontal bars of the share of instances choosing each subset (the ``top`` most frequent)."""
+    freq = np.asarray(frequencies, dtype=float)
+    order = np.argsort(-freq, kind="stable")[:top]
+    order = order[freq[order] > 0]
+    fig = go.Figure(go.Bar(
+        x=freq[order], y=[names[i] for i in order], orientation="h", marker_color=RED,
+        text=[f"{100 * f:.0f}%" for f in freq[order]], textposition="outside", cliponaxis=False,
+        hovertemplate="%{y}<br>%{x:.1%} of test instances<extra></extra>",
+    ))
+    fig.update_yaxes(autorange="reversed", type="category", automargin=True)
+    top = float(freq[order].max()) if len(order) else 1.0
+    fig.update_layout(title=title, xaxis_title="share of test instances", xaxis_tickformat=".0%",
+                      xaxis_range=[0, min(1.0, top) * 1.18], height=max(260, 40 + 26 * len(order)),
+                      margin=dict(t=50, b=40, l=20, r=40))
+    return fig
+
+
+def _class_points(fig: go.Figure, coords: np.ndarray, labels: np.ndarray, classes: Sequence[str], *,
+                  test: bool, rows: np.ndarray | None = None, faint: bool = False) -> None:
+    """One SVG trace per class of training (small, faint) or test (larger, outlined, clickable:
+    their test positions ``rows`` in ``customdata``) points."""
+    colors = class_colors(list(classes))
+    for cls in classes:
+        m = np.flatnonzero(labels == str(cls))
+        if not test:
+            fig.add_trace(go.Scatter(
+                x=coords[m, 0], y=coords[m, 1], mode="markers", name=f"train {cls}", legendgroup=str(cls),
+                marker=dict(color=colors[str(cls)], size=5), opacity=0.3, showlegend=False,
+                hovertemplate=f"training instance, class {cls}<extra></extra>"))
+            continue
+        ids = m if rows is None else rows[m]
+        fig.add_trace(go.Scatter(
+            x=coords[m, 0], y=coords[m, 1], mode="markers", name=str(cls), legendgroup=str(cls),
+            marker=dict(color=colors[str(cls)], size=8, line=dict(width=0.5, color=INK)), customdata=ids,
+            opacity=0.35 if faint else 1.0,
+            hovertemplate="test instance %{customdata}<br>class " + str(cls) + "<extra></extra>"))
+
+
+def dissimilarity_space_map(
+    train_coords: np.ndarray,
+    test_coords: np.ndarray,
+    train_labels: Sequence[str],
+    test_labels: Sequence[str],
+    classes: Sequence[str],
+    *,
+    title: str = "Joint dissimilarity space (click a test instance)",
+) -> go.Figure:
+    """2-D map of training (small, faint) and test (larger, outlined) instances coloured by class.
+
+    ``train_coords`` (n_train, 2), ``test_coords`` (n_test, 2).  Test points carry their test
+    position in ``customdata`` (selection events return it).  The map marks no instance: it stays
+    the same while the selected instance changes, so the browser keeps it instead of redrawing
+    thousands of points (:func:`region_of_competence_map` shows the selected one).
+    """
+    fig = go.Figure()
+    _class_points(fig, np.asarray(train_coords), np.asarray(train_labels).astype(str), classes, test=False)
+    _class_points(fig, np.asarray(test_coords), np.asarray(test_labels).astype(str), classes, test=True)
+    fig.update_layout(title=title, height=480, legend_title_text="class", clickmode="event+select",
+                      margin=dict(t=50, b=30, l=30, r=20))
+    fig.update_xaxes(showticklabels=False)
+    fig.update_yaxes(showticklabels=False)
+    return fig
+
+
+def region_of_competence_map(
+    train_coords: np.ndarray,
+    test_coords: np.ndarray,
+    train_labels: Sequence[str],
+    test_labels: Sequence[str],
+    classes: Sequence[str],
+    *,
+    selected: int,
+    region: Sequence[int],
+    region_hit: Sequence[bool],
+    padding: float = 0.3,
+    title: str = "The instance and its region of competence",
+) -> go.Figure:
+    """Zoom of the 2-D map on one test instance (position ``selected``; black star) and its
+    region of competence (training positions ``region``, ringed green where the chosen
+    candidate's OOB prediction was right, red where wrong).
+
+    The window spans the instance and its region, widened by ``padding`` times its size on each
+    side (at least 2 % of the whole map, so a tight region still shows its surroundings); the
+    other points inside it are drawn faintly, test points still clickable.
+    """
+    train_coords, test_coords = np.asarray(train_coords), np.asarray(test_coords)
+    region = np.asarray(region, dtype=int)
+    focus = np.vstack([test_coords[[selected]], train_coords[region]])
+    everything = np.vstack([train_coords, test_coords])
+    span = np.maximum(focus.max(axis=0) - focus.min(axis=0),
+                      0.02 * np.maximum(np.ptp(everything, axis=0), np.finfo(float).tiny))
+    low, high = focus.min(axis=0) - padding * span, focus.max(axis=0) + padding * span
+
+    def inside(c):
+        return np.flatnonzero(((c >= low) & (c <= high)).all(axis=1))
+
+    near_train, near_test = inside(train_coords), inside(test_coords)
+    fig = go.Figure()
+    _class_points(fig, train_coords[near_train], np.asarray(train_labels).astype(str)[near_train], classes, test=False)
+    _class_points(fig, test_coords[near_test], np.asarray(test_labels).astype(str)[near_test], classes, test=True,
+                  rows=near_test, faint=True)
+    hit = np.asarray(region_hit, dtype=bool)
+    fig.add_trace(go.Scatter(
+        x=train_coords[region, 0], y=train_coords[region, 1], mode="markers", name="region of competence",
+        marker=dict(size=14, color="rgba(0,0,0,0)", line=dict(width=2.5, color=np.where(hit, GREEN, RED))),
+        hovertemplate="neighbour (training)<extra></extra>"))
+    fig.add_trace(go.Scatter(
+        x=[test_coords[selected, 0]], y=[test_coords[selected, 1]], mode="markers", name="selected",
+        marker=dict(symbol="star", size=18, color="black"), hoverinfo="skip"))
+    fig.update_layout(title=title, height=480, margin=dict(t=50, b=30, l=30, r=20),
+                      legend=dict(orientation="h", yanchor="top", y=-0.02, xanchor="left", x=0))
+    fig.update_xaxes(showticklabels=False, range=[low[0], high[0]])
+    fig.update_yaxes(showticklabels=False, range=[low[1], high[1]])
+    return fig
+
+
+def candidate_competence(names: Sequence[str], competence: Sequence[float], chosen: int, *, top: int = 12,
+                         title: str = "Competence of the candidates in this instance's region") -> go.Figure:
+    """Horizontal bars of the ``top`` most competent candidates (of all 2^Q - 1), best on top, full
+    names legible: the chosen one red, the others tied with it at the highest competence orange.
+
+    The title says how many candidates share the highest competence and how many are not shown.
+    """
+    comp = np.asarray(competence, dtype=float)
+    order = np.lexsort((np.arange(len(comp)), -comp))
+    if chosen in order[top:]:
+        order = np.concatenate([[chosen], order[order != chosen]])
+    shown = order[:top]
+    best = comp.max() if comp.size else 0.0
+    n_tied = int(np.sum(comp == best))
+    colour = [RED if i == chosen else "#ff9f1c" if comp[i] == best else "#9ecae1" for i in shown]
+    fig = go.Figure(go.Bar(
+        x=comp[shown], y=[names[i] for i in shown], orientation="h", marker_color=colour,
+        text=[f"{comp[i]:.3f}" for i in shown], textposition="outside", cliponaxis=False,
+        hovertemplate="%{y}<br>competence %{x:.3f}<extra></extra>",
+    ))
+    more = f"; {len(comp) - len(shown)} more not shown" if len(comp) > len(shown) else ""
+    tied = f"{n_tied} candidate{'s' if n_tied > 1 else ''} tied at the highest competence{more}"
+    fig.update_yaxes(autorange="reversed", type="category", automargin=True)
+    fig.update_xaxes(range=[0, 1.12], title_text="competence")
+    fig.update_layout(title=dict(text=f"{title}<br><sup>{tied} (red: chosen, orange: tied)</sup>"),
+                      height=max(280, 90 + 26 * len(shown)), margin=dict(t=80, b=40, l=20, r=30), showlegend=False)
+    return fig
