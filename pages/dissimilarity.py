@@ -87,7 +87,8 @@ def heatmap(name):
 
 for tab, name in zip(tabs, names):
     with tab:
-        st.plotly_chart(runs.shared("dis_heatmap", [key, name], lambda name=name: heatmap(name)), key=f"dis_heat_{name}")
+        st.plotly_chart(runs.shared("dis_heatmap", [key, name], lambda name=name: heatmap(name)),
+                        key=f"dis_heat_{name}")
         if not name.startswith("joint"):
             q = result.view_names.index(name)
             st.caption(f"Out-of-bag accuracy of the {name} forest: {result.view_oob_accuracy[q]:.3f}")

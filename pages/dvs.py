@@ -143,8 +143,8 @@ def one_instance():
     space = (f"Space of the chosen subset “{e.chosen_names[i]}”<br>"
              "<sup>PCA of the dissimilarity rows; click a test instance</sup>")
     overview, zoom = st.columns([3, 2])
-    overview.plotly_chart(dvs_figures.dissimilarity_space_map(train_xy, test_xy, labels_train, labels_test, result.classes,
-                                                        title=space),
+    overview.plotly_chart(dvs_figures.dissimilarity_space_map(train_xy, test_xy, labels_train, labels_test,
+                                                              result.classes, title=space),
                           key="dvs_map", on_select="rerun", selection_mode="points")
     zoom.plotly_chart(dvs_figures.region_of_competence_map(
         train_xy, test_xy, labels_train, labels_test, result.classes, selected=i, region=e.region[i],
@@ -166,9 +166,11 @@ def one_instance():
     st.markdown("**The paper's competence and the soft one, for this instance, on the same forests**")
     p1, p2 = st.columns(2)
     p1.plotly_chart(dvs_figures.candidate_competence(paper_e.candidate_names, paper_e.competence[i], paper_e.chosen[i],
-                                               title="Paper: OOB accuracy on the region"), key="dvs_competence_paper")
+                                                     title="Paper: OOB accuracy on the region"),
+                    key="dvs_competence_paper")
     p2.plotly_chart(dvs_figures.candidate_competence(soft_e.candidate_names, soft_e.competence[i], soft_e.chosen[i],
-                                               title="Soft: OOB probability of the true class"), key="dvs_competence_soft")
+                                                     title="Soft: OOB probability of the true class"),
+                    key="dvs_competence_soft")
 
 
 one_instance()

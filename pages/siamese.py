@@ -144,11 +144,11 @@ names = (f"instance {a} (class {table['class a'][pair]})", f"instance {b} (class
 left, right = st.columns([1, 1] if ds.image_shape is not None else [2, 1])
 if ds.image_shape is not None:
     left.plotly_chart(siamese_figures.pair_view(ds.X[a], ds.X[b], image_shape=ds.image_shape, names=names,
-                                      title=f"Test pair {pair}"), key="sdf_pair_fig")
+                                                title=f"Test pair {pair}"), key="sdf_pair_fig")
 else:
     z = ds.standardised_rows([a, b])
     left.plotly_chart(siamese_figures.pair_view(z[0], z[1], feature_names=ds.feature_names, names=names,
-                                      title=f"Test pair {pair} (standardised features)"), key="sdf_pair_fig")
+                                                title=f"Test pair {pair} (standardised features)"), key="sdf_pair_fig")
 right.metric("True label", table["true label"][pair])
 for name in MODELS:
     right.metric(f"{name}: S0 − S1", f"{table[f'{name} S0-S1'][pair]:+.3f}",

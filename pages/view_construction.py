@@ -125,12 +125,12 @@ if grid:
               for cl in result.classifiers}
 else:
     panels = {(metric, clf): result.per_k(metric, clf)}
-st.plotly_chart(view_construction_figures.k_sweep_boxes(panels, metric_titles=METRIC_TITLES, classifier_titles=CLASSIFIER_TITLES,
-                                    title=f"One box per method over k = 1..{len(result.ks)} (each value: the mean "
-                                          "over test folds)"), key="vc_boxes")
-st.plotly_chart(view_construction_figures.k_sweep_lines(result.per_k(metric, clf), metric_title=METRIC_TITLES[metric],
-                                    title=f"{METRIC_TITLES[metric]} for each k ({CLASSIFIER_TITLES[clf]}, mean over "
-                                          "folds)"), key="vc_lines")
+st.plotly_chart(view_construction_figures.k_sweep_boxes(
+    panels, metric_titles=METRIC_TITLES, classifier_titles=CLASSIFIER_TITLES,
+    title=f"One box per method over k = 1..{len(result.ks)} (each value: the mean over test folds)"), key="vc_boxes")
+st.plotly_chart(view_construction_figures.k_sweep_lines(
+    result.per_k(metric, clf), metric_title=METRIC_TITLES[metric],
+    title=f"{METRIC_TITLES[metric]} for each k ({CLASSIFIER_TITLES[clf]}, mean over folds)"), key="vc_lines")
 
 st.subheader("Does OFSP differ? Friedman aligned ranks, Holm post-hoc")
 try:
@@ -155,15 +155,15 @@ p_k = widgets.choice(c[2], "Views k", result.ks, "vc_p_k", min(5, len(result.ks)
 M = result.membership(p_method, p_clf, p_k)
 groups = feature_groups(data.views, result.feature_index)
 names = np.asarray(data.feature_names)[result.feature_index]
-st.plotly_chart(view_construction_figures.partition_matrix(M, groups, names, title=f"{p_method}, k = {p_k}: which feature went to which "
-                                                                "view"), key="vc_partition")
+st.plotly_chart(view_construction_figures.partition_matrix(
+    M, groups, names, title=f"{p_method}, k = {p_k}: which feature went to which view"), key="vc_partition")
 if p_method == "Bagging":
     st.caption("Bagging partitions rows, not features: every member keeps every feature and trains on its own "
                "bootstrap sample.")
 if data.n_views > 1:
-    st.plotly_chart(view_construction_figures.partition_vs_natural(partition_crosstab(M, groups, list(data.views)),
-                                               title=f"{p_method}, k = {p_k}: learned views against the natural "
-                                                     f"views of {data.name}"), key="vc_crosstab")
+    st.plotly_chart(view_construction_figures.partition_vs_natural(
+        partition_crosstab(M, groups, list(data.views)),
+        title=f"{p_method}, k = {p_k}: learned views against the natural views of {data.name}"), key="vc_crosstab")
 else:
     st.caption(f"{data.name} has a single natural view, so there is nothing to compare the learned views with.")
 
