@@ -1,26 +1,29 @@
 """mvlab dashboard entry point: the page list.  Every page draws the shared sidebar itself
 (``mvlab.ui.state.sidebar``), so the dataset and seed follow the user from page to page."""
 
-import streamlit as st
+# Streamlit runs this script as the module __main__; the job engine's worker processes (multiprocessing's spawn)
+# re-import the main module as __mp_main__ when they start: there is nothing for them to draw.
+if __name__ != "__mp_main__":
+    import streamlit as st
 
-st.set_page_config(page_title="mvlab", page_icon="🌲", layout="wide")
-st.session_state["_entered_via_app"] = True  # see mvlab.ui.state.sidebar
+    st.set_page_config(page_title="mvlab", page_icon="🌲", layout="wide")
+    st.session_state["_entered_via_app"] = True  # see mvlab.ui.state.sidebar
 
-pages = [
-    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-    st.Page("pages/data.py", title="Data", icon=":material/table_chart:"),
-    st.Page("pages/dissimilarity.py", title="Dissimilarity", icon=":material/forest:"),
-    st.Page("pages/view_construction.py", title="View construction", icon=":material/call_split:"),
-    st.Page("pages/dvs.py", title="Dynamic view selection", icon=":material/alt_route:"),
-    st.Page("pages/benchmark.py", title="Benchmark", icon=":material/leaderboard:"),
-    st.Page("pages/siamese.py", title="Siamese deep forest", icon=":material/join_inner:"),
-]
-page = st.navigation(pages)
-wanted = st.query_params.get("page")  # a deep link rerouted by mvlab.ui.state.sidebar
-if wanted is not None:
-    rest = {k: st.query_params.get_all(k) for k in st.query_params.keys() if k != "page"}
-    target = next((p for p in pages if p.url_path == wanted), None)
-    if target is not None and target.url_path != page.url_path:
-        st.switch_page(target, query_params=rest)
-    st.query_params.pop("page")
-page.run()
+    pages = [
+        st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+        st.Page("pages/data.py", title="Data", icon=":material/table_chart:"),
+        st.Page("pages/dissimilarity.py", title="Dissimilarity", icon=":material/forest:"),
+        st.Page("pages/view_construction.py", title="View construction", icon=":material/call_split:"),
+        st.Page("pages/dvs.py", title="Dynamic view selection", icon=":material/alt_route:"),
+        st.Page("pages/benchmark.py", title="Benchmark", icon=":material/leaderboard:"),
+        st.Page("pages/siamese.py", title="Siamese deep forest", icon=":material/join_inner:"),
+    ]
+    page = st.navigation(pages)
+    wanted = st.query_params.get("page")  # a deep link rerouted by mvlab.ui.state.sidebar
+    if wanted is not None:
+        rest = {k: st.query_params.get_all(k) for k in st.query_params.keys() if k != "page"}
+        target = next((p for p in pages if p.url_path == wanted), None)
+        if target is not None and target.url_path != page.url_path:
+            st.switch_page(target, query_params=rest)
+        st.query_params.pop("page")
+    page.run()

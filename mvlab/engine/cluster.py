@@ -35,6 +35,9 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
+import types
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import dask
@@ -119,6 +122,22 @@ class _PoliteWorker(WorkerPlugin):
         import mvlab.experiments.settings  # noqa: F401  (warm the imports)
 
 
+@contextmanager
+def _workers_start_clean():
+    """multiprocessing's spawn re-runs the file of ``sys.modules["__main__"]`` in every new worker.
+    Under Streamlit that is the script of the moment (the app, or a test's temporary script), so the
+    embedded workers are started with a plain ``__main__`` (functions of a user's ``__main__`` still
+    reach them: cloudpickle sends those by value).  The app guards itself too, for the workers a
+    nanny restarts later."""
+    real = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if real is not None:
+            sys.modules["__main__"] = real
+
+
 def connect(config: EngineConfig) -> tuple[Client, LocalCluster | None]:
     """A client of the configured engine, and the embedded cluster it started (None for an
     existing cluster).  The embedded scheduler lives in this process; a worker killed for memory
@@ -146,7 +165,7 @@ def connect(config: EngineConfig) -> tuple[Client, LocalCluster | None]:
         # the statistical profiler samples every thread's stack every 10 ms: measured to make a pure-Python
         # run (the view-construction sweep) 1.5x slower in its worker
         "distributed.worker.profile.enabled": False,
-    }):
+    }), _workers_start_clean():
         cluster = LocalCluster(n_workers=config.n_workers, threads_per_worker=1, processes=True,
                                memory_limit=config.memory_per_worker(), dashboard_address=dashboard,
                                scheduler_port=0, silence_logs=logging.ERROR)

@@ -144,7 +144,13 @@ def _show(value) -> str:
 
 
 def _parse(raw, hint, f: dataclasses.Field):
-    options, bounds = f.metadata.get("options"), f.metadata.get("range")
+    return parse_value(raw, hint, f.metadata.get("options"), f.metadata.get("range"))
+
+
+def parse_value(raw, hint, options=None, bounds=None):
+    """A URL value as ``hint`` (int, float, bool, str or a tuple of them, comma-separated), checked
+    against ``options`` (allowed strings) or ``bounds`` (inclusive); ValueError saying why not.
+    The one parser of link values: page settings and the sidebar's data parameters use it."""
     text = str(raw).strip()
     if typing.get_origin(hint) is tuple:
         items = tuple(t.strip() for t in text.split(",") if t.strip())

@@ -22,6 +22,7 @@ from urllib.parse import urlencode, urlsplit
 import streamlit as st
 
 import mvlab.datasets as datasets
+from mvlab.experiments.settings import parse_value
 
 __all__ = ["start", "apply_page", "pending", "publish", "share_box", "SYNTHETIC"]
 
@@ -66,7 +67,7 @@ def start(set_kept) -> None:
             set_kept("bundled_name", dataset)
             if "n" in query:
                 info = datasets.dataset_info(dataset)
-                n = _number(query["n"], int, (min(info.n_samples, 4 * info.n_classes), info.n_samples), "n", notes)
+                n = _value(query["n"], int, (min(info.n_samples, 4 * info.n_classes), info.n_samples), "n", notes)
                 if n is not None:
                     set_kept(f"bundled_n_{dataset}", n)
         elif dataset in SOURCE_OF:
@@ -78,7 +79,7 @@ def start(set_kept) -> None:
             notes.append(f"'dataset={dataset}' was ignored (not one of {names + list(SOURCE_OF)}); "
                          "using the sidebar's dataset.")
     if "seed" in query:
-        seed = _number(query["seed"], int, (0, 2**31 - 1), "seed", notes)
+        seed = _value(query["seed"], int, (0, 2**31 - 1), "seed", notes)
         if seed is not None:
             set_kept("seed", seed)
     for key, (widget, kind, allowed, _) in SYNTHETIC.items():
@@ -89,24 +90,14 @@ def start(set_kept) -> None:
 
 
 def _value(raw, kind, allowed, key, notes):
-    if kind is str:
-        if raw in allowed:
-            return raw
-        notes.append(f"'{key}={raw}' was ignored (not one of {list(allowed)}).")
-        return None
-    return _number(raw, kind, allowed, key, notes)
-
-
-def _number(raw, kind, bounds, key, notes):
+    """``raw`` parsed by the settings' parser (:func:`mvlab.experiments.settings.parse_value`), or
+    None with a note naming the parameter."""
     try:
-        value = kind(raw)
-    except (TypeError, ValueError):
-        notes.append(f"'{key}={raw}' was ignored (not a {'whole ' if kind is int else ''}number).")
+        return parse_value(raw, kind, options=allowed if kind is str else None,
+                           bounds=None if kind is str else allowed)
+    except ValueError as exc:
+        notes.append(f"'{key}={raw}' was ignored ({exc}).")
         return None
-    if not bounds[0] <= value <= bounds[1]:
-        notes.append(f"'{key}={raw}' was ignored (outside {bounds[0]}..{bounds[1]}).")
-        return None
-    return value
 
 
 def pending(name: str, default=None):

@@ -167,25 +167,41 @@ def _bundled_controls() -> MultiViewDataset:
     return bundled_dataset(name, int(n), current_seed())
 
 
+def _synthetic_number(where, query_key: str, label: str, step, help: str | None = None):
+    """A number box of the synthetic generator, its bounds and default from :data:`links.SYNTHETIC`
+    (the one table the links are checked against)."""
+    widget, kind, (low, high), default = links.SYNTHETIC[query_key]
+    return where.number_input(label, kind(low), kind(high), step=kind(step), help=help, **keep(widget, default))
+
+
+def _synthetic_slider(query_key: str, label: str, step, help: str | None = None):
+    widget, kind, (low, high), default = links.SYNTHETIC[query_key]
+    return st.slider(label, kind(low), kind(high), step=kind(step), help=help, **keep(widget, default))
+
+
+def _synthetic_choice(query_key: str, label: str, titles: dict, help: str | None = None):
+    widget, _, options, default = links.SYNTHETIC[query_key]
+    return st.selectbox(label, list(options), format_func=titles.get, help=help, **keep(widget, default))
+
+
 def _synthetic_controls() -> MultiViewDataset:
     c1, c2 = st.columns(2)
-    n = c1.number_input("Instances", 20, 5000, step=50, **keep("syn_n", 300))
-    classes = c2.number_input("Classes", 2, 10, step=1, **keep("syn_classes", 3))
-    views = c1.number_input("Views", 1, 10, step=1, **keep("syn_views", 3))
-    features = c2.number_input("Features per view", 1, 200, step=1, **keep("syn_features", 10))
-    relevance = st.selectbox(
-        "Which views carry the class", ["iid", "region"], **keep("syn_relevance", "iid"),
-        format_func={"iid": "independently per instance", "region": "depends on a latent region"}.get,
+    n = _synthetic_number(c1, "syn_n", "Instances", 50)
+    classes = _synthetic_number(c2, "syn_classes", "Classes", 1)
+    views = _synthetic_number(c1, "syn_views", "Views", 1)
+    features = _synthetic_number(c2, "syn_features", "Features per view", 1)
+    relevance = _synthetic_choice(
+        "syn_relevance", "Which views carry the class",
+        {"iid": "independently per instance", "region": "depends on a latent region"},
         help="Independently: a random draw per instance and view (no rule can find them from x). Region: view q "
              "carries the class in latent region q, visible in every view (dynamic selection's premise).")
-    p = 0.5
+    p = links.SYNTHETIC["syn_p"][3]
     if relevance == "iid":
-        p = st.slider("P(view is informative)", 0.05, 1.0, step=0.05, **keep("syn_p", 0.5),
-                      help="For each instance and view, the chance that the view shows the instance's class.")
-    sep = st.slider("Class separation", 0.0, 6.0, step=0.25, **keep("syn_sep", 2.0))
-    noise = st.selectbox("Uninformative views show", ["random-class", "gaussian"], **keep("syn_noise", "random-class"),
-                         format_func=lambda s: {"random-class": "a random class (misleading)",
-                                                "gaussian": "pure noise"}[s])
+        p = _synthetic_slider("syn_p", "P(view is informative)", 0.05,
+                              help="For each instance and view, the chance that the view shows the instance's class.")
+    sep = _synthetic_slider("syn_sep", "Class separation", 0.25)
+    noise = _synthetic_choice("syn_noise", "Uninformative views show",
+                              {"random-class": "a random class (misleading)", "gaussian": "pure noise"})
     try:
         return synthetic_dataset(int(n), int(views), int(features), int(classes), float(p), float(sep), noise,
                                  current_seed(), relevance)

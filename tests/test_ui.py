@@ -1,0 +1,145 @@
+"""mvlab.ui: widgets from settings fields, the link parser, kept values, the run status line, the
+shared figure cache and the server panel (AppTest scripts, no page)."""
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from conftest import ROOT
+
+
+def widget_script():
+    import streamlit as st
+
+    from mvlab.experiments.settings import DissimilaritySettings as S
+    from mvlab.experiments.settings import SiameseSettings
+    from mvlab.ui import widgets
+
+    widgets.number(st, S, "n_estimators", "Trees", "t")
+    widgets.slider(st, S, "test_size", "Test share", "ts", step=0.05)
+    widgets.select(st, S, "measure", "Measure", "m")
+    widgets.toggle(st, S, "paper", "Paper", "p", help=S.paper_note())
+    widgets.number(st, SiameseSettings, "n_pairs", "Pairs", "n", step=50, high=120, default=100)
+    widgets.choice(st, "Pick", ["a", "b"], "c", "z")
+
+
+def test_widgets_take_bounds_defaults_options_and_help_from_the_settings_field():
+    from mvlab.experiments.settings import DissimilaritySettings, SiameseSettings
+
+    at = AppTest.from_function(widget_script).run()
+    assert not at.exception, at.exception
+    trees, pairs = at.number_input(key="t"), at.number_input(key="n")
+    assert (trees.min, trees.max, trees.value) == (3, 1000, DissimilaritySettings().n_estimators)
+    assert (pairs.min, pairs.max, pairs.value) == (30, 120, 100)  # the data lower the top; the field's floor stays
+    assert pairs.help == SiameseSettings.__dataclass_fields__["n_pairs"].metadata["help"]
+    share = at.slider(key="ts")
+    assert (share.min, share.max, share.value) == (0.1, 0.9, 0.5) and share.help == "Paper: 50/50 split."
+    assert at.selectbox(key="m").options[0] == "breiman" and at.selectbox(key="m").value == "breiman"
+    assert "512 trees" in at.toggle(key="p").help  # from the paper preset, not written by the page
+    assert at.selectbox(key="c").value == "a"  # a default that is not offered falls back to the first option
+
+
+def test_no_page_draws_a_settings_field_by_hand():
+    """#21: every widget a page maps to a settings field (its WIDGETS) is drawn by mvlab.ui.widgets, so its
+    bounds, default and help come from the field; none is drawn with a literal default of its own."""
+    for page in sorted((ROOT / "pages").glob("*.py")):
+        text = page.read_text()
+        mapping = re.search(r"WIDGETS = \{(.*?)\}", text, re.S)
+        if mapping is None:
+            continue
+        keys = re.findall(r'"\w+": f?"([\w{}]+)"', mapping.group(1))
+        hand = [k for k in keys if f'keep("{k}"' in text or f"keep(f\"{k}\"" in text]
+        assert not hand, f"{page.name} draws {hand} by hand"
+        assert not re.search(r"\b512\b", text), f"{page.name} writes the paper's 512 trees"
+
+
+def links_script():
+    import streamlit as st
+
+    from mvlab.ui import links
+    from mvlab.ui.state import kept, set_kept
+
+    links.start(set_kept)
+    st.write(repr({"notes": st.session_state["_url_notes"], "seed": kept("seed"), "n": kept("bundled_n_digits"),
+                   "syn_n": kept("syn_n"), "syn_noise": kept("syn_noise")}))
+
+
+@pytest.mark.parametrize("query, expected, note", [
+    ({"dataset": "digits", "n": "300", "seed": "4"}, {"seed": 4, "n": 300}, None),
+    ({"seed": "-3"}, {"seed": None}, "'seed=-3' was ignored (outside 0..2147483647)"),
+    ({"dataset": "digits", "n": "many"}, {"n": None}, "'n=many' was ignored (not a whole number)"),
+    ({"syn_n": "99999", "syn_noise": "gaussian"}, {"syn_n": None, "syn_noise": "gaussian"},
+     "'syn_n=99999' was ignored (outside 20..5000)"),
+    ({"syn_noise": "loud"}, {"syn_noise": None},
+     "'syn_noise=loud' was ignored (not one of ['random-class', 'gaussian'])"),
+])
+def test_link_values_are_parsed_by_the_settings_parser_and_bad_ones_named(query, expected, note):
+    at = AppTest.from_function(links_script)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    shown = eval(at.markdown[0].value)  # the script writes a dict literal
+    for key, value in expected.items():
+        assert shown[key] == value, (key, shown)
+    if note is None:
+        assert shown["notes"] == []
+    else:
+        assert any(note in n for n in shown["notes"]), shown["notes"]
+
+
+def test_the_run_status_line_says_position_wait_progress_and_sharing():
+    from mvlab.engine import JobStatus
+    from mvlab.ui.runs import status_text
+
+    queued = status_text(JobStatus("j", "queued", 3, 95.0, 0.0, "", 0.0, 1), "Training")
+    assert queued.startswith("Training: waiting for a free worker (position 3 in the queue; about 2 min before")
+    assert "Stop" in queued
+    assert "next to start; about 5 s" in status_text(JobStatus("j", "queued", 1, 4.6, 0, "", 0, 1), "T")
+    assert "about 35 s" in status_text(JobStatus("j", "queued", 2, 33.0, 0, "", 0, 1), "T")  # 5 s steps past 20 s
+    running = status_text(JobStatus("j", "running", None, 12.0, 0.5, "fold 2 of 4", 12.0, 3), "Training")
+    assert running == ("Training: fold 2 of 4 (12 s, about 12 s left). Shared with 2 other session(s) that asked "
+                       "for the same run.")
+
+
+def test_shared_values_are_computed_once_per_key_and_bounded():
+    from mvlab.ui import runs
+
+    calls = []
+    first = runs.shared("test-fig", ["k", 1], lambda: calls.append(1) or {"figure": 1})
+    again = runs.shared("test-fig", ["k", 1], lambda: calls.append(1) or {"figure": 2})
+    other = runs.shared("test-fig", ["k", 2], lambda: calls.append(1) or {"figure": 3})
+    assert first is again and other == {"figure": 3} and len(calls) == 2
+    for i in range(runs.SHARED_SIZE + 5):
+        runs.shared("test-fill", i, lambda: 0)
+    assert len(runs._SHARED) == runs.SHARED_SIZE
+
+
+def panel_script():
+    import streamlit as st
+
+    from mvlab.ui.server import server_panel
+
+    with st.sidebar:
+        server_panel()
+
+
+def test_the_server_panel_shows_workers_and_runs_but_no_data_names():
+    from mvlab.ui.runs import engine
+
+    engine().connect()  # started from a test script's thread too (its temporary __main__ must not reach the workers)
+    at = AppTest.from_function(panel_script, default_timeout=120).run()
+    assert not at.exception, at.exception
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert "Runs go to an embedded Dask cluster" in captions
+    assert re.search(r"\d+ running, \d+ waiting \(at most \d+ may wait\)", captions)
+    table = at.sidebar.dataframe[0].value
+    assert list(table.columns) == ["worker", "memory used (GB)", "limit (GB)"] and len(table) >= 1
+
+
+def test_pages_read_no_private_session_keys():
+    for page in sorted(Path(ROOT / "pages").glob("*.py")):
+        text = page.read_text()
+        assert '"_kept"' not in text and '"_url_pending"' not in text, page.name
