@@ -32,6 +32,41 @@ def unavailable_reason() -> str | None:
     return None
 
 
+def browser_tests_mark():
+    """The pytest mark of a browser-test module: skip with the reason when Chromium or playwright is
+    missing, except in CI (``MVLAB_REQUIRE_BROWSER``), where that is an error."""
+    import pytest
+
+    reason = unavailable_reason()
+    if reason is not None and os.environ.get("MVLAB_REQUIRE_BROWSER"):
+        raise RuntimeError(f"MVLAB_REQUIRE_BROWSER is set but the browser tests cannot run: {reason}")
+    return pytest.mark.skipif(reason is not None, reason=f"browser tests skipped: {reason}")
+
+
+@contextmanager
+def chromium():
+    """Debian's Chromium, headless, driven by playwright (never a browser download)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def open_page(browser, address: str, width: int = 1400, height: int = 2400):
+    """A page in a fresh browser context (another person's browser: no shared state) at ``address``,
+    once its script has run."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.goto(address)
+    page.wait_for_selector("h1", timeout=120_000)
+    settle(page)
+    return page
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

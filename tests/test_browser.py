@@ -4,26 +4,22 @@ Skipped with a message when Chromium or playwright is missing; `.ci/run` install
 Screenshots land in test-artifacts/screenshots/ (the README's pictures come from there).
 """
 
-import os
 import re
 
 import pytest
 
 from browser import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
+    browser_tests_mark,
+    chromium,
     exceptions,
+    open_page,
     running_app,
     screenshot,
     settle,
     truncated_labels,
-    unavailable_reason,
 )
 
-reason = unavailable_reason()
-if reason is not None and os.environ.get("MVLAB_REQUIRE_BROWSER"):
-    raise RuntimeError(f"MVLAB_REQUIRE_BROWSER is set but the browser tests cannot run: {reason}")
-pytestmark = pytest.mark.skipif(reason is not None, reason=f"browser tests skipped: {reason}")
+pytestmark = browser_tests_mark()
 
 
 @pytest.fixture(scope="module")
@@ -39,22 +35,11 @@ def url(store_path):
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
-def new_page(browser, address):
-    """A page in a fresh browser context (another person's browser: no shared state) at ``address``."""
-    context = browser.new_context(viewport={"width": 1400, "height": 2400})
-    pg = context.new_page()
-    pg.goto(address)
-    pg.wait_for_selector("h1", timeout=120_000)
-    settle(pg)
-    return pg
+new_page = open_page
 
 
 @pytest.fixture

@@ -2,17 +2,13 @@
 one session's Stop ends only its own run; identical requests are computed once; a run over its
 worker's memory limit fails in words and leaves the other runs alone."""
 
-import os
 import re
 
 import pytest
 
-from browser import CHROMIUM, CHROMIUM_ARGS, exceptions, running_app, settle, unavailable_reason
+from browser import browser_tests_mark, chromium, exceptions, open_page, running_app, settle
 
-reason = unavailable_reason()
-if reason is not None and os.environ.get("MVLAB_REQUIRE_BROWSER"):
-    raise RuntimeError(f"MVLAB_REQUIRE_BROWSER is set but the browser tests cannot run: {reason}")
-pytestmark = pytest.mark.skipif(reason is not None, reason=f"browser tests skipped: {reason}")
+pytestmark = browser_tests_mark()
 
 # small View construction sweeps: a few seconds each on one worker
 SWEEP = "/view_construction?dataset=breast-cancer&n=300&max_views=4&methods=OFSP,RFSP,AB,VG-AC"
@@ -20,12 +16,8 @@ SWEEP = "/view_construction?dataset=breast-cancer&n=300&max_views=4&methods=OFSP
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
@@ -33,15 +25,6 @@ def server(tmp_path_factory):
     store = tmp_path_factory.mktemp("class") / "results.sqlite"
     with running_app(store, MVLAB_WORKERS="2", MVLAB_DASHBOARD="off") as url:
         yield url, store
-
-
-def open_page(browser, address):
-    context = browser.new_context(viewport={"width": 1400, "height": 1800})
-    pg = context.new_page()
-    pg.goto(address)
-    pg.wait_for_selector("h1", timeout=120_000)
-    settle(pg)
-    return pg
 
 
 def train(pg):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from mvlab.engine import Engine, EngineConfig, Request, RunRecord, ServerBusy
-from mvlab.engine.jobs import estimated_start
+from mvlab.engine.estimates import estimated_start
 from mvlab.experiments.store import ResultsStore
 
 

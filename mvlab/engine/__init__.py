@@ -8,7 +8,8 @@ import atexit
 import threading
 
 from mvlab.engine.cluster import EngineConfig, connect, parse_bytes
-from mvlab.engine.jobs import Engine, JobStatus, Request, RunRecord, ServerBusy, ServerStatus
+from mvlab.engine.jobs import Engine
+from mvlab.engine.requests import JobStatus, Request, RunRecord, ServerBusy, ServerStatus
 from mvlab.engine.task import Outcome, RunStopped
 
 __all__ = ["Engine", "EngineConfig", "JobStatus", "Outcome", "Request", "RunRecord", "RunStopped", "ServerBusy",

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import itertools
 import queue
-import statistics
 import threading
 import time
 import uuid
@@ -35,47 +34,13 @@ from typing import Any, Callable
 
 from distributed import Event, KilledWorker
 
+from mvlab.engine import records
 from mvlab.engine.cluster import EngineConfig, connect
+from mvlab.engine.estimates import DEFAULT_SECONDS, estimated_start, typical_seconds
+from mvlab.engine.requests import JobStatus, Request, ServerBusy, ServerStatus
 from mvlab.engine.task import TOPIC, Outcome, RunStopped, execute, stop_flag_name
-from mvlab.experiments.store import ResultsStore
 
-__all__ = ["Engine", "Request", "RunRecord", "JobStatus", "ServerBusy", "ServerStatus", "estimated_start"]
-
-DEFAULT_SECONDS = 30.0
-"""Assumed duration of a kind of run never measured yet (for the first estimated waits)."""
-
-
-class ServerBusy(ValueError):
-    """Too many runs already wait for a worker; the message says how many and for how long."""
-
-
-@dataclass(frozen=True)
-class RunRecord:
-    """How a run is recorded in the results store: the result's kind, data and settings key.
-    The result object must have ``result_rows()`` and ``to_npz()``."""
-
-    kind: str
-    dataset: str
-    fingerprint: str
-    seed: int | None
-    settings: dict
-    private: bool = False
-    store_path: str | None = None
-
-
-@dataclass(frozen=True)
-class Request:
-    """One computation: ``fn(data, progress)`` in a worker.  Requests with equal ``key`` are the
-    same computation (the engine runs it once).  ``kind`` groups similar runs for the estimated
-    waits; ``record`` (optional) says how to store the result."""
-
-    kind: str
-    key: str
-    fn: Callable[[Any, Callable[[float, str], None]], Any]
-    data: Any = None
-    record: RunRecord | None = None
-    label: str = ""
-
+__all__ = ["Engine"]
 
 @dataclass
 class Holder:
@@ -108,36 +73,6 @@ class Job:
     @property
     def active(self) -> bool:
         return self.state in ("queued", "running")
-
-
-@dataclass(frozen=True)
-class JobStatus:
-    """What a waiting page shows.  ``position``: 1 = next to start (queued only); ``wait``:
-    estimated seconds before it starts (queued) or ends (running); ``shared``: how many holders
-    wait on it."""
-
-    job_id: str
-    state: str
-    position: int | None
-    wait: float | None
-    fraction: float
-    message: str
-    elapsed: float
-    shared: int
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class ServerStatus:
-    """The server panel: workers with their memory, runs running and queued."""
-
-    address: str
-    dashboard: str | None
-    workers: list[dict]
-    running: int
-    queued: int
-    max_queued: int
-    embedded: bool
 
 
 class Engine:
@@ -259,9 +194,9 @@ class Engine:
                 self._held[holder] = job.id
         self._signal_stop(replaced)  # Dask calls only outside the lock (its event thread takes the lock too)
         if new is not None:
-            new.run_id = self._record_start(new)
+            new.run_id = records.start(request.record)
             if not new.active:  # stopped (its holder left) before it reached the scheduler
-                self._store_call(new, "finish_run", None, status="stopped")
+                records.update(request.record, new.run_id, "finish_run", None, status="stopped")
                 return job.id
             # the data travel with the task (not scattered ahead): a task without dependencies waits in the
             # scheduler's queue, in submission order, until a worker is free, and leaves it at once on a Stop
@@ -377,15 +312,9 @@ class Engine:
 
     # ------------------------------------------------------------------ estimates
     def _typical(self, request: Request) -> float:
-        """Typical computing seconds of runs like this one: the median of the last ones measured
-        (this server's, else the results store's), else :data:`DEFAULT_SECONDS`."""
         measured = self._durations.get(request.key) or self._durations.get(request.kind)
-        if not measured and request.record is not None:
-            try:
-                measured = ResultsStore(request.record.store_path).typical_seconds(request.record.kind)
-            except ValueError:
-                measured = []
-        return float(statistics.median(measured[-20:])) if measured else DEFAULT_SECONDS
+        record = request.record
+        return typical_seconds(measured, record.kind if record else None, record.store_path if record else None)
 
     def _remaining(self, job: Job, now: float) -> float:
         elapsed = now - (job.started or now)
@@ -427,7 +356,7 @@ class Engine:
             what, job = item
             try:
                 if what == "running":
-                    self._store_call(job, "mark_running")
+                    records.update(job.request.record, job.run_id, "mark_running")
                 else:
                     self._finish(job)
             except Exception as exc:  # never let the engine's thread die
@@ -463,7 +392,7 @@ class Engine:
             self._durations.setdefault(job.request.key, []).append(outcome.seconds)
             self._durations.setdefault(job.request.kind, []).append(outcome.seconds)
             job.fraction = 1.0
-        self._record_result(job, outcome)
+        job.error = records.finish(job.request.record, job.run_id, outcome.result, outcome.seconds)
         self._end(job, "finished")
 
     def _end(self, job: Job, state: str) -> None:
@@ -474,8 +403,8 @@ class Engine:
             if self._by_key.get(job.request.key) == job.id:
                 del self._by_key[job.request.key]
         if state != "finished":
-            self._store_call(job, "finish_run", {"error": job.error} if job.error else None,
-                             status="failed" if state == "failed" else "stopped")
+            records.update(job.request.record, job.run_id, "finish_run", {"error": job.error} if job.error else None,
+                           status="failed" if state == "failed" else "stopped")
         job.done.set()
 
     def _reaper(self) -> None:
@@ -529,50 +458,6 @@ class Engine:
             return bool(self._client.scheduler_info().get("services", {}).get("dashboard"))
         except Exception:
             return False
-
-    # ------------------------------------------------------------------ results store
-    def _record_start(self, job: Job) -> str | None:
-        rec = job.request.record
-        if rec is None:
-            return None
-        try:
-            store = ResultsStore(rec.store_path)
-            return store.start_run(rec.kind, rec.dataset, rec.fingerprint, rec.seed, rec.settings,
-                                   private=rec.private, status="queued")
-        except ValueError:
-            return None  # an unusable store only costs the record
-
-    def _store_call(self, job: Job, method: str, *args, **kwargs) -> None:
-        if job.run_id is None:
-            return
-        try:
-            getattr(ResultsStore(job.request.record.store_path), method)(job.run_id, *args, **kwargs)
-        except ValueError:
-            pass
-
-    def _record_result(self, job: Job, outcome: Outcome) -> None:
-        if job.run_id is None:
-            return
-        try:
-            store = ResultsStore(job.request.record.store_path)
-            store.add_results(job.run_id, outcome.result.result_rows())
-            store.put_artifact(job.run_id, "result", outcome.result.to_npz())
-            store.finish_run(job.run_id, {"compute_seconds": outcome.seconds})
-        except ValueError as exc:
-            job.error = f"The result is shown but could not be saved in the results store: {exc}"
-
-
-def estimated_start(running: list[float], ahead: list[float], n_workers: int) -> float:
-    """When a queued run starts, in seconds from now: ``n_workers`` workers, busy for the
-    ``running`` remaining seconds, each taking the next of the runs ``ahead`` (their durations,
-    in queue order) as soon as it is free.  With no worker free and nobody ahead, the soonest
-    end of a running run."""
-    free = sorted(list(running)[:n_workers] + [0.0] * max(n_workers - len(running), 0))
-    for duration in ahead:
-        free[0] += duration
-        free.sort()
-    return free[0]
-
 
 def _minutes(seconds: float) -> str:
     return "less than a minute" if seconds < 60 else f"{seconds / 60:.0f} min"

@@ -1,0 +1,46 @@
+"""How the job engine records a run in the results store as it goes: ``queued`` when submitted,
+``running`` when a worker takes it, then ``finished`` with the result's rows and artifact, or
+``failed`` / ``stopped``.  A store that cannot be written only costs the record, never the run."""
+
+from __future__ import annotations
+
+from mvlab.engine.requests import RunRecord
+from mvlab.experiments.store import ResultsStore
+
+__all__ = ["start", "update", "finish"]
+
+
+def start(record: RunRecord | None) -> str | None:
+    """Record a new run as ``queued``; its id, or None (no record asked for, or no usable store)."""
+    if record is None:
+        return None
+    try:
+        return ResultsStore(record.store_path).start_run(record.kind, record.dataset, record.fingerprint, record.seed,
+                                                         record.settings, private=record.private, status="queued")
+    except ValueError:
+        return None
+
+
+def update(record: RunRecord | None, run_id: str | None, method: str, *args, **kwargs) -> None:
+    """Call ``ResultsStore.<method>(run_id, ...)`` (``mark_running``, ``finish_run``) on the record's store."""
+    if record is None or run_id is None:
+        return
+    try:
+        getattr(ResultsStore(record.store_path), method)(run_id, *args, **kwargs)
+    except ValueError:
+        pass
+
+
+def finish(record: RunRecord | None, run_id: str | None, result, seconds: float) -> str | None:
+    """Store a finished run's rows (``result.result_rows()``) and artifact (``result.to_npz()``) and mark
+    it ``finished`` with its computing time; returns a message when the store refused it."""
+    if record is None or run_id is None:
+        return None
+    try:
+        store = ResultsStore(record.store_path)
+        store.add_results(run_id, result.result_rows())
+        store.put_artifact(run_id, "result", result.to_npz())
+        store.finish_run(run_id, {"compute_seconds": seconds})
+    except ValueError as exc:
+        return f"The result is shown but could not be saved in the results store: {exc}"
+    return None
