@@ -5,6 +5,7 @@ Screenshots land in test-artifacts/screenshots/ (the README's pictures come from
 """
 
 import re
+import time
 
 import pytest
 
@@ -245,7 +246,9 @@ def test_a_link_opens_the_same_data_seed_and_settings_and_a_reload_keeps_them(br
     bad = new_page(browser, url + "/dissimilarity?dataset=no-such-data&k=abc")
     note = bad.locator("[data-testid=stAlert]").filter(has_text="not used").first.inner_text()
     assert "dataset" in note and "k" in note
-    assert number_value(bad, "k (SWknn)") == "7"
+    settle(bad)
+    bad.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stNumberInput]')]
+        .find(e => e.innerText.startsWith('k (SWknn)')).querySelector('input').value === '7'""", timeout=30_000)
     for pg in (page, other, bad):
         pg.context.close()
 
@@ -284,9 +287,16 @@ def test_stop_ends_a_long_run_cleanly(page, store_path):
     page.get_by_role("button", name="Stop").click()
     settle(page)
     page.wait_for_selector("text=Training was stopped; nothing was stored", timeout=60_000)
-    assert page.get_by_role("button", name="Stop").count() == 0
-    runs = ResultsStore(store_path).runs()
-    mine = runs[~runs["run_id"].isin(before)]
+    settle(page)
+    page.get_by_role("button", name="Stop").wait_for(state="detached", timeout=30_000)  # gone once the rerun ends
+    # the run ends at its next progress report (or its worker is restarted after the engine's grace period)
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        runs = ResultsStore(store_path).runs()
+        mine = runs[~runs["run_id"].isin(before)]
+        if mine["status"].tolist() != ["running"]:
+            break
+        time.sleep(1)
     assert mine["status"].tolist() == ["stopped"]  # recorded as stopped, with no results
     assert ResultsStore(store_path).results(mine["run_id"].iloc[0]).empty
     # the page is usable at once: back to quick settings, and it trains
