@@ -38,7 +38,7 @@ from mvlab.rfd.dvs import (
     subset_dissimilarity,
 )
 from mvlab.rfd.explanation import DVSExplanation, view_choice_scores
-from mvlab.rfd.view_forests import combine, fit_view_forests
+from mvlab.rfd.view_forests import ViewForests, combine, fit_view_forests
 from mvlab.rfd.weights import STATIC_COMBINATIONS
 
 __all__ = ["CombinationComparison", "compare_combinations", "DISSIMILARITY", "COMPARISON_METHODS", "METHOD_TITLES",
@@ -280,35 +280,12 @@ def compare_combinations(
         Seeds the split, the view forests and the final forests.
     progress : callable (fraction, message), optional
     """
-    if len(combinations) == 0:
-        raise ValueError("give at least one combination to compare.")
-    unknown = [c for c in combinations if c not in COMPARISON_METHODS]
-    if unknown:  # before any forest is grown
-        raise ValueError(f"unknown combination(s) {unknown}; choose from {list(COMPARISON_METHODS)}.")
+    _check_methods(combinations)
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
-    if split is not None:
-        train_index, test_index = (np.sort(np.asarray(part, dtype=np.int64)) for part in split)
-        if len(train_index) == 0 or len(test_index) == 0:
-            raise ValueError("the split needs at least one training and one test row.")
-    else:
-        counts = np.bincount(np.unique(y, return_inverse=True)[1])
-        if counts.min() < 2:
-            raise ValueError("every class needs at least two instances for a stratified split.")
-        try:
-            train_index, test_index = train_test_split(
-                np.arange(len(y)), test_size=test_size, stratify=y, random_state=random_state)
-        except ValueError as exc:
-            raise ValueError(f"cannot split {len(y)} instances with test_size={test_size}: {exc}") from None
-        train_index, test_index = np.sort(train_index), np.sort(test_index)
+    train_index, test_index = _split_rows(y, split, test_size, random_state)
     X_train, X_test, y_train, y_test = X[train_index], X[test_index], y[train_index], y[test_index]
-
-    view_list, names = check_views(views, X.shape[1])
-    if view_names is not None:
-        if len(view_names) != len(view_list):
-            raise ValueError(f"{len(view_names)} view names for {len(view_list)} views.")
-        names = [str(v) for v in view_names]
-    views = dict(zip(names, view_list))  # named views: names reach the DVS candidates and explanations
+    names, views = _named_views(views, X.shape[1], view_names)
     measure = resolve_measure(measure)
     seconds = {}
     t = time.perf_counter()
@@ -318,93 +295,193 @@ def compare_combinations(
     t = time.perf_counter()
     test_D = forests.transform(X_test, n_jobs=n_jobs)
     seconds["test dissimilarities"] = time.perf_counter() - t
-
-    weights, predictions, accuracy, explanations, oracle = {}, {}, {}, {}, None
-    # the DVS pool holds 2^Q - 1 forests against one final forest for a static combination
-    pool_cost = 2 ** len(views) - 1
-    cost = {c: (0.05 * pool_cost if c in DVS_VARIANTS else 3 * len(views) if c == "stacking" else 1)
-            for c in combinations}
-    if any(c in DVS_METHODS for c in combinations):
-        cost["dvs"] = pool_cost
-    done, total = 0, sum(cost.values())
-    pool = None  # the fitted DVS combiner shared by every DVS method
-    for c in sorted(combinations, key=lambda c: c not in ("dvs",) + tuple(COMBINATIONS)):  # the pool first
-        sub = scaled(progress, 0.6 + 0.4 * done / total, 0.4 * cost.get(c, 1) / total)
-        if sub is not None:
-            sub(0.0, f"{c}")
-        t = time.perf_counter()
-        if c in BASELINES:
-            weights[c] = np.full(len(views), 1.0 / len(views))
-            proba = _baseline_proba(c, forests, views, X_train, y_train, X_test, n_estimators, random_state, n_jobs)
-        elif c in DVS_VARIANTS:
-            if pool is None:
-                pool = _dvs_pool(views, forests, X_train, y_train, measure, n_estimators, k, random_state, n_jobs, sub)
-            combiner = pool.with_rules(**{**PAPER_RULES, **DVS_VARIANTS[c]})
-            explanations[c] = combiner.explain(test_D)
-            weights[c] = np.asarray(combiner.view_weights_, dtype=np.float64)
-            proba = explanations[c].proba
-        else:
-            clf = RFDClassifier(views=views, combination=c, measure=measure, n_estimators=n_estimators, k=k,
-                                dvs_competence=dvs_competence, dvs_selection=dvs_selection, dvs_region=dvs_region,
-                                dvs_tie_break=dvs_tie_break, random_state=random_state, n_jobs=n_jobs)
-            clf.fit(X_train, y_train, progress=sub, view_forests=forests)
-            weights[c] = np.asarray(clf.view_weights_, dtype=np.float64)
-            if c == "dvs":
-                pool = clf.combiner_
-                explanations[c] = pool.explain(test_D)
-                proba = explanations[c].proba
-            else:
-                proba = clf.predict_proba_from_dissimilarities(test_D)
-        done += cost.get(c, 1)
-        seconds[c] = time.perf_counter() - t
-        predictions[c] = np.asarray(forests.classes)[np.asarray(proba).argmax(axis=1)]
-        accuracy[c] = float(np.mean(predictions[c] == y_test))
-    accuracy = {c: accuracy[c] for c in combinations}  # in the order asked
-    informative_test = None
+    dvs_rules = dict(dvs_competence=dvs_competence, dvs_selection=dvs_selection, dvs_region=dvs_region,
+                     dvs_tie_break=dvs_tie_break)
+    shared = _SharedWork(views, forests, test_D, X_train, y_train, X_test, measure, n_estimators, k, dvs_rules,
+                         random_state, n_jobs)
+    scores = _score_methods(combinations, shared, y_test, progress)
+    seconds.update(scores.seconds)
+    informative_test = oracle = None
     if informative is not None:
         informative_test = np.asarray(informative, dtype=bool)[test_index]
-        if pool is not None:
-            oracle = float(np.mean(pool.proba_with_views(test_D, informative_test).argmax(axis=1) == y_test))
+        if scores.pool is not None:
+            oracle = _oracle_accuracy(scores.pool, test_D, informative_test, y_test)
     if progress is not None:
         progress(1.0, "done")
 
     settings = {"test_size": test_size, "measure": measure_spec(measure), "n_estimators": n_estimators, "k": k,
                 "random_state": random_state, "combinations": list(combinations)}
     if "dvs" in combinations:
-        settings.update(dvs_competence=dvs_competence, dvs_selection=dvs_selection, dvs_region=dvs_region,
-                        dvs_tie_break=dvs_tie_break)
+        settings.update(dvs_rules)
     return CombinationComparison(
         view_names=names,
         classes=[str(c) for c in (classes if classes is not None else np.unique(y))],
         train_index=train_index, test_index=test_index, y_train=y_train, y_test=y_test,
         train_dissimilarities=list(forests.dissimilarities), test_dissimilarities=list(test_D),
-        weights=weights, predictions=predictions, accuracy=accuracy,
+        weights=scores.weights, predictions=scores.predictions,
+        accuracy={c: scores.accuracy[c] for c in combinations},  # in the order asked
         view_oob_accuracy=np.asarray(forests.oob_accuracies, dtype=np.float64),
-        seconds=seconds, settings=settings, explanations=explanations, oracle_accuracy=oracle,
+        seconds=seconds, settings=settings, explanations=scores.explanations, oracle_accuracy=oracle,
         informative_test=informative_test,
     )
 
 
-def _dvs_pool(views, forests, X_train, y_train, measure, n_estimators, k, random_state, n_jobs, progress):
+def _check_methods(combinations) -> None:
+    """A ``ValueError`` for no combination or an unknown one, before any forest is grown."""
+    if len(combinations) == 0:
+        raise ValueError("give at least one combination to compare.")
+    unknown = [c for c in combinations if c not in COMPARISON_METHODS]
+    if unknown:
+        raise ValueError(f"unknown combination(s) {unknown}; choose from {list(COMPARISON_METHODS)}.")
+
+
+def _split_rows(y, split, test_size, random_state) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted training and test rows (int arrays): the given ``split``, or a stratified split of
+    ``y`` (n,) holding out ``test_size`` of every class."""
+    if split is not None:
+        train_index, test_index = (np.sort(np.asarray(part, dtype=np.int64)) for part in split)
+        if len(train_index) == 0 or len(test_index) == 0:
+            raise ValueError("the split needs at least one training and one test row.")
+        return train_index, test_index
+    counts = np.bincount(np.unique(y, return_inverse=True)[1])
+    if counts.min() < 2:
+        raise ValueError("every class needs at least two instances for a stratified split.")
+    try:
+        train_index, test_index = train_test_split(
+            np.arange(len(y)), test_size=test_size, stratify=y, random_state=random_state)
+    except ValueError as exc:
+        raise ValueError(f"cannot split {len(y)} instances with test_size={test_size}: {exc}") from None
+    return np.sort(train_index), np.sort(test_index)
+
+
+def _named_views(views, n_features: int, view_names) -> tuple[list[str], dict]:
+    """The views' names (Q,) and the views as name -> column indices: the names reach the DVS
+    candidates and explanations."""
+    view_list, names = check_views(views, n_features)
+    if view_names is not None:
+        if len(view_names) != len(view_list):
+            raise ValueError(f"{len(view_names)} view names for {len(view_list)} views.")
+        names = [str(v) for v in view_names]
+    return names, dict(zip(names, view_list))
+
+
+@dataclass(frozen=True)
+class _SharedWork:
+    """What every method of one comparison shares: the views, their forests fitted on the training
+    rows, the test rows' dissimilarities to the training rows (Q arrays (n_test, n_train)), the rows
+    themselves and the forests' parameters (``dvs_rules``: the ``dvs_*`` keywords of "dvs")."""
+
+    views: dict
+    forests: ViewForests
+    test_D: list
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    measure: object
+    n_estimators: int
+    k: int
+    dvs_rules: dict
+    random_state: int | None
+    n_jobs: int | None
+
+
+@dataclass
+class _MethodScores:
+    """Per method: view weights (Q,), test predictions (n_test,), test accuracy, seconds, and the
+    explanation of every DVS method; ``pool`` is the DVS combiner the DVS methods shared (or None)."""
+
+    weights: dict = field(default_factory=dict)
+    predictions: dict = field(default_factory=dict)
+    accuracy: dict = field(default_factory=dict)
+    seconds: dict = field(default_factory=dict)
+    explanations: dict = field(default_factory=dict)
+    pool: object = None
+
+
+def _progress_costs(combinations, n_views: int) -> dict:
+    """Each method's share of the progress bar, in units of one final forest: the DVS pool holds
+    ``2^Q - 1`` forests (counted under ``"dvs"`` whenever a DVS method needs it), a DVS variant
+    re-reads it, stacking fits a forest per view and fold."""
+    pool_cost = 2 ** n_views - 1
+    cost = {c: (0.05 * pool_cost if c in DVS_VARIANTS else 3 * n_views if c == "stacking" else 1)
+            for c in combinations}
+    if any(c in DVS_METHODS for c in combinations):
+        cost["dvs"] = pool_cost
+    return cost
+
+
+def _score_methods(combinations, shared: _SharedWork, y_test, progress) -> _MethodScores:
+    """Fit every method on the shared work and score it on the test rows ``y_test`` (n_test,); the
+    methods that build the DVS pool come first, so the variants reuse it."""
+    scores = _MethodScores()
+    cost = _progress_costs(combinations, len(shared.views))
+    done, total = 0, sum(cost.values())
+    for c in sorted(combinations, key=lambda c: c not in ("dvs",) + tuple(COMBINATIONS)):  # the pool first
+        sub = scaled(progress, 0.6 + 0.4 * done / total, 0.4 * cost.get(c, 1) / total)
+        if sub is not None:
+            sub(0.0, f"{c}")
+        t = time.perf_counter()
+        scores.weights[c], proba, explanation, scores.pool = _fit_method(c, shared, scores.pool, sub)
+        if explanation is not None:
+            scores.explanations[c] = explanation
+        done += cost.get(c, 1)
+        scores.seconds[c] = time.perf_counter() - t
+        scores.predictions[c] = np.asarray(shared.forests.classes)[np.asarray(proba).argmax(axis=1)]
+        scores.accuracy[c] = float(np.mean(scores.predictions[c] == y_test))
+    return scores
+
+
+def _fit_method(name, shared: _SharedWork, pool, progress):
+    """One method on the shared work: its view weights (Q,), its test probabilities (n_test, C), its
+    explanation (DVS methods; else None) and the DVS pool (built by the first DVS method that needs it)."""
+    views = shared.views
+    if name in BASELINES:
+        return np.full(len(views), 1.0 / len(views)), _baseline_proba(name, shared), None, pool
+    if name in DVS_VARIANTS:
+        if pool is None:
+            pool = _dvs_pool(shared, progress)
+        combiner = pool.with_rules(**{**PAPER_RULES, **DVS_VARIANTS[name]})
+        explanation = combiner.explain(shared.test_D)
+        return np.asarray(combiner.view_weights_, dtype=np.float64), explanation.proba, explanation, pool
+    clf = RFDClassifier(views=views, combination=name, measure=shared.measure, n_estimators=shared.n_estimators,
+                        k=shared.k, **shared.dvs_rules, random_state=shared.random_state, n_jobs=shared.n_jobs)
+    clf.fit(shared.X_train, shared.y_train, progress=progress, view_forests=shared.forests)
+    weights = np.asarray(clf.view_weights_, dtype=np.float64)
+    if name == "dvs":
+        explanation = clf.combiner_.explain(shared.test_D)
+        return weights, explanation.proba, explanation, clf.combiner_
+    return weights, clf.predict_proba_from_dissimilarities(shared.test_D), None, pool
+
+
+def _oracle_accuracy(pool, test_D, informative_test, y_test) -> float:
+    """Accuracy of the pool's candidate of each test row's true views (``informative_test`` (n_test, Q))."""
+    return float(np.mean(pool.proba_with_views(test_D, informative_test).argmax(axis=1) == y_test))
+
+
+def _dvs_pool(shared: _SharedWork, progress):
     """The DVS pool under the paper's rules, fitted on the shared view forests."""
-    clf = RFDClassifier(views=views, combination="dvs", measure=measure, n_estimators=n_estimators, k=k,
-                        random_state=random_state, n_jobs=n_jobs)
-    return clf.fit(X_train, y_train, progress=progress, view_forests=forests).combiner_
+    clf = RFDClassifier(views=shared.views, combination="dvs", measure=shared.measure,
+                        n_estimators=shared.n_estimators, k=shared.k, random_state=shared.random_state,
+                        n_jobs=shared.n_jobs)
+    return clf.fit(shared.X_train, shared.y_train, progress=progress, view_forests=shared.forests).combiner_
 
 
-def _baseline_proba(name, forests, views, X_train, y_train, X_test, n_estimators, random_state, n_jobs):
+def _baseline_proba(name, shared: _SharedWork):
     """Test probabilities (n_test, C) of a baseline of :mod:`mvlab.rfd.baselines`, with the trees
     of this comparison: late fusion reuses the view forests; ``concat`` and ``stacking`` grow
     forests of ``n_estimators`` trees seeded from ``random_state``."""
+    forests = shared.forests
     if name == "late-fusion":
-        return late_fusion_proba(forests, X_test)
+        return late_fusion_proba(forests, shared.X_test)
     if name == "concat":
-        model = RandomForestClassifier(n_estimators=n_estimators, random_state=int(forests.seeds[-1]), n_jobs=n_jobs)
+        model = RandomForestClassifier(n_estimators=shared.n_estimators, random_state=int(forests.seeds[-1]),
+                                       n_jobs=shared.n_jobs)
     else:
-        counts = np.bincount(np.unique(y_train, return_inverse=True)[1])
-        model = make_view_stacking(views, X_train.shape[1], n_estimators=n_estimators, cv=int(min(3, counts.min())),
-                                   random_state=int(forests.seeds[-1]), n_jobs=n_jobs)
-    return model.fit(X_train, forests.y).predict_proba(X_test)
+        counts = np.bincount(np.unique(shared.y_train, return_inverse=True)[1])
+        model = make_view_stacking(shared.views, shared.X_train.shape[1], n_estimators=shared.n_estimators,
+                                   cv=int(min(3, counts.min())), random_state=int(forests.seeds[-1]),
+                                   n_jobs=shared.n_jobs)
+    return model.fit(shared.X_train, forests.y).predict_proba(shared.X_test)
 
 
 # ----------------------------------------------------------------------------- the family

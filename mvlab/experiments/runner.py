@@ -233,31 +233,11 @@ def run_protocol(
     -------
     ExperimentResult
     """
-    if not isinstance(family, Family):
-        raise ValueError(f"family must be a Family, got {type(family).__name__}; "
-                         "mvlab.experiments.families.run_experiment takes a family by name.")
-    if details not in (None, "last", "all"):
-        raise ValueError(f"details must be None, 'last' or 'all', got {details!r}.")
-    if family.needs_pairs != hasattr(protocol, "n_train_pairs"):
-        raise ValueError(f"the {family.name!r} family needs "
-                         + ("a pair protocol (RepeatedPairDraws)." if family.needs_pairs else
-                            "a protocol of rows (RepeatedHoldout or RepeatedKFold), not pair draws."))
-    params = family.check_params(dict(params))
-    problems = family.problems(dataset.n_views, params)
-    if problems:
-        raise ValueError(f"{dataset.name}: " + " ".join(problems))
+    params = _checked_params(dataset, family, params, protocol, details)
     splits = protocol.splits(dataset.y, random_state)
     settings = _settings(family, params, protocol, random_state)
     kind = kind or f"experiment:{family.name}"
-    run_id, done_rows, earlier_seconds = None, [], 0.0
-    if store is not None:
-        run_id = store.find_run(kind, dataset.fingerprint(), settings) if resume else None
-        if run_id is not None:
-            done_rows = store.split_rows(run_id)
-            earlier_seconds = _computing_seconds(store.run_summary(run_id))
-            store.reopen_run(run_id)
-        else:
-            run_id = store.start_run(kind, dataset.name, dataset.fingerprint(), random_state, settings)
+    run_id, done_rows, earlier_seconds = _open_run(store, kind, dataset, settings, random_state, resume)
     done = {(r["repetition"], r["fold"]) for r in done_rows}
     todo = [s for s in splits if (s.repetition, s.fold) not in done]
     last = splits[-1] if splits else None
@@ -295,18 +275,59 @@ def run_protocol(
                                       "compute_seconds": earlier_seconds + time.perf_counter() - start}, failed=True)
         raise
     seconds = time.perf_counter() - start
+    table = _tidy_table(rows, splits, dataset.name)
+    compute_seconds = earlier_seconds + (seconds if todo else 0.0)
+    if store is not None:
+        store.finish_run(run_id, {"seconds": seconds, "compute_seconds": compute_seconds, "splits": n_total,
+                                  "resumed_splits": n_resumed})
+    return ExperimentResult(table, run_id, seconds, family.name, params, kept, n_resumed, compute_seconds)
+
+
+def _checked_params(dataset: MultiViewDataset, family: Family, params: Mapping, protocol, details) -> dict:
+    """The family's checked parameters (defaults filled in), or a ``ValueError`` in words for a request
+    that cannot run: not a Family, an unknown ``details``, a protocol of the wrong kind, parameters the
+    family refuses or that do not fit the data's views."""
+    if not isinstance(family, Family):
+        raise ValueError(f"family must be a Family, got {type(family).__name__}; "
+                         "mvlab.experiments.families.run_experiment takes a family by name.")
+    if details not in (None, "last", "all"):
+        raise ValueError(f"details must be None, 'last' or 'all', got {details!r}.")
+    if family.needs_pairs != hasattr(protocol, "n_train_pairs"):
+        raise ValueError(f"the {family.name!r} family needs "
+                         + ("a pair protocol (RepeatedPairDraws)." if family.needs_pairs else
+                            "a protocol of rows (RepeatedHoldout or RepeatedKFold), not pair draws."))
+    params = family.check_params(dict(params))
+    problems = family.problems(dataset.n_views, params)
+    if problems:
+        raise ValueError(f"{dataset.name}: " + " ".join(problems))
+    return params
+
+
+def _open_run(store, kind: str, dataset: MultiViewDataset, settings: dict, random_state: int, resume: bool):
+    """The run in ``store`` this call records into: ``(run_id, rows of the splits already stored, computing
+    seconds already spent)``. With ``resume`` the newest run of the same kind, data and settings is reopened,
+    else a new run is started; without a store ``(None, [], 0.0)``."""
+    if store is None:
+        return None, [], 0.0
+    run_id = store.find_run(kind, dataset.fingerprint(), settings) if resume else None
+    if run_id is None:
+        return store.start_run(kind, dataset.name, dataset.fingerprint(), random_state, settings), [], 0.0
+    done_rows = store.split_rows(run_id)
+    earlier_seconds = _computing_seconds(store.run_summary(run_id))
+    store.reopen_run(run_id)
+    return run_id, done_rows, earlier_seconds
+
+
+def _tidy_table(rows: list, splits: list, dataset_name: str) -> pd.DataFrame:
+    """The rows of every split as a table with :data:`TABLE_COLUMNS`, in split order (rows read back from
+    the store and rows computed, in whatever order they finished), ``params`` a dict in every row."""
     order = {(s.repetition, s.fold): i for i, s in enumerate(splits)}
     table = pd.DataFrame(rows, columns=[c for c in TABLE_COLUMNS if c != "dataset"])
     table["params"] = [p if isinstance(p, dict) else {} for p in table["params"]]
     table = table.iloc[sorted(range(len(table)),
                               key=lambda i: order[(table["repetition"].iat[i], table["fold"].iat[i])])]
-    table.insert(0, "dataset", dataset.name)
-    compute_seconds = earlier_seconds + (seconds if todo else 0.0)
-    if store is not None:
-        store.finish_run(run_id, {"seconds": seconds, "compute_seconds": compute_seconds, "splits": n_total,
-                                  "resumed_splits": n_resumed})
-    return ExperimentResult(table.reset_index(drop=True), run_id, seconds, family.name, params, kept, n_resumed,
-                            compute_seconds)
+    table.insert(0, "dataset", dataset_name)
+    return table.reset_index(drop=True)
 
 
 def summarize(table: pd.DataFrame, metric: str = "accuracy", by: tuple = ()) -> pd.DataFrame:
