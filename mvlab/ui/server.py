@@ -26,7 +26,10 @@ def server_panel() -> None:
     eng.start_in_background()
     with st.expander("Server", icon=":material/dns:"):
         if not eng.ready():
-            st.caption("The job engine is starting its workers…")
+            if eng.start_error:
+                st.error(f"The job engine could not start: {eng.start_error}")
+            else:
+                st.caption("The job engine is starting its workers…")
             return
         try:
             info = eng.server_status()
