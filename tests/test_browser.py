@@ -248,7 +248,7 @@ def test_a_link_opens_the_same_data_seed_and_settings_and_a_reload_keeps_them(br
     assert "dataset" in note and "k" in note
     settle(bad)
     bad.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stNumberInput]')]
-        .find(e => e.innerText.startsWith('k (SWknn)')).querySelector('input').value === '7'""", timeout=30_000)
+        .find(e => e.innerText.startsWith('k (SWknn)'))?.querySelector('input')?.value === '7'""", timeout=60_000)
     for pg in (page, other, bad):
         pg.context.close()
 
