@@ -11,6 +11,7 @@ if __name__ != "__mp_main__":
 
     pages = [
         st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+        st.Page("pages/lessons.py", title="Lessons", icon=":material/school:"),
         st.Page("pages/data.py", title="Data", icon=":material/table_chart:"),
         st.Page("pages/dissimilarity.py", title="Dissimilarity", icon=":material/forest:"),
         st.Page("pages/view_construction.py", title="View construction", icon=":material/call_split:"),

@@ -24,6 +24,7 @@ import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Sequence
 
 import pandas as pd
@@ -320,6 +321,47 @@ SCHEDULER_HELP = ("address of a Dask scheduler (tcp://host:8786) to run on inste
                   "(default $MVLAB_SCHEDULER)")
 
 
+def cmd_lesson(args) -> int:
+    """Warm a lesson's results into the store (``--warm``) and/or write its handout (``--html``)."""
+    from mvlab.lessons import LESSONS, get_lesson
+    from mvlab.lessons.handout import render_handout
+    from mvlab.lessons.results import step_contexts, warm
+
+    wanted = "all" if "all" in (args.warm, args.lesson_id) else args.lesson_id
+    if wanted is None:
+        raise ValueError(f"Name a lesson ({', '.join(LESSONS)}) or use --warm all.")
+    lessons = list(LESSONS.values()) if wanted == "all" else [get_lesson(wanted)]
+    if not args.warm and not args.html:
+        raise ValueError("Say what to do: --warm (compute every step's results into the store) and/or --html PATH.")
+    if args.html and len(lessons) != 1:
+        raise ValueError("--html writes the handout of one lesson: name it (e.g. lesson dvs --html dvs.html).")
+    store = ResultsStore(args.store)
+    store.sweep_orphans()
+    engine = None
+    if args.n_jobs != 1:
+        from mvlab.engine import Engine, EngineConfig, shared_engine
+
+        engine = Engine(EngineConfig.from_env({"MVLAB_SCHEDULER": args.scheduler})) if args.scheduler \
+            else shared_engine()
+    try:
+        for lesson in lessons:  # --html computes what is missing too: a handout shows every step's figures
+            fates = warm(lesson, store, engine, say=lambda line: print(line, file=sys.stderr))
+            if any(f.startswith("failed") for f in fates.values()):
+                return 1
+    finally:
+        if args.scheduler and engine is not None:
+            engine.close()
+    if args.html:
+        path = Path(args.html)
+        if path.parent and not path.parent.exists():
+            raise ValueError(f"--html {args.html}: the folder {path.parent} does not exist.")
+        path.write_text(render_handout(lessons[0], step_contexts(lessons[0], store)), encoding="utf-8")
+        print(f"handout of lesson '{lessons[0].id}' written to {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    else:
+        print(f"{len(lessons)} lesson(s) ready in {store.path}: every step opens without training.")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m mvlab", description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", default=None,
@@ -365,6 +407,17 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--figures", metavar="DIR", help="also write the charts (average ranks, sign test, "
                      "critical-difference diagrams) as PNG files into DIR (needs the system's chromium)")
     rep.set_defaults(func=cmd_reproduce)
+
+    les = sub.add_parser("lesson", help="prepare a lesson for class (--warm) or write its handout (--html)")
+    les.add_argument("lesson_id", nargs="?", default=None, metavar="ID",
+                     help="proximity, dvs, ofsp or siamese (or 'all' with --warm)")
+    les.add_argument("--warm", nargs="?", const=True, default=False, metavar="all",
+                     help="compute every step's results into the results store (--warm all: every lesson)")
+    les.add_argument("--html", metavar="PATH", help="write the lesson as one self-contained HTML file (figures "
+                     "embedded, opens without a server or network); computes missing results first")
+    les.add_argument("--n-jobs", type=int, default=-1, help="1 computes here, without the job engine")
+    les.add_argument("--scheduler", default=None, help=SCHEDULER_HELP)
+    les.set_defaults(func=cmd_lesson)
     return parser
 
 

@@ -19,6 +19,7 @@ LAYERS = [
     {"rfd", "construction"},
     {"experiments"},
     {"viz", "engine"},
+    {"lessons"},
     {"ui", "cli", "__main__"},
 ]
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}

@@ -4,10 +4,11 @@ queue."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-__all__ = ["Request", "RunRecord", "JobStatus", "ServerStatus", "ServerBusy"]
+__all__ = ["Request", "RunRecord", "JobStatus", "ServerStatus", "ServerBusy", "result_key", "settings_request"]
 
 
 class ServerBusy(ValueError):
@@ -70,3 +71,18 @@ class ServerStatus:
     queued: int
     max_queued: int
     embedded: bool
+
+
+def result_key(settings, ds) -> str:
+    """The identity of a page's result: its kind, the data fingerprint and the settings actually used
+    (``settings.key()``); equal keys are the same computation and the same stored result."""
+    return json.dumps([settings.kind, ds.fingerprint(), settings.key()], sort_keys=True, default=str)
+
+
+def settings_request(settings, ds, store_path: str, label: str = "") -> Request:
+    """The request of a page's settings object on the dataset ``ds``: ``settings.run(ds, progress)``
+    in a worker, identified by :func:`result_key`, recorded in the results store at ``store_path``
+    (privately for uploaded data)."""
+    record = RunRecord(settings.kind, ds.name, ds.fingerprint(), settings.seed, settings.key(),
+                       private=ds.origin == "upload", store_path=store_path)
+    return Request(settings.kind, result_key(settings, ds), settings.run, ds, record, label)

@@ -35,6 +35,7 @@ from mvlab.datasets.synthetic import make_madelon, make_multiview_classification
 from mvlab.experiments.combinations import DISSIMILARITY, DVS_METHODS, DVS_VARIANTS, compare_combinations
 from mvlab.experiments.families import FAMILIES, make_protocol, run_experiment
 from mvlab.experiments.pair_methods import PAIRS
+from mvlab.experiments.proximity_walk import proximity_walk
 from mvlab.experiments.siamese import run_siamese_experiment
 from mvlab.experiments.store import package_versions
 from mvlab.experiments.view_construction import CLASSIFIER_TITLES, CLASSIFIERS, METHODS, VIEW_CONSTRUCTION, k_sweep
@@ -47,7 +48,7 @@ from mvlab.siamese.pairs import max_train_pairs
 
 __all__ = [
     "APP_N_JOBS", "ExperimentSettings", "DissimilaritySettings", "DVSSettings", "ViewConstructionSettings",
-    "SiameseSettings", "BenchmarkSettings", "make_region_demo",
+    "SiameseSettings", "ProximitySettings", "BenchmarkSettings", "make_region_demo",
 ]
 
 APP_N_JOBS = None
@@ -427,6 +428,35 @@ class SiameseSettings(ExperimentSettings):
             qp_probas=s.qp_probas, max_levels=s.max_levels, scanning=scanning, image_shape=ds.image_shape,
             window_sizes=sorted(s.windows) if scanning and s.windows else None, classes=ds.classes,
             random_state=s.seed, n_jobs=APP_N_JOBS, progress=progress)
+
+
+# ============================================================================ proximity
+@dataclass(frozen=True)
+class ProximitySettings(ExperimentSettings):
+    """The proximity lesson: one forest on one view, its leaves tree by tree and three measures
+    on the same forest (:func:`mvlab.experiments.proximity_walk.proximity_walk`)."""
+
+    kind: ClassVar[str] = "proximity"
+    view: str = _opt("", help="The view's name; empty: the dataset's first view.")
+    n_samples: int = _opt(300, range=(20, 5000), help="A stratified sample of the data (all if larger than the data).")
+    n_estimators: int = _opt(50, range=(1, 1000))
+    k: int = _opt(5, range=(1, 50), help="Neighbours of the leave-one-out kNN accuracy.")
+
+    def _view_name(self, ds: MultiViewDataset) -> str:
+        return self.view or next(iter(ds.views))
+
+    def problems(self, ds):
+        if self._view_name(ds) not in ds.views:
+            return [f"{ds.name} has no view '{self.view}'; its views are {list(ds.views)}."]
+        if self.k >= min(self.n_samples, ds.n_samples):
+            return [f"k = {self.k} needs more than {self.k} instances; use a smaller k."]
+        return []
+
+    def run(self, ds, progress=None):
+        name = self._view_name(ds)
+        return proximity_walk(ds.X, ds.y, view=ds.views[name], view_name=name, classes=ds.classes,
+                              n_samples=self.n_samples, n_estimators=self.n_estimators, k=self.k,
+                              random_state=self.seed, n_jobs=APP_N_JOBS, progress=progress)
 
 
 # ============================================================================ benchmark

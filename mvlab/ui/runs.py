@@ -22,7 +22,8 @@ from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from mvlab.datasets.container import MultiViewDataset
-from mvlab.engine import Engine, JobStatus, Request, RunRecord, shared_engine
+from mvlab.engine import Engine, JobStatus, Request, shared_engine
+from mvlab.engine.requests import result_key, settings_request
 from mvlab.experiments.store import ResultsStore
 
 T = TypeVar("T")
@@ -37,11 +38,6 @@ def results_store() -> ResultsStore:
     store = ResultsStore()
     store.sweep_orphans()
     return store
-
-
-def result_key(settings, ds: MultiViewDataset) -> str:
-    """The identity of a result: its kind, the data fingerprint and the settings actually used."""
-    return json.dumps([settings.kind, ds.fingerprint(), settings.key()], sort_keys=True, default=str)
 
 
 def lookup(settings, ds: MultiViewDataset, result_type: type[T]) -> T | None:
@@ -156,9 +152,7 @@ def request_for(settings, ds: MultiViewDataset, label: str = "") -> Request:
     """The engine request of a page's settings on ``ds``: ``settings.run(ds, progress)`` in a
     worker, identified by :func:`result_key`, recorded in the results store (privately for an
     upload)."""
-    record = RunRecord(settings.kind, ds.name, ds.fingerprint(), settings.seed, settings.key(),
-                       private=ds.origin == "upload", store_path=str(results_store().path))
-    return Request(settings.kind, result_key(settings, ds), settings.run, ds, record, label)
+    return settings_request(settings, ds, str(results_store().path), label)
 
 
 def _say_wait(seconds: float | None) -> str:
@@ -227,23 +221,32 @@ def benchmark_request(settings) -> Request:
                    settings.run_stored, path, label="Benchmark")
 
 
-def engine_button(request: Request, key: str, label: str, button: str = "Train"):
+def engine_button(request: Request, key: str, label: str, button: str = "Train", auto: bool = False):
     """A button that runs ``request`` on the engine for this session and follows it: returns the
     finished outcome, or None.  A session holds one run: pressing it again with other settings
     replaces the run it holds; a run this session holds for the same request is followed again
-    after any rerun (a widget changed, the page left and came back)."""
+    after any rerun (a widget changed, the page left and came back).
+
+    ``auto=True`` (a lesson step) submits without a click, unless this session pressed Stop on
+    this very request: then the button (labelled ``button``) starts it again."""
     eng, me = engine(), holder()
-    stop_key = f"{key}_stop"
+    stop_key, stopped_key = f"{key}_stop", f"{key}_stopped"
     if st.session_state.get(stop_key):
         what, others = eng.detach(me)
+        st.session_state[stopped_key] = request.key
         if what == "goes on":
             st.info(f"You stopped waiting; {others} other session(s) still wait on the same run, so it goes on for "
                     "them (its result will be in the results store).")
         elif what == "stopped":
-            st.warning("Training was stopped; nothing was stored. Change the settings or press **Train** again.")
+            st.warning(f"Training was stopped; nothing was stored. Change the settings or press **{button}** again.")
         elif what == "ended":
             st.caption("The run had already ended when Stop was pressed.")
-    if st.button(button, type="primary", key=key):
+    stopped_here = st.session_state.get(stopped_key) == request.key
+    pressed = st.button(button, type="primary", key=key) if not auto or stopped_here else False
+    job = eng.job_of(me)
+    holds_it = job is not None and eng.key_of(job) == request.key
+    if pressed or (auto and not stopped_here and not holds_it):
+        st.session_state.pop(stopped_key, None)
         try:
             eng.submit(request, me, session_alive_probe())
         except ValueError as exc:  # the server is busy, or the engine cannot be reached
@@ -261,11 +264,13 @@ def engine_button(request: Request, key: str, label: str, button: str = "Train")
     return None
 
 
-def train_button(settings, ds: MultiViewDataset, key: str, label: str = "Training"):
-    """The page's Train button (:func:`engine_button` for the page's settings on ``ds``); a
-    finished result is cached for the session.  Returns the new result or None."""
+def train_button(settings, ds: MultiViewDataset, key: str, label: str = "Training", auto: bool = False,
+                 button: str = "Train"):
+    """The page's Train button (:func:`engine_button` for the page's settings on ``ds``; ``auto``:
+    computed without a click); a finished result is cached for the session.  Returns the new
+    result or None."""
     request = request_for(settings, ds, label)
-    outcome = engine_button(request, key, label)
+    outcome = engine_button(request, key, label, button=button, auto=auto)
     if outcome is None:
         return None
     st.session_state.setdefault(_CACHE, {})[request.key] = outcome.result

@@ -111,12 +111,7 @@ def sidebar() -> MultiViewDataset:
 
     Reads a new query of the address into the widgets first (:mod:`mvlab.ui.links`); the page
     then calls :func:`mvlab.ui.links.publish` to write the current state back."""
-    if not st.session_state.get("_entered_via_app"):
-        # A deep link (e.g. /data) that reaches a fresh server before app.py ever ran is served
-        # in Streamlit's legacy pages/ mode, without our navigation; go through the entry point,
-        # keeping the query and the page asked for (app.py switches to it).
-        page = Path(inspect.stack()[1].filename).stem
-        st.switch_page("app.py", query_params={**st.query_params.to_dict(), "page": page})
+    _route_through_app(Path(inspect.stack()[1].filename).stem)
     links.start(set_kept)
     with st.sidebar:
         st.header("Data")
@@ -144,6 +139,24 @@ def sidebar() -> MultiViewDataset:
         source, name, st.session_state.get(f"bundled_n_{name}"), current_seed(),
         {w: st.session_state.get(w) for w, *_ in links.SYNTHETIC.values()})
     return ds
+
+
+def _route_through_app(page: str) -> None:
+    """A deep link (e.g. /data) that reaches a fresh server before app.py ever ran is served in
+    Streamlit's legacy pages/ mode, without our navigation; go through the entry point, keeping the
+    query and the page asked for (app.py switches to it)."""
+    if not st.session_state.get("_entered_via_app"):
+        st.switch_page("app.py", query_params={**st.query_params.to_dict(), "page": page})
+
+
+def plain_sidebar() -> None:
+    """The sidebar of a page that brings its own data (the Lessons page): this session's run and the
+    server panel, no dataset controls."""
+    _route_through_app(Path(inspect.stack()[1].filename).stem)
+    with st.sidebar:
+        st.caption("Lessons bring their own data and seeds; the dataset chosen on the other pages is not used here.")
+        your_run()
+        server_panel()
 
 
 def _short_title(name: str) -> str:

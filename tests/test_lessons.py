@@ -1,0 +1,146 @@
+"""Lessons: well-formed steps whose claims hold on the computed results, the proximity walk against
+Breiman's matrix, warming the store, and the handout (self-contained HTML)."""
+
+import re
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from mvlab import load_dataset
+from mvlab.cli import main
+from mvlab.experiments.proximity_walk import ProximityWalk, proximity_walk
+from mvlab.experiments.settings import ProximitySettings
+from mvlab.experiments.store import ResultsStore
+from mvlab.lessons import LESSONS, get_lesson
+from mvlab.lessons.handout import inline_markdown, render_handout
+from mvlab.lessons.model import Lesson, Question, StepContext
+from mvlab.lessons.results import step_contexts, warm
+
+WORDS_PER_MINUTE = 200
+
+
+@pytest.fixture(scope="module")
+def warmed(tmp_path_factory):
+    """A store holding every lesson's results (computed here, without the engine), and its contexts."""
+    store = ResultsStore(tmp_path_factory.mktemp("lessons") / "r.sqlite")
+    lines = []
+    for lesson in LESSONS.values():
+        warm(lesson, store, say=lines.append)
+    return store, {lid: step_contexts(lesson, store) for lid, lesson in LESSONS.items()}, lines
+
+
+def test_four_lessons_of_five_to_eight_steps():
+    assert list(LESSONS) == ["proximity", "dvs", "ofsp", "siamese"]
+    for lesson in LESSONS.values():
+        assert 5 <= len(lesson.steps) <= 8
+    with pytest.raises(ValueError, match="no lesson 'nope'; the lessons are proximity, dvs"):
+        get_lesson("nope")
+    with pytest.raises(ValueError, match="has steps 1 to 6; there is no step 9"):
+        get_lesson("dvs").step(9)
+    with pytest.raises(ValueError, match="a lesson has 5 to 8"):
+        Lesson("x", "t", "s", get_lesson("dvs").steps[:3])
+    with pytest.raises(ValueError, match="at least two choices and an answer among them"):
+        Question("q?", ("a", "b"), 2, "why")
+
+
+@pytest.mark.parametrize("lesson_id", list(LESSONS))
+def test_steps_are_short_and_name_no_internals(lesson_id):
+    for step in LESSONS[lesson_id].steps:
+        q = step.question
+        text = " ".join([step.title, step.text, q.prompt, *q.choices, q.why, step.notice, step.mistake])
+        assert len(text.split()) < WORDS_PER_MINUTE, f"{step.title}: read in under a minute"
+        internals = re.findall(r"\b[a-z]+_[a-z_]+\b|mvlab\.|\w+\(\)|_\w+", text)
+        assert not internals, f"{step.title}: {internals}"
+        assert q.prompt.endswith(("?", "...", ":")), q.prompt
+
+
+@pytest.mark.parametrize("lesson_id", list(LESSONS))
+def test_every_claim_holds_on_the_computed_results(warmed, lesson_id):
+    _, contexts, _ = warmed
+    lesson = LESSONS[lesson_id]
+    checked = 0
+    for step in lesson.steps:
+        ctx = contexts[lesson_id][step.run]
+        items = step.figures(ctx)
+        assert 1 <= len(items) <= 3 and sum(step.rows(len(items))) == len(items)
+        if step.holds is not None:
+            assert step.holds(ctx), f"{lesson_id}: the answer of '{step.title}' does not hold on its result"
+            checked += 1
+    assert checked >= 3  # most answers are about the data, and checked
+
+
+def test_a_claim_that_does_not_hold_is_caught(warmed):
+    """The checks can fail: the DVS lesson's tie claim is false of the soft competence's choices."""
+    _, contexts, _ = warmed
+    ties = get_lesson("dvs").steps[2]
+    ctx = contexts["dvs"][ties.run]
+    assert ties.holds(ctx)
+    soft_only = SimpleNamespace(explanations={"dvs": ctx.result.explanations["dvs-soft"]})
+    assert not ties.holds(StepContext(soft_only, ctx.data, ctx.settings))
+
+
+def test_warming_twice_computes_nothing_new(warmed):
+    store, _, first = warmed
+    again = []
+    for lesson in LESSONS.values():
+        fates = warm(lesson, store, say=again.append)
+        assert set(fates.values()) == {"stored already"}
+    assert any("computed in" in line for line in first) and len(again) == sum(len(x.runs()) for x in LESSONS.values())
+
+
+def test_the_proximity_row_after_all_trees_is_one_minus_breiman():
+    ds = load_dataset("breast-cancer")
+    w = proximity_walk(ds.X, ds.y, view=ds.views["worst"], view_name="worst", classes=ds.classes, n_samples=80,
+                       n_estimators=12, k=3, random_state=1)
+    assert w.leaves.shape == (80, 12) and np.bincount(w.y).min() > 20  # stratified
+    for i in (0, 17, 79):
+        np.testing.assert_allclose(w.proximity_after(i, 12), 1 - w.dissimilarities["breiman"][i], atol=1e-6)
+        slow = np.array([np.mean([w.leaves[j, t] == w.leaves[i, t] for t in range(5)]) for j in range(80)])
+        np.testing.assert_array_equal(w.proximity_after(i, 5), slow)
+        assert w.leaf_mates(i, 3)[i] and w.leaf_mates(i, 3).sum() == (w.leaves[:, 3] == w.leaves[i, 3]).sum()
+    back = ProximityWalk.from_npz(w.to_npz())
+    assert back.knn_accuracy == w.knn_accuracy and np.array_equal(back.leaves, w.leaves)
+    with pytest.raises(ValueError, match="between 1 and 12"):
+        w.proximity_after(0, 13)
+    with pytest.raises(ValueError, match="needs more than 90 instances"):
+        proximity_walk(ds.X, ds.y, view=ds.views["worst"], view_name="worst", classes=ds.classes, n_samples=80, k=90)
+
+
+def test_proximity_settings_say_what_is_wrong():
+    ds = load_dataset("breast-cancer")
+    assert ProximitySettings(view="nope").problems(ds) == [
+        "breast-cancer has no view 'nope'; its views are ['mean', 'se', 'worst']."]
+    assert ProximitySettings().problems(ds) == []
+
+
+def test_inline_markdown_escapes_first():
+    assert inline_markdown("**a** <b> *c* x*y `z`") == "<strong>a</strong> &lt;b&gt; <em>c</em> x*y <code>z</code>"
+
+
+def test_the_handout_is_one_self_contained_file(warmed):
+    _, contexts, _ = warmed
+    lesson = get_lesson("siamese")
+    page = render_handout(lesson, contexts["siamese"])
+    assert page.count("<details>") == len(lesson.steps)  # every answer behind a click
+    assert not re.search(r"<script[^>]+src=|<link[^>]+href=", page)  # nothing fetched from the network
+    assert page.count("Plotly.newPlot") == sum(len(s.figures(contexts["siamese"][s.run])) for s in lesson.steps) - 1
+    assert "<table" in page  # the accuracy step is a table
+    missing = render_handout(lesson, {})
+    assert missing.count("was not computed when the handout was written") == len(lesson.steps)
+
+
+def test_lesson_command_warms_and_writes_the_handout(tmp_path, capsys):
+    store = tmp_path / "r.sqlite"
+    assert main(["--store", str(store), "lesson", "ofsp", "--warm", "--n-jobs", "1"]) == 0
+    assert "ofsp: view_construction on madelon-like" in capsys.readouterr().err
+    assert all(ctx is not None for ctx in step_contexts(get_lesson("ofsp"), ResultsStore(store)).values())
+    out = tmp_path / "ofsp.html"
+    assert main(["--store", str(store), "lesson", "ofsp", "--html", str(out), "--n-jobs", "1"]) == 0
+    assert "stored already" in capsys.readouterr().err and out.stat().st_size > 3_000_000
+    assert main(["--store", str(store), "lesson", "nope", "--warm"]) == 2
+    assert "no lesson 'nope'" in capsys.readouterr().err
+    assert main(["--store", str(store), "lesson", "all", "--html", str(out)]) == 2
+    assert "--html writes the handout of one lesson" in capsys.readouterr().err
+    assert main(["--store", str(store), "lesson", "dvs"]) == 2
+    assert "Say what to do" in capsys.readouterr().err
