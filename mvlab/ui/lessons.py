@@ -117,7 +117,8 @@ def step_result(run: StepRun, key: str, number: int):
 
 def _larger(fig: go.Figure) -> go.Figure:
     fig = go.Figure(fig)  # a copy: the shared figure is never changed in place
-    fig.update_layout(font_size=TEACHER_FONT, height=(fig.layout.height or 450) * 1.25)
+    fig.update_layout(font_size=TEACHER_FONT, title_font_size=TEACHER_FONT + 4,
+                      height=(fig.layout.height or 450) * 1.25)
     return fig
 
 

@@ -1,0 +1,136 @@
+"""The Lessons page in a real browser: every step of every lesson (question first, answer on click,
+then its figures, no exception); a step's link opens that step and survives a reload; teacher mode;
+two students opening an uncomputed step share one run; the handout opens with the network off."""
+
+import pytest
+
+from browser import browser_tests_mark, chromium, exceptions, open_page, running_app, screenshot, settle
+from mvlab.cli import main
+from mvlab.experiments.store import ResultsStore
+from mvlab.lessons import LESSONS, get_lesson
+from mvlab.lessons.results import step_contexts, warm
+
+pytestmark = browser_tests_mark()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A server whose store holds the DVS, OFSP and Siamese lessons (warmed as before class); the
+    proximity lesson is left for the page to compute on the job engine."""
+    store = tmp_path_factory.mktemp("lessons") / "results.sqlite"
+    for lesson_id in ("dvs", "ofsp", "siamese"):
+        warm(get_lesson(lesson_id), ResultsStore(store), say=lambda line: None)
+    with running_app(store, MVLAB_WORKERS="1", MVLAB_DASHBOARD="off") as url:
+        yield url, store
+
+
+def heading(page, title: str) -> None:
+    page.locator("h2", has_text=title).wait_for(timeout=240_000)
+
+
+def items_shown(page, expected: int) -> None:
+    page.bring_to_front()  # plotly draws on animation frames
+    page.wait_for_function(
+        f"document.querySelectorAll('.js-plotly-plot .main-svg, [data-testid=stDataFrame]').length >= {expected}",
+        timeout=120_000)
+
+
+def answer_and_reveal(page, step) -> None:
+    page.locator("p", has_text="Predict first:").filter(has_text=step.question.prompt).wait_for(timeout=240_000)
+    page.get_by_text(f"(a) {step.question.choices[0]}", exact=True).click()
+    settle(page)
+    page.get_by_role("button", name="Reveal the answer").click()
+    settle(page)
+    page.wait_for_selector(f"text=Answer: ({chr(97 + step.question.answer)})", timeout=240_000)
+
+
+@pytest.mark.parametrize("lesson_id", list(LESSONS))
+def test_walk_every_step(browser, server, lesson_id):
+    url, store = server
+    lesson = LESSONS[lesson_id]
+    page = open_page(browser, f"{url}/lessons?lesson={lesson_id}")
+    for number, step in enumerate(lesson.steps, 1):
+        heading(page, step.title)
+        page.wait_for_selector(f"text=Step {number} of {len(lesson.steps)}")
+        page.wait_for_selector("text=Make your prediction above", timeout=240_000)  # computed (proximity: now)
+        settle(page)
+        assert page.locator(".js-plotly-plot").count() == 0  # predict before you see
+        answer_and_reveal(page, step)
+        ctx = step_contexts(lesson, ResultsStore(store))[step.run]
+        items_shown(page, len(step.figures(ctx)))
+        assert page.get_by_text("What to notice.").count() == 1
+        assert not exceptions(page), exceptions(page)
+        if lesson_id == "dvs" and number == 5:
+            screenshot(page, "lesson-dvs-step-5")
+        if number < len(lesson.steps):
+            page.get_by_role("button", name="Next →").click()
+            settle(page)
+    assert page.url.endswith(f"lesson={lesson_id}&step={len(lesson.steps)}")
+    runs = ResultsStore(store).runs()
+    assert len(runs[runs.status == "finished"]) == 5  # proximity computed once on the engine, the rest warmed
+
+
+def test_a_step_link_opens_the_step_and_survives_a_reload(browser, server):
+    url, _ = server
+    dvs = get_lesson("dvs")
+    page = open_page(browser, f"{url}/lessons?lesson=dvs&step=3")
+    heading(page, dvs.steps[2].title)
+    page.get_by_role("button", name="Next →").click()
+    settle(page)
+    heading(page, dvs.steps[3].title)
+    assert page.url.endswith("lesson=dvs&step=4")
+    page.reload()
+    page.wait_for_selector("h1", timeout=60_000)
+    settle(page)
+    heading(page, dvs.steps[3].title)
+    page.get_by_role("button", name="← Back").click()
+    settle(page)
+    heading(page, dvs.steps[2].title)
+    bad = open_page(browser, f"{url}/lessons?lesson=ofsp&step=99")
+    bad.wait_for_selector("text='step=99' is not a step of this lesson (1 to 6); showing step 1.")
+    heading(bad, get_lesson('ofsp').steps[0].title)
+    assert not exceptions(page) and not exceptions(bad)
+
+
+def test_teacher_mode_shows_answers_at_once_without_the_sidebar(browser, server):
+    url, _ = server
+    step = get_lesson("siamese").steps[2]
+    page = open_page(browser, f"{url}/lessons?lesson=siamese&step=3&teacher=1")
+    page.wait_for_selector(f"text=Answer: ({chr(97 + step.question.answer)})", timeout=120_000)
+    items_shown(page, 1)
+    assert not page.locator("[data-testid=stSidebar]").is_visible()
+    assert page.get_by_role("button", name="Reveal the answer").count() == 0
+    size = page.evaluate("parseFloat(getComputedStyle(document.querySelector("
+                         "'[data-testid=stMarkdownContainer] p')).fontSize)")
+    assert size >= 20
+    settle(page)
+    screenshot(page, "lesson-teacher-mode")
+    assert not exceptions(page)
+
+
+def test_the_handout_opens_offline_with_its_figures(browser, server, tmp_path):
+    _, store = server
+    lesson = get_lesson("dvs")
+    out = tmp_path / "dvs.html"
+    assert main(["--store", str(store), "lesson", "dvs", "--html", str(out), "--n-jobs", "1"]) == 0
+    context = browser.new_context(offline=True, viewport={"width": 1200, "height": 2000})
+    page = context.new_page()
+    failed = []
+    page.on("requestfailed", lambda request: failed.append(request.url))
+    page.goto(out.as_uri())
+    page.wait_for_function("window.Plotly !== undefined")
+    n_figures = page.evaluate("document.querySelectorAll('.js-plotly-plot').length")
+    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {n_figures}")
+    assert n_figures >= len(lesson.steps) - 1  # one step shows a table
+    why = lesson.steps[0].question.why[:40]
+    assert not page.get_by_text(why).is_visible()
+    page.locator("summary").first.click()
+    assert page.get_by_text(why).is_visible()
+    assert not failed, failed
+    context.close()
