@@ -1,0 +1,53 @@
+"""AppTest: the Lessons page on a warmed store (no browser): a step from its link, the figures only
+after the prediction, Next and Back in the address, teacher mode, a bad link named."""
+
+import pytest
+
+from mvlab.experiments.store import ResultsStore
+from mvlab.lessons import get_lesson
+from mvlab.lessons.results import warm
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warmed_ofsp():
+    warm(get_lesson("ofsp"), ResultsStore(), say=lambda line: None)  # the session's private store
+
+
+def open_lesson(app, **query):
+    for k, v in query.items():
+        app.query_params[k] = str(v)
+    app.switch_page("pages/lessons.py").run()
+    assert not app.exception, app.exception
+    return app
+
+
+def test_a_step_from_its_link_shows_figures_only_after_the_prediction(app):
+    ofsp = get_lesson("ofsp")
+    open_lesson(app, lesson="ofsp", step=4)
+    assert [h.value for h in app.header] == [ofsp.steps[3].title]
+    assert any("Make your prediction above" in i.value for i in app.info)
+    assert not app.get("plotly_chart")
+    app.radio(key="lesson_ofsp_4_choice").set_value(1).run()
+    app.button(key="lesson_ofsp_4_reveal").click().run()
+    assert not app.exception, app.exception
+    assert any("You were right. **Answer: (b) OFSP.**" in s.value for s in app.success)
+    assert len(app.get("plotly_chart")) == 1
+    app.button(key="lesson_next").click().run()
+    assert [h.value for h in app.header] == [ofsp.steps[4].title]
+    assert app.query_params["step"] == ["5"] or app.query_params["step"] == "5"
+    app.button(key="lesson_back").click().run()
+    app.button(key="lesson_back").click().run()
+    assert [h.value for h in app.header] == [ofsp.steps[2].title]
+
+
+def test_teacher_mode_shows_the_answer_at_once(app):
+    open_lesson(app, lesson="ofsp", step=3, teacher=1)
+    assert any("**Answer: (b)" in s.value for s in app.success)
+    assert any("useful share" in d.value.columns for d in app.dataframe)  # the step's table, without a click
+    assert not [b for b in app.button if b.key == "lesson_ofsp_3_reveal"]
+
+
+def test_a_bad_link_is_named_and_falls_back(app):
+    open_lesson(app, lesson="ofsp", step=0)
+    assert any("'step=0' is not a step of this lesson (1 to 6); showing step 1." in w.value for w in app.warning)
+    assert [h.value for h in app.header] == [get_lesson("ofsp").steps[0].title]
