@@ -50,7 +50,8 @@ def _paper_ties(ctx: StepContext) -> bool:
 
 def _soft_varies(ctx: StepContext) -> bool:
     e = ctx.result.explanations["dvs-soft"]
-    return e.tie_rate < 0.1 and len(np.unique(e.chosen)) >= 4
+    single_views = float(np.mean(e.chosen_views.sum(axis=1) == 1))  # "the single views take most instances"
+    return e.tie_rate < 0.1 and len(np.unique(e.chosen)) >= 4 and single_views > 0.5
 
 
 def explained_instance(result: CombinationComparison) -> int:
@@ -99,7 +100,8 @@ def _soft_precise(ctx: StepContext) -> bool:
     r = ctx.result
     soft = view_choice_scores(r.explanations["dvs-soft"].chosen_views, r.informative_test)
     paper = view_choice_scores(r.explanations["dvs"].chosen_views, r.informative_test)
-    return soft["precision"] > 0.6 > 0.35 > paper["precision"]
+    all_views = float(np.mean(r.explanations["dvs"].chosen_views.all(axis=1)))  # "its subset holds all four views"
+    return soft["precision"] > 0.6 > 0.35 > paper["precision"] and all_views > 0.9
 
 
 STEPS = (

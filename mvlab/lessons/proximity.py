@@ -83,8 +83,8 @@ def _accuracy(ctx: StepContext):
 
 
 def _breiman_most_optimistic(ctx: StepContext) -> bool:
-    a = ctx.result.knn_accuracy
-    return a["breiman"] == max(a.values()) and a["breiman"] > ctx.result.oob_accuracy
+    a, oob = ctx.result.knn_accuracy, ctx.result.oob_accuracy
+    return a["breiman"] == max(a.values()) and a["breiman"] > oob and abs(a["rfgap"] - oob) < 0.03
 
 
 STEPS = (
