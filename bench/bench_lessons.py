@@ -3,8 +3,8 @@
     python bench/bench_lessons.py          # needs Debian's chromium and the playwright package
 
 Warms every lesson into a fresh results store (as ``python -m mvlab lesson all --warm`` does before
-class), starts the server (``streamlit run app.py`` with its job engine) and, for every step of every
-lesson, times in Chromium:
+class), starts the server (``streamlit run app.py`` with its job engine), waits for the engine's workers
+(a server started before class) and, for every step of every lesson, times in Chromium:
 
 * **open**: from the click on *Next* (or the link, for step 1) to the step's question shown and the
   script finished;
@@ -78,6 +78,9 @@ def main() -> int:
             page.goto(f"{url}/lessons")  # the server's first page: imports and the engine's start
             page.wait_for_selector("h1", timeout=120_000)
             settle(page)
+            page.get_by_text("Server").click()  # a warm server: its job engine has started its workers
+            page.wait_for_selector("text=Runs go to", timeout=120_000)
+            page.wait_for_timeout(3000)
             rows = [row for lesson in LESSONS.values() for row in walk(page, url, lesson, contexts[lesson.id])]
     print("| lesson | step | open (s) | see (s) | open + see (s) |\n|---|---|---|---|---|")
     for r in rows:
