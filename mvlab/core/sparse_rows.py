@@ -110,7 +110,9 @@ def combine_sparse(rows: Sequence[SparseRows], weights: Sequence[float]) -> Spar
     first = rows[0]
     n_rows, n_cols = first.n_rows, first.n_cols
     keys = [_keys(r) for r in rows]
-    union = np.unique(np.concatenate(keys)) if keys else np.empty(0, np.int64)
+    union = np.sort(np.concatenate(keys), kind="stable")  # sorted runs: the stable sort merges them
+    if union.size:
+        union = union[np.r_[True, union[1:] != union[:-1]]]
     acc = np.zeros(union.shape[0], dtype=np.float64)
     background = 0.0
     for wq, r, kq in zip(np.asarray(weights, dtype=np.float64), rows, keys):

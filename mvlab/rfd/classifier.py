@@ -474,7 +474,8 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels, shape (n_new,)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def explain(self, X):
         """Per-instance explanation of the dynamic view selection (``combination="dvs"`` only).

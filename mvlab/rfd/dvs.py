@@ -512,8 +512,13 @@ class DVSCombiner(BaseEstimator):
             k_fit = k_train
         else:  # candidates on the prototype columns; exact regions from the rows in blocks
             self._train_source = train_rows(view_forests, self.n_jobs)
-            self._subsets_for_rows = subsets
-            Ds = self._train_source.scan(self.prototypes_)[0]
+            # one pass over the rows: the prototype columns and the regions the current rule needs
+            if k_train > 0:
+                combos = ([subset_combo(m) for m in subsets] if self.region == "candidate"
+                          else [subset_combo(np.ones(Q, dtype=bool))])
+                Ds, idx, dist = self._train_source.scan(self.prototypes_, combos, k_train, exclude_self=True)
+            else:
+                Ds = self._train_source.scan(self.prototypes_)[0]
             k_fit = 0
         self.view_dissimilarities_ = Ds
 
@@ -555,8 +560,12 @@ class DVSCombiner(BaseEstimator):
             self._train_shared = k_smallest_indices(D_all, k_train, exclude_diagonal=True)
             self._train_candidate_d = np.stack([r[5] for r in results], axis=0)
             self._train_shared_d = np.take_along_axis(D_all, self._train_shared, axis=1)
-        elif k_train > 0:  # computed when a rule first needs them (_train_region_arrays)
+        elif k_train > 0:  # the other rule's regions are computed when first needed (_fill_train_regions)
             self._train_regions = self._train_candidate_d = self._train_shared = self._train_shared_d = None
+            if self.region == "candidate":
+                self._train_regions, self._train_candidate_d = idx, dist
+            else:
+                self._train_shared, self._train_shared_d = idx[0], dist[0]
         _report(progress, 0.96, "leave-one-out replay of the selection on the training instances")
         self._replay()
         _report(progress, 1.0, "DVS pool ready")
@@ -669,7 +678,7 @@ class DVSCombiner(BaseEstimator):
         (n, n_train) matrices): ``Ds`` are the views' (n, m) prototype columns and ``pre`` the
         regions (P, n, k) and their joint dissimilarities, exact over all training rows.
         """
-        if self.prototypes_ is None:
+        if getattr(self, "prototypes_", None) is None:  # also unfitted: _check_dissimilarities says so
             return self._check_dissimilarities(dissimilarities), None
         if not isinstance(dissimilarities, (ViewRows, DenseViewRows)):
             dissimilarities = DenseViewRows(self._check_dissimilarities(dissimilarities))
