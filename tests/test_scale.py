@@ -1,6 +1,6 @@
 """Large data without (n, n) matrices: sparse rows, exact neighbours from blocks, prototype spaces.
 
-Every blocked or sparse path is compared with the dense one it replaces (docs/algorithms.md §A.9).
+Every blocked or sparse path is compared with the dense one it replaces (docs/algorithms.md §A.10).
 """
 
 import numpy as np

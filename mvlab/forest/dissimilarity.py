@@ -23,7 +23,7 @@ sparse_rows` gives any block of rows as stored entries plus a background of 1 (a
 same-leaf measure differs from 1 only at the training rows that share a leaf with it with a
 non-zero weight, a few hundred for fully grown trees) and :meth:`ForestDissimilarity.
 dissimilarity_rows` the dense block, with memory bounded by the block.  What is exact at any
-size (docs/algorithms.md §A.9): Breiman, OOB and RF-GAP rows (the same numbers as the dense
+size (docs/algorithms.md §A.10): Breiman, OOB and RF-GAP rows (the same numbers as the dense
 path), RFD with ``form="weighted_proximity"`` (its kDN weights come from row blocks of the
 distance matrices, the same neighbours; the co-occurrence is a sparse product).  Path length and
 RFD with ``form="weighted_dissimilarity"`` have no sparse form (their value where two rows share

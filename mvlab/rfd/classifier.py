@@ -107,7 +107,7 @@ class StaticCombiner(BaseEstimator):
     def fit(self, view_forests: ViewForests, prototypes: Optional[np.ndarray] = None):
         """Weights of the views, their joint matrix, and the final forest on it.
 
-        ``prototypes`` (ascending training indices, docs/algorithms.md §A.9): the final forest sees
+        ``prototypes`` (ascending training indices, docs/algorithms.md §A.10): the final forest sees
         only those columns, and the training rows are read in blocks (:mod:`mvlab.rfd.view_rows`;
         SWknn's neighbours and SWka's sums stay exact over all training rows).
         """
@@ -198,7 +198,7 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
     dvs_max_subset_size : int or None, default=None
         ``"dvs"`` only: keep only view subsets of at most this size (None: all 2^Q - 1).
     prototypes : "auto", "all", int or float, default="auto"
-        Columns of the final forests' dissimilarity space (docs/algorithms.md §A.9).  ``"all"``:
+        Columns of the final forests' dissimilarity space (docs/algorithms.md §A.10).  ``"all"``:
         every training row (the paper's exact space, (n_train, n_train) matrices); an int ``m``
         or a fraction of ``n_train``: ``m`` prototypes, the same in every view, and no
         (n_train, n_train) matrix at all (rows are read in blocks; SWknn's and DVS's neighbours

@@ -470,7 +470,7 @@ class DVSCombiner(BaseEstimator):
         progress : callable (fraction, message), optional
             Called from the calling thread after each candidate.
         prototypes : ndarray of int (m,), optional
-            Ascending training rows whose columns the candidates see (docs/algorithms.md §A.9);
+            Ascending training rows whose columns the candidates see (docs/algorithms.md §A.10);
             the training rows are then read in blocks and the regions of competence are still
             the exact k nearest over all training rows (:mod:`mvlab.rfd.view_rows`).
 

@@ -177,7 +177,22 @@ def fit_view_forests(
 def combine(dissimilarities: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
     """Joint dissimilarity ``D = sum_q w_q D_q`` (§A.6 step 2), float32, same shape as each D_q."""
     weights = np.asarray(weights, dtype=np.float64)
-    out = np.zeros(np.shape(dissimilarities[0]), dtype=np.float64)
-    for wq, D in zip(weights, dissimilarities):
-        out += wq * np.asarray(D, dtype=np.float64)
-    return out.astype(np.float32)
+    shape = np.shape(dissimilarities[0])
+    if len(shape) != 2:
+        out = np.zeros(shape, dtype=np.float64)
+        for wq, D in zip(weights, dissimilarities):
+            out += wq * np.asarray(D, dtype=np.float64)
+        return out.astype(np.float32)
+    # by blocks of rows: the same float64 operations per element, without an (n, n_cols) float64 temporary
+    result = np.empty(shape, dtype=np.float32)
+    step = max(1, _COMBINE_BLOCK // max(shape[1], 1))
+    for a in range(0, shape[0], step):
+        out = np.zeros((min(step, shape[0] - a), shape[1]), dtype=np.float64)
+        for wq, D in zip(weights, dissimilarities):
+            out += wq * np.asarray(D[a:a + step], dtype=np.float64)
+        result[a:a + step] = out
+    return result
+
+
+_COMBINE_BLOCK = 1 << 21
+"""Elements per block of :func:`combine` (16 MB of float64)."""

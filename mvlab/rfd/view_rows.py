@@ -6,7 +6,7 @@ from them, one block of rows at a time (memory bounded by ``block_entries`` stor
 view), the two things the large-data path of :class:`mvlab.rfd.classifier.RFDClassifier` needs:
 
 * :meth:`ViewRows.scan` ``columns=``: the dense columns ``D_q[:, prototypes]`` (n, m) of every view,
-  the dissimilarity space of the final forests (docs/algorithms.md §A.9);
+  the dissimilarity space of the final forests (docs/algorithms.md §A.10);
 * :meth:`ViewRows.scan` ``combos=``: the exact ``k`` nearest training rows of every row in the
   joint dissimilarity ``sum_q w_q D_q`` of each combination of views (SWknn's single views, a DVS
   candidate's average, the shared all-views average), ranked by ``(value, column)`` with the
