@@ -145,17 +145,16 @@ class SameLeafMeasure(Measure):
 
     def _reference(self, fd, train: bool, columns: Optional[np.ndarray]):
         """``(W o L_B)^T`` of the training columns as CSR (n_leaves, n_cols); the all-columns one is cached."""
-        key = ("ref", train)
-        cache = self.__dict__.setdefault("_sparse_cache", {})
-        if columns is None and key in cache:
-            return cache[key]
         W = self.reference_weights(fd, train)
-        G = fd.leaves_ if columns is None else fd.leaves_[columns]
-        if W is not None and columns is not None:
-            W = W[columns]
-        BT = onehot(G, fd.n_leaves_, W).T.tocsr()
+        cache = self.__dict__.setdefault("_sparse_cache", [])  # (weights object, matrix): one per distinct W
         if columns is None:
-            cache[key] = BT
+            for W_cached, BT in cache:
+                if W_cached is W:
+                    return BT
+        G = fd.leaves_ if columns is None else fd.leaves_[columns]
+        BT = onehot(G, fd.n_leaves_, W if (W is None or columns is None) else W[columns]).T.tocsr()
+        if columns is None:
+            cache.append((W, BT))  # keeps W alive, so the identity test stays valid
         return BT
 
     def sparse_rows(self, fd, G, rows=None, columns=None):
@@ -252,6 +251,7 @@ class RFD(SameLeafMeasure):
     def prepare(self, fd, X, y, progress=None):
         _report(progress, 0.0, "kDN hardness per tree")
         self.kdn_ = kdn_per_tree(fd.forest_, X, y, self.kdn_k, n_jobs=fd.n_jobs)
+        self.reference_weights_ = 1.0 - self.kdn_
 
     zero_diagonal = False
 
@@ -270,7 +270,7 @@ class RFD(SameLeafMeasure):
         return 1.0 - S / fd.leaves_.shape[1]
 
     def reference_weights(self, fd, train):
-        return 1.0 - self.kdn_
+        return self.reference_weights_
 
     def normalise(self, fd, S, train):
         T = fd.leaves_.shape[1]
