@@ -1,8 +1,9 @@
 """The memory and time estimate (mvlab.rfd.cost) against measured runs, and its advice in words.
 
 Each run is a fresh process (its peak resident memory is its own).  Memory must be within a factor of 2 of
-the measured peak; time within a factor of 5 (the machine is shared by several sessions, so wall-clock
-times vary by 2-3x from run to run).
+the measured peak.  Time is compared as CPU time (the estimate's wall-clock seconds times its parallel
+speed-up), within a factor of 4: the machine is shared by several sessions, and under their load the
+wall-clock time of the same run varies up to 10x, while its CPU time varies far less.
 """
 
 import json
@@ -11,7 +12,7 @@ import sys
 
 import pytest
 
-from mvlab.rfd.cost import estimate_cost
+from mvlab.rfd.cost import PARALLEL_EFFICIENCY, estimate_cost
 
 RUN = """
 import json, resource, time
@@ -22,8 +23,9 @@ ds = make_multiview_classification(n_samples=n + n // 4, n_views=3, n_features=1
 t = time.perf_counter()
 clf = RFDClassifier(views=ds.views, n_jobs=2, random_state=0, **kw).fit(ds.X[:n], ds.y[:n])
 clf.predict(ds.X[n:])
-print(json.dumps({{"seconds": time.perf_counter() - t,
-                  "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}}))
+u = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({{"seconds": time.perf_counter() - t, "cpu": u.ru_utime + u.ru_stime,
+                  "peak": u.ru_maxrss * 1024}}))
 """
 
 CASES = [
@@ -41,7 +43,8 @@ def test_estimate_is_within_a_factor_of_the_measured_run(n, kw):
     est = estimate_cost(n, n // 4, 3, 30, kw["n_estimators"], kw["combination"], prototypes=kw["prototypes"],
                         n_classes=3, n_jobs=2, dvs_region=kw.get("dvs_region", "candidate"))
     assert 0.5 <= est.peak_bytes / measured["peak"] <= 2.0, (est.memory, measured)
-    assert 0.2 <= est.seconds / measured["seconds"] <= 5.0, (est.time, measured)
+    cpu = est.seconds * (1 + PARALLEL_EFFICIENCY)  # two threads
+    assert 0.25 <= cpu / measured["cpu"] <= 4.0, (est.time, measured)
 
 
 def test_problems_say_what_does_not_fit_and_what_would():
