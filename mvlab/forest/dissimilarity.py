@@ -45,10 +45,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from mvlab.core.params import (
     MAX_FEATURES,
     N_JOBS,
+    NON_NEGATIVE_INT,
     OPTIONAL_POSITIVE_INT,
     POSITIVE_INT,
     RANDOM_STATE,
-    Interval,
     StrOptions,
 )
 from mvlab.core.progress import ProgressCallback, scaled
@@ -139,7 +139,7 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         "min_samples_leaf": POSITIVE_INT,
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
-        "dense_max_rows": [Interval(numbers.Integral, 0, None, closed="left"), None],
+        "dense_max_rows": NON_NEGATIVE_INT + [None],
     }
 
     def __init__(
