@@ -197,3 +197,15 @@ def test_kdn_by_row_blocks_equals_the_whole_matrix(monkeypatch):
     whole = kdn_module._kdn(X, y, 5)
     monkeypatch.setattr(kdn_module, "KDN_BLOCK_ROWS", 64)
     np.testing.assert_array_equal(kdn_module._kdn(X, y, 5), whole)
+
+
+def test_prototypes_with_a_measure_without_sparse_rows_use_the_dense_matrices():
+    ds = make_multiview_classification(n_samples=200, n_views=2, n_features=4, random_state=3)
+    X, y, Xn = ds.X[:150], ds.y[:150], ds.X[150:]
+    kw = dict(views=ds.views, combination="dvs", measure="path", n_estimators=8, random_state=0)
+    exact = RFDClassifier(**kw).fit(X, y)
+    blocked = RFDClassifier(prototypes=1.0, **kw).fit(X, y)
+    np.testing.assert_array_equal(blocked.predict_proba(Xn), exact.predict_proba(Xn))
+    few = RFDClassifier(prototypes=20, **kw).fit(X, y)
+    assert few.n_prototypes_ == 20 and few.dissimilarities_[0].shape == (150, 20)
+    assert few.predict(Xn).shape == (50,)

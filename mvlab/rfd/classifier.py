@@ -388,8 +388,7 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         prototypes = None
         if m is not None:
             _report(progress, split, f"choosing {m} prototypes ({self.prototype_selection})")
-            prototypes = choose_prototypes(view_forests, m, self.prototype_selection, random_state=seed,
-                                           n_jobs=self.n_jobs)
+            prototypes = choose_prototypes(view_forests, m, self.prototype_selection, random_state=seed)
         combiner = self._make_combiner(seed)
         stage = "candidate pool" if self.combination == "dvs" else "weights and final forest"
         _report(progress, split, f"combination {self.combination!r}: {stage}")
@@ -432,7 +431,8 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- prediction
     def transform_views(self, X) -> list[np.ndarray]:
-        """Per-view dissimilarities to the training rows: Q arrays (n_new, n_train), float32."""
+        """Per-view dissimilarities to the training rows: Q arrays (n_new, n_train), float32 (dense even
+        with prototypes: mind ``n_new * n_train`` at large ``n_train``; prediction itself never builds them)."""
         check_is_fitted(self, "combiner_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self.view_forest_set_.transform(X, n_jobs=self.n_jobs)

@@ -90,8 +90,7 @@ def _class_counts(y: np.ndarray, m: int) -> np.ndarray:
     return np.minimum(counts, sizes)
 
 
-def choose_prototypes(view_forests, m: int, selection: str = "stratified", random_state=None,
-                      n_jobs=None) -> np.ndarray:
+def choose_prototypes(view_forests, m: int, selection: str = "stratified", random_state=None) -> np.ndarray:
     """Draw ``m`` prototypes among the training rows of ``view_forests``.
 
     Parameters
