@@ -115,8 +115,11 @@ def main() -> None:
     print()
     for name, rows in results.items():
         s = slope(rows)
-        print(f"{name}: slope of log(total time) vs log(n_train) = {s:.2f}  (target <= {SLOPE_TARGET}: "
-              f"{'met' if s <= SLOPE_TARGET else 'NOT met'})")
+        if np.isnan(s):
+            print(f"{name}: slope of log(total time) vs log(n_train): needs two sizes or more")
+        else:
+            print(f"{name}: slope of log(total time) vs log(n_train) = {s:.2f}  (target <= {SLOPE_TARGET}: "
+                  f"{'met' if s <= SLOPE_TARGET else 'NOT met'})")
         big = [r for r in rows if r.get("n_train") == 100000 and "error" not in r]
         if big:
             limit_b, limit_s = TARGETS[name]
