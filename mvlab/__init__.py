@@ -38,6 +38,7 @@ _PUBLIC = {
     "mvlab.rfd.weights": ["swknn_weights", "kernel_alignment", "alignment_weights", "oob_weights",
                           "static_view_weights"],
     "mvlab.rfd.classifier": ["RFDClassifier", "COMBINATIONS"],
+    "mvlab.rfd.cost": ["estimate_cost", "CostEstimate"],
     "mvlab.rfd.dvs": ["DVSCombiner"],
     "mvlab.rfd.explanation": ["DVSExplanation", "view_choice_scores"],
     "mvlab.construction.partition": ["OFSP", "RandomPartition", "AttributeBagging", "AttributeClustering",

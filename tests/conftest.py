@@ -1,5 +1,6 @@
 """Shared pytest fixtures."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -43,3 +44,17 @@ def _real_main_module():
     script. Every test ends with pytest's own ``__main__`` back in place."""
     yield
     sys.modules["__main__"] = _MAIN
+
+
+def pytest_addoption(parser):
+    parser.addoption("--runslow", action="store_true", help="also run the tests marked slow (minutes of CPU)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``slow`` run with ``--runslow`` or ``MVLAB_SLOW=1``; otherwise they are skipped, saying how."""
+    if config.getoption("--runslow") or os.environ.get("MVLAB_SLOW") == "1":
+        return
+    skip = pytest.mark.skip(reason="slow (minutes of CPU): run with --runslow or MVLAB_SLOW=1")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

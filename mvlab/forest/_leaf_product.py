@@ -36,7 +36,8 @@ import scipy.sparse as sp
 
 from mvlab.core.threads import run_threads, worker_count
 
-__all__ = ["cooccurrence", "AUTO_PAIRS_PER_CELL", "SCIPY_KERNEL_VALIDATED", "PrivateKernelWarning"]
+__all__ = ["cooccurrence", "product_csr", "onehot", "AUTO_PAIRS_PER_CELL", "SCIPY_KERNEL_VALIDATED",
+           "PrivateKernelWarning"]
 
 SCIPY_KERNEL_VALIDATED = ("1.17",)
 """scipy releases (major.minor) on which the private kernel was validated against the public
@@ -307,10 +308,10 @@ def cooccurrence(
         threshold = AUTO_PAIRS_PER_CELL / worker_count(n_jobs)
         engine = "scipy" if _pairs_per_cell(GA, GBx, n_leaves, WA, WB) > threshold else "pairs"
     if engine == "scipy":
-        A = _onehot(GA, n_leaves, WA)
+        A = onehot(GA, n_leaves, WA)
         if same and WA is WB:
             return _scipy_symmetric(A, n_jobs)
-        return _scipy_cross(A, _onehot(GBx, n_leaves, WB), n_jobs)
+        return _scipy_cross(A, onehot(GBx, n_leaves, WB), n_jobs)
     if engine != "pairs":
         raise ValueError(f"engine must be 'auto', 'pairs' or 'scipy', got {engine!r}.")
 
@@ -320,7 +321,12 @@ def cooccurrence(
 
 
 def _product_dense(A: sp.csr_matrix, BT: sp.csr_matrix) -> np.ndarray:
-    """Dense ``A @ BT`` (both CSR) through scipy's Gustavson kernel without its counting pass.
+    """Dense ``A @ BT`` (both CSR), :func:`product_csr` made dense."""
+    return product_csr(A, BT).toarray()
+
+
+def product_csr(A: sp.csr_matrix, BT: sp.csr_matrix) -> sp.csr_matrix:
+    """``A @ BT`` (both CSR) as CSR, through scipy's Gustavson kernel without its counting pass.
 
     ``A @ BT`` in scipy runs the kernel twice: once to count the non-zeros of the product
     (``csr_matmat_maxnnz``), once to compute them.  The count is replaced here by a cheap
@@ -349,8 +355,8 @@ def _product_dense(A: sp.csr_matrix, BT: sp.csr_matrix) -> np.ndarray:
             pass
         else:
             nnz = int(Cp[-1])
-            return sp.csr_matrix((Cx[:nnz], Cj[:nnz], Cp), shape=(n_a, n_b)).toarray()
-    return (A @ BT).toarray()
+            return sp.csr_matrix((Cx[:nnz], Cj[:nnz], Cp), shape=(n_a, n_b))
+    return sp.csr_matrix(A @ BT)
 
 
 def _row_blocks(n: int, n_blocks: int) -> list[slice]:
@@ -411,7 +417,8 @@ def _scipy_cross(A: sp.csr_matrix, B: sp.csr_matrix, n_jobs: Optional[int]) -> n
     return S
 
 
-def _onehot(G: np.ndarray, n_leaves: int, W: Optional[np.ndarray] = None) -> sp.csr_matrix:
+def onehot(G: np.ndarray, n_leaves: int, W: Optional[np.ndarray] = None) -> sp.csr_matrix:
+    """One-hot leaf matrix ``W o L`` (n, n_leaves), CSR, entries of zero weight dropped."""
     n, T = G.shape
     # a copy of W: eliminate_zeros() compacts the data buffer in place
     data = np.ones(n * T, dtype=np.float64) if W is None else np.array(W, dtype=np.float64).ravel()

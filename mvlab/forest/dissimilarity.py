@@ -16,6 +16,18 @@ matrices (never a loop over pairs), are in :mod:`mvlab.forest.measures`.
 
 Accumulation is in float64; the returned matrices are float32 (the forests that consume
 them work in float32 anyway, and every value lies in [0, 1]).
+
+**Large training sets.**  Above ``dense_max_rows`` training rows (default
+:data:`DENSE_MAX_ROWS`) no ``(n_train, n_train)`` matrix is built: :meth:`ForestDissimilarity.
+sparse_rows` gives any block of rows as stored entries plus a background of 1 (a row of a
+same-leaf measure differs from 1 only at the training rows that share a leaf with it with a
+non-zero weight, a few hundred for fully grown trees) and :meth:`ForestDissimilarity.
+dissimilarity_rows` the dense block, with memory bounded by the block.  What is exact at any
+size (docs/algorithms.md §A.10): Breiman, OOB and RF-GAP rows (the same numbers as the dense
+path), RFD with ``form="weighted_proximity"`` (its kDN weights come from row blocks of the
+distance matrices, the same neighbours; the co-occurrence is a sparse product).  Path length and
+RFD with ``form="weighted_dissimilarity"`` have no sparse form (their value where two rows share
+no leaf is not constant); they refuse above ``dense_max_rows`` with a ``ValueError`` in words.
 """
 
 from __future__ import annotations
@@ -30,17 +42,30 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mvlab.core.params import MAX_FEATURES, N_JOBS, OPTIONAL_POSITIVE_INT, POSITIVE_INT, RANDOM_STATE, StrOptions
+from mvlab.core.params import (
+    MAX_FEATURES,
+    N_JOBS,
+    NON_NEGATIVE_INT,
+    OPTIONAL_POSITIVE_INT,
+    POSITIVE_INT,
+    RANDOM_STATE,
+    StrOptions,
+)
 from mvlab.core.progress import ProgressCallback, scaled
 from mvlab.core.progress import report as _report
-from mvlab.forest._leaf_product import _onehot
+from mvlab.core.sparse_rows import SparseRows
+from mvlab.forest._leaf_product import onehot
 from mvlab.forest.measures import MEASURES, Measure, resolve_measure
 from mvlab.forest.tree_layout import _TreeLayout
 
-__all__ = ["MEASURES", "ForestDissimilarity"]
+__all__ = ["MEASURES", "ForestDissimilarity", "DENSE_MAX_ROWS"]
 
 
 _MAX_INT = np.iinfo(np.int32).max
+
+DENSE_MAX_ROWS = 10_000
+"""Training rows above which ``fit`` builds no ``(n_train, n_train)`` matrix (400 MB in float32 at
+10,000 rows; the issue measured 3.9 GB for a 3-view average at that size)."""
 
 
 # ----------------------------------------------------------------------------- the estimator
@@ -67,6 +92,11 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         Seeds the forest (an int is passed to ``RandomForestClassifier`` unchanged).
     n_jobs : int or None, default=None
         Threads for growing the forest, ``apply``, the leaf products and the kDN searches.
+    dense_max_rows : int or None, default=DENSE_MAX_ROWS (10,000)
+        Build ``train_dissimilarity_`` only up to this many training rows; above it the rows
+        come in blocks (:meth:`sparse_rows`, :meth:`dissimilarity_rows`), and only measures with
+        a sparse form are accepted (Breiman, OOB, RF-GAP, RFD with the default form).  None:
+        always build it; 0: never.
 
     Attributes
     ----------
@@ -77,7 +107,10 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
     classes_ : ndarray (n_classes,)
     n_features_in_ : int
     train_dissimilarity_ : ndarray of float32, shape (n_train, n_train)
-        ``D[j, i] = d(x_j, x_i)`` (docs/algorithms.md §A.1).
+        ``D[j, i] = d(x_j, x_i)`` (docs/algorithms.md §A.1).  Only when ``dense_`` (reading it
+        otherwise raises a ``ValueError`` that says why and what to use instead).
+    dense_ : bool
+        Whether ``train_dissimilarity_`` was built (``n_train <= dense_max_rows``).
     leaves_ : ndarray of int32, shape (n_train, T)
         Global leaf id (column of :meth:`leaf_indicator`) of every training row in every tree.
     n_leaves_ : int
@@ -106,6 +139,7 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         "min_samples_leaf": POSITIVE_INT,
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
+        "dense_max_rows": NON_NEGATIVE_INT + [None],
     }
 
     def __init__(
@@ -117,7 +151,9 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         min_samples_leaf=1,
         random_state=None,
         n_jobs=None,
+        dense_max_rows=DENSE_MAX_ROWS,
     ):
+        self.dense_max_rows = dense_max_rows
         self.measure = measure
         self.n_estimators = n_estimators
         self.max_features = max_features
@@ -147,6 +183,12 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         check_classification_targets(y)
         measure = resolve_measure(self.measure)
         measure.check(X.shape[0])
+        dense = self.dense_max_rows is None or X.shape[0] <= self.dense_max_rows
+        if not dense and not measure.supports_sparse():
+            raise ValueError(f"{X.shape[0]} training rows are more than dense_max_rows={self.dense_max_rows}, and the "
+                             f"{measure.title} measure needs the dense (n_train, n_train) matrix "
+                             f"({4 * X.shape[0] ** 2 / 1e9:.1f} GB); use Breiman, OOB, RF-GAP or RFD "
+                             "(weighted_proximity), a sample of the rows, or raise dense_max_rows.")
         _report(progress, 0.0, "growing the forest")
         rs = self.random_state
         if not (rs is None or isinstance(rs, numbers.Integral)):
@@ -198,10 +240,79 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
 
         measure.prepare(self, X, y_enc, progress=scaled(progress, 0.75, 0.05))
         self.measure_ = measure
-        _report(progress, 0.8, "computing the dissimilarity matrix")
-        self.train_dissimilarity_ = self._dissimilarity(self.leaves_, train=True, progress=scaled(progress, 0.8, 0.2))
+        self.dense_ = dense
+        self._train_dense = None
+        if dense:
+            _report(progress, 0.8, "computing the dissimilarity matrix")
+            self._train_dense = self._dissimilarity(self.leaves_, train=True, progress=scaled(progress, 0.8, 0.2))
         _report(progress, 1.0, "done")
         return self
+
+    @property
+    def train_dissimilarity_(self) -> np.ndarray:
+        """``D[j, i] = d(x_j, x_i)`` of the training rows, (n_train, n_train) float32 (when ``dense_``)."""
+        dense = self.__dict__.get("_train_dense")
+        if dense is None:
+            if "leaves_" not in self.__dict__:
+                raise AttributeError("train_dissimilarity_")  # not fitted: what check_is_fitted expects
+            n = self.leaves_.shape[0]
+            raise ValueError(f"this forest has {n} training rows, more than dense_max_rows={self.dense_max_rows}: "
+                             f"its (n_train, n_train) matrix ({4 * n * n / 1e9:.1f} GB) was not built; read it in "
+                             "blocks with sparse_rows() or dissimilarity_rows(), or refit with a larger "
+                             "dense_max_rows.")
+        return dense
+
+    def leaves(self, X) -> np.ndarray:
+        """Global leaf ids (n, T) int32 of new rows ``X`` (n, m_q) in every tree."""
+        check_is_fitted(self, "leaves_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self._nodes_to_leaves(self.forest_.apply(X))
+
+    def sparse_rows(self, X=None, rows=None, columns=None, leaves=None) -> SparseRows:
+        """A block of dissimilarity rows, kept sparse (stored entries and a background of 1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, m_q), optional
+            New rows (every tree counts them out-of-bag, as :meth:`transform`).  None: the
+            training rows ``rows`` (as ``train_dissimilarity_``).
+        rows : slice or array of int, optional
+            Training rows (only without ``X``); None = all.
+        columns : ascending array of int, optional
+            Training columns to keep (prototypes); None = all.
+        leaves : ndarray (n_new, T), optional
+            The new rows' :meth:`leaves`, when already known (instead of ``X``).
+
+        Returns
+        -------
+        mvlab.core.sparse_rows.SparseRows
+            ``to_dense()`` is the (n, n_cols) block of ``train_dissimilarity_`` (or of
+            ``transform(X)``): the same numbers for Breiman and OOB, equal up to float32 rounding
+            of a float64 sum taken in another order for RF-GAP and RFD.  Memory: the stored entries.
+
+        Raises
+        ------
+        ValueError
+            The measure has no sparse form (path length; RFD with ``form="weighted_dissimilarity"``).
+        """
+        check_is_fitted(self, "leaves_")
+        if columns is not None:
+            columns = np.asarray(columns, dtype=np.int64)
+            if columns.ndim != 1 or (columns.size > 1 and np.any(np.diff(columns) <= 0)):
+                raise ValueError("columns must be ascending distinct training row indices.")
+        if X is None and leaves is None:
+            idx = np.arange(self.leaves_.shape[0])[slice(None) if rows is None else rows]
+            return self.measure_.sparse_rows(self, self.leaves_[idx], rows=idx, columns=columns)
+        G = self.leaves(X) if leaves is None else np.asarray(leaves)
+        return self.measure_.sparse_rows(self, G, rows=None, columns=columns)
+
+    def dissimilarity_rows(self, X=None, rows=None, columns=None) -> np.ndarray:
+        """A dense block of dissimilarity rows, float32 (n, n_cols): :meth:`sparse_rows` made dense, or a
+        slice of ``train_dissimilarity_`` when it exists.  Arguments as :meth:`sparse_rows`."""
+        if X is None and self.__dict__.get("_train_dense") is not None:
+            D = self._train_dense[slice(None) if rows is None else rows]
+            return D if columns is None else D[:, np.asarray(columns, dtype=np.int64)]
+        return self.sparse_rows(X, rows=rows, columns=columns).to_dense()
 
     def _nodes_to_leaves(self, nodes: np.ndarray) -> np.ndarray:
         return self._node_to_leaf[nodes + self._node_offsets[None, :]].astype(np.int32)
@@ -238,7 +349,7 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         D : ndarray of float32, shape (n_new, n_train)
             ``D[r, i] = d(x_r, x_i)``, every new row being out-of-bag for every tree.
         """
-        check_is_fitted(self, "train_dissimilarity_")
+        check_is_fitted(self, "leaves_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         _report(progress, 0.0, "locating leaves")
         G = self._nodes_to_leaves(self.forest_.apply(X))
@@ -254,6 +365,7 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         """
         return self.fit(X, y, progress=progress).train_dissimilarity_.copy()
 
+
     def leaf_indicator(self, X=None) -> sp.csr_matrix:
         """Sparse one-hot leaf matrix ``L`` of shape (n, n_leaves_), CSR, one 1 per tree.
 
@@ -262,13 +374,13 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         X : array-like of shape (n, m_q), optional
             Rows to encode; ``None`` = the training rows.
         """
-        check_is_fitted(self, "train_dissimilarity_")
+        check_is_fitted(self, "leaves_")
         if X is None:
             G = self.leaves_
         else:
             X = validate_data(self, X, dtype=np.float64, reset=False)
             G = self._nodes_to_leaves(self.forest_.apply(X))
-        return _onehot(G, self.n_leaves_)
+        return onehot(G, self.n_leaves_)
 
     def _dissimilarity(self, G: np.ndarray, train: bool, progress: ProgressCallback = None,
                        engine: str = "auto") -> np.ndarray:

@@ -42,7 +42,8 @@ from sklearn.base import BaseEstimator, clone
 from mvlab.core.params import POSITIVE_INT, Interval, StrOptions
 from mvlab.core.progress import ProgressCallback
 from mvlab.core.progress import report as _report
-from mvlab.forest._leaf_product import cooccurrence
+from mvlab.core.sparse_rows import SparseRows
+from mvlab.forest._leaf_product import cooccurrence, onehot, product_csr
 from mvlab.forest.kdn import kdn_per_tree
 
 __all__ = ["Measure", "SameLeafMeasure", "Breiman", "PathLength", "RFD", "OOBProximity", "RFGAP", "MEASURES",
@@ -83,6 +84,27 @@ class Measure(BaseEstimator):
         """
         raise NotImplementedError
 
+    def supports_sparse(self) -> bool:
+        """Whether :meth:`sparse_rows` exists: the dissimilarity is 1 wherever two rows share no
+        leaf with a non-zero weight, so a row is a few stored entries and a background of 1."""
+        return False
+
+    def sparse_rows(self, fd, G: np.ndarray, rows: Optional[np.ndarray] = None,
+                    columns: Optional[np.ndarray] = None) -> SparseRows:
+        """Rows of the dissimilarity as :class:`mvlab.core.sparse_rows.SparseRows` (background 1).
+
+        ``G`` (n, T) are the global leaves of the query rows; ``rows`` (n,) their indices among the
+        training rows when they *are* training rows (out-of-bag semantics and the zero diagonal
+        of ``train_dissimilarity_`` apply), None for new rows; ``columns`` (ascending training
+        indices) restricts the columns, None = every training row.  ``to_dense()`` equals the
+        same block of ``train_dissimilarity_`` / ``transform``: exactly for integer
+        co-occurrences (Breiman, OOB), to the last float32 bit or so for weighted ones (RF-GAP,
+        RFD), whose float64 sums are added in another order.
+        """
+        raise ValueError(f"the {self.title} measure has no sparse form (its value is not 1 at pairs that share no "
+                         "leaf); it needs the dense (n, n_train) matrices, so it is limited to "
+                         "ForestDissimilarity.dense_max_rows training rows.")
+
     def describe(self) -> str:
         """The measure with its parameter values, for people: ``"RFD (kDN-weighted, Cao; kdn_k=7)"``."""
         params = ", ".join(f"{k}={v}" for k, v in sorted(self.get_params().items()))
@@ -106,6 +128,56 @@ class SameLeafMeasure(Measure):
         """Dissimilarity (float64, may be computed in place in ``S``) from the co-occurrence ``S``."""
         raise NotImplementedError
 
+    zero_diagonal: ClassVar[bool] = True
+    """Whether ``train_dissimilarity_`` has a zero diagonal (set after the normalisation)."""
+
+    def supports_sparse(self) -> bool:
+        return True
+
+    def normalise_entries(self, fd, S: np.ndarray, r: Optional[np.ndarray], c: np.ndarray,
+                          r_local: np.ndarray) -> np.ndarray:
+        """:meth:`normalise` on the stored entries ``S`` (float64, (nnz,)) of query rows ``r``
+        (training indices; None for new rows), training columns ``c`` and block rows ``r_local``
+        (ascending: entries come row by row);
+        the same float64 operations, entry by entry, as the dense normalisation.  The diagonal
+        is handled by the caller."""
+        raise NotImplementedError
+
+    def _reference(self, fd, train: bool, columns: Optional[np.ndarray]):
+        """``(W o L_B)^T`` of the training columns as CSR (n_leaves, n_cols); the all-columns one is cached."""
+        W = self.reference_weights(fd, train)
+        cache = self.__dict__.setdefault("_sparse_cache", [])  # (weights object, matrix): one per distinct W
+        if columns is None:
+            for W_cached, BT in cache:
+                if W_cached is W:
+                    return BT
+        G = fd.leaves_ if columns is None else fd.leaves_[columns]
+        BT = onehot(G, fd.n_leaves_, W if (W is None or columns is None) else W[columns]).T.tocsr()
+        if columns is None:
+            cache.append((W, BT))  # keeps W alive, so the identity test stays valid
+        return BT
+
+    def sparse_rows(self, fd, G, rows=None, columns=None):
+        train = rows is not None
+        U = self.query_weights(fd, train)
+        if U is not None:
+            U = U[rows]
+        BT = self._reference(fd, train, columns)
+        S = product_csr(onehot(G, fd.n_leaves_, U), BT)
+        S.sort_indices()
+        n, n_cols = G.shape[0], BT.shape[1]
+        indptr = S.indptr.astype(np.int64)
+        cols = S.indices.astype(np.int64)
+        r_local = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+        c_glob = cols if columns is None else np.asarray(columns, dtype=np.int64)[cols]
+        vals = self.normalise_entries(fd, np.asarray(S.data, dtype=np.float64),
+                                      None if rows is None else np.asarray(rows, dtype=np.int64)[r_local], c_glob,
+                                      r_local)
+        out = SparseRows(indptr, cols, np.clip(vals, 0.0, 1.0).astype(np.float32), 1.0, n_cols)
+        if train and self.zero_diagonal:
+            out = _with_zero_diagonal(out, np.asarray(rows, dtype=np.int64), columns)
+        return out
+
     def dissimilarity(self, fd, G, train, engine="auto", progress=None):
         U = self.query_weights(fd, train)
         W = self.reference_weights(fd, train)
@@ -124,6 +196,9 @@ class Breiman(SameLeafMeasure):
     name = "breiman"
     title = "Breiman (shared leaves)"
     reference = "§A.3"
+
+    def normalise_entries(self, fd, S, r, c, r_local):
+        return 1.0 - np.divide(S, fd.leaves_.shape[1])
 
     def normalise(self, fd, S, train):
         np.divide(S, fd.leaves_.shape[1], out=S)
@@ -176,9 +251,26 @@ class RFD(SameLeafMeasure):
     def prepare(self, fd, X, y, progress=None):
         _report(progress, 0.0, "kDN hardness per tree")
         self.kdn_ = kdn_per_tree(fd.forest_, X, y, self.kdn_k, n_jobs=fd.n_jobs)
+        self.reference_weights_ = 1.0 - self.kdn_
+
+    zero_diagonal = False
+
+    def supports_sparse(self):
+        return self.form == "weighted_proximity"  # the other form's value at no shared leaf varies by column
+
+    def sparse_rows(self, fd, G, rows=None, columns=None):
+        if not self.supports_sparse():
+            raise ValueError("RFD with form='weighted_dissimilarity' has no sparse form (its value where two rows "
+                             "share no leaf, mean_t(1 - kDN_t(x_i)), differs by column); use "
+                             "form='weighted_proximity' (the same final forest) above "
+                             "ForestDissimilarity.dense_max_rows training rows.")
+        return super().sparse_rows(fd, G, rows, columns)
+
+    def normalise_entries(self, fd, S, r, c, r_local):
+        return 1.0 - S / fd.leaves_.shape[1]
 
     def reference_weights(self, fd, train):
-        return 1.0 - self.kdn_
+        return self.reference_weights_
 
     def normalise(self, fd, S, train):
         T = fd.leaves_.shape[1]
@@ -208,6 +300,19 @@ class OOBProximity(SameLeafMeasure):
 
     def reference_weights(self, fd, train):
         return self.oob_weights_  # the same object as U for training rows: symmetric product
+
+    def normalise_entries(self, fd, S, r, c, r_local):
+        if r is not None:
+            bits = self.__dict__.get("_oob_bits")
+            if bits is None:
+                bits = self._oob_bits = np.packbits(fd.oob_mask_, axis=1)
+            N = np.zeros(S.shape[0], dtype=np.int64)
+            for j in range(bits.shape[1]):  # popcount of the common out-of-bag trees, byte by byte
+                N += np.bitwise_count(bits[r, j] & bits[c, j])
+            N = N.astype(np.float64)
+        else:
+            N = fd.oob_mask_.sum(axis=1).astype(np.float64)[c]
+        return 1.0 - np.divide(S, N, out=np.zeros_like(S), where=N > 0)
 
     def normalise(self, fd, S, train):
         if train:
@@ -262,6 +367,33 @@ class RFGAP(SameLeafMeasure):
     def reference_weights(self, fd, train):
         return self.weights_
 
+    def normalise_entries(self, fd, S, r, c, r_local):
+        T = fd.leaves_.shape[1]
+        n_oob = fd.oob_mask_.sum(axis=1).astype(np.float64)[r] if r is not None else np.full(S.shape[0], float(T))
+        P = np.divide(S, n_oob, out=np.zeros_like(S), where=n_oob > 0)
+        if r is not None:
+            P[r == c] = 0.0
+        if self.scaling == "row_max":
+            mx = self._entries_row_max(P, r_local)
+            P = np.divide(P, mx, out=np.zeros_like(P), where=mx > 0)
+        return 1.0 - P
+
+    @staticmethod
+    def _entries_row_max(P, key):
+        # entries arrive grouped by query row (CSR order): the maximum per group
+        if P.size == 0:
+            return P
+        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        mx = np.maximum.reduceat(P, starts)
+        return np.repeat(mx, np.diff(np.r_[starts, P.size]))
+
+    def sparse_rows(self, fd, G, rows=None, columns=None):
+        if self.scaling == "row_max" and columns is not None:
+            # the scale is the maximum over the whole row: take the full rows, then the columns
+            full = super().sparse_rows(fd, G, rows, None)
+            return _restrict_columns(full, np.asarray(columns, dtype=np.int64))
+        return super().sparse_rows(fd, G, rows, columns)
+
     def normalise(self, fd, S, train):
         n_oob = fd.oob_mask_.sum(axis=1).astype(np.float64) if train else np.full(S.shape[0],
                                                                                   float(fd.leaves_.shape[1]))
@@ -315,6 +447,45 @@ class PathLength(Measure):
             D = 0.5 * (D + D.T)  # exact symmetry despite float32 partial sums
             np.fill_diagonal(D, 0.0)
         return np.clip(D, 0.0, 1.0).astype(np.float32)
+
+
+def _with_zero_diagonal(rows: SparseRows, query: np.ndarray, columns: Optional[np.ndarray]) -> SparseRows:
+    """``rows`` with the entry of every query row at its own training column set to 0 (stored)."""
+    n = rows.n_rows
+    if columns is None:
+        own = query.copy()
+        present = np.ones(n, dtype=bool)
+    else:
+        columns = np.asarray(columns, dtype=np.int64)
+        pos = np.searchsorted(columns, query)
+        present = (pos < columns.size) & (columns[np.minimum(pos, max(columns.size - 1, 0))] == query)
+        own = np.where(present, pos, -1)
+    keys = rows.row_index() * np.int64(rows.n_cols) + rows.cols
+    diag = np.flatnonzero(present) * np.int64(rows.n_cols) + own[present]
+    values = rows.values.copy()
+    at = np.searchsorted(keys, diag)
+    found = (at < keys.size) & (keys[np.minimum(at, max(keys.size - 1, 0))] == diag)
+    values[at[found]] = 0.0
+    missing = diag[~found]
+    if missing.size:
+        keys = np.concatenate([keys, missing])
+        values = np.concatenate([values, np.zeros(missing.size, dtype=np.float32)])
+        order = np.argsort(keys, kind="stable")
+        keys, values = keys[order], values[order]
+    row_of = keys // np.int64(rows.n_cols)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row_of, minlength=n), out=indptr[1:])
+    return SparseRows(indptr, keys - row_of * rows.n_cols, values, rows.background, rows.n_cols)
+
+
+def _restrict_columns(rows: SparseRows, columns: np.ndarray) -> SparseRows:
+    """The stored entries of ``rows`` at ``columns`` (ascending), renumbered 0..len(columns)-1."""
+    pos = np.searchsorted(columns, rows.cols)
+    hit = (pos < columns.size) & (columns[np.minimum(pos, max(columns.size - 1, 0))] == rows.cols)
+    r = rows.row_index()[hit]
+    indptr = np.zeros(rows.n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(r, minlength=rows.n_rows), out=indptr[1:])
+    return SparseRows(indptr, pos[hit], rows.values[hit], rows.background, int(columns.size))
 
 
 MEASURES: dict[str, type[Measure]] = {m.name: m for m in (Breiman, PathLength, RFD, OOBProximity, RFGAP)}

@@ -20,6 +20,7 @@ compared on the *same* forests, as in the paper) and
 
 from __future__ import annotations
 
+import numbers
 from typing import Optional, Sequence
 
 import numpy as np
@@ -28,14 +29,36 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mvlab.core.params import MAX_FEATURES, N_JOBS, OPTIONAL_POSITIVE_INT, POSITIVE_INT, RANDOM_STATE, StrOptions
+from mvlab.core.params import (
+    MAX_FEATURES,
+    N_JOBS,
+    OPTIONAL_POSITIVE_INT,
+    POSITIVE_INT,
+    RANDOM_STATE,
+    Interval,
+    StrOptions,
+)
 from mvlab.core.progress import ProgressCallback, scaled
 from mvlab.core.progress import report as _report
 from mvlab.core.views import check_views
-from mvlab.forest.measures import MEASURES, Measure, measure_spec
+from mvlab.forest.measures import MEASURES, Measure, measure_spec, resolve_measure
 from mvlab.rfd.dvs import COMPETENCES, NEIGHBOUR_WEIGHTS, REGIONS, SELECTIONS, TIE_BREAKS, DVSCombiner, n_candidates
+from mvlab.rfd.prototypes import (
+    PROTOTYPE_SELECTIONS,
+    PROTOTYPE_THRESHOLD,
+    choose_prototypes,
+    describe_prototypes,
+    resolve_prototypes,
+)
 from mvlab.rfd.view_forests import ViewForests, combine, fit_view_forests
-from mvlab.rfd.weights import ALIGNMENT_NORMALIZATIONS, STATIC_COMBINATIONS, static_view_weights
+from mvlab.rfd.view_rows import prototype_columns, query_rows, train_rows
+from mvlab.rfd.weights import (
+    ALIGNMENT_NORMALIZATIONS,
+    STATIC_COMBINATIONS,
+    alignment_weights_from_rows,
+    static_view_weights,
+    swknn_weights_from_neighbours,
+)
 
 __all__ = ["COMBINATIONS", "COMBINATION_TITLES", "StaticCombiner", "RFDClassifier"]
 
@@ -81,13 +104,34 @@ class StaticCombiner(BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def fit(self, view_forests: ViewForests):
-        """Weights of the views, their joint matrix, and the final forest on it."""
+    def fit(self, view_forests: ViewForests, prototypes: Optional[np.ndarray] = None):
+        """Weights of the views, their joint matrix, and the final forest on it.
+
+        ``prototypes`` (ascending training indices, docs/algorithms.md §A.10): the final forest sees
+        only those columns, and the training rows are read in blocks (:mod:`mvlab.rfd.view_rows`;
+        SWknn's neighbours and SWka's sums stay exact over all training rows).
+        """
         self._validate_params()
-        self.view_weights_ = static_view_weights(
-            self.combination, view_forests, self.k, self.alignment_normalization
-        )
-        self.joint_dissimilarity_ = combine(view_forests.dissimilarities, self.view_weights_)
+        self.prototypes_ = None if prototypes is None else np.asarray(prototypes, dtype=np.int64)
+        if self.prototypes_ is None:
+            self.view_weights_ = static_view_weights(
+                self.combination, view_forests, self.k, self.alignment_normalization
+            )
+            self.joint_dissimilarity_ = combine(view_forests.dissimilarities, self.view_weights_)
+            self.view_dissimilarities_ = view_forests.dissimilarities
+        else:
+            rows = train_rows(view_forests, self.n_jobs)
+            Q = view_forests.n_views
+            combos = [(np.array([q]), np.ones(1)) for q in range(Q)] if self.combination == "knn" else []
+            cols, idx, _ = rows.scan(self.prototypes_, combos, self.k, exclude_self=True)
+            if self.combination == "knn":
+                self.view_weights_ = swknn_weights_from_neighbours(list(idx), view_forests.y)
+            elif self.combination == "alignment":
+                self.view_weights_ = alignment_weights_from_rows(rows, view_forests.y, self.alignment_normalization)
+            else:  # average and oob read no matrix
+                self.view_weights_ = static_view_weights(self.combination, view_forests, self.k)
+            self.joint_dissimilarity_ = combine(cols, self.view_weights_)
+            self.view_dissimilarities_ = cols
         self.forest_ = RandomForestClassifier(
             n_estimators=self.n_estimators,
             max_features=self.max_features,
@@ -96,11 +140,13 @@ class StaticCombiner(BaseEstimator):
         ).fit(self.joint_dissimilarity_, view_forests.y)
         return self
 
-    def joint(self, dissimilarities: Sequence[np.ndarray]) -> np.ndarray:
-        return combine(dissimilarities, self.view_weights_)
+    def joint(self, dissimilarities) -> np.ndarray:
+        """The final forest's input (n_new, n_train) or, with prototypes, (n_new, m), from per-view
+        (n_new, n_train) matrices or a :class:`mvlab.rfd.view_rows.ViewRows`."""
+        return combine(prototype_columns(dissimilarities, self.prototypes_), self.view_weights_)
 
-    def predict_proba(self, dissimilarities: Sequence[np.ndarray]) -> np.ndarray:
-        """Class probabilities (n_new, C) from per-view (n_new, n_train) matrices."""
+    def predict_proba(self, dissimilarities) -> np.ndarray:
+        """Class probabilities (n_new, C) from per-view (n_new, n_train) matrices (or a ViewRows)."""
         return self.forest_.predict_proba(self.joint(dissimilarities))
 
 
@@ -151,6 +197,17 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         ``"dvs"`` only: weigh each neighbour's evidence by ``1 - d`` (OLA and soft competences).
     dvs_max_subset_size : int or None, default=None
         ``"dvs"`` only: keep only view subsets of at most this size (None: all 2^Q - 1).
+    prototypes : "auto", "all", int or float, default="auto"
+        Columns of the final forests' dissimilarity space (docs/algorithms.md §A.10).  ``"all"``:
+        every training row (the paper's exact space, (n_train, n_train) matrices); an int ``m``
+        or a fraction of ``n_train``: ``m`` prototypes, the same in every view, and no
+        (n_train, n_train) matrix at all (rows are read in blocks; SWknn's and DVS's neighbours
+        stay exact over all training rows); ``"auto"``: ``"all"`` up to
+        :data:`mvlab.rfd.prototypes.PROTOTYPE_THRESHOLD` (10,000) training rows, else
+        :data:`mvlab.rfd.prototypes.DEFAULT_N_PROTOTYPES` (1,000) prototypes.
+    prototype_selection : {"stratified", "random", "kcentres"}, default="stratified"
+        How prototypes are drawn (:data:`mvlab.rfd.prototypes.PROTOTYPE_SELECTIONS`): at random
+        within classes in proportion to their sizes, at random, or by k-centres per class.
     random_state : int, RandomState or None
         Draws the seeds of the Q view forests and of the final forest; view forests do not
         depend on ``combination``, so equal seeds share view forests across combinations.
@@ -170,6 +227,16 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
     final_forest_ : RandomForestClassifier (static combinations; trained on encoded labels)
     combiner_ : the fitted combiner
     view_forest_set_ : ViewForests (reusable: ``fit(X, y, view_forests=clf.view_forest_set_)``)
+    prototypes_ : ndarray of int64 (m,) or None
+        Training rows used as prototypes (ascending); None = the exact space (every training row).
+    n_prototypes_ : int
+        Columns of the final forests' space (``n_train`` for the exact space).
+    prototype_note_ : str
+        One sentence for people: exact space, or how many prototypes, how chosen and why.
+
+    With prototypes, ``dissimilarities_`` are the views' (n_train, m) columns at the prototypes and
+    ``joint_dissimilarity_`` is (n_train, m); :meth:`transform_views` and
+    :meth:`predict_proba_from_dissimilarities` still speak of (n_new, n_train) matrices.
     """
 
     def __init__(
@@ -190,7 +257,11 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         dvs_neighbour_weights="uniform",
         random_state=None,
         n_jobs=None,
+        prototypes="auto",
+        prototype_selection="stratified",
     ):
+        self.prototypes = prototypes
+        self.prototype_selection = prototype_selection
         self.views = views
         self.combination = combination
         self.measure = measure
@@ -225,6 +296,9 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         "dvs_neighbour_weights": [StrOptions(set(NEIGHBOUR_WEIGHTS))],
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
+        "prototypes": [StrOptions({"auto", "all"}), Interval(numbers.Integral, 1, None, closed="left"),
+                       Interval(numbers.Real, 0.0, 1.0, closed="right")],
+        "prototype_selection": [StrOptions(set(PROTOTYPE_SELECTIONS))],
     }
 
     def _check_data_params(self, n_samples: int) -> None:
@@ -290,6 +364,8 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         if self.combination == "dvs":
             n_pool = n_candidates(len(views), self.dvs_max_subset_size)
             split = len(views) / (len(views) + n_pool)
+        m = resolve_prototypes(self.prototypes, X.shape[0])
+        sparse = resolve_measure(self.measure).supports_sparse()
         if view_forests is None:
             sub = scaled(progress, 0.0, split)
             view_forests = fit_view_forests(
@@ -300,23 +376,38 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
                 random_state=self.random_state,
                 n_jobs=self.n_jobs,
                 progress=sub,
+                dense_max_rows=0 if (m is not None and sparse) else None,
             )
         else:
             self._check_view_forests(view_forests, X, y, views)
-        combiner = self._make_combiner(int(view_forests.seeds[-1]))
+            if m is None and not view_forests.dense:
+                raise ValueError("prototypes='all' needs the view forests' (n_train, n_train) matrices, and these "
+                                 "view_forests were fitted without them (dense_max_rows); use prototypes "
+                                 "(a count or 'auto') or refit them with dense_max_rows=None.")
+        seed = int(view_forests.seeds[-1])
+        prototypes = None
+        if m is not None:
+            _report(progress, split, f"choosing {m} prototypes ({self.prototype_selection})")
+            prototypes = choose_prototypes(view_forests, m, self.prototype_selection, random_state=seed)
+        combiner = self._make_combiner(seed)
         stage = "candidate pool" if self.combination == "dvs" else "weights and final forest"
         _report(progress, split, f"combination {self.combination!r}: {stage}")
         if self.combination == "dvs":
             sub = scaled(progress, split, 1 - split)
-            combiner.fit(view_forests, progress=sub)
+            combiner.fit(view_forests, progress=sub, prototypes=prototypes)
         else:
-            combiner.fit(view_forests)
+            combiner.fit(view_forests, prototypes=prototypes)
+        self.prototypes_ = prototypes
+        self.n_prototypes_ = int(X.shape[0] if prototypes is None else prototypes.size)
+        reason = ("as asked (prototypes=" + repr(self.prototypes) + ")" if self.prototypes != "auto" else
+                  f"because there are more than {PROTOTYPE_THRESHOLD} training rows (prototypes='auto')")
+        self.prototype_note_ = describe_prototypes(prototypes, X.shape[0], self.prototype_selection, reason)
         self.classes_ = view_forests.classes
         self.views_ = view_forests.views
         self.view_names_ = view_forests.view_names
         self.view_forest_set_ = view_forests
         self.view_forests_ = view_forests.forests
-        self.dissimilarities_ = view_forests.dissimilarities
+        self.dissimilarities_ = combiner.view_dissimilarities_
         self.combiner_ = combiner
         self.view_weights_ = np.asarray(getattr(combiner, "view_weights_", np.full(len(views), 1.0 / len(views))))
         if isinstance(combiner, StaticCombiner):
@@ -340,7 +431,8 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- prediction
     def transform_views(self, X) -> list[np.ndarray]:
-        """Per-view dissimilarities to the training rows: Q arrays (n_new, n_train), float32."""
+        """Per-view dissimilarities to the training rows: Q arrays (n_new, n_train), float32 (dense even
+        with prototypes: mind ``n_new * n_train`` at large ``n_train``; prediction itself never builds them)."""
         check_is_fitted(self, "combiner_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self.view_forest_set_.transform(X, n_jobs=self.n_jobs)
@@ -365,13 +457,25 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         proba = self.predict_proba_from_dissimilarities(dissimilarities)
         return self.classes_[np.argmax(proba, axis=1)]
 
+    def _query(self, X):
+        """What the combiner reads for new rows: the (n_new, n_train) matrices (exact space) or, with
+        prototypes, a :class:`mvlab.rfd.view_rows.ViewRows` (rows in blocks, no (n_new, n_train) matrix)."""
+        if self.prototypes_ is None:
+            return self.transform_views(X)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return query_rows(self.view_forest_set_, X, n_jobs=self.n_jobs)
+
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities, shape (n_new, C), columns ordered as ``classes_``."""
-        return self.predict_proba_from_dissimilarities(self.transform_views(X))
+        check_is_fitted(self, "combiner_")
+        if self.prototypes_ is None:
+            return self.predict_proba_from_dissimilarities(self.transform_views(X))
+        return self.combiner_.predict_proba(self._query(X))
 
     def predict(self, X) -> np.ndarray:
         """Predicted labels, shape (n_new,)."""
-        return self.predict_from_dissimilarities(self.transform_views(X))
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def explain(self, X):
         """Per-instance explanation of the dynamic view selection (``combination="dvs"`` only).
@@ -394,4 +498,4 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "combiner_")
         if not hasattr(self.combiner_, "explain"):
             raise ValueError(f"explain() is only available for combination='dvs', not {self.combination!r}.")
-        return self.combiner_.explain(self.transform_views(X))
+        return self.combiner_.explain(self._query(X))

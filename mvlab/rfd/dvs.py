@@ -81,6 +81,7 @@ from mvlab.core.threads import split_workers
 from mvlab.rfd.competence_regions import candidate_regions
 from mvlab.rfd.explanation import DVSExplanation
 from mvlab.rfd.view_forests import ViewForests, combine
+from mvlab.rfd.view_rows import DenseViewRows, ViewRows, prototype_columns, subset_combo, train_rows
 
 __all__ = [
     "COMPETENCES",
@@ -458,7 +459,8 @@ class DVSCombiner(BaseEstimator):
                 f"competence cannot hold more neighbours than there are training instances; use k <= {n_train}."
             )
 
-    def fit(self, view_forests: ViewForests, progress: ProgressCallback = None):
+    def fit(self, view_forests: ViewForests, progress: ProgressCallback = None,
+            prototypes: Optional[np.ndarray] = None):
         """Grow the pool (§A.8 lines 1-6), the OOB-hit matrix, and replay the rules on the training rows.
 
         Parameters
@@ -467,6 +469,10 @@ class DVSCombiner(BaseEstimator):
             Training matrices ``D_q`` (each (n_train, n_train)) and encoded labels.
         progress : callable (fraction, message), optional
             Called from the calling thread after each candidate.
+        prototypes : ndarray of int (m,), optional
+            Ascending training rows whose columns the candidates see (docs/algorithms.md §A.10);
+            the training rows are then read in blocks and the regions of competence are still
+            the exact k nearest over all training rows (:mod:`mvlab.rfd.view_rows`).
 
         Returns
         -------
@@ -477,11 +483,11 @@ class DVSCombiner(BaseEstimator):
         DVSCostWarning
             When the pool has more than 1023 candidates (Q > 10 without ``max_subset_size``).
         """
-        Ds = [np.asarray(D) for D in view_forests.dissimilarities]
         y = np.asarray(view_forests.y, dtype=np.int64)
         n_train = y.shape[0]
-        Q = len(Ds)
+        Q = view_forests.n_views
         self._validate_params()
+        self.prototypes_ = None if prototypes is None else np.asarray(prototypes, dtype=np.int64)
         self._check_data_params(n_train)
         subsets = view_subsets(Q, self.max_subset_size)
         P = subsets.shape[0]
@@ -500,10 +506,25 @@ class DVSCombiner(BaseEstimator):
             seed = int(self.random_state)
         # Leave-one-out replay needs k neighbours among the n_train - 1 others.
         k_train = min(self.k, n_train - 1)
+        self._train_source = None
+        if self.prototypes_ is None:
+            Ds = [np.asarray(D) for D in view_forests.dissimilarities]
+            k_fit = k_train
+        else:  # candidates on the prototype columns; exact regions from the rows in blocks
+            self._train_source = train_rows(view_forests, self.n_jobs)
+            # one pass over the rows: the prototype columns and the regions the current rule needs
+            if k_train > 0:
+                combos = ([subset_combo(m) for m in subsets] if self.region == "candidate"
+                          else [subset_combo(np.ones(Q, dtype=bool))])
+                Ds, idx, dist = self._train_source.scan(self.prototypes_, combos, k_train, exclude_self=True)
+            else:
+                Ds = self._train_source.scan(self.prototypes_)[0]
+            k_fit = 0
+        self.view_dissimilarities_ = Ds
 
         outer, inner = split_workers(self.n_jobs, P)
         names = subset_names(subsets, view_forests.view_names)
-        args = (y, k_train, self.n_estimators, self.max_features, seed, inner)
+        args = (y, k_fit, self.n_estimators, self.max_features, seed, inner)
         _report(progress, 0.0, f"growing {P} DVS candidate forest(s) of {self.n_estimators} trees")
         results = []
         with warnings.catch_warnings():
@@ -532,12 +553,19 @@ class DVSCombiner(BaseEstimator):
         self.oob_true_proba_ = np.stack([r[4] for r in results], axis=1)
         self.oob_accuracies_ = self.oob_hits_.mean(axis=0)
         self._oob_predictions = np.stack([r[2] for r in results], axis=0)  # (P, n_train)
-        if k_train > 0:
+        self._k_train = k_train
+        if k_train > 0 and self.prototypes_ is None:
             self._train_regions = np.stack([r[3] for r in results], axis=0)  # (P, n_train, k_train)
             D_all = subset_dissimilarity(Ds, np.ones(Q, dtype=bool))
             self._train_shared = k_smallest_indices(D_all, k_train, exclude_diagonal=True)
             self._train_candidate_d = np.stack([r[5] for r in results], axis=0)
             self._train_shared_d = np.take_along_axis(D_all, self._train_shared, axis=1)
+        elif k_train > 0:  # the other rule's regions are computed when first needed (_fill_train_regions)
+            self._train_regions = self._train_candidate_d = self._train_shared = self._train_shared_d = None
+            if self.region == "candidate":
+                self._train_regions, self._train_candidate_d = idx, dist
+            else:
+                self._train_shared, self._train_shared_d = idx[0], dist[0]
         _report(progress, 0.96, "leave-one-out replay of the selection on the training instances")
         self._replay()
         _report(progress, 1.0, "DVS pool ready")
@@ -549,6 +577,7 @@ class DVSCombiner(BaseEstimator):
         sizes = subsets.sum(axis=1)
         self.priority_ = selection_priority(self.oob_accuracies_, sizes, self.tie_break)
         if hasattr(self, "_train_regions"):
+            self._fill_train_regions()
             if self.region == "shared":
                 regions = np.broadcast_to(self._train_shared, (P,) + self._train_shared.shape)
                 region_d = np.broadcast_to(self._train_shared_d, regions.shape)
@@ -563,6 +592,22 @@ class DVSCombiner(BaseEstimator):
         self.train_selection_ = chosen
         share = subsets / sizes[:, None]  # (P, Q): weight of view q in candidate c
         self.view_weights_ = (votes @ share).mean(axis=0)
+
+    def _fill_train_regions(self) -> None:
+        """With prototypes: the leave-one-out training regions the current ``region`` rule needs,
+        searched in the training rows by blocks (exact, lowest index on ties), once."""
+        if self.__dict__.get("_train_source") is None:
+            return
+        if self.region == "shared" and self._train_shared is None:
+            _, idx, dist = self._train_source.scan(None, [self._all_views_combo()], self._k_train, exclude_self=True)
+            self._train_shared, self._train_shared_d = idx[0], dist[0]
+        if self.region == "candidate" and self._train_regions is None:
+            combos = [subset_combo(m) for m in self.subsets_]
+            _, self._train_regions, self._train_candidate_d = self._train_source.scan(
+                None, combos, self._k_train, exclude_self=True)
+
+    def _all_views_combo(self):
+        return subset_combo(np.ones(self.subsets_.shape[1], dtype=bool))
 
     def with_rules(self, **rules) -> "DVSCombiner":
         """The same fitted pool under other rules (``competence``, ``region``, ``tie_break``,
@@ -625,6 +670,26 @@ class DVSCombiner(BaseEstimator):
         """Selection (§A.8 line 12): :func:`select_candidates` with ``priority_``."""
         return select_candidates(comp, self.priority_, self.selection)
 
+    def _inputs(self, dissimilarities, need_d: bool):
+        """The candidates' inputs and, with prototypes, the regions: ``(Ds, pre)``.
+
+        Exact space: ``Ds`` are the checked (n, n_train) matrices and ``pre`` is None (regions are
+        searched in them).  With prototypes (a :class:`mvlab.rfd.view_rows.ViewRows`, or the
+        (n, n_train) matrices): ``Ds`` are the views' (n, m) prototype columns and ``pre`` the
+        regions (P, n, k) and their joint dissimilarities, exact over all training rows.
+        """
+        if getattr(self, "prototypes_", None) is None:  # also unfitted: _check_dissimilarities says so
+            return self._check_dissimilarities(dissimilarities), None
+        if not isinstance(dissimilarities, (ViewRows, DenseViewRows)):
+            dissimilarities = DenseViewRows(self._check_dissimilarities(dissimilarities))
+        P = self.subsets_.shape[0]
+        combos = ([subset_combo(m) for m in self.subsets_] if self.region == "candidate"
+                  else [self._all_views_combo()])
+        Ds, idx, dist = dissimilarities.scan(self.prototypes_, combos, self.k)
+        if self.region == "shared":
+            idx, dist = np.broadcast_to(idx[0], (P,) + idx.shape[1:]), np.broadcast_to(dist[0], (P,) + idx.shape[1:])
+        return Ds, (idx, dist)
+
     def _check_dissimilarities(self, dissimilarities) -> list[np.ndarray]:
         if not hasattr(self, "candidates_"):
             raise ValueError("this DVSCombiner is not fitted yet; call fit(view_forests) first.")
@@ -661,16 +726,17 @@ class DVSCombiner(BaseEstimator):
                                    regions.shape) if with_dissimilarities else None
         return regions, region_d
 
-    def _regions_and_competence(self, Ds: list[np.ndarray], with_dissimilarities: bool):
+    def _regions_and_competence(self, Ds: list[np.ndarray], with_dissimilarities: bool, pre=None):
         """§A.8 lines 9-11 for all instances at once, never a loop over instances.
 
+        ``pre``: regions and their dissimilarities already found (prototype path, :meth:`_inputs`).
         Returns regions (P, n, k), their dissimilarities (P, n, k) or None, the candidates'
         probabilities (P, n, C) when LCA or KNORA-U needed all of them (else None) and
         competence (n, P).
         """
         n = Ds[0].shape[0]
         need_d = with_dissimilarities or self.neighbour_weights == "similarity"
-        regions, region_d = self._regions(Ds, need_d)
+        regions, region_d = self._regions(Ds, need_d) if pre is None else pre
         probas = None
         if self.competence == "lca" or self.selection == "knora-u":  # every candidate's prediction for x
             probas = np.empty((len(self.candidates_), n, len(self.classes_)))
@@ -687,9 +753,9 @@ class DVSCombiner(BaseEstimator):
         return self.candidates_[c].predict_proba(subset_dissimilarity([D[rows] for D in Ds], self.subsets_[c]))
 
     def _evaluate(self, dissimilarities, explain: bool):
-        Ds = self._check_dissimilarities(dissimilarities)
+        Ds, pre = self._inputs(dissimilarities, explain)
         n, k, C = Ds[0].shape[0], self.k, len(self.classes_)
-        regions, region_d, probas, comp = self._regions_and_competence(Ds, explain)
+        regions, region_d, probas, comp = self._regions_and_competence(Ds, explain, pre)
         chosen, members, votes = self._select(comp)  # line 12
         proba = np.zeros((n, C))
         chosen_proba = np.zeros((n, C))
@@ -738,8 +804,8 @@ class DVSCombiner(BaseEstimator):
         -------
         ndarray of float64, shape (n_new, P)
         """
-        Ds = self._check_dissimilarities(dissimilarities)
-        return self._regions_and_competence(Ds, with_dissimilarities=False)[3]
+        Ds, pre = self._inputs(dissimilarities, False)
+        return self._regions_and_competence(Ds, False, pre)[3]
 
     def predict_proba(self, dissimilarities: Sequence[np.ndarray]) -> np.ndarray:
         """Class probabilities (n_new, C) from per-view (n_new, n_train) matrices (§A.8 lines 7-13).
@@ -780,6 +846,8 @@ class DVSCombiner(BaseEstimator):
             A row's subset is empty or not in the pool (``max_subset_size``).
         """
         Ds = self._check_dissimilarities(dissimilarities)
+        if self.prototypes_ is not None:
+            Ds = prototype_columns(Ds, self.prototypes_)
         views = np.asarray(views, dtype=bool)
         if views.shape != (Ds[0].shape[0], self.subsets_.shape[1]):
             raise ValueError(f"views must have shape {(Ds[0].shape[0], self.subsets_.shape[1])}, got {views.shape}.")

@@ -19,7 +19,7 @@ from mvlab.core.progress import ProgressCallback
 from mvlab.core.progress import report as _report
 from mvlab.core.threads import split_workers, worker_count
 from mvlab.core.views import check_views
-from mvlab.forest.dissimilarity import ForestDissimilarity
+from mvlab.forest.dissimilarity import DENSE_MAX_ROWS, ForestDissimilarity
 
 __all__ = ["ViewForests", "fit_view_forests", "combine"]
 
@@ -51,10 +51,20 @@ class ViewForests:
         self.views = list(views)
         self.view_names = list(view_names)
         self.forests = list(forests)
-        self.dissimilarities = [f.train_dissimilarity_ for f in self.forests]
         self.y = np.asarray(y)
         self.classes = np.asarray(classes)
         self.seeds = np.asarray(seeds)
+
+    @property
+    def dissimilarities(self) -> list[np.ndarray]:
+        """``D_q`` (n_train, n_train) of every view; a ``ValueError`` above the forests'
+        ``dense_max_rows`` (use :class:`mvlab.rfd.view_rows.ViewRows` there)."""
+        return [f.train_dissimilarity_ for f in self.forests]
+
+    @property
+    def dense(self) -> bool:
+        """Whether every view forest built its (n_train, n_train) matrix."""
+        return all(f.dense_ for f in self.forests)
 
     @property
     def n_views(self) -> int:
@@ -101,6 +111,7 @@ def fit_view_forests(
     random_state=None,
     n_jobs=None,
     progress: ProgressCallback = None,
+    dense_max_rows=DENSE_MAX_ROWS,
 ) -> ViewForests:
     """Fit one :class:`ForestDissimilarity` per view, in parallel over views (threads).
 
@@ -122,6 +133,8 @@ def fit_view_forests(
         Total threads: views run in parallel, each forest gets the remaining share.
     progress : callable (fraction, message), optional
         Called from the calling thread each time a view is done.
+    dense_max_rows : int or None
+        Passed to every :class:`ForestDissimilarity`: above it no (n_train, n_train) matrix.
 
     Returns
     -------
@@ -140,6 +153,7 @@ def fit_view_forests(
             max_features=max_features,
             random_state=int(seeds[q]),
             n_jobs=inner,
+            dense_max_rows=dense_max_rows,
         )
         for q in range(len(views))
     ]
@@ -163,7 +177,22 @@ def fit_view_forests(
 def combine(dissimilarities: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
     """Joint dissimilarity ``D = sum_q w_q D_q`` (§A.6 step 2), float32, same shape as each D_q."""
     weights = np.asarray(weights, dtype=np.float64)
-    out = np.zeros(np.shape(dissimilarities[0]), dtype=np.float64)
-    for wq, D in zip(weights, dissimilarities):
-        out += wq * np.asarray(D, dtype=np.float64)
-    return out.astype(np.float32)
+    shape = np.shape(dissimilarities[0])
+    if len(shape) != 2:
+        out = np.zeros(shape, dtype=np.float64)
+        for wq, D in zip(weights, dissimilarities):
+            out += wq * np.asarray(D, dtype=np.float64)
+        return out.astype(np.float32)
+    # by blocks of rows: the same float64 operations per element, without an (n, n_cols) float64 temporary
+    result = np.empty(shape, dtype=np.float32)
+    step = max(1, _COMBINE_BLOCK // max(shape[1], 1))
+    for a in range(0, shape[0], step):
+        out = np.zeros((min(step, shape[0] - a), shape[1]), dtype=np.float64)
+        for wq, D in zip(weights, dissimilarities):
+            out += wq * np.asarray(D[a:a + step], dtype=np.float64)
+        result[a:a + step] = out
+    return result
+
+
+_COMBINE_BLOCK = 1 << 21
+"""Elements per block of :func:`combine` (16 MB of float64)."""

@@ -20,6 +20,9 @@ __all__ = [
     "STATIC_COMBINATIONS",
     "ALIGNMENT_NORMALIZATIONS",
     "knn_loo_accuracy",
+    "knn_accuracy_from_neighbours",
+    "swknn_weights_from_neighbours",
+    "alignment_weights_from_rows",
     "swknn_weights",
     "kernel_alignment",
     "alignment_weights",
@@ -57,6 +60,50 @@ def knn_loo_accuracy(D: np.ndarray, y: np.ndarray, k: int) -> float:
     Y[np.arange(len(y)), y] = 1.0
     votes = mask.astype(np.float64) @ Y
     return float(np.mean(votes.argmax(axis=1) == y))
+
+
+def knn_accuracy_from_neighbours(neighbours: np.ndarray, y: np.ndarray) -> float:
+    """kNN accuracy from the neighbours of every row (n, k): majority vote of their labels, vote
+    ties to the lowest class index; equals :func:`knn_loo_accuracy` when ``neighbours`` are the
+    leave-one-out ``k_smallest_indices`` of ``D`` (the blocked path of SWknn, §A.7.1)."""
+    y = np.asarray(y)
+    n, C = len(y), int(y.max()) + 1
+    votes = np.zeros((n, C), dtype=np.int64)
+    np.add.at(votes, (np.repeat(np.arange(n), neighbours.shape[1]), y[neighbours].ravel()), 1)
+    return float(np.mean(votes.argmax(axis=1) == y))
+
+
+def swknn_weights_from_neighbours(neighbours, y: np.ndarray) -> np.ndarray:
+    """SWknn (§A.7.1) from each view's leave-one-out neighbours (Q arrays (n, k)), as :func:`swknn_weights`."""
+    return _normalize([knn_accuracy_from_neighbours(nb, y) for nb in neighbours])
+
+
+def alignment_weights_from_rows(rows, y: np.ndarray, normalization: str = "softmax") -> np.ndarray:
+    """:func:`alignment_weights` from the training rows in blocks (:class:`mvlab.rfd.view_rows.ViewRows`),
+    never an (n, n) kernel: ``K = 1 - D`` is 0 outside the stored entries (background 1).  The same
+    sums as the dense path, added in another order (equal to rounding)."""
+    if normalization not in ALIGNMENT_NORMALIZATIONS:
+        raise ValueError(f"normalization must be one of {ALIGNMENT_NORMALIZATIONS}, got {normalization!r}.")
+    y = np.asarray(y)
+    parts: dict[int, np.ndarray] = {}
+
+    def block(b, sparse) -> None:
+        out = np.zeros((len(sparse), 3))
+        for q, s in enumerate(sparse):
+            if s.background != 1.0:
+                raise ValueError("kernel alignment from blocks needs dissimilarities with background 1.")
+            K = 1.0 - s.values.astype(np.float64)
+            same = y[b.start + s.row_index()] == y[s.cols]
+            out[q] = (K[same].sum(), K.sum(), np.dot(K, K))
+        parts[b.start] = out
+
+    rows.map_blocks(block)
+    sums = sum(parts[key] for key in sorted(parts))
+    A = np.array([_alignment_from_sums(same, total, kk, y) for same, total, kk in sums])
+    if normalization == "softmax":
+        e = np.exp(A - A.max())
+        return e / e.sum()
+    return _normalize(np.maximum(A, 0.0))
 
 
 def _normalize(a: np.ndarray) -> np.ndarray:
@@ -100,11 +147,17 @@ def kernel_alignment(K: np.ndarray, y: np.ndarray) -> float:
     Y[np.arange(n), y] = 1.0
     same = float(np.sum(Y * (K @ Y)))
     total = float(K.sum())
+    return _alignment_from_sums(same, total, float(np.sum(K * K)), y)
+
+
+def _alignment_from_sums(same: float, total: float, kk: float, y: np.ndarray) -> float:
+    """``A(K, K*)`` from ``sum_{y_i = y_j} K_ij``, ``sum K_ij`` and ``sum K_ij^2`` (§A.7.2)."""
+    n = len(y)
+    C = int(y.max()) + 1
     c = 1.0 / (C - 1)
     kk_star = same - c * (total - same)
     n_same = float(np.sum(np.bincount(y, minlength=C).astype(np.float64) ** 2))
     star_star = n_same + c * c * (n * n - n_same)
-    kk = float(np.sum(K * K))
     if kk <= 0:
         return 0.0
     return kk_star / np.sqrt(kk * star_star)
@@ -141,9 +194,11 @@ def static_view_weights(
     combination: str, view_forests: ViewForests, k: int = 7, alignment_normalization: str = "softmax"
 ) -> np.ndarray:
     """Weights of a static combination on precomputed view forests, shape (Q,), sum 1."""
-    Ds, y = view_forests.dissimilarities, view_forests.y
     if combination == "average":
-        return np.full(len(Ds), 1.0 / len(Ds))
+        return np.full(view_forests.n_views, 1.0 / view_forests.n_views)
+    if combination == "oob":
+        return oob_weights(view_forests.oob_accuracies)
+    Ds, y = view_forests.dissimilarities, view_forests.y
     if combination == "knn":
         return swknn_weights(Ds, y, k)
     if combination == "alignment":
