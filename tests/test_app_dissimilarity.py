@@ -57,3 +57,22 @@ def test_settings_that_cannot_work_give_a_message(app):
     app.button(key="dis_train").click().run()
     assert not app.exception, app.exception
     assert len(app.error) == 1 and "Training failed" in app.error[0].value
+
+
+def test_a_run_no_worker_can_hold_is_refused_before_train(app, monkeypatch):
+    """Issue #23: the estimated memory is said before Train; above a worker's memory the page refuses in
+    words with the largest sample that fits, and offers no Train button."""
+    from mvlab.ui import runs
+
+    open_page(app, "breast-cancer")
+    assert any("Estimated peak memory of this run: about" in c.value for c in app.caption)
+    assert not app.error and [b for b in app.button if b.key == "dis_train"]
+    from mvlab.datasets.bundled import load_dataset
+    from mvlab.experiments.settings import DissimilaritySettings
+
+    half = DissimilaritySettings(n_estimators=20).cost(load_dataset("breast-cancer"), 285).peak_bytes
+    monkeypatch.setattr(runs, "worker_memory", lambda: half)
+    app.run()
+    assert any(e.value.startswith("This run cannot start: these settings need about") and
+               "Use a sample of at most" in e.value for e in app.error), [e.value for e in app.error]
+    assert not [b for b in app.button if b.key == "dis_train"]

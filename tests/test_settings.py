@@ -108,3 +108,25 @@ def test_benchmark_names_a_dataset_with_too_many_views_for_dvs(monkeypatch):
     assert len(problems) == 1 and problems[0].startswith("digits: 12 views give 4095 DVS candidate forests")
     assert BenchmarkSettings(family="dissimilarity", datasets=("breast-cancer", "digits"),
                              methods=("average", "knn")).problems() == []
+
+
+def test_page_costs_refuse_what_no_worker_holds_and_name_the_sample_that_fits():
+    """Issue #23: the estimated memory of a page's run grows with the data; above a worker's memory, or above
+    the dense path's training rows, the settings say so with the largest sample that fits."""
+    from mvlab.datasets.synthetic import make_multiview_classification
+    from mvlab.experiments.settings import DissimilaritySettings, DVSSettings
+    from mvlab.forest.dissimilarity import DENSE_MAX_ROWS
+
+    small = make_multiview_classification(n_samples=400, n_views=3, n_features=5, random_state=0)
+    s = DissimilaritySettings()
+    assert s.cost(small, 200).peak_bytes < s.cost(small).peak_bytes < s.cost(small, 4000).peak_bytes
+    assert DVSSettings(source="sidebar").cost(small).peak_bytes > s.cost(small).peak_bytes  # the pool of forests
+    assert s.cost_problems(small, 8e9) == []
+    [problem] = s.cost_problems(small, s.cost(small, 300).peak_bytes)
+    assert problem.startswith("This run cannot start: these settings need about")
+    largest = int(problem.split("a sample of at most ")[1].split()[0])
+    assert 250 <= largest < 400 and s.cost(small, largest).peak_bytes <= s.cost(small, 300).peak_bytes
+    big = make_multiview_classification(n_samples=2 * DENSE_MAX_ROWS + 100, n_views=2, n_features=3, random_state=0)
+    [problem] = s.cost_problems(big, 1e12)
+    assert f"which it does up to {DENSE_MAX_ROWS} training rows" in problem
+    assert int(problem.split("a sample of at most ")[1].split()[0]) <= 2 * DENSE_MAX_ROWS

@@ -39,9 +39,11 @@ from mvlab.experiments.proximity_walk import proximity_walk
 from mvlab.experiments.siamese import run_siamese_experiment
 from mvlab.experiments.store import package_versions
 from mvlab.experiments.view_construction import CLASSIFIER_TITLES, CLASSIFIERS, METHODS, VIEW_CONSTRUCTION, k_sweep
+from mvlab.forest.dissimilarity import DENSE_MAX_ROWS
 from mvlab.forest.measures import MEASURES, measure_spec, resolve_measure
 from mvlab.rfd.baselines import BASELINES
 from mvlab.rfd.classifier import COMBINATIONS
+from mvlab.rfd.cost import estimate_cost
 from mvlab.rfd.dvs import check_pool_size
 from mvlab.rfd.weights import STATIC_COMBINATIONS
 from mvlab.siamese.pairs import max_train_pairs
@@ -226,6 +228,43 @@ class _MeasureChoice(ExperimentSettings):
         out.pop("w"), out.pop("kdn_k")
         return out
 
+    cost_combination: ClassVar[str] = "average"
+    """The combination whose cost stands for the page's run in :meth:`cost`."""
+
+    def cost(self, ds: MultiViewDataset, n_samples: int | None = None):
+        """The estimated memory and time of the page's run on ``ds`` (or on a sample of ``n_samples`` of its
+        rows): :func:`mvlab.rfd.cost.estimate_cost` of the exact path (the pages compute every n x n
+        matrix) for its split, views, trees and combination."""
+        s, data = self.effective(), self.data(ds) if hasattr(self, "data") else ds
+        n = data.n_samples if n_samples is None else n_samples
+        n_test = int(round(s.test_size * n))
+        return estimate_cost(n - n_test, n_test, data.n_views, data.n_features, s.n_estimators, self.cost_combination,
+                             measure=s.measure_object(), prototypes="all", n_classes=data.n_classes, k=s.k)
+
+    def cost_problems(self, ds: MultiViewDataset, limit_bytes: float) -> list[str]:
+        """What in the estimated cost stops the run on a worker with ``limit_bytes`` of memory, with the
+        largest sample that fits, in words naming the page's controls."""
+        s, data = self.effective(), self.data(ds) if hasattr(self, "data") else ds
+
+        def n_train(n: int) -> int:
+            return n - int(round(s.test_size * n))
+
+        def fits(n: int) -> bool:
+            return n_train(n) <= DENSE_MAX_ROWS and self.cost(ds, n).peak_bytes <= limit_bytes
+
+        if fits(data.n_samples):
+            return []
+        step = max(1, data.n_samples // 100)
+        largest = next((n for n in range(data.n_samples, 40, -step) if fits(n)), None)
+        sample = f" a sample of at most {largest} instances (the sidebar's instance count)," if largest else ""
+        if n_train(data.n_samples) > DENSE_MAX_ROWS:
+            why = (f"{data.name} gives {n_train(data.n_samples)} training rows, and this page computes every training "
+                   f"x training matrix, which it does up to {DENSE_MAX_ROWS} training rows")
+        else:
+            why = (f"these settings need about {self.cost(ds).peak_bytes / 1e9:.1f} GB of memory, more than a worker "
+                   f"of this server has ({limit_bytes / 1e9:.1f} GB)")
+        return [f"This run cannot start: {why}. Use{sample} fewer trees, or a larger test share."]
+
 
 @dataclass(frozen=True)
 class DissimilaritySettings(_MeasureChoice):
@@ -258,6 +297,7 @@ class DVSSettings(_MeasureChoice):
     """
 
     kind: ClassVar[str] = "dvs"
+    cost_combination: ClassVar[str] = "dvs"
     display_only: ClassVar[tuple[str, ...]] = ("show",)
     source: str = _opt("demo", options=("demo", "sidebar"))
     n_estimators: int = _opt(60, range=(3, 1000))

@@ -115,6 +115,20 @@ def shared(name: str, key, compute: Callable[[], T]) -> T:
     return value
 
 
+def worker_memory() -> float:
+    """The memory one run may use: the smallest worker's limit when the engine is up, else the
+    configured limit of the embedded workers."""
+    eng = engine()
+    if eng.ready():
+        try:
+            limits = [w["memory_limit"] for w in eng.server_status().workers if w["memory_limit"]]
+            if limits:
+                return float(min(limits))
+        except (OSError, ValueError):
+            pass
+    return float(eng.config.memory_per_worker())
+
+
 def engine() -> Engine:
     """The server's job engine (one per process, shared by every session: :mod:`mvlab.engine`)."""
     return shared_engine()
@@ -281,6 +295,11 @@ def checks(settings, ds: MultiViewDataset) -> None:
     """Before training, in words: what stops these settings on these data (``st.error``, and the
     page stops) and what will make the results weak (``st.warning``)."""
     problems = settings.problems(ds)
+    if hasattr(settings, "cost"):  # what the run will take, said before Train; refused when no worker can hold it
+        limit = worker_memory()
+        problems += settings.cost_problems(ds, limit)
+        st.caption(f"Estimated peak memory of this run: about {settings.cost(ds).peak_bytes / 1e9:.1f} GB "
+                   f"(a worker of this server has {limit / 1e9:.1f} GB).")
     for note in settings.notes(ds):
         st.warning(note)
     if problems:
