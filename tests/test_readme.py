@@ -10,7 +10,7 @@ def readme_blocks():
 
 
 def test_library_examples_run(tmp_path):
-    library, experiment, _ = readme_blocks()
+    library, _, experiment, _ = readme_blocks()
     shrink = {"n_estimators=512": "n_estimators=20", "n_estimators=100": "n_estimators=10",
               '"n_estimators": 100': '"n_estimators": 5', "RepeatedHoldout(10, 0.5)": "RepeatedHoldout(2, 0.5)",
               "ResultsStore()": f"ResultsStore({str(tmp_path / 'r.sqlite')!r})"}
@@ -25,7 +25,7 @@ def test_library_examples_run(tmp_path):
 
 
 def test_the_job_engine_example_runs(capsys):
-    code = readme_blocks()[2].replace('Engine()', 'Engine(EngineConfig(n_workers=1, dashboard=None))')
+    code = readme_blocks()[3].replace('Engine()', 'Engine(EngineConfig(n_workers=1, dashboard=None))')
     code = code.replace("import Engine, Request", "import Engine, EngineConfig, Request")
     exec(compile(code, "README.md", "exec"), {"__name__": "__main__"})
     assert capsys.readouterr().out.strip() == "finished 10.0"
@@ -44,6 +44,15 @@ def cited_sections():
     for m in cite.finditer((ROOT / "README.md").read_text()):
         for s in section.findall(m.group(1)):
             yield "README.md", s
+
+
+def test_the_cost_estimate_example_says_what_the_readme_says():
+    block = readme_blocks()[1]
+    namespace = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    said = re.search(r"est.describe\(\)\s+# '(.*)'", block).group(1)
+    assert namespace["est"].describe() == said
+    assert "more than the 4.0 GB available" in namespace["est"].problems(limit_bytes=4e9)[0]
 
 
 def test_cited_algorithm_sections_exist():
