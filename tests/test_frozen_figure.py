@@ -5,7 +5,7 @@ import plotly.io
 import plotly.tools
 
 from mvlab.viz import dissimilarity_figures
-from mvlab.viz.frozen import FrozenFigure
+from mvlab.viz.frozen import FrozenFigure, freeze
 
 
 def figure():
@@ -14,8 +14,8 @@ def figure():
 
 
 def test_frozen_figure_has_the_json_of_the_figure_itself():
-    fig = figure()
-    frozen = FrozenFigure(fig)
+    fig, frozen = figure(), freeze(figure())
+    assert isinstance(frozen, FrozenFigure)
     assert plotly.io.to_json(frozen) == plotly.io.to_json(fig)
     assert frozen.to_dict() == fig.to_dict()
     # what st.plotly_chart sends (its own dict of the figure, then JSON without validation)
@@ -25,7 +25,8 @@ def test_frozen_figure_has_the_json_of_the_figure_itself():
 
 
 def test_frozen_figure_encodes_once_and_is_shared_not_copied():
-    frozen = FrozenFigure(figure())
-    assert frozen.to_dict() is frozen.to_dict()
+    fig = figure()
+    frozen = freeze(fig)
+    assert frozen is fig and freeze(frozen) is frozen and frozen.to_dict() is frozen.to_dict()
     plotly.io.to_json(frozen)  # plotly's own pass over the dict (it drops trace uids) changes nothing
-    assert frozen.to_dict() == FrozenFigure(figure()).to_dict()
+    assert frozen.to_dict() == figure().to_dict()

@@ -25,7 +25,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.engine import Engine, JobStatus, Request, RunRecord, shared_engine
 from mvlab.experiments.store import ResultsStore
-from mvlab.viz.frozen import FrozenFigure
+from mvlab.viz.frozen import FrozenFigure, freeze
 
 T = TypeVar("T")
 _CACHE = "_results"
@@ -141,7 +141,7 @@ def shared_figure(name: str, key, build: Callable[[], go.Figure]) -> FrozenFigur
     """The figure ``build()`` once per server for this ``name`` and ``key`` (:func:`shared`),
     frozen (:class:`mvlab.viz.frozen.FrozenFigure`): the sessions that draw it share its wire form
     instead of encoding its arrays again, each one."""
-    return shared(name, key, lambda: FrozenFigure(build()))
+    return shared(name, key, lambda: freeze(build()))
 
 
 def engine() -> Engine:

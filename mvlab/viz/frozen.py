@@ -10,17 +10,24 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-__all__ = ["FrozenFigure"]
+__all__ = ["FrozenFigure", "freeze"]
 
 
 class FrozenFigure(go.Figure):
-    """``figure`` whose dict form (``figure.to_dict()``: arrays already encoded) is computed once;
-    :meth:`to_dict` returns that dict itself, not a copy.  Its JSON (``plotly.io.to_json``) is
-    the figure's own.  Never change a frozen figure or its dict: sessions share them."""
+    """A figure whose dict form (arrays already encoded) was computed once, by :func:`freeze`:
+    :meth:`to_dict` returns that dict itself, not a copy.  Never change a frozen figure or its
+    dict: sessions share them."""
 
-    def __init__(self, figure: go.Figure):
-        super().__init__(figure)
-        self._frozen = figure.to_dict()
+    _frozen: dict
 
     def to_dict(self) -> dict:
         return self._frozen
+
+
+def freeze(figure: go.Figure) -> FrozenFigure:
+    """``figure`` itself, frozen: its dict form computed now and kept (no copy of the figure,
+    which would validate it all again); its JSON (``plotly.io.to_json``) is unchanged."""
+    if not isinstance(figure, FrozenFigure):
+        figure._frozen = figure.to_dict()
+        figure.__class__ = FrozenFigure
+    return figure
