@@ -134,12 +134,12 @@ def dissimilarity_heatmap(
     col_labels = row_labels if square else np.asarray(col_labels).astype(str)
     Z, r_labels, c_labels, b, note = _reduced(D, row_labels, col_labels, square, max_size, reduce, random_state)
     n_rows, n_cols = Z.shape
-    fig = go.Figure(go.Heatmap(
+    traces = [go.Heatmap(
         z=Z, x0=0, dx=1, y0=0, dy=1, colorscale="Viridis", zmin=0, zmax=zmax,
         colorbar=dict(title=dict(text="dissimilarity", side="right")),
         hovertemplate=("row %{y} · column %{x}" + (f" (blocks of {b}×{b})" if b > 1 else "")
                        + "<br>dissimilarity %{z:.3f}<extra></extra>"),
-    ))
+    )]
     r_edges, r_mid, r_names = _class_blocks(r_labels, b)
     c_edges, c_mid, c_names = _class_blocks(c_labels, b)
     xs, ys = [], []
@@ -150,19 +150,21 @@ def dissimilarity_heatmap(
         xs += [e, e, None]
         ys += [-0.5, n_rows - 0.5, None]
     if xs:
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=WHITE, width=1), hoverinfo="skip",
+        traces.append(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=WHITE, width=1), hoverinfo="skip",
                                  showlegend=False))
     yt, yn = _thin(r_mid, r_names, max_class_labels)
     xt, xn = _thin(c_mid, c_names, max_class_labels)
     every = "" if len(r_names) <= max_class_labels else f", every {math.ceil(len(r_names) / max_class_labels)}th named"
-    fig.update_yaxes(autorange="reversed", tickvals=yt, ticktext=yn, range=[n_rows - 0.5, -0.5],
-                     title_text=f"instances, by class{every}", showgrid=False, zeroline=False, automargin=True)
-    fig.update_xaxes(tickvals=xt, ticktext=xn, range=[-0.5, n_cols - 0.5], tickangle=-45 if len(xn) > 8 else 0,
-                     title_text=f"training instances, by class{every}", showgrid=False, zeroline=False,
-                     automargin=True)
-    fig.update_layout(title=dict(text=title, subtitle=dict(text=note)), height=500,
-                      margin=dict(t=70 if note else 60, b=40, l=50, r=20))
-    return fig
+    axis = dict(showgrid=False, zeroline=False, automargin=True)
+    # one layout, validated once (each update_* call parses and validates again: most of the build time)
+    layout = dict(
+        yaxis=dict(autorange="reversed", tickvals=yt, ticktext=yn, range=[n_rows - 0.5, -0.5],
+                   title=dict(text=f"instances, by class{every}"), **axis),
+        xaxis=dict(tickvals=xt, ticktext=xn, range=[-0.5, n_cols - 0.5], tickangle=-45 if len(xn) > 8 else 0,
+                   title=dict(text=f"training instances, by class{every}"), **axis),
+        title=dict(text=title, subtitle=dict(text=note)), height=500,
+        margin=dict(t=70 if note else 60, b=40, l=50, r=20))
+    return go.Figure(data=traces, layout=layout)
 
 
 def view_weights(weights: Mapping[str, Sequence[float]], view_names: Sequence[str],
