@@ -110,14 +110,15 @@ def test_identical_requests_compute_once_and_a_stop_detaches_only_that_session(e
 
 
 def test_the_worker_packs_the_stored_artifact_and_a_result_it_cannot_pack_is_still_shown(engine, store):
-    job = engine.submit(request(steps, (1, 0.0, 0.5), store), "dee")
+    # their own kind: these instant runs must not teach the engine that "test" runs take no time
+    job = engine.submit(request(steps, (1, 0.0, 0.5), store, kind="pack"), "dee")
     assert engine.wait(job, timeout=60)
     packed = engine.outcome(job).artifact
     assert packed == Rows(0.5).to_npz()  # packed in the worker, as the web server would have
     assert store.artifact(store.runs().loc[0, "run_id"], "result") == packed
-    unrecorded = engine.submit(request(steps, (1, 0.0, 0.5)), "dee")
+    unrecorded = engine.submit(request(steps, (1, 0.0, 0.5), kind="pack"), "dee")
     assert engine.wait(unrecorded, timeout=60) and engine.outcome(unrecorded).artifact is None
-    bad = engine.submit(request(unpackable, 0.25, store), "dee")
+    bad = engine.submit(request(unpackable, 0.25, store, kind="pack"), "dee")
     assert engine.wait(bad, timeout=60)
     status = engine.status(bad)
     assert status.state == "finished" and "could not be saved" in status.error and "cannot be packed" in status.error
