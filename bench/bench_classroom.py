@@ -79,18 +79,46 @@ class MemoryPeak:
         self._thread.join()
 
 
-def other_cpu_seconds() -> float:
-    """CPU seconds so far of every process outside this bench's own tree (its server, workers, browser)."""
-    mine = {os.getpid()} | {p.pid for p in psutil.Process().children(recursive=True)}
-    total = 0.0
-    for p in psutil.process_iter():
-        if p.pid not in mine:
-            try:
-                times = p.cpu_times()
-                total += times.user + times.system
-            except psutil.Error:
-                continue
-    return total
+class OtherWork:
+    """The CPU (in cores) that processes outside this bench's own tree (its server, workers, browser)
+    take meanwhile: every 0.5 s, the CPU each such process gained since the last look, a new
+    process counted from its start (short-lived processes of other users count too)."""
+
+    def __init__(self):
+        self.seconds, self._stop = 0.0, threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    @staticmethod
+    def _snapshot() -> dict:
+        mine = {os.getpid()} | {p.pid for p in psutil.Process().children(recursive=True)}
+        seen = {}
+        for p in psutil.process_iter(["create_time", "cpu_times"]):
+            times = p.info["cpu_times"]
+            if p.pid not in mine and times is not None:
+                seen[p.pid] = (p.info["create_time"], times.user + times.system)
+        return seen
+
+    def _sample(self):
+        last, since = self._snapshot(), time.time()
+        while not self._stop.wait(0.5):
+            now = self._snapshot()
+            for pid, (created, cpu) in now.items():
+                before = last.get(pid)
+                if before is not None and before[0] == created:
+                    self.seconds += cpu - before[1]
+                elif created >= since - 0.5:  # started since the last look
+                    self.seconds += cpu
+            last, since = now, time.time()
+
+    def __enter__(self):
+        self._start = time.perf_counter()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.cores = self.seconds / (time.perf_counter() - self._start)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -185,12 +213,11 @@ def main() -> int:
         round_of(url, [1])  # warm-up: imports, the engine's workers
         pid = server_pid(url)
         idle_open = time_to_open(browser, url)
-        others, start = other_cpu_seconds(), time.perf_counter()
-        alone = statistics.median(round_of(url, [next(seeds)])["times"][0] for _ in range(3))
-        others = (other_cpu_seconds() - others) / (time.perf_counter() - start)
+        with OtherWork() as others:
+            alone = statistics.median(round_of(url, [next(seeds)])["times"][0] for _ in range(3))
         print(f"One student alone: {alone:.2f} s from Train to the result page (median of 3; other work on the "
-              f"machine meanwhile: {others:.2f} cores); {workers} workers; a page opens in {idle_open:.1f} s in a "
-              "browser on the idle server.\n")
+              f"machine meanwhile: {others.cores:.2f} cores); {workers} workers; a page opens in {idle_open:.1f} s "
+              "in a browser on the idle server.\n")
         print("| students | settings | completed | failed | p50 / alone | p95 / alone | p95 / ideal | target "
               "| server CPU / student | server memory peak | page opens under load | other work on the machine |")
         print("|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -198,11 +225,10 @@ def main() -> int:
         for s in sizes:
             for kind in ("distinct", "identical"):
                 group = [next(seeds) for _ in range(s)] if kind == "distinct" else [next(seeds)] * s
-                cpu, others, start = cpu_seconds(pid), other_cpu_seconds(), time.perf_counter()
-                with MemoryPeak(pid) as memory:
+                cpu = cpu_seconds(pid)
+                with MemoryPeak(pid) as memory, OtherWork() as others:
                     out = round_of(url, group)
                 cpu = cpu_seconds(pid) - cpu
-                others = (other_cpu_seconds() - others) / (time.perf_counter() - start)
                 again = [next(seeds) for _ in range(s)] if kind == "distinct" else [next(seeds)] * s
                 out["open"] = round_of(url, again, browser)["open"]  # the same load, another round: see above
                 ideal = alone * s / workers if kind == "distinct" else alone
@@ -213,8 +239,8 @@ def main() -> int:
                 target = f"p95 <= {limit}x {'ideal' if kind == 'distinct' else 'alone'}, page < 3 s"
                 print(f"| {s} | {kind} | {out['completed']} | {out['failed']} | {p50 / alone:.2f} | "
                       f"{p95 / alone:.2f} | {p95 / ideal:.2f} | {target}: {'met' if met else 'NOT met'} | "
-                      f"{cpu / s:.2f} s | {memory.peak / 1e9:.2f} GB | {out['open']:.1f} s | {others:.2f} cores |",
-                      flush=True)
+                      f"{cpu / s:.2f} s | {memory.peak / 1e9:.2f} GB | {out['open']:.1f} s | "
+                      f"{others.cores:.2f} cores |", flush=True)
                 if out["why"]:
                     print(f"failures, e.g.: {out['why']}")
         browser.close()
