@@ -141,7 +141,7 @@ def heatmap_draw(page) -> dict:
     out = {}
     for n_classes in (3, 100):
         labels = np.repeat([f"class {c}" for c in range(n_classes)], 300 // n_classes)
-        fig = json.loads(dissimilarity_figures.dissimilarity_heatmap(D, labels).to_json())
+        fig = json.loads(dissimilarity_figures.dissimilarity_heatmap(D, labels, max_size=300).to_json())
         times = []
         for _ in range(5):
             ms = page.evaluate("""async (fig) => {

@@ -66,9 +66,9 @@ st.success(f"{ds.name}: {n_train} training and {n_test} test instances, {len(res
            f"({result.seconds['view forests']:.1f} s).")
 key = runs.result_key(settings, ds)  # figures of a result are built once per server, shared by every session
 left, right = st.columns(2)
-left.plotly_chart(runs.shared("dis_accuracy", key, lambda: shared_figures.method_accuracy(result.accuracy)),
+left.plotly_chart(runs.shared_figure("dis_accuracy", key, lambda: shared_figures.method_accuracy(result.accuracy)),
                   key="dis_accuracy")
-right.plotly_chart(runs.shared("dis_weights", key,
+right.plotly_chart(runs.shared_figure("dis_weights", key,
                                lambda: dissimilarity_figures.view_weights(result.weights, result.view_names)),
                    key="dis_weights")
 st.dataframe(result.table().round(4), hide_index=True, width="stretch")
@@ -87,14 +87,14 @@ def heatmap(name):
 
 for tab, name in zip(tabs, names):
     with tab:
-        st.plotly_chart(runs.shared("dis_heatmap", [key, name], lambda name=name: heatmap(name)),
+        st.plotly_chart(runs.shared_figure("dis_heatmap", [key, name], lambda name=name: heatmap(name)),
                         key=f"dis_heat_{name}")
         if not name.startswith("joint"):
             q = result.view_names.index(name)
             st.caption(f"Out-of-bag accuracy of the {name} forest: {result.view_oob_accuracy[q]:.3f}")
 
 st.subheader("Map of the joint dissimilarity (classical MDS)")
-st.plotly_chart(runs.shared("dis_mds", key, lambda: shared_figures.view_projections(
+st.plotly_chart(runs.shared_figure("dis_mds", key, lambda: shared_figures.view_projections(
     {"joint (average)": mds_2d(result.joint_train("average"))}, labels_train, result.classes, columns=1,
     title="Training instances placed by their joint dissimilarity", axis_names=("axis 1", "axis 2"))), key="dis_mds")
 st.caption("Hover a point for its instance index (a row of the dataset) and class.")

@@ -47,6 +47,15 @@ def greedy(data, progress):
     return Rows(float(block[-1]))
 
 
+class Unpackable(Rows):
+    def to_npz(self):
+        raise ValueError("this result cannot be packed")
+
+
+def unpackable(data, progress):
+    return Unpackable(data)
+
+
 def failing(data, progress):
     raise ValueError("these settings do not suit these data")
 
@@ -98,6 +107,22 @@ def test_identical_requests_compute_once_and_a_stop_detaches_only_that_session(e
     assert len(runs) == 1 and runs.loc[0, "status"] == "finished"  # one run for three sessions
     assert store.results(runs.loc[0, "run_id"])["value"].tolist() == [0.75]
     assert store.typical_seconds("test") == [pytest.approx(engine.outcome(job).seconds)]
+
+
+def test_the_worker_packs_the_stored_artifact_and_a_result_it_cannot_pack_is_still_shown(engine, store):
+    # their own kind: these instant runs must not teach the engine that "test" runs take no time
+    job = engine.submit(request(steps, (1, 0.0, 0.5), store, kind="pack"), "dee")
+    assert engine.wait(job, timeout=60)
+    packed = engine.outcome(job).artifact
+    assert packed == Rows(0.5).to_npz()  # packed in the worker, as the web server would have
+    assert store.artifact(store.runs().loc[0, "run_id"], "result") == packed
+    unrecorded = engine.submit(request(steps, (1, 0.0, 0.5), kind="pack"), "dee")
+    assert engine.wait(unrecorded, timeout=60) and engine.outcome(unrecorded).artifact is None
+    bad = engine.submit(request(unpackable, 0.25, store, kind="pack"), "dee")
+    assert engine.wait(bad, timeout=60)
+    status = engine.status(bad)
+    assert status.state == "finished" and "could not be saved" in status.error and "cannot be packed" in status.error
+    assert engine.outcome(bad).result.value == 0.25 and engine.outcome(bad).artifact is None
 
 
 def test_the_last_waiter_stopping_ends_the_run_and_frees_its_worker(engine, store):

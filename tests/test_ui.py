@@ -117,6 +117,45 @@ def test_shared_values_are_computed_once_per_key_and_bounded():
     assert len(runs._SHARED) == runs.SHARED_SIZE
 
 
+def test_shared_value_asked_by_many_sessions_at_once_is_built_once():
+    import threading
+    import time
+
+    from mvlab.ui import runs
+
+    calls, got = [], []
+    start = threading.Barrier(6)
+
+    def build():
+        calls.append(1)
+        time.sleep(0.2)  # long enough for every other session to ask meanwhile
+        return {"figure": len(calls)}
+
+    def session():
+        start.wait()
+        got.append(runs.shared("test-herd", "k", build))
+
+    threads = [threading.Thread(target=session) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1 and len(got) == 6 and all(g is got[0] for g in got)
+
+
+def test_shared_value_whose_builder_fails_is_built_by_the_next_session():
+    import pytest
+
+    from mvlab.ui import runs
+
+    def broken():
+        raise RuntimeError("figure failed")
+
+    with pytest.raises(RuntimeError, match="figure failed"):
+        runs.shared("test-fail", "k", broken)
+    assert runs.shared("test-fail", "k", lambda: 7) == 7 and not runs._BUILDING
+
+
 def panel_script():
     import streamlit as st
 

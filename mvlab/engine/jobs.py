@@ -206,7 +206,8 @@ class Engine:
             # the data travel with the task (not scattered ahead): a task without dependencies waits in the
             # scheduler's queue, in submission order, until a worker is free, and leaves it at once on a Stop
             new.future = client.submit(execute, new.id, request.fn, request.data, self.config.run_threads(),
-                                       key=f"mvlab-{request.kind}-{new.id}", pure=False, retries=0)
+                                       new.run_id is not None, key=f"mvlab-{request.kind}-{new.id}", pure=False,
+                                       retries=0)
             new.future.add_done_callback(lambda _f, j=new: self._todo.put(("ended", j)))
         return job.id
 
@@ -397,7 +398,7 @@ class Engine:
             self._durations.setdefault(job.request.key, []).append(outcome.seconds)
             self._durations.setdefault(job.request.kind, []).append(outcome.seconds)
             job.fraction = 1.0
-        job.error = records.finish(job.request.record, job.run_id, outcome.result, outcome.seconds)
+        job.error = records.finish(job.request.record, job.run_id, outcome.result, outcome.seconds, outcome.artifact)
         self._end(job, "finished")
 
     def _end(self, job: Job, state: str) -> None:

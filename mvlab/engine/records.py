@@ -31,15 +31,17 @@ def update(record: RunRecord | None, run_id: str | None, method: str, *args, **k
         pass
 
 
-def finish(record: RunRecord | None, run_id: str | None, result, seconds: float) -> str | None:
-    """Store a finished run's rows (``result.result_rows()``) and artifact (``result.to_npz()``) and mark
-    it ``finished`` with its computing time; returns a message when the store refused it."""
+def finish(record: RunRecord | None, run_id: str | None, result, seconds: float,
+           artifact: bytes | None = None) -> str | None:
+    """Store a finished run's rows (``result.result_rows()``) and artifact (``artifact``, packed by
+    the worker, else ``result.to_npz()``) and mark it ``finished`` with its computing time; returns
+    a message when the store refused it."""
     if record is None or run_id is None:
         return None
     try:
         store = ResultsStore(record.store_path)
         store.add_results(run_id, result.result_rows())
-        store.put_artifact(run_id, "result", result.to_npz())
+        store.put_artifact(run_id, "result", artifact if artifact is not None else result.to_npz())
         store.finish_run(run_id, {"compute_seconds": seconds})
     except ValueError as exc:
         return f"The result is shown but could not be saved in the results store: {exc}"

@@ -47,11 +47,23 @@ def keep(key: str, default) -> dict:
     return {"key": key, "on_change": _remember, "args": (key,)}
 
 
-@st.cache_resource(show_spinner="Loading dataset…", max_entries=32)
+@st.cache_resource(show_spinner="Loading dataset…", max_entries=16)
+def _bundled_whole(name: str) -> MultiViewDataset:
+    return datasets.load_dataset(name)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _bundled_sample(name: str, n_samples: int, seed: int) -> MultiViewDataset:
+    return _bundled_whole(name).stratified_sample(n_samples, random_state=seed)
+
+
 def bundled_dataset(name: str, n_samples: int, seed: int) -> MultiViewDataset:
-    """A bundled dataset, or a stratified sample of it (datasets are immutable: safe to share)."""
-    ds = datasets.load_dataset(name)
-    return ds.stratified_sample(min(n_samples, ds.n_samples), random_state=seed)
+    """A bundled dataset, or a stratified sample of it (datasets are immutable: safe to share).
+
+    The whole dataset is read once per server, whatever the seed (a class on as many seeds as
+    students read the file once, not once per student)."""
+    ds = _bundled_whole(name)
+    return ds if n_samples >= ds.n_samples else _bundled_sample(name, n_samples, seed)
 
 
 @st.cache_resource(show_spinner="Generating data…", max_entries=32)

@@ -1,5 +1,6 @@
-"""Figures of the dissimilarity page: a class-grouped dissimilarity heatmap (block-averaged when large) and
-the view weights of each combination."""
+"""Figures of the dissimilarity page: a class-grouped dissimilarity heatmap (at most
+:data:`HEATMAP_MAX_SIZE` rows and columns drawn: block means or a class-stratified sample of a larger
+matrix, said on the figure) and the view weights of each combination."""
 
 from __future__ import annotations
 
@@ -12,7 +13,14 @@ from plotly.colors import qualitative
 
 from mvlab.viz.palette import REFERENCE_LINE, WHITE, nth_color
 
-__all__ = ["class_order", "block_average", "dissimilarity_heatmap", "view_weights"]
+__all__ = ["HEATMAP_MAX_SIZE", "class_order", "block_average", "stratified_rows", "dissimilarity_heatmap",
+           "view_weights"]
+
+HEATMAP_MAX_SIZE = 200
+"""Rows (and columns) a dissimilarity heatmap draws at most.  Its plot area is about 400 pixels
+high, so more rows share pixels and show nothing more, while the figure's data, sent to every
+browser that opens the page, grows with their square (a class of 30 opening a result of 284
+training rows received 0.6 MB per heatmap; 0.15 MB at this cap)."""
 
 
 def class_order(labels: Sequence[str]) -> np.ndarray:
@@ -38,6 +46,30 @@ def block_average(M: np.ndarray, max_size: int) -> tuple[np.ndarray, int]:
     return np.nanmean(blocks, axis=(1, 3)).astype(np.float32), b
 
 
+def stratified_rows(labels: Sequence[str], max_rows: int, random_state=0) -> np.ndarray:
+    """At most ``max_rows`` row indices drawn within each class in proportion to its size (every
+    class keeps at least one row, so a sample may exceed ``max_rows`` by fewer rows than there are
+    classes), in class-grouped order (:func:`class_order`), rows of a class in their original order.
+
+    All rows (class-grouped) when there are no more than ``max_rows``.  Returns indices (m,)."""
+    labels = np.asarray(labels).astype(str)
+    if max_rows < 1:
+        raise ValueError(f"max_rows must be at least 1, got {max_rows}.")
+    order = class_order(labels)
+    if len(labels) <= max_rows:
+        return order
+    rng = np.random.default_rng(random_state)
+    names, counts = np.unique(labels, return_counts=True)
+    quota = np.maximum(1, np.floor(counts * max_rows / len(labels)).astype(int))
+    rest = max_rows - quota.sum()  # the largest remainders take the rows left
+    if rest > 0:
+        remainders = counts * max_rows / len(labels) - np.floor(counts * max_rows / len(labels))
+        quota[np.argsort(-remainders, kind="stable")[:rest]] += 1
+    keep = [np.sort(rng.choice(np.flatnonzero(labels == name), size=q, replace=False))
+            for name, q in zip(names, np.minimum(quota, counts))]
+    return np.concatenate(keep)
+
+
 def _class_blocks(labels_in_order: np.ndarray, b: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Boundaries between classes (in cell units of a block-averaged axis), and the centre and name
     of every class block."""
@@ -53,39 +85,63 @@ def _thin(centres: np.ndarray, names: list[str], max_labels: int) -> tuple[list[
     return [float(c) for c in centres[::step]], names[::step]
 
 
+def _reduced(D: np.ndarray, row_labels: np.ndarray, col_labels: np.ndarray, square: bool, max_size: int,
+             reduce: str, random_state) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, str]:
+    """The class-grouped matrix as drawn: (Z, labels of its rows, of its columns, block side b, note)."""
+    if reduce == "sample":
+        rows = stratified_rows(row_labels, max_size, random_state)
+        cols = rows if square else stratified_rows(col_labels, max_size, random_state)
+        note = "" if len(rows) == D.shape[0] and len(cols) == D.shape[1] else (
+            f"drawn from a class-stratified sample of {len(rows):,} × {len(cols):,} of the "
+            f"{D.shape[0]:,} × {D.shape[1]:,} matrix")
+        return (np.asarray(D[np.ix_(rows, cols)], dtype=np.float32), row_labels[rows], col_labels[cols], 1, note)
+    if reduce != "block":
+        raise ValueError(f"reduce must be 'block' or 'sample', got {reduce!r}.")
+    r_order, c_order = class_order(row_labels), class_order(col_labels)
+    Z, b = block_average(D[np.ix_(r_order, c_order)], max_size)
+    note = "" if b == 1 else (f"drawn as {Z.shape[0]} × {Z.shape[1]} blocks of {b} × {b} of the "
+                              f"{D.shape[0]:,} × {D.shape[1]:,} matrix (block means)")
+    return Z, row_labels[r_order], col_labels[c_order], b, note
+
+
 def dissimilarity_heatmap(
     D: np.ndarray,
     row_labels: Sequence[str],
     col_labels: Sequence[str] | None = None,
     *,
     title: str = "Dissimilarity",
-    max_size: int = 400,
+    max_size: int = HEATMAP_MAX_SIZE,
+    reduce: str = "block",
+    random_state=0,
     zmax: float | None = 1.0,
     max_class_labels: int = 25,
 ) -> go.Figure:
-    """Heatmap of a dissimilarity matrix (rows: instances, columns: reference instances), rows and
-    columns grouped by class, every class block named on both axes and outlined.
+    """Heatmap of a dissimilarity matrix ``D`` (n, m) (rows: instances, columns: reference
+    instances), rows and columns grouped by class, every class block named on both axes and outlined.
 
-    Matrices larger than ``max_size`` on a side are block-averaged (float32) so a 2000 x 2000
-    matrix draws in about a second; the title says so.  The class boundaries are *one* line trace
-    whatever the number of classes (a shape per boundary made 100 classes draw 20 times slower);
-    with more than ``max_class_labels`` classes every few are named.  Hover gives the position of
-    the row and column in the class-grouped order and the value.  Exact values belong in downloads.
+    A matrix larger than ``max_size`` on a side is drawn reduced, and the figure's subtitle says
+    how: ``reduce="block"`` draws the means of b x b blocks of the class-grouped matrix (every cell
+    counts; b the smallest that fits), ``reduce="sample"`` the cells of a class-stratified sample
+    of ``max_size`` rows (:func:`stratified_rows`, ``random_state``; the same rows as columns when
+    ``col_labels`` is None), for matrices too large to average.  The class boundaries are *one*
+    line trace whatever the number of classes (a shape per boundary made 100 classes draw 20 times
+    slower); with more than ``max_class_labels`` classes every few are named.  Hover gives the
+    position of the row and column in the drawn order and the value.  Exact values belong in downloads.
     """
     D = np.asarray(D)
     row_labels = np.asarray(row_labels).astype(str)
-    col_labels = row_labels if col_labels is None else np.asarray(col_labels).astype(str)
-    r_order, c_order = class_order(row_labels), class_order(col_labels)
-    Z, b = block_average(D[np.ix_(r_order, c_order)], max_size)
+    square = col_labels is None
+    col_labels = row_labels if square else np.asarray(col_labels).astype(str)
+    Z, r_labels, c_labels, b, note = _reduced(D, row_labels, col_labels, square, max_size, reduce, random_state)
     n_rows, n_cols = Z.shape
-    fig = go.Figure(go.Heatmap(
+    traces = [go.Heatmap(
         z=Z, x0=0, dx=1, y0=0, dy=1, colorscale="Viridis", zmin=0, zmax=zmax,
         colorbar=dict(title=dict(text="dissimilarity", side="right")),
         hovertemplate=("row %{y} · column %{x}" + (f" (blocks of {b}×{b})" if b > 1 else "")
                        + "<br>dissimilarity %{z:.3f}<extra></extra>"),
-    ))
-    r_edges, r_mid, r_names = _class_blocks(row_labels[r_order], b)
-    c_edges, c_mid, c_names = _class_blocks(col_labels[c_order], b)
+    )]
+    r_edges, r_mid, r_names = _class_blocks(r_labels, b)
+    c_edges, c_mid, c_names = _class_blocks(c_labels, b)
     xs, ys = [], []
     for e in r_edges:
         xs += [-0.5, n_cols - 0.5, None]
@@ -94,19 +150,21 @@ def dissimilarity_heatmap(
         xs += [e, e, None]
         ys += [-0.5, n_rows - 0.5, None]
     if xs:
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=WHITE, width=1), hoverinfo="skip",
+        traces.append(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=WHITE, width=1), hoverinfo="skip",
                                  showlegend=False))
     yt, yn = _thin(r_mid, r_names, max_class_labels)
     xt, xn = _thin(c_mid, c_names, max_class_labels)
     every = "" if len(r_names) <= max_class_labels else f", every {math.ceil(len(r_names) / max_class_labels)}th named"
-    note = f" (block-averaged {b}×{b}: {D.shape[0]}×{D.shape[1]} → {n_rows}×{n_cols})" if b > 1 else ""
-    fig.update_yaxes(autorange="reversed", tickvals=yt, ticktext=yn, range=[n_rows - 0.5, -0.5],
-                     title_text=f"instances, by class{every}", showgrid=False, zeroline=False, automargin=True)
-    fig.update_xaxes(tickvals=xt, ticktext=xn, range=[-0.5, n_cols - 0.5], tickangle=-45 if len(xn) > 8 else 0,
-                     title_text=f"training instances, by class{every}", showgrid=False, zeroline=False,
-                     automargin=True)
-    fig.update_layout(title=title + note, height=500, margin=dict(t=60, b=40, l=50, r=20))
-    return fig
+    axis = dict(showgrid=False, zeroline=False, automargin=True)
+    # one layout, validated once (each update_* call parses and validates again: most of the build time)
+    layout = dict(
+        yaxis=dict(autorange="reversed", tickvals=yt, ticktext=yn, range=[n_rows - 0.5, -0.5],
+                   title=dict(text=f"instances, by class{every}"), **axis),
+        xaxis=dict(tickvals=xt, ticktext=xn, range=[-0.5, n_cols - 0.5], tickangle=-45 if len(xn) > 8 else 0,
+                   title=dict(text=f"training instances, by class{every}"), **axis),
+        title=dict(text=title, subtitle=dict(text=note)), height=500,
+        margin=dict(t=70 if note else 60, b=40, l=50, r=20))
+    return go.Figure(data=traces, layout=layout)
 
 
 def view_weights(weights: Mapping[str, Sequence[float]], view_names: Sequence[str],
