@@ -36,8 +36,7 @@ key = f"lesson_{lesson.id}_{place.step}"
 answered = ui.question(step, key, place.teacher)
 ctx = ui.step_result(step.run, f"lesson_run_{lesson.id}", place.step)
 if ctx is not None:
-    items = runs.shared("lesson_step", [lesson.id, place.step, runs.result_key(ctx.settings, ctx.data)],
-                        lambda: step.figures(ctx))
+    items = ui.step_items(step, ctx, [lesson.id, place.step, runs.result_key(ctx.settings, ctx.data)])
     if answered:
         ui.show_items(items, step, key, place.teacher)
         st.markdown(f":material/visibility: **What to notice.** {step.notice}")

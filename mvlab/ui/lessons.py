@@ -10,9 +10,10 @@ import streamlit as st
 from mvlab.lessons import LESSONS, Lesson, Step, StepContext, StepRun
 from mvlab.lessons.handout import render_handout
 from mvlab.ui import runs
+from mvlab.viz.frozen import freeze
 
-__all__ = ["Place", "place_from_address", "publish_place", "question", "teacher_style", "step_result", "show_items",
-           "handout_button"]
+__all__ = ["Place", "place_from_address", "publish_place", "question", "teacher_style", "step_result", "step_items",
+           "show_items", "handout_button"]
 
 TEACHER_FONT = 20
 """Font size (px) of figures in teacher mode (projector)."""
@@ -113,6 +114,13 @@ def step_result(run: StepRun, key: str, number: int):
         result = runs.train_button(run.settings, data, key, label=f"Computing step {number}", auto=True,
                                    button="Compute this step")
     return None if result is None else StepContext(result, data, run.settings)
+
+
+def step_items(step: Step, ctx: StepContext, key) -> list:
+    """The step's figures and tables, built once per server for this step and result (a class that opens
+    the step shares them), figures frozen (their wire form encoded once: :mod:`mvlab.viz.frozen`)."""
+    return runs.shared("lesson_step", key, lambda: [freeze(item) if isinstance(item, go.Figure) else item
+                                                     for item in step.figures(ctx)])
 
 
 def _larger(fig: go.Figure) -> go.Figure:
