@@ -78,8 +78,14 @@ def main() -> int:
             page.goto(f"{url}/lessons")  # the server's first page: imports and the engine's start
             page.wait_for_selector("h1", timeout=120_000)
             settle(page)
-            page.get_by_text("Server").click()  # a warm server: its job engine has started its workers
-            page.wait_for_selector("text=Runs go to", timeout=120_000)
+            for _ in range(60):  # a warm server: its job engine has started its workers (the panel says so)
+                page.locator("[data-testid=stExpander] summary", has_text="Server").click()
+                if page.get_by_text("Runs go to").count():
+                    break
+                page.wait_for_timeout(2000)
+                page.reload()
+                page.wait_for_selector("h1", timeout=120_000)
+                settle(page)
             page.wait_for_timeout(3000)
             rows = [row for lesson in LESSONS.values() for row in walk(page, url, lesson, contexts[lesson.id])]
     print("| lesson | step | open (s) | see (s) | open + see (s) |\n|---|---|---|---|---|")
