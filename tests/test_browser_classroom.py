@@ -100,7 +100,14 @@ def test_three_sessions_with_the_same_settings_share_one_run_and_one_stop_leaves
 def test_a_run_over_the_worker_memory_limit_says_so_and_the_other_run_finishes(browser, tmp_path):
     store = tmp_path / "results.sqlite"
     with running_app(store, MVLAB_WORKERS="2", MVLAB_WORKER_MEMORY="500MB", MVLAB_DASHBOARD="off") as url:
-        heavy = open_page(browser, f"{url}/dissimilarity?dataset=mfeat&n=2000&n_estimators=1000")
+        # a page with a cost estimate refuses such a run before Train (issue #23), naming what fits ...
+        refused = open_page(browser, f"{url}/dissimilarity?dataset=mfeat&n=2000&n_estimators=1000")
+        refused.locator("[data-testid=stAlert]", has_text="This run cannot start").wait_for(timeout=60_000)
+        assert refused.get_by_role("button", name="Train", exact=True).count() == 0
+        refused.context.close()
+        # ... and a run the estimate does not foresee (the Siamese cascades: 3 fold-models of 4 forests of
+        # 1,000 trees on 3,000 pairs of 1,298 features pass 0.7 GB within seconds) is stopped by its worker
+        heavy = open_page(browser, f"{url}/siamese?dataset=mfeat&n_pairs=3000&n_estimators=1000")
         light = open_page(browser, f"{url}/dissimilarity?dataset=breast-cancer&n=300&n_estimators=10")
         train(heavy)
         train(light)
