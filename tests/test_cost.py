@@ -2,8 +2,8 @@
 
 Each run is a fresh process (its peak resident memory is its own).  Memory must be within a factor of 2.5
 of the measured peak (it errs on the high side).  Time is compared as CPU time (the estimate's wall-clock
-seconds times its parallel speed-up), within a factor of 4: the machine is shared by several sessions, and under their load the
-wall-clock time of the same run varies up to 10x, while its CPU time varies far less.
+seconds times its parallel speed-up), within a factor of 4: the machine is shared by several sessions, and
+under their load the wall-clock time of the same run varies up to 10x, while its CPU time varies far less.
 """
 
 import json
