@@ -2,10 +2,10 @@
 
 import streamlit as st
 
+from mvlab.core.projection import pca_2d
 from mvlab.ui import links
 from mvlab.ui.state import sidebar
 from mvlab.viz import data_figures, shared_figures
-from mvlab.viz.projection import pca_2d
 
 ds = sidebar()
 links.publish()

@@ -5,13 +5,13 @@ import json
 import numpy as np
 import streamlit as st
 
+from mvlab.core.projection import mds_2d
 from mvlab.experiments.combinations import CombinationComparison
 from mvlab.experiments.settings import DissimilaritySettings
 from mvlab.forest.measures import MEASURES
 from mvlab.ui import links, runs, widgets
 from mvlab.ui.state import current_seed, set_kept, sidebar
 from mvlab.viz import dissimilarity_figures, shared_figures
-from mvlab.viz.projection import mds_2d
 
 ds = sidebar()
 seed = current_seed()

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from mvlab.core.projection import pca_project
 from mvlab.experiments.combinations import METHOD_TITLES, CombinationComparison
 from mvlab.experiments.settings import DVSSettings
 from mvlab.forest.measures import MEASURES
@@ -15,7 +16,6 @@ from mvlab.ui import links, runs, widgets
 from mvlab.ui.state import current_seed, keep, selected_point, set_kept, sidebar
 from mvlab.ui.tables import readable
 from mvlab.viz import dvs_figures, shared_figures
-from mvlab.viz.projection import pca_project
 
 ds = sidebar()
 seed = current_seed()

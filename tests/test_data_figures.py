@@ -2,10 +2,10 @@
 
 import numpy as np
 
+from mvlab.core.projection import pca_2d
 from mvlab.datasets.bundled import load_dataset
 from mvlab.datasets.synthetic import make_multiview_classification
 from mvlab.viz import data_figures, shared_figures
-from mvlab.viz.projection import pca_2d
 
 
 def test_figures_carry_the_data_they_are_given():

@@ -4,6 +4,7 @@ class-stratified sample) above its size cap."""
 import numpy as np
 import pytest
 
+from mvlab.core import sampling
 from mvlab.viz import dissimilarity_figures
 
 
@@ -21,7 +22,7 @@ def test_dissimilarity_heatmap_groups_by_class_and_downsamples_large_matrices():
     labels = rng.choice(["a", "b", "c"], size=30)
     D = rng.random((30, 30))
     fig = dissimilarity_figures.dissimilarity_heatmap(D, labels)
-    order = dissimilarity_figures.class_order(labels)
+    order = sampling.class_order(labels)
     np.testing.assert_allclose(np.asarray(fig.data[0].z), D[np.ix_(order, order)].astype(np.float32))
     assert not fig.layout.title.subtitle.text
     big = dissimilarity_figures.dissimilarity_heatmap(rng.random((1000, 1000)), rng.choice(["a", "b"], size=1000),
@@ -44,36 +45,36 @@ def test_block_averaged_heatmap_equals_the_slow_reference_on_the_class_grouped_m
     labels = rng.choice(["malignant", "benign"], size=284, p=[0.37, 0.63])
     D = rng.random((284, 284))
     fig = dissimilarity_figures.dissimilarity_heatmap(D, labels, max_size=dissimilarity_figures.HEATMAP_MAX_SIZE)
-    order = dissimilarity_figures.class_order(labels)
+    order = sampling.class_order(labels)
     reference = slow_block_means(D[np.ix_(order, order)], 2)
     np.testing.assert_allclose(np.asarray(fig.data[0].z), reference, rtol=1e-6)
     assert fig.layout.title.subtitle.text == "drawn as 142 × 142 blocks of 2 × 2 of the 284 × 284 matrix (block means)"
     test_labels = rng.choice(["malignant", "benign"], size=285)
     R = rng.random((285, 284))
     rect = dissimilarity_figures.dissimilarity_heatmap(R, test_labels, labels, max_size=100)
-    t_order = dissimilarity_figures.class_order(test_labels)
+    t_order = sampling.class_order(test_labels)
     np.testing.assert_allclose(np.asarray(rect.data[0].z), slow_block_means(R[np.ix_(t_order, order)], 3), rtol=1e-6)
 
 
 def test_stratified_rows_keep_each_class_share_in_class_order():
     rng = np.random.default_rng(2)
     labels = np.repeat(["a", "b", "c"], [6000, 3000, 1000])[rng.permutation(10_000)]
-    rows = dissimilarity_figures.stratified_rows(labels, 1000, random_state=3)
+    rows = sampling.stratified_rows(labels, 1000, random_state=3)
     assert len(rows) == 1000 and len(set(rows.tolist())) == 1000
     drawn = labels[rows]
     assert [int((drawn == c).sum()) for c in "abc"] == [600, 300, 100]
     assert list(drawn) == sorted(drawn)  # grouped by class
     for c in "abc":  # each class's rows in their original order
         assert np.all(np.diff(rows[drawn == c]) > 0)
-    np.testing.assert_array_equal(rows, dissimilarity_figures.stratified_rows(labels, 1000, random_state=3))
-    assert not np.array_equal(rows, dissimilarity_figures.stratified_rows(labels, 1000, random_state=4))
+    np.testing.assert_array_equal(rows, sampling.stratified_rows(labels, 1000, random_state=3))
+    assert not np.array_equal(rows, sampling.stratified_rows(labels, 1000, random_state=4))
     # a tiny class keeps a row; few rows are all kept, class-grouped
     tiny = np.array(["x"] * 99 + ["y"])
-    assert "y" in tiny[dissimilarity_figures.stratified_rows(tiny, 10)]
-    np.testing.assert_array_equal(dissimilarity_figures.stratified_rows(labels[:50], 100),
-                                  dissimilarity_figures.class_order(labels[:50]))
+    assert "y" in tiny[sampling.stratified_rows(tiny, 10)]
+    np.testing.assert_array_equal(sampling.stratified_rows(labels[:50], 100),
+                                  sampling.class_order(labels[:50]))
     with pytest.raises(ValueError, match="max_rows"):
-        dissimilarity_figures.stratified_rows(labels, 0)
+        sampling.stratified_rows(labels, 0)
 
 
 def test_sampled_heatmap_draws_the_cells_of_the_sampled_rows_and_says_so():
@@ -81,7 +82,7 @@ def test_sampled_heatmap_draws_the_cells_of_the_sampled_rows_and_says_so():
     labels = rng.choice(["a", "b", "c"], size=3000)
     D = rng.random((3000, 3000))
     fig = dissimilarity_figures.dissimilarity_heatmap(D, labels, max_size=300, reduce="sample", random_state=1)
-    rows = dissimilarity_figures.stratified_rows(labels, 300, random_state=1)
+    rows = sampling.stratified_rows(labels, 300, random_state=1)
     np.testing.assert_array_equal(np.asarray(fig.data[0].z), D[np.ix_(rows, rows)].astype(np.float32))
     assert fig.layout.title.subtitle.text == ("drawn from a class-stratified sample of 300 × 300 of the "
                                               "3,000 × 3,000 matrix")

@@ -1,9 +1,9 @@
-"""mvlab.viz.projection: PCA (standardised, and fitted axes for new rows) and classical MDS, dense and iterative."""
+"""mvlab.core.projection: PCA (standardised, and fitted axes for new rows) and classical MDS, dense and iterative."""
 
 import numpy as np
 import pytest
 
-from mvlab.viz.projection import pca_2d
+from mvlab.core.projection import pca_2d
 
 
 def test_pca_matches_a_plain_eigendecomposition():
@@ -30,7 +30,7 @@ def test_pca_edge_cases():
 
 
 def test_classical_mds_recovers_euclidean_configurations():
-    from mvlab.viz.projection import mds_2d
+    from mvlab.core.projection import mds_2d
 
     rng = np.random.default_rng(0)
     P = rng.normal(size=(40, 2)) * [3, 1]
@@ -47,7 +47,7 @@ def test_classical_mds_recovers_euclidean_configurations():
 
 
 def test_pca_project_places_new_rows_with_the_fitted_axes():
-    from mvlab.viz.projection import pca_project
+    from mvlab.core.projection import pca_project
 
     rng = np.random.default_rng(2)
     A, B = rng.normal(size=(30, 4)) * [5, 2, 1, 0.1], rng.normal(size=(7, 4))
@@ -64,7 +64,7 @@ def test_pca_project_places_new_rows_with_the_fitted_axes():
 def test_iterative_projections_equal_the_dense_ones(monkeypatch):
     """The fast paths of pca_project and mds_2d (iterative solvers above DENSE_LIMIT) against the
     dense solvers on the same matrices."""
-    import mvlab.viz.projection as proj
+    import mvlab.core.projection as proj
 
     rng = np.random.default_rng(3)
     D = rng.random((450, 450)) + np.repeat(np.arange(3), 150)[:, None] * 0.3

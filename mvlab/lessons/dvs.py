@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mvlab.core.projection import pca_project
 from mvlab.experiments.combinations import CombinationComparison
 from mvlab.experiments.settings import DVSSettings
 from mvlab.lessons.model import Lesson, Question, Step, StepContext, StepRun
 from mvlab.rfd.explanation import view_choice_scores
 from mvlab.viz import data_figures, dvs_figures, shared_figures
-from mvlab.viz.projection import pca_project
 
 __all__ = ["LESSON", "explained_instance"]
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from mvlab.core.projection import mds_2d
 from mvlab.experiments.proximity_walk import ProximityWalk
 from mvlab.experiments.settings import ProximitySettings
 from mvlab.lessons.model import Lesson, Question, Step, StepContext, StepRun
 from mvlab.viz import dissimilarity_figures, proximity_figures, shared_figures
-from mvlab.viz.projection import mds_2d
 
 __all__ = ["LESSON", "FOCUS"]
 

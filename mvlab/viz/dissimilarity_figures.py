@@ -11,22 +11,16 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
+from mvlab.core.sampling import class_order, stratified_rows
 from mvlab.viz.palette import REFERENCE_LINE, WHITE, nth_color
 
-__all__ = ["HEATMAP_MAX_SIZE", "class_order", "block_average", "stratified_rows", "dissimilarity_heatmap",
-           "view_weights"]
+__all__ = ["HEATMAP_MAX_SIZE", "block_average", "dissimilarity_heatmap", "view_weights"]
 
 HEATMAP_MAX_SIZE = 200
 """Rows (and columns) a dissimilarity heatmap draws at most.  Its plot area is about 400 pixels
 high, so more rows share pixels and show nothing more, while the figure's data, sent to every
 browser that opens the page, grows with their square (a class of 30 opening a result of 284
 training rows received 0.6 MB per heatmap; 0.15 MB at this cap)."""
-
-
-def class_order(labels: Sequence[str]) -> np.ndarray:
-    """Row order that groups instances by class name, keeping their original order within a class."""
-    labels = np.asarray(labels).astype(str)
-    return np.lexsort((np.arange(len(labels)), labels))
 
 
 def block_average(M: np.ndarray, max_size: int) -> tuple[np.ndarray, int]:
@@ -44,30 +38,6 @@ def block_average(M: np.ndarray, max_size: int) -> tuple[np.ndarray, int]:
     padded[:n, :m] = M
     blocks = padded.reshape(rows, b, cols, b)
     return np.nanmean(blocks, axis=(1, 3)).astype(np.float32), b
-
-
-def stratified_rows(labels: Sequence[str], max_rows: int, random_state=0) -> np.ndarray:
-    """At most ``max_rows`` row indices drawn within each class in proportion to its size (every
-    class keeps at least one row, so a sample may exceed ``max_rows`` by fewer rows than there are
-    classes), in class-grouped order (:func:`class_order`), rows of a class in their original order.
-
-    All rows (class-grouped) when there are no more than ``max_rows``.  Returns indices (m,)."""
-    labels = np.asarray(labels).astype(str)
-    if max_rows < 1:
-        raise ValueError(f"max_rows must be at least 1, got {max_rows}.")
-    order = class_order(labels)
-    if len(labels) <= max_rows:
-        return order
-    rng = np.random.default_rng(random_state)
-    names, counts = np.unique(labels, return_counts=True)
-    quota = np.maximum(1, np.floor(counts * max_rows / len(labels)).astype(int))
-    rest = max_rows - quota.sum()  # the largest remainders take the rows left
-    if rest > 0:
-        remainders = counts * max_rows / len(labels) - np.floor(counts * max_rows / len(labels))
-        quota[np.argsort(-remainders, kind="stable")[:rest]] += 1
-    keep = [np.sort(rng.choice(np.flatnonzero(labels == name), size=q, replace=False))
-            for name, q in zip(names, np.minimum(quota, counts))]
-    return np.concatenate(keep)
 
 
 def _class_blocks(labels_in_order: np.ndarray, b: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
