@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["pca_2d", "pca_project", "mds_2d"]
+__all__ = ["pca_2d", "pca_axes", "pca_project", "mds_2d"]
 
 
 def pca_2d(X, *, standardize: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -70,15 +70,41 @@ DENSE_LIMIT = 400
 """Above this many rows and columns, projections use iterative solvers for their two axes."""
 
 
+def pca_axes(A) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The 2-D PCA of the rows of ``A`` (n_a, d) (centred, not standardised), as axes to place any
+    rows with: ``(rows - mean) @ axes``.
+
+    Only the two leading components are computed (:func:`_top2_right_singular`); signs as in
+    :func:`pca_2d`; the explained shares divide by the total variance, the squared Frobenius norm
+    of the centred ``A``.
+
+    Returns mean (d,), axes (d, 2) (a zero column for a component that does not exist), explained (2,).
+    """
+    A = np.asarray(A, dtype=np.float64)
+    if A.ndim != 2 or A.shape[0] < 2:
+        raise ValueError(f"a PCA needs a 2-D matrix with at least 2 rows, got shape {A.shape}.")
+    mean = A.mean(axis=0)
+    Ac = A - mean
+    s, Vt = _top2_right_singular(Ac)
+    k = len(s)
+    signs = np.sign(Vt[np.arange(k), np.abs(Vt[:k]).argmax(axis=1)])
+    signs[signs == 0] = 1
+    axes = np.zeros((A.shape[1], 2))
+    axes[:, :k] = Vt[:k].T * signs
+    total = float(np.einsum("ij,ij->", Ac, Ac))
+    explained = np.zeros(2)
+    if total > 0:
+        explained[:k] = s[:k] ** 2 / total
+    return mean, axes, explained
+
+
 def pca_project(A, B) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Fit a 2-D PCA on the rows of ``A`` (n_a, d) and place the rows of both ``A`` and ``B``
-    (n_b, d) with it (centred on A's mean, not standardised: in a dissimilarity space every
-    column is on the same scale).
+    (n_b, d) with it (:func:`pca_axes`: centred on A's mean, not standardised: in a dissimilarity
+    space every column is on the same scale).
 
     Used to draw test instances and their training neighbours in one picture of the
-    dissimilarity space (rows are instances' dissimilarities to the training instances).  Only
-    the two leading components are computed (:func:`_top2_right_singular`); the explained
-    shares divide by the total variance, the squared Frobenius norm of the centred ``A``.
+    dissimilarity space (rows are instances' dissimilarities to the training instances).
 
     Returns coords_a (n_a, 2), coords_b (n_b, 2), explained (2,) as in :func:`pca_2d`.
     """
@@ -87,21 +113,8 @@ def pca_project(A, B) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1] or A.shape[0] < 2:
         raise ValueError(f"pca_project needs two matrices with the same columns and >= 2 rows in A, got {A.shape}, "
                          f"{B.shape}.")
-    mean = A.mean(axis=0)
-    Ac = A - mean
-    s, Vt = _top2_right_singular(Ac)
-    k = len(s)
-    signs = np.sign(Vt[np.arange(k), np.abs(Vt[:k]).argmax(axis=1)])
-    signs[signs == 0] = 1
-    V = Vt[:k].T * signs
-    coords_a, coords_b = np.zeros((len(A), 2)), np.zeros((len(B), 2))
-    coords_a[:, :k] = Ac @ V
-    coords_b[:, :k] = (B - mean) @ V
-    total = float(np.einsum("ij,ij->", Ac, Ac))
-    explained = np.zeros(2)
-    if total > 0:
-        explained[:k] = s[:k] ** 2 / total
-    return coords_a, coords_b, explained
+    mean, axes, explained = pca_axes(A)
+    return (A - mean) @ axes, (B - mean) @ axes, explained
 
 
 def mds_2d(D) -> tuple[np.ndarray, np.ndarray]:

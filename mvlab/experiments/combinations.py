@@ -5,6 +5,13 @@ train/test split; one dissimilarity forest per view, fitted once; then every com
 ("average", "knn", "alignment", "oob", "dvs") trains on the same per-view matrices and is
 scored on the same test rows.  With "dvs" the per-instance explanation of the test rows is kept.  The result keeps the
 matrices so a dashboard can draw them and a user can download them.
+
+Above :data:`mvlab.rfd.prototypes.PROTOTYPE_THRESHOLD` training rows (``prototypes="auto"``) the comparison
+takes the large-data path of docs/algorithms.md §A.10: no (n, n) matrix is formed, every combination's
+final forests see the dissimilarities to the same prototypes, neighbourhoods stay exact, the test rows are
+read in blocks once for all methods; the result then keeps the per-view matrices of a class-stratified
+sample of :data:`SAMPLE_ROWS` training rows (heatmaps, maps) and, with DVS, the 2-D map of every candidate's
+space for all rows.
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ from sklearn.model_selection import train_test_split
 
 from mvlab.core.params import N_JOBS, POSITIVE_INT, RANDOM_STATE, Interval, StrOptions, validate_params
 from mvlab.core.progress import ProgressCallback, scaled
+from mvlab.core.projection import pca_axes, pca_project
+from mvlab.core.sampling import stratified_rows
 from mvlab.core.serialize import pack, unpack
 from mvlab.core.views import check_views
 from mvlab.experiments.protocols import RepeatedHoldout
@@ -38,11 +47,16 @@ from mvlab.rfd.dvs import (
     subset_dissimilarity,
 )
 from mvlab.rfd.explanation import DVSExplanation, view_choice_scores
+from mvlab.rfd.prototypes import PROTOTYPE_SELECTIONS, resolve_prototypes
 from mvlab.rfd.view_forests import ViewForests, combine, fit_view_forests
+from mvlab.rfd.view_rows import ViewRows
 from mvlab.rfd.weights import STATIC_COMBINATIONS
 
 __all__ = ["CombinationComparison", "compare_combinations", "DISSIMILARITY", "COMPARISON_METHODS", "METHOD_TITLES",
-           "DVS_VARIANTS", "DVS_METHODS"]
+           "DVS_VARIANTS", "DVS_METHODS", "SAMPLE_ROWS"]
+
+SAMPLE_ROWS = 1000
+"""Training rows whose matrices a large comparison keeps for its pictures (a class-stratified sample)."""
 
 DVS_VARIANTS = {
     "dvs-soft": {"competence": "soft"},
@@ -74,7 +88,10 @@ class CombinationComparison:
     y_train, y_test : ndarray of int
         Encoded labels (indices into ``classes``).
     train_dissimilarities : list of Q float32 arrays (n_train, n_train)
+        Or, on the large-data path, (s, s) among the training rows ``sample`` (positions in the
+        training rows, ascending; :attr:`matrix_rows`).
     test_dissimilarities : list of Q float32 arrays (n_test, n_train)
+        Empty on the large-data path (no test matrix is kept).
     weights : dict combination -> ndarray (Q,), summing to 1
     predictions : dict combination -> ndarray (n_test,) of encoded labels
     accuracy : dict combination -> float (test accuracy)
@@ -90,6 +107,14 @@ class CombinationComparison:
         With the true informative views of synthetic data: the accuracy of the pool's candidate
         of each test instance's true views: the reference for any choice of views (not a strict
         ceiling: where that candidate errs, another subset can be right).
+    sample : ndarray of int or None
+        Large-data path: the training positions whose matrices are kept (class-stratified,
+        :data:`SAMPLE_ROWS`); None: every training row (exact space).
+    prototype_note : str
+        The final forests' space in one sentence (exact, or how many prototypes and why).
+    maps : dict subset code -> (train_xy (n_train, 2), test_xy (n_test, 2), explained (2,))
+        Large-data path with DVS: every candidate's map (:meth:`subset_map`); the code is the
+        subset's mask as "0"/"1" characters.
     """
 
     view_names: list
@@ -109,6 +134,19 @@ class CombinationComparison:
     explanations: dict = field(default_factory=dict)
     oracle_accuracy: float | None = None
     informative_test: np.ndarray | None = None
+    sample: np.ndarray | None = None
+    prototype_note: str = ""
+    maps: dict = field(default_factory=dict)
+
+    @property
+    def matrix_rows(self) -> np.ndarray:
+        """Positions in the training rows of the rows (and columns) of ``train_dissimilarities``."""
+        return np.arange(len(self.train_index)) if self.sample is None else self.sample
+
+    @property
+    def sampled(self) -> bool:
+        """Whether the kept matrices are a sample of the training rows (large-data path)."""
+        return self.sample is not None
 
     @property
     def explanation(self) -> DVSExplanation | None:
@@ -120,14 +158,38 @@ class CombinationComparison:
         return list(self.accuracy)
 
     def joint_train(self, combination: str = "average") -> np.ndarray:
-        """Joint training matrix ``sum_q w_q D_q`` (n_train, n_train) of a combination (§A.6 step 2)."""
+        """Joint training matrix ``sum_q w_q D_q`` (n_train, n_train) of a combination (§A.6 step 2);
+        (s, s) among :attr:`matrix_rows` on the large-data path."""
         return combine(self.train_dissimilarities, self.weights[combination])
 
     def subset_rows(self, mask) -> tuple[np.ndarray, np.ndarray]:
         """Joint rows of a view subset (bool mask (Q,)): training (n_train, n_train) and test
-        (n_test, n_train) matrices, the space DVS's candidate for that subset sees (§A.8 lines 4, 9)."""
+        (n_test, n_train) matrices, the space DVS's candidate for that subset sees (§A.8 lines 4, 9).
+        Not on the large-data path (no such matrix is kept): use :meth:`subset_map`."""
+        if self.sampled:
+            raise ValueError("this comparison took the large-data path and kept no (n_test, n_train) matrix; "
+                             "subset_map(mask) gives the map of the subset's space.")
         return (subset_dissimilarity(self.train_dissimilarities, mask),
                 subset_dissimilarity(self.test_dissimilarities, mask))
+
+    def subset_map(self, mask) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+        """The 2-D map of a view subset's joint space (bool mask (Q,)): coordinates of the training
+        rows (n_train, 2) and of the test rows (n_test, 2), the shares of variance of the two axes
+        (2,) and what the map is, in words.  Exact space: a PCA of the training rows of
+        :meth:`subset_rows` (every training row a column), test rows placed with it.  Large-data
+        path: the map computed with the run (:func:`_candidate_maps`)."""
+        mask = np.asarray(mask, dtype=bool)
+        if not self.sampled:
+            train_xy, test_xy, explained = pca_project(*self.subset_rows(mask))
+            return train_xy, test_xy, explained, "PCA of the dissimilarity rows"
+        code = _subset_code(mask)
+        if code not in self.maps:
+            raise ValueError(f"no map of the view subset {np.flatnonzero(mask).tolist()} was kept (only the DVS "
+                             "candidates' maps are).")
+        train_xy, test_xy, explained = self.maps[code]
+        return (train_xy, test_xy, explained,
+                f"PCA of the dissimilarities to the {self.settings.get('n_prototypes')} prototypes, axes fitted on "
+                f"a sample of {len(self.sample)} training rows")
 
     def table(self) -> pd.DataFrame:
         """One row per combination: test accuracy, seconds, and the weight of every view."""
@@ -183,18 +245,26 @@ class CombinationComparison:
             arrays.update({f"explanation[{name}].{k}": v for k, v in dvs_arrays.items()})
         if self.informative_test is not None:
             arrays["informative_test"] = self.informative_test
+        if self.sample is not None:
+            arrays["sample"] = self.sample
+        meta["prototype_note"] = self.prototype_note
+        meta["maps"] = sorted(self.maps)
+        for code, (train_xy, test_xy, explained) in self.maps.items():
+            arrays.update({f"map[{code}].train": train_xy, f"map[{code}].test": test_xy,
+                           f"map[{code}].explained": explained})
         return pack(arrays, meta)
 
     @classmethod
     def from_npz(cls, data: bytes) -> "CombinationComparison":
         z, meta = unpack(data)
         views, combos = meta["view_names"], list(meta["accuracy"])
+        sampled = "sample" in z
         return cls(
             view_names=views, classes=meta["classes"],
             train_index=z["train_index"], test_index=z["test_index"],
             y_train=z["y_train"], y_test=z["y_test"],
             train_dissimilarities=[z[f"train_dissimilarity[{v}]"] for v in views],
-            test_dissimilarities=[z[f"test_dissimilarity[{v}]"] for v in views],
+            test_dissimilarities=[] if sampled else [z[f"test_dissimilarity[{v}]"] for v in views],
             weights={c: z[f"weights[{c}]"] for c in combos},
             predictions={c: z[f"predictions[{c}]"] for c in combos},
             accuracy=meta["accuracy"], view_oob_accuracy=z["view_oob_accuracy"],
@@ -203,6 +273,9 @@ class CombinationComparison:
                 {k[len(f"explanation[{name}]."):]: v for k, v in z.items() if k.startswith(f"explanation[{name}].")},
                 m) for name, m in meta.get("explanations", {}).items()},
             oracle_accuracy=meta.get("oracle_accuracy"), informative_test=z.get("informative_test"),
+            sample=z.get("sample"), prototype_note=meta.get("prototype_note", ""),
+            maps={code: (z[f"map[{code}].train"], z[f"map[{code}].test"], z[f"map[{code}].explained"])
+                  for code in meta.get("maps", [])},
         )
 
 
@@ -224,6 +297,9 @@ class CombinationComparison:
         "dvs_tie_break": [StrOptions(set(TIE_BREAKS))],
         "informative": ["array-like", None],
         "split": ["array-like", None],
+        "prototypes": [StrOptions({"auto", "all"}), Interval(numbers.Integral, 1, None, closed="left"),
+                       Interval(numbers.Real, 0.0, 1.0, closed="right")],
+        "prototype_selection": [StrOptions(set(PROTOTYPE_SELECTIONS))],
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
         "progress": [callable, None],
@@ -248,6 +324,8 @@ def compare_combinations(
     dvs_tie_break: str = "oob",
     informative=None,
     split: tuple | None = None,
+    prototypes="auto",
+    prototype_selection: str = "stratified",
     random_state: int | None = None,
     n_jobs: int | None = None,
     progress: ProgressCallback = None,
@@ -276,6 +354,11 @@ def compare_combinations(
     informative : bool array (n, Q), optional
         The true informative views of every row (synthetic data): the DVS methods' choices on
         the test rows are scored against it and the oracle accuracy is computed.
+    prototypes, prototype_selection
+        As for :class:`mvlab.rfd.classifier.RFDClassifier` (docs/algorithms.md §A.10), the same for
+        every combination; with prototypes (``"auto"`` above 10,000 training rows) and a measure
+        with a sparse form, no (n, n) matrix is formed and the result keeps a sample
+        (:attr:`CombinationComparison.sample`).
     random_state : int
         Seeds the split, the view forests and the final forests.
     progress : callable (fraction, message), optional
@@ -287,18 +370,24 @@ def compare_combinations(
     X_train, X_test, y_train, y_test = X[train_index], X[test_index], y[train_index], y[test_index]
     names, views = _named_views(views, X.shape[1], view_names)
     measure = resolve_measure(measure)
+    n_prototypes = resolve_prototypes(prototypes, len(train_index))
+    blocked = n_prototypes is not None and measure.supports_sparse()  # no (n, n) matrix at all
     seconds = {}
     t = time.perf_counter()
     forests = fit_view_forests(X_train, y_train, views, measure=measure, n_estimators=n_estimators,
-                               random_state=random_state, n_jobs=n_jobs, progress=scaled(progress, 0.0, 0.6))
+                               random_state=random_state, n_jobs=n_jobs, progress=scaled(progress, 0.0, 0.6),
+                               dense_max_rows=0 if blocked else None)
     seconds["view forests"] = time.perf_counter() - t
     t = time.perf_counter()
-    test_D = forests.transform(X_test, n_jobs=n_jobs)
+    if blocked:  # the test rows in blocks, each scan once for every method that asks the same
+        test_D = ViewRows(forests.forests, forests.views, X_test, n_jobs=n_jobs, remember=True)
+    else:
+        test_D = forests.transform(X_test, n_jobs=n_jobs)
     seconds["test dissimilarities"] = time.perf_counter() - t
     dvs_rules = dict(dvs_competence=dvs_competence, dvs_selection=dvs_selection, dvs_region=dvs_region,
                      dvs_tie_break=dvs_tie_break)
     shared = _SharedWork(views, forests, test_D, X_train, y_train, X_test, measure, n_estimators, k, dvs_rules,
-                         random_state, n_jobs)
+                         random_state, n_jobs, prototypes, prototype_selection)
     scores = _score_methods(combinations, shared, y_test, progress)
     seconds.update(scores.seconds)
     informative_test = oracle = None
@@ -306,24 +395,82 @@ def compare_combinations(
         informative_test = np.asarray(informative, dtype=bool)[test_index]
         if scores.pool is not None:
             oracle = _oracle_accuracy(scores.pool, test_D, informative_test, y_test)
+    sample, train_D, maps = None, list(forests.dissimilarities) if not blocked else None, {}
+    if blocked:
+        t = time.perf_counter()
+        sample, train_D = _sample_matrices(forests, random_state, n_jobs)
+        if scores.pool is not None:
+            maps = _candidate_maps(scores.pool, test_D, sample)
+        seconds["sample and maps"] = time.perf_counter() - t
     if progress is not None:
         progress(1.0, "done")
 
     settings = {"test_size": test_size, "measure": measure_spec(measure), "n_estimators": n_estimators, "k": k,
-                "random_state": random_state, "combinations": list(combinations)}
+                "random_state": random_state, "combinations": list(combinations), "prototypes": prototypes,
+                "prototype_selection": prototype_selection,
+                "n_prototypes": len(train_index) if n_prototypes is None else n_prototypes}
     if "dvs" in combinations:
         settings.update(dvs_rules)
     return CombinationComparison(
         view_names=names,
         classes=[str(c) for c in (classes if classes is not None else np.unique(y))],
         train_index=train_index, test_index=test_index, y_train=y_train, y_test=y_test,
-        train_dissimilarities=list(forests.dissimilarities), test_dissimilarities=list(test_D),
+        train_dissimilarities=train_D, test_dissimilarities=[] if blocked else list(test_D),
         weights=scores.weights, predictions=scores.predictions,
         accuracy={c: scores.accuracy[c] for c in combinations},  # in the order asked
         view_oob_accuracy=np.asarray(forests.oob_accuracies, dtype=np.float64),
         seconds=seconds, settings=settings, explanations=scores.explanations, oracle_accuracy=oracle,
-        informative_test=informative_test,
+        informative_test=informative_test, sample=sample, prototype_note=scores.prototype_note, maps=maps,
     )
+
+
+def _subset_code(mask) -> str:
+    """A view subset (bool mask (Q,)) as "0"/"1" characters, the key of its map."""
+    return "".join("1" if b else "0" for b in np.asarray(mask, dtype=bool))
+
+
+def _sample_matrices(forests: ViewForests, random_state, n_jobs) -> tuple[np.ndarray, list[np.ndarray]]:
+    """A class-stratified sample of :data:`SAMPLE_ROWS` training positions (ascending) and the views'
+    (s, s) dissimilarities among them (the training rows' semantics: OOB trees, zero diagonal)."""
+    sample = np.sort(stratified_rows(forests.y, SAMPLE_ROWS, random_state))
+    rows = ViewRows(forests.forests, forests.views, None, n_jobs=n_jobs, train_subset=sample)
+    return sample, rows.scan(sample)[0]
+
+
+_MAP_BLOCK = 8192
+"""Rows projected at once by :func:`_candidate_maps`."""
+
+
+def _candidate_maps(pool, test_rows: ViewRows, sample: np.ndarray) -> dict:
+    """Every DVS candidate's map on the large-data path: a 2-D PCA of the candidate's joint
+    dissimilarities to the prototypes (the space its forest sees, §A.10), axes fitted on the
+    ``sample`` training rows, every training and test row placed with them (float32 coordinates).
+
+    Returns subset code -> (train_xy (n_train, 2), test_xy (n_test, 2), explained (2,))."""
+    train_cols = pool.view_dissimilarities_  # Q arrays (n_train, m), the candidates' training input
+    test_cols = test_rows.scan(pool.prototypes_)[0]
+    maps = {}
+    for mask in pool.subsets_:
+        sel = np.flatnonzero(mask)
+        mean, axes, explained = pca_axes(_joint_columns(train_cols, sel, sample))
+        maps[_subset_code(mask)] = (_place(train_cols, sel, mean, axes), _place(test_cols, sel, mean, axes),
+                                    explained)
+    return maps
+
+
+def _joint_columns(cols, views: np.ndarray, rows) -> np.ndarray:
+    """The average over ``views`` of the prototype columns ``cols[q][rows]`` (float64): a candidate's input."""
+    return np.mean([np.asarray(cols[q][rows], dtype=np.float64) for q in views], axis=0)
+
+
+def _place(cols, views: np.ndarray, mean: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """Coordinates (n, 2) float32 of every row of the views' joint prototype columns, by blocks of rows."""
+    n = cols[0].shape[0]
+    out = np.empty((n, 2), dtype=np.float32)
+    for a in range(0, n, _MAP_BLOCK):
+        rows = slice(a, min(n, a + _MAP_BLOCK))
+        out[rows] = (_joint_columns(cols, views, rows) - mean) @ axes
+    return out
 
 
 def _check_methods(combinations) -> None:
@@ -383,6 +530,8 @@ class _SharedWork:
     dvs_rules: dict
     random_state: int | None
     n_jobs: int | None
+    prototypes: object = "auto"
+    prototype_selection: str = "stratified"
 
 
 @dataclass
@@ -396,6 +545,7 @@ class _MethodScores:
     seconds: dict = field(default_factory=dict)
     explanations: dict = field(default_factory=dict)
     pool: object = None
+    prototype_note: str = ""
 
 
 def _progress_costs(combinations, n_views: int) -> dict:
@@ -421,7 +571,8 @@ def _score_methods(combinations, shared: _SharedWork, y_test, progress) -> _Meth
         if sub is not None:
             sub(0.0, f"{c}")
         t = time.perf_counter()
-        scores.weights[c], proba, explanation, scores.pool = _fit_method(c, shared, scores.pool, sub)
+        scores.weights[c], proba, explanation, scores.pool, note = _fit_method(c, shared, scores.pool, sub)
+        scores.prototype_note = scores.prototype_note or note
         if explanation is not None:
             scores.explanations[c] = explanation
         done += cost.get(c, 1)
@@ -433,24 +584,33 @@ def _score_methods(combinations, shared: _SharedWork, y_test, progress) -> _Meth
 
 def _fit_method(name, shared: _SharedWork, pool, progress):
     """One method on the shared work: its view weights (Q,), its test probabilities (n_test, C), its
-    explanation (DVS methods; else None) and the DVS pool (built by the first DVS method that needs it)."""
+    explanation (DVS methods; else None), the DVS pool (built by the first DVS method that needs it)
+    and the note on its final forests' space ("" for a baseline or a variant)."""
     views = shared.views
     if name in BASELINES:
-        return np.full(len(views), 1.0 / len(views)), _baseline_proba(name, shared), None, pool
+        return np.full(len(views), 1.0 / len(views)), _baseline_proba(name, shared), None, pool, ""
     if name in DVS_VARIANTS:
+        note = ""
         if pool is None:
-            pool = _dvs_pool(shared, progress)
+            pool, note = _dvs_pool(shared, progress)
         combiner = pool.with_rules(**{**PAPER_RULES, **DVS_VARIANTS[name]})
         explanation = combiner.explain(shared.test_D)
-        return np.asarray(combiner.view_weights_, dtype=np.float64), explanation.proba, explanation, pool
-    clf = RFDClassifier(views=views, combination=name, measure=shared.measure, n_estimators=shared.n_estimators,
-                        k=shared.k, **shared.dvs_rules, random_state=shared.random_state, n_jobs=shared.n_jobs)
+        return np.asarray(combiner.view_weights_, dtype=np.float64), explanation.proba, explanation, pool, note
+    clf = _classifier(shared, name, **shared.dvs_rules)
     clf.fit(shared.X_train, shared.y_train, progress=progress, view_forests=shared.forests)
     weights = np.asarray(clf.view_weights_, dtype=np.float64)
     if name == "dvs":
         explanation = clf.combiner_.explain(shared.test_D)
-        return weights, explanation.proba, explanation, clf.combiner_
-    return weights, clf.predict_proba_from_dissimilarities(shared.test_D), None, pool
+        return weights, explanation.proba, explanation, clf.combiner_, clf.prototype_note_
+    return weights, clf.combiner_.predict_proba(shared.test_D), None, pool, clf.prototype_note_
+
+
+def _classifier(shared: _SharedWork, combination: str, **rules) -> RFDClassifier:
+    """The :class:`RFDClassifier` of one combination on the shared work (fitted with its view forests)."""
+    return RFDClassifier(views=shared.views, combination=combination, measure=shared.measure,
+                         n_estimators=shared.n_estimators, k=shared.k, **rules, random_state=shared.random_state,
+                         n_jobs=shared.n_jobs, prototypes=shared.prototypes,
+                         prototype_selection=shared.prototype_selection)
 
 
 def _oracle_accuracy(pool, test_D, informative_test, y_test) -> float:
@@ -459,11 +619,10 @@ def _oracle_accuracy(pool, test_D, informative_test, y_test) -> float:
 
 
 def _dvs_pool(shared: _SharedWork, progress):
-    """The DVS pool under the paper's rules, fitted on the shared view forests."""
-    clf = RFDClassifier(views=shared.views, combination="dvs", measure=shared.measure,
-                        n_estimators=shared.n_estimators, k=shared.k, random_state=shared.random_state,
-                        n_jobs=shared.n_jobs)
-    return clf.fit(shared.X_train, shared.y_train, progress=progress, view_forests=shared.forests).combiner_
+    """The DVS pool under the paper's rules, fitted on the shared view forests, and its space's note."""
+    clf = _classifier(shared, "dvs")
+    clf.fit(shared.X_train, shared.y_train, progress=progress, view_forests=shared.forests)
+    return clf.combiner_, clf.prototype_note_
 
 
 def _baseline_proba(name, shared: _SharedWork):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mvlab.core.projection import pca_project
 from mvlab.experiments.combinations import CombinationComparison
 from mvlab.experiments.settings import DVSSettings
 from mvlab.lessons.model import Lesson, Question, Step, StepContext, StepRun
@@ -66,7 +65,7 @@ def _instance(ctx: StepContext):
     i = explained_instance(r)
     paper, soft = r.explanations["dvs"], r.explanations["dvs-soft"]
     subset = soft.subsets[soft.chosen[i]]
-    train_xy, test_xy, _ = pca_project(*r.subset_rows(subset))
+    train_xy, test_xy, _, _ = r.subset_map(subset)
     labels_train, labels_test = np.asarray(r.classes)[r.y_train], np.asarray(r.classes)[r.y_test]
     return [dvs_figures.region_of_competence_map(
                 train_xy, test_xy, labels_train, labels_test, r.classes, selected=i, region=soft.region[i],

@@ -845,9 +845,12 @@ class DVSCombiner(BaseEstimator):
         ValueError
             A row's subset is empty or not in the pool (``max_subset_size``).
         """
-        Ds = self._check_dissimilarities(dissimilarities)
-        if self.prototypes_ is not None:
-            Ds = prototype_columns(Ds, self.prototypes_)
+        if isinstance(dissimilarities, (ViewRows, DenseViewRows)):
+            Ds = prototype_columns(dissimilarities, self.prototypes_)
+        else:
+            Ds = self._check_dissimilarities(dissimilarities)
+            if self.prototypes_ is not None:
+                Ds = prototype_columns(Ds, self.prototypes_)
         views = np.asarray(views, dtype=bool)
         if views.shape != (Ds[0].shape[0], self.subsets_.shape[1]):
             raise ValueError(f"views must have shape {(Ds[0].shape[0], self.subsets_.shape[1])}, got {views.shape}.")

@@ -63,20 +63,35 @@ class ViewRows:
         Threads over blocks (the result does not depend on it).
     block_entries : int
         Bound on the stored entries of one block of one view.
+    train_subset : int array (n_rows,), optional
+        With ``X=None``: only these training rows (in this order), with the training rows' semantics
+        (out-of-bag trees, zero self-dissimilarity); e.g. the sample a figure draws.
+    remember : bool
+        Keep the answers of :meth:`scan`: a second scan with the same arguments (or asking only for
+        columns that an earlier scan returned) costs nothing.  For query rows read by several
+        combinations (:func:`mvlab.experiments.combinations.compare_combinations`).
     """
 
-    def __init__(self, forests, views, X=None, n_jobs=None, block_entries: int = BLOCK_ENTRIES):
+    def __init__(self, forests, views, X=None, n_jobs=None, block_entries: int = BLOCK_ENTRIES,
+                 train_subset: Optional[np.ndarray] = None, remember: bool = False):
         self.forests = list(forests)
         self.train = X is None
         self.n_train = int(self.forests[0].leaves_.shape[0])
+        self.subset = None
         if X is None:
             self.leaves = [f.leaves_ for f in self.forests]
+            if train_subset is not None:
+                self.subset = np.asarray(train_subset, dtype=np.int64)
+                self.leaves = [G[self.subset] for G in self.leaves]
         else:
+            if train_subset is not None:
+                raise ValueError("train_subset selects training rows; it does not apply to new rows X.")
             X = np.asarray(X, dtype=np.float64)
             self.leaves = [f.leaves(X[:, v]) for f, v in zip(self.forests, views)]
         self.n_rows = int(self.leaves[0].shape[0])
         self.n_jobs = n_jobs
         self.block_entries = int(block_entries)
+        self._answers = {} if remember else None
 
     @property
     def n_views(self) -> int:
@@ -99,8 +114,9 @@ class ViewRows:
     def sparse_block(self, rows: slice, columns: Optional[np.ndarray] = None) -> list[SparseRows]:
         """The Q views' :class:`SparseRows` of the rows ``rows``."""
         if self.train:
-            idx = np.arange(rows.start, rows.stop)
-            return [f.measure_.sparse_rows(f, f.leaves_[rows], rows=idx, columns=columns) for f in self.forests]
+            idx = np.arange(rows.start, rows.stop) if self.subset is None else self.subset[rows]
+            return [f.measure_.sparse_rows(f, G[rows], rows=idx, columns=columns)
+                    for f, G in zip(self.forests, self.leaves)]
         return [f.measure_.sparse_rows(f, G[rows], rows=None, columns=columns)
                 for f, G in zip(self.forests, self.leaves)]
 
@@ -136,6 +152,22 @@ class ViewRows:
         """
         if exclude_self and not self.train:
             raise ValueError("exclude_self applies to the training rows only.")
+        if exclude_self and self.subset is not None:
+            raise ValueError("exclude_self needs every training row in order (no train_subset).")
+        if self._answers is None:
+            return self._scan(columns, combos, k, exclude_self)
+        key = (None if columns is None else np.asarray(columns).tobytes(),
+               tuple((np.asarray(v).tobytes(), np.asarray(w, dtype=np.float64).tobytes()) for v, w in combos),
+               int(k), bool(exclude_self))
+        if key not in self._answers and not combos and columns is not None:
+            for (c, _, _, _), answer in self._answers.items():  # the columns of an earlier scan
+                if c == key[0]:
+                    return answer[0], None, None
+        if key not in self._answers:
+            self._answers[key] = self._scan(columns, combos, k, exclude_self)
+        return self._answers[key]
+
+    def _scan(self, columns, combos, k, exclude_self):
         cols = None if columns is None else [np.empty((self.n_rows, len(columns)), np.float32)
                                              for _ in range(self.n_views)]
         P = len(combos)
