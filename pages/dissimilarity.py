@@ -64,6 +64,7 @@ n_train, n_test = len(result.train_index), len(result.test_index)
 st.success(f"{ds.name}: {n_train} training and {n_test} test instances, {len(result.view_names)} view forests "
            f"of {used.n_estimators} trees, measure {used.measure_object().describe()} "
            f"({result.seconds['view forests']:.1f} s).")
+st.caption(result.prototype_note)
 key = runs.result_key(settings, ds)  # figures of a result are built once per server, shared by every session
 left, right = st.columns(2)
 left.plotly_chart(runs.shared_figure("dis_accuracy", key, lambda: shared_figures.method_accuracy(result.accuracy)),
@@ -74,15 +75,19 @@ right.plotly_chart(runs.shared_figure("dis_weights", key,
 st.dataframe(result.table().round(4), hide_index=True, width="stretch")
 
 st.subheader("Dissimilarity matrices (training instances × training instances)")
+if result.sampled:
+    st.caption(f"{ds.name} is too large to keep every training × training matrix: the matrices and the map below "
+               f"are those of {result.sample_note} (computed exactly for those rows).")
 names = ["joint (average)"] + result.view_names
 tabs = st.tabs(names)
-labels_train = np.asarray(result.classes)[result.y_train]
+labels_train = np.asarray(result.classes)[result.y_train[result.matrix_rows]]
 
 
 def heatmap(name):
     D = result.joint_train("average") if name.startswith("joint") else \
         result.train_dissimilarities[result.view_names.index(name)]
-    return dissimilarity_figures.dissimilarity_heatmap(D, labels_train, title=f"{name}: {MEASURE_NAMES[used.measure]}")
+    return dissimilarity_figures.dissimilarity_heatmap(D, labels_train, title=f"{name}: {MEASURE_NAMES[used.measure]}",
+                                                       sample_note=result.sample_note)
 
 
 for tab, name in zip(tabs, names):
@@ -96,7 +101,9 @@ for tab, name in zip(tabs, names):
 st.subheader("Map of the joint dissimilarity (classical MDS)")
 st.plotly_chart(runs.shared_figure("dis_mds", key, lambda: shared_figures.view_projections(
     {"joint (average)": mds_2d(result.joint_train("average"))}, labels_train, result.classes, columns=1,
-    title="Training instances placed by their joint dissimilarity", axis_names=("axis 1", "axis 2"))), key="dis_mds")
+    title="Training instances placed by their joint dissimilarity" + (f" ({result.sample_note})" if result.sampled
+                                                                      else ""),
+    axis_names=("axis 1", "axis 2"))), key="dis_mds")
 st.caption("Hover a point for its instance index (a row of the dataset) and class.")
 
 c1, c2 = st.columns(2)

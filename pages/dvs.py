@@ -6,7 +6,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mvlab.core.projection import pca_project
 from mvlab.experiments.combinations import METHOD_TITLES, CombinationComparison
 from mvlab.experiments.settings import DVSSettings
 from mvlab.forest.measures import MEASURES
@@ -78,6 +77,7 @@ if result is None:
     st.info("Choose the settings and press **Train**.")
     st.stop()
 
+st.caption(result.prototype_note)
 labels_test = np.asarray(result.classes)[result.y_test]
 left, right = st.columns([2, 3])
 left.plotly_chart(shared_figures.method_accuracy(result.accuracy), key="dvs_accuracy")
@@ -137,11 +137,10 @@ def one_instance():
     i = int(st.number_input("Test instance (or click one on the map)", 0, e.n_instances - 1, step=1,
                             **keep("dvs_instance", 0)))
     subset = e.subsets[e.chosen[i]]
-    train_xy, test_xy, _ = runs.memo("dvs_pca", [runs.result_key(settings, data), subset.tolist()],
-                                     lambda: pca_project(*result.subset_rows(subset)), size=16)
+    train_xy, test_xy, _, how = runs.memo("dvs_pca", [runs.result_key(settings, data), subset.tolist()],
+                                          lambda: result.subset_map(subset), size=16)
     labels_train = np.asarray(result.classes)[result.y_train]
-    space = (f"Space of the chosen subset “{e.chosen_names[i]}”<br>"
-             "<sup>PCA of the dissimilarity rows; click a test instance</sup>")
+    space = f"Space of the chosen subset “{e.chosen_names[i]}”<br><sup>{how}; click a test instance</sup>"
     overview, zoom = st.columns([3, 2])
     overview.plotly_chart(dvs_figures.dissimilarity_space_map(train_xy, test_xy, labels_train, labels_test,
                                                               result.classes, title=space),

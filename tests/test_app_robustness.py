@@ -24,7 +24,10 @@ GOOD_ROWS = "cat,1,2,3\ndog,4,5,6\ncat,7,8,9\ndog,1,1,1\n"
         ("bomb.csv.gz", gzip.compress(b"label,a.x\n" + b"1,0.5\n2,0.25\n" * 4_000_000, 9), "once decompressed"),
     ],
 )
-def test_bad_uploads_give_a_readable_error_and_keep_the_previous_dataset(app, name, content, message):
+def test_bad_uploads_give_a_readable_error_and_keep_the_previous_dataset(app, name, content, message, monkeypatch):
+    from mvlab import datasets
+
+    monkeypatch.setattr(datasets, "MAX_UPLOAD_BYTES", 25 * 1024 * 1024)  # the oversized cases stay small
     app.switch_page("pages/data.py").run()
     app.selectbox(key="bundled_name").set_value("nutrimouse").run()
     before = [m.value for m in app.metric]

@@ -111,8 +111,9 @@ def test_benchmark_names_a_dataset_with_too_many_views_for_dvs(monkeypatch):
 
 
 def test_page_costs_refuse_what_no_worker_holds_and_name_the_sample_that_fits():
-    """Issue #23: the estimated memory of a page's run grows with the data; above a worker's memory, or above
-    the dense path's training rows, the settings say so with the largest sample that fits."""
+    """Issue #23: the estimated memory of a page's run grows with the data (prototypes above 10,000 training
+    rows); above a worker's memory, or above the dense path's rows for a measure without a sparse form, the
+    settings say so with the largest sample that fits."""
     from mvlab.datasets.synthetic import make_multiview_classification
     from mvlab.experiments.settings import DissimilaritySettings, DVSSettings
     from mvlab.forest.dissimilarity import DENSE_MAX_ROWS
@@ -127,6 +128,12 @@ def test_page_costs_refuse_what_no_worker_holds_and_name_the_sample_that_fits():
     largest = int(problem.split("a sample of at most ")[1].split()[0])
     assert 250 <= largest < 400 and s.cost(small, largest).peak_bytes <= s.cost(small, 300).peak_bytes
     big = make_multiview_classification(n_samples=2 * DENSE_MAX_ROWS + 100, n_views=2, n_features=3, random_state=0)
-    [problem] = s.cost_problems(big, 1e12)
-    assert f"which it does up to {DENSE_MAX_ROWS} training rows" in problem
+    assert s.cost_problems(big, 1e12) == []  # above 10,000 training rows the comparison takes prototypes
+    assert s.cost(big).n_prototypes == 1000 and s.cost(small).n_prototypes is None
+    # not monotone: just above the threshold, prototypes need less memory than the exact space just below it
+    assert s.cost(big, 2 * DENSE_MAX_ROWS + 100).peak_bytes < s.cost(big, 2 * DENSE_MAX_ROWS - 100).peak_bytes
+    limit = s.cost(big, 2 * DENSE_MAX_ROWS + 100).peak_bytes
+    assert s.cost_problems(big, limit) == []
+    [problem] = DissimilaritySettings(measure="path").cost_problems(big, 1e12)  # no sparse form: a sample
+    assert "Path length" in problem and "no sparse form" in problem
     assert int(problem.split("a sample of at most ")[1].split()[0]) <= 2 * DENSE_MAX_ROWS

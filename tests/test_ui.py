@@ -70,8 +70,8 @@ def links_script():
     ({"dataset": "digits", "n": "300", "seed": "4"}, {"seed": 4, "n": 300}, None),
     ({"seed": "-3"}, {"seed": None}, "'seed=-3' was ignored (outside 0..2147483647)"),
     ({"dataset": "digits", "n": "many"}, {"n": None}, "'n=many' was ignored (not a whole number)"),
-    ({"syn_n": "99999", "syn_noise": "gaussian"}, {"syn_n": None, "syn_noise": "gaussian"},
-     "'syn_n=99999' was ignored (outside 20..5000)"),
+    ({"syn_n": "999999", "syn_noise": "gaussian"}, {"syn_n": None, "syn_noise": "gaussian"},
+     "'syn_n=999999' was ignored (outside 20..200000)"),
     ({"syn_noise": "loud"}, {"syn_noise": None},
      "'syn_noise=loud' was ignored (not one of ['random-class', 'gaussian'])"),
 ])

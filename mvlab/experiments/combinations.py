@@ -149,6 +149,13 @@ class CombinationComparison:
         return self.sample is not None
 
     @property
+    def sample_note(self) -> str:
+        """What the kept matrices cover, in words ("" when they cover every training row)."""
+        if not self.sampled:
+            return ""
+        return f"a class-stratified sample of {len(self.sample):,} of the {len(self.train_index):,} training rows"
+
+    @property
     def explanation(self) -> DVSExplanation | None:
         """The explanation of ``"dvs"`` (else of the first DVS method), or None."""
         return self.explanations.get("dvs", next(iter(self.explanations.values()), None))

@@ -39,7 +39,6 @@ from mvlab.experiments.proximity_walk import proximity_walk
 from mvlab.experiments.siamese import run_siamese_experiment
 from mvlab.experiments.store import package_versions
 from mvlab.experiments.view_construction import CLASSIFIER_TITLES, CLASSIFIERS, METHODS, VIEW_CONSTRUCTION, k_sweep
-from mvlab.forest.dissimilarity import DENSE_MAX_ROWS
 from mvlab.forest.measures import MEASURES, measure_spec, resolve_measure
 from mvlab.rfd.baselines import BASELINES
 from mvlab.rfd.classifier import COMBINATIONS
@@ -233,35 +232,36 @@ class _MeasureChoice(ExperimentSettings):
 
     def cost(self, ds: MultiViewDataset, n_samples: int | None = None):
         """The estimated memory and time of the page's run on ``ds`` (or on a sample of ``n_samples`` of its
-        rows): :func:`mvlab.rfd.cost.estimate_cost` of the exact path (the pages compute every n x n
-        matrix) for its split, views, trees and combination."""
+        rows): :func:`mvlab.rfd.cost.estimate_cost` for its split, views, trees and combination, on the path
+        the comparison takes (the exact space up to 10,000 training rows, prototypes above)."""
         s, data = self.effective(), self.data(ds) if hasattr(self, "data") else ds
         n = data.n_samples if n_samples is None else n_samples
         n_test = int(round(s.test_size * n))
         return estimate_cost(n - n_test, n_test, data.n_views, data.n_features, s.n_estimators, self.cost_combination,
-                             measure=s.measure_object(), prototypes="all", n_classes=data.n_classes, k=s.k)
+                             measure=s.measure_object(), prototypes="auto", n_classes=data.n_classes, k=s.k,
+                             n_jobs=APP_N_JOBS or 1)
 
     def cost_problems(self, ds: MultiViewDataset, limit_bytes: float) -> list[str]:
         """What in the estimated cost stops the run on a worker with ``limit_bytes`` of memory, with the
         largest sample that fits, in words naming the page's controls."""
-        s, data = self.effective(), self.data(ds) if hasattr(self, "data") else ds
-
-        def n_train(n: int) -> int:
-            return n - int(round(s.test_size * n))
+        data = self.data(ds) if hasattr(self, "data") else ds
 
         def fits(n: int) -> bool:
-            return n_train(n) <= DENSE_MAX_ROWS and self.cost(ds, n).peak_bytes <= limit_bytes
+            estimate = self.cost(ds, n)
+            return estimate.refusal is None and estimate.peak_bytes <= limit_bytes
 
         if fits(data.n_samples):
             return []
+        # from the top down, not by bisection: the cost is not monotone in n (above 10,000 training rows the
+        # prototype path needs less memory than the exact one just below)
         step = max(1, data.n_samples // 100)
         largest = next((n for n in range(data.n_samples, 40, -step) if fits(n)), None)
         sample = f" a sample of at most {largest} instances (the sidebar's instance count)," if largest else ""
-        if n_train(data.n_samples) > DENSE_MAX_ROWS:
-            why = (f"{data.name} gives {n_train(data.n_samples)} training rows, and this page computes every training "
-                   f"x training matrix, which it does up to {DENSE_MAX_ROWS} training rows")
+        estimate = self.cost(ds)
+        if estimate.refusal:
+            why = estimate.refusal.rstrip(".")
         else:
-            why = (f"these settings need about {self.cost(ds).peak_bytes / 1e9:.1f} GB of memory, more than a worker "
+            why = (f"these settings need about {estimate.peak_bytes / 1e9:.1f} GB of memory, more than a worker "
                    f"of this server has ({limit_bytes / 1e9:.1f} GB)")
         return [f"This run cannot start: {why}. Use{sample} fewer trees, or a larger test share."]
 

@@ -31,7 +31,7 @@ _PENDING = "_url_pending"   # a query to apply in this run (new to this session)
 _NOTES = "_url_notes"
 
 SYNTHETIC = {  # query key -> (widget key, type, (low, high) or options, default)
-    "syn_n": ("syn_n", int, (20, 5000), 300),
+    "syn_n": ("syn_n", int, (20, 200_000), 300),
     "syn_classes": ("syn_classes", int, (2, 10), 3),
     "syn_views": ("syn_views", int, (1, 10), 3),
     "syn_features": ("syn_features", int, (1, 200), 10),

@@ -254,7 +254,8 @@ def _upload_controls() -> MultiViewDataset | None:
         key = (hashlib.sha256(data).hexdigest(), label)
         if key not in uploads:
             try:
-                uploads[key] = datasets.read_multiview_csv(data, label_column=label, name=file.name, origin="upload")
+                uploads[key] = datasets.read_multiview_csv(data, label_column=label, name=file.name, origin="upload",
+                                                            max_bytes=datasets.MAX_UPLOAD_BYTES)
             except ValueError as exc:
                 uploads[key] = exc
         result = uploads[key]

@@ -85,6 +85,7 @@ def dissimilarity_heatmap(
     random_state=0,
     zmax: float | None = 1.0,
     max_class_labels: int = 25,
+    sample_note: str = "",
 ) -> go.Figure:
     """Heatmap of a dissimilarity matrix ``D`` (n, m) (rows: instances, columns: reference
     instances), rows and columns grouped by class, every class block named on both axes and outlined.
@@ -97,12 +98,15 @@ def dissimilarity_heatmap(
     line trace whatever the number of classes (a shape per boundary made 100 classes draw 20 times
     slower); with more than ``max_class_labels`` classes every few are named.  Hover gives the
     position of the row and column in the drawn order and the value.  Exact values belong in downloads.
+    ``sample_note`` says, first in the subtitle, that ``D`` is itself a sample of larger data (e.g. "a
+    class-stratified sample of 1,000 of the 100,000 training rows").
     """
     D = np.asarray(D)
     row_labels = np.asarray(row_labels).astype(str)
     square = col_labels is None
     col_labels = row_labels if square else np.asarray(col_labels).astype(str)
     Z, r_labels, c_labels, b, note = _reduced(D, row_labels, col_labels, square, max_size, reduce, random_state)
+    note = "; ".join(part for part in (sample_note, note) if part)
     n_rows, n_cols = Z.shape
     traces = [go.Heatmap(
         z=Z, x0=0, dx=1, y0=0, dy=1, colorscale="Viridis", zmin=0, zmax=zmax,

@@ -9,10 +9,23 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from mvlab.core.sampling import stratified_rows
 from mvlab.viz.palette import GREEN, INK, RED, class_colors, presence_scale
 
 __all__ = ["view_selection_matrix", "subset_frequencies", "dissimilarity_space_map", "region_of_competence_map",
-           "candidate_competence"]
+           "candidate_competence", "MAX_ROWS_DRAWN", "MAX_TRAIN_POINTS", "MAX_TEST_POINTS"]
+
+MAX_ROWS_DRAWN = 1000
+"""Test instances the view-selection matrix draws at most (evenly spaced in the chosen order above it)."""
+MAX_TRAIN_POINTS = 2000
+MAX_TEST_POINTS = 1000
+"""Training and test points a map draws at most (class-stratified samples above them, said on the map):
+a browser draws a few thousand SVG points at once, and every student's browser receives them."""
+
+
+def _drawn(labels: np.ndarray, max_points: int) -> np.ndarray:
+    """Positions of the points a map draws: all, or a class-stratified sample (ascending)."""
+    return np.arange(len(labels)) if len(labels) <= max_points else np.sort(stratified_rows(labels, max_points))
 
 
 def view_selection_matrix(
@@ -21,13 +34,20 @@ def view_selection_matrix(
     order: np.ndarray,
     row_text: Sequence[str],
     title: str = "Views each test instance used",
+    max_rows: int = MAX_ROWS_DRAWN,
 ) -> go.Figure:
     """Instances (rows, in ``order``) x views heatmap: 1 where the instance's chosen subset uses the view.
 
-    ``row_text`` (n,) is shown on hover for every row (instance index, class, subset, correct).
+    ``row_text`` (n,) is shown on hover for every row (instance index, class, subset, correct).  Above
+    ``max_rows`` instances, ``max_rows`` of them evenly spaced in ``order`` are drawn (the subtitle says
+    so); the share of instances using each view counts them all.
     """
     chosen_views = np.asarray(chosen_views, dtype=bool)
     order = np.asarray(order)
+    if len(order) > max_rows:
+        title = (f"{title}<br><sup>{max_rows:,} of the {len(order):,} instances drawn, evenly spaced in this "
+                 "order</sup>")
+        order = order[np.unique(np.linspace(0, len(order) - 1, max_rows).round().astype(np.int64))]
     z = chosen_views[order].astype(int)
     text = np.repeat(np.asarray(row_text, dtype=object)[order][:, None], z.shape[1], axis=1)
     usage = chosen_views.mean(axis=0) if len(chosen_views) else np.zeros(len(view_names))
@@ -90,17 +110,25 @@ def dissimilarity_space_map(
     classes: Sequence[str],
     *,
     title: str = "Joint dissimilarity space (click a test instance)",
+    max_train: int = MAX_TRAIN_POINTS,
+    max_test: int = MAX_TEST_POINTS,
 ) -> go.Figure:
     """2-D map of training (small, faint) and test (larger, outlined) instances coloured by class.
 
     ``train_coords`` (n_train, 2), ``test_coords`` (n_test, 2).  Test points carry their test
     position in ``customdata`` (selection events return it).  The map marks no instance: it stays
     the same while the selected instance changes, so the browser keeps it instead of redrawing
-    thousands of points (:func:`region_of_competence_map` shows the selected one).
+    thousands of points (:func:`region_of_competence_map` shows the selected one).  Above
+    ``max_train`` / ``max_test`` points a class-stratified sample is drawn, said under the title.
     """
+    train_labels, test_labels = np.asarray(train_labels).astype(str), np.asarray(test_labels).astype(str)
+    train, test = _drawn(train_labels, max_train), _drawn(test_labels, max_test)
+    if len(train) < len(train_labels) or len(test) < len(test_labels):
+        title = (f"{title}<br><sup>class-stratified samples drawn: {len(train):,} of {len(train_labels):,} training "
+                 f"and {len(test):,} of {len(test_labels):,} test instances</sup>")
     fig = go.Figure()
-    _class_points(fig, np.asarray(train_coords), np.asarray(train_labels).astype(str), classes, test=False)
-    _class_points(fig, np.asarray(test_coords), np.asarray(test_labels).astype(str), classes, test=True)
+    _class_points(fig, np.asarray(train_coords)[train], train_labels[train], classes, test=False)
+    _class_points(fig, np.asarray(test_coords)[test], test_labels[test], classes, test=True, rows=test)
     fig.update_layout(title=title, height=480, legend_title_text="class", clickmode="event+select",
                       margin=dict(t=50, b=30, l=30, r=20))
     fig.update_xaxes(showticklabels=False)
@@ -120,6 +148,8 @@ def region_of_competence_map(
     region_hit: Sequence[bool],
     padding: float = 0.3,
     title: str = "The instance and its region of competence",
+    max_train: int = MAX_TRAIN_POINTS,
+    max_test: int = MAX_TEST_POINTS,
 ) -> go.Figure:
     """Zoom of the 2-D map on one test instance (position ``selected``; black star) and its
     region of competence (training positions ``region``, ringed green where the chosen
@@ -127,7 +157,8 @@ def region_of_competence_map(
 
     The window spans the instance and its region, widened by ``padding`` times its size on each
     side (at least 2 % of the whole map, so a tight region still shows its surroundings); the
-    other points inside it are drawn faintly, test points still clickable.
+    other points inside it are drawn faintly, test points still clickable (a class-stratified sample
+    of them above ``max_train`` / ``max_test``; the instance and its region are always drawn).
     """
     train_coords, test_coords = np.asarray(train_coords), np.asarray(test_coords)
     region = np.asarray(region, dtype=int)
@@ -140,11 +171,13 @@ def region_of_competence_map(
     def inside(c):
         return np.flatnonzero(((c >= low) & (c <= high)).all(axis=1))
 
+    train_labels, test_labels = np.asarray(train_labels).astype(str), np.asarray(test_labels).astype(str)
     near_train, near_test = inside(train_coords), inside(test_coords)
+    near_train = near_train[_drawn(train_labels[near_train], max_train)]
+    near_test = near_test[_drawn(test_labels[near_test], max_test)]
     fig = go.Figure()
-    _class_points(fig, train_coords[near_train], np.asarray(train_labels).astype(str)[near_train], classes, test=False)
-    _class_points(fig, test_coords[near_test], np.asarray(test_labels).astype(str)[near_test], classes, test=True,
-                  rows=near_test, faint=True)
+    _class_points(fig, train_coords[near_train], train_labels[near_train], classes, test=False)
+    _class_points(fig, test_coords[near_test], test_labels[near_test], classes, test=True, rows=near_test, faint=True)
     hit = np.asarray(region_hit, dtype=bool)
     fig.add_trace(go.Scatter(
         x=train_coords[region, 0], y=train_coords[region, 1], mode="markers", name="region of competence",
