@@ -17,10 +17,11 @@ __all__ = ["view_selection_matrix", "subset_frequencies", "dissimilarity_space_m
 
 MAX_ROWS_DRAWN = 1000
 """Test instances the view-selection matrix draws at most (evenly spaced in the chosen order above it)."""
-MAX_TRAIN_POINTS = 2000
-MAX_TEST_POINTS = 1000
-"""Training and test points a map draws at most (class-stratified samples above them, said on the map):
-a browser draws a few thousand SVG points at once, and every student's browser receives them."""
+MAX_TRAIN_POINTS = 1000
+MAX_TEST_POINTS = 600
+"""Training and test points a map draws at most (class-stratified samples above them, said on the map).
+The instance explorer redraws its maps whenever the instance changes: with 3,000 SVG points that took 0.85-1.1 s
+in Chromium, with these 1,600 0.65-0.9 s (10,100 training rows, bench/bench_pages_scale.py's explorer)."""
 
 
 def _drawn(labels: np.ndarray, max_points: int) -> np.ndarray:
