@@ -58,3 +58,12 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium for the browser tests of one module (tests/browser.py)."""
+    from browser import chromium
+
+    with chromium() as b:
+        yield b

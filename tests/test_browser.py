@@ -11,7 +11,6 @@ import pytest
 
 from browser import (
     browser_tests_mark,
-    chromium,
     exceptions,
     open_page,
     running_app,
@@ -32,12 +31,6 @@ def store_path(tmp_path_factory):
 def url(store_path):
     with running_app(store_path) as u:
         yield u
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 new_page = open_page

@@ -6,18 +6,12 @@ import re
 
 import pytest
 
-from browser import browser_tests_mark, chromium, exceptions, open_page, running_app, settle
+from browser import browser_tests_mark, exceptions, open_page, running_app, settle
 
 pytestmark = browser_tests_mark()
 
 # small View construction sweeps: a few seconds each on one worker
 SWEEP = "/view_construction?dataset=breast-cancer&n=300&max_views=4&methods=OFSP,RFSP,AB,VG-AC"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")

@@ -4,19 +4,13 @@ two students opening an uncomputed step share one run; the handout opens with th
 
 import pytest
 
-from browser import browser_tests_mark, chromium, exceptions, open_page, running_app, screenshot, settle
+from browser import browser_tests_mark, exceptions, open_page, running_app, screenshot, settle
 from mvlab.cli import main
 from mvlab.experiments.store import ResultsStore
 from mvlab.lessons import LESSONS, get_lesson
 from mvlab.lessons.results import step_contexts, warm
 
 pytestmark = browser_tests_mark()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")

@@ -39,6 +39,32 @@ def test_a_run_round_trips_and_can_be_found_again(tmp_path):
     assert again.find_finished("dissimilarity", "other", settings) is None
 
 
+def test_finished_result_reads_the_newest_result_artifact_back(tmp_path):
+    class Blob:
+        def __init__(self, data):
+            self.data = data
+
+        @classmethod
+        def from_npz(cls, data):
+            return cls(data)
+
+    store = ResultsStore(tmp_path / "r.sqlite")
+    settings = {"n_estimators": 5}
+    assert store.finished_result("dvs", "f", settings, Blob) is None
+    shown_while_running = []
+    for payload in (b"old", b"new"):
+        run = store.start_run("dvs", "demo", "f", 0, settings)
+        store.put_artifact(run, "result", payload)
+        found = store.finished_result("dvs", "f", settings, Blob)  # a running run is not shown
+        shown_while_running.append(None if found is None else found.data)
+        store.finish_run(run, {})
+    assert shown_while_running == [None, b"old"]
+    assert store.finished_result("dvs", "f", settings, Blob).data == b"new"
+    bare = store.start_run("dvs", "demo", "g", 0, settings)  # finished without an artifact
+    store.finish_run(bare, {})
+    assert store.finished_result("dvs", "g", settings, Blob) is None
+
+
 def test_an_interrupted_run_keeps_what_finished(tmp_path):
     store = ResultsStore(tmp_path / "r.sqlite")
     run = store.start_run("experiment", "digits", "f", 0, {})

@@ -420,3 +420,10 @@ class ResultsStore:
                 (kind, fingerprint, _canonical(settings)),
             ).fetchone()
         return None if row is None else row[0]
+
+    def finished_result(self, kind: str, fingerprint: str, settings: Mapping[str, Any], result_type):
+        """The newest finished run's ``"result"`` artifact read back as ``result_type.from_npz(bytes)``
+        (what the pages and the lessons show), or None when no such run or artifact is stored."""
+        run_id = self.find_finished(kind, fingerprint, settings)
+        blob = self.artifact(run_id, "result") if run_id else None
+        return None if blob is None else result_type.from_npz(blob)

@@ -18,9 +18,7 @@ __all__ = ["stored_result", "step_contexts", "warm"]
 def stored_result(run: StepRun, store: ResultsStore, data=None):
     """The finished result of ``run`` in ``store`` (the newest), or None."""
     data = run.data() if data is None else data
-    run_id = store.find_finished(run.settings.kind, data.fingerprint(), run.settings.key())
-    blob = store.artifact(run_id, "result") if run_id else None
-    return None if blob is None else run.result_type.from_npz(blob)
+    return store.finished_result(run.settings.kind, data.fingerprint(), run.settings.key(), run.result_type)
 
 
 def step_contexts(lesson: Lesson, store: ResultsStore) -> dict[StepRun, StepContext | None]:

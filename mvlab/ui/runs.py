@@ -50,14 +50,12 @@ def lookup(settings, ds: MultiViewDataset, result_type: type[T]) -> T | None:
     key = result_key(settings, ds)
     if key not in cache:
         try:
-            store = results_store()
-            run_id = store.find_finished(settings.kind, ds.fingerprint(), settings.key())
-            blob = store.artifact(run_id, "result") if run_id else None
+            result = results_store().finished_result(settings.kind, ds.fingerprint(), settings.key(), result_type)
         except ValueError:
-            blob = None  # an unusable store only costs the cache
-        if blob is None:
+            result = None  # an unusable store only costs the cache
+        if result is None:
             return None
-        cache[key] = result_type.from_npz(blob)
+        cache[key] = result
     return cache[key]
 
 
