@@ -46,6 +46,7 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the browser helpers of the test suite
 
+from _memory import MemoryPeak  # noqa: E402
 from _streamlit_client import StudentSession  # noqa: E402
 
 from browser import CHROMIUM, CHROMIUM_ARGS, running_app, unavailable_reason  # noqa: E402
@@ -53,30 +54,6 @@ from browser import CHROMIUM, CHROMIUM_ARGS, running_app, unavailable_reason  # 
 PAGE = "dissimilarity"
 QUERY = "dataset=breast-cancer&n_estimators=60"
 RESULT = "test instances, "  # the page's summary line of a result
-
-
-class MemoryPeak:
-    """The peak resident memory of a process and its descendants, sampled on a thread."""
-
-    def __init__(self, pid: int):
-        self.proc, self.peak, self._stop = psutil.Process(pid), 0, threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-
-    def _sample(self):
-        while not self._stop.wait(0.2):
-            try:
-                procs = [self.proc, *self.proc.children(recursive=True)]
-                self.peak = max(self.peak, sum(p.memory_info().rss for p in procs if p.is_running()))
-            except psutil.Error:
-                continue
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
 
 
 class OtherWork:

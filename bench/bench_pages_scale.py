@@ -19,47 +19,17 @@ import argparse
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the browser helpers of the test suite
 
+from _memory import MemoryPeak  # noqa: E402
+
 from browser import chromium, exceptions, running_app, settle, unavailable_reason  # noqa: E402
 
 EXPLORER_TARGET = 1.0
-
-
-class PeakMemory:
-    """The largest resident memory of any process under ``pid`` other than ``pid`` itself (the engine's
-    worker and nanny), sampled every second in a thread."""
-
-    def __init__(self, pid: int):
-        import psutil
-
-        self.root = psutil.Process(pid)
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self):
-        import psutil
-
-        while not self._stop.wait(1.0):
-            for child in self.root.children(recursive=True):
-                try:
-                    self.peak = max(self.peak, child.memory_info().rss)
-                except psutil.Error:
-                    pass
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
 
 
 def caption_with(page, text: str) -> str:
@@ -72,7 +42,7 @@ def train(page, url: str, path: str, done_text: str, pid: int) -> dict:
     settle(page, timeout=600_000)
     estimate = caption_with(page, "Estimated peak memory")
     t0 = time.perf_counter()
-    with PeakMemory(pid) as memory:
+    with MemoryPeak(pid, largest_child=True, interval=1.0) as memory:
         page.get_by_role("button", name="Train", exact=True).click()
         page.wait_for_selector(f"text={done_text}", timeout=4 * 3600_000)
         settle(page, timeout=600_000)
