@@ -123,6 +123,9 @@ def test_view_rows_remember_their_scans_and_read_a_subset_of_training_rows(data)
     first = kept.scan(protos, combos, 5)
     assert kept.scan(protos, combos, 5) is first  # the same answer, not computed again
     assert kept.scan(protos)[0] is first[0]  # the columns of an earlier scan
+    other = kept.scan(protos, [subset_combo(np.array([True, True, True]))], 5)
+    assert other[0] is first[0]  # new neighbours, the same columns (one copy)
+    np.testing.assert_array_equal(other[1], fresh.scan(None, [subset_combo(np.array([True, True, True]))], 5)[1])
     for a, b in zip(fresh.scan(protos, combos, 5), first):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     rows = np.array([3, 17, 18, 200])

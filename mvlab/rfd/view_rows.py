@@ -159,11 +159,16 @@ class ViewRows:
         key = (None if columns is None else np.asarray(columns).tobytes(),
                tuple((np.asarray(v).tobytes(), np.asarray(w, dtype=np.float64).tobytes()) for v, w in combos),
                int(k), bool(exclude_self))
-        if key not in self._answers and not combos and columns is not None:
-            for (c, _, _, _), answer in self._answers.items():  # the columns of an earlier scan
-                if c == key[0]:
-                    return answer[0], None, None
-        if key not in self._answers:
+        if key in self._answers:
+            return self._answers[key]
+        known = next((answer[0] for (c, *_), answer in self._answers.items()  # the columns of an earlier scan
+                      if c is not None and c == key[0]), None)
+        if known is not None:
+            if not combos:
+                return known, None, None
+            _, idx, dist = self._scan(None, combos, k, exclude_self)  # only the neighbours; one copy of the columns
+            self._answers[key] = (known, idx, dist)
+        else:
             self._answers[key] = self._scan(columns, combos, k, exclude_self)
         return self._answers[key]
 
