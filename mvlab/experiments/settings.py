@@ -230,24 +230,25 @@ class _MeasureChoice(ExperimentSettings):
     cost_combination: ClassVar[str] = "average"
     """The combination whose cost stands for the page's run in :meth:`cost`."""
 
-    def cost(self, ds: MultiViewDataset, n_samples: int | None = None):
+    def cost(self, ds: MultiViewDataset, n_samples: int | None = None, n_jobs: int = 1):
         """The estimated memory and time of the page's run on ``ds`` (or on a sample of ``n_samples`` of its
-        rows): :func:`mvlab.rfd.cost.estimate_cost` for its split, views, trees and combination, on the path
-        the comparison takes (the exact space up to 10,000 training rows, prototypes above)."""
+        rows) with ``n_jobs`` threads (the engine's threads per run): :func:`mvlab.rfd.cost.estimate_cost` for
+        its split, views, trees and combination, on the path the comparison takes (the exact space up to
+        10,000 training rows, prototypes above)."""
         s, data = self.effective(), self.data(ds) if hasattr(self, "data") else ds
         n = data.n_samples if n_samples is None else n_samples
         n_test = int(round(s.test_size * n))
         return estimate_cost(n - n_test, n_test, data.n_views, data.n_features, s.n_estimators, self.cost_combination,
                              measure=s.measure_object(), prototypes="auto", n_classes=data.n_classes, k=s.k,
-                             n_jobs=APP_N_JOBS or 1)
+                             n_jobs=n_jobs)
 
-    def cost_problems(self, ds: MultiViewDataset, limit_bytes: float) -> list[str]:
-        """What in the estimated cost stops the run on a worker with ``limit_bytes`` of memory, with the
-        largest sample that fits, in words naming the page's controls."""
+    def cost_problems(self, ds: MultiViewDataset, limit_bytes: float, n_jobs: int = 1) -> list[str]:
+        """What in the estimated cost stops the run on a worker with ``limit_bytes`` of memory and ``n_jobs``
+        threads, with the largest sample that fits, in words naming the page's controls."""
         data = self.data(ds) if hasattr(self, "data") else ds
 
         def fits(n: int) -> bool:
-            estimate = self.cost(ds, n)
+            estimate = self.cost(ds, n, n_jobs)
             return estimate.refusal is None and estimate.peak_bytes <= limit_bytes
 
         if fits(data.n_samples):
@@ -257,7 +258,7 @@ class _MeasureChoice(ExperimentSettings):
         step = max(1, data.n_samples // 100)
         largest = next((n for n in range(data.n_samples, 40, -step) if fits(n)), None)
         sample = f" a sample of at most {largest} instances (the sidebar's instance count)," if largest else ""
-        estimate = self.cost(ds)
+        estimate = self.cost(ds, n_jobs=n_jobs)
         if estimate.refusal:
             why = estimate.refusal.rstrip(".")
         else:

@@ -319,9 +319,10 @@ def checks(settings, ds: MultiViewDataset) -> None:
     page stops) and what will make the results weak (``st.warning``)."""
     problems = settings.problems(ds)
     if hasattr(settings, "cost"):  # what the run will take, said before Train; refused when no worker can hold it
-        limit = worker_memory()
-        problems += settings.cost_problems(ds, limit)
-        st.caption(f"Estimated peak memory of this run: about {settings.cost(ds).peak_bytes / 1e9:.1f} GB "
+        limit, threads = worker_memory(), engine().config.run_threads()
+        problems += settings.cost_problems(ds, limit, threads)
+        peak = settings.cost(ds, n_jobs=threads).peak_bytes
+        st.caption(f"Estimated peak memory of this run: about {peak / 1e9:.1f} GB "
                    f"(a worker of this server has {limit / 1e9:.1f} GB).")
     for note in settings.notes(ds):
         st.warning(note)

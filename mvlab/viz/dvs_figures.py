@@ -13,15 +13,20 @@ from mvlab.core.sampling import stratified_rows
 from mvlab.viz.palette import GREEN, INK, RED, class_colors, presence_scale
 
 __all__ = ["view_selection_matrix", "subset_frequencies", "dissimilarity_space_map", "region_of_competence_map",
-           "candidate_competence", "MAX_ROWS_DRAWN", "MAX_TRAIN_POINTS", "MAX_TEST_POINTS"]
+           "candidate_competence", "MAX_ROWS_DRAWN", "MAX_TRAIN_POINTS", "MAX_TEST_POINTS", "ZOOM_TRAIN_POINTS",
+           "ZOOM_TEST_POINTS"]
 
 MAX_ROWS_DRAWN = 1000
 """Test instances the view-selection matrix draws at most (evenly spaced in the chosen order above it)."""
-MAX_TRAIN_POINTS = 1000
-MAX_TEST_POINTS = 600
-"""Training and test points a map draws at most (class-stratified samples above them, said on the map).
-The instance explorer redraws its maps whenever the instance changes: with 3,000 SVG points that took 0.85-1.1 s
-in Chromium, with these 1,600 0.65-0.9 s (10,100 training rows, bench/bench_pages_scale.py's explorer)."""
+MAX_TRAIN_POINTS = 600
+MAX_TEST_POINTS = 400
+"""Training and test points the map of a subset's space draws at most (class-stratified samples above them,
+said on the map).  The instance explorer redraws its maps whenever the instance changes, and the browser's time
+grows with the points: with 3,000 SVG points the explorer took 0.85-1.1 s in Chromium, with 1,600 0.65-0.9 s at
+10,100 training rows and up to 1.3 s at 100,000, with 600 0.4-0.6 s (bench/bench_pages_scale.py)."""
+ZOOM_TRAIN_POINTS = 300
+ZOOM_TEST_POINTS = 200
+"""The same for the zoom on one instance's region (its window's surroundings; the region is always drawn)."""
 
 
 def _drawn(labels: np.ndarray, max_points: int) -> np.ndarray:
@@ -149,8 +154,8 @@ def region_of_competence_map(
     region_hit: Sequence[bool],
     padding: float = 0.3,
     title: str = "The instance and its region of competence",
-    max_train: int = MAX_TRAIN_POINTS,
-    max_test: int = MAX_TEST_POINTS,
+    max_train: int = ZOOM_TRAIN_POINTS,
+    max_test: int = ZOOM_TEST_POINTS,
 ) -> go.Figure:
     """Zoom of the 2-D map on one test instance (position ``selected``; black star) and its
     region of competence (training positions ``region``, ringed green where the chosen
