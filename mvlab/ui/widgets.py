@@ -11,6 +11,7 @@ constant of its own.  The page keeps what only the page knows: the label, the st
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing
 
 import streamlit as st
@@ -58,8 +59,15 @@ def _help(settings_cls, name: str, help: str | None) -> str | None:
     return help if help is not None else field_help(settings_cls, name)
 
 
+@functools.cache
+def _type_hints(settings_cls) -> dict:
+    """The field types of a settings class, evaluated once (``typing.get_type_hints`` evaluates the string
+    annotations anew at every call: 1.5 ms, several times per page run)."""
+    return typing.get_type_hints(settings_cls)
+
+
 def _kind(settings_cls, name: str):
-    return typing.get_type_hints(settings_cls)[name]
+    return _type_hints(settings_cls)[name]
 
 
 def number(where, settings_cls, name: str, label: str, key: str, step=None, help: str | None = None, default=None,
