@@ -21,7 +21,9 @@ its worker processes, sampled every 0.2 s) and the time a real browser (Debian's
 to open another page under the same load (heading shown, script finished).  That browser runs on
 the server's two cores, where a student's browser would not: opening a page took a core for about
 2 s and made a round of 10 identical requests 0.6-1.6 s slower.  So the page is opened during a
-second round of the same kind on other seeds, whose times are not used.  The last column is the
+second round of the same kind on other seeds, whose times are not used.  The column before the last is
+the CPU this bench's own simulated students took (in cores: parsing every page they receive, on the
+server's cores, where a real class's browsers would not be).  The last column is the
 CPU that processes outside the bench (other users of the machine) took during the timed round, in
 cores: the ratios mean what they say only when it is near 0.
 
@@ -196,16 +198,18 @@ def main() -> int:
               f"machine meanwhile: {others.cores:.2f} cores); {workers} workers; a page opens in {idle_open:.1f} s "
               "in a browser on the idle server.\n")
         print("| students | settings | completed | failed | p50 / alone | p95 / alone | p95 / ideal | target "
-              "| server CPU / student | server memory peak | page opens under load | other work on the machine |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+              "| server CPU / student | server memory peak | page opens under load | simulated students' CPU "
+              "| other work on the machine |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         verdicts = []
         for s in sizes:
             for kind in ("distinct", "identical"):
                 group = [next(seeds) for _ in range(s)] if kind == "distinct" else [next(seeds)] * s
-                cpu = cpu_seconds(pid)
+                cpu, clients, started = cpu_seconds(pid), cpu_seconds(os.getpid()), time.perf_counter()
                 with MemoryPeak(pid) as memory, OtherWork() as others:
                     out = round_of(url, group)
                 cpu = cpu_seconds(pid) - cpu
+                clients = (cpu_seconds(os.getpid()) - clients) / (time.perf_counter() - started)
                 again = [next(seeds) for _ in range(s)] if kind == "distinct" else [next(seeds)] * s
                 out["open"] = round_of(url, again, browser)["open"]  # the same load, another round: see above
                 ideal = alone * s / workers if kind == "distinct" else alone
@@ -217,7 +221,7 @@ def main() -> int:
                 print(f"| {s} | {kind} | {out['completed']} | {out['failed']} | {p50 / alone:.2f} | "
                       f"{p95 / alone:.2f} | {p95 / ideal:.2f} | {target}: {'met' if met else 'NOT met'} | "
                       f"{cpu / s:.2f} s | {memory.peak / 1e9:.2f} GB | {out['open']:.1f} s | "
-                      f"{others.cores:.2f} cores |", flush=True)
+                      f"{clients:.2f} cores | {others.cores:.2f} cores |", flush=True)
                 if out["why"]:
                     print(f"failures, e.g.: {out['why']}")
         browser.close()
