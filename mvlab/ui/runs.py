@@ -215,6 +215,11 @@ def status_text(status: JobStatus, label: str) -> str:
     return f"{label}: {status.message or 'starting…'} ({status.elapsed:.0f} s{left}).{shared}"
 
 
+QUEUED_POLL = 1.0
+"""Seconds between two looks at a queued run (0.4 s while it runs, for its progress): a class's queued
+runs each cost the server a status and a page update per look, and their position changes rarely."""
+
+
 def follow(job_id: str, label: str, stop_key: str):
     """Show the run until it ends (queue position, then progress), with a Stop button; returns
     the finished run's outcome, or None (stopped, failed: said on the page)."""
@@ -231,7 +236,7 @@ def follow(job_id: str, label: str, stop_key: str):
             box.info(status_text(status, label), icon=":material/hourglass_top:")
         else:
             box.progress(min(max(status.fraction, 0.0), 1.0), text=status_text(status, label))
-        eng.wait(job_id, timeout=0.4)
+        eng.wait(job_id, timeout=0.4 if status.state == "running" else QUEUED_POLL)
     stop.empty()
     box.empty()
     if status is None:
