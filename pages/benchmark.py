@@ -133,8 +133,8 @@ if report.critical_differences:
 
 manifest = store.batch_manifest(batch)
 c1, c2 = st.columns(2)
-c1.download_button("Download results (.csv)", table.to_csv(index=False), file_name="benchmark.csv", mime="text/csv",
-                   key="bm_dl_csv")
+c1.download_button("Download results (.csv)", lambda: table.to_csv(index=False), file_name="benchmark.csv",
+                   mime="text/csv", key="bm_dl_csv")
 c2.download_button("Download manifest (.json: settings, seeds, data fingerprints, versions)",
                    json.dumps(manifest, indent=2), file_name="benchmark-manifest.json", mime="application/json",
                    key="bm_dl_json")

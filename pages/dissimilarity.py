@@ -109,6 +109,6 @@ st.caption("Hover a point for its instance index (a row of the dataset) and clas
 c1, c2 = st.columns(2)
 c1.download_button("Download matrices and results (.npz)", result.to_npz, file_name=f"{ds.name}-dissimilarity.npz",
                    mime="application/octet-stream", key="dis_dl_npz")
-c2.download_button("Download results (.csv)", result.table().assign(
+c2.download_button("Download results (.csv)", lambda: result.table().assign(  # made on the click, not every run
     dataset=ds.name, seed=seed, settings=json.dumps(settings.manifest(ds))).to_csv(index=False),
     file_name=f"{ds.name}-dissimilarity.csv", mime="text/csv", key="dis_dl_csv")

@@ -156,7 +156,7 @@ for name in MODELS:
     right.caption(f"{name} prediction at τ = {tau:.2f}: **{table[f'{name} prediction'][pair]}**")
 
 c1, c2 = st.columns(2)
-c1.download_button("Download per-pair results (.csv)", table.assign(
+c1.download_button("Download per-pair results (.csv)", lambda: table.assign(  # made on the click, not every run
     dataset=ds.name, tau=tau, settings=json.dumps(settings.manifest(ds))).to_csv(index=False),
     file_name=f"{ds.name}-siamese-pairs.csv", mime="text/csv", key="sdf_dl_csv")
 c2.download_button("Download all results (.npz)", result.to_npz, file_name=f"{ds.name}-siamese.npz",

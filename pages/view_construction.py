@@ -169,7 +169,7 @@ else:
 
 frame = result.table.assign(dataset=data.name, seed=seed, settings=json.dumps(settings.manifest(data)))
 c1, c2 = st.columns(2)
-c1.download_button("Download results (.csv)", frame.to_csv(index=False), file_name=f"{data.name}-view-construction.csv",
-                   mime="text/csv", key="vc_dl_csv")
+c1.download_button("Download results (.csv)", lambda: frame.to_csv(index=False),  # made on the click
+                   file_name=f"{data.name}-view-construction.csv", mime="text/csv", key="vc_dl_csv")
 c2.download_button("Download results and partitions (.npz)", result.to_npz,
                    file_name=f"{data.name}-view-construction.npz", mime="application/octet-stream", key="vc_dl_npz")
