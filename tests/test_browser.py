@@ -6,6 +6,7 @@ Screenshots land in test-artifacts/screenshots/ (the README's pictures come from
 
 import re
 import time
+from pathlib import Path
 
 import pytest
 
@@ -118,6 +119,10 @@ def test_dissimilarity_page_trains_with_visible_progress(page):
     assert wait_for_figures(page, 4) >= 4  # accuracy, weights, heatmap(s), MDS
     assert not exceptions(page)
     screenshot(page, "dissimilarity")
+    with page.expect_download(timeout=60_000) as download:  # the CSV is made on the click (a deferred callable)
+        page.get_by_role("button", name="Download results (.csv)").click()
+    text = Path(download.value.path()).read_text()
+    assert text.startswith("combination,test accuracy,seconds,") and "\naverage," in text and "fingerprint" in text
 
 
 def current_instance(page):
