@@ -3,7 +3,7 @@
 import streamlit as st
 
 from mvlab.core.projection import pca_2d
-from mvlab.ui import links
+from mvlab.ui import links, shared
 from mvlab.ui.state import sidebar
 from mvlab.viz import data_figures, shared_figures
 
@@ -29,21 +29,24 @@ c[1].metric("Features", ds.n_features)
 c[2].metric("Views", ds.n_views)
 c[3].metric("Classes", ds.n_classes)
 
+fp = ds.fingerprint()  # the figures of a dataset are built once per server, shared by every session
 st.subheader("Views")
-st.dataframe(ds.summary(), hide_index=True, width="stretch")
+st.dataframe(shared.value("data_summary", fp, ds.summary), hide_index=True, width="stretch")
 
 left, right = st.columns([1, 2])
 with left:
-    st.plotly_chart(data_figures.class_balance(ds.class_counts()), key="class_balance")
+    st.plotly_chart(shared.figure("data_balance", fp, lambda: data_figures.class_balance(ds.class_counts())),
+                    key="class_balance")
 with right:
     if ds.informative is not None:
-        st.plotly_chart(data_figures.informative_matrix(ds.informative, ds.labels, ds.view_names), key="ground_truth")
+        st.plotly_chart(shared.figure("data_truth", fp, lambda: data_figures.informative_matrix(
+            ds.informative, ds.labels, ds.view_names)), key="ground_truth")
     else:
         st.markdown("**Class balance.** " + ", ".join(f"{c}: {n}" for c, n in ds.class_counts().items()))
 
 st.subheader("Each view in two dimensions")
-projections = {name: pca_2d(block) for name, block in zip(ds.view_names, ds.Xs)}
-st.plotly_chart(shared_figures.view_projections(projections, ds.labels, ds.classes), key="projections")
+st.plotly_chart(shared.figure("data_projections", fp, lambda: shared_figures.view_projections(
+    {name: pca_2d(block) for name, block in zip(ds.view_names, ds.Xs)}, ds.labels, ds.classes)), key="projections")
 
 st.download_button(
     "Download this dataset (CSV, view.feature columns)", ds.to_csv, file_name=f"{ds.name}.csv", mime="text/csv",

@@ -9,7 +9,7 @@ from mvlab.core.projection import mds_2d
 from mvlab.experiments.combinations import CombinationComparison
 from mvlab.experiments.settings import DissimilaritySettings
 from mvlab.forest.measures import MEASURES
-from mvlab.ui import links, runs, widgets
+from mvlab.ui import links, runs, shared, widgets
 from mvlab.ui.state import current_seed, set_kept, sidebar
 from mvlab.viz import dissimilarity_figures, shared_figures
 
@@ -67,9 +67,9 @@ st.success(f"{ds.name}: {n_train} training and {n_test} test instances, {len(res
 st.caption(result.prototype_note)
 key = runs.result_key(settings, ds)  # figures of a result are built once per server, shared by every session
 left, right = st.columns(2)
-left.plotly_chart(runs.shared_figure("dis_accuracy", key, lambda: shared_figures.method_accuracy(result.accuracy)),
+left.plotly_chart(shared.figure("dis_accuracy", key, lambda: shared_figures.method_accuracy(result.accuracy)),
                   key="dis_accuracy")
-right.plotly_chart(runs.shared_figure("dis_weights", key,
+right.plotly_chart(shared.figure("dis_weights", key,
                                lambda: dissimilarity_figures.view_weights(result.weights, result.view_names)),
                    key="dis_weights")
 st.dataframe(result.table().round(4), hide_index=True, width="stretch")
@@ -79,7 +79,6 @@ if result.sampled:
     st.caption(f"{ds.name} is too large to keep every training × training matrix: the matrices and the map below "
                f"are those of {result.sample_note} (computed exactly for those rows).")
 names = ["joint (average)"] + result.view_names
-tabs = st.tabs(names)
 labels_train = np.asarray(result.classes)[result.y_train[result.matrix_rows]]
 
 
@@ -90,16 +89,25 @@ def heatmap(name):
                                                        sample_note=result.sample_note)
 
 
-for tab, name in zip(tabs, names):
-    with tab:
-        st.plotly_chart(runs.shared_figure("dis_heatmap", [key, name], lambda name=name: heatmap(name)),
-                        key=f"dis_heat_{name}")
-        if not name.startswith("joint"):
-            q = result.view_names.index(name)
-            st.caption(f"Out-of-bag accuracy of the {name} forest: {result.view_oob_accuracy[q]:.3f}")
+@st.fragment
+def heatmaps():
+    """One tab per matrix; only the open tab is drawn and sent (a click on another tab reruns this part alone):
+    a class receiving a result gets one heatmap each, not all of them."""
+    for tab, name in zip(st.tabs(names, key="dis_matrix", on_change="rerun"), names):
+        if not tab.open:
+            continue
+        with tab:
+            st.plotly_chart(shared.figure("dis_heatmap", [key, name], lambda name=name: heatmap(name)),
+                            key=f"dis_heat_{name}")
+            if not name.startswith("joint"):
+                q = result.view_names.index(name)
+                st.caption(f"Out-of-bag accuracy of the {name} forest: {result.view_oob_accuracy[q]:.3f}")
+
+
+heatmaps()
 
 st.subheader("Map of the joint dissimilarity (classical MDS)")
-st.plotly_chart(runs.shared_figure("dis_mds", key, lambda: shared_figures.view_projections(
+st.plotly_chart(shared.figure("dis_mds", key, lambda: shared_figures.view_projections(
     {"joint (average)": mds_2d(result.joint_train("average"))}, labels_train, result.classes, columns=1,
     title="Training instances placed by their joint dissimilarity" + (f" ({result.sample_note})" if result.sampled
                                                                       else ""),

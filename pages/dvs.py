@@ -11,7 +11,7 @@ from mvlab.experiments.settings import DVSSettings
 from mvlab.forest.measures import MEASURES
 from mvlab.rfd.dvs import n_candidates
 from mvlab.rfd.explanation import view_choice_scores
-from mvlab.ui import links, runs, widgets
+from mvlab.ui import links, runs, shared, widgets
 from mvlab.ui.state import current_seed, keep, selected_point, set_kept, sidebar
 from mvlab.ui.tables import readable
 from mvlab.viz import dvs_figures, shared_figures
@@ -78,9 +78,11 @@ if result is None:
     st.stop()
 
 st.caption(result.prototype_note)
+key = runs.result_key(settings, data)  # figures of a result are built once per server, shared by every session
 labels_test = np.asarray(result.classes)[result.y_test]
 left, right = st.columns([2, 3])
-left.plotly_chart(shared_figures.method_accuracy(result.accuracy), key="dvs_accuracy")
+left.plotly_chart(shared.figure("dvs_accuracy", key, lambda: shared_figures.method_accuracy(result.accuracy)),
+                  key="dvs_accuracy")
 with right:
     st.dataframe(result.table().round(4), hide_index=True, width="stretch")
     if result.oracle_accuracy is not None:
@@ -103,27 +105,38 @@ else:
                f"{np.mean(e.n_tied):.1f} of {len(e.candidate_names)} candidates share the highest competence.")
 sort = st.radio("Sort instances by", ["class", "subset", "correctness"], horizontal=True, **keep("dvs_sort", "class"))
 keys = {"class": result.y_test, "subset": e.chosen, "correctness": correct.astype(int)}[sort]
-order = np.lexsort((np.arange(len(keys)), keys))
-row_text = [f"test {i} (row {r}) · class {lab} · {name} · {'correct' if ok else 'wrong'}"
-            for i, (r, lab, name, ok) in enumerate(zip(result.test_index, labels_test, e.chosen_names, correct))]
+
+
+def selection_matrix():
+    order = np.lexsort((np.arange(len(keys)), keys))
+    row_text = [f"test {i} (row {r}) · class {lab} · {name} · {'correct' if ok else 'wrong'}"
+                for i, (r, lab, name, ok) in enumerate(zip(result.test_index, labels_test, e.chosen_names, correct))]
+    return dvs_figures.view_selection_matrix(e.chosen_views, e.view_names, order, row_text)
+
+
 a, b = st.columns(2)
-a.plotly_chart(dvs_figures.view_selection_matrix(e.chosen_views, e.view_names, order, row_text), key="dvs_matrix")
-b.plotly_chart(dvs_figures.subset_frequencies(e.candidate_names, e.selection_frequencies()), key="dvs_subsets")
+a.plotly_chart(shared.figure("dvs_matrix", [key, method, sort], selection_matrix), key="dvs_matrix")
+b.plotly_chart(shared.figure("dvs_subsets", [key, method], lambda: dvs_figures.subset_frequencies(
+    e.candidate_names, e.selection_frequencies())), key="dvs_subsets")
 
 if result.informative_test is not None:
     st.markdown("**Against the ground truth**: did each DVS method use the views that carry each instance's class?")
-    rows = []
-    for m, ex in result.explanations.items():
-        sc = view_choice_scores(ex.chosen_views, result.informative_test)
-        rows.append({"method": METHOD_TITLES[m], "precision": sc["precision"], "recall": sc["recall"],
-                     "precision of a random choice": sc["baseline precision"], "views per instance":
-                     float(ex.chosen_views.sum(axis=1).mean()), "choices by tie-break": ex.tie_rate,
-                     "accuracy": result.accuracy[m]})
-    rows.append({"method": "oracle (the true views)", "precision": 1.0, "recall": 1.0,
-                 "precision of a random choice": np.nan,
-                 "views per instance": float(result.informative_test.sum(axis=1).mean()),
-                 "choices by tie-break": np.nan, "accuracy": result.oracle_accuracy})
-    st.dataframe(readable(pd.DataFrame(rows), decimals=3), hide_index=True, width="stretch")
+
+    def against_truth() -> pd.DataFrame:
+        rows = []
+        for m, ex in result.explanations.items():
+            sc = view_choice_scores(ex.chosen_views, result.informative_test)
+            rows.append({"method": METHOD_TITLES[m], "precision": sc["precision"], "recall": sc["recall"],
+                         "precision of a random choice": sc["baseline precision"], "views per instance":
+                         float(ex.chosen_views.sum(axis=1).mean()), "choices by tie-break": ex.tie_rate,
+                         "accuracy": result.accuracy[m]})
+        rows.append({"method": "oracle (the true views)", "precision": 1.0, "recall": 1.0,
+                     "precision of a random choice": np.nan,
+                     "views per instance": float(result.informative_test.sum(axis=1).mean()),
+                     "choices by tie-break": np.nan, "accuracy": result.oracle_accuracy})
+        return readable(pd.DataFrame(rows), decimals=3)
+
+    st.dataframe(shared.value("dvs_truth", key, against_truth), hide_index=True, width="stretch")
 
 @st.fragment
 def one_instance():
@@ -137,17 +150,17 @@ def one_instance():
     i = int(st.number_input("Test instance (or click one on the map)", 0, e.n_instances - 1, step=1,
                             **keep("dvs_instance", 0)))
     subset = e.subsets[e.chosen[i]]
-    train_xy, test_xy, _, how = runs.memo("dvs_pca", [runs.result_key(settings, data), subset.tolist()],
-                                          lambda: result.subset_map(subset), size=16)
+    train_xy, test_xy, _, how = shared.value("dvs_pca", [key, subset.tolist()], lambda: result.subset_map(subset))
     labels_train = np.asarray(result.classes)[result.y_train]
     space = f"Space of the chosen subset “{e.chosen_names[i]}”<br><sup>{how}; click a test instance</sup>"
     overview, zoom = st.columns([3, 2])
-    overview.plotly_chart(dvs_figures.dissimilarity_space_map(train_xy, test_xy, labels_train, labels_test,
-                                                              result.classes, title=space),
+    overview.plotly_chart(shared.figure("dvs_map", [key, subset.tolist(), e.chosen_names[i]], lambda: dvs_figures.
+                                        dissimilarity_space_map(train_xy, test_xy, labels_train, labels_test,
+                                                                result.classes, title=space)),
                           key="dvs_map", on_select="rerun", selection_mode="points")
-    zoom.plotly_chart(dvs_figures.region_of_competence_map(
+    zoom.plotly_chart(shared.figure("dvs_region", [key, method, i], lambda: dvs_figures.region_of_competence_map(
         train_xy, test_xy, labels_train, labels_test, result.classes, selected=i, region=e.region[i],
-        region_hit=e.region_oob_hit[i], title=f"Test instance {i} (star) and its {len(e.region[i])} neighbours"),
+        region_hit=e.region_oob_hit[i], title=f"Test instance {i} (star) and its {len(e.region[i])} neighbours")),
         key="dvs_region")
     verdict = "correct" if correct[i] else "wrong"
     truth = ""
@@ -164,16 +177,16 @@ def one_instance():
     paper_e, soft_e = result.explanations["dvs"], result.explanations["dvs-soft"]
     st.markdown("**The paper's competence and the soft one, for this instance, on the same forests**")
     p1, p2 = st.columns(2)
-    p1.plotly_chart(dvs_figures.candidate_competence(paper_e.candidate_names, paper_e.competence[i], paper_e.chosen[i],
-                                                     title="Paper: OOB accuracy on the region"),
-                    key="dvs_competence_paper")
-    p2.plotly_chart(dvs_figures.candidate_competence(soft_e.candidate_names, soft_e.competence[i], soft_e.chosen[i],
-                                                     title="Soft: OOB probability of the true class"),
-                    key="dvs_competence_soft")
+    p1.plotly_chart(shared.figure("dvs_competence_paper", [key, i], lambda: dvs_figures.candidate_competence(
+        paper_e.candidate_names, paper_e.competence[i], paper_e.chosen[i], title="Paper: OOB accuracy on the region")),
+        key="dvs_competence_paper")
+    p2.plotly_chart(shared.figure("dvs_competence_soft", [key, i], lambda: dvs_figures.candidate_competence(
+        soft_e.candidate_names, soft_e.competence[i], soft_e.chosen[i],
+        title="Soft: OOB probability of the true class")), key="dvs_competence_soft")
 
 
 one_instance()
 
-frame = e.to_frame(result.y_test).assign(dataset_row=result.test_index, seed=seed, dataset=data.name, method=method)
-st.download_button("Download per-instance explanations (.csv)", lambda: frame.to_csv(index=False),
+st.download_button("Download per-instance explanations (.csv)", lambda: e.to_frame(result.y_test).assign(  # on click
+    dataset_row=result.test_index, seed=seed, dataset=data.name, method=method).to_csv(index=False),
                    file_name=f"{data.name}-dvs-explanations.csv", mime="text/csv", key="dvs_dl")

@@ -8,7 +8,7 @@ import streamlit as st
 from mvlab.experiments.settings import SiameseSettings
 from mvlab.experiments.siamese import MODELS, SiameseExperiment, default_window_sizes, tau_tradeoff
 from mvlab.siamese.pairs import max_train_pairs
-from mvlab.ui import links, runs, widgets
+from mvlab.ui import links, runs, shared, widgets
 from mvlab.ui.state import current_seed, keep, kept, set_kept, sidebar
 from mvlab.viz import siamese_figures
 
@@ -60,7 +60,7 @@ if paper:
     c[2].caption(f"QP on {'in-sample' if qp_probas == 'insample' else 'out-of-fold'} tree probabilities")
     c2[2].caption(f"up to {max_levels} levels")
 else:
-    most = max(runs.memo("sdf_most", ds.fingerprint(), lambda: max_train_pairs(ds.y)),
+    most = max(max_train_pairs(ds.y),
                widgets.field_range(S, "n_pairs")[0])
     if kept(WIDGETS["n_pairs"], 0) > most:
         set_kept(WIDGETS["n_pairs"], most)
@@ -101,6 +101,7 @@ if result is None:
     st.stop()
 
 n_test = len(result.y_test)
+key = runs.result_key(settings, ds)  # figures of a result are built once per server, shared by every session
 scan_note = f", scanning windows {result.settings['window_sizes']}" if result.settings["scanning"] else ""
 st.success(f"{ds.name}: {len(result.y_train)} training and {n_test} test pairs from disjoint instance pools, "
            f"{result.n_forests} forests of {result.n_trees} trees per level{scan_note} "
@@ -113,11 +114,13 @@ m[1].metric("SDF test accuracy", f"{result.accuracy('SDF'):.3f}", delta=f"{gain:
 m[2].metric("Levels kept (gcForest / SDF)", f"{result.n_levels['gcForest']} / {result.n_levels['SDF']}")
 m[3].metric("SDF mean effective trees", f"{result.mean_effective_trees:.1f}",
             help=f"Out of T = {result.n_trees}.")
-st.plotly_chart(siamese_figures.cascade_level_accuracy(result.level_table()), key="sdf_levels_fig")
+st.plotly_chart(shared.figure("sdf_levels", key, lambda: siamese_figures.cascade_level_accuracy(result.level_table())),
+                key="sdf_levels_fig")
 st.dataframe(result.table().round(4), hide_index=True, width="stretch")
 
 st.subheader("Tree weights")
-st.plotly_chart(siamese_figures.tree_weight_distributions(result.weights, result.forest_names), key="sdf_weights_fig")
+st.plotly_chart(shared.figure("sdf_weights", key, lambda: siamese_figures.tree_weight_distributions(
+    result.weights, result.forest_names)), key="sdf_weights_fig")
 st.caption(f"λ = {result.settings['lam']:g}, z {result.settings['z_schedule']}. Each box pools the weights of the "
            "3 fold-models of one forest. Raise λ to pull them towards the dashed 1/T line (gcForest); with "
            "z-doubling the effective λ is divided by 4 at every level, so deeper levels weight more unevenly. "
@@ -133,22 +136,30 @@ for i, name in enumerate(MODELS):
     m[2 * i].metric(f"{name}: undetermined pairs", f"{n_test - t.n_determined} of {n_test}",
                     help=f"{100 * t.undetermined:.1f}% of the test pairs")
     m[2 * i + 1].metric(f"{name}: accuracy on the rest", "—" if np.isnan(t.accuracy) else f"{t.accuracy:.3f}")
-st.plotly_chart(siamese_figures.tau_tradeoff_curve(result.tau_curves(tau), tau), key="sdf_tau_fig")
+st.plotly_chart(shared.figure("sdf_tau", [key, tau], lambda: siamese_figures.tau_tradeoff_curve(
+    result.tau_curves(tau), tau)), key="sdf_tau_fig")
 
-table = result.pair_table(tau)
-pair = st.selectbox(
-    "Test pair", list(range(n_test)), **keep(f"sdf_pair_{n_test}", 0),
-    format_func=lambda i: f"pair {i}: class {table['class a'][i]} vs {table['class b'][i]} ({table['true label'][i]})")
+table = shared.value("sdf_pairs", [key, tau], lambda: result.pair_table(tau))
+pair_names = shared.value("sdf_pair_names", key, lambda: [  # one label per test pair, once per result
+    f"pair {i}: class {first} vs {second} ({label})"
+    for i, (first, second, label) in enumerate(zip(table["class a"], table["class b"], table["true label"]))])
+pair = st.selectbox("Test pair", list(range(n_test)), **keep(f"sdf_pair_{n_test}", 0),
+                    format_func=pair_names.__getitem__)
 a, b = (int(v) for v in result.test_pairs[pair])
 names = (f"instance {a} (class {table['class a'][pair]})", f"instance {b} (class {table['class b'][pair]})")
 left, right = st.columns([1, 1] if ds.image_shape is not None else [2, 1])
-if ds.image_shape is not None:
-    left.plotly_chart(siamese_figures.pair_view(ds.X[a], ds.X[b], image_shape=ds.image_shape, names=names,
-                                                title=f"Test pair {pair}"), key="sdf_pair_fig")
-else:
+
+
+def pair_figure():
+    if ds.image_shape is not None:
+        return siamese_figures.pair_view(ds.X[a], ds.X[b], image_shape=ds.image_shape, names=names,
+                                         title=f"Test pair {pair}")
     z = ds.standardised_rows([a, b])
-    left.plotly_chart(siamese_figures.pair_view(z[0], z[1], feature_names=ds.feature_names, names=names,
-                                                title=f"Test pair {pair} (standardised features)"), key="sdf_pair_fig")
+    return siamese_figures.pair_view(z[0], z[1], feature_names=ds.feature_names, names=names,
+                                     title=f"Test pair {pair} (standardised features)")
+
+
+left.plotly_chart(shared.figure("sdf_pair", [key, pair], pair_figure), key="sdf_pair_fig")
 right.metric("True label", table["true label"][pair])
 for name in MODELS:
     right.metric(f"{name}: S0 − S1", f"{table[f'{name} S0-S1'][pair]:+.3f}",

@@ -16,7 +16,7 @@ from mvlab.experiments.view_construction import (
     partition_crosstab,
     sweep_test,
 )
-from mvlab.ui import links, runs, widgets
+from mvlab.ui import links, runs, shared, widgets
 from mvlab.ui.state import current_seed, keep, kept, set_kept, sidebar
 from mvlab.ui.tables import readable
 from mvlab.viz import view_construction_figures
@@ -113,6 +113,7 @@ n_cells = len(result.methods) * len(result.classifiers) * len(result.ks) * len(r
 st.success(f"{data.name}: {len(result.sample_index)} instances × {len(result.feature_index)} features, "
            f"{len(result.test_folds)} test folds, {n_cells} view ensembles in {result.seconds:.1f} s.")
 
+key = runs.result_key(settings, data)  # figures of a result are built once per server, shared by every session
 st.subheader(f"Across k = 1..{len(result.ks)}")
 c = st.columns([2, 2, 1])
 metric = widgets.choice(c[0], "Metric", list(METRICS), "vc_metric", "accuracy", format_func=METRIC_TITLES.get)
@@ -120,21 +121,27 @@ clf = widgets.choice(c[1], "Classifier", result.classifiers, "vc_clf", result.cl
                      format_func=CLASSIFIER_TITLES.get)
 grid = c[2].toggle("Grid of all", **keep("vc_grid", False),
                    help="Accuracy, disagreement, time and % features kept for every classifier.")
-if grid:
-    panels = {(m, cl): result.per_k(m, cl) for m in ("accuracy", "disagreement", "seconds", "percent_features")
-              for cl in result.classifiers}
-else:
-    panels = {(metric, clf): result.per_k(metric, clf)}
-st.plotly_chart(view_construction_figures.k_sweep_boxes(
-    panels, metric_titles=METRIC_TITLES, classifier_titles=CLASSIFIER_TITLES,
-    title=f"One box per method over k = 1..{len(result.ks)} (each value: the mean over test folds)"), key="vc_boxes")
-st.plotly_chart(view_construction_figures.k_sweep_lines(
+
+
+def boxes():
+    if grid:
+        panels = {(m, cl): result.per_k(m, cl) for m in ("accuracy", "disagreement", "seconds", "percent_features")
+                  for cl in result.classifiers}
+    else:
+        panels = {(metric, clf): result.per_k(metric, clf)}
+    return view_construction_figures.k_sweep_boxes(
+        panels, metric_titles=METRIC_TITLES, classifier_titles=CLASSIFIER_TITLES,
+        title=f"One box per method over k = 1..{len(result.ks)} (each value: the mean over test folds)")
+
+
+st.plotly_chart(shared.figure("vc_boxes", [key, grid] + ([] if grid else [metric, clf]), boxes), key="vc_boxes")
+st.plotly_chart(shared.figure("vc_lines", [key, metric, clf], lambda: view_construction_figures.k_sweep_lines(
     result.per_k(metric, clf), metric_title=METRIC_TITLES[metric],
-    title=f"{METRIC_TITLES[metric]} for each k ({CLASSIFIER_TITLES[clf]}, mean over folds)"), key="vc_lines")
+    title=f"{METRIC_TITLES[metric]} for each k ({CLASSIFIER_TITLES[clf]}, mean over folds)")), key="vc_lines")
 
 st.subheader("Does OFSP differ? Friedman aligned ranks, Holm post-hoc")
 try:
-    test = sweep_test(result, clf, metric)
+    test = shared.value("vc_test", [key, clf, metric], lambda: sweep_test(result, clf, metric))
 except ValueError as exc:
     st.warning(f"No test for this choice: {exc}")
 else:
@@ -154,22 +161,23 @@ p_clf = widgets.choice(c[1], "Classifier", result.classifiers, "vc_p_clf", resul
 p_k = widgets.choice(c[2], "Views k", result.ks, "vc_p_k", min(5, len(result.ks)))
 M = result.membership(p_method, p_clf, p_k)
 groups = feature_groups(data.views, result.feature_index)
-names = np.asarray(data.feature_names)[result.feature_index]
-st.plotly_chart(view_construction_figures.partition_matrix(
-    M, groups, names, title=f"{p_method}, k = {p_k}: which feature went to which view"), key="vc_partition")
+partition = [key, p_method, p_clf, p_k]
+st.plotly_chart(shared.figure("vc_partition", partition, lambda: view_construction_figures.partition_matrix(
+    M, groups, np.asarray(data.feature_names)[result.feature_index],
+    title=f"{p_method}, k = {p_k}: which feature went to which view")), key="vc_partition")
 if p_method == "Bagging":
     st.caption("Bagging partitions rows, not features: every member keeps every feature and trains on its own "
                "bootstrap sample.")
 if data.n_views > 1:
-    st.plotly_chart(view_construction_figures.partition_vs_natural(
+    st.plotly_chart(shared.figure("vc_crosstab", partition, lambda: view_construction_figures.partition_vs_natural(
         partition_crosstab(M, groups, list(data.views)),
-        title=f"{p_method}, k = {p_k}: learned views against the natural views of {data.name}"), key="vc_crosstab")
+        title=f"{p_method}, k = {p_k}: learned views against the natural views of {data.name}")), key="vc_crosstab")
 else:
     st.caption(f"{data.name} has a single natural view, so there is nothing to compare the learned views with.")
 
-frame = result.table.assign(dataset=data.name, seed=seed, settings=json.dumps(settings.manifest(data)))
 c1, c2 = st.columns(2)
-c1.download_button("Download results (.csv)", lambda: frame.to_csv(index=False),  # made on the click
+c1.download_button("Download results (.csv)", lambda: result.table.assign(  # made on the click
+    dataset=data.name, seed=seed, settings=json.dumps(settings.manifest(data))).to_csv(index=False),
                    file_name=f"{data.name}-view-construction.csv", mime="text/csv", key="vc_dl_csv")
 c2.download_button("Download results and partitions (.npz)", result.to_npz,
                    file_name=f"{data.name}-view-construction.npz", mime="application/octet-stream", key="vc_dl_npz")

@@ -25,9 +25,32 @@ def test_train_draws_accuracies_weights_heatmaps_and_map(app):
 
     expected = DissimilaritySettings(n_estimators=20).run(load_dataset("nutrimouse"))
     assert table["test accuracy"].tolist() == [round(expected.accuracy[c], 4) for c in table["combination"]]
-    # accuracy + weights + joint and 2 view heatmaps + MDS map
-    assert len(app.get("plotly_chart")) == 6
+    # accuracy + weights + the open tab's heatmap (joint) + MDS map
+    assert chart_titles(app) == ["Test accuracy on the same split", "View weights of each combination",
+                                 "joint (average): Breiman (shared leaves)",
+                                 "Training instances placed by their joint dissimilarity"]
     assert len(app.get("download_button")) == 2
+
+
+def chart_titles(app) -> list[str]:
+    import json
+
+    return [json.loads(c.proto.spec)["layout"]["title"]["text"].split("<br>")[0] for c in app.get("plotly_chart")]
+
+
+def test_only_the_open_matrix_tab_is_drawn_and_another_tab_draws_its_own(app):
+    """A class receiving a result gets one heatmap each: the others are drawn when their tab is opened."""
+    open_page(app)
+    app.button(key="dis_train").click().run()
+    assert [t.label for t in app.tabs] == ["joint (average)", "gene", "lipid"]
+    assert sum("Breiman" in t for t in chart_titles(app)) == 1
+    app.session_state["dis_matrix"] = "lipid"  # what a click on the tab sets (on_change="rerun")
+    app.run()
+    assert not app.exception, app.exception
+    titles = chart_titles(app)
+    assert any(t.startswith("lipid: Breiman") for t in titles)
+    assert not any(t.startswith(("joint (average):", "gene:")) for t in titles)
+    assert any("Out-of-bag accuracy of the lipid forest" in c.value for c in app.caption)
 
 
 def test_result_survives_page_switches_and_a_new_session(app):
@@ -36,7 +59,7 @@ def test_result_survives_page_switches_and_a_new_session(app):
     before = app.dataframe[0].value
     app.switch_page("pages/data.py").run()
     app.switch_page("pages/dissimilarity.py").run()
-    assert len(app.get("plotly_chart")) == 6
+    assert len(app.get("plotly_chart")) == 4
     # a browser refresh is a new session: the result comes back from the results store
     from streamlit.testing.v1 import AppTest
 

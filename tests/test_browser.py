@@ -119,6 +119,12 @@ def test_dissimilarity_page_trains_with_visible_progress(page):
     assert wait_for_figures(page, 4) >= 4  # accuracy, weights, heatmap(s), MDS
     assert not exceptions(page)
     screenshot(page, "dissimilarity")
+    # only the open tab's heatmap is drawn; another tab draws its own view's matrix on the click
+    view_tab = page.get_by_role("tab").nth(1)
+    view = view_tab.inner_text().strip()
+    view_tab.click()
+    page.wait_for_selector(f".gtitle:has-text('{view}: ')", timeout=60_000)
+    assert not exceptions(page)
     with page.expect_download(timeout=60_000) as download:  # the CSV is made on the click (a deferred callable)
         page.get_by_role("button", name="Download results (.csv)").click()
     text = Path(download.value.path()).read_text()

@@ -105,23 +105,23 @@ def test_the_run_status_line_says_position_wait_progress_and_sharing():
 
 
 def test_shared_values_are_computed_once_per_key_and_bounded():
-    from mvlab.ui import runs
+    from mvlab.ui import shared
 
     calls = []
-    first = runs.shared("test-fig", ["k", 1], lambda: calls.append(1) or {"figure": 1})
-    again = runs.shared("test-fig", ["k", 1], lambda: calls.append(1) or {"figure": 2})
-    other = runs.shared("test-fig", ["k", 2], lambda: calls.append(1) or {"figure": 3})
+    first = shared.value("test-fig", ["k", 1], lambda: calls.append(1) or {"figure": 1})
+    again = shared.value("test-fig", ["k", 1], lambda: calls.append(1) or {"figure": 2})
+    other = shared.value("test-fig", ["k", 2], lambda: calls.append(1) or {"figure": 3})
     assert first is again and other == {"figure": 3} and len(calls) == 2
-    for i in range(runs.SHARED_SIZE + 5):
-        runs.shared("test-fill", i, lambda: 0)
-    assert len(runs._SHARED) == runs.SHARED_SIZE
+    for i in range(shared.VALUES.size + 5):
+        shared.value("test-fill", i, lambda: 0)
+    assert len(shared.VALUES) == shared.VALUES.size
 
 
 def test_shared_value_asked_by_many_sessions_at_once_is_built_once():
     import threading
     import time
 
-    from mvlab.ui import runs
+    from mvlab.ui import shared
 
     calls, got = [], []
     start = threading.Barrier(6)
@@ -133,7 +133,7 @@ def test_shared_value_asked_by_many_sessions_at_once_is_built_once():
 
     def session():
         start.wait()
-        got.append(runs.shared("test-herd", "k", build))
+        got.append(shared.value("test-herd", "k", build))
 
     threads = [threading.Thread(target=session) for _ in range(6)]
     for t in threads:
@@ -146,14 +146,14 @@ def test_shared_value_asked_by_many_sessions_at_once_is_built_once():
 def test_shared_value_whose_builder_fails_is_built_by_the_next_session():
     import pytest
 
-    from mvlab.ui import runs
+    from mvlab.ui import shared
 
     def broken():
         raise RuntimeError("figure failed")
 
     with pytest.raises(RuntimeError, match="figure failed"):
-        runs.shared("test-fail", "k", broken)
-    assert runs.shared("test-fail", "k", lambda: 7) == 7 and not runs._BUILDING
+        shared.value("test-fail", "k", broken)
+    assert shared.value("test-fail", "k", lambda: 7) == 7 and not shared.VALUES.building
 
 
 def panel_script():
@@ -184,3 +184,47 @@ def test_pages_read_no_private_session_keys():
     for page in sorted(Path(ROOT / "pages").glob("*.py")):
         text = page.read_text()
         assert '"_kept"' not in text and '"_url_pending"' not in text, page.name
+
+
+def test_stored_result_is_read_back_once_per_run_and_shared_by_sessions(tmp_path):
+    """A class opening a stored result: one object for every session (one copy in memory, one read), the store's
+    own look-up as the reference; a newer finished run is read back anew."""
+    import threading
+
+    from mvlab.experiments.store import ResultsStore
+    from mvlab.ui import shared
+
+    reads = []
+
+    class Blob:
+        def __init__(self, data):
+            self.data = data
+
+        @classmethod
+        def from_npz(cls, data):
+            reads.append(data)
+            return cls(data)
+
+    store, settings = ResultsStore(tmp_path / "r.sqlite"), {"n_estimators": 5}
+    assert shared.stored_result(store, "dvs", "f", settings, Blob) is None
+    run = store.start_run("dvs", "demo", "f", 0, settings)
+    store.put_artifact(run, "result", b"first")
+    store.finish_run(run, {})
+    got, start = [], threading.Barrier(8)
+
+    def session():
+        start.wait()
+        got.append(shared.stored_result(store, "dvs", "f", settings, Blob))
+
+    threads = [threading.Thread(target=session) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(got) == 8 and all(g is got[0] for g in got) and reads == [b"first"]
+    assert got[0].data == store.finished_result("dvs", "f", settings, Blob).data
+    assert shared.stored_result(store, "dvs", "other", settings, Blob) is None  # other data: not found
+    newer = store.start_run("dvs", "demo", "f", 0, settings)
+    store.put_artifact(newer, "result", b"second")
+    store.finish_run(newer, {})
+    assert shared.stored_result(store, "dvs", "f", settings, Blob).data == b"second"

@@ -425,5 +425,9 @@ class ResultsStore:
         """The newest finished run's ``"result"`` artifact read back as ``result_type.from_npz(bytes)``
         (what the pages and the lessons show), or None when no such run or artifact is stored."""
         run_id = self.find_finished(kind, fingerprint, settings)
-        blob = self.artifact(run_id, "result") if run_id else None
+        return None if run_id is None else self.run_result(run_id, result_type)
+
+    def run_result(self, run_id: str, result_type):
+        """The run's ``"result"`` artifact read back as ``result_type.from_npz(bytes)``, or None when it has none."""
+        blob = self.artifact(run_id, "result")
         return None if blob is None else result_type.from_npz(blob)

@@ -9,7 +9,7 @@ import streamlit as st
 
 from mvlab.lessons import LESSONS, Lesson, Step, StepContext, StepRun
 from mvlab.lessons.handout import render_handout
-from mvlab.ui import runs
+from mvlab.ui import runs, shared
 from mvlab.viz.frozen import freeze
 
 __all__ = ["Place", "place_from_address", "publish_place", "question", "teacher_style", "step_result", "step_items",
@@ -102,7 +102,7 @@ def question(step: Step, key: str, teacher: bool) -> bool:
 
 def _data(run: StepRun):
     """The run's data, built once per server (the synthetic sets are generated, not loaded)."""
-    return runs.shared("lesson_data", [run.dataset, run.settings.kind, run.settings.key()], run.data)
+    return shared.value("lesson_data", [run.dataset, run.settings.kind, run.settings.key()], run.data)
 
 
 def step_result(run: StepRun, key: str, number: int):
@@ -119,7 +119,7 @@ def step_result(run: StepRun, key: str, number: int):
 def step_items(step: Step, ctx: StepContext, key) -> list:
     """The step's figures and tables, built once per server for this step and result (a class that opens
     the step shares them), figures frozen (their wire form encoded once: :mod:`mvlab.viz.frozen`)."""
-    return runs.shared("lesson_step", key, lambda: [freeze(item) if isinstance(item, go.Figure) else item
+    return shared.value("lesson_step", key, lambda: [freeze(item) if isinstance(item, go.Figure) else item
                                                      for item in step.figures(ctx)])
 
 

@@ -11,13 +11,10 @@ the same result), follows it and caches its result; the engine records it in the
 from __future__ import annotations
 
 import json
-import threading
 import time
 import uuid
-from collections import OrderedDict
 from typing import Callable, TypeVar
 
-import plotly.graph_objects as go
 import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -26,7 +23,7 @@ from mvlab.datasets.container import MultiViewDataset
 from mvlab.engine import Engine, JobStatus, Request, shared_engine
 from mvlab.engine.requests import result_key, settings_request
 from mvlab.experiments.store import ResultsStore
-from mvlab.viz.frozen import FrozenFigure, freeze
+from mvlab.ui import shared
 
 T = TypeVar("T")
 _CACHE = "_results"
@@ -49,8 +46,8 @@ def lookup(settings, ds: MultiViewDataset, result_type: type[T]) -> T | None:
     cache = st.session_state.setdefault(_CACHE, {})
     key = result_key(settings, ds)
     if key not in cache:
-        try:
-            result = results_store().finished_result(settings.kind, ds.fingerprint(), settings.key(), result_type)
+        try:  # read back once per server: the sessions that open a stored result share it
+            result = shared.stored_result(results_store(), settings.kind, ds.fingerprint(), settings.key(), result_type)
         except ValueError:
             result = None  # an unusable store only costs the cache
         if result is None:
@@ -74,68 +71,6 @@ def forget_cached(ds: MultiViewDataset) -> None:
     fp = ds.fingerprint()
     for key in [k for k in cache if json.loads(k)[1] == fp]:
         del cache[key]
-
-
-def memo(name: str, key, compute: Callable[[], T], size: int = 1) -> T:
-    """``compute()`` once per session for this ``name`` and ``key`` (e.g. an embedding of a stored
-    result, which every rerun of the page would otherwise recompute); keeps the ``size`` most
-    recent keys of that name."""
-    slot = st.session_state.setdefault("_memo", {}).setdefault(name, {})
-    key = json.dumps(key, sort_keys=True, default=str)
-    if key in slot:
-        slot[key] = slot.pop(key)  # most recent last
-    else:
-        slot[key] = compute()
-        while len(slot) > size:
-            del slot[next(iter(slot))]
-    return slot[key]
-
-
-_SHARED: OrderedDict = OrderedDict()
-_SHARED_LOCK = threading.Lock()
-_BUILDING: dict[str, threading.Event] = {}
-SHARED_SIZE = 256
-
-
-def shared(name: str, key, compute: Callable[[], T]) -> T:
-    """``compute()`` once per server for this ``name`` and ``key`` (a figure or an embedding of a
-    result, keyed by the result's :func:`result_key` and what else it depends on): a class that
-    opens the same result builds its figures once, not once per student.  Keeps the
-    :data:`SHARED_SIZE` most recently used.  The value is shared: never change it in place.
-
-    A session that asks while another builds the same value waits for it (the sessions that
-    shared a run all receive its result at the same moment: without the wait, each built every
-    figure again); if the builder fails, the next one builds."""
-    key = json.dumps([name, key], sort_keys=True, default=str)
-    while True:
-        with _SHARED_LOCK:
-            if key in _SHARED:
-                _SHARED.move_to_end(key)
-                return _SHARED[key]
-            building = _BUILDING.get(key)
-            if building is None:
-                building = _BUILDING[key] = threading.Event()
-                break
-        building.wait()
-    try:
-        value = compute()  # outside the lock: other keys are built and read meanwhile
-        with _SHARED_LOCK:
-            _SHARED[key] = value
-            _SHARED.move_to_end(key)
-            while len(_SHARED) > SHARED_SIZE:
-                _SHARED.popitem(last=False)
-        return value
-    finally:
-        with _SHARED_LOCK:
-            del _BUILDING[key]
-        building.set()
-
-
-def shared_figure(name: str, key, build: Callable[[], go.Figure]) -> FrozenFigure:
-    """The figure ``build()`` once per server for this ``name`` and ``key`` (:func:`shared`),
-    frozen (:class:`mvlab.viz.frozen.FrozenFigure`): the sessions that draw it share its wire form
-    instead of encoding its arrays again, each one."""
-    return shared(name, key, lambda: freeze(build()))
 
 
 def worker_memory() -> float:

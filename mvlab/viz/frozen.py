@@ -2,7 +2,7 @@
 
 Streamlit's ``st.plotly_chart`` asks every session's figure for ``to_dict()``, and a ``go.Figure``
 answers with a deep copy in which every array is encoded again (base64 typed arrays, plotly's
-wire form): for the figures of one result, shared by a class (:func:`mvlab.ui.runs.shared_figure`),
+wire form): for the figures of one result, shared by a class (:func:`mvlab.ui.shared.figure`),
 that was most of the server's work to send a result page, once per student.
 """
 
