@@ -120,3 +120,21 @@ def test_pair_features_concatenates():
     np.testing.assert_array_equal(F, [[0, 1, 2, 9, 10, 11], [6, 7, 8, 3, 4, 5]])
     with pytest.raises(ValueError, match="outside"):
         pair_features(X, np.array([[0, 4]]))
+
+
+def test_max_train_pairs_is_the_largest_split_every_pool_seed_can_draw_and_is_remembered_by_content():
+    """The remembered answer equals a fresh computation (split_pools + pair capacities, the slow path), for
+    labels seen before, for other labels of the same length, and is reached by make_pair_split."""
+    from mvlab.siamese import pairs
+
+    rng = np.random.default_rng(3)
+    for y in (np.repeat([0, 1, 2], [30, 20, 10]), rng.integers(0, 4, 90), np.array(["a", "b"] * 25)):
+        fresh = pairs._max_train_pairs(y, 0.4, True, True, 5)
+        assert pairs.max_train_pairs(y) == fresh == pairs.max_train_pairs(y.copy())  # asked again: remembered
+        assert pairs.max_train_pairs(y, trials=2) == pairs._max_train_pairs(y, 0.4, True, True, 2)
+        for seed in range(5):  # N = the answer is drawable whatever the pools' seed
+            make_pair_split(y, fresh, random_state=seed)
+    y = np.repeat([0, 1], [40, 40])
+    other = y.copy()
+    other[:35] = 1  # same length and dtype, other content: its own answer
+    assert pairs.max_train_pairs(other) == pairs._max_train_pairs(other, 0.4, True, True, 5) != pairs.max_train_pairs(y)

@@ -13,6 +13,8 @@ random orientation (``(i, j)`` or ``(j, i)``, the concatenation being asymmetric
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -314,11 +316,28 @@ def pair_capacity(y, n_pairs_of: int = 0, *, balanced: bool = True) -> int:
 def max_train_pairs(y, *, test_size=0.4, balanced=True, stratify=True, trials: int = 5) -> int:
     """The largest N for which :func:`make_pair_split` can draw N training and ``2N/3`` test pairs
     from the disjoint pools of ``y``, whatever the seed of the pools (the smallest over ``trials``
-    pool splits, seeds 0..trials-1).  0 when no pair can be drawn."""
+    pool splits, seeds 0..trials-1).  0 when no pair can be drawn.
+
+    Remembered for the 64 most recent label vectors (a digest of their content): the Siamese page
+    asks on every rerun of every session, and five stratified splits take tens of milliseconds."""
+    y = np.asarray(y)
+    key = (hashlib.blake2b(y.tobytes(), digest_size=16).hexdigest(), y.dtype.str, y.shape, float(test_size),
+           bool(balanced), bool(stratify), int(trials))
+    found = _MAX_PAIRS_SEEN.get(key)
+    if found is None:
+        found = _MAX_PAIRS_SEEN[key] = _max_train_pairs(y, test_size, balanced, stratify, trials)
+        while len(_MAX_PAIRS_SEEN) > 64:
+            _MAX_PAIRS_SEEN.popitem(last=False)
+    return found
+
+
+_MAX_PAIRS_SEEN: OrderedDict = OrderedDict()
+
+
+def _max_train_pairs(y, test_size, balanced, stratify, trials) -> int:
     best = None
     for seed in range(trials):
         train_pool, test_pool = split_pools(y, test_size, stratify=stratify, random_state=seed)
-        y = np.asarray(y)
         n_train = pair_capacity(y[train_pool], balanced=balanced)
         n_test = pair_capacity(y[test_pool], balanced=balanced)
         limit = min(n_train, int(1.5 * n_test))  # test pairs: round(2N/3)
