@@ -59,17 +59,19 @@ def main() -> int:
         alone = statistics.median(bench_classroom.round_of(url, [s])["times"][0] for s in (2, 3, 4))
         print(f"{args.students} students, identical settings ({bench_classroom.QUERY}); one student alone: "
               f"{alone:.2f} s (median of 3). Seconds from the first click:\n")
-        print("| round | run started | run recorded finished | first page delivered | last page delivered |")
-        print("|---|---|---|---|---|")
+        print("| students | round | run started | run recorded finished | first page delivered | last page delivered |")
+        print("|---|---|---|---|---|---|")
         store = ResultsStore(Path(tmp) / "results.sqlite")
-        for r in range(args.rounds):
-            seed = 700 + r
-            clicks, delivered = timed_round(url, seed, args.students)
-            runs = store.runs(kind="dissimilarity")
-            run = runs[runs.seed == seed].iloc[0]
-            t0 = min(clicks)
-            print(f"| {r + 1} | {run.started - t0:.2f} | {run.finished - t0:.2f} | {min(delivered) - t0:.2f} | "
-                  f"{max(delivered) - t0:.2f} |", flush=True)
+        seeds = iter(range(700, 800))
+        for students in (1, args.students):  # one alone first: where its own 'alone' time goes
+            for r in range(args.rounds):
+                seed = next(seeds)
+                clicks, delivered = timed_round(url, seed, students)
+                runs = store.runs(kind="dissimilarity")
+                run = runs[runs.seed == seed].iloc[0]
+                t0 = min(clicks)
+                print(f"| {students} | {r + 1} | {run.started - t0:.2f} | {run.finished - t0:.2f} | "
+                      f"{min(delivered) - t0:.2f} | {max(delivered) - t0:.2f} |", flush=True)
     return 0
 
 
