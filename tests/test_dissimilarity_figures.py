@@ -105,3 +105,26 @@ def test_heatmap_names_its_class_blocks_and_draws_boundaries_as_one_trace(n_clas
     assert fig.data[0].colorbar.title.text == "dissimilarity"
     lines = fig.data[1]
     assert sum(v is None for v in lines.x) == 2 * (n_classes - 1)  # every boundary, both axes
+
+
+def test_view_weights_built_from_one_layout_draws_what_the_update_calls_drew():
+    """The figure built from one layout (fast: validated once) against the same figure built step by step with
+    plotly's update and add_hline calls (the slow, obvious construction)."""
+    import plotly.graph_objects as go
+    from plotly.colors import qualitative
+
+    from mvlab.viz.palette import REFERENCE_LINE, nth_color
+
+    weights = {"average": [1 / 3] * 3, "knn": [0.5, 0.3, 0.2], "oob": [0.2, 0.2, 0.6]}
+    views = ["fac", "fou", "kar"]
+    reference = go.Figure()
+    for i, (name, w) in enumerate(weights.items()):
+        reference.add_trace(go.Bar(x=views, y=list(np.asarray(w, dtype=float)), name=name,
+                                   marker_color=nth_color(qualitative.Set2, i),
+                                   hovertemplate=name + "<br>%{x}: %{y:.3f}<extra></extra>"))
+    reference.add_hline(y=1 / 3, line_dash="dash", line_color=REFERENCE_LINE, annotation_text="uniform 1/Q",
+                        annotation_position="top left")
+    reference.update_layout(title="View weights of each combination", barmode="group", xaxis_title="view",
+                            yaxis_title="weight", height=360, xaxis_type="category", legend_title_text="combination",
+                            margin=dict(t=50, b=40, l=50, r=20))
+    assert dissimilarity_figures.view_weights(weights, views).to_dict() == reference.to_dict()

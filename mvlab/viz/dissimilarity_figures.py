@@ -144,14 +144,20 @@ def dissimilarity_heatmap(
 def view_weights(weights: Mapping[str, Sequence[float]], view_names: Sequence[str],
                  title: str = "View weights of each combination") -> go.Figure:
     """Grouped bars: for every combination (colour), the weight it gives each view (x).  A dashed
-    line marks the uniform weight 1/Q of the average."""
-    fig = go.Figure()
-    for i, (name, w) in enumerate(weights.items()):
-        fig.add_trace(go.Bar(x=list(view_names), y=list(np.asarray(w, dtype=float)), name=name,
-                             marker_color=nth_color(qualitative.Set2, i),
-                             hovertemplate=name + "<br>%{x}: %{y:.3f}<extra></extra>"))
-    fig.add_hline(y=1 / max(1, len(view_names)), line_dash="dash", line_color=REFERENCE_LINE,
-                  annotation_text="uniform 1/Q", annotation_position="top left")
-    fig.update_layout(title=title, barmode="group", xaxis_title="view", yaxis_title="weight", height=360,
-                      xaxis_type="category", legend_title_text="combination", margin=dict(t=50, b=40, l=50, r=20))
-    return fig
+    line marks the uniform weight 1/Q of the average.  Built from one layout (each ``update_*`` or
+    ``add_hline`` call parses and validates again: three times the build time, once per result)."""
+    uniform = 1 / max(1, len(view_names))
+    traces = [go.Bar(x=list(view_names), y=list(np.asarray(w, dtype=float)), name=name,
+                     marker_color=nth_color(qualitative.Set2, i),
+                     hovertemplate=name + "<br>%{x}: %{y:.3f}<extra></extra>")
+              for i, (name, w) in enumerate(weights.items())]
+    layout = dict(
+        title=dict(text=title), barmode="group", height=360, margin=dict(t=50, b=40, l=50, r=20),
+        xaxis=dict(title=dict(text="view"), type="category"), yaxis=dict(title=dict(text="weight")),
+        legend=dict(title=dict(text="combination")),
+        shapes=[dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=uniform, y1=uniform,
+                     line=dict(dash="dash", color=REFERENCE_LINE))],
+        annotations=[dict(text="uniform 1/Q", showarrow=False, xref="x domain", x=0, xanchor="left",
+                          yref="y", y=uniform, yanchor="bottom")],
+    )
+    return go.Figure(data=traces, layout=layout)

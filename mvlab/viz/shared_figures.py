@@ -3,6 +3,8 @@ accuracy per method (Dissimilarity, Dynamic view selection)."""
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
 from typing import Mapping, Sequence
 
@@ -44,32 +46,42 @@ def view_projections(
         f"{100 * projections[v][1][1]:.0f}% of the variance"
         for v in names
     ]
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=subtitles, horizontal_spacing=0.06, vertical_spacing=0.12)
     colors = class_colors(list(classes))
     index = np.arange(len(labels))
+    traces = []
     for k, view in enumerate(names):
         coords = np.asarray(projections[view][0])
-        r, c = divmod(k, cols)
+        axes = dict(xaxis=f"x{k + 1}" if k else "x", yaxis=f"y{k + 1}" if k else "y")  # subplot k, row-major
         for cls in classes:
             mask = labels == str(cls)
             if not mask.any():
                 continue
-            fig.add_trace(
-                go.Scattergl(
-                    x=coords[mask, 0], y=coords[mask, 1], mode="markers", name=str(cls), legendgroup=str(cls),
-                    showlegend=k == 0, marker=dict(color=colors[str(cls)], size=5, opacity=0.75),
-                    customdata=index[mask],
-                    hovertemplate="instance %{customdata}<br>class " + str(cls) + "<extra>" + view + "</extra>",
-                ),
-                row=r + 1, col=c + 1,
-            )
-    fig.update_xaxes(showticklabels=False, title_text="")
-    fig.update_yaxes(showticklabels=False, title_text="")
-    fig.update_layout(title=title, height=300 * rows + 110, legend_title_text="class",
-                      legend=dict(orientation="h", yanchor="top", y=-0.02, xanchor="left", x=0),
-                      margin=dict(t=80, b=60, l=20, r=20))
-    fig.update_annotations(font_size=12)
-    return fig
+            traces.append(go.Scattergl(
+                x=coords[mask, 0], y=coords[mask, 1], mode="markers", name=str(cls), legendgroup=str(cls),
+                showlegend=k == 0, marker=dict(color=colors[str(cls)], size=5, opacity=0.75),
+                customdata=index[mask],
+                hovertemplate="instance %{customdata}<br>class " + str(cls) + "<extra>" + view + "</extra>", **axes))
+    # one layout, validated once: the subplot grid (axis domains, title positions) of make_subplots, computed once
+    # per shape, then every axis, title and legend setting in it (each update_* call parses and validates again)
+    layout = copy.deepcopy(_subplot_grid(rows, cols, len(names)))
+    for name, axis in layout.items():
+        if name.startswith(("xaxis", "yaxis")):
+            axis.update(showticklabels=False, title=dict(text=""))
+    for annotation, text in zip(layout["annotations"], subtitles):
+        annotation.update(text=text, font=dict(size=12))
+    layout.update(title=dict(text=title), height=300 * rows + 110, margin=dict(t=80, b=60, l=20, r=20),
+                  legend=dict(title=dict(text="class"), orientation="h", yanchor="top", y=-0.02, xanchor="left", x=0))
+    return go.Figure(data=traces, layout=layout)
+
+
+@functools.lru_cache(maxsize=32)
+def _subplot_grid(rows: int, cols: int, n_titles: int) -> dict:
+    """The layout of :func:`make_subplots` for this grid with ``n_titles`` subplot titles (placeholders), the
+    default template left out (a figure applies it itself).  Never change it: callers copy it."""
+    grid = make_subplots(rows=rows, cols=cols, subplot_titles=[f"_{i}" for i in range(n_titles)],
+                         horizontal_spacing=0.06, vertical_spacing=0.12).layout.to_plotly_json()
+    grid.pop("template", None)
+    return grid
 
 
 def method_accuracy(accuracy: Mapping[str, float], title: str = "Test accuracy on the same split") -> go.Figure:
@@ -77,14 +89,11 @@ def method_accuracy(accuracy: Mapping[str, float], title: str = "Test accuracy o
     names = list(accuracy)
     values = [float(accuracy[m]) for m in names]
     best = max(values) if values else 0
-    fig = go.Figure(
-        go.Bar(
-            x=names, y=values, text=[f"{v:.3f}" for v in values], textposition="outside",
-            marker_color=[GREEN if v == best else GREY for v in values],
-            hovertemplate="%{x}<br>accuracy %{y:.4f}<extra></extra>",
-        )
-    )
     low = min(values) if values else 0
-    fig.update_layout(title=title, yaxis_title="accuracy", xaxis_type="category", height=340,
-                      yaxis_range=[max(0.0, low - 0.1), 1.02], margin=dict(t=50, b=40, l=50, r=20))
-    return fig
+    bars = go.Bar(x=names, y=values, text=[f"{v:.3f}" for v in values], textposition="outside",
+                  marker_color=[GREEN if v == best else GREY for v in values],
+                  hovertemplate="%{x}<br>accuracy %{y:.4f}<extra></extra>")
+    # one layout, validated once (an update_layout call parses and validates again)
+    return go.Figure(data=[bars], layout=dict(
+        title=dict(text=title), height=340, margin=dict(t=50, b=40, l=50, r=20), xaxis=dict(type="category"),
+        yaxis=dict(title=dict(text="accuracy"), range=[max(0.0, low - 0.1), 1.02])))
