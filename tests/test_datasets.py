@@ -322,7 +322,10 @@ def test_weaknesses_are_said_in_words():
     rng = np.random.default_rng(0)
     X = np.column_stack([rng.normal(size=40), np.ones(40), np.zeros(40), rng.normal(size=40)])
     y = np.repeat(np.arange(10), 4)  # 10 classes of 4
-    notes = MultiViewDataset(X, y, {"a": [0, 1], "b": [2], "c": [3]}).weaknesses()
+    ds = MultiViewDataset(X, y, {"a": [0, 1], "b": [2], "c": [3]})
+    notes = ds.weaknesses()
+    notes.append("a caller's own note")  # the list is the caller's: the dataset keeps its own
+    assert ds.weaknesses() == ds._find_weaknesses() == notes[:-1]  # asked again: the same, computed once
     assert any("View 'a' has 1 constant feature(s) of 2" in n for n in notes)
     assert any("View 'b' is constant" in n for n in notes) and any("View 'b' has a single feature" in n for n in notes)
     assert any("10 of 10 classes have fewer than 5 instances" in n for n in notes)

@@ -73,7 +73,7 @@ class MultiViewDataset:
 
     __slots__ = (
         "name", "X", "y", "classes", "feature_names", "views", "informative", "image_shape",
-        "description", "origin", "_fingerprint",
+        "description", "origin", "_fingerprint", "_weaknesses",
     )
 
     def __init__(
@@ -244,7 +244,15 @@ class MultiViewDataset:
     def weaknesses(self) -> list[str]:
         """What in these data will make some methods weak or fail, in words (empty when nothing):
         constant features and views, single-feature views, a single view, classes too small to
-        split, more classes than a few instances each."""
+        split, more classes than a few instances each.  Computed once (the dataset is immutable; every page
+        run asks, and a pass over every view's columns is long at 100,000 rows)."""
+        cached = getattr(self, "_weaknesses", None)
+        if cached is None:
+            cached = tuple(self._find_weaknesses())
+            object.__setattr__(self, "_weaknesses", cached)
+        return list(cached)
+
+    def _find_weaknesses(self) -> list[str]:
         out = []
         counts = np.bincount(self.y, minlength=self.n_classes)
         if self.n_views == 1:
