@@ -5,14 +5,13 @@
 One server (``streamlit run app.py`` with its embedded engine, as ``make run``), the classroom bench's simulated
 students (``bench/bench_classroom.py``) all pressing Train at once on the same settings.  For each round it prints,
 in seconds from the first click: when the shared run started and when it was recorded finished (the results
-store's own timestamps, written by the worker), and when the first and the last student had the whole result
-page; and one student's time alone for scale (median of 3).
+store's timestamps, written by the engine's thread in the server as the worker reports), and when the first and
+the last student had the whole result page; first for one student alone, then for the class, on the same seed.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
 import time
@@ -56,21 +55,19 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, running_app(Path(tmp) / "results.sqlite", MVLAB_DASHBOARD="off") as url:
         bench_classroom.round_of(url, [1])  # warm-up: imports, the engine's workers
-        alone = statistics.median(bench_classroom.round_of(url, [s])["times"][0] for s in (2, 3, 4))
-        print(f"{args.students} students, identical settings ({bench_classroom.QUERY}); one student alone: "
-              f"{alone:.2f} s (median of 3). Seconds from the first click:\n")
-        print("| students | round | run started | run recorded finished | first page delivered | last page delivered |")
+        print(f"{args.students} students, identical settings ({bench_classroom.QUERY}); each round: one student "
+              "alone, then the class, on the same seed (each Train computes again). Seconds from the first click:\n")
+        print("| round | students | run started | run recorded finished | first page delivered | last page delivered |")
         print("|---|---|---|---|---|---|")
         store = ResultsStore(Path(tmp) / "results.sqlite")
-        seeds = iter(range(700, 800))
-        for students in (1, args.students):  # one alone first: where its own 'alone' time goes
-            for r in range(args.rounds):
-                seed = next(seeds)
+        for r in range(args.rounds):
+            seed = 700 + r
+            for students in (1, args.students):  # alone first: where its own time goes
                 clicks, delivered = timed_round(url, seed, students)
                 runs = store.runs(kind="dissimilarity")
-                run = runs[runs.seed == seed].iloc[0]
+                run = runs[runs.seed == seed].sort_values("started").iloc[-1]
                 t0 = min(clicks)
-                print(f"| {students} | {r + 1} | {run.started - t0:.2f} | {run.finished - t0:.2f} | "
+                print(f"| {r + 1} | {students} | {run.started - t0:.2f} | {run.finished - t0:.2f} | "
                       f"{min(delivered) - t0:.2f} | {max(delivered) - t0:.2f} |", flush=True)
     return 0
 
