@@ -21,9 +21,8 @@ CPU seconds per student (the Streamlit process: pages, figures, the engine's boo
 workers), the server's memory peak (the Streamlit process and
 its worker processes, sampled every 0.2 s) and the time a real browser (Debian's Chromium) takes
 to open another page under the same load (heading shown, script finished).  That browser runs on
-the server's two cores, where a student's browser would not: opening a page took 3-5 CPU seconds of
-the browser's own (Streamlit's 10 MB of JavaScript; both cores for about 2 s) and made a round of 10
-identical requests 0.6-1.6 s slower.  So the page is opened during other rounds of the same kind on
+the server's two cores, where a student's browser would not: loading Streamlit's JavaScript competes
+with the server, and made a round of 10 identical requests 0.6-1.6 s slower.  So the page is opened during other rounds of the same kind on
 other seeds, whose times are not used: three of them, the median compared with the target, the slowest
 shown.  The column before the last is
 the CPU this bench's own simulated students took (in cores: parsing every page they receive, on the
