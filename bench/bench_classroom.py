@@ -16,19 +16,19 @@ For each round it prints completed / failed runs, the p50 and p95 time from the 
 the whole result page delivered to that student (the run's summary line and the script finished),
 relative to one student alone on the same work, measured just before the round (a seed changes the
 forests and the work by about 15 %: distinct settings, each student's seed alone once, the mean;
-identical settings, the shared settings alone, the median of three Trains), the web server's own
-CPU seconds per student (the Streamlit process: pages, figures, the engine's bookkeeping; not its
-workers), the server's memory peak (the Streamlit process and
-its worker processes, sampled every 0.2 s) and the time a real browser (Debian's Chromium) takes
-to open another page under the same load (heading shown, script finished).  That browser runs on
-the server's two cores, where a student's browser would not: loading Streamlit's JavaScript competes
-with the server, and made a round of 10 identical requests 0.6-1.6 s slower.  So the page is opened during other rounds of the same kind on
-other seeds, whose times are not used: three of them, the median compared with the target, the slowest
-shown.  The column before the last is
-the CPU this bench's own simulated students took (in cores: parsing every page they receive, on the
-server's cores, where a real class's browsers would not be).  The last column is the
-CPU that processes outside the bench (other users of the machine) took during the timed round, in
-cores: the ratios mean what they say only when it is near 0.
+identical settings, the shared settings alone, the median of three Trains), the web server's own CPU
+seconds per student (the Streamlit process: pages, figures, the engine's bookkeeping; not its
+workers), the server's memory peak (the Streamlit process and its worker processes, sampled every
+0.2 s) and the time a real browser (Debian's Chromium) takes to open another page under the same
+load (heading shown, script finished). That browser runs on the server's two cores, where a
+student's browser would not: loading Streamlit's JavaScript competes with the server, and made a
+round of 10 identical requests 0.6-1.6 s slower. So the page is opened during other rounds of the
+same kind on other seeds, whose times are not used: three of them, the median compared with the
+target, the slowest shown. The column before the last is the CPU this bench's own simulated students
+took (in cores: parsing every page they receive, on the server's cores, where a real class's
+browsers would not be). The last column is the CPU that processes outside the bench (other users of
+the machine) took during the timed round, in cores: the ratios mean what they say only when it is
+near 0.
 
 Targets (the class-server issue): 30 students with distinct settings, 0 failures, p95 within
 1.2x of ideal sharing (S x alone / workers); identical settings, p95 within 1.5x of alone; a page
