@@ -62,9 +62,11 @@ ESTIMATORS = [
     RFDClassifier(combination="knn", k=1, n_estimators=5, random_state=0),
     RFDClassifier(combination="dvs", k=1, n_estimators=5, random_state=0),
     LateFusionClassifier(n_estimators=5, random_state=0),
-    ViewEnsemble(partitioner=RandomPartition(2, random_state=0), estimator="knn", inner_cv=2),
-    ViewEnsemble(partitioner=Bagging(2, random_state=0), estimator="nb", inner_cv=2),
-    ViewEnsemble(partitioner=OFSP(2, "nb", inner_cv=2), estimator="nb", inner_cv=2),
+    # seeded like every other estimator here: unseeded inner folds made the one-label check fail in about 1 run of
+    # 13 (a fold left a bootstrap member without training rows: a ValueError not naming "class")
+    ViewEnsemble(partitioner=RandomPartition(2, random_state=0), estimator="knn", inner_cv=2, random_state=0),
+    ViewEnsemble(partitioner=Bagging(2, random_state=0), estimator="nb", inner_cv=2, random_state=0),
+    ViewEnsemble(partitioner=OFSP(2, "nb", inner_cv=2), estimator="nb", inner_cv=2, random_state=0),
     OFSP(2, "knn", inner_cv=2, random_state=0),
     RandomPartition(2, random_state=0),
     AttributeBagging(2, "knn", n_trials=2, inner_cv=2, random_state=0),
