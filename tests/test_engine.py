@@ -131,6 +131,7 @@ def test_the_last_waiter_stopping_ends_the_run_and_frees_its_worker(engine, stor
     time.sleep(0.5)
     assert engine.detach("dee") == ("stopped", 0)
     assert wait_state(engine, job, ("stopped",), timeout=10).state == "stopped"
+    assert engine.wait(job, timeout=10)  # ended: its record written (the state shows a moment before)
     assert store.runs().loc[0, "status"] == "stopped" and store.results().empty
     nxt = engine.submit(request(steps, (2, 0.05, 2.0)), "dee")
     assert wait_state(engine, nxt, ("finished",)).state == "finished"
