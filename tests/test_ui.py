@@ -180,6 +180,41 @@ def test_the_server_panel_shows_workers_and_runs_but_no_data_names():
     assert re.fullmatch(r"\| 1 \| \d+\.\d\d \| \d+\.\d \|", lines[2])
 
 
+def test_imported_objects_are_frozen_out_of_the_collector_once_and_only_in_a_real_server(monkeypatch):
+    """The web server's imports leave the garbage collector (a full collection walked them all, holding the
+    interpreter for 0.17-0.28 s under a class); a collection still frees the cycles sessions make; AppTest's
+    runtime (this process, the tests' own objects) is left alone."""
+    import gc
+    import sys
+
+    from mvlab.ui import server
+
+    frozen_before = gc.get_freeze_count()
+    server.imports_out_of_gc()  # no Streamlit server in this process: nothing happens
+    assert gc.get_freeze_count() == frozen_before and not server._FROZEN.is_set()
+
+    monkeypatch.setattr(server, "_a_real_server", lambda: True)
+    freezes, gc_freeze = [], gc.freeze
+    monkeypatch.setattr(gc, "freeze", lambda: freezes.append(1) or gc_freeze())
+    try:
+        server.imports_out_of_gc()
+        assert server._FROZEN.is_set() and all(name in sys.modules for name in server.WHAT_PAGES_IMPORT)
+        assert gc.get_freeze_count() > max(frozen_before, 50_000)  # plotly, pandas, scikit-learn, Dask, Streamlit
+        server.imports_out_of_gc()  # once per process
+        assert len(freezes) == 1
+
+        class Cycle:
+            pass
+
+        made = Cycle()
+        made.me = made  # garbage made after the freeze is still collected
+        del made
+        assert gc.collect() >= 1
+    finally:
+        gc.unfreeze()
+        server._FROZEN.clear()
+
+
 def test_pages_read_no_private_session_keys():
     for page in sorted(Path(ROOT / "pages").glob("*.py")):
         text = page.read_text()
