@@ -3,8 +3,9 @@ browser does, without drawing anything: the bench measures the server, not the s
 
 ``StudentSession(url, page, query)`` opens a session on one page, runs it, and can press a button
 by its label (``click("Train")``) and wait until an element whose text contains some words arrives
-(``wait_for_text``).  Only what the classroom bench needs: widget states other than the pressed
-button are left to the session (mvlab's pages keep them in ``st.session_state``).
+(``wait_for_text``).  A button drawn inside a fragment is pressed with its fragment's id, as a browser
+does: the click reruns that fragment alone.  Only what the classroom bench needs: widget states other
+than the pressed button are left to the session (mvlab's pages keep them in ``st.session_state``).
 """
 
 from __future__ import annotations
@@ -24,14 +25,20 @@ class StudentSession:
         self.ws = connect(f"ws://{parts.netloc}/_stcore/stream", subprotocols=["streamlit"], max_size=None,
                           open_timeout=timeout)
         self.buttons: dict[str, str] = {}
+        self.page_hash = ""
+        self.fragments: dict[str, str] = {}  # a button's label -> the fragment it was drawn in ("" for none)
         self.texts: list[str] = []
         self.finished = False
         self.exceptions: list[str] = []
         self.run()
 
-    def _send(self, widget_states=()) -> None:
+    def _send(self, widget_states=(), fragment_id: str = "") -> None:
         msg = BackMsg()
         state = msg.rerun_script
+        if fragment_id:
+            state.fragment_id = fragment_id
+        if self.page_hash:  # as a browser does after the first run (a fragment is found by its page)
+            state.page_script_hash = self.page_hash
         state.query_string = self.query
         state.page_name = self.page
         for widget_id in widget_states:
@@ -49,15 +56,20 @@ class StudentSession:
             msg = ForwardMsg()
             msg.ParseFromString(raw)
             kind = msg.WhichOneof("type")
-            if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            if kind == "navigation":  # the page st.navigation chose (new_session names the main script)
+                self.page_hash = msg.navigation.page_script_hash
+            elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                 self._record(msg.delta.new_element)
+                if msg.delta.new_element.WhichOneof("type") == "button":
+                    self.fragments[msg.delta.new_element.button.label] = msg.delta.fragment_id
                 if done():
                     return True
-            elif kind == "script_finished":
-                self.finished = True
+            elif kind == "script_finished" and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                self.finished = True  # a run that ended for a rerun (st.rerun) is followed by that rerun
                 if done():
                     return True
-                if msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY:
+                if msg.script_finished in (ForwardMsg.FINISHED_SUCCESSFULLY,
+                                           ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY):
                     return False
         raise TimeoutError(f"no answer within {timeout or self.timeout} s")
 
@@ -79,7 +91,7 @@ class StudentSession:
     def click(self, label: str) -> None:
         """Press the button with this label (it must have been drawn)."""
         self.texts, self.finished = [], False
-        self._send([self.buttons[label]])
+        self._send([self.buttons[label]], self.fragments.get(label, ""))
 
     def wait_for_text(self, words: str, timeout: float | None = None) -> bool:
         """Read until an element containing ``words`` arrives (True) or the run ends without it (False)."""

@@ -53,70 +53,76 @@ settings = S(seed=seed, measure=measure, paper=paper, test_size=float(test_size)
 used = settings.effective()
 links.publish(settings)
 runs.checks(settings, ds)
-result = runs.lookup(settings, ds, CombinationComparison)
-result = runs.train_button(settings, ds, "dis_train", label="Growing forests") or result
-if result is None:
-    st.info(f"Measure in use: **{used.measure_object().describe()}**, {used.n_estimators} trees per forest. "
-            "Choose the settings and press **Train**.")
-    st.stop()
-
-n_train, n_test = len(result.train_index), len(result.test_index)
-st.success(f"{ds.name}: {n_train} training and {n_test} test instances, {len(result.view_names)} view forests "
-           f"of {used.n_estimators} trees, measure {used.measure_object().describe()} "
-           f"({result.seconds['view forests']:.1f} s).")
-st.caption(result.prototype_note)
-key = runs.result_key(settings, ds)  # figures of a result are built once per server, shared by every session
-left, right = st.columns(2)
-left.plotly_chart(shared.figure("dis_accuracy", key, lambda: shared_figures.method_accuracy(result.accuracy)),
-                  key="dis_accuracy")
-right.plotly_chart(shared.figure("dis_weights", key,
-                               lambda: dissimilarity_figures.view_weights(result.weights, result.view_names)),
-                   key="dis_weights")
-st.dataframe(result.table().round(4), hide_index=True, width="stretch")
-
-st.subheader("Dissimilarity matrices (training instances × training instances)")
-if result.sampled:
-    st.caption(f"{ds.name} is too large to keep every training × training matrix: the matrices and the map below "
-               f"are those of {result.sample_note} (computed exactly for those rows).")
-names = ["joint (average)"] + result.view_names
-labels_train = np.asarray(result.classes)[result.y_train[result.matrix_rows]]
 
 
-def heatmap(name):
-    D = result.joint_train("average") if name.startswith("joint") else \
-        result.train_dissimilarities[result.view_names.index(name)]
-    return dissimilarity_figures.dissimilarity_heatmap(D, labels_train, title=f"{name}: {MEASURE_NAMES[used.measure]}",
-                                                       sample_note=result.sample_note)
+@runs.training_part
+def train_and_show():
+    result = runs.result_or_train(settings, ds, CombinationComparison, "dis_train", label="Growing forests")
+    if result is None:
+        st.info(f"Measure in use: **{used.measure_object().describe()}**, {used.n_estimators} trees per forest. "
+                "Choose the settings and press **Train**.")
+        return
+
+    n_train, n_test = len(result.train_index), len(result.test_index)
+    st.success(f"{ds.name}: {n_train} training and {n_test} test instances, {len(result.view_names)} view forests "
+               f"of {used.n_estimators} trees, measure {used.measure_object().describe()} "
+               f"({result.seconds['view forests']:.1f} s).")
+    st.caption(result.prototype_note)
+    key = runs.result_key(settings, ds)  # figures of a result are built once per server, shared by every session
+    left, right = st.columns(2)
+    left.plotly_chart(shared.figure("dis_accuracy", key, lambda: shared_figures.method_accuracy(result.accuracy)),
+                      key="dis_accuracy")
+    right.plotly_chart(shared.figure("dis_weights", key,
+                                   lambda: dissimilarity_figures.view_weights(result.weights, result.view_names)),
+                       key="dis_weights")
+    st.dataframe(result.table().round(4), hide_index=True, width="stretch")
+
+    st.subheader("Dissimilarity matrices (training instances × training instances)")
+    if result.sampled:
+        st.caption(f"{ds.name} is too large to keep every training × training matrix: the matrices and the map below "
+                   f"are those of {result.sample_note} (computed exactly for those rows).")
+    names = ["joint (average)"] + result.view_names
+    labels_train = np.asarray(result.classes)[result.y_train[result.matrix_rows]]
 
 
-@st.fragment
-def heatmaps():
-    """One tab per matrix; only the open tab is drawn and sent (a click on another tab reruns this part alone):
-    a class receiving a result gets one heatmap each, not all of them."""
-    for tab, name in zip(st.tabs(names, key="dis_matrix", on_change="rerun"), names):
-        if not tab.open:
-            continue
-        with tab:
-            st.plotly_chart(shared.figure("dis_heatmap", [key, name], lambda name=name: heatmap(name)),
-                            key=f"dis_heat_{name}")
-            if not name.startswith("joint"):
-                q = result.view_names.index(name)
-                st.caption(f"Out-of-bag accuracy of the {name} forest: {result.view_oob_accuracy[q]:.3f}")
+    def heatmap(name):
+        D = result.joint_train("average") if name.startswith("joint") else \
+            result.train_dissimilarities[result.view_names.index(name)]
+        return dissimilarity_figures.dissimilarity_heatmap(
+            D, labels_train, title=f"{name}: {MEASURE_NAMES[used.measure]}", sample_note=result.sample_note)
 
 
-heatmaps()
+    @st.fragment
+    def heatmaps():
+        """One tab per matrix; only the open tab is drawn and sent (a click on another tab reruns this part alone):
+        a class receiving a result gets one heatmap each, not all of them."""
+        for tab, name in zip(st.tabs(names, key="dis_matrix", on_change="rerun"), names):
+            if not tab.open:
+                continue
+            with tab:
+                st.plotly_chart(shared.figure("dis_heatmap", [key, name], lambda name=name: heatmap(name)),
+                                key=f"dis_heat_{name}")
+                if not name.startswith("joint"):
+                    q = result.view_names.index(name)
+                    st.caption(f"Out-of-bag accuracy of the {name} forest: {result.view_oob_accuracy[q]:.3f}")
 
-st.subheader("Map of the joint dissimilarity (classical MDS)")
-st.plotly_chart(shared.figure("dis_mds", key, lambda: shared_figures.view_projections(
-    {"joint (average)": mds_2d(result.joint_train("average"))}, labels_train, result.classes, columns=1,
-    title="Training instances placed by their joint dissimilarity" + (f" ({result.sample_note})" if result.sampled
-                                                                      else ""),
-    axis_names=("axis 1", "axis 2"))), key="dis_mds")
-st.caption("Hover a point for its instance index (a row of the dataset) and class.")
 
-c1, c2 = st.columns(2)
-c1.download_button("Download matrices and results (.npz)", result.to_npz, file_name=f"{ds.name}-dissimilarity.npz",
-                   mime="application/octet-stream", key="dis_dl_npz")
-c2.download_button("Download results (.csv)", lambda: result.table().assign(  # made on the click, not every run
-    dataset=ds.name, seed=seed, settings=json.dumps(settings.manifest(ds))).to_csv(index=False),
-    file_name=f"{ds.name}-dissimilarity.csv", mime="text/csv", key="dis_dl_csv")
+    heatmaps()
+
+    st.subheader("Map of the joint dissimilarity (classical MDS)")
+    st.plotly_chart(shared.figure("dis_mds", key, lambda: shared_figures.view_projections(
+        {"joint (average)": mds_2d(result.joint_train("average"))}, labels_train, result.classes, columns=1,
+        title="Training instances placed by their joint dissimilarity" + (f" ({result.sample_note})" if result.sampled
+                                                                          else ""),
+        axis_names=("axis 1", "axis 2"))), key="dis_mds")
+    st.caption("Hover a point for its instance index (a row of the dataset) and class.")
+
+    c1, c2 = st.columns(2)
+    c1.download_button("Download matrices and results (.npz)", result.to_npz, file_name=f"{ds.name}-dissimilarity.npz",
+                       mime="application/octet-stream", key="dis_dl_npz")
+    c2.download_button("Download results (.csv)", lambda: result.table().assign(  # made on the click, not every run
+        dataset=ds.name, seed=seed, settings=json.dumps(settings.manifest(ds))).to_csv(index=False),
+        file_name=f"{ds.name}-dissimilarity.csv", mime="text/csv", key="dis_dl_csv")
+
+
+train_and_show()

@@ -91,84 +91,91 @@ settings = SiameseSettings(seed=seed, paper=paper, n_pairs=int(n_pairs), n_estim
                            scanning=bool(scanning), windows=tuple(sorted(int(w) for w in windows)) if scanning else ())
 links.publish(settings)
 runs.checks(settings, ds)
-result = runs.lookup(settings, ds, SiameseExperiment)
-result = runs.train_button(settings, ds, "sdf_train", label="Growing cascades") or result
-if result is None:
-    eff = settings.effective()
-    st.info("Choose the settings and press **Train**: two cascades (gcForest and SDF) of up to "
-            f"{eff.max_levels} levels "
-            f"of 4 forests × {eff.n_estimators} trees on {eff.n_pairs} training pairs.")
-    st.stop()
-
-n_test = len(result.y_test)
-key = runs.result_key(settings, ds)  # figures of a result are built once per server, shared by every session
-scan_note = f", scanning windows {result.settings['window_sizes']}" if result.settings["scanning"] else ""
-st.success(f"{ds.name}: {len(result.y_train)} training and {n_test} test pairs from disjoint instance pools, "
-           f"{result.n_forests} forests of {result.n_trees} trees per level{scan_note} "
-           f"({sum(result.seconds.values()):.1f} s).")
-m = st.columns(4)
-m[0].metric("gcForest test accuracy", f"{result.accuracy('gcForest'):.3f}")
-gain = result.accuracy("SDF") - result.accuracy("gcForest")
-m[1].metric("SDF test accuracy", f"{result.accuracy('SDF'):.3f}", delta=f"{gain:+.3f} vs gcForest",
-            delta_color="normal" if abs(gain) >= 0.0005 else "off")
-m[2].metric("Levels kept (gcForest / SDF)", f"{result.n_levels['gcForest']} / {result.n_levels['SDF']}")
-m[3].metric("SDF mean effective trees", f"{result.mean_effective_trees:.1f}",
-            help=f"Out of T = {result.n_trees}.")
-st.plotly_chart(shared.figure("sdf_levels", key, lambda: siamese_figures.cascade_level_accuracy(result.level_table())),
-                key="sdf_levels_fig")
-st.dataframe(result.table().round(4), hide_index=True, width="stretch")
-
-st.subheader("Tree weights")
-st.plotly_chart(shared.figure("sdf_weights", key, lambda: siamese_figures.tree_weight_distributions(
-    result.weights, result.forest_names)), key="sdf_weights_fig")
-st.caption(f"λ = {result.settings['lam']:g}, z {result.settings['z_schedule']}. Each box pools the weights of the "
-           "3 fold-models of one forest. Raise λ to pull them towards the dashed 1/T line (gcForest); with "
-           "z-doubling the effective λ is divided by 4 at every level, so deeper levels weight more unevenly. "
-           "Train again with other values to compare: earlier results stay cached.")
-st.dataframe(result.weight_table().round(4), hide_index=True, width="stretch")
-
-st.subheader("Pairs and the threshold τ")
-tau = st.slider("τ (threshold on S0 − S1)", 0.0, float(result.n_forests), step=0.05, **keep("sdf_tau", 0.0),
-                help="S0 − S1 ≥ τ: similar; < 0: dissimilar; in between: undetermined.")
-m = st.columns(4)
-for i, name in enumerate(MODELS):
-    t = tau_tradeoff(result.scores[name], result.y_test, tau)
-    m[2 * i].metric(f"{name}: undetermined pairs", f"{n_test - t.n_determined} of {n_test}",
-                    help=f"{100 * t.undetermined:.1f}% of the test pairs")
-    m[2 * i + 1].metric(f"{name}: accuracy on the rest", "—" if np.isnan(t.accuracy) else f"{t.accuracy:.3f}")
-st.plotly_chart(shared.figure("sdf_tau", [key, tau], lambda: siamese_figures.tau_tradeoff_curve(
-    result.tau_curves(tau), tau)), key="sdf_tau_fig")
-
-table = shared.value("sdf_pairs", [key, tau], lambda: result.pair_table(tau))
-pair_names = shared.value("sdf_pair_names", key, lambda: [  # one label per test pair, once per result
-    f"pair {i}: class {first} vs {second} ({label})"
-    for i, (first, second, label) in enumerate(zip(table["class a"], table["class b"], table["true label"]))])
-pair = st.selectbox("Test pair", list(range(n_test)), **keep(f"sdf_pair_{n_test}", 0),
-                    format_func=pair_names.__getitem__)
-a, b = (int(v) for v in result.test_pairs[pair])
-names = (f"instance {a} (class {table['class a'][pair]})", f"instance {b} (class {table['class b'][pair]})")
-left, right = st.columns([1, 1] if ds.image_shape is not None else [2, 1])
 
 
-def pair_figure():
-    if ds.image_shape is not None:
-        return siamese_figures.pair_view(ds.X[a], ds.X[b], image_shape=ds.image_shape, names=names,
-                                         title=f"Test pair {pair}")
-    z = ds.standardised_rows([a, b])
-    return siamese_figures.pair_view(z[0], z[1], feature_names=ds.feature_names, names=names,
-                                     title=f"Test pair {pair} (standardised features)")
+@runs.training_part
+def train_and_show():
+    result = runs.result_or_train(settings, ds, SiameseExperiment, "sdf_train", label="Growing cascades")
+    if result is None:
+        eff = settings.effective()
+        st.info("Choose the settings and press **Train**: two cascades (gcForest and SDF) of up to "
+                f"{eff.max_levels} levels "
+                f"of 4 forests × {eff.n_estimators} trees on {eff.n_pairs} training pairs.")
+        return
+
+    n_test = len(result.y_test)
+    key = runs.result_key(settings, ds)  # figures of a result are built once per server, shared by every session
+    scan_note = f", scanning windows {result.settings['window_sizes']}" if result.settings["scanning"] else ""
+    st.success(f"{ds.name}: {len(result.y_train)} training and {n_test} test pairs from disjoint instance pools, "
+               f"{result.n_forests} forests of {result.n_trees} trees per level{scan_note} "
+               f"({sum(result.seconds.values()):.1f} s).")
+    m = st.columns(4)
+    m[0].metric("gcForest test accuracy", f"{result.accuracy('gcForest'):.3f}")
+    gain = result.accuracy("SDF") - result.accuracy("gcForest")
+    m[1].metric("SDF test accuracy", f"{result.accuracy('SDF'):.3f}", delta=f"{gain:+.3f} vs gcForest",
+                delta_color="normal" if abs(gain) >= 0.0005 else "off")
+    m[2].metric("Levels kept (gcForest / SDF)", f"{result.n_levels['gcForest']} / {result.n_levels['SDF']}")
+    m[3].metric("SDF mean effective trees", f"{result.mean_effective_trees:.1f}",
+                help=f"Out of T = {result.n_trees}.")
+    st.plotly_chart(shared.figure("sdf_levels", key,
+                                  lambda: siamese_figures.cascade_level_accuracy(result.level_table())),
+                    key="sdf_levels_fig")
+    st.dataframe(result.table().round(4), hide_index=True, width="stretch")
+
+    st.subheader("Tree weights")
+    st.plotly_chart(shared.figure("sdf_weights", key, lambda: siamese_figures.tree_weight_distributions(
+        result.weights, result.forest_names)), key="sdf_weights_fig")
+    st.caption(f"λ = {result.settings['lam']:g}, z {result.settings['z_schedule']}. Each box pools the weights of the "
+               "3 fold-models of one forest. Raise λ to pull them towards the dashed 1/T line (gcForest); with "
+               "z-doubling the effective λ is divided by 4 at every level, so deeper levels weight more unevenly. "
+               "Train again with other values to compare: earlier results stay cached.")
+    st.dataframe(result.weight_table().round(4), hide_index=True, width="stretch")
+
+    st.subheader("Pairs and the threshold τ")
+    tau = st.slider("τ (threshold on S0 − S1)", 0.0, float(result.n_forests), step=0.05, **keep("sdf_tau", 0.0),
+                    help="S0 − S1 ≥ τ: similar; < 0: dissimilar; in between: undetermined.")
+    m = st.columns(4)
+    for i, name in enumerate(MODELS):
+        t = tau_tradeoff(result.scores[name], result.y_test, tau)
+        m[2 * i].metric(f"{name}: undetermined pairs", f"{n_test - t.n_determined} of {n_test}",
+                        help=f"{100 * t.undetermined:.1f}% of the test pairs")
+        m[2 * i + 1].metric(f"{name}: accuracy on the rest", "—" if np.isnan(t.accuracy) else f"{t.accuracy:.3f}")
+    st.plotly_chart(shared.figure("sdf_tau", [key, tau], lambda: siamese_figures.tau_tradeoff_curve(
+        result.tau_curves(tau), tau)), key="sdf_tau_fig")
+
+    table = shared.value("sdf_pairs", [key, tau], lambda: result.pair_table(tau))
+    pair_names = shared.value("sdf_pair_names", key, lambda: [  # one label per test pair, once per result
+        f"pair {i}: class {first} vs {second} ({label})"
+        for i, (first, second, label) in enumerate(zip(table["class a"], table["class b"], table["true label"]))])
+    pair = st.selectbox("Test pair", list(range(n_test)), **keep(f"sdf_pair_{n_test}", 0),
+                        format_func=pair_names.__getitem__)
+    a, b = (int(v) for v in result.test_pairs[pair])
+    names = (f"instance {a} (class {table['class a'][pair]})", f"instance {b} (class {table['class b'][pair]})")
+    left, right = st.columns([1, 1] if ds.image_shape is not None else [2, 1])
 
 
-left.plotly_chart(shared.figure("sdf_pair", [key, pair], pair_figure), key="sdf_pair_fig")
-right.metric("True label", table["true label"][pair])
-for name in MODELS:
-    right.metric(f"{name}: S0 − S1", f"{table[f'{name} S0-S1'][pair]:+.3f}",
-                 help=f"Prediction at τ = {tau:.2f}: {table[f'{name} prediction'][pair]}")
-    right.caption(f"{name} prediction at τ = {tau:.2f}: **{table[f'{name} prediction'][pair]}**")
+    def pair_figure():
+        if ds.image_shape is not None:
+            return siamese_figures.pair_view(ds.X[a], ds.X[b], image_shape=ds.image_shape, names=names,
+                                             title=f"Test pair {pair}")
+        z = ds.standardised_rows([a, b])
+        return siamese_figures.pair_view(z[0], z[1], feature_names=ds.feature_names, names=names,
+                                         title=f"Test pair {pair} (standardised features)")
 
-c1, c2 = st.columns(2)
-c1.download_button("Download per-pair results (.csv)", lambda: table.assign(  # made on the click, not every run
-    dataset=ds.name, tau=tau, settings=json.dumps(settings.manifest(ds))).to_csv(index=False),
-    file_name=f"{ds.name}-siamese-pairs.csv", mime="text/csv", key="sdf_dl_csv")
-c2.download_button("Download all results (.npz)", result.to_npz, file_name=f"{ds.name}-siamese.npz",
-                   mime="application/octet-stream", key="sdf_dl_npz")
+
+    left.plotly_chart(shared.figure("sdf_pair", [key, pair], pair_figure), key="sdf_pair_fig")
+    right.metric("True label", table["true label"][pair])
+    for name in MODELS:
+        right.metric(f"{name}: S0 − S1", f"{table[f'{name} S0-S1'][pair]:+.3f}",
+                     help=f"Prediction at τ = {tau:.2f}: {table[f'{name} prediction'][pair]}")
+        right.caption(f"{name} prediction at τ = {tau:.2f}: **{table[f'{name} prediction'][pair]}**")
+
+    c1, c2 = st.columns(2)
+    c1.download_button("Download per-pair results (.csv)", lambda: table.assign(  # made on the click, not every run
+        dataset=ds.name, tau=tau, settings=json.dumps(settings.manifest(ds))).to_csv(index=False),
+        file_name=f"{ds.name}-siamese-pairs.csv", mime="text/csv", key="sdf_dl_csv")
+    c2.download_button("Download all results (.npz)", result.to_npz, file_name=f"{ds.name}-siamese.npz",
+                       mime="application/octet-stream", key="sdf_dl_npz")
+
+
+train_and_show()

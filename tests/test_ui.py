@@ -104,6 +104,39 @@ def test_the_run_status_line_says_position_wait_progress_and_sharing():
                        "for the same run.")
 
 
+def test_a_click_inside_a_fragment_waits_for_the_run_and_the_page_ends_its_run_for_it(monkeypatch):
+    """Streamlit lets a click on a widget inside a fragment (Stop, on the training pages) wait until the run in
+    progress ends; runs.end_for_a_waiting_click sees it in a private field (ScriptRequests._state) and ends the
+    run with a rerun that Streamlit merges with the click: of the fragment in a fragment run, of the page in a
+    full run.  The first half fails if the installed Streamlit changes either behaviour."""
+    from types import SimpleNamespace
+
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, ScriptRequests, ScriptRequestType
+
+    from mvlab.ui import runs
+
+    requests = ScriptRequests()
+    assert requests.on_scriptrunner_yield() is None  # nothing waits
+    requests.request_rerun(RerunData(fragment_id_queue=["train"]))  # a click inside the fragment
+    assert requests.on_scriptrunner_yield() is None  # it does not interrupt the run ...
+    assert requests._state == ScriptRequestType.RERUN  # ... and this says that it waits
+
+    asked = []
+    monkeypatch.setattr(runs.st, "rerun", lambda scope="app": asked.append(scope))
+    for fragment_run, scope in ((["train"], "fragment"), ([], "app")):
+        run = SimpleNamespace(script_requests=requests, fragment_ids_this_run=fragment_run)
+        monkeypatch.setattr(runs, "get_script_run_ctx", lambda run=run: run)
+        runs.end_for_a_waiting_click()
+        assert asked.pop() == scope
+    idle = ScriptRequests()
+    monkeypatch.setattr(runs, "get_script_run_ctx", lambda: SimpleNamespace(script_requests=idle,
+                                                                           fragment_ids_this_run=["train"]))
+    runs.end_for_a_waiting_click()
+    monkeypatch.setattr(runs, "get_script_run_ctx", lambda: None)  # no script run (the CLI, a plain test)
+    runs.end_for_a_waiting_click()
+    assert asked == []
+
+
 def test_shared_values_are_computed_once_per_key_and_bounded():
     from mvlab.ui import shared
 

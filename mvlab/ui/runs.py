@@ -18,6 +18,7 @@ from typing import Callable, TypeVar
 import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.engine import Engine, JobStatus, Request, shared_engine
@@ -153,6 +154,41 @@ def status_text(status: JobStatus, label: str) -> str:
 QUEUED_POLL = 1.0
 """Seconds between two looks at a queued run (0.4 s while it runs, for its progress): a class's queued
 runs each cost the server a status and a page update per look, and their position changes rarely."""
+CLICK_POLL = 0.2
+"""Seconds between two checks for a click that waits on the page's run (:func:`end_for_a_waiting_click`)."""
+
+
+def end_for_a_waiting_click() -> None:
+    """End this script run now if a click of this session waits for it to end.
+
+    The pages draw Train, Stop and the result inside a fragment (a click reruns that part alone), and
+    Streamlit lets a click on a widget inside a fragment wait until the run in progress ends, where a
+    click elsewhere interrupts it: a Stop pressed while a run is followed would wait for the whole run.
+    So while a page waits on its run it looks, and ends its run with a rerun that Streamlit merges with
+    the waiting click (of this fragment during a fragment run; of the page during a full run, where a
+    fragment-scoped rerun is not allowed).  Streamlit says whether a rerun waits only in a private field
+    (``ScriptRequests._state``): tests/test_ui.py checks it against the installed version, and without
+    it Stop takes effect when the run ends."""
+    ctx = get_script_run_ctx()
+    if ctx is None or getattr(ctx.script_requests, "_state", None) != ScriptRequestType.RERUN:
+        return
+    st.rerun(scope="fragment" if ctx.fragment_ids_this_run else "app")
+
+
+def training_part(draw: Callable[[], None]) -> Callable[[], None]:
+    """``draw``, a page's part from its look-up and Train button to its result, as a fragment of the page
+    (``st.fragment``): a click on Train, on Stop or on a widget of the result reruns this part alone, not the
+    whole page.  When a class pressed Train at once, thirty whole pages drawn again (sidebar, settings,
+    help) took the web server's interpreter while the run started and while it computed; a Stop inside it
+    still ends the wait at once (:func:`end_for_a_waiting_click`)."""
+    return st.fragment(draw)
+
+
+def _wait(eng: Engine, job_id: str, seconds: float) -> None:
+    """Wait up to ``seconds`` for the run to end, ending this script run for a click that waits on it."""
+    until = time.monotonic() + seconds
+    while (left := until - time.monotonic()) > 0 and not eng.wait(job_id, timeout=min(left, CLICK_POLL)):
+        end_for_a_waiting_click()
 
 
 def follow(job_id: str, label: str, stop_key: str):
@@ -171,7 +207,7 @@ def follow(job_id: str, label: str, stop_key: str):
             box.info(status_text(status, label), icon=":material/hourglass_top:")
         else:
             box.progress(min(max(status.fraction, 0.0), 1.0), text=status_text(status, label))
-        eng.wait(job_id, timeout=0.4 if status.state == "running" else QUEUED_POLL)
+        _wait(eng, job_id, 0.4 if status.state == "running" else QUEUED_POLL)
     stop.empty()
     box.empty()
     if status is None:
@@ -252,6 +288,14 @@ def train_button(settings, ds: MultiViewDataset, key: str, label: str = "Trainin
         return None
     st.session_state.setdefault(_CACHE, {})[request.key] = outcome.result
     return outcome.result
+
+
+def result_or_train(settings, ds: MultiViewDataset, result_type: type[T], key: str,
+                    label: str = "Training") -> T | None:
+    """The page's result for these settings on ``ds``: the one looked up (:func:`lookup`), or the one its
+    Train button (:func:`train_button`) has just computed; None until there is one."""
+    found = lookup(settings, ds, result_type)
+    return train_button(settings, ds, key, label=label) or found
 
 
 def checks(settings, ds: MultiViewDataset) -> None:
