@@ -143,6 +143,10 @@ def student(url: str, seed: int, ready: threading.Barrier, out: list) -> None:
         out.append(("failed", f"open: {exc}"))
         return
     ready.wait()
+    if "Train" not in session.buttons:  # the page opened without its button: say what it showed instead
+        out.append(("failed", f"no Train button on the page: {session.exceptions or session.texts[-3:]}"))
+        session.close()
+        return
     start = time.perf_counter()
     try:
         session.click("Train")
