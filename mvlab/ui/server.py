@@ -22,15 +22,21 @@ def _a_real_server() -> bool:
 
 
 def _import_what_pages_import() -> None:
-    """The modules every page's first run would import, imported now (before their objects are frozen)."""
+    """The modules every page's first run would import, imported now (before their objects are frozen);
+    tests/test_ui.py checks that the pages import nothing of mvlab's that this leaves out."""
     import pyarrow  # noqa: F401
     import streamlit.elements.plotly_chart  # noqa: F401
 
     import mvlab.experiments.combinations  # noqa: F401
+    import mvlab.experiments.report  # noqa: F401
     import mvlab.experiments.settings  # noqa: F401
     import mvlab.experiments.siamese  # noqa: F401
     import mvlab.experiments.view_construction  # noqa: F401
     import mvlab.ui.lessons  # noqa: F401
+    import mvlab.ui.links  # noqa: F401
+    import mvlab.ui.state  # noqa: F401
+    import mvlab.ui.tables  # noqa: F401
+    import mvlab.ui.widgets  # noqa: F401
     import mvlab.viz.benchmark_figures  # noqa: F401
     import mvlab.viz.data_figures  # noqa: F401
     import mvlab.viz.dissimilarity_figures  # noqa: F401
