@@ -6,7 +6,10 @@
 if __name__ != "__mp_main__":
     import streamlit as st
 
+    from mvlab.ui import web_process
+
     st.set_page_config(page_title="mvlab", page_icon="🌲", layout="wide")
+    web_process.settle()
     st.session_state["_entered_via_app"] = True  # see mvlab.ui.state.sidebar
 
     pages = [

@@ -221,7 +221,7 @@ def test_imported_objects_are_frozen_out_of_the_collector_once_and_only_in_a_rea
     import sys
     import weakref
 
-    from mvlab.ui import server
+    from mvlab.ui import web_process as server
 
     frozen_before = gc.get_freeze_count()
     server.imports_out_of_gc()  # no Streamlit server in this process: nothing happens
@@ -253,7 +253,7 @@ def test_imported_objects_are_frozen_out_of_the_collector_once_and_only_in_a_rea
 
 
 def test_the_modules_frozen_before_the_first_page_are_every_module_of_mvlab_the_pages_import():
-    """server._import_what_pages_import is a list kept by hand: a module a page imports and the list
+    """web_process._import_what_pages_import is a list kept by hand: a module a page imports and the list
     misses would stay in the collector's walks (checked in fresh interpreters: the pages' own import
     statements, wherever they are in the page, against the list)."""
     import ast
@@ -272,7 +272,7 @@ def test_the_modules_frozen_before_the_first_page_are_every_module_of_mvlab_the_
                          or isinstance(node, ast.Import) and node.names[0].name.startswith("mvlab")})
     assert len(statements) > 20  # the pages' imports were found
     pages = mvlab_modules("\n".join(statements))
-    listed = mvlab_modules("from mvlab.ui import server\nserver._import_what_pages_import()")
+    listed = mvlab_modules("from mvlab.ui import web_process\nweb_process._import_what_pages_import()")
     assert pages - listed == set()
 
 
