@@ -105,7 +105,9 @@ def cmd_datasets(args) -> int:
 
 
 def cmd_runs(args) -> int:
-    runs = ResultsStore(args.store).runs(kind=args.kind, include_private=True)
+    store = ResultsStore(args.store)
+    store.sweep_orphans()  # a run whose process ended is listed as interrupted, not as running
+    runs = store.runs(kind=args.kind, include_private=True)
     if runs.empty:
         print("No runs stored yet.")
         return 0

@@ -32,6 +32,20 @@ def test_run_stores_and_prints_mean_and_std(tmp_path, capsys):
     assert "experiment:dissimilarity" in capsys.readouterr().out
 
 
+def test_runs_lists_a_run_whose_process_ended_as_interrupted_not_running(tmp_path, capsys):
+    import platform
+    import sqlite3
+
+    path = tmp_path / "r.sqlite"
+    store = ResultsStore(path)
+    alive, dead = store.start_run("dvs", "digits", "f", 0, {}), store.start_run("dvs", "digits", "f", 1, {})
+    with sqlite3.connect(path) as conn:  # as a server killed mid-run leaves it: its owner is gone
+        conn.execute("UPDATE runs SET owner = ? WHERE run_id = ?", (f"{platform.node()}:999999999:0.000", dead))
+    assert main(["--store", str(path), "runs"]) == 0
+    rows = {line.split("|")[1].strip(): line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")}
+    assert "| interrupted |" in rows[dead] and "| running |" in rows[alive]
+
+
 def test_report_counts_wins_ranks_and_runs_the_tests():
     rows = []
     for d, (a, b, c) in enumerate([(0.9, 0.8, 0.7), (0.8, 0.7, 0.75), (0.95, 0.9, 0.85), (0.6, 0.6, 0.5)]):

@@ -47,6 +47,17 @@ def greedy(data, progress):
     return Rows(float(block[-1]))
 
 
+def protocol(path, progress):
+    """As the Benchmark page's runs: the runner opens and records its own run in the store at ``path``."""
+    from mvlab.datasets.synthetic import make_multiview_classification
+    from mvlab.experiments.families import run_experiment
+    from mvlab.experiments.protocols import RepeatedHoldout
+
+    ds = make_multiview_classification(n_samples=60, n_views=2, random_state=0)
+    return run_experiment(ds, "dissimilarity", {"methods": ["average"], "n_estimators": 2}, RepeatedHoldout(400),
+                          store=ResultsStore(path), progress=progress)
+
+
 class Unpackable(Rows):
     def to_npz(self):
         raise ValueError("this result cannot be packed")
@@ -137,6 +148,21 @@ def test_the_last_waiter_stopping_ends_the_run_and_frees_its_worker(engine, stor
     assert wait_state(engine, nxt, ("finished",)).state == "finished"
     assert engine.detach("dee") == ("ended", 0)  # a Stop after the end stops nothing
     assert engine.detach("dee") == ("none", 0)
+
+
+def test_a_stopped_protocol_run_is_recorded_stopped_by_its_runner_with_the_splits_it_finished(engine, store):
+    job = engine.submit(request(protocol, str(store.path)), "erin")  # the runner's own record, as on Benchmark
+    deadline = time.time() + 60
+    while time.time() < deadline and len(store.results()) < 2:
+        time.sleep(0.1)
+    assert engine.detach("erin") == ("stopped", 0)
+    assert wait_state(engine, job, ("stopped",), timeout=10).state == "stopped"
+    deadline = time.time() + 20
+    while time.time() < deadline and store.runs().loc[0, "status"] == "running":
+        time.sleep(0.1)
+    run = store.runs().loc[0]
+    assert run["status"] == "stopped", run["status"]  # a Stop is no failure
+    assert 2 <= run["summary"]["splits_done"] < 400 and len(store.results(run["run_id"])) >= 2
 
 
 def test_the_queue_tells_positions_in_order_and_a_queued_run_leaves_it_at_once(engine, store):

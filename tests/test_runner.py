@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mvlab.core.progress import Stopped
 from mvlab.datasets.bundled import load_dataset
 from mvlab.datasets.synthetic import make_multiview_classification
 from mvlab.experiments.combinations import DISSIMILARITY
@@ -95,18 +96,20 @@ def test_pairs_family_and_bad_arguments(tmp_path):
         run_experiment(ds, "pairs", {"methods": ["rf"]}, RepeatedHoldout(1))
 
 
-def test_an_interrupted_run_keeps_the_finished_splits(ds, tmp_path):
+@pytest.mark.parametrize("cause, status", [(Stopped, "stopped"), (KeyboardInterrupt, "stopped"),
+                                           (RuntimeError, "failed")])
+def test_an_interrupted_run_keeps_the_finished_splits_and_says_whether_it_was_stopped(ds, tmp_path, cause, status):
     store = ResultsStore(tmp_path / "r.sqlite")
     params = {"methods": ["average"], "n_estimators": 3}
 
     def stop_after_first(fraction, message):
         if message.startswith("1/3 splits done"):
-            raise KeyboardInterrupt
+            raise cause
 
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(cause):
         run_experiment(ds, "dissimilarity", params, RepeatedHoldout(3), store=store, progress=stop_after_first)
     runs = store.runs()
-    assert runs.loc[0, "status"] == "failed" and runs.loc[0, "summary"]["splits_done"] == 1
+    assert runs.loc[0, "status"] == status and runs.loc[0, "summary"]["splits_done"] == 1
     assert runs.loc[0, "summary"]["compute_seconds"] > 0  # kept for the resumed run's total
     assert len(store.results(runs.loc[0, "run_id"])) == 1
 

@@ -7,8 +7,8 @@ A page submits a :class:`Request` (what to compute and its identity ``key``) on 
 * attaches the holder to a run in progress with the same key, or submits a new Dask task
   (:func:`mvlab.engine.task.execute`); a holder holds at most one run, so a second Train replaces
   the first;
-* refuses with :class:`ServerBusy` ("N runs ahead, about M min") when ``max_queued`` runs already
-  wait;
+* refuses with :class:`ServerBusy` ("The server is busy: N runs are waiting for a worker, about M
+  before a new one could start") when ``max_queued`` runs already wait;
 * keeps each run's state from the workers' messages (queued -> running with progress -> finished,
   failed or stopped) and gives every holder its position and an estimated wait
   (:meth:`Engine.status`), from measured durations of similar runs;

@@ -18,6 +18,8 @@ from typing import Any, Callable
 from distributed import Event, get_worker
 from joblib import parallel_config
 
+from mvlab.core.progress import Stopped
+
 __all__ = ["TOPIC", "RunStopped", "Outcome", "execute", "stop_flag_name"]
 
 TOPIC = "mvlab-jobs"
@@ -29,8 +31,9 @@ CHECK_EVERY = 0.5
 """Seconds between two looks at the run's stop flag."""
 
 
-class RunStopped(Exception):
-    """Everyone who waited on this run stopped it; nothing is stored."""
+class RunStopped(Stopped):
+    """Everyone who waited on this run stopped it; nothing is stored (a run of the results store that
+    the computation opened itself, e.g. the Benchmark page's, is recorded as ``stopped``)."""
 
 
 @dataclass

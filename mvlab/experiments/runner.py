@@ -43,7 +43,7 @@ from typing import Any, Callable, Mapping
 import pandas as pd
 from sklearn.utils.parallel import Parallel, delayed
 
-from mvlab.core.progress import ProgressCallback, scaled
+from mvlab.core.progress import ProgressCallback, Stopped, scaled
 from mvlab.core.threads import call_on_threads
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.experiments.protocols import Split
@@ -269,10 +269,12 @@ def run_protocol(
                 n_done += 1
                 if progress is not None:
                     progress(n_done / n_total, f"{n_done}/{n_total} splits done")
-    except BaseException:
-        if store is not None:
+    except BaseException as exc:
+        if store is not None:  # a Stop (or Ctrl-C) is no failure: either way the splits done stay, for --resume
+            stopped = isinstance(exc, (Stopped, KeyboardInterrupt))
             store.finish_run(run_id, {"splits_done": len({(r['repetition'], r['fold']) for r in rows}),
-                                      "compute_seconds": earlier_seconds + time.perf_counter() - start}, failed=True)
+                                      "compute_seconds": earlier_seconds + time.perf_counter() - start},
+                             status="stopped" if stopped else "failed")
         raise
     seconds = time.perf_counter() - start
     table = _tidy_table(rows, splits, dataset.name)
