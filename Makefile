@@ -6,6 +6,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.requirements-installed
 PORT   ?= 8501
+ARGS   ?=
 
 .PHONY: run lint test bench bench-peers clean
 
@@ -17,7 +18,7 @@ $(STAMP): requirements.txt pyproject.toml
 	@touch $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false
+	$(PY) -m streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false $(ARGS)
 
 # ruff's rules are in pyproject.toml ([tool.ruff]); the tests run only on code that passes them
 lint: $(STAMP)
