@@ -80,14 +80,25 @@ def request(fn, data, store=None, key=None, kind="test"):
     return Request(kind, key or f"{fn.__name__}-{data}-{next(_ids)}", fn, data, record)
 
 
-def wait_state(engine, job, states, timeout=60):
+def wait_until(done, timeout=60):
+    """Poll ``done()`` until it returns something true (returned), or fail after ``timeout`` seconds."""
     deadline = time.time() + timeout
     while time.time() < deadline:
-        status = engine.status(job)
-        if status is not None and status.state in states:
-            return status
+        if value := done():
+            return value
         time.sleep(0.05)
-    raise AssertionError(f"job {job} never reached {states}: {engine.status(job)}")
+    raise AssertionError(f"not reached within {timeout} s")
+
+
+def wait_state(engine, job, states, timeout=60):
+    def reached():
+        status = engine.status(job)
+        return status if status is not None and status.state in states else None
+
+    try:
+        return wait_until(reached, timeout)
+    except AssertionError:
+        raise AssertionError(f"job {job} never reached {states}: {engine.status(job)}") from None
 
 
 @pytest.fixture(scope="module")
@@ -152,14 +163,10 @@ def test_the_last_waiter_stopping_ends_the_run_and_frees_its_worker(engine, stor
 
 def test_a_stopped_protocol_run_is_recorded_stopped_by_its_runner_with_the_splits_it_finished(engine, store):
     job = engine.submit(request(protocol, str(store.path)), "erin")  # the runner's own record, as on Benchmark
-    deadline = time.time() + 60
-    while time.time() < deadline and len(store.results()) < 2:
-        time.sleep(0.1)
+    wait_until(lambda: len(store.results()) >= 2)  # two splits stored
     assert engine.detach("erin") == ("stopped", 0)
     assert wait_state(engine, job, ("stopped",), timeout=10).state == "stopped"
-    deadline = time.time() + 20
-    while time.time() < deadline and store.runs().loc[0, "status"] == "running":
-        time.sleep(0.1)
+    wait_until(lambda: store.runs().loc[0, "status"] != "running", timeout=20)  # the runner has recorded its end
     run = store.runs().loc[0]
     assert run["status"] == "stopped", run["status"]  # a Stop is no failure
     assert 2 <= run["summary"]["splits_done"] < 400 and len(store.results(run["run_id"])) >= 2

@@ -221,21 +221,21 @@ def test_imported_objects_are_frozen_out_of_the_collector_once_and_only_in_a_rea
     import sys
     import weakref
 
-    from mvlab.ui import web_process as server
+    from mvlab.ui import web_process
 
     frozen_before = gc.get_freeze_count()
-    server.imports_out_of_gc()  # no Streamlit server in this process: nothing happens
-    assert gc.get_freeze_count() == frozen_before and not server._FROZEN.is_set()
+    web_process.imports_out_of_gc()  # no Streamlit server in this process: nothing happens
+    assert gc.get_freeze_count() == frozen_before and not web_process._FROZEN.is_set()
 
-    monkeypatch.setattr(server, "_a_real_server", lambda: True)
+    monkeypatch.setattr(web_process, "_a_real_server", lambda: True)
     freezes, gc_freeze = [], gc.freeze
     monkeypatch.setattr(gc, "freeze", lambda: freezes.append(1) or gc_freeze())
     try:
-        server.imports_out_of_gc()
-        assert server._FROZEN.is_set()
+        web_process.imports_out_of_gc()
+        assert web_process._FROZEN.is_set()
         assert {"mvlab.ui.lessons", "mvlab.viz.dvs_figures", "mvlab.experiments.combinations"} <= set(sys.modules)
         assert gc.get_freeze_count() > max(frozen_before, 50_000)  # plotly, pandas, scikit-learn, Dask, Streamlit
-        server.imports_out_of_gc()  # once per process
+        web_process.imports_out_of_gc()  # once per process
         assert len(freezes) == 1
 
         class Cycle:
@@ -249,7 +249,7 @@ def test_imported_objects_are_frozen_out_of_the_collector_once_and_only_in_a_rea
         assert alive() is None
     finally:
         gc.unfreeze()
-        server._FROZEN.clear()
+        web_process._FROZEN.clear()
 
 
 def test_the_modules_frozen_before_the_first_page_are_every_module_of_mvlab_the_pages_import():
