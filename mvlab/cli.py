@@ -252,9 +252,33 @@ def cmd_reproduce(args) -> int:
         return _reproduce(rep, mode, args, store)
 
 
+def _reproduce_sdf_paper(args) -> int:
+    """The Siamese deep forest paper's Tables 4-9 on its own datasets (:mod:`mvlab.experiments.sdf_paper`):
+    the draws missing from ``<out>/sdf_paper_draws.csv`` are computed (and appended as they finish), then
+    the cells file and the report are written from the draws file."""
+    from mvlab.experiments import sdf_paper
+    from mvlab.experiments.reproduction_report import write_sdf_outputs
+
+    out = Path(args.out)
+    draws_path = out / "sdf_paper_draws.csv"
+    if not args.report_only:
+        scale = args.draws_scale
+        tasks = sdf_paper.paper_grid(
+            datasets=args.datasets or sdf_paper.SDF_DATASETS, readings=args.readings,
+            draws=(lambda n: args.repetitions) if args.repetitions else (lambda n: sdf_paper.draws_for(n, scale)),
+            Ns=args.pairs_grid, Ts=args.trees_grid)
+        sdf_paper.run_paper_protocol(draws_path, tasks, max_levels=args.max_levels, n_jobs=args.n_jobs,
+                                     say=lambda line: print(line, file=sys.stderr, flush=True))
+    for path in write_sdf_outputs(out, args.report):
+        print(f"written: {path}")
+    return 0
+
+
 def _reproduce(rep: Reproduction, mode: str, args, store: ResultsStore) -> int:
     if args.paper_name == "ofsp":
         return _reproduce_ofsp(rep, mode, args, store)
+    if args.paper_name == "sdf" and mode == "paper":
+        return _reproduce_sdf_paper(args)
     if args.classifiers:
         raise ValueError("--classifiers applies to 'reproduce ofsp' only.")
     family = get_family(rep.family)
@@ -406,6 +430,21 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--classifiers", nargs="+", choices=list(CLASSIFIERS), metavar="NAME",
                      help=f"ofsp only: base classifiers instead of the size's own, from {list(CLASSIFIERS)} "
                           "(the linear SVM has no incremental evaluator and dominates the paper-size run)")
+    sdf = rep.add_argument_group("sdf --paper (the paper's Tables 4-9 on its own datasets)")
+    sdf.add_argument("--out", default="docs/reproduction", metavar="DIR",
+                     help="folder of the draws file (sdf_paper_draws.csv, appended draw by draw and read back to "
+                          "resume) and of the cells file sdf_paper_cells.csv (default docs/reproduction)")
+    sdf.add_argument("--report", default="docs/reproduction.md", metavar="PATH",
+                     help="report whose generated section is rewritten from the cells (default docs/reproduction.md)")
+    sdf.add_argument("--report-only", action="store_true", help="compute nothing: rewrite cells and report")
+    sdf.add_argument("--datasets", nargs="+", default=None, metavar="NAME", help="a subset of the paper's datasets")
+    sdf.add_argument("--readings", nargs="+", default=["disjoint", "shared"], choices=["disjoint", "shared"],
+                     help="pair-sampling readings to run (default both)")
+    sdf.add_argument("--pairs-grid", nargs="+", type=int, default=None, metavar="N", help="restrict N")
+    sdf.add_argument("--trees-grid", nargs="+", type=int, default=None, metavar="T", help="restrict T")
+    sdf.add_argument("--draws-scale", type=float, default=1.0,
+                     help="draws per cell times this (1: 10 for N <= 1000, 5 for N = 2000)")
+    sdf.add_argument("--max-levels", type=int, default=10, help="cascade levels at most (default 10)")
     rep.add_argument("--figures", metavar="DIR", help="also write the charts (average ranks, sign test, "
                      "critical-difference diagrams) as PNG files into DIR (needs the system's chromium)")
     rep.set_defaults(func=cmd_reproduce)

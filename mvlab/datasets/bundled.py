@@ -107,6 +107,52 @@ _REGISTRY: dict[str, tuple[DatasetInfo, Callable[[str, str], MultiViewDataset]]]
                         "multi-grained scanning.", 1797, 64, 4, 10),
             _bundled("digits.csv.gz", image_shape=(8, 8)),
         ),
+        # The single-view datasets of the papers' own experiments (one view each: the Siamese deep forest,
+        # OFSP and a single forest's dissimilarity apply; view combination needs two views or more).
+        (
+            DatasetInfo("ecoli", "UCI Ecoli (protein localisation sites)",
+                        "336 E. coli proteins, 7 measurements from their amino-acid sequence (signal-sequence "
+                        "scores, lipoprotein and charge signals, membrane-spanning scores); label = one of 8 "
+                        "localisation sites (cp 143 ... imL 2, imS 2). A dataset of the Siamese deep forest "
+                        "paper (its Table 2 counts the sequence name as an 8th attribute).", 336, 7, 1, 8),
+            _bundled("ecoli.csv.gz"),
+        ),
+        (
+            DatasetInfo("yeast", "UCI Yeast (protein localisation sites)",
+                        "1484 yeast proteins, 8 sequence-derived measurements; label = one of 10 localisation "
+                        "sites (CYT 463 ... ERL 5). A dataset of the Siamese deep forest paper.", 1484, 8, 1, 10),
+            _bundled("yeast.csv.gz"),
+        ),
+        (
+            DatasetInfo("ionosphere", "UCI Ionosphere (radar returns)",
+                        "351 radar returns from the ionosphere, 34 attributes (17 complex pulse numbers); "
+                        "label = good (225: evidence of structure) or bad (126). A dataset of the Siamese deep "
+                        "forest paper; all 34 attributes, as in UCI.", 351, 34, 1, 2),
+            _bundled("ionosphere.csv.gz"),
+        ),
+        (
+            DatasetInfo("mammographic", "UCI Mammographic masses (no missing values)",
+                        "830 mammographic masses: BI-RADS assessment, age, shape, margin, density; label = "
+                        "benign (427) or malignant (403). UCI has 961 masses; the 131 with a missing value are "
+                        "left out (the Siamese deep forest paper does not say what it did with them).",
+                        830, 5, 1, 2),
+            _bundled("mammographic.csv.gz"),
+        ),
+        (
+            DatasetInfo("haberman", "UCI Haberman's survival",
+                        "306 patients operated on for breast cancer: age, year of operation, number of positive "
+                        "axillary nodes; label = survived 5 years or longer (225) or died within 5 years (81). "
+                        "A dataset of the Siamese deep forest paper.", 306, 3, 1, 2),
+            _bundled("haberman.csv.gz"),
+        ),
+        (
+            DatasetInfo("golub-3051", "Golub leukemia, ALL/AML (3,051 filtered genes)",
+                        "The 38 training samples of Golub et al. 1999 (27 ALL, 11 AML) on 3,051 genes: the "
+                        "filtered, log-transformed and standardised matrix of Bioconductor's multtest, NOT the "
+                        "7,129 raw genes of the OFSP paper's All-AML leukemia row (same samples, fewer genes, "
+                        "other scale).", 38, 3051, 1, 2),
+            _bundled("golub-3051.csv.gz"),
+        ),
     ]
 }
 

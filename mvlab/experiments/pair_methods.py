@@ -29,8 +29,10 @@ def evaluate_pair_split(X, split, *, methods=PAIR_METHODS, n_estimators=100, lam
     """Fit and score every pair method on one draw of pairs (a :class:`mvlab.siamese.pairs.PairSplit`).
 
     All methods use the seed ``random_state``, so gcForest and SDF grow the same first-level
-    trees.  Returns one dict per method: ``method, accuracy, n_train_pairs, n_test_pairs,
-    n_estimators, n_levels`` (cascades; NaN otherwise), ``fit_seconds``.
+    trees, fitted once for both (``model_cache`` of :meth:`SiameseDeepForest.fit_from_vectors`).  Returns one
+    dict per method: ``method, accuracy, n_train_pairs, n_test_pairs, n_estimators, n_levels`` (cascades;
+    NaN otherwise), ``lam_median`` (SDF: the median lambda of its fold-models; NaN otherwise),
+    ``fit_seconds`` (a cascade that found its first level fitted counts only the rest).
     """
     from sklearn.ensemble import BaggingClassifier, RandomForestClassifier
     from sklearn.tree import DecisionTreeClassifier
@@ -40,19 +42,22 @@ def evaluate_pair_split(X, split, *, methods=PAIR_METHODS, n_estimators=100, lam
     Ftr = pair_features(X, split.train_pairs)
     Fte = pair_features(X, split.test_pairs)
     extra = dict(sdf_params or {})
+    shared_forests: dict = {}  # gcForest and SDF share their seed, hence their first level: fitted once
     rows = []
     for m, method in enumerate(methods):
         if progress is not None:
             progress(m / len(methods), method)
         t0 = time.perf_counter()
-        n_levels = np.nan
+        n_levels = lam_median = np.nan
         if method in ("gcforest", "sdf"):
             model = SiameseDeepForest(
                 weighting="uniform" if method == "gcforest" else "qp", lam=lam, n_estimators=n_estimators,
-                n_jobs=n_jobs, random_state=random_state, preprocessor=X, **extra,
-            ).fit(split.train_pairs, split.y_train)
-            acc = model.score(split.test_pairs, split.y_test)
+                n_jobs=n_jobs, random_state=random_state, **extra,
+            ).fit_from_vectors(Ftr, split.y_train, model_cache=shared_forests)
+            acc = float(np.mean(model.predict_from_vectors(Fte) == split.y_test))
             n_levels = model.n_levels_
+            chosen = np.concatenate([a for level in model.lam_ for a in level] + [np.empty(0)])
+            lam_median = float(np.median(chosen)) if chosen.size else np.nan
         else:
             if method == "rf":
                 model = RandomForestClassifier(n_estimators=n_estimators, n_jobs=n_jobs, random_state=random_state)
@@ -62,7 +67,7 @@ def evaluate_pair_split(X, split, *, methods=PAIR_METHODS, n_estimators=100, lam
             acc = float(model.fit(Ftr, split.y_train).score(Fte, split.y_test))
         rows.append(dict(method=method, accuracy=float(acc), n_train_pairs=len(split.y_train),
                          n_test_pairs=len(split.y_test), n_estimators=n_estimators, n_levels=n_levels,
-                         fit_seconds=time.perf_counter() - t0))
+                         lam_median=lam_median, fit_seconds=time.perf_counter() - t0))
     if progress is not None:
         progress(1.0, "done")
     return rows

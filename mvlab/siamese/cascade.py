@@ -20,6 +20,7 @@ Multi-grained scanning, which can precede a cascade, is :mod:`mvlab.siamese.scan
 
 from __future__ import annotations
 
+import hashlib
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
@@ -402,14 +403,39 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         vec[~seen] = insample[~seen]
         return ForestUnit(kind, [est], [w]), vec
 
-    def _fit_level(self, q, kinds, seeds, F, y, progress=None):
+    def _model_key(self, F, y, model):
+        """What determines a fitted model of a plan and its held-out tree probabilities: the level's
+        input and labels (by content), the model's kind, rows and seed, and the forest parameters."""
+        kind, tr, te, seed = model
+        digest = hashlib.blake2b(digest_size=16)
+        for part in (F, y, tr, te):
+            if part is not None:
+                digest.update(np.ascontiguousarray(part).tobytes())
+        return (digest.hexdigest(), F.shape, kind, seed, self.n_estimators, self.max_depth, self.min_samples_split,
+                self.min_samples_leaf, self.class_vectors)
+
+    def _fit_level(self, q, kinds, seeds, F, y, progress=None, model_cache=None):
         """All forests of level ``q``: their models are fitted on threads (``n_jobs``), each
         model's trees on one thread when there are enough models to go round, and finished
-        (tree-weight hook, class vectors) in order in the calling thread."""
+        (tree-weight hook, class vectors) in order in the calling thread.
+
+        ``model_cache`` (a dict, optional) holds fitted models by :meth:`_model_key`: a model found
+        there is not fitted again, and every model fitted is put there. Two cascades with the same
+        seed on the same rows (gcForest and SDF, :func:`mvlab.experiments.pair_methods.evaluate_pair_split`)
+        thus fit their identical first level once; the fitted forests are only read afterwards."""
         plans = [self._plan_unit(kind, F, y, seed) for kind, seed in zip(kinds, seeds)]
         models = [model for plan in plans for model in plan]
         outer, inner = split_workers(self.n_jobs, len(models))
-        results = _in_order(lambda model: self._fit_model(F, y, model, inner), models, outer)
+
+        def fit(model):
+            if model_cache is None:
+                return self._fit_model(F, y, model, inner)
+            key = self._model_key(F, y, model)
+            if key not in model_cache:
+                model_cache[key] = self._fit_model(F, y, model, inner)
+            return model_cache[key]
+
+        results = _in_order(fit, models, outer)
         units, vecs = [], []
         for k, (kind, plan) in enumerate(zip(kinds, plans)):
             fitted = [next(results) for _ in plan]
@@ -432,8 +458,9 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         parts = [X] + [v.reshape(v.shape[0], -1) for v in kept]
         return np.ascontiguousarray(np.concatenate(parts, axis=1, dtype=np.float32))
 
-    def _fit_encoded(self, X, y_enc, progress=None):
-        """Grow the cascade on validated float features ``X`` and encoded labels ``y_enc``."""
+    def _fit_encoded(self, X, y_enc, progress=None, model_cache=None):
+        """Grow the cascade on validated float features ``X`` and encoded labels ``y_enc``
+        (``model_cache``: see :meth:`_fit_level`)."""
         rng = check_random_state(self.random_state)
         kinds = ["completely_random"] * self.n_completely_random + ["random"] * self.n_random
         levels, vectors, scores = [], [], []
@@ -442,7 +469,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         for q in range(self.max_levels):
             F = self._level_input(X, vectors)
             seeds = [int(rng.randint(_MAX_SEED)) for _ in kinds]
-            units, vecs = self._fit_level(q, kinds, seeds, F, y_enc, progress)
+            units, vecs = self._fit_level(q, kinds, seeds, F, y_enc, progress, model_cache)
             V = np.stack(vecs, axis=1)  # (n, M, C)
             score = float(np.mean(self._decide(V) == y_enc))
             levels.append(units)

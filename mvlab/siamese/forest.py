@@ -185,6 +185,13 @@ class SiameseDeepForest(CascadeForest):
         solved on all held-out pairs serve new pairs and are those stored in ``weights_``.
         ``False`` uses the latter for the held-out pairs too (leaky: the training accuracy of
         each level becomes optimistic and the stopping rule rarely stops).
+    lam_grid : list of float >= 0 or None, default=None
+        The paper chose ``lambda`` among "different values ... leading to the best results" without
+        saying on which data; with a grid, ``lambda`` is chosen for every fold-model on *training*
+        pairs only: the two cross-fitted halves of its held-out pairs validate each value (accuracy of
+        the forest's class vectors on them, then their squared hinge, then the larger value) and the
+        weights for new pairs are solved with the value kept (``lam_`` records it). ``lam`` is then
+        unused. Needs ``qp_probas="oof"`` and ``crossfit=True``; costs one cross-fit per value.
     scanner : MultiGrainedScanner or None
         Multi-grained scanning of the pair vectors before the cascade; must have
         ``pairs=True`` (lock-step windows, §C.7). It is cloned at fit.
@@ -208,6 +215,9 @@ class SiameseDeepForest(CascadeForest):
     qp_info_ : list (levels) of list (forests) of list of TreeWeightInfo
         Diagnostics of every QP solved for that forest (fold-model QPs and, with ``crossfit``,
         the cross-fitting QPs), in solve order; empty with ``weighting="uniform"``.
+    lam_ : list (levels) of list (forests) of ndarray of shape (n_models,)
+        The ``lambda`` of every fold-model's weights (``lam``, or the value chosen from ``lam_grid``);
+        empty arrays with ``weighting="uniform"``.
     levels_, n_levels_, level_scores_, train_class_vectors_ : as CascadeForest.
     n_pair_features_ : int
         Length of a concatenated pair vector, ``2 * n_features``.
@@ -225,6 +235,7 @@ class SiameseDeepForest(CascadeForest):
         "solver": [StrOptions({"pgd", "cvxpy"})],
         "solver_tol": [Interval(numbers.Real, 0.0, None, closed="neither")],
         "crossfit": ["boolean"],
+        "lam_grid": ["array-like", None],
         "scanner": [MultiGrainedScanner, None],
         "preprocessor": ["array-like", None],  # its shape, and the indices into it, in pair_vectors
     }
@@ -240,6 +251,7 @@ class SiameseDeepForest(CascadeForest):
         solver="pgd",
         solver_tol=1e-9,
         crossfit=True,
+        lam_grid=None,
         scanner=None,
         n_estimators=100,
         n_completely_random=2,
@@ -282,6 +294,7 @@ class SiameseDeepForest(CascadeForest):
         self.solver = solver
         self.solver_tol = solver_tol
         self.crossfit = crossfit
+        self.lam_grid = lam_grid
         self.scanner = scanner
         self.preprocessor = preprocessor
 
@@ -290,28 +303,16 @@ class SiameseDeepForest(CascadeForest):
         """Multiplier of ``z_ij`` at 0-based ``level``: ``2**level`` under z-doubling (§C.6)."""
         return float(2.0**level) if self.z_schedule == "double" else 1.0
 
-    def _solve(self, tp, yy, level, forest_index):
+    def _solve(self, tp, yy, level, forest_index, lam):
         P = tree_margin_matrix(tp, yy, self.z_scale(level))
-        w, info = solve_tree_weights(
-            P, self.lam, solver=self.solver, tol=self.solver_tol, return_info=True
-        )
+        w, info = solve_tree_weights(P, lam, solver=self.solver, tol=self.solver_tol, return_info=True)
         self._qp_log.setdefault((level, forest_index), []).append(info)
         return w
 
-    def _tree_weights(self, level, forest_index, estimator, tp_out, y_out, X_in, y_in):
-        if self.weighting == "uniform":
-            return None, None
-        if self.qp_probas == "insample":
-            # Paper-literal: the QP sees the probabilities of the pairs the trees were grown on.
-            tp_in = tree_probas(estimator, X_in, 2, self.n_jobs)
-            return self._solve(tp_in, y_in, level, forest_index), None
-        # Out-of-fold: the QP sees the fold-model's held-out pairs. Those weights serve new
-        # pairs; the held-out pairs' own training class vectors are cross-fitted (weights
-        # solved on the other half of the held-out pairs), so that no training class vector
-        # is computed with weights chosen using its own label (stacking leakage).
-        w = self._solve(tp_out, y_out, level, forest_index)
-        if not self.crossfit:
-            return w, None
+    def _crossfitted(self, tp_out, y_out, level, forest_index, lam, w_all):
+        """Class vectors (n_out, 2) of a fold-model's held-out pairs, each from weights solved with ``lam``
+        on the *other* stratified half of those pairs (``w_all``, solved on all of them, where a half
+        lacks a class)."""
         part = np.zeros(y_out.size, dtype=np.int64)
         for c in (0, 1):
             idx = np.flatnonzero(y_out == c)
@@ -320,11 +321,46 @@ class SiameseDeepForest(CascadeForest):
         for p in (0, 1):
             fit_rows, apply_rows = part != p, part == p
             if np.unique(y_out[fit_rows]).size < 2 or not apply_rows.any():
-                v_out[apply_rows] = np.tensordot(w, tp_out[:, apply_rows], axes=(0, 0))
+                v_out[apply_rows] = np.tensordot(w_all, tp_out[:, apply_rows], axes=(0, 0))
                 continue
-            w_p = self._solve(tp_out[:, fit_rows], y_out[fit_rows], level, forest_index)
+            w_p = self._solve(tp_out[:, fit_rows], y_out[fit_rows], level, forest_index, lam)
             v_out[apply_rows] = np.tensordot(w_p, tp_out[:, apply_rows], axes=(0, 0))
-        return w, v_out
+        return v_out
+
+    def _lam_candidates(self):
+        """``lam`` alone, or the grid from the largest value (closest to uniform weights) down, so that
+        ties of the validation go to the most regularised weights."""
+        return [float(self.lam)] if self.lam_grid is None else sorted({float(v) for v in self.lam_grid},
+                                                                       reverse=True)
+
+    def _tree_weights(self, level, forest_index, estimator, tp_out, y_out, X_in, y_in):
+        if self.weighting == "uniform":
+            return None, None
+        if self.qp_probas == "insample":
+            # Paper-literal: the QP sees the probabilities of the pairs the trees were grown on.
+            tp_in = tree_probas(estimator, X_in, 2, self.n_jobs)
+            self._lam_log.setdefault((level, forest_index), []).append(float(self.lam))
+            return self._solve(tp_in, y_in, level, forest_index, self.lam), None
+        # Out-of-fold: the QP sees the fold-model's held-out pairs. Those weights serve new
+        # pairs; the held-out pairs' own training class vectors are cross-fitted (weights
+        # solved on the other half of the held-out pairs), so that no training class vector
+        # is computed with weights chosen using its own label (stacking leakage). With a
+        # grid, the same halves validate every lam: the one whose cross-fitted class vectors
+        # classify the held-out pairs best (then: lowest squared hinge, then largest lam) is kept.
+        best = None
+        for lam in self._lam_candidates():
+            w = self._solve(tp_out, y_out, level, forest_index, lam)
+            if not self.crossfit:
+                best = (None, w, None, lam)
+                break
+            v_out = self._crossfitted(tp_out, y_out, level, forest_index, lam, w)
+            margin = (2.0 * y_out - 1.0) * (v_out[:, 0] - v_out[:, 1])  # > 0: on the wrong side
+            score = (float(np.mean(margin < 0)) + 0.5 * float(np.mean(margin == 0)),
+                     -float(np.mean(np.maximum(margin, 0.0) ** 2)))
+            if best is None or score > best[0]:
+                best = (score, w, v_out, lam)
+        self._lam_log.setdefault((level, forest_index), []).append(best[3])
+        return best[1], best[2]
 
     def _check_extra_params(self):
         """The checks across parameters that ``_parameter_constraints`` cannot express."""
@@ -333,6 +369,15 @@ class SiameseDeepForest(CascadeForest):
                 "qp_probas='oof' needs class_vectors='kfold' (the QP uses each fold-model's "
                 "held-out pairs); use qp_probas='insample' with class_vectors='oob'."
             )
+        if self.lam_grid is not None and self.weighting == "qp":
+            if self.qp_probas != "oof" or not self.crossfit:
+                raise ValueError(
+                    "lam_grid chooses lambda on each fold-model's held-out pairs (cross-fitted halves): it "
+                    "needs qp_probas='oof' and crossfit=True; give a single lam otherwise."
+                )
+            grid = np.asarray(self.lam_grid, dtype=np.float64)
+            if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid < 0):
+                raise ValueError(f"lam_grid must be a non-empty list of finite numbers >= 0; got {self.lam_grid!r}.")
         if self.scanner is not None and not self.scanner.pairs:
             raise ValueError(
                 "scanner must be a MultiGrainedScanner with pairs=True, so that two identical "
@@ -377,12 +422,15 @@ class SiameseDeepForest(CascadeForest):
         self._validate_params()  # the preprocessor first: pair_vectors uses it
         return self.fit_from_vectors(pair_vectors(pairs, self.preprocessor), y, progress)
 
-    def fit_from_vectors(self, V, y, progress: ProgressCallback = None):
+    def fit_from_vectors(self, V, y, progress: ProgressCallback = None, model_cache=None):
         """:meth:`fit` on per-pair vectors ``V`` of shape (n_pairs, n_pair_features).
 
         ``V`` is normally the concatenated pairs (:func:`pair_vectors`);
         :func:`mvlab.experiments.siamese.run_siamese_experiment` passes the output of one scanner fitted
         once and shared by its two cascades. ``y`` (n_pairs,) and ``progress`` as in :meth:`fit`.
+        ``model_cache``: a dict shared with another cascade of the same seed on the same pairs, so that
+        the forests they have in common (the first level of gcForest and SDF) are fitted once
+        (:meth:`CascadeForest._fit_level`); the trees and the result are those of a fit without it.
 
         Returns
         -------
@@ -404,9 +452,9 @@ class SiameseDeepForest(CascadeForest):
         F = self._features(V, fitting=True, y=y)
         self.classes_ = np.array([0, 1])
         self._check_data_params(counts)
-        self._qp_log = {}
-        self._fit_encoded(F, y, progress)
-        self.weights_, self.qp_info_ = [], []
+        self._qp_log, self._lam_log = {}, {}
+        self._fit_encoded(F, y, progress, model_cache)
+        self.weights_, self.qp_info_, self.lam_ = [], [], []
         for q, units in enumerate(self.levels_):
             lw, li = [], []
             for k, unit in enumerate(units):
@@ -418,7 +466,8 @@ class SiameseDeepForest(CascadeForest):
                 li.append(list(self._qp_log.get((q, k), [])))
             self.weights_.append(lw)
             self.qp_info_.append(li)
-        del self._qp_log
+            self.lam_.append([np.asarray(self._lam_log.get((q, k), []), dtype=np.float64) for k in range(len(units))])
+        del self._qp_log, self._lam_log
         return self
 
     def level_class_vectors(self, pairs):
@@ -454,7 +503,15 @@ class SiameseDeepForest(CascadeForest):
     def predict(self, pairs):
         """0 similar, 1 dissimilar, shape (n_pairs,); -1 for undetermined pairs only with
         ``undetermined="abstain"`` and ``tau > 0`` (:func:`threshold_rule`)."""
-        labels = threshold_rule(self.similarity_score(pairs), self.tau)
+        return self._labels(self.similarity_score(pairs))
+
+    def predict_from_vectors(self, V):
+        """:meth:`predict` of per-pair vectors ``V`` (n_pairs, n_pair_features), the kind
+        :meth:`fit_from_vectors` takes; shape (n_pairs,)."""
+        return self._labels(similarity_scores(self.level_class_vectors_from_vectors(V)[-1]))
+
+    def _labels(self, scores):
+        labels = threshold_rule(scores, self.tau)
         if self.undetermined == "dissimilar":
             labels[labels == UNDETERMINED] = 1
         return labels

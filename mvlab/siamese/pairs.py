@@ -23,7 +23,7 @@ from sklearn.utils import check_random_state
 
 from mvlab.core.params import POSITIVE_COUNT, RANDOM_STATE, validate_params
 
-__all__ = ["PairSplit", "make_pair_split", "make_pairs", "pair_features", "split_pools", "pair_capacity",
+__all__ = ["POOLS", "PairSplit", "make_pair_split", "make_pairs", "pair_features", "split_pools", "pair_capacity",
            "max_train_pairs"]
 
 
@@ -251,6 +251,11 @@ class PairSplit:
     test_pool: np.ndarray
 
 
+POOLS = ("disjoint", "shared")
+"""How :func:`make_pair_split` draws test pairs: from instances never seen in training pairs, or from the
+same instances as the training pairs (distinct pairs)."""
+
+
 def make_pair_split(
     y,
     n_train_pairs,
@@ -260,12 +265,19 @@ def make_pair_split(
     balanced=True,
     both_orders=False,
     stratify=True,
+    pools="disjoint",
     random_state=None,
 ):
     """One draw of the paper's protocol (§C.8): N training pairs, ``2N/3`` test pairs.
 
-    The instances are first split into disjoint pools (:func:`split_pools`); training pairs are
-    drawn inside the training pool and test pairs inside the test pool.
+    The paper says only that it "randomly select[s] N training data and 2N/3 test data"; two readings:
+
+    - ``pools="disjoint"`` (default): the instances are first split into disjoint pools
+      (:func:`split_pools`); training pairs are drawn inside the training pool and test pairs inside the
+      test pool, so no instance of a test pair was seen in training;
+    - ``pools="shared"``: ``N + 2N/3`` distinct pairs are drawn from all instances and dealt into training
+      and test pairs (each set keeps the requested balance); a test pair is never a training pair, but
+      its instances usually appear in training pairs too.
 
     Parameters
     ----------
@@ -274,20 +286,26 @@ def make_pair_split(
         N.
     n_test_pairs : int, optional
         Default ``round(2 N / 3)`` (made even when ``both_orders``).
-    test_size, stratify : passed to :func:`split_pools`.
+    test_size, stratify : passed to :func:`split_pools` (``"disjoint"`` only).
     balanced, both_orders : passed to :func:`make_pairs`.
+    pools : {"disjoint", "shared"}
     random_state : int, RandomState or None
 
     Returns
     -------
     PairSplit
+        With ``"shared"``, ``train_pool`` and ``test_pool`` both hold every instance.
     """
+    if pools not in POOLS:
+        raise ValueError(f"pools must be one of {POOLS}; got {pools!r}.")
     rng = check_random_state(random_state)
     if n_test_pairs is None:
         n_test_pairs = max(1, int(round(2 * n_train_pairs / 3)))
         if both_orders and n_test_pairs % 2:
             n_test_pairs += 1
     seed = lambda: int(rng.randint(np.iinfo(np.int32).max))  # noqa: E731
+    if pools == "shared":
+        return _shared_pool_split(y, n_train_pairs, n_test_pairs, balanced, both_orders, seed())
     train_pool, test_pool = split_pools(y, test_size, stratify=stratify, random_state=seed())
     tr, ytr = make_pairs(
         y, n_train_pairs, balanced=balanced, both_orders=both_orders, pool=train_pool,
@@ -298,6 +316,38 @@ def make_pair_split(
         random_state=seed(),
     )
     return PairSplit(tr, ytr, te, yte, train_pool, test_pool)
+
+
+def _shared_pool_split(y, n_train, n_test, balanced, both_orders, seed) -> PairSplit:
+    """``n_train + n_test`` distinct pairs of all instances, dealt into the two sets: with ``balanced``,
+    the training set gets ``n_train // 2`` similar pairs and the test set the other similar pairs of the
+    balanced draw (``n_test // 2``, one more when both counts are odd)."""
+    y = np.asarray(y)
+    everyone = np.arange(y.size)
+    step = 2 if both_orders else 1
+    if both_orders and (n_train % 2 or n_test % 2):
+        raise ValueError("with both_orders=True, both numbers of pairs must be even (each pair appears twice).")
+    k_train, k_test = n_train // step, n_test // step
+    pairs, labels = make_pairs(y, k_train + k_test, balanced=balanced, random_state=seed)
+    rng = np.random.default_rng(seed)
+    if balanced:  # make_pairs shuffled its output: the first similar (dissimilar) pairs are a random subset
+        sim, dis = np.flatnonzero(labels == 0), np.flatnonzero(labels == 1)
+        s_train = k_train // 2
+        train = np.concatenate([sim[:s_train], dis[:k_train - s_train]])
+        test = np.concatenate([sim[s_train:], dis[k_train - s_train:]])
+    else:
+        order = rng.permutation(labels.size)
+        train, test = order[:k_train], order[k_train:]
+
+    def finish(rows):
+        p, lab = pairs[rows], labels[rows]
+        if both_orders:
+            p, lab = np.concatenate([p, p[:, ::-1]]), np.concatenate([lab, lab])
+        order = rng.permutation(lab.size)
+        return np.ascontiguousarray(p[order]), lab[order]
+
+    (tr, ytr), (te, yte) = finish(train), finish(test)
+    return PairSplit(tr, ytr, te, yte, everyone, everyone)
 
 
 def pair_capacity(y, n_pairs_of: int = 0, *, balanced: bool = True) -> int:

@@ -1,0 +1,279 @@
+"""The Siamese deep forest paper's Tables 4-9 on its own datasets, draw by draw (Utkin & Ryabinin 2018).
+
+The grid (:func:`paper_grid`):
+
+- Tables 4, 5, 6 (Ecoli, Yeast, Ionosphere): N in {100, 500, 1000, 2000} training pairs x T in
+  {100, 400, 700, 1000} trees per forest, gcForest and SDF;
+- Table 7 (Mammographic masses, Haberman): N in {1000, 2000}, T = 700;
+- Table 8: gcForest, bagging, random forest and SDF on the five datasets at one setting fixed in advance
+  (N = 2000, T = 700, the setting of Table 7; the paper took "the best results from Tables 3-7", i.e. chose
+  on its test draws, which :func:`table8_best_cells` also shows), the baselines on the same draws;
+- Table 9: paired t-tests of SDF against each model over the datasets (:func:`table9`).
+
+A *draw* is one pair split (:func:`mvlab.siamese.pairs.make_pair_split`, ``2N/3`` test pairs) and the
+models fitted on it (:func:`mvlab.experiments.pair_methods.evaluate_pair_split`): gcForest and SDF with
+the same forests' seeds (their first level is fitted once), 2 completely random + 2 random forests per
+level, 3-fold class vectors, levels added while the training (out-of-fold) accuracy improves (at most
+``max_levels``). SDF's lambda is chosen on the training pairs only, per fold-model, from :data:`LAM_GRID`
+(``SiameseDeepForest(lam_grid=...)``). A draw's seed depends on the dataset, N, the reading and the draw
+number, not on T: every T of an N sees the same pairs (the T columns of a row are paired).
+
+Readings of the paper that move the numbers are run as separate ``reading`` values: ``"disjoint"`` (test
+pairs from instances never seen in training, mvlab's default) and ``"shared"`` (one pool of instances for
+both; :data:`mvlab.siamese.pairs.POOLS`).
+
+Every finished draw is appended to a :class:`mvlab.experiments.paper_cells.DrawsFile`, so a run that is
+cut off loses only the draws in flight; :func:`run_paper_protocol` skips the draws already in the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from mvlab.core.threads import call_on_threads
+from mvlab.experiments.paper_cells import CELL_COLUMNS, DrawsFile, cell_verdicts, mean_interval, summarise_cells
+
+__all__ = ["PAPER", "LAM_GRID", "DRAW_COLUMNS", "DrawTask", "paper_grid", "draw_seed", "run_draw",
+           "run_paper_protocol", "paper_cells", "table8_best_cells", "table9"]
+
+SDF_DATASETS = ("ecoli", "yeast", "ionosphere", "mammographic", "haberman")
+"""The paper's datasets that ship with mvlab (Table 2), by their :func:`mvlab.datasets.load_dataset` names."""
+
+TABLE_OF = {"ecoli": 4, "yeast": 5, "ionosphere": 6, "mammographic": 7, "haberman": 7}
+GRID_N = (100, 500, 1000, 2000)
+GRID_T = (100, 400, 700, 1000)
+TABLE7_N = (1000, 2000)
+TABLE8_SETTING = (2000, 700)  # (N, T), fixed before any draw was run
+LAM_GRID = (1.0, 100.0, 10000.0)
+"""Values of lambda SDF chooses from, on training pairs only: from weights far from uniform (1: about a
+seventh of the trees carry the weight at N = 1000, T = 200) to nearly uniform (10,000)."""
+MODEL_NAMES = {"gcforest": "gcForest", "sdf": "SDF", "bagging": "Bagging", "rf": "RF"}
+
+# The paper's cells: (dataset, N, T) -> (gcF, SDF), Tables 4-7; Table 8 -> (gcF, Bagging, RF, SNN, SDF).
+_T467 = {
+    "ecoli": [(.439, .530), (.515, .545), (.590, .651), (.621, .696), (.838, .847), (.814, .823), (.836, .845),
+              (.821, .837), (.844, .853), (.890, .917), (.888, .891), (.863, .865), (.908, .915), (.895, .921),
+              (.913, .915), (.915, .915)],
+    "yeast": [(.454, .500), (.484, .511), (.469, .515), (.469, .575), (.682, .694), (.661, .673), (.640, .658),
+              (.622, .628), (.708, .711), (.713, .723), (.684, .710), (.735, .737), (.727, .734), (.714, .716),
+              (.727, .739), (.713, .722)],
+    "ionosphere": [(.515, .515), (.535, .555), (.530, .555), (.535, .540), (.718, .720), (.723, .758), (.713, .740),
+                   (.715, .760), (.820, .830), (.837, .840), (.840, .860), (.885, .895), (.916, .920), (.905, .905),
+                   (.895, .895), (.910, .910)],
+}
+PAPER: dict = {}
+"""The paper's values: ``(table, dataset, N, T, model) -> accuracy`` (N, T None where a table has none)."""
+for _name, _cells in _T467.items():
+    for _i, (_g, _s) in enumerate(_cells):
+        _n, _t = GRID_N[_i // 4], GRID_T[_i % 4]
+        PAPER[(TABLE_OF[_name], _name, _n, _t, "gcForest")] = _g
+        PAPER[(TABLE_OF[_name], _name, _n, _t, "SDF")] = _s
+for (_name, _n), (_g, _s) in {("mammographic", 1000): (.730, .757), ("mammographic", 2000): (.765, .783),
+                               ("haberman", 1000): (.533, .580), ("haberman", 2000): (.555, .594)}.items():
+    PAPER[(7, _name, _n, 700, "gcForest")] = _g
+    PAPER[(7, _name, _n, 700, "SDF")] = _s
+TABLE8 = {  # the paper's Table 8, all ten datasets (gcF, Bagging, RF, SNN, SDF)
+    "parkinsons": (.887, .587, .695, .572, .893), "ecoli": (.915, .877, .867, .710, .921),
+    "yeast": (.735, .712, .702, .652, .739), "ionosphere": (.916, .886, .912, .690, .920),
+    "mammographic": (.765, .508, .592, .619, .783), "haberman": (.555, .494, .488, .564, .594),
+    "breast-tissue": (.875, .698, .769, .683, .885), "lung-cancer": (.642, .580, .583, .595, .686),
+    "ilpd": (.572, .502, .510, .582, .575), "seeds": (.956, .944, .946, .789, .968),
+}
+TABLE8_MODELS = ("gcForest", "Bagging", "RF", "SNN", "SDF")
+for _name, _vals in TABLE8.items():
+    for _m, _v in zip(TABLE8_MODELS, _vals):
+        PAPER[(8, _name, None, None, _m)] = _v
+TABLE9 = {"gcForest": (0.015, 0.015, 0.004, 0.025), "Bagging": (0.006, 0.118, 0.043, 0.192),
+          "RF": (0.002, 0.090, 0.043, 0.137), "SNN": (0.006, 0.118, 0.043, 0.192)}
+"""The paper's Table 9: SDF minus each model over its 10 datasets: (p-value, mean, CI low, CI high)."""
+
+DRAW_COLUMNS = ["dataset", "N", "T", "reading", "draw", "seed", "model", "accuracy", "n_levels", "lam_median",
+                "n_test_pairs", "seconds"]
+DRAW_KEY = ["dataset", "N", "T", "reading", "draw"]
+
+
+@dataclass(frozen=True)
+class DrawTask:
+    """One draw to compute: a pair split of ``dataset`` and the ``models`` fitted on it."""
+
+    dataset: str
+    N: int
+    T: int
+    reading: str
+    draw: int
+    models: tuple
+
+    @property
+    def key(self) -> tuple:
+        return (self.dataset, self.N, self.T, self.reading, self.draw)
+
+
+def draws_for(N: int, scale: float = 1.0) -> int:
+    """Draws per cell: 10 for N <= 1000 and 5 for N = 2000 (the issue's floor), times ``scale``."""
+    return max(1, int(round((10 if N <= 1000 else 5) * scale)))
+
+
+def paper_grid(datasets: Sequence[str] = SDF_DATASETS, readings: Sequence[str] = ("disjoint", "shared"),
+               shared_datasets: Sequence[str] = ("ionosphere",), draws: Callable[[int], int] = draws_for,
+               Ns: Sequence[int] | None = None, Ts: Sequence[int] | None = None) -> list[DrawTask]:
+    """The draws of Tables 4-8, cheapest first within each round of draw numbers (so that a run cut off
+    early has every cell with some draws rather than a few cells with all of theirs).
+
+    ``readings`` other than ``"disjoint"`` run on Table 8's setting for every dataset and on the whole grid
+    of ``shared_datasets`` (Table 6's Ionosphere by default). ``Ns`` / ``Ts`` restrict the grid (tests)."""
+    cells: dict = {}
+    for name in datasets:
+        if name not in TABLE_OF:
+            raise ValueError(f"{name!r} is not one of the paper's datasets bundled here: {list(TABLE_OF)}.")
+        grid = [(n, t) for n in GRID_N for t in GRID_T] if TABLE_OF[name] < 7 else [(n, 700) for n in TABLE7_N]
+        for reading in readings:
+            if reading != "disjoint" and name not in shared_datasets:
+                pairs = [TABLE8_SETTING]
+            else:
+                pairs = grid
+            for n, t in pairs:
+                if (Ns and n not in Ns) or (Ts and t not in Ts):
+                    continue
+                models = ("gcforest", "sdf") + (("bagging", "rf") if (n, t) == TABLE8_SETTING else ())
+                cells[(name, n, t, reading)] = models
+    tasks = [DrawTask(name, n, t, reading, d, models)
+             for (name, n, t, reading), models in cells.items() for d in range(draws(n))]
+    return sorted(tasks, key=lambda k: (k.draw, k.N * k.T, k.dataset, k.reading))
+
+
+def draw_seed(dataset: str, N: int, reading: str, draw: int) -> int:
+    """The seed of a draw: a digest of what defines its pairs (not T, so every T of an N shares them)."""
+    text = f"sdf-paper/{dataset}/{N}/{reading}/{draw}".encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=4).digest(), "little") & 0x7FFFFFFF
+
+
+def run_draw(task: DrawTask, max_levels: int = 10, n_jobs: int | None = 1) -> list[dict]:
+    """Compute one draw: its pair split, then every model on it; rows of :data:`DRAW_COLUMNS`."""
+    from mvlab.datasets import load_dataset
+    from mvlab.experiments.pair_methods import evaluate_pair_split
+    from mvlab.siamese.pairs import make_pair_split
+
+    ds = load_dataset(task.dataset)
+    seed = draw_seed(task.dataset, task.N, task.reading, task.draw)
+    split = make_pair_split(ds.y, task.N, pools=task.reading, random_state=seed)
+    rows = evaluate_pair_split(ds.X, split, methods=task.models, n_estimators=task.T,
+                               sdf_params={"max_levels": max_levels, "lam_grid": list(LAM_GRID)},
+                               random_state=seed, n_jobs=n_jobs)
+    return [{"dataset": task.dataset, "N": task.N, "T": task.T, "reading": task.reading, "draw": task.draw,
+             "seed": seed, "model": MODEL_NAMES[r["method"]], "accuracy": r["accuracy"],
+             "n_levels": r["n_levels"], "lam_median": r.get("lam_median", np.nan),
+             "n_test_pairs": r["n_test_pairs"], "seconds": round(r["fit_seconds"], 3)} for r in rows]
+
+
+def run_paper_protocol(path, tasks: Iterable[DrawTask], *, max_levels: int = 10, n_jobs: int = 1,
+                       say: Callable[[str], None] | None = None) -> int:
+    """Compute the draws of ``tasks`` not yet in the draws file ``path``, appending each as it finishes.
+
+    With ``n_jobs != 1`` draws run through joblib (the job engine's Dask workers inside
+    ``mvlab.cli.on_engine``), one draw per worker, each fitting its forests on one thread; results are
+    written by this process in the order they finish. Returns the number of draws computed.
+    """
+    from joblib import Parallel, delayed
+
+    file = DrawsFile(path, DRAW_COLUMNS, DRAW_KEY)
+    done = file.done()
+    todo = [t for t in tasks if t.key not in done]
+    if say:
+        say(f"{len(todo)} draw(s) to compute, {len(done)} already in {file.path}")
+    if not todo:
+        return 0
+    start, n = time.perf_counter(), 0
+    # one draw per worker, its forests on that worker's thread (call_on_threads keeps their loops off the
+    # cluster); in this process alone, two threads
+    jobs = (delayed(call_on_threads)(run_draw, t, max_levels, 1 if n_jobs != 1 else 2) for t in todo)
+    for rows in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs):
+        file.append(rows)
+        n += 1
+        if say:
+            r = rows[0]
+            accs = ", ".join(f"{x['model']} {x['accuracy']:.3f}" for x in rows)
+            say(f"[{n}/{len(todo)} {time.perf_counter() - start:.0f} s] {r['dataset']} N={r['N']} T={r['T']} "
+                f"{r['reading']} draw {r['draw']}: {accs}")
+    return n
+
+
+# ------------------------------------------------------------------------------- the cells
+def _tables_of(row) -> list[int]:
+    tables = [TABLE_OF[row.dataset]]
+    if (row.N, row.T) == TABLE8_SETTING:
+        tables.append(8)
+    return tables
+
+
+def paper_cells(draws: pd.DataFrame) -> pd.DataFrame:
+    """One row per (table, dataset, N, T, model, reading) in :data:`CELL_COLUMNS`: the draws' mean, std and
+    95 % t interval beside the paper's value (Table 8 cells: the fixed setting N = 2000, T = 700)."""
+    if draws.empty:
+        return pd.DataFrame(columns=CELL_COLUMNS)
+    summary = summarise_cells(draws, ["dataset", "N", "T", "reading", "model"])
+    rows = []
+    for r in summary.itertuples(index=False):
+        for table in _tables_of(r):
+            if table == 8:
+                paper = PAPER.get((8, r.dataset, None, None, r.model))
+            else:
+                if r.model not in ("gcForest", "SDF"):
+                    continue
+                paper = PAPER.get((table, r.dataset, int(r.N), int(r.T), r.model))
+            rows.append({"table": table, "dataset": r.dataset, "N": int(r.N), "T": int(r.T), "k": "",
+                         "classifier": "", "model": r.model, "reading": r.reading, "draws": r.draws,
+                         "mean": r.mean, "std": r.std, "ci_low": r.ci_low, "ci_high": r.ci_high,
+                         "paper": np.nan if paper is None else paper})
+    cells = pd.DataFrame(rows)
+    cells["inside"] = cell_verdicts(cells)
+    cells["_model"] = cells["model"].map({"gcForest": 0, "Bagging": 1, "RF": 2, "SDF": 3})
+    cells = cells.sort_values(["table", "dataset", "reading", "N", "T", "_model"], kind="stable")
+    return cells[CELL_COLUMNS].reset_index(drop=True)
+
+
+def table8_best_cells(cells: pd.DataFrame, reading: str = "disjoint") -> pd.DataFrame:
+    """The paper's reading of Table 8 for gcForest and SDF: the best mean of each over the dataset's grid
+    (Tables 4-7), chosen on the test draws as the paper did (optimistic by the selection)."""
+    grid = cells[(cells["table"] < 8) & (cells["reading"] == reading)]
+    rows = []
+    for (name, model), group in grid.groupby(["dataset", "model"]):
+        best = group.loc[group["mean"].idxmax()]
+        rows.append({"dataset": name, "model": model, "N": int(best["N"]), "T": int(best["T"]),
+                     "mean": float(best["mean"]), "paper": PAPER.get((8, name, None, None, model))})
+    return pd.DataFrame(rows)
+
+
+def _paired_t(diff: np.ndarray) -> tuple[float, float, float, float]:
+    """Two-sided paired t-test of ``diff`` against 0: (p-value, mean, 95 % CI low, high)."""
+    mean, _, low, high = mean_interval(diff)
+    p = float(stats.ttest_1samp(diff, 0.0).pvalue) if diff.size > 1 else np.nan
+    return p, mean, low, high
+
+
+def table9(cells: pd.DataFrame, reading: str = "disjoint") -> pd.DataFrame:
+    """Table 9 over the datasets we have: SDF minus gcForest, Bagging and RF (Table 8's cells, the fixed
+    setting), paired t-test over the datasets, beside the paper's values and the paper's own test
+    recomputed on its Table 8 rows restricted to the same datasets."""
+    t8 = cells[(cells["table"] == 8) & (cells["reading"] == reading)]
+    wide = t8.pivot_table(index="dataset", columns="model", values="mean")
+    rows = []
+    for other in ("gcForest", "Bagging", "RF"):
+        if "SDF" not in wide or other not in wide:
+            continue
+        both = wide[["SDF", other]].dropna()
+        ours = _paired_t((both["SDF"] - both[other]).to_numpy())
+        names = list(both.index)
+        paper_rows = np.array([TABLE8[n][4] - TABLE8[n][TABLE8_MODELS.index(other)] for n in names])
+        restricted = _paired_t(paper_rows)
+        rows.append({"difference": f"SDF - {other}", "datasets": len(names), "p": ours[0], "mean": ours[1],
+                     "ci_low": ours[2], "ci_high": ours[3], "paper p": TABLE9[other][0],
+                     "paper mean": TABLE9[other][1], "paper CI": f"[{TABLE9[other][2]:.3f}, {TABLE9[other][3]:.3f}]",
+                     "paper, same datasets: p": restricted[0], "paper, same datasets: mean": restricted[1]})
+    return pd.DataFrame(rows)
