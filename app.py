@@ -20,6 +20,7 @@ if __name__ != "__mp_main__":
         st.Page("pages/view_construction.py", title="View construction", icon=":material/call_split:"),
         st.Page("pages/dvs.py", title="Dynamic view selection", icon=":material/alt_route:"),
         st.Page("pages/benchmark.py", title="Benchmark", icon=":material/leaderboard:"),
+        st.Page("pages/papers.py", title="Papers", icon=":material/menu_book:"),
         st.Page("pages/siamese.py", title="Siamese deep forest", icon=":material/join_inner:"),
     ]
     page = st.navigation(pages)

@@ -310,3 +310,16 @@ def test_stop_ends_a_long_run_cleanly(page, store_path):
     settle(page, timeout=300_000)
     assert wait_for_figures(page, 4, timeout=120_000) >= 4
     assert not exceptions(page)
+
+
+def test_papers_view_shows_published_and_reproduced_values_on_a_fresh_store(page):
+    """The Papers page reads the committed results files: on this module's fresh store it shows the Siamese
+    deep forest paper's cells beside mvlab's, with links that open the Siamese page at a cell's setting."""
+    goto(page, "Papers")
+    assert not exceptions(page)
+    page.wait_for_selector("h3:has-text('Table 4: Ecoli')", timeout=60_000)
+    text = page.inner_text("section.main") if page.query_selector("section.main") else page.inner_text("body")
+    assert "of the paper's cells inside our 95 % interval" in text
+    grid = page.query_selector_all("[data-testid=stDataFrame]")
+    assert grid, "no table of cells"
+    screenshot(page, "papers")

@@ -109,8 +109,8 @@ def summarise_cells(draws: pd.DataFrame, by: Sequence[str], value: str = "accura
 
 
 def cell_verdicts(cells: pd.DataFrame) -> pd.Series:
-    """Whether each cell's ``paper`` value lies inside ``[ci_low, ci_high]`` (False without an interval);
-    NaN where the paper printed no value."""
+    """Whether each cell's ``paper`` value lies inside ``[ci_low, ci_high]``; NaN where the paper printed no
+    value or where there is no interval yet (a single draw)."""
     paper = cells["paper"].astype(float)
     inside = (paper >= cells["ci_low"]) & (paper <= cells["ci_high"])
-    return inside.astype(object).where(paper.notna(), np.nan)
+    return inside.astype(object).where(paper.notna() & cells["ci_low"].notna(), np.nan)

@@ -14,7 +14,35 @@ import pandas as pd
 
 from mvlab.experiments.paper_cells import DrawsFile
 
-__all__ = ["replace_section", "sdf_markdown", "write_sdf_outputs", "verdict_line"]
+__all__ = ["REPRODUCTION_DIR", "replace_section", "sdf_markdown", "write_sdf_outputs", "verdict_line",
+           "read_cells", "cell_table"]
+
+REPRODUCTION_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
+"""The committed draws and cells files (``*_paper_draws.csv``, ``*_paper_cells.csv``)."""
+
+
+def read_cells(paper: str, folder=None) -> pd.DataFrame | None:
+    """The committed cells of ``paper`` (``"sdf"`` or ``"ofsp"``), or None when none were computed yet."""
+    path = Path(folder or REPRODUCTION_DIR) / f"{paper}_paper_cells.csv"
+    if not path.exists():
+        return None
+    cells = pd.read_csv(path)
+    cells["inside"] = cells["inside"].map({True: True, False: False, "True": True, "False": False})
+    return cells
+
+
+def cell_table(cells: pd.DataFrame, link) -> pd.DataFrame:
+    """The cells of one table, one row each, for a reader: the setting, ours (mean, 95 % interval, draws),
+    the paper's value, whether it lies inside, and ``link(row)``: where the setting can be trained."""
+    rows = []
+    for r in cells.to_dict("records"):
+        interval = f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]" if np.isfinite(r["ci_low"]) else "one draw: none"
+        verdict = {True: "inside", False: "outside"}.get(r["inside"]) or (
+            "no paper value" if not np.isfinite(r["paper"]) else "one draw: not judged")
+        rows.append({"dataset": r["dataset"], "N": r["N"], "T": r["T"], "model": r["model"],
+                     "mvlab": round(float(r["mean"]), 3), "95 % interval": interval, "draws": int(r["draws"]),
+                     "paper": r["paper"], "paper's value": verdict, "open": link(r)})
+    return pd.DataFrame(rows)
 
 
 def replace_section(text: str, name: str, body: str) -> str:
@@ -144,12 +172,14 @@ def sdf_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
 
 def _gain_line(part: pd.DataFrame) -> str:
     """SDF minus gcForest over the cells of a table, ours and the paper's."""
-    wide = part.pivot_table(index=["dataset", "N", "T"], columns="model", values=["mean", "paper"])
-    if ("mean", "SDF") not in wide or ("mean", "gcForest") not in wide:
-        return ""
-    ours = (wide[("mean", "SDF")] - wide[("mean", "gcForest")]).dropna()
-    paper = (wide[("paper", "SDF")] - wide[("paper", "gcForest")]).dropna()
-    if ours.empty:
+    def gain(values):
+        wide = part.pivot_table(index=["dataset", "N", "T"], columns="model", values=values, dropna=False)
+        if "SDF" not in wide or "gcForest" not in wide:
+            return pd.Series(dtype=float)
+        return (wide["SDF"] - wide["gcForest"]).dropna()
+
+    ours, paper = gain("mean"), gain("paper")
+    if ours.empty or paper.empty:
         return ""
     return (f"SDF − gcForest: ours {ours.mean():+.3f} on average over {len(ours)} cells (SDF higher in "
             f"{int((ours > 0).sum())}), the paper's {paper.mean():+.3f} (SDF higher in {int((paper > 0).sum())} "

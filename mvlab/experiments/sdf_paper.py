@@ -127,20 +127,20 @@ def paper_grid(datasets: Sequence[str] = SDF_DATASETS, readings: Sequence[str] =
     early has every cell with some draws rather than a few cells with all of theirs).
 
     ``readings`` other than ``"disjoint"`` run on Table 8's setting for every dataset and on the whole grid
-    of ``shared_datasets`` (Table 6's Ionosphere by default). ``Ns`` / ``Ts`` restrict the grid (tests)."""
+    of ``shared_datasets`` (Table 6's Ionosphere by default). ``Ns`` / ``Ts`` replace the grid's values of N
+    and T (a smaller grid, every reading on all of it)."""
     cells: dict = {}
     for name in datasets:
         if name not in TABLE_OF:
             raise ValueError(f"{name!r} is not one of the paper's datasets bundled here: {list(TABLE_OF)}.")
-        grid = [(n, t) for n in GRID_N for t in GRID_T] if TABLE_OF[name] < 7 else [(n, 700) for n in TABLE7_N]
+        if TABLE_OF[name] < 7:
+            grid = [(n, t) for n in (Ns or GRID_N) for t in (Ts or GRID_T)]
+        else:
+            grid = [(n, t) for n in (Ns or TABLE7_N) for t in (Ts or (700,))]
         for reading in readings:
-            if reading != "disjoint" and name not in shared_datasets:
-                pairs = [TABLE8_SETTING]
-            else:
-                pairs = grid
+            pairs = grid if reading == "disjoint" or name in shared_datasets else \
+                [nt for nt in grid if nt == TABLE8_SETTING] if not (Ns or Ts) else grid
             for n, t in pairs:
-                if (Ns and n not in Ns) or (Ts and t not in Ts):
-                    continue
                 models = ("gcforest", "sdf") + (("bagging", "rf") if (n, t) == TABLE8_SETTING else ())
                 cells[(name, n, t, reading)] = models
     tasks = [DrawTask(name, n, t, reading, d, models)

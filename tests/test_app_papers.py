@@ -1,0 +1,37 @@
+"""AppTest: the Papers page shows the committed cells beside the paper's, and says when there are none."""
+
+import pandas as pd
+
+from mvlab.experiments import reproduction_report
+from mvlab.experiments.sdf_paper import DRAW_COLUMNS
+
+
+def _draws(tmp_path):
+    rows = []
+    for d, acc in enumerate([0.90, 0.92, 0.93]):
+        for model, shift in (("gcForest", 0.0), ("SDF", 0.01), ("Bagging", -0.05), ("RF", -0.04)):
+            rows.append(dict(zip(DRAW_COLUMNS, ["ecoli", 2000, 700, "disjoint", d, 7, model, acc + shift, 2, 1.0,
+                                                1333, 1.0])))
+    pd.DataFrame(rows, columns=DRAW_COLUMNS).to_csv(tmp_path / "sdf_paper_draws.csv", index=False)
+    reproduction_report.write_sdf_outputs(tmp_path)
+
+
+def test_papers_page_shows_cells_beside_the_papers_with_links(app, tmp_path, monkeypatch):
+    _draws(tmp_path)
+    monkeypatch.setattr(reproduction_report, "REPRODUCTION_DIR", tmp_path)
+    app.switch_page("pages/papers.py").run()
+    assert not app.exception, app.exception
+    assert [s.value for s in app.subheader] == ["Table 4: Ecoli", "Table 8: every model at N = 2000, T = 700"]
+    t4 = app.dataframe[0].value
+    t4 = t4.data if hasattr(t4, "data") else t4  # a Styler
+    assert t4["paper"].tolist() == [0.913, 0.915] and t4["mvlab"].tolist() == [0.917, 0.927]
+    assert t4["paper's value"].tolist() == ["inside", "inside"]
+    assert t4["open"].iloc[0] == "siamese?dataset=ecoli&n_pairs=2000&n_estimators=700&max_levels=10"
+    assert "of the paper's cells inside our 95 % interval" in " ".join(m.value for m in app.markdown)
+
+
+def test_papers_page_without_results_says_which_command_makes_them(app, tmp_path, monkeypatch):
+    monkeypatch.setattr(reproduction_report, "REPRODUCTION_DIR", tmp_path)
+    app.switch_page("pages/papers.py").run()
+    assert not app.exception, app.exception
+    assert any("reproduce sdf --paper" in i.value for i in app.info)

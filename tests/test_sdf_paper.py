@@ -1,0 +1,213 @@
+"""The Siamese deep forest paper's protocol: pair-sampling readings, lambda chosen on training pairs only,
+cells with their t intervals, and `reproduce sdf --paper` end to end, interrupted and resumed."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from mvlab.cli import main
+from mvlab.datasets import load_dataset
+from mvlab.experiments import sdf_paper
+from mvlab.experiments.paper_cells import DrawsFile, mean_interval, summarise_cells
+from mvlab.experiments.reproduction_report import replace_section
+from mvlab.siamese import SiameseDeepForest
+from mvlab.siamese.pairs import make_pair_split, pair_features
+from mvlab.siamese.tree_weights import solve_tree_weights
+
+
+# ------------------------------------------------------------------------------ intervals
+@pytest.mark.parametrize("n", [2, 5, 10, 40])
+def test_mean_interval_is_scipys_student_t_interval(n):
+    x = np.random.default_rng(n).normal(0.8, 0.05, size=n)
+    mean, std, low, high = mean_interval(x)
+    ref = stats.t.interval(0.95, n - 1, loc=x.mean(), scale=stats.sem(x))
+    assert mean == pytest.approx(x.mean()) and std == pytest.approx(x.std(ddof=1))
+    assert (low, high) == pytest.approx(ref)
+
+
+def test_mean_interval_agrees_with_a_bootstrap_on_many_draws():
+    x = np.random.default_rng(1).normal(0.7, 0.1, size=400)
+    _, _, low, high = mean_interval(x)
+    boot = np.random.default_rng(2).choice(x, size=(4000, x.size)).mean(axis=1)
+    b_low, b_high = np.quantile(boot, [0.025, 0.975])
+    assert abs(low - b_low) < 0.003 and abs(high - b_high) < 0.003
+
+
+def test_one_draw_has_no_interval_and_the_paper_is_not_inside_it():
+    mean, std, low, high = mean_interval([0.8])
+    assert mean == 0.8 and np.isnan([std, low, high]).all()
+    cells = summarise_cells(pd.DataFrame({"g": ["a", "a", "b"], "accuracy": [0.7, 0.9, 0.5]}), ["g"])
+    assert cells["draws"].tolist() == [2, 1]
+
+
+# --------------------------------------------------------------------------- pair readings
+def test_shared_pool_draws_distinct_balanced_pairs_from_every_instance():
+    y = np.repeat([0, 1, 2], [50, 30, 20])
+    split = make_pair_split(y, 101, pools="shared", random_state=0)
+    train = {tuple(sorted(p)) for p in split.train_pairs}
+    test = {tuple(sorted(p)) for p in split.test_pairs}
+    assert len(train) == 101 and len(test) == 67 and not train & test
+    assert int(split.y_train.sum()) == 101 - 50 and abs(int(split.y_test.sum()) - 67 / 2) <= 1
+    for pairs, labels in ((split.train_pairs, split.y_train), (split.test_pairs, split.y_test)):
+        assert np.array_equal(labels, (y[pairs[:, 0]] != y[pairs[:, 1]]).astype(int))
+    used = np.unique(np.concatenate([split.train_pairs.ravel(), split.test_pairs.ravel()]))
+    assert np.isin(np.unique(split.test_pairs), np.unique(split.train_pairs)).mean() > 0.9  # shared instances
+    assert used.size > 90
+
+
+def test_disjoint_pools_never_share_an_instance():
+    y = np.repeat([0, 1], [60, 40])
+    split = make_pair_split(y, 100, random_state=3)
+    assert not np.intersect1d(split.train_pairs, split.test_pairs).size
+    with pytest.raises(ValueError, match="pools must be one of"):
+        make_pair_split(y, 100, pools="one")
+
+
+def test_a_draw_sees_the_same_pairs_for_every_number_of_trees():
+    seeds = {sdf_paper.draw_seed("ecoli", 500, "disjoint", 3)}
+    assert len(seeds) == 1 and sdf_paper.draw_seed("ecoli", 500, "shared", 3) not in seeds
+    grid = sdf_paper.paper_grid(["ecoli"], readings=["disjoint"])
+    assert len(grid) == 4 * (10 + 10 + 10 + 5)  # 4 T x the draws of the four N
+    assert {t.models for t in grid if (t.N, t.T) == (2000, 700)} == {("gcforest", "sdf", "bagging", "rf")}
+
+
+# ----------------------------------------------------------------------------- lambda grid
+def _haberman_draw(seed):
+    ds = load_dataset("haberman")
+    split = make_pair_split(ds.y, 120, random_state=seed)
+    return split, pair_features(ds.X, split.train_pairs), pair_features(ds.X, split.test_pairs)
+
+
+def test_lambda_is_chosen_by_the_cross_fitted_halves_of_each_fold_models_held_out_pairs():
+    """A slow reference: for the first forest's first fold-model, recompute the held-out tree probabilities,
+    solve each lambda on each stratified half, score the other half, and take the best (ties: larger)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from mvlab.siamese.cascade import tree_probas
+    from mvlab.siamese.forest import tree_margin_matrix
+
+    split, Ftr, _ = _haberman_draw(0)
+    grid = (0.01, 100.0)
+    model = SiameseDeepForest(lam_grid=grid, n_estimators=15, max_levels=1, random_state=0).fit_from_vectors(
+        Ftr, split.y_train)
+    est = model.levels_[0][0].estimators[0]
+    rs = np.random.RandomState(np.random.RandomState(0).randint(np.iinfo(np.int32).max))
+    skf = StratifiedKFold(n_splits=3, shuffle=True, random_state=rs.randint(np.iinfo(np.int32).max))
+    _, held = next(skf.split(Ftr, split.y_train))
+    tp, y = tree_probas(est, Ftr[held].astype(np.float32), 2), split.y_train[held]
+    half = np.zeros(y.size, int)
+    for c in (0, 1):
+        idx = np.flatnonzero(y == c)
+        half[idx] = np.arange(idx.size) % 2
+    scores = {}
+    for lam in grid:
+        correct = 0
+        for h in (0, 1):
+            w = solve_tree_weights(tree_margin_matrix(tp[:, half != h], y[half != h]), lam)
+            v = np.tensordot(w, tp[:, half == h], axes=(0, 0))
+            correct += int(np.sum((v[:, 0] < v[:, 1]) == y[half == h]))  # ties: similar, as the model
+        scores[lam] = correct
+    best = max(sorted(grid, reverse=True), key=lambda lam: scores[lam])
+    assert model.lam_[0][0][0] == best
+
+
+def test_lambda_is_never_chosen_on_the_test_pairs():
+    """On this draw the lambda that would score best on the test pairs is not the one the training pairs
+    choose, and the model's test accuracy is that of its own choice, lower."""
+    split, Ftr, Fte = _haberman_draw(0)
+    kw = dict(n_estimators=15, max_levels=1, random_state=0)
+    test_acc = {lam: np.mean(SiameseDeepForest(lam=lam, **kw).fit_from_vectors(Ftr, split.y_train)
+                             .predict_from_vectors(Fte) == split.y_test) for lam in (0.01, 100.0)}
+    assert test_acc[0.01] > test_acc[100.0]  # peeking at the test pairs would take 0.01 everywhere
+    grid = SiameseDeepForest(lam_grid=(0.01, 100.0), **kw).fit_from_vectors(Ftr, split.y_train)
+    chosen = np.concatenate(grid.lam_[0])
+    assert set(chosen) == {0.01, 100.0}  # chosen per fold-model from the training pairs
+    assert np.mean(grid.predict_from_vectors(Fte) == split.y_test) < test_acc[0.01]
+
+
+def test_lambda_grid_needs_out_of_fold_cross_fitted_weights():
+    split, Ftr, _ = _haberman_draw(1)
+    for bad in (dict(qp_probas="insample"), dict(crossfit=False)):
+        with pytest.raises(ValueError, match="lam_grid"):
+            SiameseDeepForest(lam_grid=(1.0, 10.0), n_estimators=5, **bad).fit_from_vectors(Ftr, split.y_train)
+    with pytest.raises(ValueError, match="lam_grid must be"):
+        SiameseDeepForest(lam_grid=[-1.0], n_estimators=5).fit_from_vectors(Ftr, split.y_train)
+
+
+def test_gcforest_and_sdf_share_their_first_level_without_changing_a_result():
+    split, Ftr, Fte = _haberman_draw(2)
+    kw = dict(n_estimators=10, max_levels=3, random_state=5)
+    alone = SiameseDeepForest(weighting="uniform", **kw).fit_from_vectors(Ftr, split.y_train)
+    cache = {}
+    sdf = SiameseDeepForest(**kw).fit_from_vectors(Ftr, split.y_train, model_cache=cache)
+    shared = SiameseDeepForest(weighting="uniform", **kw).fit_from_vectors(Ftr, split.y_train, model_cache=cache)
+    assert shared.levels_[0][0].estimators[0] is sdf.levels_[0][0].estimators[0]
+    assert np.array_equal(shared.level_class_vectors_from_vectors(Fte)[-1],
+                          alone.level_class_vectors_from_vectors(Fte)[-1])
+    assert shared.level_scores_ == alone.level_scores_
+
+
+# --------------------------------------------------------------------------- end to end
+def _cli(tmp_path, *extra):
+    return main(["--store", str(tmp_path / "store.sqlite"), "reproduce", "sdf", "--paper", "--out", str(tmp_path),
+                 "--report", str(tmp_path / "report.md"), "--datasets", "ionosphere", "--pairs-grid", "100",
+                 "--trees-grid", "10", "--repetitions", "2", "--max-levels", "2", "--n-jobs", "1", *extra])
+
+
+def test_reproduce_sdf_paper_end_to_end_resumes_without_recomputing_finished_draws(tmp_path, monkeypatch):
+    real, calls = sdf_paper.run_draw, []
+
+    def interrupted(task, *args):
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # the run is cut off during its third draw
+        calls.append(task.key)
+        return real(task, *args)
+
+    monkeypatch.setattr(sdf_paper, "run_draw", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _cli(tmp_path)
+    file = DrawsFile(tmp_path / "sdf_paper_draws.csv", sdf_paper.DRAW_COLUMNS, sdf_paper.DRAW_KEY)
+    assert file.done() == set(calls) and len(calls) == 2
+    first = file.read()
+
+    resumed = []
+    monkeypatch.setattr(sdf_paper, "run_draw", lambda task, *a: resumed.append(task.key) or real(task, *a))
+    assert _cli(tmp_path) == 0
+    assert len(resumed) == 2 and not set(resumed) & set(calls)  # 2 readings x 2 draws, 2 were done
+    draws = file.read()
+    assert len(draws) == 8 and draws.iloc[:4].equals(first)  # finished draws kept as they were
+    cells = pd.read_csv(tmp_path / "sdf_paper_cells.csv")
+    assert list(cells.columns) == ["table", "dataset", "N", "T", "k", "classifier", "model", "reading", "draws",
+                                   "mean", "std", "ci_low", "ci_high", "paper", "inside"]
+    assert set(cells["reading"]) == {"disjoint", "shared"} and (cells["draws"] == 2).all()
+    assert set(cells["table"]) == {6} and cells["paper"].isna().all()  # T = 10 is not a cell of the paper
+    report = (tmp_path / "report.md").read_text()
+    assert "<!-- BEGIN sdf-paper -->" in report and "Table 6 (Ionosphere), reading `shared`" in report
+
+    (tmp_path / "sdf_paper_cells.csv").unlink()
+    monkeypatch.setattr(sdf_paper, "run_draw", lambda *a: pytest.fail("--report-only computed a draw"))
+    assert _cli(tmp_path, "--report-only") == 0
+    assert pd.read_csv(tmp_path / "sdf_paper_cells.csv").equals(cells)
+
+
+def test_paper_cells_place_the_papers_values_and_say_whether_they_are_inside():
+    rows = []
+    for d, acc in enumerate([0.90, 0.92, 0.91]):
+        for model, shift in (("gcForest", 0.0), ("SDF", 0.01)):
+            rows.append({"dataset": "ecoli", "N": 2000, "T": 700, "reading": "disjoint", "draw": d, "seed": 1,
+                         "model": model, "accuracy": acc + shift, "n_levels": 2, "lam_median": np.nan,
+                         "n_test_pairs": 1333, "seconds": 1.0})
+    cells = sdf_paper.paper_cells(pd.DataFrame(rows))
+    t4 = cells[cells["table"] == 4].set_index("model")
+    assert t4.loc["gcForest", "paper"] == 0.913 and t4.loc["SDF", "paper"] == 0.915
+    assert t4.loc["gcForest", "inside"] is True and t4.loc["SDF", "inside"] is True
+    t8 = cells[cells["table"] == 8].set_index("model")
+    assert t8.loc["gcForest", "paper"] == 0.915  # Table 8's cell of the same draws
+
+
+def test_report_sections_are_replaced_between_their_markers():
+    text = "# Title\n\nhand-written\n"
+    once = replace_section(text, "x", "first")
+    twice = replace_section(once + "\nafter\n", "x", "second")
+    assert "hand-written" in twice and "after" in twice and "second" in twice and "first" not in twice
