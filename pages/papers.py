@@ -3,7 +3,7 @@
 import streamlit as st
 
 from mvlab.experiments import sdf_paper
-from mvlab.experiments.reproduction_report import cell_table, read_cells, verdict_line
+from mvlab.experiments.reproduction_report import cell_table, grid_markdown, read_cells, verdict_line
 from mvlab.experiments.settings import SiameseSettings
 from mvlab.ui.state import sidebar
 
@@ -51,7 +51,11 @@ with sdf_tab:
             if rows.empty:
                 continue
             st.subheader(title)
-            st.caption(verdict_line(rows))
+            st.caption(verdict_line(rows) + ". A cell reads: mvlab ± half-width of its 95 % interval (draws) / the "
+                       "paper's value, **bold** when outside.")
+            if table < 8:
+                for name in sorted(rows["dataset"].unique()):
+                    st.markdown((f"{name}\n\n" if table == 7 else "") + grid_markdown(rows[rows["dataset"] == name]))
             st.dataframe(coloured(cell_table(rows, siamese_link)), hide_index=True, width="stretch",
                          column_config={"open": st.column_config.LinkColumn("open", display_text="train it")})
         st.caption("Table 9 (paired t-tests over the datasets) and the paper's best-cell reading of Table 8 are in "

@@ -15,7 +15,7 @@ import pandas as pd
 from mvlab.experiments.paper_cells import DrawsFile
 
 __all__ = ["REPRODUCTION_DIR", "replace_section", "sdf_markdown", "write_sdf_outputs", "verdict_line",
-           "read_cells", "cell_table"]
+           "read_cells", "cell_table", "grid_markdown"]
 
 REPRODUCTION_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
 """The committed draws and cells files (``*_paper_draws.csv``, ``*_paper_cells.csv``)."""
@@ -84,7 +84,7 @@ def _cell_text(row) -> str:
     return f"{row['mean']:.3f}{spread} ({int(row['draws'])}) / {paper or '—'}"
 
 
-def _grid_table(cells: pd.DataFrame) -> str:
+def grid_markdown(cells: pd.DataFrame) -> str:
     """Rows N, columns T x {gcForest, SDF}: ``ours ± CI half-width (draws) / paper``."""
     Ts = sorted(cells["T"].unique())
     head = "| N | " + " | ".join(f"T={t} gcF | T={t} SDF" for t in Ts) + " |"
@@ -132,7 +132,7 @@ def sdf_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
             for name in sorted(part["dataset"].unique()):
                 if table == 7:
                     out += ["", f"{name}:"]
-                out += ["", _grid_table(part[part["dataset"] == name])]
+                out += ["", grid_markdown(part[part["dataset"] == name])]
     for reading in sorted(cells["reading"].unique()):
         t8 = cells[(cells["table"] == 8) & (cells["reading"] == reading)]
         if t8.empty:
