@@ -41,6 +41,8 @@ then open a page:
   the same splits for every method, then average ranks, sign tests, Friedman with Holm and a
   critical-difference diagram; every
   run is kept and can be browsed and downloaded.
+- **Papers**: *does mvlab reproduce each paper?* The papers' tables as published beside mvlab's
+  cells (95 % intervals, draws, the reading of the paper used), each cell a link to the setting.
 - **Siamese deep forest**: *how does a Siamese deep forest weight its trees?* SDF and gcForest
   on pairs of instances (same trees): accuracy per cascade level, the learned tree weights and
   their effective number of trees, and a pair explorer with the undetermined-pair threshold τ.

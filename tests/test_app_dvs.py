@@ -92,3 +92,14 @@ def test_impossible_settings_give_a_message(app):
     app.button(key="dvs_train").click().run()
     assert not app.exception, app.exception
     assert len(app.error) == 1 and "Training failed" in app.error[0].value
+
+
+def test_a_single_view_dataset_is_refused_with_the_reason_and_other_pages_take_it(app):
+    """The papers' single-view datasets (ionosphere, ...): dynamic view selection says why it does not apply,
+    and offers no Train button; the Siamese deep forest page takes the same data."""
+    open_page(app, dataset="ionosphere", source="sidebar")
+    assert not app.exception, app.exception
+    assert any("single view, so there is nothing to choose" in e.value for e in app.error)
+    assert not [b for b in app.button if b.key == "dvs_train"]
+    app.switch_page("pages/siamese.py").run()
+    assert not app.error and [b for b in app.button if b.key == "sdf_train"]

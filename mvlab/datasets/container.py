@@ -256,8 +256,9 @@ class MultiViewDataset:
         out = []
         counts = np.bincount(self.y, minlength=self.n_classes)
         if self.n_views == 1:
-            out.append("There is a single view: dynamic view selection then has one candidate and reduces to one "
-                       "forest (the 'average' combination); the view weights are all 1.")
+            out.append("There is a single view: a forest's dissimilarity, view construction (OFSP) and the Siamese "
+                       "deep forest apply as they are, but combining views has nothing to combine (the view weights "
+                       "are all 1, and dynamic view selection reduces to one forest).")
         for name, idx in self.views.items():
             block = self.X[:, idx]
             constant = int(np.sum(np.ptp(block, axis=0) == 0))

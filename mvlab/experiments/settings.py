@@ -339,8 +339,13 @@ class DVSSettings(_MeasureChoice):
         return make_region_demo(self.seed) if self.source == "demo" else ds
 
     def problems(self, ds):
+        data = self.data(ds)
+        if data.n_views < 2:
+            return [f"Dynamic view selection chooses, for every instance, a subset of the views: {data.name} has a "
+                    "single view, so there is nothing to choose (it would be one forest). Pick a dataset with two "
+                    "views or more (e.g. mfeat or htad), or the region-structured demo."]
         try:
-            check_pool_size(self.data(ds).n_views)
+            check_pool_size(data.n_views)
         except ValueError as exc:
             return [str(exc)]
         return []
