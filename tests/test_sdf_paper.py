@@ -211,3 +211,20 @@ def test_report_sections_are_replaced_between_their_markers():
     once = replace_section(text, "x", "first")
     twice = replace_section(once + "\nafter\n", "x", "second")
     assert "hand-written" in twice and "after" in twice and "second" in twice and "first" not in twice
+
+
+# ------------------------------------------------------------------------------ OFSP Table 3
+def test_ofsp_table3_rows_are_computed_repetition_by_repetition_and_placed_beside_the_paper(tmp_path):
+    from mvlab.experiments import ofsp_paper
+    from mvlab.experiments.reproduction_report import write_ofsp_outputs
+
+    tasks = ofsp_paper.ofsp_grid(datasets=["golub-3051"], classifiers=["knn"], repeats=2)
+    small = dict(max_views=2, n_splits=3, max_features=40, ga_generations=1, inner_cv=2, n_jobs=1)
+    assert ofsp_paper.run_ofsp_protocol(tmp_path / "ofsp_paper_draws.csv", tasks[:1], **small) == 1
+    assert ofsp_paper.run_ofsp_protocol(tmp_path / "ofsp_paper_draws.csv", tasks, **small) == 1  # resumed
+    write_ofsp_outputs(tmp_path, tmp_path / "report.md")
+    cells = pd.read_csv(tmp_path / "ofsp_paper_cells.csv")
+    assert len(cells) == 6 * 2 and (cells["draws"] == 2).all() and (cells["table"] == 3).all()
+    ofsp = cells[cells["model"] == "OFSP"].set_index("k")
+    assert ofsp.loc[1, "paper"] == 1.0 and cells[cells["model"] != "OFSP"]["paper"].isna().all()
+    assert "All-AML leukemia (golub-3051: 3,051 filtered genes" in (tmp_path / "report.md").read_text()
