@@ -35,10 +35,10 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from mvlab.core.threads import call_on_threads
-from mvlab.experiments.paper_cells import CELL_COLUMNS, DrawsFile, cell_verdicts, mean_interval, summarise_cells
+from mvlab.experiments.paper_cells import CELL_COLUMNS, DrawsFile, cell_verdicts, summarise_cells
+from mvlab.experiments.stats import paired_t_test
 
 __all__ = ["PAPER", "LAM_GRID", "DRAW_COLUMNS", "DrawTask", "paper_grid", "draw_seed", "run_draw",
            "run_paper_protocol", "paper_cells", "table8_best_cells", "table9"]
@@ -250,11 +250,13 @@ def table8_best_cells(cells: pd.DataFrame, reading: str = "disjoint") -> pd.Data
     return pd.DataFrame(rows)
 
 
-def _paired_t(diff: np.ndarray) -> tuple[float, float, float, float]:
-    """Two-sided paired t-test of ``diff`` against 0: (p-value, mean, 95 % CI low, high)."""
-    mean, _, low, high = mean_interval(diff)
-    p = float(stats.ttest_1samp(diff, 0.0).pvalue) if diff.size > 1 else np.nan
-    return p, mean, low, high
+def _paired_t(a, b) -> tuple[float, float, float, float]:
+    """Two-sided paired t-test of ``a - b`` (:func:`mvlab.experiments.stats.paired_t_test`): (p-value, mean, 95 %
+    CI low, high); NaN with fewer than two pairs."""
+    if len(a) < 2:
+        return (np.nan,) * 4
+    r = paired_t_test(a, b)
+    return r.p_value, r.mean_difference, r.ci_low, r.ci_high
 
 
 def table9(cells: pd.DataFrame, reading: str = "disjoint") -> pd.DataFrame:
@@ -268,10 +270,9 @@ def table9(cells: pd.DataFrame, reading: str = "disjoint") -> pd.DataFrame:
         if "SDF" not in wide or other not in wide:
             continue
         both = wide[["SDF", other]].dropna()
-        ours = _paired_t((both["SDF"] - both[other]).to_numpy())
+        ours = _paired_t(both["SDF"].to_numpy(), both[other].to_numpy())
         names = list(both.index)
-        paper_rows = np.array([TABLE8[n][4] - TABLE8[n][TABLE8_MODELS.index(other)] for n in names])
-        restricted = _paired_t(paper_rows)
+        restricted = _paired_t([TABLE8[n][4] for n in names], [TABLE8[n][TABLE8_MODELS.index(other)] for n in names])
         rows.append({"difference": f"SDF - {other}", "datasets": len(names), "p": ours[0], "mean": ours[1],
                      "ci_low": ours[2], "ci_high": ours[3], "paper p": TABLE9[other][0],
                      "paper mean": TABLE9[other][1], "paper CI": f"[{TABLE9[other][2]:.3f}, {TABLE9[other][3]:.3f}]",
