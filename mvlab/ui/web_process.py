@@ -28,8 +28,8 @@ def _import_what_pages_import() -> None:
     import mvlab.experiments.paper_cells  # noqa: F401
     import mvlab.experiments.report  # noqa: F401
     import mvlab.experiments.reproduction_report  # noqa: F401
-    import mvlab.experiments.settings  # noqa: F401
     import mvlab.experiments.sdf_paper  # noqa: F401
+    import mvlab.experiments.settings  # noqa: F401
     import mvlab.experiments.siamese  # noqa: F401
     import mvlab.experiments.view_construction  # noqa: F401
     import mvlab.ui.lessons  # noqa: F401
