@@ -58,7 +58,7 @@ _PUBLIC = {
     "mvlab.experiments.view_construction": ["k_sweep"],
     "mvlab.experiments.siamese": ["run_siamese_experiment"],
     "mvlab.experiments.pair_methods": ["compare_pair_methods"],
-    "mvlab.experiments.stats": ["average_ranks", "sign_test", "friedman_test", "friedman_aligned_ranks_test",
+    "mvlab.stats": ["average_ranks", "sign_test", "friedman_test", "friedman_aligned_ranks_test",
                                 "posthoc_vs_control", "holm_adjust", "paired_t_test", "nemenyi_critical_difference",
                                 "critical_difference_groups"],
 }

@@ -55,7 +55,7 @@ from mvlab.core.threads import call_on_threads
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.experiments.protocols import RepeatedKFold
 from mvlab.experiments.runner import Family, Preset, run_protocol, with_param_columns
-from mvlab.experiments.stats import (
+from mvlab.stats import (
     FriedmanAlignedResult,
     PosthocResult,
     friedman_aligned_ranks_test,
