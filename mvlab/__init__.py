@@ -53,7 +53,7 @@ _PUBLIC = {
     "mvlab.experiments.protocols": ["RepeatedHoldout", "RepeatedKFold", "RepeatedPairDraws"],
     "mvlab.experiments.runner": ["summarize"],
     "mvlab.experiments.families": ["run_experiment", "FAMILIES"],
-    "mvlab.experiments.store": ["ResultsStore"],
+    "mvlab.store": ["ResultsStore"],
     "mvlab.experiments.combinations": ["compare_combinations"],
     "mvlab.experiments.view_construction": ["k_sweep"],
     "mvlab.experiments.siamese": ["run_siamese_experiment"],

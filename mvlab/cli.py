@@ -32,8 +32,8 @@ import pandas as pd
 import mvlab.datasets as datasets
 from mvlab.experiments.families import FAMILIES, get_family, make_protocol, run_experiment
 from mvlab.experiments.report import family_reports, markdown
-from mvlab.experiments.store import ResultsStore
 from mvlab.experiments.view_construction import CLASSIFIERS
+from mvlab.store import ResultsStore
 
 
 @dataclass
