@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the browser helpers of the test suite
 import bench_classroom  # noqa: E402
 
 from browser import running_app  # noqa: E402
-from mvlab.experiments.store import ResultsStore  # noqa: E402
+from mvlab.store import ResultsStore  # noqa: E402
 
 
 def timed_round(url: str, seed: int, students: int) -> tuple[list[float], list[float]]:

@@ -26,9 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the browser helpers of the test suite
 
 from browser import chromium, running_app, settle, unavailable_reason  # noqa: E402
-from mvlab.experiments.store import ResultsStore  # noqa: E402
 from mvlab.lessons import LESSONS  # noqa: E402
 from mvlab.lessons.results import step_contexts, warm  # noqa: E402
+from mvlab.store import ResultsStore  # noqa: E402
 
 TARGET = 2.0
 

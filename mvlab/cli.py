@@ -32,8 +32,8 @@ import pandas as pd
 import mvlab.datasets as datasets
 from mvlab.experiments.families import FAMILIES, get_family, make_protocol, run_experiment
 from mvlab.experiments.report import family_reports, markdown
-from mvlab.experiments.store import ResultsStore
 from mvlab.experiments.view_construction import CLASSIFIERS
+from mvlab.store import ResultsStore
 
 
 @dataclass
@@ -215,7 +215,7 @@ def _print_across_datasets(medians: dict) -> dict:
     """The across-dataset variant of B.7 (blocks = datasets, the median accuracy over k of each
     method): Friedman's test and the groups of the critical-difference diagram; returns the
     diagrams' figures by file stem."""
-    from mvlab.experiments.stats import critical_difference_groups, friedman_test
+    from mvlab.stats import critical_difference_groups, friedman_test
     from mvlab.viz.benchmark_figures import critical_difference_diagram
 
     figures = {}

@@ -97,7 +97,7 @@ def _charts(app) -> dict:
 
 def test_sign_test_chart_table_and_verdict_agree_and_the_cd_diagram_shows(app):
     # a stored batch of 15 datasets: dvs against average 10 wins, 3 ties, 2 losses; oob loses all
-    from mvlab.experiments.store import ResultsStore
+    from mvlab.store import ResultsStore
 
     store, batch = ResultsStore(), "benchmark:dissimilarity:fifteen"
     base = np.linspace(0.70, 0.84, 15)

@@ -3,9 +3,9 @@ after the prediction, Next and Back in the address, teacher mode, a bad link nam
 
 import pytest
 
-from mvlab.experiments.store import ResultsStore
 from mvlab.lessons import get_lesson
 from mvlab.lessons.results import warm
+from mvlab.store import ResultsStore
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -277,7 +277,7 @@ def test_no_page_cuts_off_its_labels(page):
 
 
 def test_stop_ends_a_long_run_cleanly(page, store_path):
-    from mvlab.experiments.store import ResultsStore
+    from mvlab.store import ResultsStore
 
     goto(page, "View construction")
     # paper settings on nutrimouse: 50 splits (minutes) of short steps, so the stopped run reaches its next

@@ -35,7 +35,7 @@ def finished(pg, timeout=240_000):
 
 
 def vc_runs(store, seeds):
-    from mvlab.experiments.store import ResultsStore
+    from mvlab.store import ResultsStore
 
     runs = ResultsStore(store).runs(kind="view_construction")
     return runs[runs["seed"].isin(seeds)]
@@ -123,7 +123,7 @@ def test_a_run_over_the_worker_memory_limit_says_so_and_the_other_run_finishes(b
 
 
 def test_a_restart_keeps_finished_results_and_says_what_became_of_the_run_it_cut_off(browser, tmp_path):
-    from mvlab.experiments.store import ResultsStore
+    from mvlab.store import ResultsStore
 
     store = tmp_path / "results.sqlite"
     done = f"{SWEEP}&seed=31"

@@ -6,9 +6,9 @@ import pytest
 
 from browser import browser_tests_mark, exceptions, open_page, running_app, screenshot, settle
 from mvlab.cli import main
-from mvlab.experiments.store import ResultsStore
 from mvlab.lessons import LESSONS, get_lesson
 from mvlab.lessons.results import step_contexts, warm
+from mvlab.store import ResultsStore
 
 pytestmark = browser_tests_mark()
 

@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT
 from mvlab.cli import main
 from mvlab.experiments.report import build_report, markdown
-from mvlab.experiments.store import ResultsStore
+from mvlab.store import ResultsStore
 
 
 def test_datasets_command_lists_the_bundled_data(capsys):

@@ -9,7 +9,7 @@ import pytest
 
 from mvlab.engine import Engine, EngineConfig, Request, RunRecord, ServerBusy
 from mvlab.engine.estimates import estimated_start
-from mvlab.experiments.store import ResultsStore
+from mvlab.store import ResultsStore
 
 
 class Rows:

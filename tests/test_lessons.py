@@ -11,11 +11,11 @@ from mvlab import load_dataset
 from mvlab.cli import main
 from mvlab.experiments.proximity_walk import ProximityWalk, proximity_walk
 from mvlab.experiments.settings import ProximitySettings
-from mvlab.experiments.store import ResultsStore
 from mvlab.lessons import LESSONS, get_lesson
 from mvlab.lessons.handout import inline_markdown, render_handout
 from mvlab.lessons.model import Lesson, Question, StepContext
 from mvlab.lessons.results import step_contexts, warm
+from mvlab.store import ResultsStore
 
 WORDS_PER_MINUTE = 200
 

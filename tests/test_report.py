@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mvlab.experiments import stats as S
+from mvlab import stats as S
 from mvlab.experiments.report import build_report, format_critical
 from mvlab.viz import benchmark_figures
 

@@ -13,7 +13,7 @@ from mvlab.experiments.combinations import DISSIMILARITY
 from mvlab.experiments.families import FAMILIES, run_experiment
 from mvlab.experiments.protocols import RepeatedHoldout, RepeatedKFold, RepeatedPairDraws
 from mvlab.experiments.runner import TABLE_COLUMNS, summarize
-from mvlab.experiments.store import ResultsStore
+from mvlab.store import ResultsStore
 
 
 @pytest.fixture(scope="module")

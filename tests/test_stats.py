@@ -1,4 +1,4 @@
-"""Tests for mvlab.experiments.stats: worked examples checked by hand and against scipy."""
+"""Tests for mvlab.stats: worked examples checked by hand and against scipy."""
 
 import dataclasses
 import math
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy import stats as st
 
-from mvlab.experiments import stats as S
+from mvlab import stats as S
 
 # docs/algorithms.md C.8, Table 8 of the SDF paper (best settings), 10 data sets
 TABLE8 = pd.DataFrame(

@@ -1,4 +1,4 @@
-"""mvlab.experiments.store: runs and results survive restarts, interruptions and concurrent writers."""
+"""mvlab.store: runs and results survive restarts, interruptions and concurrent writers."""
 
 import multiprocessing as mp
 import sqlite3
@@ -7,7 +7,7 @@ from contextlib import closing
 import numpy as np
 import pytest
 
-from mvlab.experiments.store import ResultsStore, default_path
+from mvlab.store import ResultsStore, default_path
 
 
 def rows(rep, value):

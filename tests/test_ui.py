@@ -287,7 +287,7 @@ def test_stored_result_is_read_back_once_per_run_and_shared_by_sessions(tmp_path
     own look-up as the reference; a newer finished run is read back anew."""
     import threading
 
-    from mvlab.experiments.store import ResultsStore
+    from mvlab.store import ResultsStore
     from mvlab.ui import shared
 
     reads = []

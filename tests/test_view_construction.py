@@ -11,7 +11,6 @@ from mvlab.construction.partition import OFSP, RandomPartition
 from mvlab.datasets.bundled import load_dataset
 from mvlab.datasets.synthetic import make_madelon
 from mvlab.experiments.protocols import RepeatedKFold
-from mvlab.experiments.stats import friedman_aligned_ranks_test, posthoc_vs_control
 from mvlab.experiments.view_construction import (
     METHODS,
     METRICS,
@@ -23,6 +22,7 @@ from mvlab.experiments.view_construction import (
     partition_crosstab,
     sweep_test,
 )
+from mvlab.stats import friedman_aligned_ranks_test, posthoc_vs_control
 from mvlab.viz import view_construction_figures
 
 FAST = dict(inner_cv=3, ga_generations=1, ga_population=10, ga_offspring=10, ab_trials=3)

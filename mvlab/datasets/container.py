@@ -54,7 +54,7 @@ class MultiViewDataset:
     description : str
     origin : {"bundled", "synthetic", "file", "upload", "memory"}, default="memory"
         Where the data come from.  Results on ``"upload"`` data are private to the sessions
-        that hold the same data (:mod:`mvlab.experiments.store`).
+        that hold the same data (:mod:`mvlab.store`).
 
     Attributes
     ----------

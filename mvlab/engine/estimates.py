@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 
-from mvlab.experiments.store import ResultsStore
+from mvlab.store import ResultsStore
 
 __all__ = ["DEFAULT_SECONDS", "estimated_start", "typical_seconds"]
 

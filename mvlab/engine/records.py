@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from mvlab.engine.requests import RunRecord
-from mvlab.experiments.store import ResultsStore
+from mvlab.store import ResultsStore
 
 __all__ = ["start", "update", "finish"]
 

@@ -4,13 +4,13 @@ From rows (dataset, method, metric, value, repetition, ...) of one metric: mean 
 dataset and method, average ranks over datasets, sign tests of every method against a
 baseline, critical differences of the average ranks with the groups of a critical-difference
 diagram, and with three or more datasets Friedman's test with a Holm / Bonferroni-Dunn post-hoc
-against a control (docs/algorithms.md A.9, B.7; :mod:`mvlab.experiments.stats`).
+against a control (docs/algorithms.md A.9, B.7; :mod:`mvlab.stats`).
 
 One sign-test rule everywhere (table, chart, verdict, text): the paper's (docs/algorithms.md A.9,
 Demšar 2006 Sec. 3.1.3), ties split evenly, N = all datasets, a method is significantly better
 than the baseline when ``wins + ties/2 >= N/2 + z sqrt(N)/2`` (z = 1.96 at α = 0.05, 1.645 at
 α = 0.10) and significantly worse when ``losses + ties/2`` reaches it. The exact two-sided binomial
-p-value (:func:`mvlab.experiments.stats.sign_test`) is shown beside the verdict, labelled as such.
+p-value (:func:`mvlab.stats.sign_test`) is shown beside the verdict, labelled as such.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from mvlab.experiments import stats
+import mvlab.stats as stats
 from mvlab.experiments.runner import summarize, with_param_columns
 
 __all__ = ["ComparisonReport", "build_report", "family_reports", "markdown", "format_critical",
@@ -73,7 +73,7 @@ class ComparisonReport:
     posthoc : DataFrame or None, the post-hoc against ``control``
     critical_differences : dict, ``"nemenyi"`` (all pairs) and, when the control is among the
         methods, ``"holm"`` and ``"bonferroni-dunn"`` (against it) ->
-        :class:`mvlab.experiments.stats.CriticalDifferenceResult` (needs 2+ datasets): the CD,
+        :class:`mvlab.stats.CriticalDifferenceResult` (needs 2+ datasets): the CD,
         average ranks and the groups a critical-difference diagram joins
     """
 

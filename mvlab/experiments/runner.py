@@ -13,7 +13,7 @@ which the CLI, the Benchmark page and the store use.
 :func:`run_protocol` turns a protocol (:mod:`mvlab.experiments.protocols`) into splits, runs
 the family on each (through joblib: any backend, see below), and returns a tidy table (dataset,
 method, repetition, fold, metric, value, seconds, params).  With a
-:class:`mvlab.experiments.store.ResultsStore` each finished split is committed in one
+:class:`mvlab.store.ResultsStore` each finished split is committed in one
 transaction, and ``resume=True`` continues the newest run of the same kind, data and settings:
 the splits it already stored are read back, not recomputed.
 
@@ -219,7 +219,7 @@ def run_protocol(
     inner_jobs : int, optional
         Workers for the work inside a split (default: 2 when splits run one after the other,
         else 1).
-    store : mvlab.experiments.store.ResultsStore, optional
+    store : mvlab.store.ResultsStore, optional
         Records the run (``kind``, default ``"experiment:<family>"``) and commits each split's
         rows as soon as the split finishes.
     resume : bool

@@ -38,7 +38,7 @@ import pandas as pd
 
 from mvlab.core.threads import call_on_threads
 from mvlab.experiments.paper_cells import CELL_COLUMNS, DrawsFile, cell_verdicts, summarise_cells
-from mvlab.experiments.stats import paired_t_test
+from mvlab.stats import paired_t_test
 
 __all__ = ["PAPER", "LAM_GRID", "DRAW_COLUMNS", "DrawTask", "paper_grid", "draw_seed", "run_draw",
            "run_paper_protocol", "paper_cells", "table8_best_cells", "table9"]
@@ -251,7 +251,7 @@ def table8_best_cells(cells: pd.DataFrame, reading: str = "disjoint") -> pd.Data
 
 
 def _paired_t(a, b) -> tuple[float, float, float, float]:
-    """Two-sided paired t-test of ``a - b`` (:func:`mvlab.experiments.stats.paired_t_test`): (p-value, mean, 95 %
+    """Two-sided paired t-test of ``a - b`` (:func:`mvlab.stats.paired_t_test`): (p-value, mean, 95 %
     CI low, high); NaN with fewer than two pairs."""
     if len(a) < 2:
         return (np.nan,) * 4

@@ -38,7 +38,6 @@ from mvlab.experiments.families import FAMILIES, make_protocol, run_experiment
 from mvlab.experiments.pair_methods import PAIRS
 from mvlab.experiments.proximity_walk import proximity_walk
 from mvlab.experiments.siamese import run_siamese_experiment
-from mvlab.experiments.store import package_versions
 from mvlab.experiments.view_construction import CLASSIFIER_TITLES, CLASSIFIERS, METHODS, VIEW_CONSTRUCTION, k_sweep
 from mvlab.forest.measures import MEASURES, measure_spec, resolve_measure
 from mvlab.rfd.baselines import BASELINES
@@ -47,6 +46,7 @@ from mvlab.rfd.cost import estimate_cost
 from mvlab.rfd.dvs import check_pool_size
 from mvlab.rfd.weights import STATIC_COMBINATIONS
 from mvlab.siamese.pairs import max_train_pairs
+from mvlab.store import package_versions
 
 __all__ = [
     "APP_N_JOBS", "ExperimentSettings", "DissimilaritySettings", "DVSSettings", "ViewConstructionSettings",
@@ -573,7 +573,7 @@ class BenchmarkSettings(ExperimentSettings):
     def run_stored(self, store_path: str, progress=None) -> tuple[str, list[str]]:
         """:meth:`run` into the results store at ``store_path`` (what a job-engine worker is given:
         a path, not an open store)."""
-        from mvlab.experiments.store import ResultsStore
+        from mvlab.store import ResultsStore
 
         return self.run(ResultsStore(store_path), progress)
 

@@ -55,7 +55,7 @@ from mvlab.core.threads import call_on_threads
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.experiments.protocols import RepeatedKFold
 from mvlab.experiments.runner import Family, Preset, run_protocol, with_param_columns
-from mvlab.experiments.stats import (
+from mvlab.stats import (
     FriedmanAlignedResult,
     PosthocResult,
     friedman_aligned_ranks_test,
@@ -396,7 +396,7 @@ def k_sweep(X, y, *, methods: Sequence[str] = METHODS, classifiers: Sequence[str
         the experiment runner (:func:`mvlab.experiments.runner.run_protocol`).
     progress : callable (fraction, message), optional
     store, kind, resume
-        A :class:`mvlab.experiments.store.ResultsStore` and the run's kind: every finished split
+        A :class:`mvlab.store.ResultsStore` and the run's kind: every finished split
         is stored as it finishes; with ``resume`` the splits of an earlier run with the same
         settings are read back (their partitions are then not available).
     options : ``inner_cv`` (5), ``ga_generations`` (30), ``ga_population`` (50), ``ga_offspring`` (100),

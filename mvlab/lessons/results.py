@@ -9,8 +9,8 @@ from typing import Callable
 
 from mvlab.engine import Engine
 from mvlab.engine.requests import settings_request
-from mvlab.experiments.store import ResultsStore
 from mvlab.lessons.model import Lesson, StepContext, StepRun
+from mvlab.store import ResultsStore
 
 __all__ = ["stored_result", "step_contexts", "warm"]
 

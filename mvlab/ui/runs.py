@@ -2,7 +2,7 @@
 while it runs, Stop for this session only, results kept across pages, refreshes and restarts.
 
 A finished result is looked up, in order, in this session's cache, then in the results
-store (:mod:`mvlab.experiments.store`, an SQLite file that survives restarts), keyed by the page's kind,
+store (:mod:`mvlab.store`, an SQLite file that survives restarts), keyed by the page's kind,
 the data fingerprint and the exact settings.  :func:`train_button` submits the computation to
 the engine (:mod:`mvlab.engine`: a Dask worker process, shared with every session that asks for
 the same result), follows it and caches its result; the engine records it in the store.
@@ -23,7 +23,7 @@ from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestTy
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.engine import Engine, JobStatus, Request, shared_engine
 from mvlab.engine.requests import result_key, settings_request
-from mvlab.experiments.store import ResultsStore
+from mvlab.store import ResultsStore
 from mvlab.ui import shared
 
 T = TypeVar("T")

@@ -90,7 +90,7 @@ def figure(name: str, key, build: Callable[[], go.Figure]) -> FrozenFigure:
 
 def stored_result(store, kind: str, fingerprint: str, settings, result_type):
     """The newest finished result for these data and settings in ``store``
-    (:meth:`mvlab.experiments.store.ResultsStore.finished_result`), read back once per server for that
+    (:meth:`mvlab.store.ResultsStore.finished_result`), read back once per server for that
     run: the sessions that open it share one object.  None when there is none."""
     run_id = store.find_finished(kind, fingerprint, settings)
     if run_id is None:

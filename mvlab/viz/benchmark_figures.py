@@ -61,7 +61,7 @@ def critical_difference_diagram(cd, title: str | None = None) -> go.Figure:
     (1 = best, on the left), labelled best half on the left and the rest on the right, with a thick
     bar joining every group of methods that are not significantly different.
 
-    ``cd`` is a :class:`mvlab.experiments.stats.CriticalDifferenceResult` (fields ``methods``,
+    ``cd`` is a :class:`mvlab.stats.CriticalDifferenceResult` (fields ``methods``,
     ``average_ranks``, ``groups``, ``critical_difference``, ``control``, ``label``, ``alpha``); the
     groups are computed there, not here. With a Nemenyi or Bonferroni-Dunn CD a bracket of the CD's
     length is drawn under the labels; against a control the control is drawn in red and, for

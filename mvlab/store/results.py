@@ -1,4 +1,4 @@
-"""Embedded results store: every run, its settings and its results, in one SQLite file.
+"""mvlab.store.results: runs and results survive restarts, interruptions and concurrent writers.
 
 The app and the CLI both read and write it, so a browser refresh or a restart loses nothing.
 
