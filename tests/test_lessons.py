@@ -144,3 +144,26 @@ def test_lesson_command_warms_and_writes_the_handout(tmp_path, capsys):
     assert "--html writes the handout of one lesson" in capsys.readouterr().err
     assert main(["--store", str(store), "lesson", "dvs"]) == 2
     assert "Say what to do" in capsys.readouterr().err
+
+
+def test_the_dvs_lessons_neighbourhood_draws_near_as_near(warmed):
+    """DVS lesson, step 5: on the map of the star's neighbourhood every training instance lies at its exact
+    dissimilarity from the star, so the region of competence (the k nearest) is exactly the k points drawn
+    nearest, the ringed ones inside the dashed circle; the old PCA zoom put other points nearer."""
+    from mvlab.lessons.dvs import explained_instance, neighbourhood
+
+    _, contexts, _ = warmed
+    lesson = get_lesson("dvs")
+    step = next(s for s in lesson.steps if s.title == "One instance, up close")
+    ctx = contexts["dvs"][step.run]
+    soft = ctx.result.explanations["dvs-soft"]
+    i = explained_instance(ctx.result)
+    near, coords, region = neighbourhood(ctx.result, soft, i)
+    train, test = ctx.result.subset_rows(soft.subsets[soft.chosen[i]])
+    assert np.allclose(np.hypot(*coords.T), test[i][near], atol=1e-6)  # the exact dissimilarities
+    drawn = np.argsort(np.hypot(*coords.T), kind="stable")
+    assert set(drawn[:len(region)]) == set(region)  # the region is what looks nearest
+    fig = step.figures(ctx)[0]
+    ringed = next(t for t in fig.data if t.name == "region of competence")
+    edge = next(t for t in fig.data if t.name == "region's edge")
+    assert len(ringed.x) == len(soft.region[i]) and max(np.hypot(ringed.x, ringed.y)) <= max(edge.x) + 1e-9

@@ -76,3 +76,24 @@ def test_iterative_projections_equal_the_dense_ones(monkeypatch):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
     for a, b in zip(fast[1], dense[1]):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+
+
+def test_radial_layout_keeps_every_distance_to_the_centre_exactly():
+    from mvlab.core.projection import radial_layout
+
+    rng = np.random.default_rng(3)
+    points = rng.normal(size=(30, 5))
+    centre = rng.normal(size=5)
+    d = np.linalg.norm(points - centre, axis=1)
+    D = np.linalg.norm(points[:, None] - points[None], axis=2)
+    coords = radial_layout(d, D)
+    assert np.allclose(np.hypot(*coords.T), d)
+    # directions follow the MDS picture: in a plane (2-D data) the whole configuration is recovered
+    flat = np.column_stack([points[:, :2], np.zeros((30, 3))])
+    c2 = np.r_[centre[:2], np.zeros(3)]
+    d2 = np.linalg.norm(flat - c2, axis=1)
+    coords2 = radial_layout(d2, np.linalg.norm(flat[:, None] - flat[None], axis=2))
+    got = np.linalg.norm(coords2[:, None] - coords2[None], axis=2)
+    assert np.allclose(got, np.linalg.norm(flat[:, None] - flat[None], axis=2), atol=1e-6)
+    with pytest.raises(ValueError, match="to_centre"):
+        radial_layout(d[:3], D)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["pca_2d", "pca_axes", "pca_project", "mds_2d"]
+__all__ = ["pca_2d", "pca_axes", "pca_project", "mds_2d", "radial_layout"]
 
 
 def pca_2d(X, *, standardize: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -167,3 +167,36 @@ def mds_2d(D) -> tuple[np.ndarray, np.ndarray]:
     if total > 0:
         explained[:k] = np.minimum(evals / total, 1.0)
     return coords, explained
+
+
+def radial_layout(to_centre, D) -> np.ndarray:
+    """2-D positions of m points around a centre at the origin, each at its *exact* dissimilarity from the
+    centre: point j lies at radius ``to_centre[j]``, in the direction it has from the centre in the classical
+    MDS (:func:`mds_2d`) of the centre and the m points together.
+
+    A map of a neighbourhood on which near looks near: the distance from the centre is not approximated, only
+    the angles are (so two points on opposite sides may be alike; a point is never drawn nearer or farther
+    than it is).
+
+    Parameters
+    ----------
+    to_centre : array-like (m,), dissimilarities of the points to the centre (>= 0)
+    D : array-like (m, m), dissimilarities among the points
+
+    Returns
+    -------
+    coords : ndarray (m, 2), with ``np.hypot(*coords.T) == to_centre``
+    """
+    d = np.asarray(to_centre, dtype=np.float64)
+    D = np.asarray(D, dtype=np.float64)
+    if d.ndim != 1 or D.shape != (d.size, d.size):
+        raise ValueError(f"radial_layout needs to_centre (m,) and D (m, m); got {d.shape} and {D.shape}.")
+    if not (np.isfinite(d).all() and (d >= 0).all()):
+        raise ValueError("radial_layout: the dissimilarities to the centre must be finite and >= 0.")
+    full = np.zeros((d.size + 1, d.size + 1))
+    full[0, 1:] = full[1:, 0] = d
+    full[1:, 1:] = D
+    coords, _ = mds_2d(full)
+    direction = coords[1:] - coords[0]
+    angle = np.arctan2(direction[:, 1], direction[:, 0])
+    return np.column_stack([d * np.cos(angle), d * np.sin(angle)])

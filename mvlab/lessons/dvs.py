@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mvlab.core.projection import radial_layout
 from mvlab.experiments.combinations import CombinationComparison
 from mvlab.experiments.settings import DVSSettings
 from mvlab.lessons.model import Lesson, Question, Step, StepContext, StepRun
@@ -64,18 +65,32 @@ def _instance(ctx: StepContext):
     r = ctx.result
     i = explained_instance(r)
     paper, soft = r.explanations["dvs"], r.explanations["dvs-soft"]
-    subset = soft.subsets[soft.chosen[i]]
-    train_xy, test_xy, _, _ = r.subset_map(subset)
-    labels_train, labels_test = np.asarray(r.classes)[r.y_train], np.asarray(r.classes)[r.y_test]
-    return [dvs_figures.region_of_competence_map(
-                train_xy, test_xy, labels_train, labels_test, r.classes, selected=i, region=soft.region[i],
+    near, coords, position = neighbourhood(r, soft, i)
+    return [dvs_figures.neighbourhood_map(
+                coords, np.asarray(r.classes)[r.y_train[near]], r.classes, region=position,
                 region_hit=soft.region_oob_hit[i],
-                title=f"Test instance {i} (star) and its {len(soft.region[i])} neighbours, in the space of "
+                title=f"Test instance {i} (star) and its {len(near)} nearest training instances, in the space of "
                       f"“{soft.chosen_names[i]}”"),
             dvs_figures.candidate_competence(paper.candidate_names, paper.competence[i], paper.chosen[i],
                                              title="Paper: out-of-bag accuracy on the region"),
             dvs_figures.candidate_competence(soft.candidate_names, soft.competence[i], soft.chosen[i],
                                              title="Soft: out-of-bag probability of the true class")]
+
+
+NEIGHBOURHOOD = 40  # training instances drawn around the star: its region and what lies just beyond
+
+
+def neighbourhood(r, explanation, i, m: int = NEIGHBOURHOOD):
+    """The ``m`` training instances nearest test instance ``i`` in the space of the subset ``explanation`` chose
+    for it (rows of the training set, nearest first), their :func:`radial_layout` around it (m, 2), and the
+    positions of its region of competence among them (the region is its k nearest: the first k)."""
+    subset = explanation.subsets[explanation.chosen[i]]
+    train, test = r.subset_rows(subset)
+    d = np.asarray(test[i], dtype=np.float64)
+    near = np.argsort(d, kind="stable")[:m]
+    coords = radial_layout(d[near], np.asarray(train, dtype=np.float64)[np.ix_(near, near)])
+    position = np.array([int(np.flatnonzero(near == j)[0]) for j in explanation.region[i]])
+    return near, coords, position
 
 
 def _instance_ties(ctx: StepContext) -> bool:
@@ -160,8 +175,10 @@ STEPS = (
         holds=_soft_varies),
     Step(
         title="One instance, up close",
-        text="A test instance (star) and its 7 nearest training instances in the space of the subset the soft DVS "
-             "chose for it; below, every candidate's competence on this region under both rules.",
+        text="A test instance (star) among its 40 nearest training instances in the space of the subset the soft "
+             "DVS chose for it. Each is drawn at its exact dissimilarity from the star, so the 7 nearest, its region "
+             "of competence, are the ringed points inside the dashed circle; the direction only hints at which "
+             "neighbours are alike. Beside it, every candidate's competence on this region under both rules.",
         run=RUN, figures=_instance, layout=(1, 2),
         question=Question("For this instance, how many candidates have the paper's top competence?",
                           ("Exactly one", "Several: a tie", "None"), 1,

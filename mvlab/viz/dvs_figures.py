@@ -13,8 +13,8 @@ from mvlab.core.sampling import stratified_rows
 from mvlab.viz.palette import GREEN, INK, RED, class_colors, presence_scale
 
 __all__ = ["view_selection_matrix", "subset_frequencies", "dissimilarity_space_map", "region_of_competence_map",
-           "candidate_competence", "MAX_ROWS_DRAWN", "MAX_TRAIN_POINTS", "MAX_TEST_POINTS", "ZOOM_TRAIN_POINTS",
-           "ZOOM_TEST_POINTS"]
+           "neighbourhood_map", "candidate_competence", "MAX_ROWS_DRAWN", "MAX_TRAIN_POINTS", "MAX_TEST_POINTS",
+           "ZOOM_TRAIN_POINTS", "ZOOM_TEST_POINTS"]
 
 MAX_ROWS_DRAWN = 1000
 """Test instances the view-selection matrix draws at most (evenly spaced in the chosen order above it)."""
@@ -196,6 +196,57 @@ def region_of_competence_map(
                       legend=dict(orientation="h", yanchor="top", y=-0.02, xanchor="left", x=0))
     fig.update_xaxes(showticklabels=False, range=[low[0], high[0]])
     fig.update_yaxes(showticklabels=False, range=[low[1], high[1]])
+    return fig
+
+
+def neighbourhood_map(
+    coords: np.ndarray,
+    labels: Sequence[str],
+    classes: Sequence[str],
+    *,
+    region: Sequence[int],
+    region_hit: Sequence[bool],
+    title: str = "The instance and its nearest training instances",
+) -> go.Figure:
+    """The star (a test instance, at the origin) among its nearest training instances placed by
+    :func:`mvlab.core.projection.radial_layout`: each at its exact dissimilarity from the star, so the
+    region of competence (positions ``region`` of ``coords``, ringed green where the chosen candidate's
+    out-of-bag prediction was right, red where wrong) is exactly the points inside the dashed circle.
+
+    ``coords`` (m, 2) and ``labels`` (m,) are the m nearest training instances, nearest first.
+    """
+    coords = np.asarray(coords, dtype=float)
+    labels = np.asarray(labels).astype(str)
+    region = np.asarray(region, dtype=int)
+    radius = np.hypot(coords[:, 0], coords[:, 1])
+    edge = float(radius[region].max()) if region.size else 0.0
+    fig = go.Figure()
+    theta = np.linspace(0, 2 * np.pi, 120)
+    fig.add_trace(go.Scatter(x=edge * np.cos(theta), y=edge * np.sin(theta), mode="lines", name="region's edge",
+                             line=dict(color=INK, dash="dash", width=1), hoverinfo="skip"))
+    colors = class_colors(list(classes))
+    for cls in classes:
+        m = np.flatnonzero(labels == str(cls))
+        fig.add_trace(go.Scatter(
+            x=coords[m, 0], y=coords[m, 1], mode="markers", name=f"class {cls}",
+            marker=dict(color=colors[str(cls)], size=9, line=dict(width=0.5, color=INK)), customdata=radius[m],
+            hovertemplate=f"training instance, class {cls}<br>dissimilarity %{{customdata:.3f}}<extra></extra>"))
+    hit = np.asarray(region_hit, dtype=bool)
+    fig.add_trace(go.Scatter(
+        x=coords[region, 0], y=coords[region, 1], mode="markers", name="region of competence",
+        marker=dict(size=17, color="rgba(0,0,0,0)", line=dict(width=2.5, color=np.where(hit, GREEN, RED))),
+        hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=[0], y=[0], mode="markers", name="the instance",
+                             marker=dict(symbol="star", size=18, color="black"), hoverinfo="skip"))
+    reach = float(radius.max()) * 1.08 if radius.size else 1.0
+    fig.update_layout(
+        title=dict(text=f"{title}<br><sup>distance from the star = the exact dissimilarity; the direction is only "
+                        f"a hint (classical MDS)</sup>"),
+        height=480, margin=dict(t=70, b=30, l=30, r=20),
+        legend=dict(orientation="h", yanchor="top", y=-0.02, xanchor="left", x=0))
+    fig.update_xaxes(showticklabels=False, range=[-reach, reach], zeroline=False, showgrid=False)
+    fig.update_yaxes(showticklabels=False, range=[-reach, reach], zeroline=False, showgrid=False, scaleanchor="x",
+                     scaleratio=1)
     return fig
 
 
