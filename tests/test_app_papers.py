@@ -47,7 +47,8 @@ def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_
     monkeypatch.setattr(reproduction_report, "REPRODUCTION_DIR", tmp_path)
     app.switch_page("pages/papers.py").run()
     assert not app.exception, app.exception
-    assert "All-AML leukemia (golub-3051: 3,051 filtered genes; the paper: 7,129 raw)" in [s.value for s in app.subheader]
+    headings = [s.value for s in app.subheader]
+    assert "All-AML leukemia (golub-3051: 3,051 filtered genes; the paper: 7,129 raw)" in headings
     grid = next(m.value for m in app.markdown if m.value.startswith("| classifier | k=1 | k=2 |"))
     assert "| KNN | 0.987 ± " in grid and "(3) / 1.000" in grid
     table = app.dataframe[-1].value
