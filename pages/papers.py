@@ -2,9 +2,16 @@
 
 import streamlit as st
 
-from mvlab.experiments import sdf_paper
-from mvlab.experiments.reproduction_report import cell_table, grid_markdown, read_cells, verdict_line
-from mvlab.experiments.settings import SiameseSettings
+from mvlab.experiments import ofsp_paper, sdf_paper
+from mvlab.experiments.reproduction_report import (
+    cell_table,
+    grid_markdown,
+    ofsp_grid_markdown,
+    read_cells,
+    verdict_line,
+)
+from mvlab.experiments.settings import SiameseSettings, ViewConstructionSettings
+from mvlab.ui import links
 from mvlab.ui.state import sidebar
 
 sidebar()
@@ -19,8 +26,16 @@ SDF_TABLES = {4: "Table 4: Ecoli", 5: "Table 5: Yeast", 6: "Table 6: Ionosphere"
 
 def siamese_link(row) -> str:
     """The Siamese page at this cell's dataset, N and T (its own pairs from the sidebar's seed, one λ)."""
-    query = SiameseSettings(n_pairs=int(row["N"]), n_estimators=int(row["T"]), max_levels=10).to_query()
-    return "siamese?" + "&".join([f"dataset={row['dataset']}"] + [f"{k}={v}" for k, v in query.items()])
+    settings = SiameseSettings(n_pairs=int(row["N"]), n_estimators=int(row["T"]), max_levels=10)
+    return links.settings_link("siamese", settings, {"dataset": row["dataset"]})
+
+
+def view_construction_link(row) -> str:
+    """The View construction page at this cell's classifier, 10 x 5-fold, every instance and feature."""
+    golub = row["dataset"] == "golub-3051"
+    settings = ViewConstructionSettings(classifiers=(row["classifier"],), n_splits=5, n_repeats=10, n_used=100000,
+                                        d_used=100000, **({} if golub else {"source": "madelon", "madelon_n": 500}))
+    return links.settings_link("view_construction", settings, {"dataset": "golub-3051"} if golub else None)
 
 
 def coloured(frame):
@@ -64,10 +79,19 @@ with ofsp_tab:
     cells = read_cells("ofsp")
     if cells is None or cells.empty:
         st.info("OFSP's Table 3 rows (All-AML leukemia on the 3,051-gene Golub copy, a Madelon-like set) are not "
-                "committed yet; docs/reproduction.md §2 has the quick protocol on the bundled data.")
+                "committed yet: `python -m mvlab reproduce ofsp --table3`.")
     else:
-        st.markdown(f"**{verdict_line(cells)}.**")
-        st.dataframe(cells, hide_index=True, width="stretch")
+        st.markdown(f"**OFSP's cells: {verdict_line(cells[cells['model'] == 'OFSP'])}.** Neither dataset is the "
+                    "paper's own (see each heading); 10 x 5-fold cross-validation, the interval over the 10 "
+                    "repetitions. The other five methods have no printed cell (the paper draws them as box plots).")
+        for dataset, title in ofsp_paper.DATASETS.items():
+            part = cells[cells["dataset"] == dataset]
+            if part.empty:
+                continue
+            st.subheader(title)
+            st.markdown(ofsp_grid_markdown(part))
+            st.dataframe(coloured(cell_table(part, view_construction_link)), hide_index=True, width="stretch",
+                         column_config={"open": st.column_config.LinkColumn("open", display_text="train it")})
 with dvs_tab:
     st.markdown("The paper's per-dataset accuracies (its Table 2) were lost from the text mvlab works from, so only "
                 "its average ranks and its sign test can be compared: see docs/reproduction.md §1 (at the paper's "

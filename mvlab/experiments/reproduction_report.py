@@ -15,7 +15,8 @@ import pandas as pd
 from mvlab.experiments.paper_cells import DrawsFile
 
 __all__ = ["REPRODUCTION_DIR", "replace_section", "sdf_markdown", "write_sdf_outputs", "verdict_line",
-           "read_cells", "cell_table", "grid_markdown", "ofsp_markdown", "write_ofsp_outputs"]
+           "read_cells", "cell_table", "grid_markdown", "ofsp_markdown", "ofsp_grid_markdown",
+           "write_ofsp_outputs"]
 
 REPRODUCTION_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
 """The committed draws and cells files (``*_paper_draws.csv``, ``*_paper_cells.csv``)."""
@@ -32,14 +33,17 @@ def read_cells(paper: str, folder=None) -> pd.DataFrame | None:
 
 
 def cell_table(cells: pd.DataFrame, link) -> pd.DataFrame:
-    """The cells of one table, one row each, for a reader: the setting, ours (mean, 95 % interval, draws),
+    """The cells of one table, one row each, for a reader: the setting (those of N, T, classifier and k that
+    apply), ours (mean, 95 % interval, draws),
     the paper's value, whether it lies inside, and ``link(row)``: where the setting can be trained."""
+    setting = [c for c in ("N", "T", "classifier", "k")
+               if c in cells and cells[c].notna().any() and (cells[c].astype(str) != "").any()]
     rows = []
     for r in cells.to_dict("records"):
         interval = f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]" if np.isfinite(r["ci_low"]) else "one draw: none"
         verdict = {True: "inside", False: "outside"}.get(r["inside"]) or (
             "no paper value" if not np.isfinite(r["paper"]) else "one draw: not judged")
-        rows.append({"dataset": r["dataset"], "N": r["N"], "T": r["T"], "model": r["model"],
+        rows.append({"dataset": r["dataset"], **{c: r[c] for c in setting}, "model": r["model"],
                      "mvlab": round(float(r["mean"]), 3), "95 % interval": interval, "draws": int(r["draws"]),
                      "paper": r["paper"], "paper's value": verdict, "open": link(r)})
     return pd.DataFrame(rows)
@@ -222,26 +226,33 @@ def ofsp_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
            f"t interval over the repetitions (repetitions) / the paper's*, **bold** when outside.", "",
            f"**OFSP's cells**: {verdict_line(cells[cells['model'] == 'OFSP'])}. Neither dataset is the paper's own "
            f"(see each heading), so a gap here measures the data as much as the method."]
-    names = {"knn": "KNN", "nb": "naive Bayes", "svm": "linear SVM"}
     for dataset in [d for d in DATASETS if d in set(cells["dataset"])]:
         part = cells[cells["dataset"] == dataset]
-        ks = sorted(int(k) for k in part["k"].unique())
-        out += ["", f"#### {DATASETS[dataset]}", "", "OFSP, accuracy at k views:", "",
-                "| classifier | " + " | ".join(f"k={k}" for k in ks) + " |", "|---|" + "---|" * len(ks)]
-        for clf in [c for c in names if c in set(part["classifier"])]:
-            row = part[(part["classifier"] == clf) & (part["model"] == "OFSP")].set_index("k")
-            out.append(f"| {names[clf]} | " + " | ".join(_cell_text(row.loc[k]) if k in row.index else "not run"
-                                                          for k in ks) + " |")
+        out += ["", f"#### {DATASETS[dataset]}", "", "OFSP, accuracy at k views:", "", ofsp_grid_markdown(part)]
         out += ["", "The six methods over k = 1..10 (median [min, max] of the mean accuracy; the paper's Fig. 4 "
                 "box plots):", "", "| classifier | " + " | ".join(sorted(part["model"].unique(), key=_method_order))
                 + " |", "|---|" + "---|" * part["model"].nunique()]
-        for clf in [c for c in names if c in set(part["classifier"])]:
+        for clf in [c for c in CLASSIFIER_NAMES if c in set(part["classifier"])]:
             cols = []
             for method in sorted(part["model"].unique(), key=_method_order):
                 m = part[(part["classifier"] == clf) & (part["model"] == method)]["mean"]
                 cols.append(f"{m.median():.3f} [{m.min():.3f}, {m.max():.3f}]" if len(m) else "")
-            out.append(f"| {names[clf]} | " + " | ".join(cols) + " |")
+            out.append(f"| {CLASSIFIER_NAMES[clf]} | " + " | ".join(cols) + " |")
     return "\n".join(out)
+
+
+CLASSIFIER_NAMES = {"knn": "KNN", "nb": "naive Bayes", "svm": "linear SVM"}
+
+
+def ofsp_grid_markdown(part: pd.DataFrame) -> str:
+    """OFSP's cells of one dataset: a row per classifier, a column per k, ``ours ± half-width (draws) / paper``."""
+    ks = sorted(int(k) for k in part["k"].unique())
+    lines = ["| classifier | " + " | ".join(f"k={k}" for k in ks) + " |", "|---|" + "---|" * len(ks)]
+    for clf in [c for c in CLASSIFIER_NAMES if c in set(part["classifier"])]:
+        row = part[(part["classifier"] == clf) & (part["model"] == "OFSP")].set_index("k")
+        lines.append(f"| {CLASSIFIER_NAMES[clf]} | " + " | ".join(_cell_text(row.loc[k]) if k in row.index
+                                                                   else "not run" for k in ks) + " |")
+    return "\n".join(lines)
 
 
 def _method_order(name: str) -> int:

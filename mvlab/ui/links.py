@@ -24,7 +24,7 @@ import streamlit as st
 import mvlab.datasets as datasets
 from mvlab.experiments.settings import parse_value
 
-__all__ = ["start", "apply_page", "pending", "publish", "share_box", "SYNTHETIC"]
+__all__ = ["start", "apply_page", "pending", "publish", "share_box", "settings_link", "SYNTHETIC"]
 
 _WRITTEN = "_url_written"   # the query this session last wrote (or read)
 _PENDING = "_url_pending"   # a query to apply in this run (new to this session)
@@ -172,3 +172,10 @@ def share_box(query: Mapping, uploaded: bool) -> None:
             st.caption("An uploaded file cannot travel in a link: whoever opens it must upload the same file.")
         else:
             st.caption("The link opens the same data, seed and page settings; results already computed show at once.")
+
+
+def settings_link(page: str, settings, data: Mapping[str, object] | None = None) -> str:
+    """A relative link that opens ``page`` (its url path, e.g. ``"siamese"``) with ``data`` (e.g.
+    ``{"dataset": "ecoli"}``) and the page's ``settings``, as the page itself would write them."""
+    query = {**{k: str(v) for k, v in (data or {}).items()}, **settings.to_query()}
+    return f"{page}?{urlencode(query)}"
