@@ -151,6 +151,12 @@ class ClassRounds(SQLiteFile):
                                 "GROUP BY choice", (_normal_code(code), int(step))).fetchall()
         return {int(c): int(n) for c, n in rows}
 
+    def holds(self, code, key: str | None) -> bool:
+        """Whether ``key`` is the teacher key of round ``code``."""
+        with self._connect() as conn:
+            row = conn.execute("SELECT key_hash FROM class_rounds WHERE code = ?", (_normal_code(code),)).fetchone()
+        return bool(row is not None and key and secrets.compare_digest(row[0], _hash(key)))
+
     def answer_of(self, code, token: str, step: int) -> int | None:
         """The choice a token recorded on a step, or None."""
         with self._connect() as conn:
