@@ -1,15 +1,21 @@
-"""Lessons page: a guided ten-minute lesson per method, one step at a time (predict, then see)."""
+"""Lessons page: a guided ten-minute lesson per method, one step at a time (predict, then see); in a class
+round, every student predicts and the teacher sees the room's answers live."""
 
 import streamlit as st
 
 from mvlab.lessons import LESSONS
 from mvlab.ui import lessons as ui
-from mvlab.ui import runs
+from mvlab.ui import rounds, runs
 from mvlab.ui.state import plain_sidebar
 
 plain_sidebar()
 place, notes = ui.place_from_address()
-for note in notes:
+view, round_notes = rounds.join(place.round, place.key)
+if place.round and (view is None or view.state().lesson != place.lesson):
+    place = ui.Place(place.lesson, place.step, place.teacher)  # an unknown round, or another lesson's: none
+    view = None
+    ui.publish_place(place)
+for note in notes + round_notes:
     st.warning(note)
 if place.teacher:
     ui.teacher_style()
@@ -19,40 +25,55 @@ top = st.columns([3, 1])
 chosen = top[0].selectbox("Lesson", list(LESSONS), index=list(LESSONS).index(place.lesson),
                           format_func=lambda i: LESSONS[i].title, key=f"lesson_pick_{place.lesson}")
 teacher = top[1].toggle("Teacher mode", value=place.teacher, key=f"lesson_teacher_{place.teacher}",
-                        help="For the projector: larger text and figures, no sidebar, answers shown at once.")
+                        help="For the projector: larger text and figures, no sidebar, answers shown at once (in a "
+                             "class round: when you reveal them).")
 if chosen != place.lesson or teacher != place.teacher:
-    ui.publish_place(ui.Place(chosen, 1 if chosen != place.lesson else place.step, teacher))
+    same = chosen == place.lesson
+    ui.publish_place(ui.Place(chosen, place.step if same else 1, teacher, place.round if same else None,
+                              place.key if same else None))
     st.rerun()
 
 lesson = LESSONS[place.lesson]
 step, total = lesson.step(place.step), len(lesson.steps)
+if place.teacher:
+    ui.round_panel(lesson, place, view)
 if place.step == 1 and not place.teacher:
     st.caption(lesson.summary)
-st.progress(place.step / total, text=f"Step {place.step} of {total}")
+st.progress(place.step / total, text=f"Step {place.step} of {total}" + (f" · class round {view.code}" if view else ""))
 st.header(step.title)
 st.markdown(step.text)
 
 key = f"lesson_{lesson.id}_{place.step}"
-answered = ui.question(step, key, place.teacher)
+answered = ui.question(step, key, place.teacher, view, place.step - 1)
+if view is not None and view.teacher:
+    rounds.live_answers(view, step, place.step - 1, total,
+                        on_next=lambda: ui.publish_place(place.moved(place.step + 1)))
+    ui.prepare(lesson, place.step + 1)  # the class's next step, ready before the teacher moves everyone there
+elif view is not None:
+    rounds.follow_the_round(view, step, place.step - 1, st.session_state.get(f"{key}_revealed", False),
+                            on_move=lambda index: ui.publish_place(place.moved(index + 1)))
 ctx = ui.step_result(step.run, f"lesson_run_{lesson.id}", place.step)
 if ctx is not None:
     items = ui.step_items(step, ctx, [lesson.id, place.step, runs.result_key(ctx.settings, ctx.data)])
     if answered:
+        if view is not None and not view.teacher:
+            rounds.class_distribution(step, rounds.class_rounds().counts(view.code, place.step - 1), correct=True,
+                                      teacher=False)
         ui.show_items(items, step, key, place.teacher)
         st.markdown(f":material/visibility: **What to notice.** {step.notice}")
         st.markdown(f":material/error: **A common mistake.** {step.mistake}")
-    else:
+    elif view is None:
         st.info("Make your prediction above, then reveal the answer to see the figures.")
 
 back, link, forward = st.columns([1, 3, 1])
 if back.button("← Back", disabled=place.step == 1, key="lesson_back", width="stretch"):
-    ui.publish_place(ui.Place(lesson.id, place.step - 1, place.teacher))
+    ui.publish_place(place.moved(place.step - 1))
     st.rerun()
 if forward.button("Next →", disabled=place.step == total, key="lesson_next", type="primary", width="stretch"):
-    ui.publish_place(ui.Place(lesson.id, place.step + 1, place.teacher))
+    ui.publish_place(place.moved(place.step + 1))
     st.rerun()
 ui.publish_place(place)
-link.caption(f"Link to this step: `?{'&'.join(f'{k}={v}' for k, v in place.query().items())}` "
+link.caption(f"Link to this step: `?{ui.Place(lesson.id, place.step, place.teacher, place.round).address()}` "
              "(add it to the page's address; students who reload stay on their step).")
 if not place.teacher:
     ui.handout_button(lesson)

@@ -29,7 +29,6 @@ import platform
 import sqlite3
 import time
 import uuid
-from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -37,6 +36,7 @@ import pandas as pd
 
 from mvlab.core.serialize import _jsonable
 from mvlab.core.version import VERSION
+from mvlab.store.sqlite import SQLiteFile
 
 __all__ = ["ResultsStore", "default_path", "package_versions", "process_identity", "STATUSES"]
 
@@ -173,7 +173,7 @@ def _allow_every_status(conn) -> None:
         conn.execute("PRAGMA foreign_keys=ON")
 
 
-class ResultsStore:
+class ResultsStore(SQLiteFile):
     """A SQLite file of runs and results (see the module docstring).
 
     Parameters
@@ -185,13 +185,10 @@ class ResultsStore:
     """
 
     def __init__(self, path: str | Path | None = None, timeout: float = 30.0):
-        self.path = Path(path) if path is not None else default_path()
-        self.timeout = timeout
+        super().__init__(Path(path) if path is not None else default_path(), timeout)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._open(_RUNS_TABLE)
             with self._connect() as conn:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.executescript(_RUNS_TABLE)
                 columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
                 if "private" not in columns:  # a store written before uploads were kept private
                     conn.execute("ALTER TABLE runs ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
@@ -205,24 +202,6 @@ class ResultsStore:
         except (OSError, sqlite3.Error) as exc:
             raise ValueError(f"Cannot open the results store at {self.path}: {exc}. "
                              f"Set MVLAB_STORE to a writable file path.") from None
-
-    @contextmanager
-    def _connect(self):
-        with closing(sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)) as conn:
-            conn.execute("PRAGMA foreign_keys=ON")
-            conn.execute(f"PRAGMA busy_timeout={int(self.timeout * 1000)}")
-            yield conn
-
-    @contextmanager
-    def _transaction(self):
-        with self._connect() as conn:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
 
     # ------------------------------------------------------------------ writing
     def start_run(self, kind: str, dataset: str, fingerprint: str, seed: int | None,

@@ -9,26 +9,43 @@ import streamlit as st
 
 from mvlab.lessons import LESSONS, Lesson, Step, StepContext, StepRun
 from mvlab.lessons.handout import render_handout
-from mvlab.ui import runs, shared
+from mvlab.ui import rounds, runs, shared
 from mvlab.viz.frozen import freeze
 
-__all__ = ["Place", "place_from_address", "publish_place", "question", "teacher_style", "step_result", "step_items",
-           "show_items", "handout_button"]
+__all__ = ["ADDRESS_KEYS", "Place", "place_from_address", "publish_place", "question", "round_panel", "teacher_style",
+           "step_result", "step_items", "show_items", "prepare",
+           "handout_button"]
 
 TEACHER_FONT = 20
 """Font size (px) of figures in teacher mode (projector)."""
 
 
-class Place:
-    """Where the reader is: a lesson id, a step number (1-based), teacher mode on or off."""
+ADDRESS_KEYS = ("lesson", "step", "teacher", "round", "key")
 
-    def __init__(self, lesson: str, step: int, teacher: bool):
-        self.lesson, self.step, self.teacher = lesson, step, teacher
+
+class Place:
+    """Where the reader is: a lesson id, a step number (1-based), teacher mode on or off, and the class round
+    taken part in (its code, and the teacher key on the teacher's own link only)."""
+
+    def __init__(self, lesson: str, step: int, teacher: bool, round: str | None = None, key: str | None = None):
+        self.lesson, self.step, self.teacher, self.round, self.key = lesson, step, teacher, round, key
+
+    def moved(self, step: int) -> "Place":
+        """The same place at another step."""
+        return Place(self.lesson, step, self.teacher, self.round, self.key)
+
+    def address(self) -> str:
+        """The query of this place as a link's text (``lesson=dvs&step=2...``)."""
+        return "&".join(f"{k}={v}" for k, v in self.query().items())
 
     def query(self) -> dict[str, str]:
         out = {"lesson": self.lesson, "step": str(self.step)}
         if self.teacher:
             out["teacher"] = "1"
+        if self.round:
+            out["round"] = self.round
+            if self.key:
+                out["key"] = self.key
         return out
 
 
@@ -48,14 +65,14 @@ def _read_address(notes: list[str]) -> Place:
         notes.append(f"'step={raw}' is not a step of this lesson (1 to {total}); showing step 1.")
         step = 1
     teacher = q.get("teacher", "0").lower() in ("1", "true", "yes", "on")
-    return Place(lesson, step, teacher)
+    return Place(lesson, step, teacher, q.get("round") or None, q.get("key") or None)
 
 
 def place_from_address() -> tuple[Place, list[str]]:
     """The place in the address when it changed since this session last wrote it (a link, a
     reload, the browser's back button), else the session's own; with notes on ignored values."""
     notes: list[str] = []
-    address = {k: st.query_params.get(k) for k in ("lesson", "step", "teacher") if k in st.query_params}
+    address = {k: st.query_params.get(k) for k in ADDRESS_KEYS if k in st.query_params}
     mine = st.session_state.get("_lesson_place")
     if mine is None or address != mine.query():
         place = _read_address(notes)
@@ -66,10 +83,20 @@ def place_from_address() -> tuple[Place, list[str]]:
 def publish_place(place: Place) -> None:
     """Write the place into the session and the address (a reload or a shared link comes back here)."""
     st.session_state["_lesson_place"] = place
-    for key in ("lesson", "step", "teacher"):
+    for key in ADDRESS_KEYS:
         if key not in place.query() and key in st.query_params:
             del st.query_params[key]
     st.query_params.update(place.query())
+
+
+def round_panel(lesson: Lesson, place: Place, view) -> None:
+    """Teacher mode's class-round panel (:func:`mvlab.ui.rounds.teacher_panel`) with this step's links: the
+    students' (the round's code) and the teacher's own (also its key)."""
+    rounds.teacher_panel(
+        lesson, view,
+        student_query=lambda code: Place(lesson.id, place.step, False, code).address(),
+        teacher_query=lambda code, key: Place(lesson.id, place.step, True, code, key).address(),
+        on_start=lambda code, key: publish_place(Place(lesson.id, place.step, True, code, key)))
 
 
 def teacher_style() -> None:
@@ -81,21 +108,43 @@ def teacher_style() -> None:
         unsafe_allow_html=True)
 
 
-def question(step: Step, key: str, teacher: bool) -> bool:
-    """The predict-first question; returns True once the answer is shown (revealed, or teacher mode)."""
+def question(step: Step, key: str, teacher: bool, view=None, step_index: int = 0) -> bool:
+    """The predict-first question; returns True once the answer is shown.
+
+    Alone: the reader reveals it (teacher mode: shown at once). In a class round (``view``, a
+    :class:`mvlab.ui.rounds.RoundView`): a student sends their answer (recorded; a change of mind before the
+    reveal replaces it) and the answer shows when the teacher reveals it to the class, for the teacher too."""
     q = step.question
     st.markdown(f"**Predict first:** {q.prompt}")
     letters = [f"({chr(97 + i)}) {c}" for i, c in enumerate(q.choices)]
+    student = view is not None and not view.teacher
+    sent = f"{key}_revealed"
+
+    def changed():  # a student who already sent an answer and changes their mind: the new one replaces it
+        if student and st.session_state.get(sent):
+            rounds.record(view, step_index, st.session_state.get(f"{key}_choice"))
+
+    def send():
+        st.session_state[sent] = True
+        if student:
+            rounds.record(view, step_index, st.session_state.get(f"{key}_choice"))
+
     chosen = st.radio(q.prompt, range(len(q.choices)), index=None, key=f"{key}_choice", label_visibility="collapsed",
-                      format_func=lambda i: letters[i])
-    revealed = teacher or st.session_state.get(f"{key}_revealed", False)
-    if not revealed:
-        st.button("Reveal the answer", key=f"{key}_reveal", disabled=chosen is None,
-                  on_click=lambda: st.session_state.__setitem__(f"{key}_revealed", True),
-                  help="Choose an answer first: predicting before you see is the point.")
+                      format_func=lambda i: letters[i], on_change=changed, disabled=view is not None and view.teacher)
+    if view is None:
+        revealed = teacher or st.session_state.get(sent, False)
+    else:
+        state = view.state()
+        revealed = state is not None and step_index in state.revealed
+    if not revealed and (view is None or student) and not st.session_state.get(sent):
+        st.button("Send my answer" if student else "Reveal the answer", key=f"{key}_reveal", disabled=chosen is None,
+                  on_click=send, help="Choose an answer first: predicting before you see is the point.")
+    refused = st.session_state.pop("_round_refused", None)
+    if refused:
+        st.error(f"Your answer was not counted: {refused}")
     if revealed:
-        verdict = "" if chosen is None else ("You were right. " if chosen == q.answer else
-                                             f"You chose ({chr(97 + chosen)}). ")
+        verdict = "" if chosen is None or (view is not None and view.teacher) else (
+            "You were right. " if chosen == q.answer else f"You chose ({chr(97 + chosen)}). ")
         st.success(f"{verdict}**Answer: {letters[q.answer]}.** {q.why}", icon=":material/lightbulb:")
     return revealed
 
@@ -121,6 +170,19 @@ def step_items(step: Step, ctx: StepContext, key) -> list:
     the step shares them), figures frozen (their wire form encoded once: :mod:`mvlab.viz.frozen`)."""
     return shared.value("lesson_step", key, lambda: [freeze(item) if isinstance(item, go.Figure) else item
                                                      for item in step.figures(ctx)])
+
+
+def prepare(lesson: Lesson, number: int) -> None:
+    """Read step ``number``'s stored result and build its figures now, once per server, so that a class moved
+    there (a round's *next step for everyone*) finds them ready instead of waiting on the first reader."""
+    if not 1 <= number <= len(lesson.steps):
+        return
+    step = lesson.step(number)
+    data = _data(step.run)
+    result = runs.lookup(step.run.settings, data, step.run.result_type)
+    if result is not None:
+        ctx = StepContext(result, data, step.run.settings)
+        step_items(step, ctx, [lesson.id, number, runs.result_key(ctx.settings, ctx.data)])
 
 
 def _larger(fig: go.Figure) -> go.Figure:
