@@ -25,6 +25,7 @@ def _import_what_pages_import() -> None:
     import streamlit.elements.plotly_chart  # noqa: F401
 
     import mvlab.experiments.combinations  # noqa: F401
+    import mvlab.experiments.ofsp_paper  # noqa: F401
     import mvlab.experiments.paper_cells  # noqa: F401
     import mvlab.experiments.report  # noqa: F401
     import mvlab.experiments.reproduction_report  # noqa: F401
