@@ -122,6 +122,7 @@ def sdf_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
     for reading in sorted(cells["reading"].unique()):
         part = cells[cells["reading"] == reading]
         out.append(f"- reading `{reading}`: {verdict_line(part)}.")
+    out.append(f"- ours minus the paper's by N (every cell with a paper value, one draw or more): {_gap_by_n(cells)}.")
     names = {4: "Ecoli", 5: "Yeast", 6: "Ionosphere", 7: "Mammographic masses and Haberman"}
     for table in (4, 5, 6, 7):
         for reading in sorted(cells["reading"].unique()):
@@ -172,6 +173,17 @@ def sdf_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
                            f"{r['paper mean']:+.3f} {r['paper CI']} | {_fmt(r['paper, same datasets: p'])}, "
                            f"{r['paper, same datasets: mean']:+.3f} |")
     return "\n".join(out)
+
+
+def _gap_by_n(cells: pd.DataFrame) -> str:
+    """Mean of ours minus the paper's per number of training pairs N and reading (cells of Tables 4-7)."""
+    have = cells[(cells["table"] < 8) & cells["paper"].notna()]
+    parts = []
+    for n, group in have.groupby("N"):
+        by_reading = ", ".join(f"{r} {(g['mean'] - g['paper']).mean():+.3f} ({len(g)} cells)"
+                               for r, g in group.groupby("reading"))
+        parts.append(f"N = {n}: {by_reading}")
+    return "; ".join(parts) or "no cell yet"
 
 
 def _gain_line(part: pd.DataFrame) -> str:
