@@ -11,7 +11,8 @@ from mvlab.ui.state import plain_sidebar
 plain_sidebar()
 place, notes = ui.place_from_address()
 view, round_notes = rounds.join(place.round, place.key)
-if place.round and (view is None or view.state().lesson != place.lesson):
+state = view.state() if view is not None else None
+if place.round and (state is None or state.lesson != place.lesson):
     place = ui.Place(place.lesson, place.step, place.teacher)  # an unknown round, or another lesson's: none
     view = None
     ui.publish_place(place)

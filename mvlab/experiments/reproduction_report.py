@@ -202,25 +202,31 @@ def _gain_line(part: pd.DataFrame) -> str:
             f"of {len(paper)}).")
 
 
+def _write_outputs(folder, paper: str, draws_file, cells_of, markdown_of, report) -> list[Path]:
+    """``<paper>_paper_cells.csv`` in ``folder`` from the draws of ``draws_file`` (``cells_of(draws)``) and, when
+    ``report`` is a path, that report's ``<paper>-paper`` section (``markdown_of(cells, draws)``) rewritten."""
+    folder = Path(folder)
+    draws = draws_file.read()
+    cells = cells_of(draws)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{paper}_paper_cells.csv"
+    cells.to_csv(path, index=False, float_format="%.6g")
+    written = [path]
+    if report:
+        report = Path(report)
+        text = report.read_text(encoding="utf-8") if report.exists() else "# Reproduction report\n"
+        report.write_text(replace_section(text, f"{paper}-paper", markdown_of(cells, draws)), encoding="utf-8")
+        written.append(report)
+    return written
+
+
 def write_sdf_outputs(folder, report=None) -> list[Path]:
     """Write ``sdf_paper_cells.csv`` in ``folder`` from its ``sdf_paper_draws.csv`` and, when ``report`` is a
     path, rewrite that report's ``sdf-paper`` section; returns the paths written."""
     from mvlab.experiments.sdf_paper import DRAW_COLUMNS, DRAW_KEY, paper_cells
 
-    folder = Path(folder)
-    draws = DrawsFile(folder / "sdf_paper_draws.csv", DRAW_COLUMNS, DRAW_KEY).read()
-    cells = paper_cells(draws)
-    written = []
-    cells_path = folder / "sdf_paper_cells.csv"
-    folder.mkdir(parents=True, exist_ok=True)
-    cells.to_csv(cells_path, index=False, float_format="%.6g")
-    written.append(cells_path)
-    if report:
-        path = Path(report)
-        text = path.read_text(encoding="utf-8") if path.exists() else "# Reproduction report\n"
-        path.write_text(replace_section(text, "sdf-paper", sdf_markdown(cells, draws)), encoding="utf-8")
-        written.append(path)
-    return written
+    draws = DrawsFile(Path(folder) / "sdf_paper_draws.csv", DRAW_COLUMNS, DRAW_KEY)
+    return _write_outputs(folder, "sdf", draws, paper_cells, sdf_markdown, report)
 
 
 def ofsp_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
@@ -278,16 +284,5 @@ def write_ofsp_outputs(folder, report=None) -> list[Path]:
     rewrite its ``ofsp-paper`` section; returns the paths written."""
     from mvlab.experiments.ofsp_paper import OFSP_DRAW_COLUMNS, OFSP_DRAW_KEY, ofsp_cells
 
-    folder = Path(folder)
-    draws = DrawsFile(folder / "ofsp_paper_draws.csv", OFSP_DRAW_COLUMNS, OFSP_DRAW_KEY).read()
-    cells = ofsp_cells(draws)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "ofsp_paper_cells.csv"
-    cells.to_csv(path, index=False, float_format="%.6g")
-    written = [path]
-    if report:
-        report = Path(report)
-        text = report.read_text(encoding="utf-8") if report.exists() else "# Reproduction report\n"
-        report.write_text(replace_section(text, "ofsp-paper", ofsp_markdown(cells, draws)), encoding="utf-8")
-        written.append(report)
-    return written
+    draws = DrawsFile(Path(folder) / "ofsp_paper_draws.csv", OFSP_DRAW_COLUMNS, OFSP_DRAW_KEY)
+    return _write_outputs(folder, "ofsp", draws, ofsp_cells, ofsp_markdown, report)
