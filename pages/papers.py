@@ -5,6 +5,7 @@ import streamlit as st
 from mvlab.experiments import ofsp_paper, sdf_paper
 from mvlab.experiments.reproduction_report import (
     cell_table,
+    gap_by_n,
     grid_markdown,
     ofsp_grid_markdown,
     read_cells,
@@ -61,6 +62,7 @@ with sdf_tab:
         st.markdown(f"**{verdict_line(part)}.** λ is chosen on training pairs only from "
                     f"{', '.join(f'{v:g}' for v in sdf_paper.LAM_GRID)}; a cell's *open* link trains that "
                     "dataset, N and T on the Siamese deep forest page (with the sidebar's seed and one λ).")
+        st.caption(f"mvlab minus the paper, by N and reading: {gap_by_n(cells)}.")
         for table, title in SDF_TABLES.items():
             rows = part[part["table"] == table]
             if rows.empty:

@@ -15,7 +15,7 @@ import pandas as pd
 from mvlab.experiments.paper_cells import DrawsFile
 
 __all__ = ["REPRODUCTION_DIR", "replace_section", "sdf_markdown", "write_sdf_outputs", "verdict_line",
-           "read_cells", "cell_table", "grid_markdown", "ofsp_markdown", "ofsp_grid_markdown",
+           "read_cells", "cell_table", "grid_markdown", "gap_by_n", "ofsp_markdown", "ofsp_grid_markdown",
            "write_ofsp_outputs"]
 
 REPRODUCTION_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
@@ -122,7 +122,7 @@ def sdf_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
     for reading in sorted(cells["reading"].unique()):
         part = cells[cells["reading"] == reading]
         out.append(f"- reading `{reading}`: {verdict_line(part)}.")
-    out.append(f"- ours minus the paper's by N (every cell with a paper value, one draw or more): {_gap_by_n(cells)}.")
+    out.append(f"- ours minus the paper's by N (every cell with a paper value, one draw or more): {gap_by_n(cells)}.")
     names = {4: "Ecoli", 5: "Yeast", 6: "Ionosphere", 7: "Mammographic masses and Haberman"}
     for table in (4, 5, 6, 7):
         for reading in sorted(cells["reading"].unique()):
@@ -175,7 +175,7 @@ def sdf_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
     return "\n".join(out)
 
 
-def _gap_by_n(cells: pd.DataFrame) -> str:
+def gap_by_n(cells: pd.DataFrame) -> str:
     """Mean of ours minus the paper's per number of training pairs N and reading (cells of Tables 4-7)."""
     have = cells[(cells["table"] < 8) & cells["paper"].notna()]
     parts = []
