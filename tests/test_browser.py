@@ -323,6 +323,5 @@ def test_papers_view_shows_published_and_reproduced_values_on_a_fresh_store(page
     # the grid of Table 4 as text: Ecoli at N = 100, T = 100 reads "mvlab ... / 0.439 (the paper's gcForest)"
     row = next(line for line in text.splitlines() if line.startswith("100\t"))
     assert "/ 0.439" in row and "/ 0.530" in row and re.search(r"0\.\d{3}", row.split("/")[0])
-    grid = page.query_selector_all("[data-testid=stDataFrame]")
-    assert grid, "no table of cells"
+    page.wait_for_selector("[data-testid=stDataFrame]", timeout=60_000)  # the cells with their links
     screenshot(page, "papers")
