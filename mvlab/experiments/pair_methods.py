@@ -49,6 +49,7 @@ def evaluate_pair_split(X, split, *, methods=PAIR_METHODS, n_estimators=100, lam
             progress(m / len(methods), method)
         t0 = time.perf_counter()
         n_levels = lam_median = np.nan
+        model = None  # a cascade's fold-models are gigabytes at T = 1000: never two alive at once
         if method in ("gcforest", "sdf"):
             model = SiameseDeepForest(
                 weighting="uniform" if method == "gcforest" else "qp", lam=lam, n_estimators=n_estimators,
@@ -58,6 +59,8 @@ def evaluate_pair_split(X, split, *, methods=PAIR_METHODS, n_estimators=100, lam
             n_levels = model.n_levels_
             chosen = np.concatenate([a for level in model.lam_ for a in level] + [np.empty(0)])
             lam_median = float(np.median(chosen)) if chosen.size else np.nan
+            if not {"gcforest", "sdf"} & set(methods[m + 1:]):
+                shared_forests.clear()  # the shared first level has served both cascades
         else:
             if method == "rf":
                 model = RandomForestClassifier(n_estimators=n_estimators, n_jobs=n_jobs, random_state=random_state)
