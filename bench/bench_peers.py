@@ -149,7 +149,7 @@ def worker_mvlab_ds(spec, arrays, splits):
     from sklearn.ensemble import RandomForestClassifier
 
     import mvlab
-    from mvlab import RFDClassifier, fit_view_forests
+    from mvlab import RFDClassifier, fit_view_forests, make_combiner
 
     X, y, T, J = arrays["X"], arrays["y"], spec["trees"], spec["n_jobs"]
     views = {name: arrays[f"view_{q}"] for q, name in enumerate(spec["view_names"])}
@@ -186,7 +186,8 @@ def worker_mvlab_ds(spec, arrays, splits):
 
         t_tr, test_D = best_of(lambda: vf.transform(Xte, n_jobs=J))
         for c in COMBINATIONS:
-            clf = RFDClassifier(views=views, combination=c, n_estimators=T, k=K, random_state=r, n_jobs=J)
+            clf = RFDClassifier(views=views, combination=make_combiner(c).set_params(k=K), n_estimators=T,
+                                random_state=r, n_jobs=J)
             t_fit, _ = timed(lambda: clf.fit(Xtr, ytr, view_forests=vf))
             t_pred, pred = best_of(lambda: clf.predict_from_dissimilarities(test_D))
             row(f"mvlab {c}", pred, t_vf + t_fit, t_tr + t_pred, own_fit=t_fit)

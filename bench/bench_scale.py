@@ -35,9 +35,9 @@ import time
 
 import numpy as np
 
-COMBINATIONS = {
-    "avg": {"combination": "average"},
-    "dvs": {"combination": "dvs", "dvs_competence": "soft", "dvs_region": "shared"},
+COMBINATIONS = {  # the combination (its name) and its rules (DVSCombiner's)
+    "avg": ("average", {}),
+    "dvs": ("dvs", {"competence": "soft", "region": "shared"}),
 }
 TARGETS = {"avg": (6e9, 600.0), "dvs": (8e9, 1200.0)}  # at 100,000 training rows: bytes, seconds
 SLOPE_TARGET = 1.3
@@ -46,13 +46,14 @@ TREES, N_JOBS, VIEWS, FEATURES, CLASSES = 100, 2, 3, 20, 3
 
 def child(name: str, n_train: int, seed: int) -> dict:
     from mvlab.datasets.synthetic import make_multiview_classification
-    from mvlab.rfd.classifier import RFDClassifier
+    from mvlab.rfd.classifier import RFDClassifier, make_combiner
 
     n_test = n_train // 4
     ds = make_multiview_classification(n_samples=n_train + n_test, n_views=VIEWS, n_features=FEATURES,
                                        n_classes=CLASSES, random_state=seed)
     X, y = ds.X, ds.y
-    clf = RFDClassifier(views=ds.views, n_estimators=TREES, n_jobs=N_JOBS, random_state=seed, **COMBINATIONS[name])
+    clf = RFDClassifier(views=ds.views, n_estimators=TREES, n_jobs=N_JOBS, random_state=seed,
+                        combination=make_combiner(COMBINATIONS[name][0]).set_params(**COMBINATIONS[name][1]))
     t0 = time.perf_counter()
     clf.fit(X[:n_train], y[:n_train])
     t1 = time.perf_counter()
@@ -103,8 +104,8 @@ def main() -> None:
             r = run_child(name, n, args.seed)
             results[name].append(r)
             est = estimate_cost(n, n // 4, VIEWS, VIEWS * FEATURES, TREES, n_classes=CLASSES, n_jobs=N_JOBS,
-                                combination=COMBINATIONS[name]["combination"],
-                                dvs_region=COMBINATIONS[name].get("dvs_region", "candidate"))
+                                combination=COMBINATIONS[name][0],
+                                dvs_region=COMBINATIONS[name][1].get("region", "candidate"))
             if "error" in r:
                 print(f"{name:>5} {n:>8} failed: {r['error']}  (estimate {est.peak_bytes / 1e9:.1f} GB)")
                 continue

@@ -37,7 +37,7 @@ _PUBLIC = {
     "mvlab.rfd.view_forests": ["ViewForests", "fit_view_forests", "combine"],
     "mvlab.rfd.weights": ["swknn_weights", "kernel_alignment", "alignment_weights", "oob_weights",
                           "static_view_weights"],
-    "mvlab.rfd.classifier": ["RFDClassifier", "COMBINATIONS"],
+    "mvlab.rfd.classifier": ["RFDClassifier", "COMBINATIONS", "StaticCombiner", "make_combiner"],
     "mvlab.rfd.cost": ["estimate_cost", "CostEstimate"],
     "mvlab.rfd.dvs": ["DVSCombiner"],
     "mvlab.rfd.explanation": ["DVSExplanation", "view_choice_scores"],

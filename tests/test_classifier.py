@@ -9,7 +9,8 @@ from sklearn.datasets import make_classification
 from sklearn.model_selection import cross_val_score
 
 from mvlab.core.views import check_views
-from mvlab.rfd.classifier import RFDClassifier
+from mvlab.rfd.classifier import RFDClassifier, StaticCombiner
+from mvlab.rfd.dvs import DVSCombiner
 from mvlab.rfd.view_forests import combine, fit_view_forests
 from mvlab.rfd.weights import alignment_weights, kernel_alignment, knn_loo_accuracy, oob_weights, swknn_weights
 
@@ -110,7 +111,7 @@ def test_degenerate_weights_are_uniform():
 @pytest.mark.parametrize("combination", ["average", "knn", "alignment", "oob"])
 def test_classifier_weights_joint_and_prediction(data, vf, combination):
     Xtr, ytr, Xte, yte = data
-    clf = RFDClassifier(views=VIEWS, combination=combination, k=5, **KW).fit(Xtr, ytr)
+    clf = RFDClassifier(views=VIEWS, combination=StaticCombiner(combination, k=5), **KW).fit(Xtr, ytr)
     w = clf.view_weights_
     assert w.shape == (3,) and np.all(w > 0) and w.sum() == pytest.approx(1.0)
     expected = {
@@ -213,9 +214,11 @@ def test_bad_views(data, views, match):
         (dict(combination="median"), "combination"),
         (dict(measure="cosine"), "measure"),
         (dict(n_estimators=0), "n_estimators"),
-        (dict(k=0), "'k' parameter"),
-        (dict(combination="knn", k=50), "k=50"),
-        (dict(alignment_normalization="l2"), "alignment_normalization"),
+        (dict(combination=StaticCombiner("knn", k=0)), "'k' parameter"),
+        (dict(combination=StaticCombiner("knn", k=50)), "k=50"),
+        (dict(combination=DVSCombiner(k=50)), "k=50"),
+        (dict(combination=StaticCombiner("alignment", alignment_normalization="l2")), "alignment_normalization"),
+        (dict(combination=RFDClassifier()), "combination"),
     ],
 )
 def test_bad_params(data, params, match):

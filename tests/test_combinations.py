@@ -6,6 +6,7 @@ import pytest
 from mvlab.datasets.synthetic import make_multiview_classification
 from mvlab.experiments.combinations import CombinationComparison, compare_combinations
 from mvlab.rfd.classifier import RFDClassifier
+from mvlab.rfd.dvs import DVSCombiner
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +113,7 @@ def test_dvs_variants_share_the_pool_and_baselines_use_the_same_trees():
 
     tr, te = r.train_index, r.test_index
     vf = fit_view_forests(ds.X[tr], ds.y[tr], ds.views, n_estimators=10, random_state=2)
-    soft = RFDClassifier(views=ds.views, combination="dvs", dvs_competence="soft", n_estimators=10,
+    soft = RFDClassifier(views=ds.views, combination=DVSCombiner(competence="soft"), n_estimators=10,
                          random_state=2).fit(ds.X[tr], ds.y[tr], view_forests=vf)
     np.testing.assert_array_equal(r.predictions["dvs-soft"], soft.predict(ds.X[te]))
     # late fusion votes with the view forests themselves; concat is one forest on every column

@@ -24,6 +24,8 @@ from mvlab import (
 )
 from mvlab.construction.estimators import LowestIndexKNN
 from mvlab.rfd.baselines import LateFusionClassifier
+from mvlab.rfd.classifier import StaticCombiner
+from mvlab.rfd.dvs import DVSCombiner
 
 
 class PairColumnsSDF(SiameseDeepForest):
@@ -59,8 +61,8 @@ ESTIMATORS = [
     ForestDissimilarity(n_estimators=5, random_state=0),
     ForestDissimilarity("rfd", n_estimators=5, random_state=0),
     RFDClassifier(n_estimators=5, random_state=0),
-    RFDClassifier(combination="knn", k=1, n_estimators=5, random_state=0),
-    RFDClassifier(combination="dvs", k=1, n_estimators=5, random_state=0),
+    RFDClassifier(combination=StaticCombiner("knn", k=1), n_estimators=5, random_state=0),
+    RFDClassifier(combination=DVSCombiner(k=1), n_estimators=5, random_state=0),
     LateFusionClassifier(n_estimators=5, random_state=0),
     # seeded like every other estimator here: unseeded inner folds made the one-label check fail in about 1 run of
     # 13 (a fold left a bootstrap member without training rows: a ValueError not naming "class")

@@ -17,8 +17,11 @@ from mvlab.rfd.cost import PARALLEL_EFFICIENCY, estimate_cost
 RUN = """
 import json, resource, time
 from mvlab.datasets.synthetic import make_multiview_classification
-from mvlab.rfd.classifier import RFDClassifier
+from mvlab.rfd.classifier import RFDClassifier, make_combiner
 n, kw = {n}, {kw}
+region = kw.pop("region", None)
+if region:
+    kw["combination"] = make_combiner(kw["combination"]).set_params(region=region)
 ds = make_multiview_classification(n_samples=n + n // 4, n_views=3, n_features=10, n_classes=3, random_state=0)
 t = time.perf_counter()
 clf = RFDClassifier(views=ds.views, n_jobs=2, random_state=0, **kw).fit(ds.X[:n], ds.y[:n])
@@ -33,7 +36,7 @@ print(json.dumps({{"seconds": time.perf_counter() - t, "cpu": u.ru_utime + u.ru_
 CASES = [
     (3000, {"combination": "average", "n_estimators": 40, "prototypes": "all"}),
     (4000, {"combination": "average", "n_estimators": 40, "prototypes": 400}),
-    (2000, {"combination": "dvs", "n_estimators": 20, "prototypes": 200, "dvs_region": "shared"}),
+    (2000, {"combination": "dvs", "n_estimators": 20, "prototypes": 200, "region": "shared"}),
 ]
 
 
@@ -43,7 +46,7 @@ def test_estimate_is_within_a_factor_of_the_measured_run(n, kw):
                          check=True)
     measured = json.loads(out.stdout.strip().splitlines()[-1])
     est = estimate_cost(n, n // 4, 3, 30, kw["n_estimators"], kw["combination"], prototypes=kw["prototypes"],
-                        n_classes=3, n_jobs=2, dvs_region=kw.get("dvs_region", "candidate"))
+                        n_classes=3, n_jobs=2, dvs_region=kw.get("region", "candidate"))
     # within 2.5x: the estimate is conservative for small prototype runs (4,000 rows, 400 prototypes: 636 MB
     # estimated, 317-364 MB measured across runs), where its fixed allowance for the interpreter dominates
     assert 0.5 <= est.peak_bytes / measured["peak"] <= 2.5, (est.memory, measured)

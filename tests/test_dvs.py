@@ -343,11 +343,11 @@ def test_bad_parameters_and_inputs(data, vf, test_views):
         fit_combiner(vf, competence="des")
     with pytest.raises(ValueError, match="selection"):
         fit_combiner(vf, selection="all")
-    with pytest.raises(ValueError, match="dvs_competence"):
-        RFDClassifier(views=ds.view_indices, combination="dvs", dvs_competence="x",
+    with pytest.raises(ValueError, match="'competence' parameter of DVSCombiner"):
+        RFDClassifier(views=ds.view_indices, combination=DVSCombiner(competence="x"),
                       n_estimators=3).fit(ds.X[tr], ds.y[tr])
     with pytest.raises(ValueError, match="max_subset_size"):
-        RFDClassifier(views=ds.view_indices, combination="dvs", dvs_max_subset_size=0,
+        RFDClassifier(views=ds.view_indices, combination=DVSCombiner(max_subset_size=0),
                       n_estimators=3).fit(ds.X[tr], ds.y[tr])
     comb = fit_combiner(vf, max_subset_size=1)
     with pytest.raises(ValueError, match="expected 3 view matrices"):
@@ -391,8 +391,8 @@ def test_many_views_warn_about_the_cost(data):
 def test_classifier_explain_and_determinism(data):
     ds, tr, te = data
     params = dict(
-        views=ds.view_indices, combination="dvs", n_estimators=T, random_state=7,
-        dvs_competence="lca", dvs_selection="knora",
+        views=ds.view_indices, combination=DVSCombiner(competence="lca", selection="knora"), n_estimators=T,
+        random_state=7,
     )
     a = RFDClassifier(**params, n_jobs=1).fit(ds.X[tr], ds.y[tr])
     b = clone(a).set_params(n_jobs=2).fit(ds.X[tr], ds.y[tr])
@@ -477,7 +477,7 @@ def test_soft_competence_finds_the_relevant_views_where_they_depend_on_the_regio
     vf = fit_view_forests(ds.X[tr], ds.y[tr], ds.views, n_estimators=100, random_state=seed, n_jobs=2)
     fitted = {}
     for competence in ("ola", "soft"):
-        clf = RFDClassifier(views=ds.views, combination="dvs", dvs_competence=competence, n_estimators=100,
+        clf = RFDClassifier(views=ds.views, combination=DVSCombiner(competence=competence), n_estimators=100,
                             random_state=seed, n_jobs=2).fit(ds.X[tr], ds.y[tr], view_forests=vf)
         fitted[competence] = (clf, clf.explain(ds.X[te]))
     paper, soft = fitted["ola"][1], fitted["soft"][1]

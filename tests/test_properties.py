@@ -11,7 +11,8 @@ from mvlab.datasets.container import MultiViewDataset
 from mvlab.datasets.reader import read_multiview_csv
 from mvlab.datasets.synthetic import make_multiview_classification
 from mvlab.forest.dissimilarity import ForestDissimilarity
-from mvlab.rfd.classifier import RFDClassifier
+from mvlab.rfd.classifier import RFDClassifier, StaticCombiner
+from mvlab.rfd.dvs import DVSCombiner
 from mvlab.siamese.pairs import make_pairs
 from mvlab.siamese.tree_weights import solve_tree_weights
 
@@ -100,7 +101,8 @@ def test_forest_dissimilarity(data, measure, trees):
        k=st.integers(-1, 8))
 def test_rfd_classifier(data, combination, views, k):
     X, y = data
-    clf = RFDClassifier(views=views, combination=combination, n_estimators=3, k=k, random_state=0)
+    combiner = DVSCombiner(k=k) if combination == "dvs" else StaticCombiner(combination, k=k)
+    clf = RFDClassifier(views=views, combination=combiner, n_estimators=3, random_state=0)
     fitted = works_or_says_why(lambda: clf.fit(X, y))
     if fitted is not None:
         assert fitted.predict(X).shape == y.shape

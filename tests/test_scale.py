@@ -12,7 +12,7 @@ from mvlab.datasets.synthetic import make_multiview_classification
 from mvlab.forest import kdn as kdn_module
 from mvlab.forest.dissimilarity import ForestDissimilarity
 from mvlab.forest.measures import RFD, RFGAP, PathLength
-from mvlab.rfd.classifier import RFDClassifier
+from mvlab.rfd.classifier import RFDClassifier, make_combiner
 from mvlab.rfd.dvs import view_subsets
 from mvlab.rfd.prototypes import DEFAULT_N_PROTOTYPES, choose_prototypes, resolve_prototypes
 from mvlab.rfd.view_forests import combine, fit_view_forests
@@ -119,8 +119,8 @@ def test_view_rows_scan_equals_the_dense_scan(view_forests, block_entries):
 
 RULES = [
     ("average", {}), ("knn", {}), ("alignment", {}), ("oob", {}), ("dvs", {}),
-    ("dvs", {"dvs_competence": "soft", "dvs_region": "shared"}),
-    ("dvs", {"dvs_competence": "lca", "dvs_selection": "knora-u", "dvs_neighbour_weights": "similarity"}),
+    ("dvs", {"competence": "soft", "region": "shared"}),
+    ("dvs", {"competence": "lca", "selection": "knora-u", "neighbour_weights": "similarity"}),
 ]
 
 
@@ -129,7 +129,8 @@ def test_every_row_a_prototype_is_the_exact_space(combination, rules):
     """prototypes=1.0 takes the blocked path (no (n, n) matrix) and must give the exact path's numbers."""
     ds = make_multiview_classification(n_samples=300, n_views=3, n_features=6, random_state=1)
     X, y, Xn = ds.X[:220], ds.y[:220], ds.X[220:]
-    kw = dict(views=ds.views, combination=combination, n_estimators=15, random_state=0, **rules)
+    kw = dict(views=ds.views, combination=make_combiner(combination).set_params(**rules), n_estimators=15,
+              random_state=0)
     exact = RFDClassifier(**kw).fit(X, y)
     blocked = RFDClassifier(prototypes=1.0, **kw).fit(X, y)
     assert exact.prototypes_ is None and exact.n_prototypes_ == 220 and "Exact" in exact.prototype_note_
@@ -144,7 +145,7 @@ def test_every_row_a_prototype_is_the_exact_space(combination, rules):
         np.testing.assert_array_equal(a.region, b.region)
         np.testing.assert_array_equal(a.competence, b.competence)
         np.testing.assert_array_equal(a.region_dissimilarity, b.region_dissimilarity)
-        other = blocked.combiner_.with_rules(region="shared" if rules.get("dvs_region") != "shared" else "candidate")
+        other = blocked.combiner_.with_rules(region="shared" if rules.get("region") != "shared" else "candidate")
         ref = exact.combiner_.with_rules(region=other.region)
         np.testing.assert_array_equal(other.train_selection_, ref.train_selection_)
 

@@ -19,6 +19,8 @@ from mvlab import (
     load_dataset,
     make_pair_split,
 )
+from mvlab.rfd.classifier import StaticCombiner
+from mvlab.rfd.dvs import DVSCombiner
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +50,39 @@ def test_grid_search_over_combination_and_a_measure_parameter(ds):
                             measure=RFD(kdn_k=grid.best_params_["measure__kdn_k"]),
                             combination=grid.best_params_["combination"]).fit(ds.X, ds.y)
     np.testing.assert_array_equal(grid.predict_proba(ds.X[:20]), by_hand.predict_proba(ds.X[:20]))
+
+
+def test_grid_search_reaches_the_dvs_rules_nested_in_the_combination(ds):
+    """Parameters live in the estimator: the DVS rules are the combination object's, reached as
+    ``combination__competence`` and ``combination__k``; the object given is never fitted or changed."""
+    given = DVSCombiner(competence="ola")
+    clf = RFDClassifier(views=ds.views, combination=given, n_estimators=6, random_state=0)
+    assert {"combination__competence", "combination__k", "combination__region"} <= set(clf.get_params(deep=True))
+    grid = GridSearchCV(clf, {"combination__competence": ["ola", "soft"], "combination__k": [3, 9]},
+                        cv=StratifiedKFold(3, shuffle=True, random_state=0), n_jobs=1).fit(ds.X, ds.y)
+    assert len(grid.cv_results_["params"]) == 4
+    best = grid.best_estimator_.combiner_
+    assert isinstance(best, DVSCombiner) and hasattr(best, "candidates_")
+    assert (best.competence, best.k) == (grid.best_params_["combination__competence"],
+                                         grid.best_params_["combination__k"])
+    assert best.n_estimators == 6  # the classifier's forest parameters reach the combiner
+    assert not hasattr(given, "candidates_") and given.get_params()["k"] == 7 and given.n_estimators == 100
+    # a rule changes the model: the four settings do not all score alike on every fold
+    scores = np.array([grid.cv_results_[f"split{i}_test_score"] for i in range(3)])
+    assert np.ptp(scores, axis=1).max() > 0
+    by_hand = RFDClassifier(views=ds.views, n_estimators=6, random_state=0, combination=DVSCombiner(
+        competence=best.competence, k=best.k)).fit(ds.X, ds.y)
+    np.testing.assert_array_equal(grid.predict_proba(ds.X[:20]), by_hand.predict_proba(ds.X[:20]))
+
+
+def test_a_nested_rule_on_a_combination_name_makes_its_combiner(ds):
+    clf = RFDClassifier(views=ds.views, combination="knn").set_params(combination__k=5)
+    assert isinstance(clf.combination, StaticCombiner) and clf.combination.get_params()["combination"] == "knn"
+    assert clf.get_params()["combination__k"] == 5
+    both = RFDClassifier().set_params(combination="dvs", combination__region="shared")
+    assert isinstance(both.combination, DVSCombiner) and both.combination.region == "shared"
+    with pytest.raises(ValueError, match="competence"):
+        RFDClassifier(combination="average").set_params(combination__competence="soft")
 
 
 def test_pipeline_with_scaling_keeps_the_views(ds):

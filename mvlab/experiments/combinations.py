@@ -36,13 +36,14 @@ from mvlab.experiments.protocols import RepeatedHoldout
 from mvlab.experiments.runner import Family, Preset
 from mvlab.forest.measures import measure_spec, resolve_measure
 from mvlab.rfd.baselines import BASELINE_TITLES, BASELINES, late_fusion_proba, make_view_stacking
-from mvlab.rfd.classifier import COMBINATION_TITLES, COMBINATIONS, RFDClassifier
+from mvlab.rfd.classifier import COMBINATION_TITLES, COMBINATIONS, RFDClassifier, StaticCombiner
 from mvlab.rfd.dvs import (
     COMPETENCES,
     PAPER_RULES,
     REGIONS,
     SELECTIONS,
     TIE_BREAKS,
+    DVSCombiner,
     check_pool_size,
     subset_dissimilarity,
 )
@@ -603,7 +604,7 @@ def _fit_method(name, shared: _SharedWork, pool, progress):
         combiner = pool.with_rules(**{**PAPER_RULES, **DVS_VARIANTS[name]})
         explanation = combiner.explain(shared.test_D)
         return np.asarray(combiner.view_weights_, dtype=np.float64), explanation.proba, explanation, pool, note
-    clf = _classifier(shared, name, **shared.dvs_rules)
+    clf = _classifier(shared, name, {rule[len("dvs_"):]: value for rule, value in shared.dvs_rules.items()})
     clf.fit(shared.X_train, shared.y_train, progress=progress, view_forests=shared.forests)
     weights = np.asarray(clf.view_weights_, dtype=np.float64)
     if name == "dvs":
@@ -612,10 +613,13 @@ def _fit_method(name, shared: _SharedWork, pool, progress):
     return weights, clf.combiner_.predict_proba(shared.test_D), None, pool, clf.prototype_note_
 
 
-def _classifier(shared: _SharedWork, combination: str, **rules) -> RFDClassifier:
-    """The :class:`RFDClassifier` of one combination on the shared work (fitted with its view forests)."""
-    return RFDClassifier(views=shared.views, combination=combination, measure=shared.measure,
-                         n_estimators=shared.n_estimators, k=shared.k, **rules, random_state=shared.random_state,
+def _classifier(shared: _SharedWork, combination: str, dvs_rules: dict | None = None) -> RFDClassifier:
+    """The :class:`RFDClassifier` of one combination on the shared work (fitted with its view forests):
+    the shared ``k`` and, for ``"dvs"``, the DVS rules ``dvs_rules`` (the paper's when None)."""
+    combiner = (DVSCombiner(k=shared.k, **(dvs_rules or {})) if combination == "dvs"
+                else StaticCombiner(combination=combination, k=shared.k))
+    return RFDClassifier(views=shared.views, combination=combiner, measure=shared.measure,
+                         n_estimators=shared.n_estimators, random_state=shared.random_state,
                          n_jobs=shared.n_jobs, prototypes=shared.prototypes,
                          prototype_selection=shared.prototype_selection)
 

@@ -12,9 +12,12 @@ final random forest is trained on its rows.  How the views are merged is a *comb
 A combiner is an estimator (its parameters, ``random_state`` among them, in its constructor and its
 ``_parameter_constraints``) with ``fit(view_forests) -> self``,
 ``predict_proba(dissimilarities) -> (n, C)`` and ``view_weights_``; the DVS combiner also has
-``explain(dissimilarities)``.  :class:`RFDClassifier` is the scikit-learn estimator;
-``fit(X, y, view_forests=vf)`` reuses precomputed view forests (so several combinations are
-compared on the *same* forests, as in the paper) and
+``explain(dissimilarities)``.  A combiner object is also how a classifier is given its rules:
+``RFDClassifier(combination=DVSCombiner(competence="soft", k=5))``, with the nested parameters
+(``combination__competence``) reachable by ``get_params``/``set_params`` and hence ``GridSearchCV``;
+the names (``combination="dvs"``) are shorthands for the combiners with their default rules.
+:class:`RFDClassifier` is the scikit-learn estimator; ``fit(X, y, view_forests=vf)`` reuses precomputed
+view forests (so several combinations are compared on the *same* forests, as in the paper) and
 :meth:`RFDClassifier.predict_proba_from_dissimilarities` takes precomputed test matrices.
 """
 
@@ -24,7 +27,7 @@ import numbers
 from typing import Optional, Sequence
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -32,7 +35,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from mvlab.core.params import (
     MAX_FEATURES,
     N_JOBS,
-    OPTIONAL_POSITIVE_INT,
     POSITIVE_INT,
     RANDOM_STATE,
     Interval,
@@ -42,7 +44,7 @@ from mvlab.core.progress import ProgressCallback, scaled
 from mvlab.core.progress import report as _report
 from mvlab.core.views import check_views
 from mvlab.forest.measures import MEASURES, Measure, measure_spec, resolve_measure
-from mvlab.rfd.dvs import COMPETENCES, NEIGHBOUR_WEIGHTS, REGIONS, SELECTIONS, TIE_BREAKS, DVSCombiner, n_candidates
+from mvlab.rfd.dvs import DVSCombiner, n_candidates
 from mvlab.rfd.prototypes import (
     PROTOTYPE_SELECTIONS,
     PROTOTYPE_THRESHOLD,
@@ -60,7 +62,7 @@ from mvlab.rfd.weights import (
     swknn_weights_from_neighbours,
 )
 
-__all__ = ["COMBINATIONS", "COMBINATION_TITLES", "StaticCombiner", "RFDClassifier"]
+__all__ = ["COMBINATIONS", "COMBINATION_TITLES", "StaticCombiner", "RFDClassifier", "make_combiner"]
 
 COMBINATIONS = STATIC_COMBINATIONS + ("dvs",)
 COMBINATION_TITLES = {
@@ -77,8 +79,18 @@ COMBINATION_TITLES = {
 class StaticCombiner(BaseEstimator):
     """Static weighting + final forest on the joint matrix (§A.6 steps 2-3, §A.7).
 
-    Parameters as :class:`RFDClassifier` (``combination`` one of the static ones);
-    ``random_state`` seeds the final forest.
+    Parameters
+    ----------
+    combination : {"average", "knn", "alignment", "oob"}, default="average"
+        ``"average"``: ``D = mean_q D_q``; ``"knn"``: SWknn (§A.7.1); ``"alignment"``: SWka
+        (§A.7.2); ``"oob"``: SWoob (§A.7.3).
+    k : int, default=7
+        Neighbours of SWknn's leave-one-out kNN (§A.7.1, k not stated in the chapter).
+    alignment_normalization : {"softmax", "proportional"}, default="softmax"
+        SWka normalisation (§A.7.2).
+    n_estimators, max_features, n_jobs, random_state
+        The final forest's; inside :class:`RFDClassifier` they are the classifier's
+        (``n_estimators``, ``final_max_features``, ``n_jobs`` and the seed it keeps for the final forest).
 
     Attributes after ``fit``: ``view_weights_`` (Q,), ``joint_dissimilarity_`` (n, n)
     float32, ``forest_`` (the final RandomForestClassifier, trained on encoded labels).
@@ -160,10 +172,16 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         Column indices of each view in ``X``; None = all columns as one view.  From a
         :class:`mvlab.datasets.MultiViewDataset` pass ``ds.views`` (names reach the
         explanations) or ``ds.view_indices``.
-    combination : {"average", "knn", "alignment", "oob", "dvs"}, default="average"
-        ``"average"``: ``D = mean_q D_q``; ``"knn"``: SWknn (§A.7.1); ``"alignment"``: SWka
-        (§A.7.2); ``"oob"``: SWoob (§A.7.3); ``"dvs"``: dynamic view selection (§A.8, in
-        :mod:`mvlab.rfd.dvs`).
+    combination : {"average", "knn", "alignment", "oob", "dvs"}, StaticCombiner or DVSCombiner, default="average"
+        How the views are merged.  A name is a shorthand for the combiner with its default rules:
+        ``"average"``: ``D = mean_q D_q``; ``"knn"``: SWknn (§A.7.1, k = 7); ``"alignment"``: SWka
+        (§A.7.2); ``"oob"``: SWoob (§A.7.3); ``"dvs"``: dynamic view selection with the paper's rules
+        (§A.8, :mod:`mvlab.rfd.dvs`).  A combiner object carries its own rules, e.g.
+        ``StaticCombiner("knn", k=5)`` or ``DVSCombiner(competence="soft", region="shared", k=7)``;
+        its nested parameters are the classifier's (``set_params(combination__competence="lca")``,
+        ``GridSearchCV`` over ``combination__k``).  The object is cloned at ``fit`` and its forest
+        parameters (``n_estimators``, ``max_features``, ``n_jobs``, ``random_state``) are set from
+        the classifier's, as the view forests' are.
     measure : str or Measure, default="breiman"
         Dissimilarity of every view forest: a name (``"breiman"``, ``"path"``, ``"rfd"``,
         ``"oob"``, ``"rfgap"``) or a measure object with its parameters, e.g. ``RFD(kdn_k=5)``
@@ -171,32 +189,10 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         chapter uses ``"rfd"``; Breiman is the fast default.
     n_estimators : int, default=100
         Trees of every forest grown (view forests and final forest). Paper: 512.
-    k : int, default=7
-        Neighbours of the neighbour-based combinations: LOO kNN of SWknn (§A.7.1, k not
-        stated in the chapter) and the DVS region of competence (§A.8, k = 7 RECON).
     max_features : default="sqrt"
         mtry of the view forests (paper: sqrt of the view dimension).
     final_max_features : default="sqrt"
         mtry of the final forest (paper: sqrt(n_train), the dimension of the joint space).
-    alignment_normalization : {"softmax", "proportional"}, default="softmax"
-        SWka normalisation (§A.7.2).
-    dvs_competence : {"ola", "lca", "soft"}, default="ola"
-        ``"dvs"`` only: competence of a candidate on its region (§A.8 line 11); ``"ola"`` is
-        the paper's OOB accuracy, ``"lca"`` Woods et al.'s, ``"soft"`` the mean out-of-bag
-        probability of the neighbours' true classes (:class:`mvlab.rfd.dvs.DVSCombiner`).
-    dvs_selection : {"best", "knora", "knora-u"}, default="best"
-        ``"dvs"`` only: the most competent candidate predicts (paper), all maximally competent
-        candidates average their probabilities, or all candidates vote weighted by competence.
-    dvs_region : {"candidate", "shared"}, default="candidate"
-        ``"dvs"`` only: each candidate's region in its own joint space (paper) or one region
-        from the all-views average for all candidates.
-    dvs_tie_break : {"oob", "fewest"}, default="oob"
-        ``"dvs"`` only: among equally competent candidates, the highest global OOB accuracy
-        then more views (§A.8 [REC]), or the fewest views first.
-    dvs_neighbour_weights : {"uniform", "similarity"}, default="uniform"
-        ``"dvs"`` only: weigh each neighbour's evidence by ``1 - d`` (OLA and soft competences).
-    dvs_max_subset_size : int or None, default=None
-        ``"dvs"`` only: keep only view subsets of at most this size (None: all 2^Q - 1).
     prototypes : "auto", "all", int or float, default="auto"
         Columns of the final forests' dissimilarity space (docs/algorithms.md §A.10).  ``"all"``:
         every training row (the paper's exact space, (n_train, n_train) matrices); an int ``m``
@@ -245,16 +241,8 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         combination="average",
         measure="breiman",
         n_estimators=100,
-        k=7,
         max_features="sqrt",
         final_max_features="sqrt",
-        alignment_normalization="softmax",
-        dvs_competence="ola",
-        dvs_selection="best",
-        dvs_max_subset_size=None,
-        dvs_region="candidate",
-        dvs_tie_break="oob",
-        dvs_neighbour_weights="uniform",
         random_state=None,
         n_jobs=None,
         prototypes="auto",
@@ -266,34 +254,18 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         self.combination = combination
         self.measure = measure
         self.n_estimators = n_estimators
-        self.k = k
         self.max_features = max_features
         self.final_max_features = final_max_features
-        self.alignment_normalization = alignment_normalization
-        self.dvs_competence = dvs_competence
-        self.dvs_selection = dvs_selection
-        self.dvs_max_subset_size = dvs_max_subset_size
-        self.dvs_region = dvs_region
-        self.dvs_tie_break = dvs_tie_break
-        self.dvs_neighbour_weights = dvs_neighbour_weights
         self.random_state = random_state
         self.n_jobs = n_jobs
 
     _parameter_constraints: dict = {
         "views": "no_validation",  # check_views, in fit
-        "combination": [StrOptions(set(COMBINATIONS))],
+        "combination": [StrOptions(set(COMBINATIONS)), StaticCombiner, DVSCombiner],
         "measure": [StrOptions(set(MEASURES)), Measure],
         "n_estimators": POSITIVE_INT,
-        "k": POSITIVE_INT,
         "max_features": MAX_FEATURES,
         "final_max_features": MAX_FEATURES,
-        "alignment_normalization": [StrOptions(set(ALIGNMENT_NORMALIZATIONS))],
-        "dvs_competence": [StrOptions(set(COMPETENCES))],
-        "dvs_selection": [StrOptions(set(SELECTIONS))],
-        "dvs_max_subset_size": OPTIONAL_POSITIVE_INT,
-        "dvs_region": [StrOptions(set(REGIONS))],
-        "dvs_tie_break": [StrOptions(set(TIE_BREAKS))],
-        "dvs_neighbour_weights": [StrOptions(set(NEIGHBOUR_WEIGHTS))],
         "random_state": RANDOM_STATE,
         "n_jobs": N_JOBS,
         "prototypes": [StrOptions({"auto", "all"}), Interval(numbers.Integral, 1, None, closed="left"),
@@ -301,38 +273,34 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         "prototype_selection": [StrOptions(set(PROTOTYPE_SELECTIONS))],
     }
 
-    def _check_data_params(self, n_samples: int) -> None:
-        """The checks that need the data (after ``_validate_params``)."""
-        if self.combination in ("knn", "dvs") and self.k > n_samples - 1:
-            raise ValueError(
-                f"k={self.k} neighbours need at least {self.k + 1} training instances, got {n_samples}; lower k."
-            )
+    def set_params(self, **params):
+        """Set parameters, nested ones included (``combination__k=5``).
+
+        A nested combination parameter on a name (``combination="dvs"``, or a name set in the same
+        call) first turns the name into its combiner (:func:`make_combiner`), so
+        ``set_params(combination="knn", combination__k=5)`` is ``combination=StaticCombiner("knn", k=5)``.
+        """
+        if any(key.startswith("combination__") for key in params):
+            base = params.pop("combination", self.combination)
+            params = {"combination": make_combiner(base) if isinstance(base, str) else base, **params}
+        return super().set_params(**params)
 
     def _make_combiner(self, seed: int):
-        """The combiner of ``combination``, seeded with ``seed`` (the view forests' last seed)."""
-        if self.combination == "dvs":
-            return DVSCombiner(
-                k=self.k,
-                competence=self.dvs_competence,
-                selection=self.dvs_selection,
-                max_subset_size=self.dvs_max_subset_size,
-                region=self.dvs_region,
-                tie_break=self.dvs_tie_break,
-                neighbour_weights=self.dvs_neighbour_weights,
-                n_estimators=self.n_estimators,
-                max_features=self.final_max_features,
-                n_jobs=self.n_jobs,
-                random_state=seed,
+        """A fresh combiner of ``combination`` (:func:`make_combiner`) with the classifier's forest
+        parameters and ``seed`` (the view forests' last seed)."""
+        return make_combiner(self.combination).set_params(
+            n_estimators=self.n_estimators, max_features=self.final_max_features, n_jobs=self.n_jobs,
+            random_state=seed)
+
+    @staticmethod
+    def _check_data_params(combiner, n_samples: int) -> None:
+        """The check that needs the data: the neighbours of SWknn (leave-one-out) and of DVS."""
+        uses_k = isinstance(combiner, DVSCombiner) or combiner.combination == "knn"
+        if uses_k and combiner.k > n_samples - 1:
+            raise ValueError(
+                f"k={combiner.k} neighbours need at least {combiner.k + 1} training instances, got {n_samples}; "
+                f"lower the combination's k."
             )
-        return StaticCombiner(
-            combination=self.combination,
-            k=self.k,
-            alignment_normalization=self.alignment_normalization,
-            n_estimators=self.n_estimators,
-            max_features=self.final_max_features,
-            n_jobs=self.n_jobs,
-            random_state=seed,
-        )
 
     def fit(self, X, y, progress: ProgressCallback = None, view_forests: Optional[ViewForests] = None):
         """Fit the view forests (or reuse ``view_forests``), the weights and the final forest.
@@ -354,15 +322,17 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
-        self._check_data_params(X.shape[0])
+        combiner = self._make_combiner(0)  # seeded below, once the view forests' seed is known
+        self._check_data_params(combiner, X.shape[0])
         views, names = check_views(self.views, X.shape[1])
         classes = np.unique(y)
         if len(classes) < 2:
             raise ValueError(f"RFDClassifier needs at least 2 classes in y, got {len(classes)}.")
         # Share of the progress bar for the view forests: the DVS pool is the long part.
         split = 0.85
-        if self.combination == "dvs":
-            n_pool = n_candidates(len(views), self.dvs_max_subset_size)
+        dvs = isinstance(combiner, DVSCombiner)
+        if dvs:
+            n_pool = n_candidates(len(views), combiner.max_subset_size)
             split = len(views) / (len(views) + n_pool)
         m = resolve_prototypes(self.prototypes, X.shape[0])
         sparse = resolve_measure(self.measure).supports_sparse()
@@ -389,10 +359,10 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         if m is not None:
             _report(progress, split, f"choosing {m} prototypes ({self.prototype_selection})")
             prototypes = choose_prototypes(view_forests, m, self.prototype_selection, random_state=seed)
-        combiner = self._make_combiner(seed)
-        stage = "candidate pool" if self.combination == "dvs" else "weights and final forest"
-        _report(progress, split, f"combination {self.combination!r}: {stage}")
-        if self.combination == "dvs":
+        combiner.set_params(random_state=seed)
+        stage = "candidate pool" if dvs else "weights and final forest"
+        _report(progress, split, f"combination {combiner_name(combiner)!r}: {stage}")
+        if dvs:
             sub = scaled(progress, split, 1 - split)
             combiner.fit(view_forests, progress=sub, prototypes=prototypes)
         else:
@@ -497,5 +467,30 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "combiner_")
         if not hasattr(self.combiner_, "explain"):
-            raise ValueError(f"explain() is only available for combination='dvs', not {self.combination!r}.")
+            raise ValueError("explain() is only available for the DVS combination, not "
+                             f"{combiner_name(self.combiner_)!r}.")
         return self.combiner_.explain(self._query(X))
+
+
+# ----------------------------------------------------------------------------- combination objects
+def make_combiner(combination):
+    """A fresh, unfitted combiner for ``combination``: a name of :data:`COMBINATIONS` gives the
+    combiner with its default rules (``"dvs"``: the paper's), a combiner object is cloned.
+
+    Returns
+    -------
+    StaticCombiner or DVSCombiner
+    """
+    if isinstance(combination, (StaticCombiner, DVSCombiner)):
+        return clone(combination)
+    if combination == "dvs":
+        return DVSCombiner()
+    if combination in STATIC_COMBINATIONS:
+        return StaticCombiner(combination=combination)
+    raise ValueError(f"combination must be one of {list(COMBINATIONS)} or a StaticCombiner / DVSCombiner, "
+                     f"got {combination!r}.")
+
+
+def combiner_name(combiner) -> str:
+    """The combination's name of a combiner (``"dvs"`` or the static weighting's)."""
+    return "dvs" if isinstance(combiner, DVSCombiner) else combiner.combination

@@ -79,6 +79,19 @@ from mvlab.core.progress import ProgressCallback
 from mvlab.core.progress import report as _report
 from mvlab.core.threads import split_workers
 from mvlab.rfd.competence_regions import candidate_regions
+from mvlab.rfd.dvs_rules import (
+    COMPETENCE_RULES,
+    COMPETENCES,
+    NEIGHBOUR_WEIGHT_RULES,
+    NEIGHBOUR_WEIGHTS,
+    PAPER_RULES,
+    REGIONS,
+    SELECTIONS,
+    TIE_BREAKS,
+    PoolEvidence,
+    select_candidates,
+    selection_priority,
+)
 from mvlab.rfd.explanation import DVSExplanation
 from mvlab.rfd.view_forests import ViewForests, combine
 from mvlab.rfd.view_rows import DenseViewRows, ViewRows, prototype_columns, subset_combo, train_rows
@@ -104,14 +117,6 @@ __all__ = [
     "DVSCombiner",
 ]
 
-COMPETENCES = ("ola", "lca", "soft")
-REGIONS = ("candidate", "shared")
-TIE_BREAKS = ("oob", "fewest")
-SELECTIONS = ("best", "knora", "knora-u")
-NEIGHBOUR_WEIGHTS = ("uniform", "similarity")
-PAPER_RULES = {"competence": "ola", "region": "candidate", "tie_break": "oob", "selection": "best",
-               "neighbour_weights": "uniform"}
-"""The rules of Bernard et al.'s Algorithm 2 (with the documented tie-break of §A.8 [REC])."""
 MAX_CANDIDATES_WITHOUT_WARNING = 2**10 - 1
 MAX_CANDIDATES = 2**16 - 1
 _MAX_INT = np.iinfo(np.int32).max
@@ -228,82 +233,6 @@ def oob_hits(forest: RandomForestClassifier, y: np.ndarray) -> np.ndarray:
     seen = dec.sum(axis=1) > 0
     pred = np.asarray(forest.classes_)[dec.argmax(axis=1)]
     return seen & (pred == np.asarray(y))
-
-
-def selection_priority(oob_accuracies, subset_sizes, tie_break: str = "oob") -> np.ndarray:
-    """Static tie-break rank of the candidates (§A.8 line 12), 0 = preferred.
-
-    ``tie_break="oob"`` (§A.8 [REC], the default): highest global OOB accuracy, then most
-    views, then lowest enumeration index.  ``"fewest"`` (parsimony): fewest views, then highest
-    global OOB accuracy, then lowest index.
-
-    Parameters
-    ----------
-    oob_accuracies : array-like (P,)
-    subset_sizes : array-like of int (P,)
-    tie_break : {"oob", "fewest"}
-
-    Returns
-    -------
-    ndarray of int64 (P,), a permutation of ``0..P-1``
-    """
-    if tie_break not in TIE_BREAKS:
-        raise ValueError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}.")
-    acc = np.asarray(oob_accuracies, dtype=np.float64)
-    sizes = np.asarray(subset_sizes, dtype=np.int64)
-    P = acc.shape[0]
-    if tie_break == "oob":
-        order = np.lexsort((np.arange(P), -sizes, -acc))  # last key is the primary one
-    else:
-        order = np.lexsort((np.arange(P), -acc, sizes))
-    priority = np.empty(P, dtype=np.int64)
-    priority[order] = np.arange(P)
-    return priority
-
-
-def select_candidates(competence, priority, selection: str = "best") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Selection of §A.8 line 12 for many instances at once.
-
-    Parameters
-    ----------
-    competence : ndarray (n, P)
-    priority : ndarray of int (P,)
-        From :func:`selection_priority`.
-    selection : {"best", "knora", "knora-u"}
-
-    Returns
-    -------
-    chosen : ndarray of int64 (n,)
-        Among the candidates of maximal competence (exact equality), the one of lowest
-        ``priority`` (for every selection: the candidate an explanation shows first).
-    members : ndarray of bool (n, P)
-        The candidates that vote: ``chosen`` alone for ``"best"``; every maximally competent
-        candidate for ``"knora"``; every candidate with a competence above 0 for
-        ``"knora-u"`` (``chosen`` when all are 0).
-    vote_weights : ndarray of float64 (n, P)
-        Each member's share of the vote (rows sum to 1): equal for ``"best"`` / ``"knora"``,
-        proportional to the competence for ``"knora-u"`` (KNORA-Union, Ko et al. 2008).
-    """
-    if selection not in SELECTIONS:
-        raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}.")
-    comp = np.asarray(competence, dtype=np.float64)
-    priority = np.asarray(priority, dtype=np.int64)
-    n, P = comp.shape
-    tied = comp == comp.max(axis=1, keepdims=True)
-    chosen = np.where(tied, priority[None, :], P).argmin(axis=1).astype(np.int64)
-    if selection == "knora":
-        members = tied
-        weights = members.astype(np.float64)
-    elif selection == "knora-u":
-        weights = np.clip(comp, 0.0, None)
-        none = weights.sum(axis=1) <= 0
-        weights[none, chosen[none]] = 1.0
-        members = weights > 0
-    else:
-        members = np.zeros_like(tied)
-        members[np.arange(n), chosen] = True
-        weights = members.astype(np.float64)
-    return chosen, members, weights / weights.sum(axis=1, keepdims=True)
 
 
 def _oob_predictions(forest: RandomForestClassifier) -> np.ndarray:
@@ -642,28 +571,9 @@ class DVSCombiner(BaseEstimator):
         -------
         ndarray of float64, shape (n, P)
         """
-        P = regions.shape[0]
-        cand = np.arange(P)[:, None, None]
-        if self.competence == "lca":
-            hits = self.oob_hits_.T[cand, regions]  # (P, n, k)
-            same = self.y_[regions] == predictions[:, :, None]  # neighbours of the predicted class
-            den = np.count_nonzero(same, axis=2)
-            num = np.count_nonzero(same & hits, axis=2)
-            comp = np.divide(num, den, out=np.zeros(num.shape, dtype=np.float64), where=den > 0)
-            return np.ascontiguousarray(comp.T)
-        if self.competence == "ola":
-            evidence = self.oob_hits_.T[cand, regions]
-        else:
-            evidence = self.oob_true_proba_.T[cand, regions]
-        if self.neighbour_weights == "similarity":
-            w = 1.0 - np.asarray(region_d, dtype=np.float64)
-            total = w.sum(axis=2)
-            num = np.einsum("pnk,pnk->pn", w, evidence.astype(np.float64))
-            comp = np.where(total > 0, num / np.where(total > 0, total, 1.0), evidence.mean(axis=2))
-        elif self.competence == "ola":
-            comp = np.count_nonzero(evidence, axis=2) / regions.shape[2]
-        else:
-            comp = evidence.mean(axis=2)
+        pool = PoolEvidence(self.oob_hits_, self.oob_true_proba_, self.y_)
+        weights = NEIGHBOUR_WEIGHT_RULES[self.neighbour_weights](region_d)
+        comp = COMPETENCE_RULES[self.competence](pool, regions, predictions, weights)
         return np.ascontiguousarray(comp.T)
 
     def _select(self, comp: np.ndarray):
@@ -735,10 +645,10 @@ class DVSCombiner(BaseEstimator):
         competence (n, P).
         """
         n = Ds[0].shape[0]
-        need_d = with_dissimilarities or self.neighbour_weights == "similarity"
+        need_d = with_dissimilarities or self.neighbour_weights != "uniform"
         regions, region_d = self._regions(Ds, need_d) if pre is None else pre
         probas = None
-        if self.competence == "lca" or self.selection == "knora-u":  # every candidate's prediction for x
+        if COMPETENCE_RULES[self.competence].needs_predictions or self.selection == "knora-u":  # predictions for x
             probas = np.empty((len(self.candidates_), n, len(self.classes_)))
             Ds64 = [np.asarray(D, dtype=np.float64) for D in Ds]  # convert once, not per candidate
             for c, forest in enumerate(self.candidates_):
