@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.requirements-installed
 PORT   ?= 8501
 ARGS   ?=
 
-.PHONY: run lint test bench bench-peers clean
+.PHONY: run lint test docs bench bench-peers clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,17 @@ lint: $(STAMP)
 test: lint
 	$(PY) -m pytest
 
+# The documentation site: Sphinx (numpydoc, MyST guides, sphinx-gallery runs examples/) into docs/_build/html.
+# Warnings are errors, as in CI (.ci/run).
+DOCS_STAMP := $(VENV)/.docs-requirements-installed
+$(DOCS_STAMP): requirements-docs.txt $(STAMP)
+	$(PY) -m pip install --disable-pip-version-check -q -r requirements-docs.txt
+	@touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+	@echo "the site: docs/_build/html/index.html"
+
 # bench_peers builds its own venv (.venv-peers: DF21 and DESlib pin old libraries) and takes ~20 min,
 # so it has its own target.
 bench: $(STAMP)
@@ -37,4 +48,4 @@ bench-peers: $(STAMP)
 	$(PY) bench/bench_peers.py
 
 clean:
-	rm -rf $(VENV) .venv-peers .pytest_cache
+	rm -rf $(VENV) .venv-peers .pytest_cache docs/_build docs/generated docs/auto_examples

@@ -1,12 +1,29 @@
-"""The README's Python examples run (with fewer trees and splits, so the test stays quick)."""
+"""The Python examples of the README and of the library guide run (with fewer trees and splits, so the test stays
+quick), and the command-line guide's commands parse."""
 
 import re
 
 from conftest import ROOT
 
 
+def python_blocks(path="docs/guide/library.md"):
+    return re.findall(r"```python\n(.*?)```", (ROOT / path).read_text(), re.S)
+
+
 def readme_blocks():
-    return re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    """The library guide's blocks: the tour, the cost estimate, an experiment, the job engine."""
+    return python_blocks()
+
+
+def test_the_readme_example_runs(capsys):
+    (code,) = python_blocks("README.md")
+    assert "n_estimators=50" in code, "the README's example changed; update this test"
+    namespace = {}
+    exec(compile(code.replace("n_estimators=50", "n_estimators=4"), "README.md", "exec"), namespace)
+    grid = namespace["grid"]
+    assert grid.best_params_["combination__competence"] in ("ola", "soft")
+    assert grid.best_estimator_.combiner_.competence == grid.best_params_["combination__competence"]
+    assert "{'combination__competence'" in capsys.readouterr().out
 
 
 def test_library_examples_run(tmp_path):
@@ -16,10 +33,10 @@ def test_library_examples_run(tmp_path):
               "ResultsStore()": f"ResultsStore({str(tmp_path / 'r.sqlite')!r})"}
     code = library + experiment
     for old, new in shrink.items():
-        assert old in code, f"the README no longer contains {old!r}; update this test"
+        assert old in code, f"the library guide no longer contains {old!r}; update this test"
         code = code.replace(old, new)
     namespace = {}
-    exec(compile(code, "README.md", "exec"), namespace)
+    exec(compile(code, "docs/guide/library.md", "exec"), namespace)
     assert namespace["explanation"].n_instances == 300
     assert set(namespace["res"].table["method"]) == {"average", "knn", "alignment", "oob"}
 
@@ -27,7 +44,7 @@ def test_library_examples_run(tmp_path):
 def test_the_job_engine_example_runs(capsys):
     code = readme_blocks()[3].replace('Engine()', 'Engine(EngineConfig(n_workers=1, dashboard=None))')
     code = code.replace("import Engine, Request", "import Engine, EngineConfig, Request")
-    exec(compile(code, "README.md", "exec"), {"__name__": "__main__"})
+    exec(compile(code, "docs/guide/library.md", "exec"), {"__name__": "__main__"})
     assert capsys.readouterr().out.strip() == "finished 10.0"
 
 
@@ -49,7 +66,7 @@ def cited_sections():
 def test_the_cost_estimate_example_says_what_the_readme_says():
     block = readme_blocks()[1]
     namespace = {}
-    exec(compile(block, "README.md", "exec"), namespace)
+    exec(compile(block, "docs/guide/library.md", "exec"), namespace)
     said = re.search(r"est.describe\(\)\s+# '(.*)'", block).group(1)
     assert namespace["est"].describe() == said
     assert "more than the 4.0 GB available" in namespace["est"].problems(limit_bytes=4e9)[0]
@@ -64,14 +81,14 @@ def test_cited_algorithm_sections_exist():
 
 
 def test_command_line_examples_parse_and_the_quick_ones_run(tmp_path, capsys):
-    """Every command of the README's command-line block is valid for the parser as written; the
+    """Every command of the command-line guide's block is valid for the parser as written; the
     ones that take seconds run."""
     import shlex
 
     from mvlab.cli import build_parser, main
 
-    text = (ROOT / "README.md").read_text()
-    block = re.search(r"## Command line\n\n```bash\n(.*?)```", text, re.S).group(1)
+    text = (ROOT / "docs" / "guide" / "command-line.md").read_text()
+    block = re.search(r"# Command line\n\n```bash\n(.*?)```", text, re.S).group(1)
     prefix = ".venv/bin/python -m mvlab "
     commands = [shlex.split(line.split("  #")[0].removeprefix(prefix)) for line in block.splitlines() if line]
     assert all(line.startswith(prefix) for line in block.splitlines() if line)

@@ -250,7 +250,7 @@ class ViewEnsemble(ClassifierMixin, BaseEstimator):
 # --------------------------------------------------------------------------- bookkeeping
 
 def percent_features_used(views, n_features):
-    """``100 * |X_1 u ... u X_k| / n_features`` (B.6)."""
+    """Percentage of the features kept by the views, ``100 * |union of X_1..X_k| / n_features`` (B.6)."""
     if n_features < 1:
         raise ValueError("n_features must be >= 1.")
     used = np.zeros(int(n_features), dtype=bool)

@@ -53,7 +53,9 @@ class LowestIndexKNN(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_ : ndarray (n_classes,); tie_tolerance_ : float; n_features_in_ : int
+    classes_ : ndarray (n_classes,)
+    tie_tolerance_ : float
+    n_features_in_ : int
     """
 
     _parameter_constraints: dict = {"n_neighbors": POSITIVE_COUNT, "rtol": NON_NEGATIVE_REAL}

@@ -288,7 +288,7 @@ class GaussianNBIncremental(_FoldData):
     leaves ``eps`` unchanged and adds one term to ``S1``/``S2``: ``O(n_test * C)``.
     When it raises the max, ``eps`` changes for every feature and the view's sums
     are recomputed over its features (exact, ``O(n_test * C * |view|)``; with
-    features in random order this happens O(log |view|) times per view).
+    features in random order this happens ``O(log |view|)`` times per view).
 
     Exactness: every term is the same floating-point expression as in
     scikit-learn; only the order of the sums over features differs (sequential

@@ -9,16 +9,16 @@ Every partitioner is a scikit-learn-style estimator whose ``fit(X, y)`` sets
 A view is a group of columns (docs/design.md §2), so learned views can be passed
 straight to :class:`mvlab.construction.ensemble.ViewEnsemble` or any estimator taking ``views``.
 
-=====================  ==========================================================
-class                  method (docs/algorithms.md)
-=====================  ==========================================================
-:class:`OFSP`          greedy optimal feature set partitioning, B.2
-:class:`RandomPartition`  RFSP: shuffled features split into k near-equal blocks, B.5
-:class:`AttributeBagging` AB: subset-size search, then k random subsets, B.5
-:class:`AttributeClustering` VG-AC: k-means on standardised feature columns, B.5
-:class:`GeneticViews`  VC-GA: (mu + lambda) GA, top k chromosomes are the views, B.5
-:class:`Bagging`       horizontal partition: k bootstrap row samples, all features, B.5
-=====================  ==========================================================
+=============================  ==========================================================
+class                          method (docs/algorithms.md)
+=============================  ==========================================================
+:class:`OFSP`                  greedy optimal feature set partitioning, B.2
+:class:`RandomPartition`       RFSP: shuffled features split into k near-equal blocks, B.5
+:class:`AttributeBagging`      AB: subset-size search, then k random subsets, B.5
+:class:`AttributeClustering`   VG-AC: k-means on standardised feature columns, B.5
+:class:`GeneticViews`          VC-GA: (mu + lambda) GA, top k chromosomes are the views, B.5
+:class:`Bagging`               horizontal partition: k bootstrap row samples, all features, B.5
+=============================  ==========================================================
 
 Base classifiers are chosen by name -- ``"knn"`` (1-NN, brute force), ``"nb"``
 (``GaussianNB``), ``"svm"`` (``SVC(kernel="linear", C=1)``) -- or passed as any

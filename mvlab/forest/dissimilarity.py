@@ -367,7 +367,7 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
 
 
     def leaf_indicator(self, X=None) -> sp.csr_matrix:
-        """Sparse one-hot leaf matrix ``L`` of shape (n, n_leaves_), CSR, one 1 per tree.
+        """Sparse one-hot leaf matrix ``L`` of shape ``(n, n_leaves_)``, CSR, one 1 per tree.
 
         Parameters
         ----------

@@ -227,9 +227,10 @@ class RFD(SameLeafMeasure):
         the constant ``mean_t kDN_t(x_i)`` per column, so an RF on them is the same, but
         neighbours, SWknn and SWka differ (§A.5).
 
-    Attributes (of the fitted copy ``fd.measure_``)
+    Attributes
     ----------
     kdn_ : ndarray of float64, shape (n_train, T)
+        On the fitted copy ``fd.measure_`` of a :class:`ForestDissimilarity` ``fd``.
     """
 
     name = "rfd"

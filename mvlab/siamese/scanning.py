@@ -194,7 +194,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_output_features_)
+        ndarray of shape ``(n_samples, n_output_features_)``
         """
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
@@ -263,7 +263,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
         return RandomForestClassifier(max_features="sqrt", **common)
 
     def transform(self, X):
-        """Scanned representation of new rows (fold-model averages), (n, n_output_features_)."""
+        """Scanned representation of new rows (fold-model averages), ``(n, n_output_features_)``."""
         check_is_fitted(self, "units_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         C = self.classes_.size
