@@ -137,3 +137,29 @@ def test_the_repository_stands_alone_its_design_is_in_docs():
         if any(cite in text for cite in OUTSIDE):
             outside.append(str(path.relative_to(ROOT)))
     assert not outside, f"these cite a document outside the repository: {outside}"
+
+
+MAX_MODULE_LINES = 800
+MAX_FUNCTION_LINES = 80
+
+
+def function_lengths():
+    """(lines of the body without its docstring, where) of every function and method in mvlab/."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                body = node.body
+                has_doc = isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant)
+                first = body[1] if has_doc and len(body) > 1 else body[0]
+                yield node.end_lineno - first.lineno + 1, f"{path.relative_to(ROOT)}:{node.lineno} {node.name}"
+
+
+def test_modules_and_functions_stay_readable():
+    """A newcomer reads a module in one sitting and a function on one screen: no module over 800 lines, no
+    function body over 80 (docstrings not counted)."""
+    long_modules = [f"{p.relative_to(ROOT)} ({n} lines)" for p in sorted(PACKAGE.rglob("*.py"))
+                    if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES]
+    assert not long_modules, f"split these modules by what they hold: {long_modules}"
+    long_functions = [f"{where} ({n} lines)" for n, where in function_lengths() if n > MAX_FUNCTION_LINES]
+    assert not long_functions, f"split these functions into named steps: {long_functions}"
+    assert max(n for n, _ in function_lengths()) > 40  # the scan does see the functions

@@ -528,18 +528,7 @@ class GeneticViews(_BasePartitioner):
             history = [(fit.max(), fit.mean())]
             total = max(1, self.n_generations)
             for g in range(self.n_generations):
-                children = np.empty((L, d), dtype=bool)
-                for c in range(0, L, 2):
-                    pa = self._tournament(rng, fit)
-                    pb = self._tournament(rng, fit)
-                    a, b = pop[pa].copy(), pop[pb].copy()
-                    if rng.random_sample() < self.crossover_rate:
-                        a, b = self._cross(rng, a, b)
-                    children[c] = a
-                    if c + 1 < L:
-                        children[c + 1] = b
-                flips = rng.random_sample((L, d)) < self.mutation_rate
-                children ^= flips
+                children = self._offspring(rng, pop, fit, L)
                 cfit = fitness(children)
                 allpop = np.vstack([pop, children])
                 allfit = np.concatenate([fit, cfit])
@@ -550,27 +539,7 @@ class GeneticViews(_BasePartitioner):
 
         order = np.argsort(-fit, kind="stable")
         pop, fit = pop[order], fit[order]
-        views, vscores, seen = [], [], set()
-        for c, s in zip(pop, fit):
-            key = np.packbits(c).tobytes()
-            if key in seen or not c.any():
-                continue
-            seen.add(key)
-            views.append(np.flatnonzero(c))
-            vscores.append(s)
-            if len(views) == self.n_views:
-                break
-        if len(views) < self.n_views:
-            extra = sorted(((s, k) for k, s in cache.items() if k not in seen),
-                           key=lambda t: -t[0])
-            for s, key in extra:
-                mask = np.unpackbits(np.frombuffer(key, dtype=np.uint8))[:d].astype(bool)
-                if not mask.any():
-                    continue
-                views.append(np.flatnonzero(mask))
-                vscores.append(s)
-                if len(views) == self.n_views:
-                    break
+        views, vscores = self._top_views(pop, fit, cache, d)
         self.population_ = pop
         self.population_fitness_ = fit
         self.history_ = np.array(history)
@@ -578,6 +547,47 @@ class GeneticViews(_BasePartitioner):
         self.view_scores_ = np.array(vscores)
         self.folds_ = folds
         return self._finish(views, d)
+
+    def _offspring(self, rng, pop, fit, L):
+        """``L`` children (L, d) of the population ``pop`` (P, d): tournament parents, one-point crossover
+        with probability ``crossover_rate``, then bit-flip mutation with probability ``mutation_rate``."""
+        d = pop.shape[1]
+        children = np.empty((L, d), dtype=bool)
+        for c in range(0, L, 2):
+            pa = self._tournament(rng, fit)
+            pb = self._tournament(rng, fit)
+            a, b = pop[pa].copy(), pop[pb].copy()
+            if rng.random_sample() < self.crossover_rate:
+                a, b = self._cross(rng, a, b)
+            children[c] = a
+            if c + 1 < L:
+                children[c + 1] = b
+        children ^= rng.random_sample((L, d)) < self.mutation_rate
+        return children
+
+    def _top_views(self, pop, fit, cache, d):
+        """The ``n_views`` best distinct non-empty masks of the final population (sorted by fitness), topped
+        up from every mask ever evaluated (``cache``: packed mask -> fitness) when the population holds fewer.
+        Returns the views (index arrays) and their fitness."""
+        views, vscores, seen = [], [], set()
+        for c, score in zip(pop, fit):
+            key = np.packbits(c).tobytes()
+            if key in seen or not c.any():
+                continue
+            seen.add(key)
+            views.append(np.flatnonzero(c))
+            vscores.append(score)
+            if len(views) == self.n_views:
+                return views, vscores
+        extra = sorted(((score, k) for k, score in cache.items() if k not in seen), key=lambda t: -t[0])
+        for score, key in extra:
+            if len(views) == self.n_views:
+                break
+            mask = np.unpackbits(np.frombuffer(key, dtype=np.uint8))[:d].astype(bool)
+            if mask.any():
+                views.append(np.flatnonzero(mask))
+                vscores.append(score)
+        return views, vscores
 
     @staticmethod
     def _tournament(rng, fit):

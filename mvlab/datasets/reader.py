@@ -61,6 +61,34 @@ def read_multiview_csv(
     """
     raw, default_name = _read_bytes(source, max_bytes)
     name = name or default_name
+    text = _decode_text(raw, name, max_bytes)
+    header = _checked_header(text, name, label_column, separator, drop_columns)
+    try:
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, skipinitialspace=True)
+    except (pd.errors.ParserError, csv.Error) as exc:
+        raise ValueError(f"{name}: this file cannot be read as CSV ({str(exc).strip()}).") from None
+    frame.columns = header
+    if len(frame) == 0:
+        raise ValueError(f"{name}: the file has a header but no data rows.")
+
+    feature_cols = [c for c in header if c != label_column and c not in drop_columns]
+    if not feature_cols:
+        raise ValueError(f"{name}: there are no feature columns besides the label.")
+    views = _views_from_names(feature_cols, separator, name)
+    X = _parse_numbers(text, frame, feature_cols, name)
+    labels = frame[label_column].str.strip()
+    if (labels == "").any():
+        r = int(np.flatnonzero((labels == "").to_numpy())[0])
+        raise ValueError(f"{name}: the label is missing at line {r + 2}.")
+    labels = _numeric_labels_if_possible(labels.to_numpy(dtype=object))
+    _check_classes(labels, name)
+    dataset_kwargs.setdefault("origin", "file")
+    return MultiViewDataset(X, labels, views, name=name, feature_names=list(feature_cols), **dataset_kwargs)
+
+
+def _decode_text(raw: bytes, name: str, max_bytes: int) -> str:
+    """The file's text with ``\\n`` line ends, gunzipped if it is gzip (within ``max_bytes``), or a
+    ValueError saying why it is not a text CSV file."""
     if raw[:2] == b"\x1f\x8b":
         import gzip
 
@@ -80,8 +108,12 @@ def read_multiview_csv(
         raise ValueError(f"{name}: this is not a text CSV file (it is not UTF-8 text).") from None
     if "\x00" in text:
         raise ValueError(f"{name}: this is not a text CSV file (it contains binary data).")
-    text = text.replace("\r\n", "\n").replace("\r", "\n")  # Windows and old Mac line ends
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # Windows and old Mac line ends
 
+
+def _checked_header(text: str, name: str, label_column: str, separator: str, drop_columns) -> list[str]:
+    """The header's column names (stripped): at least two, unique, the label column among them and every
+    column to drop present; else a ValueError naming the column."""
     try:
         header = next(csv.reader(io.StringIO(text)), [])
     except csv.Error as exc:
@@ -107,20 +139,13 @@ def read_multiview_csv(
     unknown_drop = [c for c in drop_columns if c not in header]
     if unknown_drop:
         raise ValueError(f"{name}: columns to drop not found: {unknown_drop}.")
+    return header
 
-    try:
-        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, skipinitialspace=True)
-    except (pd.errors.ParserError, csv.Error) as exc:
-        raise ValueError(f"{name}: this file cannot be read as CSV ({str(exc).strip()}).") from None
-    frame.columns = header
-    if len(frame) == 0:
-        raise ValueError(f"{name}: the file has a header but no data rows.")
 
-    feature_cols = [c for c in header if c != label_column and c not in drop_columns]
-    if not feature_cols:
-        raise ValueError(f"{name}: there are no feature columns besides the label.")
+def _views_from_names(feature_cols: list[str], separator: str, name: str) -> dict[str, list[int]]:
+    """Views from ``view<separator>feature`` column names: view name -> positions among ``feature_cols``,
+    in the order of their first column."""
     views: dict[str, list[int]] = {}
-    feature_names = []
     for j, col in enumerate(feature_cols):
         view, sep, feature = col.partition(separator)
         if not sep:
@@ -133,17 +158,7 @@ def read_multiview_csv(
         if not feature.strip():
             raise ValueError(f"{name}: column {col!r} gives view {view!r} no feature name (an empty view).")
         views.setdefault(view, []).append(j)
-        feature_names.append(col)
-
-    X = _parse_numbers(text, frame, feature_cols, name)
-    labels = frame[label_column].str.strip()
-    if (labels == "").any():
-        r = int(np.flatnonzero((labels == "").to_numpy())[0])
-        raise ValueError(f"{name}: the label is missing at line {r + 2}.")
-    labels = _numeric_labels_if_possible(labels.to_numpy(dtype=object))
-    _check_classes(labels, name)
-    dataset_kwargs.setdefault("origin", "file")
-    return MultiViewDataset(X, labels, views, name=name, feature_names=feature_names, **dataset_kwargs)
+    return views
 
 
 def _parse_numbers(text: str, frame: pd.DataFrame, feature_cols: list[str], name: str) -> np.ndarray:

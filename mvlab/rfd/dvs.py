@@ -60,15 +60,12 @@ Choices where the paper is silent (each a documented parameter or rule):
 from __future__ import annotations
 
 import copy
-import math
 import warnings
 from contextlib import closing
-from itertools import combinations
 from typing import Optional, Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils.parallel import Parallel, delayed
 
@@ -79,6 +76,20 @@ from mvlab.core.progress import ProgressCallback
 from mvlab.core.progress import report as _report
 from mvlab.core.threads import split_workers
 from mvlab.rfd.competence_regions import candidate_regions
+from mvlab.rfd.dvs_pool import (
+    MAX_CANDIDATES,
+    MAX_CANDIDATES_WITHOUT_WARNING,
+    Candidate,
+    DVSCostWarning,
+    TrainRegions,
+    check_pool_size,
+    fit_candidate,
+    n_candidates,
+    oob_hits,
+    subset_dissimilarity,
+    subset_names,
+    view_subsets,
+)
 from mvlab.rfd.dvs_rules import (
     COMPETENCE_RULES,
     COMPETENCES,
@@ -93,7 +104,7 @@ from mvlab.rfd.dvs_rules import (
     selection_priority,
 )
 from mvlab.rfd.explanation import DVSExplanation
-from mvlab.rfd.view_forests import ViewForests, combine
+from mvlab.rfd.view_forests import ViewForests
 from mvlab.rfd.view_rows import DenseViewRows, ViewRows, prototype_columns, subset_combo, train_rows
 
 __all__ = [
@@ -117,151 +128,7 @@ __all__ = [
     "DVSCombiner",
 ]
 
-MAX_CANDIDATES_WITHOUT_WARNING = 2**10 - 1
-MAX_CANDIDATES = 2**16 - 1
 _MAX_INT = np.iinfo(np.int32).max
-
-
-class DVSCostWarning(UserWarning):
-    """The DVS pool is very large (2^Q - 1 forests); see ``max_subset_size``."""
-
-
-# ----------------------------------------------------------------------------- subsets
-def _check_max_subset_size(n_views: int, max_subset_size) -> int:
-    if max_subset_size is None:
-        return n_views
-    if not _is_int(max_subset_size) or max_subset_size < 1:
-        raise ValueError(f"max_subset_size must be None or a positive integer, got {max_subset_size!r}.")
-    return min(int(max_subset_size), n_views)
-
-
-def check_pool_size(n_views: int, max_subset_size=None) -> int:
-    """The pool size for ``n_views`` views, or a ``ValueError`` saying why DVS should not run.
-
-    More than :data:`MAX_CANDIDATES_WITHOUT_WARNING` candidates (Q > 10 without a size limit)
-    is refused here. The DVS page (``DVSSettings.problems``) and every protocol run of the
-    dissimilarity family with a DVS method (CLI ``run`` and ``reproduce``, the Benchmark page;
-    ``Family.problems``) call this before training; the library itself only warns, with
-    :class:`DVSCostWarning`, and refuses above :data:`MAX_CANDIDATES`.
-    """
-    P = n_candidates(n_views, max_subset_size)
-    if P > MAX_CANDIDATES_WITHOUT_WARNING:
-        raise ValueError(
-            f"{n_views} views give {P} DVS candidate forests (one per non-empty subset of views, 2^{n_views} - 1); "
-            "that is too many to train here. Use a dataset with at most 10 views, or limit the subsets' size.")
-    return P
-
-
-def n_candidates(n_views: int, max_subset_size=None) -> int:
-    """Pool size: ``sum_{j=1..s} C(Q, j)`` (``2^Q - 1`` without a size limit, §A.8 line 1)."""
-    s = _check_max_subset_size(n_views, max_subset_size)
-    return sum(math.comb(n_views, j) for j in range(1, s + 1))
-
-
-def view_subsets(n_views: int, max_subset_size=None) -> np.ndarray:
-    """All non-empty view subsets in enumeration order (§A.8 line 1).
-
-    Subsets are sorted by their integer code ``sum_{q in w} 2^q`` (view 0 is bit 0); with
-    ``max_subset_size=s`` only subsets of at most ``s`` views are kept, in the same order.
-
-    Returns
-    -------
-    subsets : ndarray of bool, shape (n_candidates, n_views)
-        ``subsets[c, q]`` is True when candidate ``c`` uses view ``q``.
-
-    Raises
-    ------
-    ValueError
-        ``n_views < 1``, a bad ``max_subset_size``, or more than ``MAX_CANDIDATES`` subsets.
-    """
-    if not _is_int(n_views) or n_views < 1:
-        raise ValueError(f"n_views must be a positive integer, got {n_views!r}.")
-    s = _check_max_subset_size(n_views, max_subset_size)
-    total = n_candidates(n_views, s)
-    if total > MAX_CANDIDATES:
-        raise ValueError(
-            f"{n_views} views with subsets of up to {s} views give {total} DVS candidates "
-            f"(one random forest each), more than the limit of {MAX_CANDIDATES}; "
-            "set max_subset_size to a small number (e.g. 2 or 3)."
-        )
-    codes = sorted(sum(1 << q for q in comb) for j in range(1, s + 1) for comb in combinations(range(n_views), j))
-    out = np.zeros((len(codes), n_views), dtype=bool)
-    for c, code in enumerate(codes):
-        for q in range(n_views):
-            out[c, q] = bool((code >> q) & 1)
-    return out
-
-
-def subset_names(subsets: np.ndarray, view_names: Sequence[str]) -> list[str]:
-    """Readable candidate names, the selected view names joined by ``" + "``."""
-    return [" + ".join(str(view_names[q]) for q in np.flatnonzero(row)) for row in np.asarray(subsets, dtype=bool)]
-
-
-def subset_dissimilarity(dissimilarities: Sequence[np.ndarray], mask) -> np.ndarray:
-    """Average of the selected views' dissimilarities (§A.8 lines 4 and 9).
-
-    Parameters
-    ----------
-    dissimilarities : Q arrays, each (n_rows, n_train)
-        Training matrices ``D_q`` (line 4) or test rows ``d_q(x)`` (line 9).
-    mask : bool array-like (Q,)
-        The subset ``w``.
-
-    Returns
-    -------
-    ndarray of float32, shape (n_rows, n_train)
-        ``(1 / |w|) sum_{q in w} D_q``, computed by :func:`mvlab.rfd.view_forests.combine` with
-        uniform weights, so the all-views candidate sees exactly the ``"average"`` matrix.
-    """
-    sel = np.flatnonzero(np.asarray(mask, dtype=bool))
-    if sel.size == 0:
-        raise ValueError("a view subset must select at least one view.")
-    return combine([dissimilarities[q] for q in sel], np.full(sel.size, 1.0 / sel.size))
-
-
-def oob_hits(forest: RandomForestClassifier, y: np.ndarray) -> np.ndarray:
-    """OOB correctness of a forest fitted with ``oob_score=True`` on encoded labels ``y``.
-
-    ``c^OOB(x_i)`` of §A.8 line 11 is the argmax of ``oob_decision_function_[i]``; a row
-    that was never out-of-bag (all-zero row in scikit-learn) counts as incorrect.
-
-    Returns
-    -------
-    ndarray of bool, shape (n_train,)
-    """
-    dec = np.asarray(forest.oob_decision_function_)
-    seen = dec.sum(axis=1) > 0
-    pred = np.asarray(forest.classes_)[dec.argmax(axis=1)]
-    return seen & (pred == np.asarray(y))
-
-
-def _oob_predictions(forest: RandomForestClassifier) -> np.ndarray:
-    """OOB predicted class index per training row, -1 for rows never out-of-bag, (n_train,)."""
-    dec = np.asarray(forest.oob_decision_function_)
-    pred = np.asarray(forest.classes_)[dec.argmax(axis=1)].astype(np.int64)
-    pred[dec.sum(axis=1) <= 0] = -1
-    return pred
-
-
-def _fit_candidate(dissimilarities, mask, y, k_train, n_estimators, max_features, seed, n_jobs):
-    """Grow one candidate (§A.8 lines 4-5); also its leave-one-out training regions."""
-    Dw = subset_dissimilarity(dissimilarities, mask)
-    forest = RandomForestClassifier(
-        n_estimators=n_estimators,
-        max_features=max_features,
-        bootstrap=True,
-        oob_score=True,
-        random_state=seed,
-        n_jobs=n_jobs,
-    ).fit(Dw, y)
-    # Predict single-threaded: a threaded predict_proba sums the trees in a varying order.
-    forest.set_params(n_jobs=1)
-    # Leave-one-out: the instance itself is never its own neighbour.
-    regions = k_smallest_indices(Dw, k_train, exclude_diagonal=True) if k_train > 0 else None
-    region_d = np.take_along_axis(Dw, regions, axis=1) if k_train > 0 else None
-    dec = np.asarray(forest.oob_decision_function_)
-    true_proba = dec[np.arange(len(y)), np.searchsorted(forest.classes_, y)]  # 0 for rows never OOB
-    return forest, oob_hits(forest, y), _oob_predictions(forest), regions, true_proba, region_d
 
 
 # ----------------------------------------------------------------------------- combiner
@@ -414,61 +281,18 @@ class DVSCombiner(BaseEstimator):
         """
         y = np.asarray(view_forests.y, dtype=np.int64)
         n_train = y.shape[0]
-        Q = view_forests.n_views
         self._validate_params()
         self.prototypes_ = None if prototypes is None else np.asarray(prototypes, dtype=np.int64)
         self._check_data_params(n_train)
-        subsets = view_subsets(Q, self.max_subset_size)
-        P = subsets.shape[0]
-        if P > MAX_CANDIDATES_WITHOUT_WARNING:
-            warnings.warn(
-                f"DVS with {Q} views grows {P} candidate random forests (one per non-empty subset "
-                f"of views, 2^Q - 1 without a size limit), each on an {n_train} x {n_train} matrix; "
-                "training time and memory grow as 2^Q.  Set max_subset_size (e.g. 2 or 3) to keep "
-                "only small subsets.",
-                DVSCostWarning,
-                stacklevel=2,
-            )
-        if self.random_state is None or not _is_int(self.random_state):
-            seed = int(check_random_state(self.random_state).randint(_MAX_INT))
-        else:
-            seed = int(self.random_state)
-        # Leave-one-out replay needs k neighbours among the n_train - 1 others.
-        k_train = min(self.k, n_train - 1)
-        self._train_source = None
-        if self.prototypes_ is None:
-            Ds = [np.asarray(D) for D in view_forests.dissimilarities]
-            k_fit = k_train
-        else:  # candidates on the prototype columns; exact regions from the rows in blocks
-            self._train_source = train_rows(view_forests, self.n_jobs)
-            # one pass over the rows: the prototype columns and the regions the current rule needs
-            if k_train > 0:
-                combos = ([subset_combo(m) for m in subsets] if self.region == "candidate"
-                          else [subset_combo(np.ones(Q, dtype=bool))])
-                Ds, idx, dist = self._train_source.scan(self.prototypes_, combos, k_train, exclude_self=True)
-            else:
-                Ds = self._train_source.scan(self.prototypes_)[0]
-            k_fit = 0
+        subsets = view_subsets(view_forests.n_views, self.max_subset_size)
+        self._warn_pool_size(subsets.shape[0], view_forests.n_views, n_train)
+        seed = self._seed()
+        k_train = min(self.k, n_train - 1)  # leave-one-out: k neighbours among the n_train - 1 others
+        Ds, train_regions = self._training_inputs(view_forests, subsets, k_train)
         self.view_dissimilarities_ = Ds
-
-        outer, inner = split_workers(self.n_jobs, P)
         names = subset_names(subsets, view_forests.view_names)
-        args = (y, k_fit, self.n_estimators, self.max_features, seed, inner)
-        _report(progress, 0.0, f"growing {P} DVS candidate forest(s) of {self.n_estimators} trees")
-        results = []
-        with warnings.catch_warnings():
-            # Few trees leave some rows never out-of-bag; those count as errors (oob_hits).
-            warnings.filterwarnings("ignore", message="Some inputs do not have OOB scores")
-            if outer == 1:
-                gen = (_fit_candidate(Ds, subsets[c], *args) for c in range(P))
-            else:
-                gen = Parallel(n_jobs=outer, prefer="threads", return_as="generator")(
-                    delayed(_fit_candidate)(Ds, subsets[c], *args) for c in range(P)
-                )
-            with closing(gen):  # a stopped fit ends its threads now, not at garbage collection
-                for c, res in enumerate(gen):
-                    results.append(res)
-                    _report(progress, 0.95 * (c + 1) / P, f"candidate {c + 1}/{P} ({names[c]}) done")
+        k_fit = k_train if self.prototypes_ is None else 0  # with prototypes the regions came from the rows
+        pool = self._grow_pool(Ds, subsets, names, y, k_fit, seed, progress)
 
         self.subsets_ = subsets
         self.candidate_names_ = names
@@ -477,41 +301,89 @@ class DVSCombiner(BaseEstimator):
         self.y_ = y
         self.n_train_ = n_train
         self.seed_ = seed
-        self.candidates_ = [r[0] for r in results]
-        self.oob_hits_ = np.stack([r[1] for r in results], axis=1)
-        self.oob_true_proba_ = np.stack([r[4] for r in results], axis=1)
+        self.candidates_ = [c.forest for c in pool]
+        self.oob_hits_ = np.stack([c.oob_hits for c in pool], axis=1)
+        self.oob_true_proba_ = np.stack([c.oob_true_proba for c in pool], axis=1)
         self.oob_accuracies_ = self.oob_hits_.mean(axis=0)
-        self._oob_predictions = np.stack([r[2] for r in results], axis=0)  # (P, n_train)
-        self._k_train = k_train
-        if k_train > 0 and self.prototypes_ is None:
-            self._train_regions = np.stack([r[3] for r in results], axis=0)  # (P, n_train, k_train)
-            D_all = subset_dissimilarity(Ds, np.ones(Q, dtype=bool))
-            self._train_shared = k_smallest_indices(D_all, k_train, exclude_diagonal=True)
-            self._train_candidate_d = np.stack([r[5] for r in results], axis=0)
-            self._train_shared_d = np.take_along_axis(D_all, self._train_shared, axis=1)
-        elif k_train > 0:  # the other rule's regions are computed when first needed (_fill_train_regions)
-            self._train_regions = self._train_candidate_d = self._train_shared = self._train_shared_d = None
-            if self.region == "candidate":
-                self._train_regions, self._train_candidate_d = idx, dist
-            else:
-                self._train_shared, self._train_shared_d = idx[0], dist[0]
+        self._oob_predictions = np.stack([c.oob_predictions for c in pool], axis=0)  # (P, n_train)
+        if train_regions is not None and self.prototypes_ is None:  # exact space: both rules' regions at once
+            D_all = subset_dissimilarity(Ds, np.ones(len(Ds), dtype=bool))
+            shared = k_smallest_indices(D_all, k_train, exclude_diagonal=True)
+            train_regions.candidate = (np.stack([c.regions for c in pool]), np.stack([c.region_d for c in pool]))
+            train_regions.shared = (shared, np.take_along_axis(D_all, shared, axis=1))
+        self._train_regions = train_regions  # None: a single training row, no region at all
         _report(progress, 0.96, "leave-one-out replay of the selection on the training instances")
         self._replay()
         _report(progress, 1.0, "DVS pool ready")
         return self
+
+    @staticmethod
+    def _warn_pool_size(P: int, Q: int, n_train: int) -> None:
+        if P > MAX_CANDIDATES_WITHOUT_WARNING:
+            warnings.warn(
+                f"DVS with {Q} views grows {P} candidate random forests (one per non-empty subset "
+                f"of views, 2^Q - 1 without a size limit), each on an {n_train} x {n_train} matrix; "
+                "training time and memory grow as 2^Q.  Set max_subset_size (e.g. 2 or 3) to keep "
+                "only small subsets.",
+                DVSCostWarning,
+                stacklevel=3,
+            )
+
+    def _seed(self) -> int:
+        """The seed shared by every candidate: ``random_state`` itself if an int, else drawn from it."""
+        if self.random_state is None or not _is_int(self.random_state):
+            return int(check_random_state(self.random_state).randint(_MAX_INT))
+        return int(self.random_state)
+
+    def _training_inputs(self, view_forests: ViewForests, subsets: np.ndarray, k_train: int):
+        """The candidates' training inputs (Q matrices: (n_train, n_train), or (n_train, m) prototype columns)
+        and the :class:`TrainRegions` to fill (None when ``k_train`` is 0).  With prototypes one pass over the
+        training rows gives the prototype columns and the regions the current ``region`` rule needs."""
+        train_regions = TrainRegions(k_train, subsets) if k_train > 0 else None
+        if self.prototypes_ is None:
+            return [np.asarray(D) for D in view_forests.dissimilarities], train_regions
+        source = train_rows(view_forests, self.n_jobs)
+        if train_regions is None:
+            return source.scan(self.prototypes_)[0], None
+        train_regions.source = source
+        combos = ([subset_combo(m) for m in subsets] if self.region == "candidate"
+                  else [subset_combo(np.ones(subsets.shape[1], dtype=bool))])
+        Ds, idx, dist = source.scan(self.prototypes_, combos, k_train, exclude_self=True)
+        if self.region == "candidate":
+            train_regions.candidate = (idx, dist)
+        else:
+            train_regions.shared = (idx[0], dist[0])
+        return Ds, train_regions
+
+    def _grow_pool(self, Ds, subsets, names, y, k_fit, seed, progress) -> list[Candidate]:
+        """Grow the P candidates (§A.8 lines 1-6) on threads, reporting after each."""
+        P = subsets.shape[0]
+        outer, inner = split_workers(self.n_jobs, P)
+        args = (y, k_fit, self.n_estimators, self.max_features, seed, inner)
+        _report(progress, 0.0, f"growing {P} DVS candidate forest(s) of {self.n_estimators} trees")
+        pool = []
+        with warnings.catch_warnings():
+            # Few trees leave some rows never out-of-bag; those count as errors (oob_hits).
+            warnings.filterwarnings("ignore", message="Some inputs do not have OOB scores")
+            if outer == 1:
+                gen = (fit_candidate(Ds, subsets[c], *args) for c in range(P))
+            else:
+                gen = Parallel(n_jobs=outer, prefer="threads", return_as="generator")(
+                    delayed(fit_candidate)(Ds, subsets[c], *args) for c in range(P)
+                )
+            with closing(gen):  # a stopped fit ends its threads now, not at garbage collection
+                for c, candidate in enumerate(gen):
+                    pool.append(candidate)
+                    _report(progress, 0.95 * (c + 1) / P, f"candidate {c + 1}/{P} ({names[c]}) done")
+        return pool
 
     def _replay(self) -> None:
         """``priority_``, ``train_selection_`` and ``view_weights_`` under the current rules."""
         subsets, n_train, P = self.subsets_, self.n_train_, self.subsets_.shape[0]
         sizes = subsets.sum(axis=1)
         self.priority_ = selection_priority(self.oob_accuracies_, sizes, self.tie_break)
-        if hasattr(self, "_train_regions"):
-            self._fill_train_regions()
-            if self.region == "shared":
-                regions = np.broadcast_to(self._train_shared, (P,) + self._train_shared.shape)
-                region_d = np.broadcast_to(self._train_shared_d, regions.shape)
-            else:
-                regions, region_d = self._train_regions, self._train_candidate_d
+        if self._train_regions is not None:
+            regions, region_d = self._train_regions.for_rule(self.region)
             comp = self._competence_from_regions(regions, self._oob_predictions, region_d)
             chosen, members, votes = self._select(comp)
         else:  # a single training instance: nothing to compare, use the tie-break order
@@ -521,19 +393,6 @@ class DVSCombiner(BaseEstimator):
         self.train_selection_ = chosen
         share = subsets / sizes[:, None]  # (P, Q): weight of view q in candidate c
         self.view_weights_ = (votes @ share).mean(axis=0)
-
-    def _fill_train_regions(self) -> None:
-        """With prototypes: the leave-one-out training regions the current ``region`` rule needs,
-        searched in the training rows by blocks (exact, lowest index on ties), once."""
-        if self.__dict__.get("_train_source") is None:
-            return
-        if self.region == "shared" and self._train_shared is None:
-            _, idx, dist = self._train_source.scan(None, [self._all_views_combo()], self._k_train, exclude_self=True)
-            self._train_shared, self._train_shared_d = idx[0], dist[0]
-        if self.region == "candidate" and self._train_regions is None:
-            combos = [subset_combo(m) for m in self.subsets_]
-            _, self._train_regions, self._train_candidate_d = self._train_source.scan(
-                None, combos, self._k_train, exclude_self=True)
 
     def _all_views_combo(self):
         return subset_combo(np.ones(self.subsets_.shape[1], dtype=bool))

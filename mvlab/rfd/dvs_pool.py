@@ -1,0 +1,223 @@
+"""The pool of Dynamic View Selection (docs/algorithms.md §A.8 lines 1-6): one candidate random forest per
+non-empty subset of views, grown on the average of the subset's dissimilarity matrices, and what the rules read
+of it on the training rows (out-of-bag hits and probabilities, leave-one-out regions).
+
+:class:`mvlab.rfd.dvs.DVSCombiner` grows the pool with :func:`fit_candidate` and keeps the training regions in
+a :class:`TrainRegions`; the enumeration of subsets, their names and the cost guard are here too.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import combinations
+from typing import NamedTuple, Optional, Sequence
+
+import numpy as np
+from sklearn.ensemble import RandomForestClassifier
+
+from mvlab.core.neighbours import k_smallest_indices
+from mvlab.core.params import is_int as _is_int
+from mvlab.rfd.view_forests import combine
+from mvlab.rfd.view_rows import subset_combo
+
+__all__ = [
+    "MAX_CANDIDATES_WITHOUT_WARNING",
+    "MAX_CANDIDATES",
+    "DVSCostWarning",
+    "n_candidates",
+    "check_pool_size",
+    "view_subsets",
+    "subset_names",
+    "subset_dissimilarity",
+    "oob_hits",
+    "oob_predictions",
+    "Candidate",
+    "TrainRegions",
+    "fit_candidate",
+]
+
+MAX_CANDIDATES_WITHOUT_WARNING = 2**10 - 1
+MAX_CANDIDATES = 2**16 - 1
+
+
+class DVSCostWarning(UserWarning):
+    """The DVS pool is very large (2^Q - 1 forests); see ``max_subset_size``."""
+
+
+# ----------------------------------------------------------------------------- subsets
+def _check_max_subset_size(n_views: int, max_subset_size) -> int:
+    if max_subset_size is None:
+        return n_views
+    if not _is_int(max_subset_size) or max_subset_size < 1:
+        raise ValueError(f"max_subset_size must be None or a positive integer, got {max_subset_size!r}.")
+    return min(int(max_subset_size), n_views)
+
+
+def check_pool_size(n_views: int, max_subset_size=None) -> int:
+    """The pool size for ``n_views`` views, or a ``ValueError`` saying why DVS should not run.
+
+    More than :data:`MAX_CANDIDATES_WITHOUT_WARNING` candidates (Q > 10 without a size limit)
+    is refused here. The DVS page (``DVSSettings.problems``) and every protocol run of the
+    dissimilarity family with a DVS method (CLI ``run`` and ``reproduce``, the Benchmark page;
+    ``Family.problems``) call this before training; the library itself only warns, with
+    :class:`DVSCostWarning`, and refuses above :data:`MAX_CANDIDATES`.
+    """
+    P = n_candidates(n_views, max_subset_size)
+    if P > MAX_CANDIDATES_WITHOUT_WARNING:
+        raise ValueError(
+            f"{n_views} views give {P} DVS candidate forests (one per non-empty subset of views, 2^{n_views} - 1); "
+            "that is too many to train here. Use a dataset with at most 10 views, or limit the subsets' size.")
+    return P
+
+
+def n_candidates(n_views: int, max_subset_size=None) -> int:
+    """Pool size: ``sum_{j=1..s} C(Q, j)`` (``2^Q - 1`` without a size limit, §A.8 line 1)."""
+    s = _check_max_subset_size(n_views, max_subset_size)
+    return sum(math.comb(n_views, j) for j in range(1, s + 1))
+
+
+def view_subsets(n_views: int, max_subset_size=None) -> np.ndarray:
+    """All non-empty view subsets in enumeration order (§A.8 line 1).
+
+    Subsets are sorted by their integer code ``sum_{q in w} 2^q`` (view 0 is bit 0); with
+    ``max_subset_size=s`` only subsets of at most ``s`` views are kept, in the same order.
+
+    Returns
+    -------
+    subsets : ndarray of bool, shape (n_candidates, n_views)
+        ``subsets[c, q]`` is True when candidate ``c`` uses view ``q``.
+
+    Raises
+    ------
+    ValueError
+        ``n_views < 1``, a bad ``max_subset_size``, or more than ``MAX_CANDIDATES`` subsets.
+    """
+    if not _is_int(n_views) or n_views < 1:
+        raise ValueError(f"n_views must be a positive integer, got {n_views!r}.")
+    s = _check_max_subset_size(n_views, max_subset_size)
+    total = n_candidates(n_views, s)
+    if total > MAX_CANDIDATES:
+        raise ValueError(
+            f"{n_views} views with subsets of up to {s} views give {total} DVS candidates "
+            f"(one random forest each), more than the limit of {MAX_CANDIDATES}; "
+            "set max_subset_size to a small number (e.g. 2 or 3)."
+        )
+    codes = sorted(sum(1 << q for q in comb) for j in range(1, s + 1) for comb in combinations(range(n_views), j))
+    out = np.zeros((len(codes), n_views), dtype=bool)
+    for c, code in enumerate(codes):
+        for q in range(n_views):
+            out[c, q] = bool((code >> q) & 1)
+    return out
+
+
+def subset_names(subsets: np.ndarray, view_names: Sequence[str]) -> list[str]:
+    """Readable candidate names, the selected view names joined by ``" + "``."""
+    return [" + ".join(str(view_names[q]) for q in np.flatnonzero(row)) for row in np.asarray(subsets, dtype=bool)]
+
+
+def subset_dissimilarity(dissimilarities: Sequence[np.ndarray], mask) -> np.ndarray:
+    """Average of the selected views' dissimilarities (§A.8 lines 4 and 9).
+
+    Parameters
+    ----------
+    dissimilarities : Q arrays, each (n_rows, n_train)
+        Training matrices ``D_q`` (line 4) or test rows ``d_q(x)`` (line 9).
+    mask : bool array-like (Q,)
+        The subset ``w``.
+
+    Returns
+    -------
+    ndarray of float32, shape (n_rows, n_train)
+        ``(1 / |w|) sum_{q in w} D_q``, computed by :func:`mvlab.rfd.view_forests.combine` with
+        uniform weights, so the all-views candidate sees exactly the ``"average"`` matrix.
+    """
+    sel = np.flatnonzero(np.asarray(mask, dtype=bool))
+    if sel.size == 0:
+        raise ValueError("a view subset must select at least one view.")
+    return combine([dissimilarities[q] for q in sel], np.full(sel.size, 1.0 / sel.size))
+
+
+def oob_hits(forest: RandomForestClassifier, y: np.ndarray) -> np.ndarray:
+    """OOB correctness of a forest fitted with ``oob_score=True`` on encoded labels ``y``.
+
+    ``c^OOB(x_i)`` of §A.8 line 11 is the argmax of ``oob_decision_function_[i]``; a row
+    that was never out-of-bag (all-zero row in scikit-learn) counts as incorrect.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_train,)
+    """
+    dec = np.asarray(forest.oob_decision_function_)
+    seen = dec.sum(axis=1) > 0
+    pred = np.asarray(forest.classes_)[dec.argmax(axis=1)]
+    return seen & (pred == np.asarray(y))
+
+
+def oob_predictions(forest: RandomForestClassifier) -> np.ndarray:
+    """OOB predicted class index per training row, -1 for rows never out-of-bag, (n_train,)."""
+    dec = np.asarray(forest.oob_decision_function_)
+    pred = np.asarray(forest.classes_)[dec.argmax(axis=1)].astype(np.int64)
+    pred[dec.sum(axis=1) <= 0] = -1
+    return pred
+
+
+class Candidate(NamedTuple):
+    """One grown candidate and what the rules read of it on the training rows (n_train rows, k_train neighbours)."""
+
+    forest: RandomForestClassifier
+    oob_hits: np.ndarray  # (n_train,) bool, §A.8 line 11
+    oob_predictions: np.ndarray  # (n_train,) class index, -1 for rows never out-of-bag
+    regions: Optional[np.ndarray]  # (n_train, k_train) leave-one-out regions in its own space, or None
+    oob_true_proba: np.ndarray  # (n_train,) out-of-bag probability of the true class
+    region_d: Optional[np.ndarray]  # (n_train, k_train) their dissimilarities, or None
+
+
+@dataclass
+class TrainRegions:
+    """The leave-one-out regions of the training rows (k neighbours among the n_train - 1 others) under
+    either region rule, found when a rule first needs them: ``candidate`` (regions (P, n_train, k) and
+    their dissimilarities) and ``shared`` (one region per row in the all-views average, (n_train, k)).
+    With prototypes, ``source`` (a :class:`mvlab.rfd.view_rows.ViewRows`) searches the training rows by blocks."""
+
+    k: int
+    subsets: np.ndarray
+    source: object = None
+    candidate: Optional[tuple] = None
+    shared: Optional[tuple] = None
+
+    def for_rule(self, region: str) -> tuple[np.ndarray, np.ndarray]:
+        """Regions (P, n_train, k) and their dissimilarities under ``region``, searched once."""
+        P = self.subsets.shape[0]
+        if region == "shared":
+            if self.shared is None:
+                _, idx, dist = self.source.scan(None, [subset_combo(np.ones(self.subsets.shape[1], dtype=bool))],
+                                                self.k, exclude_self=True)
+                self.shared = (idx[0], dist[0])
+            idx, dist = self.shared
+            return np.broadcast_to(idx, (P,) + idx.shape), np.broadcast_to(dist, (P,) + idx.shape)
+        if self.candidate is None:
+            _, idx, dist = self.source.scan(None, [subset_combo(m) for m in self.subsets], self.k, exclude_self=True)
+            self.candidate = (idx, dist)
+        return self.candidate
+
+
+def fit_candidate(dissimilarities, mask, y, k_train, n_estimators, max_features, seed, n_jobs) -> Candidate:
+    """Grow one candidate (§A.8 lines 4-5); also its leave-one-out training regions."""
+    Dw = subset_dissimilarity(dissimilarities, mask)
+    forest = RandomForestClassifier(
+        n_estimators=n_estimators,
+        max_features=max_features,
+        bootstrap=True,
+        oob_score=True,
+        random_state=seed,
+        n_jobs=n_jobs,
+    ).fit(Dw, y)
+    # Predict single-threaded: a threaded predict_proba sums the trees in a varying order.
+    forest.set_params(n_jobs=1)
+    # Leave-one-out: the instance itself is never its own neighbour.
+    regions = k_smallest_indices(Dw, k_train, exclude_diagonal=True) if k_train > 0 else None
+    region_d = np.take_along_axis(Dw, regions, axis=1) if k_train > 0 else None
+    dec = np.asarray(forest.oob_decision_function_)
+    true_proba = dec[np.arange(len(y)), np.searchsorted(forest.classes_, y)]  # 0 for rows never OOB
+    return Candidate(forest, oob_hits(forest, y), oob_predictions(forest), regions, true_proba, region_d)
