@@ -99,12 +99,15 @@ def _print_reports(table: pd.DataFrame, family, full: bool = True) -> None:
 
 
 def cmd_datasets(args) -> int:
+    """Print the bundled datasets as a Markdown table (``python -m mvlab datasets``); returns 0."""
     rows = [vars(datasets.dataset_info(n)) for n in datasets.list_datasets()]
     print(markdown(pd.DataFrame(rows).drop(columns="description"), index=False))
     return 0
 
 
 def cmd_runs(args) -> int:
+    """Print the stored runs, newest first, of one ``--kind`` or all (``python -m mvlab runs``), after marking
+    the runs of ended processes ``interrupted``; returns 0."""
     store = ResultsStore(args.store)
     store.sweep_orphans()  # a run whose process ended is listed as interrupted, not as running
     runs = store.runs(kind=args.kind, include_private=True)
@@ -145,6 +148,8 @@ def on_engine(args, store: ResultsStore):
 
 
 def cmd_run(args) -> int:
+    """Run one experiment on one dataset (``python -m mvlab run``): the family's quick preset with ``--trees`` and
+    ``--methods``, stored as it runs, then its mean ± std table printed; returns 0."""
     family = get_family(args.family)
     ds = _load(args.dataset, args.n, args.seed, {})
     params = dict(family.presets["quick"].params)
@@ -245,6 +250,8 @@ def _write_figures(figures: dict, folder) -> None:
 
 
 def cmd_reproduce(args) -> int:
+    """Reproduce a paper's protocol on the bundled data (``python -m mvlab reproduce dvs|ofsp|sdf``) at the
+    ``--quick`` (default) or ``--paper`` sizes, on the job engine unless ``--n-jobs 1``; returns the exit status."""
     mode = "paper" if args.paper else "quick"
     rep = REPRODUCTIONS[args.paper_name]
     store = ResultsStore(args.store)
@@ -412,6 +419,8 @@ def cmd_lesson(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m mvlab``: the subcommands ``datasets``, ``runs``, ``run``, ``reproduce`` and
+    ``lesson``, each with its handler as ``func``."""
     parser = argparse.ArgumentParser(prog="python -m mvlab", description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", default=None,
                         help="results store file (default $MVLAB_STORE or ~/.mvlab/results.sqlite)")
@@ -490,6 +499,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line on ``argv`` (``sys.argv[1:]`` when None); returns the exit status: the command's
+    (0 on success), or 2 after printing the message of a ``ValueError`` (settings that cannot work)."""
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

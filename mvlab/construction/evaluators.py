@@ -125,9 +125,12 @@ class NaiveEvaluator:
         return False
 
     def score_subset(self, cols):
+        """Pooled inner accuracy of the columns ``cols``, refitting a clone on every fold (0.0 for no column)."""
         return naive_subset_score(self.estimator, self.X, self.y, cols, self.folds)
 
     def score_many(self, subsets):
+        """Pooled inner accuracies of several column subsets, a list in their order; in parallel inside a ``with``
+        block when ``n_jobs`` asks for it."""
         if self._parallel is None:
             return [self.score_subset(c) for c in subsets]
         return list(self._parallel(
@@ -136,9 +139,12 @@ class NaiveEvaluator:
         ))
 
     def start(self, n_views):
+        """Begin an incremental search with ``n_views`` empty views."""
         self.views = [[] for _ in range(n_views)]
 
     def candidate_scores(self, a):
+        """Pooled inner accuracy of every view with feature ``a`` added, shape (n_views,); the empty views share one
+        score, computed once.  The views are unchanged until :meth:`add`."""
         subsets, which = [], []
         empty_done = None
         out = np.zeros(len(self.views))
@@ -159,6 +165,7 @@ class NaiveEvaluator:
         return out
 
     def add(self, view, a):
+        """Add feature ``a`` to the view ``view``."""
         self.views[view].append(a)
 
 
@@ -229,6 +236,8 @@ class KNNIncremental(_FoldData):
         return (pred == self.yte).sum(axis=(-2, -1))
 
     def start(self, n_views):
+        """Begin an incremental search with ``n_views`` empty views (distance blocks ``D`` of 0, ``+inf`` on the
+        padded columns; span sums ``S`` of 0)."""
         self.n_views = n_views
         self.sizes = np.zeros(n_views, dtype=np.intp)
         self.D = np.broadcast_to(self.pad, (n_views,) + self.pad.shape[:1] + (self.te_idx.shape[1],)
@@ -239,6 +248,8 @@ class KNNIncremental(_FoldData):
         self._cache = None
 
     def candidate_scores(self, a):
+        """Pooled inner accuracy of every view with feature ``a`` added, shape (n_views,), every fold at once (the
+        empty views share one score); the candidates' states are kept for :meth:`add`."""
         # Evaluate each non-empty view and (once) the empty view, on every fold at once.
         rows, empty = self._rows_to_evaluate(self.sizes)
         xa = self.X[:, a]
@@ -252,6 +263,8 @@ class KNNIncremental(_FoldData):
         return self._scores(a, rows, empty, correct, (block, S))
 
     def add(self, view, a):
+        """Add feature ``a`` to the view ``view`` from the state of the last :meth:`candidate_scores`, which must
+        have been for ``a`` (``RuntimeError`` otherwise)."""
         j, (block, S) = self._candidate(view, a)
         self.D[view] += block                           # the same sum as the candidate's
         self.S[view] = S[j]
@@ -259,6 +272,8 @@ class KNNIncremental(_FoldData):
         self._cache = None
 
     def score_subset(self, cols):
+        """Pooled inner accuracy of the columns ``cols`` from scratch (0.0 for no column), with the neighbour and
+        tie rules of the incremental path."""
         cols = np.asarray(cols, dtype=np.intp)
         if cols.size == 0:
             return 0.0
@@ -339,6 +354,8 @@ class GaussianNBIncremental(_FoldData):
         return (pred == self.yte[f]).sum(axis=-1)
 
     def start(self, n_views):
+        """Begin an incremental search with ``n_views`` empty views (sums ``S1`` and ``S2`` of 0, no variance
+        maximum yet)."""
         self.n_views = n_views
         self.views = [[] for _ in range(n_views)]
         F = len(self.folds)
@@ -349,6 +366,9 @@ class GaussianNBIncremental(_FoldData):
         self._cache = None
 
     def candidate_scores(self, a):
+        """Pooled inner accuracy of every view with feature ``a`` added, shape (n_views,) (the empty views share
+        one score); a view whose ``eps`` grows is recomputed over its features.  The candidates' states are
+        kept for :meth:`add`."""
         sizes = np.array([len(v) for v in self.views])
         rows, empty = self._rows_to_evaluate(sizes)
         correct = np.zeros(len(rows), dtype=np.int64)
@@ -377,6 +397,8 @@ class GaussianNBIncremental(_FoldData):
         return self._scores(a, rows, empty, correct, new)
 
     def add(self, view, a):
+        """Add feature ``a`` to the view ``view`` from the state of the last :meth:`candidate_scores`, which must
+        have been for ``a`` (``RuntimeError`` otherwise)."""
         j, new = self._candidate(view, a)
         for f, (S1, S2, newmax) in enumerate(new):
             self.S1[f][view] = S1[j]
@@ -386,6 +408,8 @@ class GaussianNBIncremental(_FoldData):
         self._cache = None
 
     def score_subset(self, cols):
+        """Pooled inner accuracy of the columns ``cols`` from scratch (0.0 for no column), each fold's ``eps``
+        from the largest variance among ``cols``."""
         cols = np.asarray(cols, dtype=np.intp)
         if cols.size == 0:
             return 0.0

@@ -438,6 +438,7 @@ class GeneticViews(_BasePartitioner):
     mutation_rate : float, default=0.03
     crossover_rate : float, default=0.66
     n_generations : int, default=30
+        Generations of the (mu + lambda) evolution (0: the initial population alone).
     crossover : {"uniform", "one_point"}, default="uniform"
     init_density : float, default=0.5
     inner_cv, evaluator, random_state, n_jobs

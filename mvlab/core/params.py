@@ -32,6 +32,7 @@ class CountInterval(Interval):
         super().__init__(numbers.Integral, left, right, closed=closed)
 
     def is_satisfied_by(self, val):
+        """Whether ``val`` is an integer in the interval and not a bool."""
         return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
 
     def __str__(self):

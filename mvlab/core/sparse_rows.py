@@ -60,10 +60,12 @@ class SparseRows:
 
     @property
     def n_rows(self) -> int:
+        """Number of rows, ``len(indptr) - 1``."""
         return int(self.indptr.shape[0] - 1)
 
     @property
     def nnz(self) -> int:
+        """Number of stored entries."""
         return int(self.cols.shape[0])
 
     def row_index(self) -> np.ndarray:

@@ -184,22 +184,27 @@ class MultiViewDataset:
     # ----------------------------------------------------------------- shapes
     @property
     def n_samples(self) -> int:
+        """Number of instances (rows of ``X``)."""
         return self.X.shape[0]
 
     @property
     def n_features(self) -> int:
+        """Number of features (columns of ``X``), every view's together."""
         return self.X.shape[1]
 
     @property
     def n_views(self) -> int:
+        """Number of views."""
         return len(self.views)
 
     @property
     def n_classes(self) -> int:
+        """Number of classes."""
         return len(self.classes)
 
     @property
     def view_names(self) -> list[str]:
+        """The views' names, in view order."""
         return list(self.views)
 
     @property

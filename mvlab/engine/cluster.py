@@ -69,6 +69,8 @@ class EngineConfig:
 
     @classmethod
     def from_env(cls, environ=None) -> "EngineConfig":
+        """The configuration from the environment variables of the module docstring (``os.environ``, or the
+        mapping ``environ``); ``ValueError`` naming a variable whose value does not parse or is below 1."""
         env = os.environ if environ is None else environ
         scheduler = env.get("MVLAB_SCHEDULER", "").strip() or None
         if scheduler == "local":

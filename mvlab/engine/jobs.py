@@ -266,11 +266,14 @@ class Engine:
                 job.holders.discard(holder)
 
     def key_of(self, job_id: str) -> str | None:
+        """The request key of the run ``job_id``, or None for an unknown run."""
         with self._lock:
             job = self._jobs.get(job_id)
             return None if job is None else job.request.key
 
     def outcome(self, job_id: str) -> Outcome | None:
+        """The :class:`mvlab.engine.task.Outcome` of the run ``job_id`` once it has finished; None before, for a
+        run that failed or stopped, and for an unknown run."""
         with self._lock:
             job = self._jobs.get(job_id)
             return None if job is None else job.outcome

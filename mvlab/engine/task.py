@@ -49,6 +49,7 @@ class Outcome:
 
 
 def stop_flag_name(job_id: str) -> str:
+    """Name of the Dask :class:`distributed.Event` whose setting stops the job ``job_id``."""
     return f"mvlab-stop-{job_id}"
 
 

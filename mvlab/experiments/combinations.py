@@ -163,6 +163,7 @@ class CombinationComparison:
 
     @property
     def combinations(self) -> list[str]:
+        """The combinations compared, in order (the keys of ``accuracy``)."""
         return list(self.accuracy)
 
     def joint_train(self, combination: str = "average") -> np.ndarray:
@@ -264,6 +265,7 @@ class CombinationComparison:
 
     @classmethod
     def from_npz(cls, data: bytes) -> "CombinationComparison":
+        """The comparison back from the bytes of :meth:`to_npz`."""
         z, meta = unpack(data)
         views, combos = meta["view_names"], list(meta["accuracy"])
         sampled = "sample" in z

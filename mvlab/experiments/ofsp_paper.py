@@ -68,6 +68,8 @@ class OfspTask:
 
     @property
     def key(self) -> tuple:
+        """The repetition's key in the draws file: ``(dataset, classifier, repetition)``, the columns of
+        ``OFSP_DRAW_KEY``."""
         return (self.dataset, self.classifier, self.repetition)
 
 

@@ -42,6 +42,20 @@ class RepeatedHoldout:
     test_size: float = 0.5
 
     def splits(self, y, random_state: int = 0) -> list[Split]:
+        """Stratified hold-out splits, one per repetition, each from its own seed.
+
+        Parameters
+        ----------
+        y : array-like of shape (n_samples,)
+            Labels (the strata).
+        random_state : int, default=0
+            Seed of the repetitions' seeds.
+
+        Returns
+        -------
+        list of Split
+            ``n_repetitions`` splits (fold 0), their rows sorted.
+        """
         if self.n_repetitions < 1 or not 0 < self.test_size < 1:
             raise ValueError(f"need n_repetitions >= 1 and 0 < test_size < 1, got {self}.")
         y = np.asarray(y)
@@ -64,6 +78,9 @@ class RepeatedKFold:
     n_splits: int = 5
 
     def splits(self, y, random_state: int = 0) -> list[Split]:
+        """Stratified k-fold splits of labels ``y`` (n_samples,): scikit-learn's ``RepeatedStratifiedKFold``
+        seeded with ``random_state``, ``n_repeats`` x ``n_splits`` splits, each with its own seed for the methods;
+        rows sorted.  ``ValueError`` when a class has fewer than ``n_splits`` instances."""
         y = np.asarray(y)
         if self.n_repeats < 1 or self.n_splits < 2:
             raise ValueError(f"need n_repeats >= 1 and n_splits >= 2, got {self}.")
@@ -88,6 +105,9 @@ class RepeatedPairDraws:
     balanced: bool = True
 
     def splits(self, y, random_state: int = 0) -> list[Split]:
+        """Pair draws from labels ``y`` (n_samples,), one per repetition, each from its own seed
+        (:func:`mvlab.siamese.pairs.make_pair_split`): a split's ``train`` and ``test`` are the two instance
+        pools, its ``pairs`` the pairs drawn in them."""
         if self.n_repetitions < 1 or self.n_train_pairs < 2:
             raise ValueError(f"need n_repetitions >= 1 and n_train_pairs >= 2, got {self}.")
         out = []

@@ -67,6 +67,7 @@ class ProximityWalk:
 
     @property
     def n_trees(self) -> int:
+        """Number of trees ``T`` of the forest."""
         return int(self.leaves.shape[1])
 
     def leaf_mates(self, i: int, tree: int) -> np.ndarray:
@@ -86,6 +87,7 @@ class ProximityWalk:
                 for m, a in self.knn_accuracy.items()]
 
     def to_npz(self) -> bytes:
+        """The leaves, matrices, rows and metadata in one compressed ``.npz`` (metadata as a JSON string)."""
         arrays = {"rows": self.rows, "y": self.y, "leaves": self.leaves,
                   **{f"dissimilarity[{m}]": D for m, D in self.dissimilarities.items()}}
         meta = {"view_name": self.view_name, "classes": list(self.classes), "knn_accuracy": self.knn_accuracy,
@@ -94,6 +96,7 @@ class ProximityWalk:
 
     @classmethod
     def from_npz(cls, data: bytes) -> "ProximityWalk":
+        """The walk back from the bytes of :meth:`to_npz`."""
         z, meta = unpack(data)
         return cls(view_name=meta["view_name"], classes=meta["classes"], rows=z["rows"], y=z["y"], leaves=z["leaves"],
                    dissimilarities={m: z[f"dissimilarity[{m}]"] for m in meta["knn_accuracy"]},

@@ -120,6 +120,8 @@ class ComparisonReport:
         return shown
 
     def to_text(self) -> str:
+        """The report as plain text: the mean ± std table, then, when computed, the average ranks, the sign
+        tests, Friedman's test with its post-hoc and the critical-difference groups."""
         out = [f"Mean ± std of {self.metric} over repetitions:", markdown(self.mean_std_table())]
         if self.ranks is not None:
             out += ["", "Average rank over datasets (1 = best):",

@@ -112,6 +112,7 @@ class DrawTask:
 
     @property
     def key(self) -> tuple:
+        """The draw's key in the draws file: ``(dataset, N, T, reading, draw)``, the columns of ``DRAW_KEY``."""
         return (self.dataset, self.N, self.T, self.reading, self.draw)
 
 

@@ -29,6 +29,9 @@ from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
+from mvlab.construction.partition import GeneticViews
+from mvlab.core.declared import declared_bounds, declared_doc, declared_options
+from mvlab.core.params import StrOptions
 from mvlab.core.progress import ProgressCallback
 from mvlab.datasets.bundled import dataset_info, list_datasets, load_dataset
 from mvlab.datasets.container import MultiViewDataset
@@ -39,12 +42,14 @@ from mvlab.experiments.pair_methods import PAIRS
 from mvlab.experiments.proximity_walk import proximity_walk
 from mvlab.experiments.siamese import run_siamese_experiment
 from mvlab.experiments.view_construction import CLASSIFIER_TITLES, CLASSIFIERS, METHODS, VIEW_CONSTRUCTION, k_sweep
-from mvlab.forest.measures import MEASURES, measure_spec, resolve_measure
+from mvlab.forest.dissimilarity import ForestDissimilarity
+from mvlab.forest.measures import MEASURES, RFD, PathLength, measure_spec, resolve_measure
 from mvlab.rfd.baselines import BASELINES
-from mvlab.rfd.classifier import COMBINATIONS
+from mvlab.rfd.classifier import COMBINATIONS, RFDClassifier, StaticCombiner
 from mvlab.rfd.cost import estimate_cost
-from mvlab.rfd.dvs import check_pool_size
+from mvlab.rfd.dvs import DVSCombiner, check_pool_size
 from mvlab.rfd.weights import STATIC_COMBINATIONS
+from mvlab.siamese.forest import SiameseDeepForest
 from mvlab.siamese.pairs import max_train_pairs
 from mvlab.store import package_versions
 
@@ -61,6 +66,30 @@ scikit-learn reads ``n_jobs=None``; outside the engine, one."""
 
 def _opt(default, options=None, range=None, help=""):
     return field(default=default, metadata={"options": options, "range": range, "help": help})
+
+
+def _declared(default, estimator_cls, name: str, *, range=None, help=""):
+    """A field for the parameter ``name`` of ``estimator_cls``: its choices, bounds and help come from the
+    estimator (:mod:`mvlab.core.declared`), not from a second declaration.  ``range`` narrows the estimator's
+    bounds for the page (the help then says so); it must lie inside them.  ``help`` adds the page's own note."""
+    doc = declared_doc(estimator_cls, name)
+    notes = [doc, help] if help else [doc]
+    options = None
+    if any(isinstance(c, StrOptions) for c in estimator_cls._parameter_constraints[name]):
+        options = declared_options(estimator_cls, name)
+    else:
+        low, high = declared_bounds(estimator_cls, name)
+        if range is None:
+            range = (low, high)
+        if not low <= range[0] <= range[1] <= high:
+            raise ValueError(f"the page's range {range} for {estimator_cls.__name__}.{name} leaves its declared "
+                             f"bounds {low}..{high}.")
+        if tuple(range) != (low, high):
+            takes = f"{low:g} or more" if math.isinf(high) else f"{low:g} to {high:g}"
+            notes.append(f"This page allows {range[0]:g} to {range[1]:g}, to keep a run short (the estimator "
+                         f"takes {takes}).")
+    return field(default=default, metadata={"options": options, "range": range, "help": " ".join(notes),
+                                            "estimator": (estimator_cls, name)})
 
 
 @functools.cache
@@ -211,10 +240,10 @@ class _MeasureChoice(ExperimentSettings):
     """Settings that grow view forests: the measure and its parameters."""
 
     measure: str = _opt("breiman", options=tuple(MEASURES))
-    w: float = _opt(1.0, range=(0.05, 5.0))
-    kdn_k: int = _opt(7, range=(1, 50))
+    w: float = _declared(1.0, PathLength, "w", range=(0.05, 5.0))
+    kdn_k: int = _declared(7, RFD, "kdn_k", range=(1, 50))
     paper: bool = False
-    n_estimators: int = _opt(100, range=(3, 1000))
+    n_estimators: int = _declared(100, RFDClassifier, "n_estimators", range=(3, 1000))
 
     @classmethod
     def paper_note(cls) -> str:
@@ -294,12 +323,15 @@ class DissimilaritySettings(_MeasureChoice):
 
     kind: ClassVar[str] = "dissimilarity"
     test_size: float = _opt(0.5, range=(0.1, 0.9), help="Paper: 50/50 split.")
-    k: int = _opt(7, range=(1, 50), help="Neighbours of the leave-one-out kNN.")
+    k: int = _declared(7, StaticCombiner, "k", range=(1, 50))
 
     def effective(self):
+        """These settings with the paper's measure and trees when the ``paper`` switch is on."""
         return dataclasses.replace(self, **self._paper()) if self.paper else self
 
     def run(self, ds, progress=None):
+        """Every static combination and the baselines on one split of ``ds``
+        (:func:`mvlab.experiments.combinations.compare_combinations`)."""
         s = self.effective()
         return compare_combinations(ds.X, ds.y, ds.views, classes=ds.classes,
                                     combinations=tuple(STATIC_COMBINATIONS) + BASELINES,
@@ -326,12 +358,13 @@ class DVSSettings(_MeasureChoice):
     (docs/bench/bench_pages_scale.txt)."""
     display_only: ClassVar[tuple[str, ...]] = ("show",)
     source: str = _opt("demo", options=("demo", "sidebar"))
-    n_estimators: int = _opt(60, range=(3, 1000))
-    k: int = _opt(7, range=(1, 50), help="Neighbours in the region of competence.")
+    n_estimators: int = _declared(60, RFDClassifier, "n_estimators", range=(3, 1000))
+    k: int = _declared(7, DVSCombiner, "k", range=(1, 50))
     test_size: float = _opt(0.5, range=(0.1, 0.9), help="Paper: 50/50 split.")
     show: str = _opt("dvs", options=DVS_METHODS)
 
     def effective(self):
+        """These settings with the paper's measure and trees when the ``paper`` switch is on."""
         return dataclasses.replace(self, **self._paper()) if self.paper else self
 
     def data(self, ds: MultiViewDataset) -> MultiViewDataset:
@@ -339,6 +372,7 @@ class DVSSettings(_MeasureChoice):
         return make_region_demo(self.seed) if self.source == "demo" else ds
 
     def problems(self, ds):
+        """Why DVS cannot run on the page's data: a single view, or a pool of candidates too large."""
         data = self.data(ds)
         if data.n_views < 2:
             return [f"Dynamic view selection chooses, for every instance, a subset of the views: {data.name} has a "
@@ -351,6 +385,8 @@ class DVSSettings(_MeasureChoice):
         return []
 
     def run(self, ds, progress=None):
+        """The DVS methods, the static combinations and the baselines on one split of the page's data
+        (:func:`mvlab.experiments.combinations.compare_combinations`)."""
         s, data = self.effective(), self.data(ds)
         return compare_combinations(data.X, data.y, data.views, classes=data.classes, informative=data.informative,
                                     combinations=tuple(COMBINATIONS) + tuple(DVS_VARIANTS) + BASELINES,
@@ -381,11 +417,13 @@ class ViewConstructionSettings(ExperimentSettings):
     n_splits: int = _opt(3, range=(2, 10))
     n_repeats: int = _opt(1, range=(1, 10))
     inner_cv: int = _opt(3, range=(2, 10), help="Inner cross-validation of OFSP, AB, VC-GA and the ensemble weights.")
-    ga_generations: int = _opt(3, range=(0, 100))
+    ga_generations: int = _declared(3, GeneticViews, "n_generations", range=(0, 100))
     n_used: int = _opt(150, range=(4, 100000), help="A stratified sample of the data (all if larger than the data).")
     d_used: int = _opt(100, range=(1, 100000), help="A random sample of the features (all if larger than the data).")
 
     def effective(self):
+        """These settings with the paper preset's sizes (all the data, its folds, views and GA generations) when
+        the ``paper`` switch is on."""
         if not self.paper:
             return self
         preset = VIEW_CONSTRUCTION.presets["paper"]
@@ -412,6 +450,8 @@ class ViewConstructionSettings(ExperimentSettings):
                 f"{p.inner_cv} inner folds, {p.ga_generations} GA generations and all the data.")
 
     def problems(self, ds):
+        """Why the sweep cannot run: no method or classifier chosen, a class smaller than the folds, or more
+        views than features."""
         s, data = self.effective(), self.data(ds)
         counts = np.bincount(data.y)
         used = min(s.n_used, data.n_samples)
@@ -433,6 +473,7 @@ class ViewConstructionSettings(ExperimentSettings):
         return make_madelon(self.madelon_n, random_state=self.seed) if self.source == "madelon" else ds
 
     def run(self, ds, progress=None):
+        """The k sweep (:func:`mvlab.experiments.view_construction.k_sweep`) on the page's data, on one thread."""
         s, data = self.effective(), self.data(ds)
         return k_sweep(data.X, data.y, methods=list(s.methods), classifiers=list(s.classifiers),
                        max_views=s.max_views, n_splits=s.n_splits, n_repeats=s.n_repeats,
@@ -452,13 +493,12 @@ class SiameseSettings(ExperimentSettings):
     """The values of λ the page's slider offers (a link may carry any value in the field's range)."""
     paper: bool = False
     n_pairs: int = _opt(300, range=(30, 5000), help="Test pairs: 2N/3, from instances never used in training pairs.")
-    n_estimators: int = _opt(50, range=(5, 1000))
-    qp_probas: str = _opt("oof", options=("oof", "insample"),
-                          help="Which tree probabilities the weight QP sees (docs/algorithms.md §C.5).")
-    max_levels: int = _opt(4, range=(1, 20),
-                           help="Levels are added while the training accuracy improves, up to this many.")
-    lam: float = _opt(1.0, range=(0.0, 1000.0), help="Large λ pulls the tree weights towards uniform 1/T (gcForest).")
-    z_schedule: str = _opt("double", options=("double", "constant"))
+    n_estimators: int = _declared(50, SiameseDeepForest, "n_estimators", range=(5, 1000))
+    qp_probas: str = _declared("oof", SiameseDeepForest, "qp_probas")
+    max_levels: int = _declared(4, SiameseDeepForest, "max_levels", range=(1, 20))
+    lam: float = _declared(1.0, SiameseDeepForest, "lam", range=(0.0, 1000.0),
+                           help="Large λ pulls the tree weights towards uniform 1/T (gcForest).")
+    z_schedule: str = _declared("double", SiameseDeepForest, "z_schedule")
     scanning: bool = _opt(True, help="Images only: two lock-step windows slide over the two images of a pair.")
     windows: tuple[int, ...] = ()
 
@@ -471,6 +511,8 @@ class SiameseSettings(ExperimentSettings):
                 f"Algorithm 1), up to {paper.max_levels} levels.")
 
     def effective(self):
+        """These settings with the pairs family's paper preset (pairs, trees, levels, in-sample QP
+        probabilities) when the ``paper`` switch is on."""
         if not self.paper:
             return self
         preset = PAIRS.presets["paper"]
@@ -479,6 +521,8 @@ class SiameseSettings(ExperimentSettings):
                                    max_levels=preset.params["sdf_params"]["max_levels"])
 
     def problems(self, ds):
+        """Why the pairs cannot be drawn: ``ds`` too small for pairs from disjoint pools, or fewer training
+        pairs possible than asked."""
         most = max_train_pairs(ds.y)
         n = self.effective().n_pairs
         if most < 30:
@@ -492,6 +536,8 @@ class SiameseSettings(ExperimentSettings):
         return []
 
     def run(self, ds, progress=None):
+        """SDF and gcForest on one pair draw of ``ds`` (:func:`mvlab.experiments.siamese.run_siamese_experiment`),
+        with multi-grained scanning on image data when ``scanning`` is on."""
         s = self.effective()
         scanning = bool(s.scanning and ds.image_shape is not None)
         return run_siamese_experiment(
@@ -510,13 +556,14 @@ class ProximitySettings(ExperimentSettings):
     kind: ClassVar[str] = "proximity"
     view: str = _opt("", help="The view's name; empty: the dataset's first view.")
     n_samples: int = _opt(300, range=(20, 5000), help="A stratified sample of the data (all if larger than the data).")
-    n_estimators: int = _opt(50, range=(1, 1000))
+    n_estimators: int = _declared(50, ForestDissimilarity, "n_estimators", range=(1, 1000))
     k: int = _opt(5, range=(1, 50), help="Neighbours of the leave-one-out kNN accuracy.")
 
     def _view_name(self, ds: MultiViewDataset) -> str:
         return self.view or next(iter(ds.views))
 
     def problems(self, ds):
+        """Why the walk cannot run: a view ``ds`` does not have, or ``k`` too large for the instances."""
         if self._view_name(ds) not in ds.views:
             return [f"{ds.name} has no view '{self.view}'; its views are {list(ds.views)}."]
         if self.k >= min(self.n_samples, ds.n_samples):
@@ -524,6 +571,8 @@ class ProximitySettings(ExperimentSettings):
         return []
 
     def run(self, ds, progress=None):
+        """The proximity walk on the chosen view of ``ds`` (its first by default)
+        (:func:`mvlab.experiments.proximity_walk.proximity_walk`)."""
         name = self._view_name(ds)
         return proximity_walk(ds.X, ds.y, view=ds.views[name], view_name=name, classes=ds.classes,
                               n_samples=self.n_samples, n_estimators=self.n_estimators, k=self.k,
@@ -541,11 +590,14 @@ class BenchmarkSettings(ExperimentSettings):
     datasets: tuple[str, ...] = _opt(("breast-cancer", "digits", "nutrimouse"), options=tuple(list_datasets()))
     methods: tuple[str, ...] = ()
     repetitions: int = _opt(3, range=(1, 100), help="Papers: 10 (DVS), 10 x 5-fold (OFSP), 100 (SDF).")
-    n_estimators: int = _opt(20, range=(3, 1000), help="Random-forest methods only.")
+    n_estimators: int = _declared(20, RFDClassifier, "n_estimators", range=(3, 1000),
+                                  help="Random-forest methods only.")
     n_max: int = _opt(600, range=(40, 5000), help="Larger datasets use a stratified sample.")
     n_pairs: int = _opt(100, range=(20, 5000))
 
     def problems(self, ds=None) -> list[str]:
+        """Why the benchmark cannot run: no dataset, fewer than two methods, methods not of the family, or a
+        dataset the family's parameters do not suit.  ``ds`` is not used (the datasets are the settings')."""
         family = FAMILIES[self.family]
         out = []
         if not self.datasets:

@@ -310,6 +310,7 @@ class SiameseExperiment:
 
     @classmethod
     def from_npz(cls, data: bytes) -> "SiameseExperiment":
+        """The experiment back from the bytes of :meth:`to_npz`."""
         z, meta = unpack(data)
         K = len(meta["forest_names"])
         return cls(

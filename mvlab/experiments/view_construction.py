@@ -279,14 +279,17 @@ class KSweepResult:
 
     @property
     def methods(self) -> list[str]:
+        """The methods of the sweep, in order."""
         return list(self.settings["methods"])
 
     @property
     def classifiers(self) -> list[str]:
+        """The base classifiers of the sweep, in order."""
         return list(self.settings["classifiers"])
 
     @property
     def ks(self) -> list[int]:
+        """The numbers of views swept, ``1..max_views``."""
         return list(range(1, int(self.settings["max_views"]) + 1))
 
     def per_k(self, metric: str, classifier: str) -> pd.DataFrame:
@@ -338,6 +341,7 @@ class KSweepResult:
 
     @classmethod
     def from_npz(cls, data: bytes) -> "KSweepResult":
+        """The sweep back from the bytes of :meth:`to_npz`."""
         z, meta = unpack(data)
         s = meta["settings"]
         names = {"method": s["methods"], "classifier": s["classifiers"], "metric": list(METRICS)}

@@ -132,6 +132,7 @@ class SameLeafMeasure(Measure):
     """Whether ``train_dissimilarity_`` has a zero diagonal (set after the normalisation)."""
 
     def supports_sparse(self) -> bool:
+        """True: a same-leaf dissimilarity is 1 wherever two rows share no leaf with a non-zero weight."""
         return True
 
     def normalise_entries(self, fd, S: np.ndarray, r: Optional[np.ndarray], c: np.ndarray,
@@ -158,6 +159,10 @@ class SameLeafMeasure(Measure):
         return BT
 
     def sparse_rows(self, fd, G, rows=None, columns=None):
+        """Rows of the dissimilarity as :class:`mvlab.core.sparse_rows.SparseRows` (see
+        :meth:`Measure.sparse_rows`): the sparse co-occurrence of the query rows with the training columns,
+        :meth:`normalise_entries` on its stored entries, clipped to [0, 1]; the training rows' own entries set to
+        0 when :attr:`zero_diagonal`."""
         train = rows is not None
         U = self.query_weights(fd, train)
         if U is not None:
@@ -179,6 +184,8 @@ class SameLeafMeasure(Measure):
         return out
 
     def dissimilarity(self, fd, G, train, engine="auto", progress=None):
+        """Dense dissimilarity (n, n_train), float32: the co-occurrence ``S`` of ``G`` (n, T) with the training
+        leaves under the weights ``U`` and ``W``, then :meth:`normalise`, clipped to [0, 1]."""
         U = self.query_weights(fd, train)
         W = self.reference_weights(fd, train)
         S = cooccurrence(G, None if train else fd.leaves_, fd.n_leaves_, WA=U, WB=W, engine=engine,
@@ -198,9 +205,11 @@ class Breiman(SameLeafMeasure):
     reference = "§A.3"
 
     def normalise_entries(self, fd, S, r, c, r_local):
+        """``1 - S / T`` on the stored entries."""
         return 1.0 - np.divide(S, fd.leaves_.shape[1])
 
     def normalise(self, fd, S, train):
+        """``1 - S / T`` (n, n_train), in place in ``S``; a zero diagonal for the training matrix."""
         np.divide(S, fd.leaves_.shape[1], out=S)
         np.subtract(1.0, S, out=S)  # 1 - S / T in place: no n x n temporaries
         if train:
@@ -245,11 +254,15 @@ class RFD(SameLeafMeasure):
         self.form = form
 
     def check_data(self, n_train):
+        """Raise ``ValueError`` when ``kdn_k`` is not below ``n_train`` (the kDN of a row needs ``kdn_k`` other
+        rows)."""
         if self.kdn_k > n_train - 1:
             raise ValueError(f"kdn_k={self.kdn_k} needs at least {self.kdn_k + 1} training instances, "
                              f"got {n_train}; lower kdn_k.")
 
     def prepare(self, fd, X, y, progress=None):
+        """Compute the kDN hardness of every training row in every tree, ``kdn_`` (n_train, T), and the
+        reference weights ``1 - kdn_`` (§A.5)."""
         _report(progress, 0.0, "kDN hardness per tree")
         self.kdn_ = kdn_per_tree(fd.forest_, X, y, self.kdn_k, n_jobs=fd.n_jobs)
         self.reference_weights_ = 1.0 - self.kdn_
@@ -257,9 +270,13 @@ class RFD(SameLeafMeasure):
     zero_diagonal = False
 
     def supports_sparse(self):
+        """Whether the form has a sparse form: ``"weighted_proximity"`` only (the other form's value where two
+        rows share no leaf varies by column)."""
         return self.form == "weighted_proximity"  # the other form's value at no shared leaf varies by column
 
     def sparse_rows(self, fd, G, rows=None, columns=None):
+        """As :meth:`SameLeafMeasure.sparse_rows`; ``ValueError`` for ``form="weighted_dissimilarity"``, which has
+        no sparse form."""
         if not self.supports_sparse():
             raise ValueError("RFD with form='weighted_dissimilarity' has no sparse form (its value where two rows "
                              "share no leaf, mean_t(1 - kDN_t(x_i)), differs by column); use "
@@ -268,12 +285,17 @@ class RFD(SameLeafMeasure):
         return super().sparse_rows(fd, G, rows, columns)
 
     def normalise_entries(self, fd, S, r, c, r_local):
+        """``1 - S / T`` on the stored entries (the ``"weighted_proximity"`` form)."""
         return 1.0 - S / fd.leaves_.shape[1]
 
     def reference_weights(self, fd, train):
+        """``W = 1 - kDN_t(x_i)`` (n_train, T), computed by :meth:`prepare`."""
         return self.reference_weights_
 
     def normalise(self, fd, S, train):
+        """``1 - S / T`` (``"weighted_proximity"``) or ``mean_t(1 - kDN_t(x_i)) - S / T``
+        (``"weighted_dissimilarity"``), shape (n, n_train); the diagonal is kept (``d(x_i, x_i) = mean_t kDN_t(x_i)``
+        for the first form)."""
         T = fd.leaves_.shape[1]
         if self.form == "weighted_proximity":
             return 1.0 - S / T
@@ -294,15 +316,22 @@ class OOBProximity(SameLeafMeasure):
     reference = "Rhodes, Cutler & Moon 2023"
 
     def prepare(self, fd, X, y, progress=None):
+        """Keep the out-of-bag indicator ``I(x_i OOB in t)`` (n_train, T) as float64 weights."""
         self.oob_weights_ = fd.oob_mask_.astype(np.float64)
 
     def query_weights(self, fd, train):
+        """``U``: the out-of-bag indicator (n_train, T) for the training rows; None (all ones) for new rows,
+        out-of-bag in every tree."""
         return self.oob_weights_ if train else None
 
     def reference_weights(self, fd, train):
+        """``W``: the out-of-bag indicator (n_train, T), the same object as ``U`` for the training rows (a
+        symmetric product)."""
         return self.oob_weights_  # the same object as U for training rows: symmetric product
 
     def normalise_entries(self, fd, S, r, c, r_local):
+        """``1 - S / N`` on the stored entries, ``N`` the trees in which both rows are out-of-bag (for new rows,
+        the training row's out-of-bag trees); 1 where ``N = 0``."""
         if r is not None:
             bits = self.__dict__.get("_oob_bits")
             if bits is None:
@@ -316,6 +345,8 @@ class OOBProximity(SameLeafMeasure):
         return 1.0 - np.divide(S, N, out=np.zeros_like(S), where=N > 0)
 
     def normalise(self, fd, S, train):
+        """``1 - S / N`` (n, n_train), ``N`` the trees in which both rows are out-of-bag (for new rows, the
+        training row's out-of-bag trees); 1 where ``N = 0``, a zero diagonal for the training matrix."""
         if train:
             o32 = fd.oob_mask_.astype(np.float32)
             N = (o32 @ o32.T).astype(np.float64)  # exact: integer counts < 2**24
@@ -358,17 +389,25 @@ class RFGAP(SameLeafMeasure):
         self.scaling = scaling
 
     def prepare(self, fd, X, y, progress=None):
+        """Compute the reference weights ``c_i(t) / |M_t(leaf)|`` (n_train, T): each row's in-bag multiplicity
+        over the in-bag multiplicity of its leaf."""
         counts = fd.in_bag_counts_
         mass = np.bincount(fd.leaves_.ravel(), weights=counts.ravel().astype(np.float64), minlength=fd.n_leaves_)
         self.weights_ = counts / mass[fd.leaves_]  # c_i(t) / |M_t(leaf)|
 
     def query_weights(self, fd, train):
+        """``U``: the out-of-bag indicator (n_train, T) for the training rows (only the trees where the row is
+        out-of-bag count); None (every tree) for new rows."""
         return fd.oob_mask_.astype(np.float64) if train else None
 
     def reference_weights(self, fd, train):
+        """``W = c_i(t) / |M_t(leaf)|`` (n_train, T), computed by :meth:`prepare`."""
         return self.weights_
 
     def normalise_entries(self, fd, S, r, c, r_local):
+        """``1 - p`` on the stored entries, ``p = S / |S_x|`` (``|S_x|`` the query row's out-of-bag trees, ``T``
+        for new rows) and 0 at a training row's own column; with ``scaling="row_max"``, ``p`` divided by its
+        row's largest stored value first."""
         T = fd.leaves_.shape[1]
         n_oob = fd.oob_mask_.sum(axis=1).astype(np.float64)[r] if r is not None else np.full(S.shape[0], float(T))
         P = np.divide(S, n_oob, out=np.zeros_like(S), where=n_oob > 0)
@@ -389,6 +428,8 @@ class RFGAP(SameLeafMeasure):
         return np.repeat(mx, np.diff(np.r_[starts, P.size]))
 
     def sparse_rows(self, fd, G, rows=None, columns=None):
+        """As :meth:`SameLeafMeasure.sparse_rows`; with ``scaling="row_max"`` and ``columns``, the full rows
+        first (the scale is the maximum over the whole row), then their ``columns``."""
         if self.scaling == "row_max" and columns is not None:
             # the scale is the maximum over the whole row: take the full rows, then the columns
             full = super().sparse_rows(fd, G, rows, None)
@@ -396,6 +437,8 @@ class RFGAP(SameLeafMeasure):
         return super().sparse_rows(fd, G, rows, columns)
 
     def normalise(self, fd, S, train):
+        """``1 - p`` (n, n_train), ``p = S / |S_x|`` (divided by its row's maximum with ``scaling="row_max"``);
+        a zero diagonal for the training matrix."""
         n_oob = fd.oob_mask_.sum(axis=1).astype(np.float64) if train else np.full(S.shape[0],
                                                                                   float(fd.leaves_.shape[1]))
         P = np.divide(S, n_oob[:, None], out=np.zeros_like(S), where=n_oob[:, None] > 0)
@@ -430,6 +473,9 @@ class PathLength(Measure):
         self.w = w
 
     def dissimilarity(self, fd, G, train, engine="auto", progress=None):
+        """Mean over the trees of ``1 - exp(-w g_t)``, gathered from each tree's leaf-to-leaf path matrix at the
+        leaves ``G`` (n, T) and the training leaves: shape (n, n_train), float32 (§A.4, Eq. 4); symmetrised with a
+        zero diagonal for the training matrix."""
         T = fd.leaves_.shape[1]
         la_all = G - fd._leaf_offsets[None, :]
         lb_all = fd.leaves_ - fd._leaf_offsets[None, :]

@@ -51,11 +51,14 @@ class StepRun:
     result_type: type
 
     def data(self) -> MultiViewDataset:
+        """The step's data: the bundled dataset ``dataset``, through ``settings.data`` when the settings
+        choose their own."""
         ds = load_dataset(self.dataset)
         return self.settings.data(ds) if hasattr(self.settings, "data") else ds
 
     @property
     def label(self) -> str:
+        """``"<kind> on <dataset>"``, for people."""
         return f"{self.settings.kind} on {self.dataset}"
 
 

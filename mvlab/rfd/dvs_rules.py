@@ -87,6 +87,23 @@ class CompetenceRule:
 
     def __call__(self, pool: PoolEvidence, regions: np.ndarray, predictions: Optional[np.ndarray] = None,
                  weights: Optional[np.ndarray] = None) -> np.ndarray:
+        """Competence of every candidate for every instance.
+
+        Parameters
+        ----------
+        pool : PoolEvidence
+            The pool's out-of-bag evidence on its n_train training rows.
+        regions : int ndarray of shape (P, n, k)
+            Training indices of every candidate's region for every instance.
+        predictions : ndarray of shape (P, n), optional
+            The candidates' predicted class indices (given when :attr:`needs_predictions`).
+        weights : ndarray of shape (P, n, k), optional
+            The neighbours' weights; None counts every neighbour once.
+
+        Returns
+        -------
+        ndarray of float64 of shape (P, n)
+        """
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -99,6 +116,8 @@ class OverallLocalAccuracy(CompetenceRule):
     name, title = "ola", "OLA: OOB accuracy on the region (the paper)"
 
     def __call__(self, pool, regions, predictions=None, weights=None):
+        """OOB accuracy of each candidate on each instance's region, shape (P, n): the share of the k neighbours
+        it predicts right (the ``weights``-weighted mean when given)."""
         hits = pool.gather(pool.oob_hits, regions)
         if weights is None:  # a count, exact in integers
             return np.count_nonzero(hits, axis=2) / regions.shape[2]
@@ -113,6 +132,8 @@ class LocalClassAccuracy(CompetenceRule):
     needs_predictions, uses_neighbour_weights = True, False
 
     def __call__(self, pool, regions, predictions=None, weights=None):
+        """OOB accuracy of each candidate over the neighbours labelled with its prediction, shape (P, n), 0 where
+        no neighbour is; ``predictions`` (P, n) is required and ``weights`` ignored."""
         if predictions is None:
             raise ValueError("the LCA competence needs the candidates' predictions for the instances.")
         hits = pool.gather(pool.oob_hits, regions)
@@ -129,6 +150,8 @@ class SoftLocalAccuracy(CompetenceRule):
     name, title = "soft", "Soft: OOB probability of the true class on the region"
 
     def __call__(self, pool, regions, predictions=None, weights=None):
+        """Mean OOB probability of the neighbours' true classes for each candidate, shape (P, n) (the
+        ``weights``-weighted mean when given)."""
         return _weighted_mean(pool.gather(pool.oob_true_proba, regions), weights)
 
 

@@ -79,6 +79,7 @@ class DVSExplanation:
 
     @property
     def n_instances(self) -> int:
+        """Number of instances explained, n."""
         return int(self.chosen.shape[0])
 
     @property
@@ -164,6 +165,8 @@ class DVSExplanation:
 
     @classmethod
     def from_arrays(cls, arrays: dict, meta: dict) -> "DVSExplanation":
+        """The explanation back from the ``(arrays, meta)`` of :meth:`to_arrays`; fields missing from them keep
+        their default."""
         values = {f.name: arrays[f.name] if f.name in arrays else meta[f.name] for f in fields(cls)
                   if f.name in arrays or f.name in meta}  # fields added later keep their default
         return cls(**values)

@@ -68,10 +68,12 @@ class ViewForests:
 
     @property
     def n_views(self) -> int:
+        """Number of views, Q."""
         return len(self.views)
 
     @property
     def n_train(self) -> int:
+        """Number of training rows."""
         return int(self.y.shape[0])
 
     @property

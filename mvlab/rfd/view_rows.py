@@ -95,6 +95,7 @@ class ViewRows:
 
     @property
     def n_views(self) -> int:
+        """Number of views, Q."""
         return len(self.forests)
 
     def blocks(self) -> list[slice]:
@@ -202,9 +203,12 @@ class DenseViewRows:
 
     @property
     def n_views(self) -> int:
+        """Number of views, Q."""
         return len(self.Ds)
 
     def scan(self, columns=None, combos=(), k=0, exclude_self=False):
+        """:meth:`ViewRows.scan` on the dense matrices: the ``columns`` of every ``D_q`` and the ``k`` nearest
+        training rows of each combo's joint matrix (lowest index on ties; ``exclude_self`` leaves out the diagonal)."""
         cols = None if columns is None else [np.ascontiguousarray(D[:, columns]) for D in self.Ds]
         P = len(combos)
         idx = np.empty((P, self.n_rows, k), dtype=np.int64) if P else None

@@ -205,6 +205,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         Input of level q: ``[X, V_1, ..., V_{q-1}]`` (SDF Eq. 11, C-leo) or ``[X, V_{q-1}]``
         (official gcForest).
     max_levels : int, default=10
+        Levels at most; the cascade stops earlier when levels stop improving (``patience``, ``min_gain``).
     patience : int, default=1
         Stop after ``patience`` consecutive levels without a gain larger than ``min_gain`` over
         the best training accuracy so far (1 = C-leo's strict-improvement rule, 4 = official).

@@ -70,6 +70,7 @@ class SignTestResult(_Result):
         return self.a_significantly_better or self.b_significantly_better
 
     def to_dict(self) -> dict:
+        """The fields as a dict, with ``significant``."""
         d = asdict(self)
         d["significant"] = self.significant
         return d

@@ -291,6 +291,7 @@ class ResultsStore(SQLiteFile):
                          (status, time.time(), _canonical(summary or {}), run_id))
 
     def delete_run(self, run_id: str) -> None:
+        """Delete the run ``run_id`` with its results and artifacts (nothing for an unknown run)."""
         with self._transaction() as conn:
             conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
 
@@ -343,6 +344,7 @@ class ResultsStore(SQLiteFile):
         return frame
 
     def artifact(self, run_id: str, name: str) -> bytes | None:
+        """The artifact ``name`` of the run ``run_id``, or None when it has none."""
         with self._connect() as conn:
             row = conn.execute("SELECT data FROM artifacts WHERE run_id = ? AND name = ?", (run_id, name)).fetchone()
         return None if row is None else bytes(row[0])

@@ -233,6 +233,8 @@ class ClassRounds(SQLiteFile):
             conn.execute("UPDATE class_rounds SET step = ? WHERE code = ?", (int(step), code))
 
     def rename(self, code, key: str, name: str) -> None:
+        """Rename the round (its teacher only: ``key``); the name is stripped and cut to 80 characters, and may
+        not be empty (``RoundError``)."""
         name = str(name).strip()
         if not name:
             raise RoundError("a round's name cannot be empty.")

@@ -39,6 +39,8 @@ class Place:
         return "&".join(f"{k}={v}" for k, v in self.query().items())
 
     def query(self) -> dict[str, str]:
+        """The place as URL query values: ``lesson`` and ``step``, and ``teacher``, ``round`` and ``key`` when
+        set."""
         out = {"lesson": self.lesson, "step": str(self.step)}
         if self.teacher:
             out["teacher"] = "1"

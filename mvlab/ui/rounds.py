@@ -58,13 +58,16 @@ class RoundView:
 
     @property
     def teacher(self) -> bool:
+        """Whether this tab holds the round's teacher key."""
         return self.key is not None
 
     @property
     def token(self) -> str:
+        """This tab's token (made once per session), under which its answers are recorded."""
         return st.session_state.setdefault("_round_token", secrets.token_urlsafe(12))
 
     def state(self) -> Round | None:
+        """The round as it stands now, or None when it has expired or was deleted."""
         return class_rounds().get(self.code)
 
 

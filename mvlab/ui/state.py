@@ -70,6 +70,8 @@ def bundled_dataset(name: str, n_samples: int, seed: int) -> MultiViewDataset:
 def synthetic_dataset(n_samples: int, n_views: int, n_features: int, n_classes: int,
                       p_informative: float, class_sep: float, noise: str, seed: int,
                       relevance: str = "iid") -> MultiViewDataset:
+    """Synthetic multi-view data (:func:`mvlab.datasets.make_multiview_classification`), generated once
+    per server for every set of parameters (datasets are immutable: safe to share)."""
     return datasets.make_multiview_classification(
         n_samples, n_views, n_features, n_classes, p_informative=p_informative, class_sep=class_sep,
         noise=noise, relevance=relevance, random_state=seed,

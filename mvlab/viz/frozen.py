@@ -21,6 +21,7 @@ class FrozenFigure(go.Figure):
     _frozen: dict
 
     def to_dict(self) -> dict:
+        """The dict form computed by :func:`freeze`, itself and not a copy (never change it)."""
         return self._frozen
 
 
