@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from mvlab.datasets import load_dataset
-from mvlab.experiments.sdf_paper import LAM_GRID, DrawTask, draw_seed, run_draw
+from mvlab.reproduction.sdf_paper import LAM_GRID, DrawTask, draw_seed, run_draw
 from mvlab.siamese import SiameseDeepForest
 from mvlab.siamese.pairs import make_pair_split, pair_features
 

@@ -260,11 +260,11 @@ def cmd_reproduce(args) -> int:
 
 
 def _reproduce_sdf_paper(args) -> int:
-    """The Siamese deep forest paper's Tables 4-9 on its own datasets (:mod:`mvlab.experiments.sdf_paper`):
+    """The Siamese deep forest paper's Tables 4-9 on its own datasets (:mod:`mvlab.reproduction.sdf_paper`):
     the draws missing from ``<out>/sdf_paper_draws.csv`` are computed (and appended as they finish), then
     the cells file and the report are written from the draws file."""
-    from mvlab.experiments import sdf_paper
-    from mvlab.experiments.reproduction_report import write_sdf_outputs
+    from mvlab.reproduction import sdf_paper
+    from mvlab.reproduction.report import write_sdf_outputs
 
     out = Path(args.out)
     draws_path = out / "sdf_paper_draws.csv"
@@ -282,11 +282,11 @@ def _reproduce_sdf_paper(args) -> int:
 
 
 def _reproduce_ofsp_table3(args) -> int:
-    """OFSP's Table 3 rows at the paper's protocol (:mod:`mvlab.experiments.ofsp_paper`): the repetitions missing
+    """OFSP's Table 3 rows at the paper's protocol (:mod:`mvlab.reproduction.ofsp_paper`): the repetitions missing
     from ``<out>/ofsp_paper_draws.csv`` are computed and appended as they finish, then the cells file and the
     report's section are written from it."""
-    from mvlab.experiments import ofsp_paper
-    from mvlab.experiments.reproduction_report import write_ofsp_outputs
+    from mvlab.reproduction import ofsp_paper
+    from mvlab.reproduction.report import write_ofsp_outputs
 
     out = Path(args.out)
     if not args.report_only:

@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-from mvlab.experiments import ofsp_paper, sdf_paper
-from mvlab.experiments.reproduction_report import (
+from mvlab.experiments.settings import SiameseSettings, ViewConstructionSettings
+from mvlab.reproduction import ofsp_paper, sdf_paper
+from mvlab.reproduction.report import (
     cell_table,
     gap_by_n,
     grid_markdown,
@@ -11,7 +12,6 @@ from mvlab.experiments.reproduction_report import (
     read_cells,
     verdict_line,
 )
-from mvlab.experiments.settings import SiameseSettings, ViewConstructionSettings
 from mvlab.ui import links
 from mvlab.ui.state import sidebar
 

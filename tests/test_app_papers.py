@@ -2,8 +2,8 @@
 
 import pandas as pd
 
-from mvlab.experiments import reproduction_report
-from mvlab.experiments.sdf_paper import DRAW_COLUMNS
+from mvlab.reproduction import report as reproduction_report
+from mvlab.reproduction.sdf_paper import DRAW_COLUMNS
 
 
 def _draws(tmp_path):
@@ -38,7 +38,7 @@ def test_papers_page_without_results_says_which_command_makes_them(app, tmp_path
 
 
 def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_page(app, tmp_path, monkeypatch):
-    from mvlab.experiments.ofsp_paper import OFSP_DRAW_COLUMNS
+    from mvlab.reproduction.ofsp_paper import OFSP_DRAW_COLUMNS
 
     rows = [dict(zip(OFSP_DRAW_COLUMNS, ["golub-3051", "knn", rep, 1000, method, k, acc, 0.1, 50.0, 1.0]))
             for rep, acc in enumerate([0.97, 1.0, 0.99]) for method in ("OFSP", "RFSP") for k in (1, 2)]

@@ -18,7 +18,7 @@ LAYERS = [
     {"datasets", "forest", "siamese"},
     {"rfd", "construction"},
     {"experiments"},
-    {"viz", "engine"},
+    {"viz", "engine", "reproduction"},
     {"lessons"},
     {"ui", "cli", "__main__"},
 ]

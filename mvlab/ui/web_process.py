@@ -25,14 +25,14 @@ def _import_what_pages_import() -> None:
     import streamlit.elements.plotly_chart  # noqa: F401
 
     import mvlab.experiments.combinations  # noqa: F401
-    import mvlab.experiments.ofsp_paper  # noqa: F401
-    import mvlab.experiments.paper_cells  # noqa: F401
     import mvlab.experiments.report  # noqa: F401
-    import mvlab.experiments.reproduction_report  # noqa: F401
-    import mvlab.experiments.sdf_paper  # noqa: F401
     import mvlab.experiments.settings  # noqa: F401
     import mvlab.experiments.siamese  # noqa: F401
     import mvlab.experiments.view_construction  # noqa: F401
+    import mvlab.reproduction.cells  # noqa: F401
+    import mvlab.reproduction.ofsp_paper  # noqa: F401
+    import mvlab.reproduction.report  # noqa: F401
+    import mvlab.reproduction.sdf_paper  # noqa: F401
     import mvlab.ui.lessons  # noqa: F401
     import mvlab.ui.links  # noqa: F401
     import mvlab.ui.state  # noqa: F401

@@ -22,7 +22,7 @@ Readings of the paper that move the numbers are run as separate ``reading`` valu
 pairs from instances never seen in training, mvlab's default) and ``"shared"`` (one pool of instances for
 both; :data:`mvlab.siamese.pairs.POOLS`).
 
-Every finished draw is appended to a :class:`mvlab.experiments.paper_cells.DrawsFile`, so a run that is
+Every finished draw is appended to a :class:`mvlab.reproduction.cells.DrawsFile`, so a run that is
 cut off loses only the draws in flight; :func:`run_paper_protocol` skips the draws already in the file.
 """
 
@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from mvlab.core.threads import call_on_threads
-from mvlab.experiments.paper_cells import CELL_COLUMNS, DrawsFile, cell_verdicts, summarise_cells
+from mvlab.reproduction.cells import CELL_COLUMNS, DrawsFile, cell_verdicts, summarise_cells
 from mvlab.stats import paired_t_test
 
 __all__ = ["PAPER", "LAM_GRID", "DRAW_COLUMNS", "DrawTask", "paper_grid", "draw_seed", "run_draw",

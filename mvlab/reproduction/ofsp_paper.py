@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from mvlab.core.threads import call_on_threads
-from mvlab.experiments.paper_cells import CELL_COLUMNS, DrawsFile, cell_verdicts, summarise_cells
+from mvlab.reproduction.cells import CELL_COLUMNS, DrawsFile, cell_verdicts, summarise_cells
 
 __all__ = ["DATASETS", "PAPER", "OFSP_DRAW_COLUMNS", "OfspTask", "ofsp_grid", "run_ofsp_draw", "run_ofsp_protocol",
            "ofsp_cells"]
@@ -112,7 +112,7 @@ def run_ofsp_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_
 def run_ofsp_protocol(path, tasks: Iterable[OfspTask], *, n_jobs: int = 1, say: Callable[[str], None] | None = None,
                       **options) -> int:
     """Compute the repetitions of ``tasks`` missing from the draws file ``path``, appending each as it ends
-    (one per engine worker with ``n_jobs != 1``, as :func:`mvlab.experiments.sdf_paper.run_paper_protocol`)."""
+    (one per engine worker with ``n_jobs != 1``, as :func:`mvlab.reproduction.sdf_paper.run_paper_protocol`)."""
     from joblib import Parallel, delayed
 
     file = DrawsFile(path, OFSP_DRAW_COLUMNS, OFSP_DRAW_KEY)

@@ -1,7 +1,7 @@
 """Writing the papers' cells files and the generated sections of docs/reproduction.md from the draws.
 
 Nothing here computes a model: the cells come from the committed draws files
-(:mod:`mvlab.experiments.sdf_paper`), and the report's generated sections are rewritten between their
+(:mod:`mvlab.reproduction.sdf_paper`), and the report's generated sections are rewritten between their
 markers (``<!-- BEGIN name -->`` ... ``<!-- END name -->``), the rest of the report being left as written.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from mvlab.experiments.paper_cells import DrawsFile
+from mvlab.reproduction.cells import DrawsFile
 
 __all__ = ["REPRODUCTION_DIR", "replace_section", "sdf_markdown", "write_sdf_outputs", "verdict_line",
            "read_cells", "cell_table", "grid_markdown", "gap_by_n", "ofsp_markdown", "ofsp_grid_markdown",
@@ -107,7 +107,7 @@ def sdf_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
     """The generated section on the Siamese deep forest paper: per table and reading, the cells beside the
     paper's, the verdict, the SDF - gcForest gain, Table 8 (fixed setting and the paper's best-cell
     reading) and Table 9."""
-    from mvlab.experiments.sdf_paper import TABLE8, table8_best_cells, table9
+    from mvlab.reproduction.sdf_paper import TABLE8, table8_best_cells, table9
 
     if cells.empty:
         return "_No draw has been computed yet: run `python -m mvlab reproduce sdf --paper`._"
@@ -223,7 +223,7 @@ def _write_outputs(folder, paper: str, draws_file, cells_of, markdown_of, report
 def write_sdf_outputs(folder, report=None) -> list[Path]:
     """Write ``sdf_paper_cells.csv`` in ``folder`` from its ``sdf_paper_draws.csv`` and, when ``report`` is a
     path, rewrite that report's ``sdf-paper`` section; returns the paths written."""
-    from mvlab.experiments.sdf_paper import DRAW_COLUMNS, DRAW_KEY, paper_cells
+    from mvlab.reproduction.sdf_paper import DRAW_COLUMNS, DRAW_KEY, paper_cells
 
     draws = DrawsFile(Path(folder) / "sdf_paper_draws.csv", DRAW_COLUMNS, DRAW_KEY)
     return _write_outputs(folder, "sdf", draws, paper_cells, sdf_markdown, report)
@@ -232,7 +232,7 @@ def write_sdf_outputs(folder, report=None) -> list[Path]:
 def ofsp_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
     """The generated section on OFSP's Table 3 rows: OFSP's accuracy at every k beside the paper's, and the six
     methods' median, min and max over k (the paper's box plots, Fig. 4)."""
-    from mvlab.experiments.ofsp_paper import DATASETS
+    from mvlab.reproduction.ofsp_paper import DATASETS
 
     if cells.empty:
         return "_No repetition has been computed yet: run `python -m mvlab reproduce ofsp --table3`._"
@@ -282,7 +282,7 @@ def _method_order(name: str) -> int:
 def write_ofsp_outputs(folder, report=None) -> list[Path]:
     """Write ``ofsp_paper_cells.csv`` from ``ofsp_paper_draws.csv`` in ``folder`` and, when ``report`` is a path,
     rewrite its ``ofsp-paper`` section; returns the paths written."""
-    from mvlab.experiments.ofsp_paper import OFSP_DRAW_COLUMNS, OFSP_DRAW_KEY, ofsp_cells
+    from mvlab.reproduction.ofsp_paper import OFSP_DRAW_COLUMNS, OFSP_DRAW_KEY, ofsp_cells
 
     draws = DrawsFile(Path(folder) / "ofsp_paper_draws.csv", OFSP_DRAW_COLUMNS, OFSP_DRAW_KEY)
     return _write_outputs(folder, "ofsp", draws, ofsp_cells, ofsp_markdown, report)
