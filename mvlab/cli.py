@@ -264,7 +264,7 @@ def _reproduce_sdf_paper(args) -> int:
     the draws missing from ``<out>/sdf_paper_draws.csv`` are computed (and appended as they finish), then
     the cells file and the report are written from the draws file."""
     from mvlab.reproduction import sdf_paper
-    from mvlab.reproduction.report import write_sdf_outputs
+    from mvlab.reproduction.writer import write_sdf_outputs
 
     out = Path(args.out)
     draws_path = out / "sdf_paper_draws.csv"
@@ -286,7 +286,7 @@ def _reproduce_ofsp_table3(args) -> int:
     from ``<out>/ofsp_paper_draws.csv`` are computed and appended as they finish, then the cells file and the
     report's section are written from it."""
     from mvlab.reproduction import ofsp_paper
-    from mvlab.reproduction.report import write_ofsp_outputs
+    from mvlab.reproduction.writer import write_ofsp_outputs
 
     out = Path(args.out)
     if not args.report_only:

@@ -4,7 +4,7 @@ import streamlit as st
 
 from mvlab.experiments.settings import SiameseSettings, ViewConstructionSettings
 from mvlab.reproduction import ofsp_paper, sdf_paper
-from mvlab.reproduction.report import (
+from mvlab.reproduction.writer import (
     cell_table,
     gap_by_n,
     grid_markdown,

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from mvlab.reproduction import report as reproduction_report
+from mvlab.reproduction import writer
 from mvlab.reproduction.sdf_paper import DRAW_COLUMNS
 
 
@@ -13,12 +13,12 @@ def _draws(tmp_path):
             rows.append(dict(zip(DRAW_COLUMNS, ["ecoli", 2000, 700, "disjoint", d, 7, model, acc + shift, 2, 1.0,
                                                 1333, 1.0])))
     pd.DataFrame(rows, columns=DRAW_COLUMNS).to_csv(tmp_path / "sdf_paper_draws.csv", index=False)
-    reproduction_report.write_sdf_outputs(tmp_path)
+    writer.write_sdf_outputs(tmp_path)
 
 
 def test_papers_page_shows_cells_beside_the_papers_with_links(app, tmp_path, monkeypatch):
     _draws(tmp_path)
-    monkeypatch.setattr(reproduction_report, "REPRODUCTION_DIR", tmp_path)
+    monkeypatch.setattr(writer, "REPRODUCTION_DIR", tmp_path)
     app.switch_page("pages/papers.py").run()
     assert not app.exception, app.exception
     assert [s.value for s in app.subheader] == ["Table 4: Ecoli", "Table 8: every model at N = 2000, T = 700"]
@@ -31,7 +31,7 @@ def test_papers_page_shows_cells_beside_the_papers_with_links(app, tmp_path, mon
 
 
 def test_papers_page_without_results_says_which_command_makes_them(app, tmp_path, monkeypatch):
-    monkeypatch.setattr(reproduction_report, "REPRODUCTION_DIR", tmp_path)
+    monkeypatch.setattr(writer, "REPRODUCTION_DIR", tmp_path)
     app.switch_page("pages/papers.py").run()
     assert not app.exception, app.exception
     assert any("reproduce sdf --paper" in i.value for i in app.info)
@@ -43,8 +43,8 @@ def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_
     rows = [dict(zip(OFSP_DRAW_COLUMNS, ["golub-3051", "knn", rep, 1000, method, k, acc, 0.1, 50.0, 1.0]))
             for rep, acc in enumerate([0.97, 1.0, 0.99]) for method in ("OFSP", "RFSP") for k in (1, 2)]
     pd.DataFrame(rows, columns=OFSP_DRAW_COLUMNS).to_csv(tmp_path / "ofsp_paper_draws.csv", index=False)
-    reproduction_report.write_ofsp_outputs(tmp_path)
-    monkeypatch.setattr(reproduction_report, "REPRODUCTION_DIR", tmp_path)
+    writer.write_ofsp_outputs(tmp_path)
+    monkeypatch.setattr(writer, "REPRODUCTION_DIR", tmp_path)
     app.switch_page("pages/papers.py").run()
     assert not app.exception, app.exception
     headings = [s.value for s in app.subheader]

@@ -10,7 +10,7 @@ from mvlab.cli import main
 from mvlab.datasets import load_dataset
 from mvlab.reproduction import sdf_paper
 from mvlab.reproduction.cells import DrawsFile, mean_interval, summarise_cells
-from mvlab.reproduction.report import replace_section
+from mvlab.reproduction.writer import replace_section
 from mvlab.siamese import SiameseDeepForest
 from mvlab.siamese.pairs import make_pair_split, pair_features
 from mvlab.siamese.tree_weights import solve_tree_weights
@@ -216,7 +216,7 @@ def test_report_sections_are_replaced_between_their_markers():
 # ------------------------------------------------------------------------------ OFSP Table 3
 def test_ofsp_table3_rows_are_computed_repetition_by_repetition_and_placed_beside_the_paper(tmp_path):
     from mvlab.reproduction import ofsp_paper
-    from mvlab.reproduction.report import write_ofsp_outputs
+    from mvlab.reproduction.writer import write_ofsp_outputs
 
     tasks = ofsp_paper.ofsp_grid(datasets=["golub-3051"], classifiers=["knn"], repeats=2)
     small = dict(max_views=2, n_splits=3, max_features=40, ga_generations=1, inner_cv=2, n_jobs=1)

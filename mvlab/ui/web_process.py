@@ -31,8 +31,8 @@ def _import_what_pages_import() -> None:
     import mvlab.experiments.view_construction  # noqa: F401
     import mvlab.reproduction.cells  # noqa: F401
     import mvlab.reproduction.ofsp_paper  # noqa: F401
-    import mvlab.reproduction.report  # noqa: F401
     import mvlab.reproduction.sdf_paper  # noqa: F401
+    import mvlab.reproduction.writer  # noqa: F401
     import mvlab.ui.lessons  # noqa: F401
     import mvlab.ui.links  # noqa: F401
     import mvlab.ui.state  # noqa: F401
