@@ -1,5 +1,5 @@
-"""mvlab.experiments.settings: one frozen object per page builds the call, the key, the manifest
-and the URL query."""
+"""mvlab.experiments.settings: one frozen object per page builds the call, the key and the manifest; its link
+(mvlab.ui.query) round-trips it."""
 
 import dataclasses
 
@@ -15,6 +15,7 @@ from mvlab.experiments.settings import (
     SiameseSettings,
     ViewConstructionSettings,
 )
+from mvlab.ui.query import query_fields, settings_from_query, settings_to_query
 
 ALL = [DissimilaritySettings, DVSSettings, ViewConstructionSettings, SiameseSettings]
 
@@ -22,9 +23,9 @@ ALL = [DissimilaritySettings, DVSSettings, ViewConstructionSettings, SiameseSett
 @pytest.mark.parametrize("cls", ALL)
 def test_defaults_have_an_empty_query_and_every_field_round_trips(cls):
     default = cls(seed=4)
-    assert default.to_query() == {}
+    assert settings_to_query(default) == {}
     changed = {}
-    for f in cls.query_fields():
+    for f in query_fields(cls):
         value = getattr(default, f.name)
         if isinstance(value, bool):
             changed[f.name] = not value
@@ -39,19 +40,20 @@ def test_defaults_have_an_empty_query_and_every_field_round_trips(cls):
         elif isinstance(value, tuple) and f.metadata.get("options"):
             changed[f.name] = tuple(f.metadata["options"][:1])
     s = dataclasses.replace(default, **changed)
-    back, notes = cls.from_query(s.to_query(), seed=4)
+    back, notes = settings_from_query(cls, settings_to_query(s), seed=4)
     assert notes == [] and back == s
 
 
 def test_bad_query_values_fall_back_with_a_note_naming_the_parameter():
-    s, notes = DissimilaritySettings.from_query({"measure": "cosine", "n_estimators": "many", "test_size": "0.95",
-                                                 "k": "5", "other_page_key": "x"}, seed=1)
+    s, notes = settings_from_query(DissimilaritySettings, {"measure": "cosine", "n_estimators": "many",
+                                                           "test_size": "0.95", "k": "5", "other_page_key": "x"},
+                                   seed=1)
     assert s == DissimilaritySettings(seed=1, k=5)
     assert len(notes) == 3
     assert "'measure=cosine'" in notes[0] and "breiman" in notes[0]
     assert "'n_estimators=many'" in notes[1] and "whole number" in notes[1]
     assert "'test_size=0.95'" in notes[2] and "0.1..0.9" in notes[2]
-    v, notes = ViewConstructionSettings.from_query({"methods": ["OFSP", "RFSP"], "classifiers": "knn,zz"})
+    v, notes = settings_from_query(ViewConstructionSettings, {"methods": ["OFSP", "RFSP"], "classifiers": "knn,zz"})
     assert v.methods == ("OFSP", "RFSP") and v.classifiers == ("knn", "nb") and "'zz'" in notes[0]
 
 

@@ -8,13 +8,13 @@ the single source of what was chosen: it
 * gives the key a result is stored and found under (:meth:`ExperimentSettings.key`);
 * gives the manifest of a download (:meth:`ExperimentSettings.manifest`: settings, seed, data
   fingerprint, package versions);
-* round-trips through a URL query (:meth:`ExperimentSettings.to_query` /
-  :meth:`ExperimentSettings.from_query`), so that a link reopens the same settings; bad values
-  fall back to the default with a note naming the parameter;
+* declares, per field, the options or bounds and the help that the page's widgets and its link
+  (:mod:`mvlab.ui.query`, the UI layer's) read, taken from the estimator where the field is an
+  estimator's parameter (:func:`_declared`);
 * says, before training, why the data cannot work (:meth:`ExperimentSettings.problems`).
 
 Field metadata ``options`` (allowed strings) and ``range`` (inclusive bounds) drive the checks
-of :meth:`from_query`; the page's widgets use the same bounds.
+of a link's values (:func:`mvlab.ui.query.settings_from_query`); the page's widgets use the same bounds.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import json
 import math
 import typing
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -144,94 +144,6 @@ class ExperimentSettings:
         """The fields' types, the string annotations evaluated once per class (``typing.get_type_hints``
         evaluates them anew at every call: 1.5 ms, several times per page run of every session)."""
         return _field_types(cls)
-
-    @classmethod
-    def query_fields(cls) -> list[dataclasses.Field]:
-        """The fields a URL carries (the seed travels with the data, not with the page)."""
-        return [f for f in dataclasses.fields(cls) if f.name != "seed"]
-
-    def to_query(self) -> dict[str, str]:
-        """The fields that differ from their default, as URL query strings (lists comma-joined)."""
-        out = {}
-        for f in self.query_fields():
-            value = getattr(self, f.name)
-            if value != f.default:
-                out[f.name] = ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
-        return out
-
-    @classmethod
-    def from_query(cls, query: Mapping[str, Any], seed: int = 0) -> tuple["ExperimentSettings", list[str]]:
-        """Settings from URL query values; returns (settings, notes).
-
-        Unknown keys are ignored (they belong to other pages or to the data); a value that does
-        not parse, is not an allowed option or is out of range falls back to the default and
-        adds a note naming the parameter and the allowed values.
-        """
-        hints = cls.field_types()
-        values, notes = {}, []
-        for f in cls.query_fields():
-            if f.name not in query:
-                continue
-            raw = query[f.name]
-            if isinstance(raw, (list, tuple)):  # a key given twice: lists join, scalars keep the last
-                raw = ",".join(map(str, raw)) if typing.get_origin(hints[f.name]) is tuple else raw[-1]
-            try:
-                values[f.name] = _parse(raw, hints[f.name], f)
-            except ValueError as exc:
-                notes.append(f"'{f.name}={raw}' was ignored ({exc}); using {f.name}={_show(f.default)}.")
-        return cls(seed=seed, **values), notes
-
-
-def _show(value) -> str:
-    return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
-
-
-def _parse(raw, hint, f: dataclasses.Field):
-    return parse_value(raw, hint, f.metadata.get("options"), f.metadata.get("range"))
-
-
-def parse_value(raw, hint, options=None, bounds=None):
-    """A URL value as ``hint`` (int, float, bool, str or a tuple of them, comma-separated), checked
-    against ``options`` (allowed strings) or ``bounds`` (inclusive); ValueError saying why not.
-    The one parser of link values: page settings and the sidebar's data parameters use it."""
-    text = str(raw).strip()
-    if typing.get_origin(hint) is tuple:
-        items = tuple(t.strip() for t in text.split(",") if t.strip())
-        if typing.get_args(hint)[0] is int:
-            try:
-                return tuple(int(t) for t in items)
-            except ValueError:
-                raise ValueError("not a list of whole numbers") from None
-        bad = [t for t in items if options is not None and t not in options]
-        if bad:
-            raise ValueError(f"{bad} not among {list(options)}")
-        return items
-    if hint is bool:
-        if text.lower() in ("1", "true", "yes", "on"):
-            return True
-        if text.lower() in ("0", "false", "no", "off"):
-            return False
-        raise ValueError("not true or false")
-    if hint is int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise ValueError("not a whole number") from None
-    elif hint is float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise ValueError("not a number") from None
-        if not math.isfinite(value):
-            raise ValueError("not a finite number")
-    else:
-        value = text
-        if options is not None and value not in options:
-            raise ValueError(f"not one of {list(options)}")
-        return value
-    if bounds is not None and not bounds[0] <= value <= bounds[1]:
-        raise ValueError(f"outside {bounds[0]}..{bounds[1]}")
-    return value
 
 
 # ============================================================================ dissimilarity

@@ -22,7 +22,7 @@ from urllib.parse import urlencode, urlsplit
 import streamlit as st
 
 import mvlab.datasets as datasets
-from mvlab.experiments.settings import parse_value
+from mvlab.ui.query import parse_value, settings_from_query, settings_to_query
 
 __all__ = ["start", "apply_page", "pending", "publish", "share_box", "settings_link", "SYNTHETIC"]
 
@@ -90,7 +90,7 @@ def start(set_kept) -> None:
 
 
 def _value(raw, kind, allowed, key, notes):
-    """``raw`` parsed by the settings' parser (:func:`mvlab.experiments.settings.parse_value`), or
+    """``raw`` parsed by the settings' parser (:func:`mvlab.ui.query.parse_value`), or
     None with a note naming the parameter."""
     try:
         return parse_value(raw, kind, options=allowed if kind is str else None,
@@ -116,7 +116,7 @@ def apply_page(settings_cls, widgets: Mapping[str, str], set_kept, seed: int = 0
     page_query = {k: v for k, v in query.items() if k in widgets}
     if not page_query:
         return
-    settings, notes = settings_cls.from_query(page_query, seed=seed)
+    settings, notes = settings_from_query(settings_cls, page_query, seed=seed)
     st.session_state[_NOTES] += notes
     for field, widget in widgets.items():
         if field in page_query:
@@ -146,7 +146,7 @@ def publish(settings=None) -> dict:
     Shows the notes of a query read in this run, if any."""
     query = dict(st.session_state.get("_data_query", {}))
     if settings is not None:
-        query.update(settings.to_query())
+        query.update(settings_to_query(settings))
     if query != _current_query():
         st.query_params.from_dict(query)
     st.session_state[_WRITTEN] = query
@@ -177,5 +177,5 @@ def share_box(query: Mapping, uploaded: bool) -> None:
 def settings_link(page: str, settings, data: Mapping[str, object] | None = None) -> str:
     """A relative link that opens ``page`` (its url path, e.g. ``"siamese"``) with ``data`` (e.g.
     ``{"dataset": "ecoli"}``) and the page's ``settings``, as the page itself would write them."""
-    query = {**{k: str(v) for k, v in (data or {}).items()}, **settings.to_query()}
+    query = {**{k: str(v) for k, v in (data or {}).items()}, **settings_to_query(settings)}
     return f"{page}?{urlencode(query)}"
