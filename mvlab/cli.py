@@ -157,10 +157,12 @@ def cmd_run(args) -> int:
         params["n_estimators"] = args.trees
     if args.methods:
         params["methods"] = family.check_methods(args.methods)
+    protocol = make_protocol(family, args.repetitions, folds=args.folds, test_size=args.test_size,
+                             n_pairs=args.pairs)
+    protocol.splits(ds.y, args.seed)  # a protocol the data cannot take is refused before the engine starts
     store = ResultsStore(args.store)
     with on_engine(args, store):
-        res = run_experiment(ds, family, params, make_protocol(family, args.repetitions, folds=args.folds,
-                                                               test_size=args.test_size, n_pairs=args.pairs),
+        res = run_experiment(ds, family, params, protocol,
                              random_state=args.seed, n_jobs=args.n_jobs, store=store, resume=args.resume,
                              progress=_print_progress(ds.name))
     print(file=sys.stderr)

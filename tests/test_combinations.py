@@ -140,7 +140,36 @@ def test_settings_are_checked_before_any_forest_is_grown(data, monkeypatch):
     monkeypatch.setattr(comparison, "fit_view_forests", no_forests)
     with pytest.raises(ValueError, match=r"unknown combination\(s\) \['median'\]"):
         compare_combinations(data.X, data.y, data.view_indices, combinations=["average", "median"])
-    with pytest.raises(ValueError, match="'dvs_competence' parameter of compare_combinations"):
-        compare_combinations(data.X, data.y, data.view_indices, dvs_competence="best")
+    with pytest.raises(ValueError, match="'competence' parameter of DVSCombiner"):
+        compare_combinations(data.X, data.y, data.view_indices, dvs=DVSCombiner(competence="best"))
     with pytest.raises(ValueError, match="'n_estimators' parameter of compare_combinations"):
         compare_combinations(data.X, data.y, data.view_indices, n_estimators=0)
+
+
+def test_the_dvs_rules_come_as_a_combiner_and_equal_the_classifier_with_it(data):
+    from mvlab.rfd.view_forests import fit_view_forests
+
+    rules = DVSCombiner(competence="soft", region="shared", tie_break="fewest", k=5)
+    r = compare_combinations(data.X, data.y, data.view_indices, combinations=["dvs"], dvs=rules, n_estimators=10,
+                             random_state=4)
+    assert (r.settings["dvs_competence"], r.settings["dvs_region"], r.settings["dvs_k"]) == ("soft", "shared", 5)
+    assert r.explanation.competence_kind == "soft" and r.explanation.k == 5
+    assert not hasattr(rules, "candidates_")  # the object given is a template, never fitted
+    tr, te = r.train_index, r.test_index
+    vf = fit_view_forests(data.X[tr], data.y[tr], data.view_indices, n_estimators=10, random_state=4)
+    clf = RFDClassifier(views=data.view_indices, combination=rules, n_estimators=10, random_state=4).fit(
+        data.X[tr], data.y[tr], view_forests=vf)
+    np.testing.assert_array_equal(r.predictions["dvs"], clf.predict(data.X[te]))
+
+
+def test_the_family_reads_the_dvs_rules_and_the_flat_keys_of_older_runs():
+    from mvlab.experiments.combinations import check_params
+
+    now = check_params({"dvs": {"competence": "soft"}, "k": 9})
+    assert now["dvs"] == {"competence": "soft"} and now["k"] == 9
+    old = check_params({"dvs_competence": "lca", "dvs_region": "shared"})  # a run stored before
+    assert old["dvs"] == {"competence": "lca", "region": "shared"} and "dvs_competence" not in old
+    with pytest.raises(ValueError, match="'competence' parameter of DVSCombiner"):
+        check_params({"dvs": {"competence": "best"}})
+    with pytest.raises(ValueError, match="unknown DVS rule"):
+        check_params({"dvs": {"colour": "red"}})

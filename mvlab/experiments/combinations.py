@@ -23,6 +23,7 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
 
@@ -38,11 +39,7 @@ from mvlab.forest.measures import measure_spec, resolve_measure
 from mvlab.rfd.baselines import BASELINE_TITLES, BASELINES, late_fusion_proba, make_view_stacking
 from mvlab.rfd.classifier import COMBINATION_TITLES, COMBINATIONS, RFDClassifier, StaticCombiner
 from mvlab.rfd.dvs import (
-    COMPETENCES,
     PAPER_RULES,
-    REGIONS,
-    SELECTIONS,
-    TIE_BREAKS,
     DVSCombiner,
     check_pool_size,
     subset_dissimilarity,
@@ -301,10 +298,7 @@ class CombinationComparison:
         "measure": "no_validation",  # resolve_measure
         "n_estimators": POSITIVE_INT,
         "k": POSITIVE_INT,
-        "dvs_competence": [StrOptions(set(COMPETENCES))],
-        "dvs_selection": [StrOptions(set(SELECTIONS))],
-        "dvs_region": [StrOptions(set(REGIONS))],
-        "dvs_tie_break": [StrOptions(set(TIE_BREAKS))],
+        "dvs": [DVSCombiner, None],
         "informative": ["array-like", None],
         "split": ["array-like", None],
         "prototypes": [StrOptions({"auto", "all"}), Interval(numbers.Integral, 1, None, closed="left"),
@@ -328,10 +322,7 @@ def compare_combinations(
     measure="breiman",
     n_estimators: int = 100,
     k: int = 7,
-    dvs_competence: str = "ola",
-    dvs_selection: str = "best",
-    dvs_region: str = "candidate",
-    dvs_tie_break: str = "oob",
+    dvs: DVSCombiner | None = None,
     informative=None,
     split: tuple | None = None,
     prototypes="auto",
@@ -349,7 +340,7 @@ def compare_combinations(
         (named by ``view_names``, else ``"view 0"``, ...)
     combinations : subset of :data:`COMPARISON_METHODS`
         The combinations of :class:`mvlab.rfd.classifier.RFDClassifier` (``"dvs"`` with the
-        ``dvs_*`` rules), the DVS variants of :data:`DVS_VARIANTS` (the same pool of candidate
+        rules of ``dvs``), the DVS variants of :data:`DVS_VARIANTS` (the same pool of candidate
         forests, other rules) and the baselines of :mod:`mvlab.rfd.baselines`; all on the same
         split, the static ones and DVS on the same view forests.
     test_size : float in (0, 1)
@@ -358,9 +349,13 @@ def compare_combinations(
         Use these rows instead of drawing a split (``test_size`` is then ignored); lets a
         protocol of :mod:`mvlab.experiments.runner` give every method family the same splits.
     measure : str, Measure or its :func:`mvlab.forest.measures.measure_spec` dict
-    n_estimators, k, dvs_competence, dvs_selection
-        As for :class:`mvlab.rfd.classifier.RFDClassifier`; ``n_estimators`` sets the trees of every
-        forest (paper: 512); ``k`` is SWknn's neighbours and the DVS region size.
+    n_estimators : int
+        Trees of every forest (paper: 512), as for :class:`mvlab.rfd.classifier.RFDClassifier`.
+    k : int
+        SWknn's neighbours and, unless ``dvs`` says otherwise, the DVS region size.
+    dvs : DVSCombiner, optional
+        The rules (and ``k``) of ``"dvs"``, e.g. ``DVSCombiner(competence="soft", region="shared", k=9)``; its
+        forest parameters are the comparison's.  None: the paper's rules with ``k``.
     informative : bool array (n, Q), optional
         The true informative views of every row (synthetic data): the DVS methods' choices on
         the test rows are scored against it and the oracle accuracy is computed.
@@ -374,6 +369,11 @@ def compare_combinations(
     progress : callable (fraction, message), optional
     """
     _check_methods(combinations)
+    dvs = DVSCombiner(k=k) if dvs is None else clone(dvs)
+    try:  # a bad rule is refused before any forest grows, in the combiner's own words
+        dvs._validate_params()
+    except ValueError as exc:  # (not re-raised as is: scikit-learn would name compare_combinations's parameter)
+        raise ValueError(f"dvs={dvs!r}: {exc}") from None
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
     train_index, test_index = _split_rows(y, split, test_size, random_state)
@@ -394,9 +394,7 @@ def compare_combinations(
     else:
         test_D = forests.transform(X_test, n_jobs=n_jobs)
     seconds["test dissimilarities"] = time.perf_counter() - t
-    dvs_rules = dict(dvs_competence=dvs_competence, dvs_selection=dvs_selection, dvs_region=dvs_region,
-                     dvs_tie_break=dvs_tie_break)
-    shared = _SharedWork(views, forests, test_D, X_train, y_train, X_test, measure, n_estimators, k, dvs_rules,
+    shared = _SharedWork(views, forests, test_D, X_train, y_train, X_test, measure, n_estimators, k, dvs,
                          random_state, n_jobs, prototypes, prototype_selection)
     scores = _score_methods(combinations, shared, y_test, progress)
     seconds.update(scores.seconds)
@@ -420,7 +418,7 @@ def compare_combinations(
                 "prototype_selection": prototype_selection,
                 "n_prototypes": len(train_index) if n_prototypes is None else n_prototypes}
     if "dvs" in combinations:
-        settings.update(dvs_rules)
+        settings.update({f"dvs_{rule}": value for rule, value in dvs.rules.items()}, dvs_k=dvs.k)
     return CombinationComparison(
         view_names=names,
         classes=[str(c) for c in (classes if classes is not None else np.unique(y))],
@@ -526,7 +524,7 @@ def _named_views(views, n_features: int, view_names) -> tuple[list[str], dict]:
 class _SharedWork:
     """What every method of one comparison shares: the views, their forests fitted on the training
     rows, the test rows' dissimilarities to the training rows (Q arrays (n_test, n_train)), the rows
-    themselves and the forests' parameters (``dvs_rules``: the ``dvs_*`` keywords of "dvs")."""
+    themselves and the forests' parameters (``dvs``: the unfitted combiner of "dvs", its rules and k)."""
 
     views: dict
     forests: ViewForests
@@ -537,7 +535,7 @@ class _SharedWork:
     measure: object
     n_estimators: int
     k: int
-    dvs_rules: dict
+    dvs: DVSCombiner
     random_state: int | None
     n_jobs: int | None
     prototypes: object = "auto"
@@ -606,7 +604,7 @@ def _fit_method(name, shared: _SharedWork, pool, progress):
         combiner = pool.with_rules(**{**PAPER_RULES, **DVS_VARIANTS[name]})
         explanation = combiner.explain(shared.test_D)
         return np.asarray(combiner.view_weights_, dtype=np.float64), explanation.proba, explanation, pool, note
-    clf = _classifier(shared, name, {rule[len("dvs_"):]: value for rule, value in shared.dvs_rules.items()})
+    clf = _classifier(shared, name, shared.dvs)
     clf.fit(shared.X_train, shared.y_train, progress=progress, view_forests=shared.forests)
     weights = np.asarray(clf.view_weights_, dtype=np.float64)
     if name == "dvs":
@@ -615,10 +613,10 @@ def _fit_method(name, shared: _SharedWork, pool, progress):
     return weights, clf.combiner_.predict_proba(shared.test_D), None, pool, clf.prototype_note_
 
 
-def _classifier(shared: _SharedWork, combination: str, dvs_rules: dict | None = None) -> RFDClassifier:
+def _classifier(shared: _SharedWork, combination: str, dvs: DVSCombiner | None = None) -> RFDClassifier:
     """The :class:`RFDClassifier` of one combination on the shared work (fitted with its view forests):
-    the shared ``k`` and, for ``"dvs"``, the DVS rules ``dvs_rules`` (the paper's when None)."""
-    combiner = (DVSCombiner(k=shared.k, **(dvs_rules or {})) if combination == "dvs"
+    the shared ``k`` and, for ``"dvs"``, the combiner ``dvs`` (the paper's rules with the shared ``k`` when None)."""
+    combiner = ((dvs if dvs is not None else DVSCombiner(k=shared.k)) if combination == "dvs"
                 else StaticCombiner(combination=combination, k=shared.k))
     return RFDClassifier(views=shared.views, combination=combiner, measure=shared.measure,
                          n_estimators=shared.n_estimators, random_state=shared.random_state,
@@ -657,12 +655,19 @@ def _baseline_proba(name, shared: _SharedWork):
 
 
 # ----------------------------------------------------------------------------- the family
-_DEFAULTS = {"methods": list(COMPARISON_METHODS), "measure": "breiman", "n_estimators": 100, "k": 7,
-             "dvs_competence": "ola", "dvs_selection": "best", "dvs_region": "candidate", "dvs_tie_break": "oob"}
+_DEFAULTS = {"methods": list(COMPARISON_METHODS), "measure": "breiman", "n_estimators": 100, "k": 7, "dvs": {}}
+_LEGACY_DVS = ("dvs_competence", "dvs_selection", "dvs_region", "dvs_tie_break")
+"""Flat DVS rule keys of runs stored before the rules became ``{"dvs": {rule: value}}``: still read."""
 
 
 def check_params(params: dict) -> dict:
-    """The dissimilarity family's parameters with defaults filled in; the measure as its JSON spec."""
+    """The dissimilarity family's parameters with defaults filled in; the measure as its JSON spec; the DVS
+    rules as ``{"dvs": {rule: value}}`` (``DVSCombiner``'s parameters besides its forests'; JSON, as the store
+    keeps them), checked by building the combiner."""
+    params = dict(params)
+    legacy = {key[len("dvs_"):]: params.pop(key) for key in _LEGACY_DVS if key in params}
+    if legacy:
+        params["dvs"] = {**legacy, **params.get("dvs", {})}
     unknown = set(params) - set(_DEFAULTS)
     if unknown:
         raise ValueError(f"unknown parameter(s) {sorted(unknown)} of the dissimilarity family; known: "
@@ -670,6 +675,11 @@ def check_params(params: dict) -> dict:
     out = {**_DEFAULTS, **params}
     out["methods"] = DISSIMILARITY.check_methods(out["methods"])
     out["measure"] = measure_spec(out["measure"])
+    out["dvs"] = dict(out["dvs"])
+    allowed = set(DVSCombiner.RULES) | {"k", "max_subset_size"}
+    if set(out["dvs"]) - allowed:
+        raise ValueError(f"unknown DVS rule(s) {sorted(set(out['dvs']) - allowed)}; the rules are {sorted(allowed)}.")
+    DVSCombiner(**out["dvs"])._validate_params()  # a bad rule is refused here, with the rule's name
     return out
 
 
@@ -685,6 +695,7 @@ def _check_data(n_views: int, params: dict) -> list[str]:
 
 def _evaluate(ds, split, params, n_jobs, keep, progress=None):
     params = dict(params)
+    params["dvs"] = DVSCombiner(**{"k": params["k"], **params.pop("dvs")})
     result = compare_combinations(ds.X, ds.y, ds.views, classes=ds.classes, split=(split.train, split.test),
                                   combinations=params.pop("methods"), informative=ds.informative,
                                   random_state=split.seed, n_jobs=n_jobs, progress=progress, **params)
