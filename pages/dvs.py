@@ -143,6 +143,22 @@ def train_and_show():
 
         st.dataframe(shared.value("dvs_truth", key, against_truth), hide_index=True, width="stretch")
 
+    def neighbourhood_figure(i: int):
+        """The instance among its nearest training instances, near drawn near (exact space); on the large-data
+        path (no (n_test, n_train) matrix kept) the zoom of the map, whose caption says it is a projection."""
+        labels_train = np.asarray(result.classes)[result.y_train]
+        if result.sampled:
+            train_xy, test_xy, _, _ = result.subset_map(e.subsets[e.chosen[i]])
+            return dvs_figures.region_of_competence_map(
+                train_xy, test_xy, labels_train, labels_test, result.classes, selected=i, region=e.region[i],
+                region_hit=e.region_oob_hit[i],
+                title=f"Test instance {i} (star) and its {len(e.region[i])} neighbours<br><sup>a zoom of the "
+                      "projection: distances on it are approximate</sup>")
+        near, coords, region = result.neighbourhood(e, i)
+        return dvs_figures.neighbourhood_map(coords, labels_train[near], result.classes, region=region,
+                                             region_hit=e.region_oob_hit[i],
+                                             title=f"Test instance {i} (star) and its {len(near)} nearest")
+
     @st.fragment
     def one_instance():
         """The instance explorer: changing the instance (or clicking the map) reruns only this part;
@@ -163,10 +179,8 @@ def train_and_show():
                                             dissimilarity_space_map(train_xy, test_xy, labels_train, labels_test,
                                                                     result.classes, title=space)),
                               key="dvs_map", on_select="rerun", selection_mode="points")
-        zoom.plotly_chart(shared.figure("dvs_region", [key, method, i], lambda: dvs_figures.region_of_competence_map(
-            train_xy, test_xy, labels_train, labels_test, result.classes, selected=i, region=e.region[i],
-            region_hit=e.region_oob_hit[i], title=f"Test instance {i} (star) and its {len(e.region[i])} neighbours")),
-            key="dvs_region")
+        zoom.plotly_chart(shared.figure("dvs_region", [key, method, i], lambda: neighbourhood_figure(i)),
+                          key="dvs_region")
         verdict = "correct" if correct[i] else "wrong"
         truth = ""
         if result.informative_test is not None:

@@ -1,10 +1,23 @@
 """AppTest: the Dynamic view selection page."""
 
+import base64
+import json
+
 import numpy as np
 
 from mvlab.experiments.combinations import COMBINATIONS, DVS_VARIANTS
 from mvlab.experiments.settings import DVSSettings
 from mvlab.rfd.baselines import BASELINES
+
+
+def radii(trace) -> np.ndarray:
+    """Distances from the origin of a plotly trace's points (its arrays plain or base64-typed, as plotly writes)."""
+    def values(a):
+        if isinstance(a, dict):
+            return np.frombuffer(base64.b64decode(a["bdata"]), dtype=np.dtype(a["dtype"]))
+        return np.asarray(a, dtype=float)
+
+    return np.hypot(values(trace["x"]), values(trace["y"]))
 
 
 def open_page(app, dataset="breast-cancer", source="sidebar"):
@@ -56,6 +69,13 @@ def test_train_on_the_sidebar_data_shows_selections_and_a_region(app):
     assert len(neighbours) == 7 and set(neighbours.columns) == {"dataset row", "class", "dissimilarity", "OOB correct"}
     assert (np.diff(neighbours["dissimilarity"].to_numpy()) >= 0).all()  # nearest first
     assert len(app.get("plotly_chart")) == 7
+    # the region's picture draws near as near: the ringed neighbours at their exact dissimilarities, innermost
+    zoom = json.loads(next(c for c in app.get("plotly_chart") if c.key == "dvs_region").proto.spec)
+    traces = {t.get("name"): t for t in zoom["data"]}
+    ringed = radii(traces["region of competence"])
+    np.testing.assert_allclose(np.sort(ringed), np.sort(neighbours["dissimilarity"].to_numpy()), atol=1e-3)
+    others = np.concatenate([radii(t) for name, t in traces.items() if name.startswith("class ")])
+    assert np.sum(others < ringed.max() - 1e-9) <= len(ringed)  # no unmarked instance drawn inside the region
     assert app.get("download_button")
 
 

@@ -150,7 +150,7 @@ def test_the_dvs_lessons_neighbourhood_draws_near_as_near(warmed):
     """DVS lesson, step 5: on the map of the star's neighbourhood every training instance lies at its exact
     dissimilarity from the star, so the region of competence (the k nearest) is exactly the k points drawn
     nearest, the ringed ones inside the dashed circle; the old PCA zoom put other points nearer."""
-    from mvlab.lessons.dvs import explained_instance, neighbourhood
+    from mvlab.lessons.dvs import explained_instance
 
     _, contexts, _ = warmed
     lesson = get_lesson("dvs")
@@ -158,7 +158,7 @@ def test_the_dvs_lessons_neighbourhood_draws_near_as_near(warmed):
     ctx = contexts["dvs"][step.run]
     soft = ctx.result.explanations["dvs-soft"]
     i = explained_instance(ctx.result)
-    near, coords, region = neighbourhood(ctx.result, soft, i)
+    near, coords, region = ctx.result.neighbourhood(soft, i)
     train, test = ctx.result.subset_rows(soft.subsets[soft.chosen[i]])
     assert np.allclose(np.hypot(*coords.T), test[i][near], atol=1e-6)  # the exact dissimilarities
     drawn = np.argsort(np.hypot(*coords.T), kind="stable")

@@ -29,7 +29,7 @@ from sklearn.model_selection import train_test_split
 
 from mvlab.core.params import N_JOBS, POSITIVE_INT, RANDOM_STATE, Interval, StrOptions, validate_params
 from mvlab.core.progress import ProgressCallback, scaled
-from mvlab.core.projection import pca_axes, pca_project
+from mvlab.core.projection import pca_axes, pca_project, radial_layout
 from mvlab.core.sampling import stratified_rows
 from mvlab.core.serialize import pack, unpack
 from mvlab.core.views import check_views
@@ -54,6 +54,8 @@ __all__ = ["CombinationComparison", "compare_combinations", "DISSIMILARITY", "CO
            "DVS_VARIANTS", "DVS_METHODS", "SAMPLE_ROWS"]
 
 SAMPLE_ROWS = 1000
+NEIGHBOURHOOD = 40
+"""Training instances drawn around one test instance: its region of competence and what lies just beyond."""
 """Training rows whose matrices a large comparison keeps for its pictures (a class-stratified sample)."""
 
 DVS_VARIANTS = {
@@ -177,6 +179,28 @@ class CombinationComparison:
                              "subset_map(mask) gives the map of the subset's space.")
         return (subset_dissimilarity(self.train_dissimilarities, mask),
                 subset_dissimilarity(self.test_dissimilarities, mask))
+
+    def neighbourhood(self, explanation: DVSExplanation, i: int, m: int = NEIGHBOURHOOD):
+        """Test instance ``i`` among its ``m`` nearest training instances in the space of the subset
+        ``explanation`` chose for it, placed so that near looks near (:func:`mvlab.core.projection.radial_layout`:
+        each at its exact dissimilarity from the instance, only the directions approximated).
+
+        Returns
+        -------
+        near : ndarray of int (m,)
+            Training positions, nearest first.
+        coords : ndarray (m, 2)
+            Their places around the instance at the origin.
+        region : ndarray of int (k,)
+            The positions in ``near`` of the instance's region of competence (its k nearest: the first k).
+        """
+        subset = explanation.subsets[explanation.chosen[i]]
+        train, test = self.subset_rows(subset)
+        d = np.asarray(test[i], dtype=np.float64)
+        near = np.argsort(d, kind="stable")[:m]
+        coords = radial_layout(d[near], np.asarray(train, dtype=np.float64)[np.ix_(near, near)])
+        region = np.array([int(np.flatnonzero(near == j)[0]) for j in explanation.region[i]])
+        return near, coords, region
 
     def subset_map(self, mask) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
         """The 2-D map of a view subset's joint space (bool mask (Q,)): coordinates of the training

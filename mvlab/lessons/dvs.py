@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mvlab.core.projection import radial_layout
 from mvlab.experiments.combinations import CombinationComparison
 from mvlab.experiments.settings import DVSSettings
 from mvlab.lessons.model import Lesson, Question, Step, StepContext, StepRun
@@ -65,7 +64,7 @@ def _instance(ctx: StepContext):
     r = ctx.result
     i = explained_instance(r)
     paper, soft = r.explanations["dvs"], r.explanations["dvs-soft"]
-    near, coords, position = neighbourhood(r, soft, i)
+    near, coords, position = r.neighbourhood(soft, i)
     return [dvs_figures.neighbourhood_map(
                 coords, np.asarray(r.classes)[r.y_train[near]], r.classes, region=position,
                 region_hit=soft.region_oob_hit[i],
@@ -75,22 +74,6 @@ def _instance(ctx: StepContext):
                                              title="Paper: out-of-bag accuracy on the region"),
             dvs_figures.candidate_competence(soft.candidate_names, soft.competence[i], soft.chosen[i],
                                              title="Soft: out-of-bag probability of the true class")]
-
-
-NEIGHBOURHOOD = 40  # training instances drawn around the star: its region and what lies just beyond
-
-
-def neighbourhood(r, explanation, i, m: int = NEIGHBOURHOOD):
-    """The ``m`` training instances nearest test instance ``i`` in the space of the subset ``explanation`` chose
-    for it (rows of the training set, nearest first), their :func:`radial_layout` around it (m, 2), and the
-    positions of its region of competence among them (the region is its k nearest: the first k)."""
-    subset = explanation.subsets[explanation.chosen[i]]
-    train, test = r.subset_rows(subset)
-    d = np.asarray(test[i], dtype=np.float64)
-    near = np.argsort(d, kind="stable")[:m]
-    coords = radial_layout(d[near], np.asarray(train, dtype=np.float64)[np.ix_(near, near)])
-    position = np.array([int(np.flatnonzero(near == j)[0]) for j in explanation.region[i]])
-    return near, coords, position
 
 
 def _instance_ties(ctx: StepContext) -> bool:
