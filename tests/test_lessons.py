@@ -167,3 +167,40 @@ def test_the_dvs_lessons_neighbourhood_draws_near_as_near(warmed):
     ringed = next(t for t in fig.data if t.name == "region of competence")
     edge = next(t for t in fig.data if t.name == "region's edge")
     assert len(ringed.x) == len(soft.region[i]) and max(np.hypot(ringed.x, ringed.y)) <= max(edge.x) + 1e-9
+
+
+def figure_of(warmed, lesson_id: str, title: str, item: int = 0):
+    _, contexts, _ = warmed
+    step = next(s for s in get_lesson(lesson_id).steps if s.title == title)
+    return step.figures(contexts[lesson_id][step.run])[item], contexts[lesson_id][step.run]
+
+
+def test_lesson_figures_do_not_contradict_their_captions(warmed):
+    """A review of every step's figures against its text found pictures that said more than the data: each
+    mend is held here."""
+    from mvlab.viz.palette import GREEN
+
+    # DVS step 5: the region's edge lies between the k-th neighbour and the next, not on a point outside it
+    fig, _ = figure_of(warmed, "dvs", "One instance, up close")
+    edge = max(next(t for t in fig.data if t.name == "region's edge").x)
+    ringed = np.hypot(*(np.asarray(v) for v in (next(t for t in fig.data if t.name == "region of competence").x,
+                                                next(t for t in fig.data if t.name == "region of competence").y)))
+    others = np.concatenate([np.hypot(np.asarray(t.x), np.asarray(t.y)) for t in fig.data
+                             if t.name and t.name.startswith("class ")])
+    outside = others[others > ringed.max() + 1e-12]
+    assert ringed.max() < edge and (outside.size == 0 or edge < outside.min())
+    # DVS step 3: the subtitle says how often the best competence was tied (the question's answer)
+    fig, _ = figure_of(warmed, "dvs", "Decided by the tie-break")
+    assert "was tied for" in fig.layout.title.text
+    # proximity step 6: the bar in green is the forest's honest out-of-bag estimate, not the highest bar
+    fig, ctx = figure_of(warmed, "proximity", "Honest neighbours")
+    colour = dict(zip(fig.data[0].x, fig.data[0].marker.color))
+    assert colour["forest out-of-bag"] == GREEN and colour["Breiman"] != GREEN and fig.layout.yaxis.range[0] == 0.5
+    # siamese step 1: both pairs on one scale; steps 3 and 4: the weights on one scale
+    lesson = get_lesson("siamese")
+    _, contexts, _ = warmed
+    first = lesson.steps[0]
+    a, b = first.figures(contexts["siamese"][first.run])
+    assert tuple(a.layout.yaxis.range) == tuple(b.layout.yaxis.range)
+    ranges = {tuple(s.figures(contexts["siamese"][s.run])[0].layout.yaxis.range) for s in lesson.steps[2:4]}
+    assert len(ranges) == 1

@@ -39,7 +39,9 @@ def _paper_close_to_average(ctx: StepContext) -> bool:
 def _frequencies(method: str, title: str):
     def figures(ctx: StepContext):
         e = ctx.result.explanations[method]
-        return [dvs_figures.subset_frequencies(e.candidate_names, e.selection_frequencies(), title=title)]
+        ties = (f"<br><sup>the best competence was tied for {100 * e.tie_rate:.0f} % of the test instances "
+                f"(median {np.median(e.n_tied):.0f} candidates tied)</sup>")
+        return [dvs_figures.subset_frequencies(e.candidate_names, e.selection_frequencies(), title=title + ties)]
     return figures
 
 
@@ -71,9 +73,9 @@ def _instance(ctx: StepContext):
                 title=f"Test instance {i} (star) and its {len(near)} nearest training instances, in the space of "
                       f"“{soft.chosen_names[i]}”"),
             dvs_figures.candidate_competence(paper.candidate_names, paper.competence[i], paper.chosen[i],
-                                             title="Paper: out-of-bag accuracy on the region"),
+                                             title="Paper: out-of-bag accuracy on each candidate's own region"),
             dvs_figures.candidate_competence(soft.candidate_names, soft.competence[i], soft.chosen[i],
-                                             title="Soft: out-of-bag probability of the true class")]
+                                             title="Soft: out-of-bag probability of the true class, own region")]
 
 
 def _instance_ties(ctx: StepContext) -> bool:
@@ -161,7 +163,8 @@ STEPS = (
         text="A test instance (star) among its 40 nearest training instances in the space of the subset the soft "
              "DVS chose for it. Each is drawn at its exact dissimilarity from the star, so the 7 nearest, its region "
              "of competence, are the ringed points inside the dashed circle; the direction only hints at which "
-             "neighbours are alike. Beside it, every candidate's competence on this region under both rules.",
+             "neighbours are alike. Beside it, every candidate's competence under both rules, each on **its own** 7 "
+             "nearest neighbours in its own space (only the chosen candidate's are the ringed ones).",
         run=RUN, figures=_instance, layout=(1, 2),
         question=Question("For this instance, how many candidates have the paper's top competence?",
                           ("Exactly one", "Several: a tie", "None"), 1,

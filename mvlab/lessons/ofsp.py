@@ -30,7 +30,8 @@ def _partition(method: str):
         M = r.membership(method, "nb", K_SHOWN)
         names = np.asarray(ctx.data.feature_names)[r.feature_index]
         return [view_construction_figures.partition_matrix(
-            M, _groups(ctx), names, title=f"{method}, k = {K_SHOWN}: which feature went to which view")]
+            M, _groups(ctx), names, title=f"{method}, k = {K_SHOWN}: which feature went to which view<br><sup>the "
+                                          "partition learned on the last of the 3 training folds</sup>")]
     return figures
 
 
@@ -107,13 +108,15 @@ STEPS = (
                            "They all go into one 'noise' view"), 1,
                           "A noise feature rarely improves the inner accuracy of any view, so OFSP leaves it out; the "
                           "views it builds are small."),
-        notice="The bottom row (discarded) holds most columns.",
+        notice="The bottom row (discarded) holds most columns, and not only noise: some informative and redundant "
+               "features are left out too, when a view already has their signal.",
         mistake="Expecting OFSP to find exactly the 20 useful features: it keeps what helps the inner "
                 "cross-validation, noise that helps by chance included.",
         holds=_ofsp_discards),
     Step(
         title="What OFSP keeps",
-        text="Count the kinds of features OFSP kept for each k, against the data as a whole.",
+        text="Count the kinds of features OFSP kept for each k (the partition of the last of the 3 training folds), "
+             "against the data as a whole.",
         run=RUN, figures=_kept_table,
         question=Question("Is the share of useful features among those kept higher than in the data (4 %)?",
                           ("No, about the same", "Yes, several times higher", "Yes, only useful features are kept"),
@@ -156,7 +159,8 @@ STEPS = (
                            "features with inner cross-validation", "Less time, since it keeps fewer features"), 1,
                           "Every candidate placement of a feature is scored by cross-validation; a random partition "
                           "just deals features out."),
-        notice="The gap grows with k: more views, more placements to score.",
+        notice="OFSP costs several times a random partition at every k (its placements are scored); at a tenth of "
+               "a second these timings are noisy, so read the ratio, not the slope.",
         mistake="Timing on tiny data and extrapolating: the cost grows with the number of features and instances.",
         holds=_ofsp_slower),
 )

@@ -32,7 +32,8 @@ def _leaf_mates(ctx: StepContext):
     mates = {f"tree {t + 1}": w.leaf_mates(FOCUS, t) for t in range(3)}
     return [proximity_figures.leaf_mates_map(
         _map(w), _labels(w), w.classes, FOCUS, mates,
-        title="Our instance (star) and the instances sharing its leaf, in three trees")]
+        title="Our instance (star) and the instances sharing its leaf, in three trees<br><sup>placed by the whole "
+              "forest's Breiman dissimilarity (the map of step 4); faint: the other instances</sup>")]
 
 
 def _mates_share_class(ctx: StepContext) -> bool:
@@ -78,8 +79,10 @@ def _measures(ctx: StepContext):
 def _accuracy(ctx: StepContext):
     w = ctx.result
     bars = {**{MEASURE_TITLES[m]: a for m, a in w.knn_accuracy.items()}, "forest out-of-bag": w.oob_accuracy}
-    return [shared_figures.method_accuracy(bars, title=f"Leave-one-out {w.k}-NN accuracy on the training "
-                                                       "dissimilarities, and the forest's out-of-bag accuracy")]
+    return [shared_figures.method_accuracy(
+        bars, highlight="forest out-of-bag", floor=0.5,
+        title=f"Leave-one-out {w.k}-NN accuracy on the training dissimilarities, and the forest's out-of-bag "
+              "accuracy<br><sup>green: the forest's own honest estimate, the reference</sup>")]
 
 
 def _breiman_most_optimistic(ctx: StepContext) -> bool:
@@ -100,7 +103,9 @@ STEPS = (
                           "Each tree splits the data until its leaves are pure for the instances it was grown on, so "
                           "a leaf gathers nearby instances of one class. Instances the tree did not see (out of bag) "
                           "may still land there with another class."),
-        notice="Each tree gives a different, small group of leaf-mates: one tree is a coarse, noisy opinion.",
+        notice="Each tree gives a different group of leaf-mates, often a large one: one tree is a coarse, noisy "
+               "opinion. (The map places the instances by the whole forest's dissimilarity of step 4; points of "
+               "one class may sit on top of each other.)",
         mistake="Reading one tree's leaf as 'the' neighbourhood. A single tree is unstable; the forest averages many.",
         holds=_mates_share_class),
     Step(
@@ -152,7 +157,9 @@ STEPS = (
                            "instances differently", "Unrelated pictures"), 1,
                           "All three read the same trees, so the class structure is shared; they differ in what "
                           "counts as a shared leaf and how much each leaf-mate weighs."),
-        notice="RF-GAP's map is less tidy than Breiman's: it does not count the trees that already saw both instances.",
+        notice="RF-GAP's map looks less tidy, and the map is to blame: each RF-GAP proximity row sums to 1, so its "
+               "dissimilarities are all close to 1 and two axes keep only a few per cent of them (see the shares "
+               "in the panel's title). Compare the groups, not the spread.",
         mistake="Choosing a measure by how clean its picture looks (see the next step)."),
     Step(
         title="Honest neighbours",

@@ -22,15 +22,31 @@ TAU = 1.0
 
 def _pairs(ctx: StepContext):
     r, ds = ctx.result, ctx.data
-    figures = []
+    shown = []
     for label, name in ((0, "similar"), (1, "dissimilar")):
-        p = int(np.flatnonzero(r.y_test == label)[0])
-        a, b = (int(v) for v in r.test_pairs[p])
+        a, b = _typical_pair(r, ds, label)
         z = ds.standardised_rows([a, b])
         names = (f"instance {a} ({ds.classes[ds.y[a]]})", f"instance {b} ({ds.classes[ds.y[b]]})")
-        figures.append(siamese_figures.pair_view(z[0], z[1], feature_names=ds.feature_names, names=names,
-                                                 title=f"A {name} test pair (standardised features)"))
-    return figures
+        shown.append((z, names, name))
+    values = np.concatenate([z.ravel() for z, _, _ in shown])
+    pad = 0.05 * float(np.ptp(values))
+    y_range = (float(values.min()) - pad, float(values.max()) + pad)  # one scale for both pairs
+    return [siamese_figures.pair_view(z[0], z[1], feature_names=ds.feature_names, names=names, y_range=y_range,
+                                      title=f"A typical {name} test pair (standardised features)")
+            for z, names, name in shown]
+
+
+def _typical_pair(r, ds, label: int) -> tuple[int, int]:
+    """A test pair of this label (0 similar, 1 dissimilar) that SDF gets right and whose distance in the
+    standardised features is the median of its label's: a typical pair, not an outlier."""
+    pairs = r.test_pairs[r.y_test == label]
+    z = ds.standardised_rows(np.arange(ds.n_samples))
+    distance = np.linalg.norm(z[pairs[:, 0]] - z[pairs[:, 1]], axis=1)
+    right = r.predictions("SDF")[r.y_test == label] == label
+    candidates = np.flatnonzero(right) if right.any() else np.arange(len(pairs))
+    median = np.median(distance[candidates])
+    best = candidates[np.argmin(np.abs(distance[candidates] - median))]
+    return int(pairs[best, 0]), int(pairs[best, 1])
 
 
 def _levels(ctx: StepContext):
@@ -41,10 +57,15 @@ def _one_level(ctx: StepContext) -> bool:
     return ctx.result.n_levels["gcForest"] == 1
 
 
+WEIGHT_AXIS = (0.0, 0.21)
+"""One scale for the tree weights of steps 3 and 4 (λ = 1 and λ = 100), so that the two are compared by eye."""
+
+
 def _weights(ctx: StepContext):
     r = ctx.result
     return [siamese_figures.tree_weight_distributions(
-        r.weights, r.forest_names, title=f"SDF tree weights, λ = {r.settings['lam']:g} (dashed: gcForest's 1/T)")]
+        r.weights, r.forest_names, y_range=WEIGHT_AXIS,
+        title=f"SDF tree weights, λ = {r.settings['lam']:g} (dashed: gcForest's 1/T; same scale in steps 3 and 4)")]
 
 
 def _uneven(ctx: StepContext) -> bool:
@@ -85,7 +106,8 @@ STEPS = (
                            "Which of the two instances is larger"), 1,
                           "The label belongs to the pair. The same model can then compare instances of classes it "
                           "has seen few of, which is why Siamese models suit small data."),
-        notice="The similar pair's two lines follow each other more closely than the dissimilar pair's.",
+        notice="The similar pair's two sets of bars follow each other more closely than the dissimilar pair's "
+               "(both on one scale).",
         mistake="Drawing test pairs from training instances: the model would recognise the instances, not learn "
                 "similarity."),
     Step(
@@ -147,7 +169,8 @@ STEPS = (
                            "makes every pair undetermined"), 1,
                           "Pairs with a small margin are the uncertain ones; setting them aside raises accuracy on "
                           "the rest, at the cost of coverage."),
-        notice="Past a point, accuracy stops rising while coverage keeps falling.",
+        notice="Past a small τ, accuracy falls again while coverage keeps falling: leaving out the hard pairs "
+               "helps only at first.",
         mistake="Reporting accuracy on decided pairs without saying how many were left undetermined.",
         holds=_tau_trades),
 )

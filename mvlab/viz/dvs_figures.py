@@ -219,7 +219,12 @@ def neighbourhood_map(
     labels = np.asarray(labels).astype(str)
     region = np.asarray(region, dtype=int)
     radius = np.hypot(coords[:, 0], coords[:, 1])
-    edge = float(radius[region].max()) if region.size else 0.0
+    # the edge halfway between the region's farthest member and the nearest point outside it, so that a point
+    # just outside is not drawn on the line
+    inside = float(radius[region].max()) if region.size else 0.0
+    outside = radius[np.setdiff1d(np.arange(radius.size), region)]
+    beyond = outside[outside >= inside]
+    edge = (inside + float(beyond.min())) / 2 if beyond.size else inside
     fig = go.Figure()
     theta = np.linspace(0, 2 * np.pi, 120)
     fig.add_trace(go.Scatter(x=edge * np.cos(theta), y=edge * np.sin(theta), mode="lines", name="region's edge",
@@ -270,10 +275,10 @@ def candidate_competence(names: Sequence[str], competence: Sequence[float], chos
         text=[f"{comp[i]:.3f}" for i in shown], textposition="outside", cliponaxis=False,
         hovertemplate="%{y}<br>competence %{x:.3f}<extra></extra>",
     ))
-    more = f"; {len(comp) - len(shown)} more not shown" if len(comp) > len(shown) else ""
-    tied = f"{n_tied} candidate{'s' if n_tied > 1 else ''} tied at the highest competence{more}"
+    more = f"<br>{len(comp) - len(shown)} more not shown" if len(comp) > len(shown) else ""
+    tied = f"{n_tied} tied at the top (red: chosen, orange: tied){more}"
     fig.update_yaxes(autorange="reversed", type="category", automargin=True)
     fig.update_xaxes(range=[0, 1.12], title_text="competence")
-    fig.update_layout(title=dict(text=f"{title}<br><sup>{tied} (red: chosen, orange: tied)</sup>"),
+    fig.update_layout(title=dict(text=f"{title}<br><sup>{tied}</sup>"),
                       height=max(280, 90 + 26 * len(shown)), margin=dict(t=80, b=40, l=20, r=30), showlegend=False)
     return fig

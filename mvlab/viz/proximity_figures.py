@@ -25,6 +25,7 @@ def leaf_mates_map(coords: np.ndarray, labels: Sequence[str], classes: Sequence[
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=[
         f"{name}: {int(mates[name].sum()) - 1} leaf-mate(s)" for name in names], horizontal_spacing=0.04)
     index = np.arange(len(labels))
+    in_legend: set[str] = set()  # every class once in the legend, leaf-mates or not
     for k, name in enumerate(names):
         mask = np.asarray(mates[name], dtype=bool).copy()
         mask[focus] = False
@@ -36,11 +37,12 @@ def leaf_mates_map(coords: np.ndarray, labels: Sequence[str], classes: Sequence[
                     continue
                 fig.add_trace(go.Scattergl(
                     x=coords[sel, 0], y=coords[sel, 1], mode="markers", name=cls, legendgroup=cls,
-                    showlegend=k == 0 and inside, customdata=index[sel],
+                    showlegend=cls not in in_legend, customdata=index[sel],
                     marker=dict(color=colors[cls], size=10 if inside else 5, opacity=0.95 if inside else 0.18,
                                 line=dict(color=INK, width=1 if inside else 0)),
                     hovertemplate="instance %{customdata}<br>class " + cls
                     + (" (leaf-mate)" if inside else "") + "<extra></extra>"), row=1, col=k + 1)
+                in_legend.add(cls)
         fig.add_trace(go.Scatter(x=[coords[focus, 0]], y=[coords[focus, 1]], mode="markers", name="our instance",
                                  showlegend=k == 0, legendgroup="focus",
                                  marker=dict(symbol="star", size=18, color=STRONG_INK),

@@ -84,16 +84,23 @@ def _subplot_grid(rows: int, cols: int, n_titles: int) -> dict:
     return grid
 
 
-def method_accuracy(accuracy: Mapping[str, float], title: str = "Test accuracy on the same split") -> go.Figure:
-    """Bar chart of test accuracy per method (e.g. per view combination), best bar highlighted."""
+def method_accuracy(accuracy: Mapping[str, float], title: str = "Test accuracy on the same split", *,
+                    highlight: str | None = "best", floor: float | None = None) -> go.Figure:
+    """Bar chart of test accuracy per method (e.g. per view combination).
+
+    ``highlight``: ``"best"`` colours the highest bar, a method's name colours that bar (a reference), None
+    colours none (when the highest bar is not the one to trust).  ``floor``: the y axis starts there (default:
+    0.1 below the lowest bar, which magnifies small gaps).
+    """
     names = list(accuracy)
     values = [float(accuracy[m]) for m in names]
     best = max(values) if values else 0
     low = min(values) if values else 0
+    marked = [(highlight == "best" and v == best) or m == highlight for m, v in zip(names, values)]
     bars = go.Bar(x=names, y=values, text=[f"{v:.3f}" for v in values], textposition="outside",
-                  marker_color=[GREEN if v == best else GREY for v in values],
+                  marker_color=[GREEN if on else GREY for on in marked],
                   hovertemplate="%{x}<br>accuracy %{y:.4f}<extra></extra>")
     # one layout, validated once (an update_layout call parses and validates again)
     return go.Figure(data=[bars], layout=dict(
         title=dict(text=title), height=340, margin=dict(t=50, b=40, l=50, r=20), xaxis=dict(type="category"),
-        yaxis=dict(title=dict(text="accuracy"), range=[max(0.0, low - 0.1), 1.02])))
+        yaxis=dict(title=dict(text="accuracy"), range=[max(0.0, low - 0.1) if floor is None else floor, 1.02])))

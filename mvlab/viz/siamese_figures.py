@@ -66,7 +66,8 @@ def cascade_level_accuracy(levels, title: str = "Accuracy per cascade level") ->
 
 
 def tree_weight_distributions(weights, forest_names: Sequence[str],
-                              title: str = "Learned tree weights per level and forest") -> go.Figure:
+                              title: str = "Learned tree weights per level and forest",
+                              y_range: tuple[float, float] | None = None) -> go.Figure:
     """Box plots of the tree weights of every (level, forest), against the uniform ``1/T`` line.
 
     ``weights[level][forest]`` is an array (n_models, T) whose rows lie on the simplex (one per
@@ -97,6 +98,8 @@ def tree_weight_distributions(weights, forest_names: Sequence[str],
     fig.update_xaxes(type="category", title_text="level and forest (effective number of trees 1/Σw²)")
     fig.update_layout(title=title, yaxis_title="tree weight", height=420, legend_title_text="cascade level",
                       margin=dict(t=50, b=60, l=50, r=20))
+    if y_range is not None:  # several figures compared on one scale
+        fig.update_yaxes(range=list(y_range))
     return fig
 
 
@@ -129,10 +132,12 @@ def tau_tradeoff_curve(curves, tau: float, title: str = "What the threshold τ d
 
 
 def pair_view(a, b, *, image_shape=None, feature_names: Sequence[str] | None = None,
-              names: tuple[str, str] = ("instance a", "instance b"), title: str = "The pair") -> go.Figure:
+              names: tuple[str, str] = ("instance a", "instance b"), title: str = "The pair",
+              y_range: tuple[float, float] | None = None) -> go.Figure:
     """The two instances of a pair: side-by-side grey-level images (``image_shape`` (H, W), same
     colour range, dark = high value) or, otherwise, the two feature vectors overlaid as lines
-    (bars for at most 30 features)."""
+    (bars for at most 30 features), on the value axis ``y_range`` when given (pairs drawn side by side
+    on one scale)."""
     a = np.asarray(a, dtype=np.float64).ravel()
     b = np.asarray(b, dtype=np.float64).ravel()
     if image_shape is not None:
@@ -157,4 +162,6 @@ def pair_view(a, b, *, image_shape=None, feature_names: Sequence[str] | None = N
     fig.update_xaxes(title_text="feature", type="category", showticklabels=a.size <= 60)
     fig.update_layout(title=title, yaxis_title="value", barmode="group", height=340,
                       margin=dict(t=50, b=40, l=50, r=20), hovermode="x unified")
+    if y_range is not None:
+        fig.update_yaxes(range=list(y_range))
     return fig
