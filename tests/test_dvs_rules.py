@@ -8,6 +8,7 @@ from mvlab.rfd.dvs import DVSCombiner
 from mvlab.rfd.dvs_rules import (
     COMPETENCE_RULES,
     NEIGHBOUR_WEIGHT_RULES,
+    REGION_RULES,
     TIE_BREAK_ORDERS,
     PoolEvidence,
     selection_priority,
@@ -68,3 +69,29 @@ def test_the_tables_are_the_combiners_choices():
     assert constraints["competence"][0].options == set(COMPETENCE_RULES)
     assert constraints["neighbour_weights"][0].options == set(NEIGHBOUR_WEIGHT_RULES)
     assert constraints["tie_break"][0].options == set(TIE_BREAK_ORDERS)
+
+
+@pytest.mark.parametrize("name", sorted(REGION_RULES))
+def test_every_region_rule_equals_a_search_per_candidate(name):
+    """Exact regions and the block scan's regions, spread to every candidate, against a plain search of each
+    candidate's space (its own views' average, or the all-views average for the shared rule)."""
+    from mvlab.rfd.dvs import subset_dissimilarity, view_subsets
+    from mvlab.rfd.view_rows import DenseViewRows
+
+    rng = np.random.default_rng(5)
+    Q, n, n_train, k = 3, 9, 30, 4
+    Ds = [rng.random((n, n_train)).astype(np.float32) for _ in range(Q)]
+    subsets = view_subsets(Q)
+    rule = REGION_RULES[name]
+    want = []
+    for mask in subsets:
+        space = mask if name == "candidate" else np.ones(Q, dtype=bool)
+        joint = subset_dissimilarity(Ds, space)
+        want.append(np.argsort(joint, axis=1, kind="stable")[:, :k])
+    regions, region_d = rule.exact(Ds, subsets, k, with_dissimilarities=True)
+    np.testing.assert_array_equal(regions, np.stack(want))
+    _, idx, dist = DenseViewRows(Ds).scan(None, rule.combos(subsets), k)
+    spread, spread_d = rule.spread(idx, dist, len(subsets))
+    np.testing.assert_array_equal(spread, np.stack(want))
+    np.testing.assert_allclose(spread_d, region_d, rtol=1e-6)
+    assert DVSCombiner._parameter_constraints["region"][0].options == set(REGION_RULES)

@@ -75,7 +75,6 @@ from mvlab.core.params import is_int as _is_int
 from mvlab.core.progress import ProgressCallback
 from mvlab.core.progress import report as _report
 from mvlab.core.threads import split_workers
-from mvlab.rfd.competence_regions import candidate_regions
 from mvlab.rfd.dvs_pool import (
     MAX_CANDIDATES,
     MAX_CANDIDATES_WITHOUT_WARNING,
@@ -96,6 +95,7 @@ from mvlab.rfd.dvs_rules import (
     NEIGHBOUR_WEIGHT_RULES,
     NEIGHBOUR_WEIGHTS,
     PAPER_RULES,
+    REGION_RULES,
     REGIONS,
     SELECTIONS,
     TIE_BREAKS,
@@ -105,7 +105,7 @@ from mvlab.rfd.dvs_rules import (
 )
 from mvlab.rfd.explanation import DVSExplanation
 from mvlab.rfd.view_forests import ViewForests
-from mvlab.rfd.view_rows import DenseViewRows, ViewRows, prototype_columns, subset_combo, train_rows
+from mvlab.rfd.view_rows import DenseViewRows, ViewRows, prototype_columns, train_rows
 
 __all__ = [
     "COMPETENCES",
@@ -309,8 +309,9 @@ class DVSCombiner(BaseEstimator):
         if train_regions is not None and self.prototypes_ is None:  # exact space: both rules' regions at once
             D_all = subset_dissimilarity(Ds, np.ones(len(Ds), dtype=bool))
             shared = k_smallest_indices(D_all, k_train, exclude_diagonal=True)
-            train_regions.candidate = (np.stack([c.regions for c in pool]), np.stack([c.region_d for c in pool]))
-            train_regions.shared = (shared, np.take_along_axis(D_all, shared, axis=1))
+            train_regions.found["candidate"] = (np.stack([c.regions for c in pool]),
+                                                np.stack([c.region_d for c in pool]))
+            train_regions.found["shared"] = (shared[None], np.take_along_axis(D_all, shared, axis=1)[None])
         self._train_regions = train_regions  # None: a single training row, no region at all
         _report(progress, 0.96, "leave-one-out replay of the selection on the training instances")
         self._replay()
@@ -346,13 +347,9 @@ class DVSCombiner(BaseEstimator):
         if train_regions is None:
             return source.scan(self.prototypes_)[0], None
         train_regions.source = source
-        combos = ([subset_combo(m) for m in subsets] if self.region == "candidate"
-                  else [subset_combo(np.ones(subsets.shape[1], dtype=bool))])
-        Ds, idx, dist = source.scan(self.prototypes_, combos, k_train, exclude_self=True)
-        if self.region == "candidate":
-            train_regions.candidate = (idx, dist)
-        else:
-            train_regions.shared = (idx[0], dist[0])
+        rule = REGION_RULES[self.region]
+        Ds, idx, dist = source.scan(self.prototypes_, rule.combos(subsets), k_train, exclude_self=True)
+        train_regions.found[rule.name] = (idx, dist)
         return Ds, train_regions
 
     def _grow_pool(self, Ds, subsets, names, y, k_fit, seed, progress) -> list[Candidate]:
@@ -383,7 +380,7 @@ class DVSCombiner(BaseEstimator):
         sizes = subsets.sum(axis=1)
         self.priority_ = selection_priority(self.oob_accuracies_, sizes, self.tie_break)
         if self._train_regions is not None:
-            regions, region_d = self._train_regions.for_rule(self.region)
+            regions, region_d = self._train_regions.for_rule(REGION_RULES[self.region])
             comp = self._competence_from_regions(regions, self._oob_predictions, region_d)
             chosen, members, votes = self._select(comp)
         else:  # a single training instance: nothing to compare, use the tie-break order
@@ -393,9 +390,6 @@ class DVSCombiner(BaseEstimator):
         self.train_selection_ = chosen
         share = subsets / sizes[:, None]  # (P, Q): weight of view q in candidate c
         self.view_weights_ = (votes @ share).mean(axis=0)
-
-    def _all_views_combo(self):
-        return subset_combo(np.ones(self.subsets_.shape[1], dtype=bool))
 
     def with_rules(self, **rules) -> "DVSCombiner":
         """The same fitted pool under other rules (``competence``, ``region``, ``tie_break``,
@@ -451,13 +445,9 @@ class DVSCombiner(BaseEstimator):
             return self._check_dissimilarities(dissimilarities), None
         if not isinstance(dissimilarities, (ViewRows, DenseViewRows)):
             dissimilarities = DenseViewRows(self._check_dissimilarities(dissimilarities))
-        P = self.subsets_.shape[0]
-        combos = ([subset_combo(m) for m in self.subsets_] if self.region == "candidate"
-                  else [self._all_views_combo()])
-        Ds, idx, dist = dissimilarities.scan(self.prototypes_, combos, self.k)
-        if self.region == "shared":
-            idx, dist = np.broadcast_to(idx[0], (P,) + idx.shape[1:]), np.broadcast_to(dist[0], (P,) + idx.shape[1:])
-        return Ds, (idx, dist)
+        rule = REGION_RULES[self.region]
+        Ds, idx, dist = dissimilarities.scan(self.prototypes_, rule.combos(self.subsets_), self.k)
+        return Ds, rule.spread(idx, dist, self.subsets_.shape[0])
 
     def _check_dissimilarities(self, dissimilarities) -> list[np.ndarray]:
         if not hasattr(self, "candidates_"):
@@ -479,21 +469,12 @@ class DVSCombiner(BaseEstimator):
     def _regions(self, Ds: list[np.ndarray], with_dissimilarities: bool):
         """Regions (P, n, k) and, if asked, their joint dissimilarities (P, n, k) (§A.8 line 10).
 
-        ``region="candidate"``: :func:`mvlab.rfd.competence_regions.candidate_regions` (shared
-        partial sums, bounded searches, threads), identical to ``k_smallest_indices`` of every
-        candidate's joint matrix.  ``region="shared"``: the k nearest in the all-views average,
-        the same for every candidate (a broadcast view, no copy).
+        The rule of ``region`` (:data:`mvlab.rfd.dvs_rules.REGION_RULES`): ``"candidate"`` each candidate's
+        own space (:func:`mvlab.rfd.competence_regions.candidate_regions`: shared partial sums, bounded searches,
+        threads), ``"shared"`` the k nearest in the all-views average for every candidate (a broadcast view).
         """
-        P, k = self.subsets_.shape[0], self.k
-        if self.region == "candidate":
-            return candidate_regions(Ds, self.subsets_, k, n_jobs=self.n_jobs,
-                                     with_dissimilarities=with_dissimilarities)
-        joint = subset_dissimilarity(Ds, np.ones(len(Ds), dtype=bool))
-        shared = k_smallest_indices(joint, k)
-        regions = np.broadcast_to(shared, (P,) + shared.shape)
-        region_d = np.broadcast_to(np.take_along_axis(joint, shared, axis=1),
-                                   regions.shape) if with_dissimilarities else None
-        return regions, region_d
+        return REGION_RULES[self.region].exact(Ds, self.subsets_, self.k, n_jobs=self.n_jobs,
+                                               with_dissimilarities=with_dissimilarities)
 
     def _regions_and_competence(self, Ds: list[np.ndarray], with_dissimilarities: bool, pre=None):
         """§A.8 lines 9-11 for all instances at once, never a loop over instances.

@@ -9,7 +9,7 @@ a :class:`TrainRegions`; the enumeration of subsets, their names and the cost gu
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import NamedTuple, Optional, Sequence
 
@@ -19,7 +19,6 @@ from sklearn.ensemble import RandomForestClassifier
 from mvlab.core.neighbours import k_smallest_indices
 from mvlab.core.params import is_int as _is_int
 from mvlab.rfd.view_forests import combine
-from mvlab.rfd.view_rows import subset_combo
 
 __all__ = [
     "MAX_CANDIDATES_WITHOUT_WARNING",
@@ -175,31 +174,23 @@ class Candidate(NamedTuple):
 
 @dataclass
 class TrainRegions:
-    """The leave-one-out regions of the training rows (k neighbours among the n_train - 1 others) under
-    either region rule, found when a rule first needs them: ``candidate`` (regions (P, n_train, k) and
-    their dissimilarities) and ``shared`` (one region per row in the all-views average, (n_train, k)).
-    With prototypes, ``source`` (a :class:`mvlab.rfd.view_rows.ViewRows`) searches the training rows by blocks."""
+    """The leave-one-out regions of the training rows (k neighbours among the n_train - 1 others) under the
+    region rules (:data:`mvlab.rfd.dvs_rules.REGION_RULES`), found when a rule first needs them and kept by
+    the rule's name as its search returned them (``found``: name -> (idx, dist), one (n_train, k) pair per
+    searched space). With prototypes, ``source`` (a :class:`mvlab.rfd.view_rows.ViewRows`) searches the training
+    rows by blocks."""
 
     k: int
     subsets: np.ndarray
     source: object = None
-    candidate: Optional[tuple] = None
-    shared: Optional[tuple] = None
+    found: dict = field(default_factory=dict)
 
-    def for_rule(self, region: str) -> tuple[np.ndarray, np.ndarray]:
-        """Regions (P, n_train, k) and their dissimilarities under ``region``, searched once."""
-        P = self.subsets.shape[0]
-        if region == "shared":
-            if self.shared is None:
-                _, idx, dist = self.source.scan(None, [subset_combo(np.ones(self.subsets.shape[1], dtype=bool))],
-                                                self.k, exclude_self=True)
-                self.shared = (idx[0], dist[0])
-            idx, dist = self.shared
-            return np.broadcast_to(idx, (P,) + idx.shape), np.broadcast_to(dist, (P,) + idx.shape)
-        if self.candidate is None:
-            _, idx, dist = self.source.scan(None, [subset_combo(m) for m in self.subsets], self.k, exclude_self=True)
-            self.candidate = (idx, dist)
-        return self.candidate
+    def for_rule(self, rule) -> tuple[np.ndarray, np.ndarray]:
+        """Regions (P, n_train, k) and their dissimilarities under the region rule ``rule``, searched once."""
+        if rule.name not in self.found:
+            _, idx, dist = self.source.scan(None, rule.combos(self.subsets), self.k, exclude_self=True)
+            self.found[rule.name] = (idx, dist)
+        return rule.spread(*self.found[rule.name], self.subsets.shape[0])
 
 
 def fit_candidate(dissimilarities, mask, y, k_train, n_estimators, max_features, seed, n_jobs) -> Candidate:

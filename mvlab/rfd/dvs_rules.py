@@ -19,7 +19,16 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from mvlab.core.neighbours import k_smallest_indices
+from mvlab.rfd.competence_regions import candidate_regions
+from mvlab.rfd.view_forests import combine
+from mvlab.rfd.view_rows import subset_combo
+
 __all__ = [
+    "RegionRule",
+    "OwnSpaceRegion",
+    "SharedRegion",
+    "REGION_RULES",
     "PoolEvidence",
     "CompetenceRule",
     "OverallLocalAccuracy",
@@ -178,8 +187,84 @@ TIE_BREAK_ORDERS: dict[str, Callable[[np.ndarray, np.ndarray], tuple]] = {
 """Tie-break orders: the keys of ``np.lexsort`` (its last key is the primary one), before the index."""
 TIE_BREAKS = tuple(TIE_BREAK_ORDERS)
 
+class RegionRule:
+    """Where a candidate's region of competence is searched (§A.8 line 10), for P candidates (bool subsets
+    (P, Q)), in either of the two ways regions are found:
+
+    * ``combos(subsets)``: the joint spaces whose k nearest rows a block scan of the training rows searches
+      (:meth:`mvlab.rfd.view_rows.ViewRows.scan`), and ``spread(idx, dist, P)``: from the scan's regions and
+      dissimilarities (one per searched space) to every candidate's, (P, n, k) each;
+    * ``exact(Ds, subsets, k, n_jobs, with_dissimilarities)``: the regions (P, n, k) and, if asked, their
+      dissimilarities, in the Q (n, n_train) view matrices ``Ds``.
+    """
+
+    name = ""
+    title = ""
+
+    def combos(self, subsets: np.ndarray) -> list:
+        """The joint spaces a block scan searches, as :func:`mvlab.rfd.view_rows.subset_combo` pairs."""
+        raise NotImplementedError
+
+    def spread(self, idx: np.ndarray, dist: np.ndarray, P: int) -> tuple[np.ndarray, np.ndarray]:
+        """Every candidate's regions and dissimilarities (P, n, k) from the scan's (one per searched space)."""
+        raise NotImplementedError
+
+    def exact(self, Ds, subsets: np.ndarray, k: int, n_jobs=None, with_dissimilarities: bool = False):
+        """Regions (P, n, k) and their dissimilarities (or None) in the Q (n, n_train) matrices ``Ds``."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class OwnSpaceRegion(RegionRule):
+    """The paper's rule: each candidate's region in its own joint space (the average of its views' rows)."""
+
+    name, title = "candidate", "each candidate's own space (the paper)"
+
+    def combos(self, subsets):
+        """One space per candidate: its views' average."""
+        return [subset_combo(m) for m in subsets]
+
+    def spread(self, idx, dist, P):
+        """The scan's regions are the candidates' already."""
+        return idx, dist
+
+    def exact(self, Ds, subsets, k, n_jobs=None, with_dissimilarities=False):
+        """Each candidate's k nearest in its own joint matrix."""
+        # shared partial sums, bounded searches, threads; identical to k_smallest_indices of every joint matrix
+        return candidate_regions(Ds, subsets, k, n_jobs=n_jobs, with_dissimilarities=with_dissimilarities)
+
+
+class SharedRegion(RegionRule):
+    """One region for every candidate: the k nearest in the all-views average (the usual practice of dynamic
+    selection, DESlib's DSEL neighbourhood)."""
+
+    name, title = "shared", "one region in the all-views average"
+
+    def combos(self, subsets):
+        """One space: the all-views average."""
+        return [subset_combo(np.ones(subsets.shape[1], dtype=bool))]
+
+    def spread(self, idx, dist, P):
+        """The one region, for every candidate (a broadcast view, no copy)."""
+        return np.broadcast_to(idx[0], (P,) + idx.shape[1:]), np.broadcast_to(dist[0], (P,) + idx.shape[1:])
+
+    def exact(self, Ds, subsets, k, n_jobs=None, with_dissimilarities=False):
+        """The k nearest in the all-views average, for every candidate."""
+        joint = combine(Ds, np.full(len(Ds), 1.0 / len(Ds)))
+        shared = k_smallest_indices(joint, k)
+        P = subsets.shape[0]
+        regions = np.broadcast_to(shared, (P,) + shared.shape)
+        region_d = (np.broadcast_to(np.take_along_axis(joint, shared, axis=1), regions.shape)
+                    if with_dissimilarities else None)
+        return regions, region_d
+
+
+REGION_RULES: dict[str, RegionRule] = {rule.name: rule for rule in (OwnSpaceRegion(), SharedRegion())}
+"""Region rules by name (``DVSCombiner(region=...)``)."""
+REGIONS = tuple(REGION_RULES)
 SELECTIONS = ("best", "knora", "knora-u")
-REGIONS = ("candidate", "shared")
 PAPER_RULES = {"competence": "ola", "region": "candidate", "tie_break": "oob", "selection": "best",
                "neighbour_weights": "uniform"}
 """The rules of the paper (Algorithm 2 with the reconstructions of docs/algorithms.md §A.8)."""
