@@ -269,6 +269,8 @@ def _reproduce_sdf_paper(args) -> int:
     from mvlab.reproduction.writer import write_sdf_outputs
 
     out = Path(args.out)
+    if args.lambda_on_test:
+        return _reproduce_sdf_lambda(args, out)
     draws_path = out / "sdf_paper_draws.csv"
     if not args.report_only:
         scale = args.draws_scale
@@ -279,6 +281,24 @@ def _reproduce_sdf_paper(args) -> int:
         sdf_paper.run_paper_protocol(draws_path, tasks, max_levels=args.max_levels, n_jobs=args.n_jobs,
                                      say=lambda line: print(line, file=sys.stderr, flush=True))
     for path in write_sdf_outputs(out, args.report):
+        print(f"written: {path}")
+    return 0
+
+
+def _reproduce_sdf_lambda(args, out: Path) -> int:
+    """The λ reading (:mod:`mvlab.reproduction.sdf_lambda`): gcForest, SDF with λ chosen on training pairs and
+    SDF with each λ fixed, on the main protocol's pairs at T = 100; draws to ``<out>/sdf_lambda_draws.csv``."""
+    from mvlab.reproduction import sdf_lambda, sdf_paper
+    from mvlab.reproduction.writer import write_sdf_lambda_outputs
+
+    if not args.report_only:
+        tasks = sdf_lambda.lambda_grid(
+            datasets=args.datasets or sdf_lambda.LAMBDA_DATASETS, Ns=args.pairs_grid or sdf_paper.GRID_N,
+            T=args.trees_grid[0] if args.trees_grid else sdf_lambda.LAMBDA_T,
+            draws=(lambda n: args.repetitions) if args.repetitions else sdf_paper.draws_for)
+        sdf_paper.run_paper_protocol(out / "sdf_lambda_draws.csv", tasks, max_levels=args.max_levels,
+                                     n_jobs=args.n_jobs, say=lambda line: print(line, file=sys.stderr, flush=True))
+    for path in write_sdf_lambda_outputs(out, args.report):
         print(f"written: {path}")
     return 0
 
@@ -483,6 +503,9 @@ def build_parser() -> argparse.ArgumentParser:
     sdf.add_argument("--draws-scale", type=float, default=1.0,
                      help="draws per cell times this (1: 10 for N <= 1000, 5 for N = 2000)")
     sdf.add_argument("--max-levels", type=int, default=10, help="cascade levels at most (default 10)")
+    sdf.add_argument("--lambda-on-test", action="store_true",
+                     help="the reading 'λ chosen on the test draws': gcForest, SDF (λ on training pairs) and SDF with "
+                          "each λ fixed, at T = 100 on the same pairs, into sdf_lambda_draws.csv")
     rep.add_argument("--figures", metavar="DIR", help="also write the charts (average ranks, sign test, "
                      "critical-difference diagrams) as PNG files into DIR (needs the system's chromium)")
     rep.set_defaults(func=cmd_reproduce)

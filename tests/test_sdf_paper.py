@@ -248,3 +248,27 @@ def test_table9_is_a_paired_t_test_over_datasets_beside_the_papers_on_the_same_d
     # the paper's Table 9 recomputed from its own Table 8 over all ten rows: D1's mean 0.0146 (printed 0.015)
     all_rows = np.array([v[4] - v[0] for v in sdf_paper.TABLE8.values()])
     assert all_rows.mean() == pytest.approx(0.0146, abs=1e-4)
+
+
+def test_the_lambda_reading_fits_every_fixed_lambda_on_the_main_protocols_pairs(tmp_path):
+    """--lambda-on-test: gcForest, SDF (λ on training pairs) and SDF with each λ fixed on the same draw; the
+    summary's "λ on test" readings are maxima over the fixed λ (per draw, then per cell), never below either."""
+    from mvlab.reproduction import sdf_lambda
+
+    assert _cli(tmp_path, "--lambda-on-test") == 0
+    draws = pd.read_csv(tmp_path / "sdf_lambda_draws.csv")
+    assert set(draws["model"]) == {"gcForest", "SDF", "SDF λ=1", "SDF λ=100", "SDF λ=10000"}
+    assert set(draws["reading"]) == {"disjoint"} and draws["draw"].nunique() == 2
+    # the pairs are the main protocol's: the same seed as that draw of paper_grid
+    assert set(draws["seed"]) == {sdf_paper.draw_seed("ionosphere", 100, "disjoint", d) for d in (0, 1)}
+    summary = pd.read_csv(tmp_path / "sdf_lambda_cells.csv")
+    wide = draws.pivot_table(index="draw", columns="model", values="accuracy")
+    fixed = wide[["SDF λ=1", "SDF λ=100", "SDF λ=10000"]]
+    per_draw = (fixed.max(axis=1) - wide["gcForest"]).mean()
+    per_cell = (fixed[fixed.mean().idxmax()] - wide["gcForest"]).mean()
+    row = summary.iloc[0]
+    assert row["SDF (λ on test, per draw)"] == pytest.approx(per_draw)
+    assert row["SDF (λ on test, per cell)"] == pytest.approx(per_cell) and per_draw >= per_cell - 1e-12
+    assert row["SDF (λ on training pairs)"] == pytest.approx((wide["SDF"] - wide["gcForest"]).mean())
+    assert "<!-- BEGIN sdf-lambda -->" in (tmp_path / "report.md").read_text()
+    assert len(sdf_lambda.lambda_grid()) == 3 * (10 + 10 + 10 + 5)

@@ -55,6 +55,15 @@ LAM_GRID = (1.0, 100.0, 10000.0)
 """Values of lambda SDF chooses from, on training pairs only: from weights far from uniform (1: about a
 seventh of the trees carry the weight at N = 1000, T = 200) to nearly uniform (10,000)."""
 MODEL_NAMES = {"gcforest": "gcForest", "sdf": "SDF", "bagging": "Bagging", "rf": "RF"}
+FIXED_LAM = "sdf@"
+"""A model ``"sdf@<lambda>"``: SDF with that lambda fixed for every fold-model (no choice on training pairs)."""
+
+
+def model_name(method: str) -> str:
+    """The draws file's name of a model: ``MODEL_NAMES``'s, or ``"SDF λ=<lambda>"`` for a fixed lambda."""
+    if method.startswith(FIXED_LAM):
+        return f"SDF λ={float(method[len(FIXED_LAM):]):g}"
+    return MODEL_NAMES[method]
 
 # The paper's cells: (dataset, N, T) -> (gcF, SDF), Tables 4-7; Table 8 -> (gcF, Bagging, RF, SNN, SDF).
 _T467 = {
@@ -164,11 +173,17 @@ def run_draw(task: DrawTask, max_levels: int = 10, n_jobs: int | None = 1) -> li
     ds = load_dataset(task.dataset)
     seed = draw_seed(task.dataset, task.N, task.reading, task.draw)
     split = make_pair_split(ds.y, task.N, pools=task.reading, random_state=seed)
-    rows = evaluate_pair_split(ds.X, split, methods=task.models, n_estimators=task.T,
-                               sdf_params={"max_levels": max_levels, "lam_grid": list(LAM_GRID)},
+    fixed = [m for m in task.models if m.startswith(FIXED_LAM)]
+    rows = evaluate_pair_split(ds.X, split, methods=tuple(m for m in task.models if m not in fixed),
+                               n_estimators=task.T, sdf_params={"max_levels": max_levels, "lam_grid": list(LAM_GRID)},
                                random_state=seed, n_jobs=n_jobs)
+    for method in fixed:  # SDF with one lambda for every fold-model (the reading "lambda chosen on test")
+        (row,) = evaluate_pair_split(ds.X, split, methods=("sdf",), n_estimators=task.T,
+                                     lam=float(method[len(FIXED_LAM):]), sdf_params={"max_levels": max_levels},
+                                     random_state=seed, n_jobs=n_jobs)
+        rows.append({**row, "method": method})
     return [{"dataset": task.dataset, "N": task.N, "T": task.T, "reading": task.reading, "draw": task.draw,
-             "seed": seed, "model": MODEL_NAMES[r["method"]], "accuracy": r["accuracy"],
+             "seed": seed, "model": model_name(r["method"]), "accuracy": r["accuracy"],
              "n_levels": r["n_levels"], "lam_median": r.get("lam_median", np.nan),
              "n_test_pairs": r["n_test_pairs"], "seconds": round(r["fit_seconds"], 3)} for r in rows]
 
