@@ -35,7 +35,8 @@ from sklearn.model_selection import train_test_split
 
 from mvlab.datasets.bundled import load_dataset
 from mvlab.rfd.competence_regions import _kth_over_columns, _supersets, candidate_regions, joint_rows
-from mvlab.rfd.dvs import DVSCombiner, subset_dissimilarity
+from mvlab.rfd.dvs import DVSCombiner
+from mvlab.rfd.dvs_pool import subset_dissimilarity
 from mvlab.rfd.view_forests import fit_view_forests
 
 

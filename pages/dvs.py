@@ -9,7 +9,7 @@ import streamlit as st
 from mvlab.experiments.combinations import METHOD_TITLES, CombinationComparison
 from mvlab.experiments.settings import DVSSettings
 from mvlab.forest.measures import MEASURES
-from mvlab.rfd.dvs import n_candidates
+from mvlab.rfd.dvs_pool import n_candidates
 from mvlab.rfd.explanation import view_choice_scores
 from mvlab.ui import links, runs, shared, widgets
 from mvlab.ui.state import current_seed, keep, selected_point, set_kept, sidebar

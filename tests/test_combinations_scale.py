@@ -13,7 +13,7 @@ from mvlab.datasets.synthetic import make_multiview_classification
 from mvlab.experiments import combinations
 from mvlab.experiments.combinations import DVS_VARIANTS, CombinationComparison, compare_combinations
 from mvlab.rfd.classifier import COMBINATIONS, RFDClassifier
-from mvlab.rfd.dvs import subset_dissimilarity
+from mvlab.rfd.dvs_pool import subset_dissimilarity
 
 METHODS = tuple(COMBINATIONS) + tuple(DVS_VARIANTS)
 

@@ -7,7 +7,7 @@ import pytest
 
 from mvlab.core.neighbours import k_smallest_indices, k_smallest_indices_bounded
 from mvlab.rfd.competence_regions import candidate_regions, joint_rows
-from mvlab.rfd.dvs import subset_dissimilarity, view_subsets
+from mvlab.rfd.dvs_pool import subset_dissimilarity, view_subsets
 
 
 def views(rng, Q, n, n_train, levels=None):

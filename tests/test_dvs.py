@@ -12,16 +12,9 @@ from sklearn.model_selection import train_test_split
 
 from mvlab.datasets.synthetic import make_multiview_classification
 from mvlab.rfd.classifier import RFDClassifier
-from mvlab.rfd.dvs import (
-    DVSCombiner,
-    DVSCostWarning,
-    n_candidates,
-    select_candidates,
-    selection_priority,
-    subset_dissimilarity,
-    subset_names,
-    view_subsets,
-)
+from mvlab.rfd.dvs import DVSCombiner
+from mvlab.rfd.dvs_pool import DVSCostWarning, n_candidates, subset_dissimilarity, subset_names, view_subsets
+from mvlab.rfd.dvs_rules import select_candidates, selection_priority
 from mvlab.rfd.explanation import DVSExplanation
 from mvlab.rfd.view_forests import combine, fit_view_forests
 

@@ -75,7 +75,7 @@ def test_the_tables_are_the_combiners_choices():
 def test_every_region_rule_equals_a_search_per_candidate(name):
     """Exact regions and the block scan's regions, spread to every candidate, against a plain search of each
     candidate's space (its own views' average, or the all-views average for the shared rule)."""
-    from mvlab.rfd.dvs import subset_dissimilarity, view_subsets
+    from mvlab.rfd.dvs_pool import subset_dissimilarity, view_subsets
     from mvlab.rfd.view_rows import DenseViewRows
 
     rng = np.random.default_rng(5)

@@ -13,7 +13,7 @@ from mvlab.forest import kdn as kdn_module
 from mvlab.forest.dissimilarity import ForestDissimilarity
 from mvlab.forest.measures import RFD, RFGAP, PathLength
 from mvlab.rfd.classifier import RFDClassifier, make_combiner
-from mvlab.rfd.dvs import view_subsets
+from mvlab.rfd.dvs_pool import view_subsets
 from mvlab.rfd.prototypes import DEFAULT_N_PROTOTYPES, choose_prototypes, resolve_prototypes
 from mvlab.rfd.view_forests import combine, fit_view_forests
 from mvlab.rfd.view_rows import DenseViewRows, ViewRows, subset_combo

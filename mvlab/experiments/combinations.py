@@ -38,12 +38,9 @@ from mvlab.experiments.runner import Family, Preset
 from mvlab.forest.measures import measure_spec, resolve_measure
 from mvlab.rfd.baselines import BASELINE_TITLES, BASELINES, late_fusion_proba, make_view_stacking
 from mvlab.rfd.classifier import COMBINATION_TITLES, COMBINATIONS, RFDClassifier, StaticCombiner
-from mvlab.rfd.dvs import (
-    PAPER_RULES,
-    DVSCombiner,
-    check_pool_size,
-    subset_dissimilarity,
-)
+from mvlab.rfd.dvs import DVSCombiner
+from mvlab.rfd.dvs_pool import check_pool_size, subset_dissimilarity
+from mvlab.rfd.dvs_rules import PAPER_RULES
 from mvlab.rfd.explanation import DVSExplanation, view_choice_scores
 from mvlab.rfd.prototypes import PROTOTYPE_SELECTIONS, resolve_prototypes
 from mvlab.rfd.view_forests import ViewForests, combine, fit_view_forests

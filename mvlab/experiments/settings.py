@@ -47,7 +47,8 @@ from mvlab.forest.measures import MEASURES, RFD, PathLength, measure_spec, resol
 from mvlab.rfd.baselines import BASELINES
 from mvlab.rfd.classifier import COMBINATIONS, RFDClassifier, StaticCombiner
 from mvlab.rfd.cost import estimate_cost
-from mvlab.rfd.dvs import DVSCombiner, check_pool_size
+from mvlab.rfd.dvs import DVSCombiner
+from mvlab.rfd.dvs_pool import check_pool_size
 from mvlab.rfd.weights import STATIC_COMBINATIONS
 from mvlab.siamese.forest import SiameseDeepForest
 from mvlab.siamese.pairs import max_train_pairs

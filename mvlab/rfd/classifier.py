@@ -44,7 +44,8 @@ from mvlab.core.progress import ProgressCallback, scaled
 from mvlab.core.progress import report as _report
 from mvlab.core.views import check_views
 from mvlab.forest.measures import MEASURES, Measure, measure_spec, resolve_measure
-from mvlab.rfd.dvs import DVSCombiner, n_candidates
+from mvlab.rfd.dvs import DVSCombiner
+from mvlab.rfd.dvs_pool import n_candidates
 from mvlab.rfd.prototypes import (
     PROTOTYPE_SELECTIONS,
     PROTOTYPE_THRESHOLD,

@@ -31,7 +31,7 @@ from typing import Optional
 
 from mvlab.forest.dissimilarity import DENSE_MAX_ROWS
 from mvlab.forest.measures import resolve_measure
-from mvlab.rfd.dvs import n_candidates
+from mvlab.rfd.dvs_pool import n_candidates
 from mvlab.rfd.prototypes import DEFAULT_N_PROTOTYPES, resolve_prototypes
 from mvlab.rfd.view_rows import BLOCK_ENTRIES
 

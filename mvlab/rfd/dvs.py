@@ -76,15 +76,11 @@ from mvlab.core.progress import ProgressCallback
 from mvlab.core.progress import report as _report
 from mvlab.core.threads import split_workers
 from mvlab.rfd.dvs_pool import (
-    MAX_CANDIDATES,
     MAX_CANDIDATES_WITHOUT_WARNING,
     Candidate,
     DVSCostWarning,
     TrainRegions,
-    check_pool_size,
     fit_candidate,
-    n_candidates,
-    oob_hits,
     subset_dissimilarity,
     subset_names,
     view_subsets,
@@ -94,7 +90,6 @@ from mvlab.rfd.dvs_rules import (
     COMPETENCES,
     NEIGHBOUR_WEIGHT_RULES,
     NEIGHBOUR_WEIGHTS,
-    PAPER_RULES,
     REGION_RULES,
     REGIONS,
     SELECTIONS,
@@ -107,26 +102,9 @@ from mvlab.rfd.explanation import DVSExplanation
 from mvlab.rfd.view_forests import ViewForests
 from mvlab.rfd.view_rows import DenseViewRows, ViewRows, prototype_columns, train_rows
 
-__all__ = [
-    "COMPETENCES",
-    "REGIONS",
-    "TIE_BREAKS",
-    "SELECTIONS",
-    "NEIGHBOUR_WEIGHTS",
-    "PAPER_RULES",
-    "MAX_CANDIDATES_WITHOUT_WARNING",
-    "MAX_CANDIDATES",
-    "DVSCostWarning",
-    "n_candidates",
-    "check_pool_size",
-    "view_subsets",
-    "subset_names",
-    "subset_dissimilarity",
-    "oob_hits",
-    "selection_priority",
-    "select_candidates",
-    "DVSCombiner",
-]
+__all__ = ["DVSCombiner"]
+"""The pool's pieces (``view_subsets``, ``n_candidates``, ``oob_hits``, ...) are in :mod:`mvlab.rfd.dvs_pool` and
+the rules in :mod:`mvlab.rfd.dvs_rules`."""
 
 _MAX_INT = np.iinfo(np.int32).max
 
