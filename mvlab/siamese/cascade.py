@@ -33,6 +33,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mvlab.core.forest_fit import fit_forest
 from mvlab.core.params import (
     FOLDS,
     MIN_SAMPLES_LEAF,
@@ -69,7 +70,7 @@ def tree_probas(forest, X, n_classes, n_jobs=None):
 
     def run(chunk):
         for t in chunk:
-            out[t][:, cols] = trees[t].predict_proba(X32, check_input=False)
+            out[t][:, cols] = trees[t].tree_.predict(X32)  # = predict_proba, without its per-call checks
 
     n_jobs = 1 if n_jobs is None else n_jobs
     if n_jobs == 1 or len(trees) < 8:
@@ -100,7 +101,7 @@ def forest_proba(forest, X, n_classes, weights=None, n_jobs=None):
     def run(lo, hi):
         acc = np.zeros((hi - lo, cols.size))
         for t in active:
-            acc += w[t] * trees[t].predict_proba(X32[lo:hi], check_input=False)
+            acc += w[t] * trees[t].tree_.predict(X32[lo:hi])
         out[lo:hi, cols] = acc
 
     n_jobs = 1 if n_jobs is None else n_jobs
@@ -367,10 +368,10 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         C = self.classes_.size
         est = self._make_forest(kind, seed, n_jobs)
         if tr is None:
-            est.fit(F, y)
+            fit_forest(est, F, y)
             tp = tree_probas(est, F, C, n_jobs)
         else:
-            est.fit(F[tr], y[tr])
+            fit_forest(est, F[tr], y[tr])
             tp = tree_probas(est, F[te], C, n_jobs)
         est.set_params(n_jobs=self.n_jobs)  # as if fitted alone (threads only change the speed)
         return est, tp

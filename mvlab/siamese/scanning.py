@@ -17,6 +17,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mvlab.core.forest_fit import fit_forest
 from mvlab.core.params import (
     FOLDS,
     MIN_SAMPLES_LEAF,
@@ -237,7 +238,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
                     rows_tr = (tr[:, None] * n_pos + np.arange(n_pos)).ravel()
                     rows_te = (te[:, None] * n_pos + np.arange(n_pos)).ravel()
                     est = self._make_forest(kind, rs.randint(_MAX_SEED))
-                    est.fit(W[rows_tr], yw[rows_tr])
+                    fit_forest(est, W[rows_tr], yw[rows_tr])
                     oof[te] = forest_proba(est, W[rows_te], C, None, self.n_jobs).reshape(
                         te.size, n_pos, C
                     )

@@ -1,0 +1,199 @@
+"""Fitting a scikit-learn forest without its per-tree Python overhead: tree for tree the same forest.
+
+``RandomForestClassifier.fit`` and ``ExtraTreesClassifier.fit`` spend, around every call of the compiled
+tree builder, about half a millisecond of Python: the tree is cloned (``get_params`` through
+``inspect.signature``), its targets are checked and encoded again, its sample weights validated, a
+random state made. On the Siamese deep forest's fold-models (a few hundred pairs; a tree is built in well
+under a millisecond) that is half of a fit. :func:`fit_forest` draws the same seeds in the same order,
+makes the same bootstrap counts and calls the same compiled builder (``DepthFirstTreeBuilder`` with the
+same criterion and splitter), so the fitted forest holds the same trees, node for node, and the same
+attributes as one fitted by ``forest.fit(X, y)``; ``tests/test_forest_fit.py`` compares every tree's arrays
+and every attribute with scikit-learn's own fit.
+
+The fast path covers what mvlab's forests use: ``RandomForestClassifier`` or ``ExtraTreesClassifier`` on a
+dense finite ``X`` and 1-D ``y``, without sample weights, class weights, ``max_samples``, ``max_leaf_nodes``,
+pruning, monotonic constraints, warm start or ``oob_score``, with integer ``min_samples_*``. Anything else
+goes to ``forest.fit``. The builder's interface is private to scikit-learn, so the first call in a process
+fits a small forest both ways and compares them; if they ever differ (another scikit-learn), every later
+call uses ``forest.fit`` and a warning says so once.
+"""
+
+from __future__ import annotations
+
+import copy
+import numbers
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+
+from mvlab.core.threads import chunk_count, worker_count
+
+__all__ = ["fit_forest", "fast_path_available"]
+
+_MAX_INT = np.iinfo(np.int32).max
+_FOREST_TYPES = (RandomForestClassifier, ExtraTreesClassifier)
+_verified: list[bool] = []  # [] until the first check, then [whether the fast path builds sklearn's trees]
+
+
+def _builder_parts():
+    """scikit-learn's compiled tree-building pieces (private; imported late so a layout change only
+    disables the fast path)."""
+    from sklearn.ensemble._forest import _generate_sample_indices
+    from sklearn.tree._classes import CRITERIA_CLF, DENSE_SPLITTERS
+    from sklearn.tree._tree import DepthFirstTreeBuilder, Tree
+
+    return _generate_sample_indices, CRITERIA_CLF, DENSE_SPLITTERS, DepthFirstTreeBuilder, Tree
+
+
+def _eligible(forest, X, y) -> bool:
+    """Whether ``forest.fit(X, y)`` is one the fast path reproduces exactly."""
+    p = forest.get_params(deep=False)
+    return (
+        type(forest) in _FOREST_TYPES
+        and isinstance(X, np.ndarray) and X.dtype.kind in "biuf" and X.ndim == 2 and X.shape[0] >= 1 and X.shape[1] >= 1
+        and isinstance(y, np.ndarray) and y.ndim == 1 and y.shape[0] == X.shape[0]
+        and p["class_weight"] is None and p["max_samples"] is None and p["max_leaf_nodes"] is None
+        and not p["warm_start"] and p["oob_score"] is False and p["monotonic_cst"] is None
+        and p["ccp_alpha"] == 0.0 and p["min_weight_fraction_leaf"] == 0.0
+        and p["criterion"] in ("gini", "entropy", "log_loss")
+        and isinstance(p["min_samples_split"], numbers.Integral) and not isinstance(p["min_samples_split"], bool)
+        and isinstance(p["min_samples_leaf"], numbers.Integral) and not isinstance(p["min_samples_leaf"], bool)
+    )
+
+
+def _max_features(setting, n_features: int) -> int:
+    """The features tried per split, as a scikit-learn tree computes it from ``max_features``."""
+    if setting == "sqrt":
+        return max(1, int(np.sqrt(n_features)))
+    if setting == "log2":
+        return max(1, int(np.log2(n_features)))
+    if setting is None:
+        return n_features
+    if isinstance(setting, numbers.Integral):
+        return int(setting)
+    return max(1, int(setting * n_features)) if setting > 0.0 else 0
+
+
+def _fit_fast(forest, X, y):
+    """The fast path: ``forest`` fitted on dense finite float ``X`` (n, d) and 1-D labels ``y`` (n,)."""
+    generate_indices, criteria, splitters, builder_type, tree_type = _builder_parts()
+    forest._validate_params()
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    n, d = X.shape
+    check_classification_targets(y)  # the forest's own error for continuous or multi-output labels
+    classes, y_enc = np.unique(y, return_inverse=True)
+    n_classes = np.array([classes.size], dtype=np.intp)
+    y2 = np.ascontiguousarray(y_enc.reshape(-1, 1), dtype=np.float64)
+
+    forest._validate_estimator()
+    template = forest._make_estimator(append=False)  # the tree with the forest's parameters, unseeded
+    rs = check_random_state(forest.random_state)
+    seeds = [rs.randint(_MAX_INT) for _ in range(forest.n_estimators)]  # _set_random_states: one draw per tree
+    max_features = _max_features(template.max_features, d)
+    min_leaf = int(template.min_samples_leaf)
+    min_split = max(int(template.min_samples_split), 2 * min_leaf)
+    max_depth = _MAX_INT if template.max_depth is None else int(template.max_depth)
+    tree_classes = np.unique(y2[:, 0])  # what a tree's own fit finds in the encoded labels
+    splitter_type = splitters[template.splitter]
+
+    def grow(seed):
+        if forest.bootstrap:
+            counts = np.bincount(generate_indices(seed, n, n, None), minlength=n)
+            weights = np.ascontiguousarray(counts, dtype=np.float64)
+        else:
+            weights = None
+        criterion = criteria[template.criterion](1, n_classes)
+        splitter = splitter_type(criterion, max_features, min_leaf, 0.0, np.random.RandomState(seed), None)
+        structure = tree_type(d, n_classes, 1)
+        builder_type(splitter, min_split, min_leaf, 0.0, max_depth, template.min_impurity_decrease).build(
+            structure, X, y2, weights, None)
+        tree = copy.copy(template)
+        tree.random_state = seed
+        tree.n_features_in_ = d
+        tree.n_outputs_ = 1
+        tree.classes_ = tree_classes
+        tree.n_classes_ = n_classes[0]
+        tree.max_features_ = max_features
+        tree.tree_ = structure
+        return tree
+
+    n_threads = worker_count(forest.n_jobs)
+    if n_threads <= 1 or len(seeds) < 2:
+        trees = [grow(s) for s in seeds]
+    else:  # the compiled builder releases the GIL; seeds were drawn above, so threads change nothing
+        chunks = np.array_split(np.asarray(seeds, dtype=np.int64), chunk_count(n_threads, len(seeds)))
+        with ThreadPoolExecutor(max_workers=n_threads) as pool:
+            parts = list(pool.map(lambda chunk: [grow(int(s)) for s in chunk], chunks))
+        trees = [t for part in parts for t in part]
+
+    forest.n_features_in_ = d
+    forest._n_samples, forest.n_outputs_ = n, 1
+    forest._sample_weight = None
+    forest._n_samples_bootstrap = n if forest.bootstrap else None
+    forest.estimators_ = trees
+    forest.classes_ = classes
+    forest.n_classes_ = int(classes.size)
+    return forest
+
+
+def _check_fast_path() -> bool:
+    """Fit two small forests both ways and compare every tree (once per process)."""
+    rng = np.random.RandomState(7)
+    X = rng.rand(40, 5)
+    y = (X[:, 0] + 0.3 * rng.rand(40) > 0.6).astype(int) + (X[:, 1] > 0.8)
+    try:
+        for kind in (RandomForestClassifier, ExtraTreesClassifier):
+            ours = _fit_fast(kind(n_estimators=4, random_state=3), X, y)
+            theirs = kind(n_estimators=4, random_state=3).fit(X, y)
+            for a, b in zip(ours.estimators_, theirs.estimators_):
+                if not (np.array_equal(a.tree_.feature, b.tree_.feature)
+                        and np.array_equal(a.tree_.threshold, b.tree_.threshold)
+                        and np.array_equal(a.tree_.value, b.tree_.value)
+                        and a.random_state == b.random_state):
+                    return False
+            if not np.array_equal(ours.predict_proba(X), theirs.predict_proba(X)):
+                return False
+    except Exception:  # noqa: BLE001 - any change of the private interface disables the fast path
+        return False
+    return True
+
+
+def fast_path_available() -> bool:
+    """Whether :func:`fit_forest` builds trees itself here (checked once per process against
+    ``forest.fit``)."""
+    if not _verified:
+        _verified.append(_check_fast_path())
+        if not _verified[0]:
+            warnings.warn("mvlab.core.forest_fit: this scikit-learn's tree builder differs from the one the fast "
+                          "path was written for; forests are fitted by forest.fit (slower, same results).",
+                          RuntimeWarning, stacklevel=3)
+    return _verified[0]
+
+
+def fit_forest(forest, X, y):
+    """``forest.fit(X, y)``, the same trees and attributes, without scikit-learn's per-tree overhead.
+
+    Parameters
+    ----------
+    forest : RandomForestClassifier or ExtraTreesClassifier (or any estimator)
+        Fitted in place. Settings outside the fast path (see the module's docstring) and other
+        estimators are fitted by ``forest.fit``.
+    X : ndarray of shape (n_samples, n_features)
+        Dense, finite (a forest's own fit accepts missing values; this path does not, and passes
+        such data to ``forest.fit``).
+    y : ndarray of shape (n_samples,)
+        Class labels.
+
+    Returns
+    -------
+    forest
+        Fitted: ``estimators_``, ``classes_``, ``n_classes_``, ``n_outputs_``, ``n_features_in_``, and the
+        bootstrap state behind ``estimators_samples_``, as ``forest.fit`` sets them.
+    """
+    if _eligible(forest, X, y) and np.isfinite(X).all() and fast_path_available():
+        return _fit_fast(forest, X, y)
+    return forest.fit(X, y)

@@ -1,0 +1,126 @@
+"""mvlab.core.forest_fit: the fast fit builds scikit-learn's own forest, tree for tree, attribute for attribute."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+
+from mvlab.core import forest_fit
+from mvlab.core.forest_fit import fast_path_available, fit_forest
+
+TREE_ARRAYS = ("children_left", "children_right", "feature", "threshold", "value", "impurity", "n_node_samples",
+               "weighted_n_node_samples")
+
+
+def _data(n=90, d=7, n_classes=3, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.rand(n, d)
+    y = np.digitize(X[:, 0] + 0.4 * rng.rand(n), np.linspace(0.2, 1.2, n_classes)[:-1])
+    return X, y
+
+
+def _same_value(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return type(a) is type(b) and a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+    if hasattr(a, "get_params"):
+        return type(a) is type(b) and a.get_params() == b.get_params()
+    return type(a) is type(b) and a == b
+
+
+def assert_same_forest(ours, theirs, X):
+    """Every attribute of the forest and of every tree, and every array of every tree structure."""
+    skip = {"estimators_", "_sample_weight"}
+    assert set(vars(ours)) == set(vars(theirs))
+    for key in set(vars(theirs)) - skip:
+        assert _same_value(vars(ours)[key], vars(theirs)[key]), key
+    assert ours._sample_weight is None and theirs._sample_weight is None
+    assert len(ours.estimators_) == len(theirs.estimators_)
+    for a, b in zip(ours.estimators_, theirs.estimators_):
+        assert set(vars(a)) == set(vars(b))
+        for key in set(vars(b)) - {"tree_"}:
+            assert _same_value(vars(a)[key], vars(b)[key]), key
+        for name in TREE_ARRAYS:
+            assert np.array_equal(getattr(a.tree_, name), getattr(b.tree_, name)), name
+    for got, want in zip(ours.estimators_samples_, theirs.estimators_samples_):
+        assert np.array_equal(got, want)
+    assert np.array_equal(ours.predict_proba(X), theirs.predict_proba(X))
+    assert np.array_equal(ours.predict(X), theirs.predict(X))
+    assert np.array_equal(ours.apply(X), theirs.apply(X))
+
+
+CASES = [
+    (RandomForestClassifier, {}),
+    (RandomForestClassifier, {"max_features": 0.5, "criterion": "entropy", "min_samples_leaf": 2}),
+    (RandomForestClassifier, {"bootstrap": False, "max_depth": 3, "max_features": None}),
+    (ExtraTreesClassifier, {"max_features": 1}),
+    (ExtraTreesClassifier, {"max_features": "log2", "bootstrap": True, "min_samples_split": 5}),
+    (ExtraTreesClassifier, {"max_features": 3, "min_impurity_decrease": 0.01}),
+]
+
+
+@pytest.mark.parametrize("kind,params", CASES)
+@pytest.mark.parametrize("seed", [0, 11])
+def test_fast_fit_is_sklearns_fit(kind, params, seed):
+    X, y = _data(seed=seed)
+    ours = fit_forest(kind(n_estimators=12, random_state=seed, **params), X, y)
+    theirs = kind(n_estimators=12, random_state=seed, **params).fit(X, y)
+    assert_same_forest(ours, theirs, X)
+
+
+def test_labels_of_any_kind_and_threads():
+    X, y = _data(n=70, n_classes=3, seed=4)
+    labels = np.array(["b", "k", "z"])[y]  # strings, as a user's labels may be
+    for n_jobs in (1, 2):
+        ours = fit_forest(RandomForestClassifier(n_estimators=9, random_state=5, n_jobs=n_jobs), X, labels)
+        theirs = RandomForestClassifier(n_estimators=9, random_state=5, n_jobs=n_jobs).fit(X, labels)
+        assert_same_forest(ours, theirs, X)
+    gapped = np.array([2, 5, 9])[y]  # labels that are not 0..C-1
+    ours = fit_forest(ExtraTreesClassifier(n_estimators=5, random_state=1), X.astype(np.float32), gapped)
+    theirs = ExtraTreesClassifier(n_estimators=5, random_state=1).fit(X.astype(np.float32), gapped)
+    assert_same_forest(ours, theirs, X)
+
+
+def test_random_state_objects_draw_the_same_seeds():
+    X, y = _data(seed=2)
+    ours = fit_forest(RandomForestClassifier(n_estimators=6, random_state=np.random.RandomState(8)), X, y)
+    theirs = RandomForestClassifier(n_estimators=6, random_state=np.random.RandomState(8)).fit(X, y)
+    assert [t.random_state for t in ours.estimators_] == [t.random_state for t in theirs.estimators_]
+    assert np.array_equal(ours.predict_proba(X), theirs.predict_proba(X))
+
+
+def test_settings_outside_the_fast_path_go_to_forest_fit(monkeypatch):
+    X, y = _data(seed=3)
+    calls = []
+    monkeypatch.setattr(forest_fit, "_fit_fast", lambda *a: calls.append(a) or a[0])
+    with_nan = X.copy()
+    with_nan[0, 0] = np.nan
+    for forest, data, labels in [
+        (RandomForestClassifier(n_estimators=3, class_weight="balanced", random_state=0), X, y),
+        (RandomForestClassifier(n_estimators=3, max_samples=0.5, random_state=0), X, y),
+        (RandomForestClassifier(n_estimators=3, oob_score=True, random_state=0), X, y),
+        (ExtraTreesClassifier(n_estimators=3, random_state=0), with_nan, y),
+        (RandomForestClassifier(n_estimators=3, random_state=0), X, y.reshape(-1, 1)),
+    ]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fit_forest(forest, data, labels)
+        assert hasattr(forest, "estimators_")
+    assert calls == []
+
+
+def test_bad_labels_raise_the_forests_own_error():
+    X, _ = _data()
+    with pytest.raises(ValueError, match="Unknown label type"):
+        fit_forest(RandomForestClassifier(n_estimators=2), X, np.linspace(0, 1, X.shape[0]))
+
+
+def test_a_different_builder_disables_the_fast_path(monkeypatch):
+    monkeypatch.setattr(forest_fit, "_verified", [])
+    monkeypatch.setattr(forest_fit, "_builder_parts", lambda: (_ for _ in ()).throw(ImportError("moved")))
+    with pytest.warns(RuntimeWarning, match="slower, same results"):
+        assert not fast_path_available()
+    X, y = _data()
+    forest = fit_forest(RandomForestClassifier(n_estimators=3, random_state=0), X, y)
+    reference = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    assert np.array_equal(forest.predict(X), reference.predict(X))
