@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 
+from mvlab.core.forest_fit import fit_forest
 from mvlab.experiments.protocols import RepeatedPairDraws
 from mvlab.experiments.runner import Family, Preset, run_protocol
 from mvlab.siamese.forest import SiameseDeepForest
@@ -63,11 +64,12 @@ def evaluate_pair_split(X, split, *, methods=PAIR_METHODS, n_estimators=100, lam
                 shared_forests.clear()  # the shared first level has served both cascades
         else:
             if method == "rf":
-                model = RandomForestClassifier(n_estimators=n_estimators, n_jobs=n_jobs, random_state=random_state)
+                model = fit_forest(RandomForestClassifier(n_estimators=n_estimators, n_jobs=n_jobs,
+                                                          random_state=random_state), Ftr, split.y_train)
             else:
                 model = BaggingClassifier(DecisionTreeClassifier(), n_estimators=n_estimators, n_jobs=n_jobs,
-                                          random_state=random_state)
-            acc = float(model.fit(Ftr, split.y_train).score(Fte, split.y_test))
+                                          random_state=random_state).fit(Ftr, split.y_train)
+            acc = float(model.score(Fte, split.y_test))
         rows.append(dict(method=method, accuracy=float(acc), n_train_pairs=len(split.y_train),
                          n_test_pairs=len(split.y_test), n_estimators=n_estimators, n_levels=n_levels,
                          lam_median=lam_median, fit_seconds=time.perf_counter() - t0))
