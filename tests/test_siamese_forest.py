@@ -323,3 +323,31 @@ def test_compare_pair_methods_protocol():
     np.testing.assert_array_equal(df["accuracy"], again["accuracy"])
     with pytest.raises(ValueError, match="unknown method"):
         compare_pair_methods(X, y, 60, methods=("svm",))
+
+
+@pytest.mark.parametrize("weighting", ["uniform", "qp"])
+def test_pairs_scored_during_the_fit_equal_predictions_after_it(wine_pairs, weighting):
+    """fit_from_vectors(V_eval=...) scores the evaluation pairs level by level as the cascade grows: the same
+    class vectors and labels as predicting after the fit, bit for bit; keep_forests=False lets the forests go
+    (a paper draw's memory) and then refuses to predict."""
+    X, sp = wine_pairs
+    Ftr, Fte = pair_features(X, sp.train_pairs), pair_features(X, sp.test_pairs)
+    kw = dict(weighting=weighting, lam_grid=[1.0, 100.0] if weighting == "qp" else None, **COMMON)
+    kept = SiameseDeepForest(**kw).fit_from_vectors(Ftr, sp.y_train, V_eval=Fte)
+    after = kept.level_class_vectors_from_vectors(Fte)
+    assert len(kept.eval_class_vectors_) == len(after) == kept.n_levels_
+    for during, later in zip(kept.eval_class_vectors_, after):
+        np.testing.assert_array_equal(during, later)
+    np.testing.assert_array_equal(kept.eval_predictions_, kept.predict_from_vectors(Fte))
+
+    lean = SiameseDeepForest(**kw).fit_from_vectors(Ftr, sp.y_train, V_eval=Fte, keep_forests=False)
+    np.testing.assert_array_equal(lean.eval_predictions_, kept.eval_predictions_)
+    assert lean.level_scores_ == kept.level_scores_
+    for a, b in zip(lean.weights_, kept.weights_):
+        for wa, wb in zip(a, b):
+            np.testing.assert_array_equal(wa, wb)
+    assert not lean.forests_kept_ and all(u.estimators == [] for level in lean.levels_ for u in level)
+    with pytest.raises(ValueError, match="keep_forests=False"):
+        lean.predict_from_vectors(Fte)
+    with pytest.raises(ValueError, match="needs X_eval"):
+        SiameseDeepForest(**kw).fit_from_vectors(Ftr, sp.y_train, keep_forests=False)

@@ -50,13 +50,15 @@ def evaluate_pair_split(X, split, *, methods=PAIR_METHODS, n_estimators=100, lam
             progress(m / len(methods), method)
         t0 = time.perf_counter()
         n_levels = lam_median = np.nan
-        model = None  # a cascade's fold-models are gigabytes at T = 1000: never two alive at once
+        model = None  # never two models alive at once
         if method in ("gcforest", "sdf"):
+            # the test pairs are scored level by level during the fit, and each level's forests let go
+            # once scored: one level's trees in memory at a time (a level at T = 1000 is about 2 GB)
             model = SiameseDeepForest(
                 weighting="uniform" if method == "gcforest" else "qp", lam=lam, n_estimators=n_estimators,
                 n_jobs=n_jobs, random_state=random_state, **extra,
-            ).fit_from_vectors(Ftr, split.y_train, model_cache=shared_forests)
-            acc = float(np.mean(model.predict_from_vectors(Fte) == split.y_test))
+            ).fit_from_vectors(Ftr, split.y_train, model_cache=shared_forests, V_eval=Fte, keep_forests=False)
+            acc = float(np.mean(model.eval_predictions_ == split.y_test))
             n_levels = model.n_levels_
             chosen = np.concatenate([a for level in model.lam_ for a in level] + [np.empty(0)])
             lam_median = float(np.median(chosen)) if chosen.size else np.nan

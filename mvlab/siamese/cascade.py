@@ -236,6 +236,12 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         Training (out-of-fold / out-of-bag) accuracy of every level built, kept or not.
     train_class_vectors_ : list of ndarray of shape (n_samples, n_forests, n_classes)
         Training class vectors of the kept levels.
+    forests_kept_ : bool
+        False when a fit with evaluation rows let the forests go (``keep_forests=False``,
+        :meth:`mvlab.siamese.SiameseDeepForest.fit_from_vectors`); such a cascade predicts nothing.
+    eval_class_vectors_ : list of ndarray of shape (n_eval, n_forests, n_classes)
+        Only after a fit given evaluation rows: their class vectors at every kept level, equal to what
+        :meth:`level_class_vectors` gives for them after the fit.
     """
 
     _parameter_constraints: dict = {
@@ -460,20 +466,35 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         parts = [X] + [v.reshape(v.shape[0], -1) for v in kept]
         return np.ascontiguousarray(np.concatenate(parts, axis=1, dtype=np.float32))
 
-    def _fit_encoded(self, X, y_enc, progress=None, model_cache=None):
+    def _fit_encoded(self, X, y_enc, progress=None, model_cache=None, X_eval=None, keep_forests=True):
         """Grow the cascade on validated float features ``X`` and encoded labels ``y_enc``
-        (``model_cache``: see :meth:`_fit_level`)."""
+        (``model_cache``: see :meth:`_fit_level`).
+
+        ``X_eval`` (n_eval, n_features), optional: rows scored level by level as the cascade grows, exactly as
+        :meth:`level_class_vectors` would score them after the fit (``eval_class_vectors_``, the kept levels).
+        ``keep_forests=False`` then lets every level's fitted forests go once its evaluation rows are scored:
+        a paper draw at T = 1000 holds one level's trees at a time instead of every level's (gigabytes), and
+        the model can no longer predict new rows (:meth:`_check_forests`)."""
+        if not keep_forests and X_eval is None:
+            raise ValueError("keep_forests=False needs X_eval: a cascade without its forests can score nothing else.")
         rng = check_random_state(self.random_state)
         kinds = ["completely_random"] * self.n_completely_random + ["random"] * self.n_random
-        levels, vectors, scores = [], [], []
+        levels, vectors, scores, eval_vectors = [], [], [], []
         best, best_score = -1, -np.inf
         X = np.ascontiguousarray(X, dtype=np.float32)
+        if X_eval is not None:
+            X_eval = np.ascontiguousarray(X_eval, dtype=np.float32)
         for q in range(self.max_levels):
             F = self._level_input(X, vectors)
             seeds = [int(rng.randint(_MAX_SEED)) for _ in kinds]
             units, vecs = self._fit_level(q, kinds, seeds, F, y_enc, progress, model_cache)
             V = np.stack(vecs, axis=1)  # (n, M, C)
             score = float(np.mean(self._decide(V) == y_enc))
+            if X_eval is not None:
+                eval_vectors.append(self._units_vectors(units, self._level_input(X_eval, eval_vectors)))
+                if not keep_forests:
+                    for unit in units:
+                        unit.estimators = []
             levels.append(units)
             vectors.append(V)
             scores.append(score)
@@ -486,6 +507,9 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         self.train_class_vectors_ = vectors[: best + 1]
         self.level_scores_ = scores
         self.n_levels_ = best + 1
+        self.forests_kept_ = bool(keep_forests)
+        if X_eval is not None:
+            self.eval_class_vectors_ = eval_vectors[: best + 1]
         _report(progress, 1.0, f"kept {self.n_levels_} level(s)")
         return self
 
@@ -518,31 +542,41 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         return self._fit_encoded(X, y_enc, progress)
 
     # -------------------------------------------------------------------------- prediction
-    def _level_vectors(self, X):
-        """Class vectors of every kept level for validated rows, list of (n, M, C).
+    def _units_vectors(self, units, F):
+        """Class vectors (n, M, C) of one level's forests ``units`` on that level's input rows ``F`` (float32).
 
-        Each level's input is converted to float32 once; the models of all its forests (3
-        fold-models per forest with ``"kfold"``) are evaluated on threads (``n_jobs``), each
-        on one thread when there are enough models to go round, and averaged per forest in a
-        fixed order, so the result does not depend on ``n_jobs``. Equal to averaging each
-        fold-model's ``predict_proba`` (Eq. 9) or its weighted trees (Eq. 12).
+        The models of all its forests (3 fold-models per forest with ``"kfold"``) are evaluated on threads
+        (``n_jobs``), each on one thread when there are enough models to go round, and averaged per forest in
+        a fixed order, so the result does not depend on ``n_jobs``. Equal to averaging each fold-model's
+        ``predict_proba`` (Eq. 9) or its weighted trees (Eq. 12).
         """
-        C = self.classes_.size
+        models = [(est, w) for u in units for est, w in zip(u.estimators, u.weights)]
+        # Below a few hundred rows a tree is evaluated in about the time Python takes to call
+        # it, so threads only contend for the GIL (285 rows: 12 % slower on 2 threads; 900
+        # rows: 20 % faster; 1000 rows of mfeat: 36 % faster).
+        n_jobs = self.n_jobs if F.shape[0] >= _MIN_ROWS_FOR_THREADS else 1
+        outer, inner = split_workers(n_jobs, len(models))
+        probas = _in_order(partial(_model_proba, F=F, n_classes=self.classes_.size, n_jobs=inner), models, outer)
+        vectors = np.stack([_fold_average([next(probas) for _ in u.estimators]) for u in units], axis=1)
+        probas.close()
+        return vectors
+
+    def _check_forests(self):
+        """ValueError when the fit let its forests go (``keep_forests=False``): nothing new can be scored."""
+        check_is_fitted(self, "levels_")
+        if not getattr(self, "forests_kept_", True):
+            raise ValueError("this cascade was fitted with keep_forests=False: it scored its evaluation rows during "
+                             "the fit (eval_class_vectors_) and kept no forest to score other rows; fit it again "
+                             "with keep_forests=True to predict.")
+
+    def _level_vectors(self, X):
+        """Class vectors of every kept level for validated rows, list of (n, M, C): each level's input is
+        converted to float32 once and scored by :meth:`_units_vectors`."""
+        self._check_forests()
         X = np.ascontiguousarray(X, dtype=np.float32)
         vectors = []
         for units in self.levels_:
-            F = self._level_input(X, vectors)
-            models = [(est, w) for u in units for est, w in zip(u.estimators, u.weights)]
-            # Below a few hundred rows a tree is evaluated in about the time Python takes to call
-            # it, so threads only contend for the GIL (285 rows: 12 % slower on 2 threads; 900
-            # rows: 20 % faster; 1000 rows of mfeat: 36 % faster).
-            n_jobs = self.n_jobs if X.shape[0] >= _MIN_ROWS_FOR_THREADS else 1
-            outer, inner = split_workers(n_jobs, len(models))
-            probas = _in_order(partial(_model_proba, F=F, n_classes=C, n_jobs=inner), models, outer)
-            vectors.append(
-                np.stack([_fold_average([next(probas) for _ in u.estimators]) for u in units], axis=1)
-            )
-            probas.close()
+            vectors.append(self._units_vectors(units, self._level_input(X, vectors)))
         return vectors
 
     def level_class_vectors(self, X):

@@ -218,7 +218,9 @@ class SiameseDeepForest(CascadeForest):
     lam_ : list (levels) of list (forests) of ndarray of shape (n_models,)
         The ``lambda`` of every fold-model's weights (``lam``, or the value chosen from ``lam_grid``);
         empty arrays with ``weighting="uniform"``.
-    levels_, n_levels_, level_scores_, train_class_vectors_ : as CascadeForest.
+    levels_, n_levels_, level_scores_, train_class_vectors_, forests_kept_, eval_class_vectors_ : as CascadeForest.
+    eval_predictions_ : ndarray of shape (n_eval,)
+        Only after :meth:`fit_from_vectors` with ``V_eval``: :meth:`predict_from_vectors` of those pairs.
     n_pair_features_ : int
         Length of a concatenated pair vector, ``2 * n_features``.
     scanner_ : fitted MultiGrainedScanner or None
@@ -422,7 +424,8 @@ class SiameseDeepForest(CascadeForest):
         self._validate_params()  # the preprocessor first: pair_vectors uses it
         return self.fit_from_vectors(pair_vectors(pairs, self.preprocessor), y, progress)
 
-    def fit_from_vectors(self, V, y, progress: ProgressCallback = None, model_cache=None):
+    def fit_from_vectors(self, V, y, progress: ProgressCallback = None, model_cache=None, V_eval=None,
+                         keep_forests=True):
         """:meth:`fit` on per-pair vectors ``V`` of shape (n_pairs, n_pair_features).
 
         ``V`` is normally the concatenated pairs (:func:`pair_vectors`);
@@ -431,6 +434,11 @@ class SiameseDeepForest(CascadeForest):
         ``model_cache``: a dict shared with another cascade of the same seed on the same pairs, so that
         the forests they have in common (the first level of gcForest and SDF) are fitted once
         (:meth:`CascadeForest._fit_level`); the trees and the result are those of a fit without it.
+        ``V_eval`` (n_eval, n_pair_features), optional: pairs scored level by level during the fit
+        (``eval_class_vectors_`` and ``eval_predictions_``, equal to :meth:`level_class_vectors_from_vectors`
+        and :meth:`predict_from_vectors` after it); with ``keep_forests=False`` each level's forests are let go
+        once scored (a paper protocol's draw, which needs nothing else: one level's trees in memory at a time),
+        and the model cannot predict afterwards.
 
         Returns
         -------
@@ -453,14 +461,17 @@ class SiameseDeepForest(CascadeForest):
         self.classes_ = np.array([0, 1])
         self._check_data_params(counts)
         self._qp_log, self._lam_log = {}, {}
-        self._fit_encoded(F, y, progress, model_cache)
+        F_eval = None if V_eval is None else self._features(np.asarray(V_eval, dtype=np.float64))
+        self._fit_encoded(F, y, progress, model_cache, X_eval=F_eval, keep_forests=keep_forests)
+        if V_eval is not None:
+            self.eval_predictions_ = self._labels(similarity_scores(self.eval_class_vectors_[-1]))
         self.weights_, self.qp_info_, self.lam_ = [], [], []
         for q, units in enumerate(self.levels_):
             lw, li = [], []
             for k, unit in enumerate(units):
                 rows = []
-                for est, w in zip(unit.estimators, unit.weights):
-                    T = len(est.estimators_)
+                for w in unit.weights:
+                    T = self.n_estimators
                     rows.append(np.full(T, 1.0 / T) if w is None else w)
                 lw.append(np.vstack(rows))
                 li.append(list(self._qp_log.get((q, k), [])))
