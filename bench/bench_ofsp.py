@@ -1,16 +1,18 @@
 """Benchmark: OFSP with incremental evaluators against the naive refit (issue 5, section 4).
 
-For each base classifier (1-NN ``"knn"`` and Gaussian naive Bayes ``"nb"``), the
-same OFSP (k views, 5-fold stratified inner CV, natural feature order) is fitted
-twice in one run:
+For each base classifier (1-NN ``"knn"``, Gaussian naive Bayes ``"nb"`` and, with
+``--estimators svm``, the linear SVM ``"svm"``), the same OFSP (k views, 5-fold
+stratified inner CV, natural feature order) is fitted twice in one run:
 
 * ``evaluator="incremental"``: per view and inner fold, the held-out x training
-  squared-distance block (kNN) or the per-class log-likelihood sums (NB) are
+  squared-distance block (kNN), the per-class log-likelihood sums (NB) or the
+  linear kernel's blocks (SVM, then one libsvm solve per candidate and fold) are
   updated when a feature is added;
 * ``evaluator="naive"``: every candidate subset is scored by refitting a
   clone on each inner fold: for ``"knn"`` mvlab's ``LowestIndexKNN`` (the
   1-NN behind the name, whose tie rule the incremental evaluator follows, also
-  on data rounded to a decimal grid), for ``"nb"`` scikit-learn's ``GaussianNB``.
+  on data rounded to a decimal grid), for ``"nb"`` scikit-learn's ``GaussianNB``,
+  for ``"svm"`` scikit-learn's ``SVC(kernel="linear")``.
   For ``"knn"`` the refit of scikit-learn's ``KNeighborsClassifier(1, brute)`` is
   timed as well (the reference of earlier runs; the same views on data without
   near-ties, such as these).

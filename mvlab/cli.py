@@ -483,7 +483,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--repetitions", type=int, default=0, help="splits (draws) instead of the size's own")
     rep.add_argument("--classifiers", nargs="+", choices=list(CLASSIFIERS), metavar="NAME",
                      help=f"ofsp only: base classifiers instead of the size's own, from {list(CLASSIFIERS)} "
-                          "(the linear SVM has no incremental evaluator and dominates the paper-size run)")
+                          "(the linear SVM's incremental evaluator still solves an SVM per candidate: it dominates the "
+                          "paper-size run)")
     rep.add_argument("--table3", action="store_true",
                      help="ofsp only: Table 3's All-AML leukemia (on golub-3051) and Madelon (synthetic) rows at the "
                           "paper's protocol, written like sdf --paper's draws (--out, --report, --report-only, "

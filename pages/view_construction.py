@@ -78,13 +78,14 @@ methods = widgets.multiselect(st, S, "methods", "Methods", WIDGETS["methods"],  
 c = st.columns([3, 1])
 classifiers = widgets.multiselect(c[0], S, "classifiers", "Base classifiers", WIDGETS["classifiers"],
                                   format_func=CLASSIFIER_TITLES.get,
-                                  help="The linear SVM has no incremental evaluator: OFSP refits it for every feature "
-                                       "and view (minutes even on small data).")
+                                  help="The linear SVM is the slowest: OFSP solves one SVM for every feature, "
+                                       "view and inner fold (seconds on small data, hours at paper settings on "
+                                       "hundreds of rows).")
 paper = widgets.toggle(c[1], S, "paper", "Paper settings", WIDGETS["paper"], help=S.paper_note())
 sizes = {}
 if paper:
     st.warning("Paper settings run 50 splits on every instance and feature: the work grows with features × views "
-               "× folds (the SVM has no fast evaluator). The progress bar estimates the time left as it goes.")
+               "× folds (the SVM solves one SVM per candidate). The progress bar estimates the time left as it goes.")
 else:
     c = st.columns(7)
     sized = [("max_views", "K (largest k)"), ("n_splits", "Folds"), ("n_repeats", "Repetitions"),

@@ -63,7 +63,7 @@ def assert_same_fit(a, b):
 
 # --------------------------------------------------------------------- incremental == refit
 
-@pytest.mark.parametrize("estimator", ["knn", "nb"])
+@pytest.mark.parametrize("estimator", ["knn", "nb", "svm"])
 @pytest.mark.parametrize("data", [continuous, ties])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_incremental_ofsp_equals_naive_refit(estimator, data, seed):
@@ -278,19 +278,53 @@ def test_ofsp_determinism_and_order():
     assert np.array_equal(n.feature_order_, np.arange(X.shape[1]))
 
 
-def test_ofsp_svm_and_custom_estimator_use_naive_path():
+def test_ofsp_svm_is_incremental_and_a_custom_estimator_uses_the_naive_path():
     X, y = continuous(0, n=30, d=8)
     seen = []
     m = OFSP(n_views=2, estimator="svm", random_state=0).fit(X, y, progress=lambda f, msg: seen.append((f, msg)))
-    assert m.evaluator_ == "naive"
+    assert m.evaluator_ == "svm"
     fractions = [f for f, _ in seen]
     assert fractions[0] == 0.0 and fractions[-1] == 1.0 and fractions == sorted(fractions)
     assert seen[0][1] == "OFSP: starting" and seen[-1][1] == "OFSP: 8/8 features placed"
     w = OFSP(n_views=2, estimator=KNeighborsClassifier(3, weights="distance"),
              random_state=0).fit(X, y)
     assert w.evaluator_ == "naive"
-    p = OFSP(n_views=2, estimator="svm", random_state=0, n_jobs=2).fit(X, y)
+    p = OFSP(n_views=2, estimator="svm", random_state=0, n_jobs=2, evaluator="naive").fit(X, y)
+    assert p.evaluator_ == "naive"
     assert_same_fit(m, p)
+
+
+def test_linear_svm_evaluator_scores_subsets_as_a_refit_and_knows_its_limits(monkeypatch):
+    from mvlab.construction import svm_evaluator
+    from mvlab.construction.estimators import make_evaluator
+    from mvlab.construction.svm_evaluator import LinearSVMIncremental, linear_svm_params
+
+    X, y = ties(4)
+    folds = make_folds(5, X, y, 4)
+    ev = LinearSVMIncremental(X, y, folds)
+    rng = np.random.default_rng(4)
+    for _ in range(6):
+        cols = rng.choice(X.shape[1], size=rng.integers(1, 12), replace=False)
+        assert ev.score_subset(cols) == naive_subset_score(SVC(kernel="linear"), X, y, cols, folds)
+    assert ev.score_subset([]) == 0.0
+    ev.start(2)
+    ev.candidate_scores(3)
+    with pytest.raises(RuntimeError, match="must follow candidate_scores"):
+        ev.add(0, 4)
+    # what the direct path does not reproduce is refitted
+    for est in (SVC(kernel="rbf"), SVC(kernel="linear", class_weight="balanced"), SVC(kernel="linear", C=2.0)):
+        expected = None if est.kernel == "rbf" or est.class_weight else {"C": 2.0}
+        got = linear_svm_params(est)
+        assert (got is None) if expected is None else got["C"] == 2.0
+    assert make_evaluator(SVC(kernel="rbf"), X, y, folds).kind == "naive"
+    # a scikit-learn whose libsvm entry points behave otherwise: refit, and "incremental" says why not
+    monkeypatch.setattr(svm_evaluator, "_checked", [False])
+    assert make_evaluator(SVC(kernel="linear"), X, y, folds).kind == "naive"
+    with pytest.raises(ValueError, match="no incremental evaluator"):
+        make_evaluator(SVC(kernel="linear"), X, y, folds, evaluator="incremental")
+    one_class = [(np.flatnonzero(y == 0), np.flatnonzero(y != 0))]
+    with pytest.raises(ValueError, match="single class"):
+        LinearSVMIncremental(X, y, one_class)
 
 
 @pytest.mark.parametrize(
@@ -304,7 +338,7 @@ def test_ofsp_svm_and_custom_estimator_use_naive_path():
         (dict(inner_cv=1), "inner_cv"),
         (dict(inner_cv=1.5), "inner_cv"),
         (dict(inner_cv="loo"), "inner_cv"),
-        (dict(estimator="svm", evaluator="incremental"), "no incremental evaluator"),
+        (dict(estimator=SVC(kernel="rbf"), evaluator="incremental"), "no incremental evaluator"),
         (dict(evaluator="fast"), "evaluator"),
         (dict(estimator=KNeighborsClassifier(n_neighbors=40)), "n_neighbors"),
     ],

@@ -4,7 +4,9 @@
 :func:`resolve_estimator`); ``"knn"`` is :class:`LowestIndexKNN`, a 1-NN with one documented tie
 rule. :func:`make_evaluator` picks how a feature subset is scored with an estimator: an exact
 incremental evaluator for a Euclidean uniform kNN or a Gaussian NB
-(:mod:`mvlab.construction.evaluators`), a refit on every inner fold otherwise.
+(:mod:`mvlab.construction.evaluators`), an incremental one for a linear SVM that differs from a refit
+only by the rounding of its kernel (:mod:`mvlab.construction.svm_evaluator`), a refit on every inner
+fold otherwise.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mvlab.construction.evaluators import GaussianNBIncremental, KNNIncremental, NaiveEvaluator
+from mvlab.construction.svm_evaluator import LinearSVMIncremental, linear_svm_params
 from mvlab.core.neighbours import TIE_RTOL, distance_tie_tolerance, k_nearest_tolerant, squared_distances
 from mvlab.core.params import NON_NEGATIVE_REAL, POSITIVE_COUNT
 
@@ -155,20 +158,23 @@ def _gnb_params(est):
 
 
 def incremental_kind(estimator):
-    """``"knn"``, ``"nb"`` or ``None``: which incremental evaluator fits ``estimator``."""
+    """``"knn"``, ``"nb"``, ``"svm"`` or ``None``: which incremental evaluator fits ``estimator``."""
     if _knn_params(estimator) is not None:
         return "knn"
     if _gnb_params(estimator) is not None:
         return "nb"
+    if linear_svm_params(estimator) is not None:
+        return "svm"
     return None
 
 
 def make_evaluator(estimator, X, y, folds, evaluator="auto", n_jobs=None):
     """Pick the evaluator for ``estimator``.
 
-    ``evaluator="auto"`` uses the incremental kNN / Gaussian NB evaluator when the
-    estimator is a uniform-weight Euclidean ``KNeighborsClassifier`` or a
-    ``GaussianNB`` without fixed priors, and the naive refit otherwise;
+    ``evaluator="auto"`` uses the incremental kNN / Gaussian NB / linear SVM evaluator when the
+    estimator is a uniform-weight Euclidean ``KNeighborsClassifier``, a ``GaussianNB`` without
+    fixed priors or an ``SVC(kernel="linear")`` without class weights or probabilities
+    (:mod:`mvlab.construction.svm_evaluator`), and the naive refit otherwise;
     ``"incremental"`` insists on it (ValueError if impossible); ``"naive"`` always refits.
     """
     if evaluator not in ("auto", "incremental", "naive"):
@@ -179,12 +185,15 @@ def make_evaluator(estimator, X, y, folds, evaluator="auto", n_jobs=None):
     if evaluator == "incremental" and kind is None:
         raise ValueError(
             f"no incremental evaluator for {estimator!r}; it exists for "
-            "KNeighborsClassifier (uniform weights, Euclidean) and GaussianNB "
-            "(priors=None). Use evaluator='naive' or 'auto'."
+            "KNeighborsClassifier (uniform weights, Euclidean), GaussianNB "
+            "(priors=None) and SVC(kernel='linear') without class weights or probabilities. "
+            "Use evaluator='naive' or 'auto'."
         )
     if kind == "knn":
         k, rtol = _knn_params(estimator)
         return KNNIncremental(X, y, folds, n_neighbors=k, rtol=rtol)
     if kind == "nb":
         return GaussianNBIncremental(X, y, folds, var_smoothing=_gnb_params(estimator))
+    if kind == "svm":
+        return LinearSVMIncremental(X, y, folds, **linear_svm_params(estimator))
     return NaiveEvaluator(estimator, X, y, folds, n_jobs=n_jobs)

@@ -152,9 +152,11 @@ class OFSP(_BasePartitioner):
         ``"auto"`` uses the incremental evaluator for a uniform-weight Euclidean
         ``KNeighborsClassifier`` (per view and fold, the held-out x training
         squared-distance block, updated in O(n^2) per added feature) or a
-        ``GaussianNB`` (per-class log-likelihood sums, O(n*C)), else the naive
+        ``GaussianNB`` (per-class log-likelihood sums, O(n*C)) or an ``SVC`` with a
+        linear kernel (per view and fold, the kernel blocks, updated in O(n^2), then
+        one libsvm solve: :mod:`mvlab.construction.svm_evaluator`), else the naive
         refit of a clone on every fold. Both give the same partition for the
-        ``"knn"`` / ``"nb"`` names, pinned by tests against the refit, also on
+        ``"knn"`` / ``"nb"`` / ``"svm"`` names, pinned by tests against the refit, also on
         features rounded to a decimal grid: ``"knn"`` is
         :class:`mvlab.construction.estimators.LowestIndexKNN`, whose rule the
         incremental evaluator follows (a distance tie, exact or hidden by rounding, goes
