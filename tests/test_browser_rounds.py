@@ -78,7 +78,7 @@ def test_a_class_round_live(browser, server):
     code = teacher.url.split("round=")[1].split("&")[0]
     students_link = teacher.locator("[data-testid=stCode]").first.inner_text()
     assert f"round={code}" in students_link and "key=" not in students_link
-    assert teacher.locator("[data-testid=stImage] img").count() >= 1  # the QR code of the students' link
+    teacher.wait_for_selector("[data-testid=stImage] img", timeout=30_000)  # the QR code of the students' link
 
     students = [open_tab(browser, f"{url}/lessons?lesson=ofsp&step=2&round={code}") for _ in range(6)]
     choices = [1, 1, 1, 0, 2, 0]
