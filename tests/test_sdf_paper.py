@@ -206,6 +206,23 @@ def test_paper_cells_place_the_papers_values_and_say_whether_they_are_inside():
     assert t8.loc["gcForest", "paper"] == 0.915  # Table 8's cell of the same draws
 
 
+def test_the_readings_line_says_which_pair_sampling_lands_closer_to_the_paper():
+    from mvlab.reproduction.writer import readings_line
+
+    rows = []
+    for reading, base in (("disjoint", 0.90), ("shared", 0.96)):  # the paper's Ionosphere N = 2000: .905-.920
+        for d, acc in enumerate([base, base + 0.01, base - 0.01]):
+            for model in ("gcForest", "SDF"):
+                rows.append({"dataset": "ionosphere", "N": 2000, "T": 400, "reading": reading, "draw": d, "seed": 1,
+                             "model": model, "accuracy": acc, "n_levels": 2, "lam_median": np.nan,
+                             "n_test_pairs": 1333, "seconds": 1.0})
+    cells = sdf_paper.paper_cells(pd.DataFrame(rows))
+    line = readings_line(cells)
+    assert line.startswith("N = 2000 (2 cells):") and line.endswith("closer: `disjoint`")
+    assert "`disjoint` -0.005 (mean |gap| 0.005, 2 inside)" in line and "`shared` +0.055" in line
+    assert readings_line(cells[cells["reading"] == "disjoint"]).startswith("not yet measured")
+
+
 def test_report_sections_are_replaced_between_their_markers():
     text = "# Title\n\nhand-written\n"
     once = replace_section(text, "x", "first")

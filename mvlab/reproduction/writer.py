@@ -15,8 +15,8 @@ import pandas as pd
 from mvlab.reproduction.cells import DrawsFile
 
 __all__ = ["REPRODUCTION_DIR", "replace_section", "sdf_markdown", "write_sdf_outputs", "verdict_line",
-           "read_cells", "cell_table", "grid_markdown", "gap_by_n", "ofsp_markdown", "ofsp_grid_markdown",
-           "write_ofsp_outputs", "lambda_markdown", "write_sdf_lambda_outputs"]
+           "read_cells", "cell_table", "grid_markdown", "gap_by_n", "readings_line", "ofsp_markdown",
+           "ofsp_grid_markdown", "write_ofsp_outputs", "lambda_markdown", "write_sdf_lambda_outputs"]
 
 REPRODUCTION_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
 """The committed draws and cells files (``*_paper_draws.csv``, ``*_paper_cells.csv``)."""
@@ -123,6 +123,7 @@ def sdf_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
         part = cells[cells["reading"] == reading]
         out.append(f"- reading `{reading}`: {verdict_line(part)}.")
     out.append(f"- ours minus the paper's by N (every cell with a paper value, one draw or more): {gap_by_n(cells)}.")
+    out.append(f"- which pair sampling the paper's numbers fit: {readings_line(cells)}.")
     names = {4: "Ecoli", 5: "Yeast", 6: "Ionosphere", 7: "Mammographic masses and Haberman"}
     for table in (4, 5, 6, 7):
         for reading in sorted(cells["reading"].unique()):
@@ -184,6 +185,30 @@ def gap_by_n(cells: pd.DataFrame) -> str:
                                for r, g in group.groupby("reading"))
         parts.append(f"N = {n}: {by_reading}")
     return "; ".join(parts) or "no cell yet"
+
+
+def readings_line(cells: pd.DataFrame) -> str:
+    """The two pair-sampling readings on the cells run both ways (same table, dataset, N, T and model, with a
+    paper value and an interval in both), per N: how far each lands from the paper's cells on average and how
+    many of those cells lie inside its intervals, and which reading lies closer (smaller mean absolute gap)."""
+    have = cells[cells["paper"].notna() & cells["ci_low"].notna()]
+    key = ["table", "dataset", "N", "T", "model"]
+    wide = have.pivot_table(index=key, columns="reading", values=["mean", "paper", "inside"], aggfunc="first")
+    if "disjoint" not in wide["mean"] or "shared" not in wide["mean"]:
+        return "not yet measured (no cell with an interval in both readings)"
+    wide = wide.dropna(subset=[("mean", "disjoint"), ("mean", "shared")])
+    parts = []
+    for n, group in wide.groupby(level="N"):
+        paper = group[("paper", "disjoint")]
+        stats = {}
+        for reading in ("disjoint", "shared"):
+            gap = group[("mean", reading)] - paper
+            stats[reading] = (gap.mean(), gap.abs().mean(), int(group[("inside", reading)].astype(bool).sum()))
+        closer = min(stats, key=lambda r: stats[r][1])
+        parts.append(f"N = {n} ({len(group)} cells): " + ", ".join(
+            f"`{r}` {m:+.3f} (mean |gap| {a:.3f}, {k} inside)" for r, (m, a, k) in stats.items())
+            + f", closer: `{closer}`")
+    return "; ".join(parts) if parts else "not yet measured (no cell with an interval in both readings)"
 
 
 def _gain_line(part: pd.DataFrame) -> str:
