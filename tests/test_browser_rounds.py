@@ -83,11 +83,7 @@ def test_a_class_round_live(browser, server):
     students = [open_tab(browser, f"{url}/lessons?lesson=ofsp&step=2&round={code}") for _ in range(6)]
     choices = [1, 1, 1, 0, 2, 0]
     for page, choice in zip(students, choices):
-        page.get_by_text(f"({chr(97 + choice)}) {step2.question.choices[choice]}", exact=True).click()
-        settle(page)
-        page.get_by_role("button", name="Send my answer").click()
-        settle(page)
-        page.wait_for_selector("text=Your answer is in", timeout=30_000)
+        answer(page, step2, choice)
     for page, choice in zip(students[4:], (1, 1)):  # two change their minds: their last answer counts
         page.get_by_text(f"({chr(97 + choice)}) {step2.question.choices[choice]}", exact=True).click()
         settle(page)
@@ -120,3 +116,34 @@ def test_a_class_round_live(browser, server):
     assert not any(exceptions(p) for p in students + [teacher])
     for page in students + [teacher]:
         page.context.close()
+
+
+def answer(page, step, choice: int) -> None:
+    """A student picks ``choice`` on ``step`` and sends it."""
+    page.get_by_text(f"({chr(97 + choice)}) {step.question.choices[choice]}", exact=True).click()
+    settle(page)
+    page.get_by_role("button", name="Send my answer").click()
+    settle(page)
+    page.wait_for_selector("text=Your answer is in", timeout=30_000)
+
+
+def test_two_servers_on_one_store_count_one_class(browser, server):
+    """A class served by two Streamlit processes (two `make run` servers on one results store): the students of
+    each send their answers to their own server, and the teacher's view on the first counts them all."""
+    url, store = server
+    step2 = get_lesson("ofsp").steps[1]
+    started = ClassRounds(store).start("ofsp")  # as a teacher's button starts it; this test holds its key
+    teacher_key, code = started.key, started.round.code
+    with running_app(store, MVLAB_WORKERS="1", MVLAB_DASHBOARD="off") as second:
+        students = [open_tab(browser, f"{address}/lessons?lesson=ofsp&step=2&round={code}")
+                    for address in (url, second, second)]
+        for page, choice in zip(students, (1, 0, 1)):
+            answer(page, step2, choice)
+        assert ClassRounds(store).counts(code, 1) == {1: 2, 0: 1}
+        teacher = open_tab(browser, f"{url}/lessons?lesson=ofsp&step=2&teacher=1&round={code}&key={teacher_key}")
+        teacher.wait_for_function(
+            "[...document.querySelectorAll('.js-plotly-plot')].some(p => p.layout && p.layout.title && "
+            "String(p.layout.title.text).includes('3 answered'))", timeout=20_000)
+        assert not any(exceptions(p) for p in students + [teacher])
+        for page in students + [teacher]:
+            page.context.close()
