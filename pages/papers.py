@@ -10,6 +10,7 @@ from mvlab.reproduction.writer import (
     grid_markdown,
     ofsp_grid_markdown,
     read_cells,
+    readings_line,
     verdict_line,
 )
 from mvlab.ui import links
@@ -63,6 +64,7 @@ with sdf_tab:
                     f"{', '.join(f'{v:g}' for v in sdf_paper.LAM_GRID)}; a cell's *open* link trains that "
                     "dataset, N and T on the Siamese deep forest page (with the sidebar's seed and one λ).")
         st.caption(f"mvlab minus the paper, by N and reading: {gap_by_n(cells)}.")
+        st.caption(f"Which pair sampling the paper's numbers fit (cells run both ways): {readings_line(cells)}.")
         for table, title in SDF_TABLES.items():
             rows = part[part["table"] == table]
             if rows.empty:
