@@ -141,7 +141,9 @@ def test_gcforest_and_sdf_share_their_first_level_without_changing_a_result():
     alone = SiameseDeepForest(weighting="uniform", **kw).fit_from_vectors(Ftr, split.y_train)
     cache = {}
     sdf = SiameseDeepForest(**kw).fit_from_vectors(Ftr, split.y_train, model_cache=cache)
+    assert len(sdf.level_scores_) >= 2 and len(cache) == 4 * 3  # level 1: 4 forests x 3 folds, no later one
     shared = SiameseDeepForest(weighting="uniform", **kw).fit_from_vectors(Ftr, split.y_train, model_cache=cache)
+    assert cache == {}  # the second cascade took them all: nothing outlives the pair of fits
     assert shared.levels_[0][0].estimators[0] is sdf.levels_[0][0].estimators[0]
     assert np.array_equal(shared.level_class_vectors_from_vectors(Fte)[-1],
                           alone.level_class_vectors_from_vectors(Fte)[-1])

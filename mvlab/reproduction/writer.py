@@ -192,10 +192,10 @@ def readings_line(cells: pd.DataFrame) -> str:
     paper value and an interval in both), per N: how far each lands from the paper's cells on average and how
     many of those cells lie inside its intervals, and which reading lies closer (smaller mean absolute gap)."""
     have = cells[cells["paper"].notna() & cells["ci_low"].notna()]
+    if have.empty or have["reading"].nunique() < 2:
+        return "not yet measured (no cell with an interval in both readings)"
     key = ["table", "dataset", "N", "T", "model"]
     wide = have.pivot_table(index=key, columns="reading", values=["mean", "paper", "inside"], aggfunc="first")
-    if "disjoint" not in wide["mean"] or "shared" not in wide["mean"]:
-        return "not yet measured (no cell with an interval in both readings)"
     wide = wide.dropna(subset=[("mean", "disjoint"), ("mean", "shared")])
     parts = []
     for n, group in wide.groupby(level="N"):

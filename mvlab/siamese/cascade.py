@@ -427,21 +427,25 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         model's trees on one thread when there are enough models to go round, and finished
         (tree-weight hook, class vectors) in order in the calling thread.
 
-        ``model_cache`` (a dict, optional) holds fitted models by :meth:`_model_key`: a model found
-        there is not fitted again, and every model fitted is put there. Two cascades with the same
-        seed on the same rows (gcForest and SDF, :func:`mvlab.experiments.pair_methods.evaluate_pair_split`)
-        thus fit their identical first level once; the fitted forests are only read afterwards."""
+        ``model_cache`` (a dict, optional) shares the first level's models between two cascades, by
+        :meth:`_model_key`: the first cascade puts every first-level model it fits there, the second takes
+        out what it finds instead of fitting it again. Two cascades with the same seed on the same rows
+        (gcForest and SDF, :func:`mvlab.experiments.pair_methods.evaluate_pair_split`) thus fit their
+        identical first level once; the fitted forests are only read afterwards. Later levels differ (their
+        inputs hold each cascade's own class vectors) and are never put there, so the cache holds one level's
+        forests at most, and none once the second cascade has taken them."""
         plans = [self._plan_unit(kind, F, y, seed) for kind, seed in zip(kinds, seeds)]
         models = [model for plan in plans for model in plan]
         outer, inner = split_workers(self.n_jobs, len(models))
 
         def fit(model):
-            if model_cache is None:
+            if model_cache is None or q > 0:
                 return self._fit_model(F, y, model, inner)
             key = self._model_key(F, y, model)
-            if key not in model_cache:
-                model_cache[key] = self._fit_model(F, y, model, inner)
-            return model_cache[key]
+            if key in model_cache:
+                return model_cache.pop(key)
+            model_cache[key] = fitted = self._fit_model(F, y, model, inner)
+            return fitted
 
         results = _in_order(fit, models, outer)
         units, vecs = [], []
