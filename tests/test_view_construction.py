@@ -197,3 +197,37 @@ def test_figures(sweep, data):
     assert sum(t.showlegend for t in boxes.data) == len(METHODS)
     assert len(boxes.data[0].y) == K and len(boxes.data[2 * len(METHODS)].y) == K - 1  # no disagreement at k = 1
     assert len(view_construction_figures.k_sweep_lines(sweep.per_k("accuracy", "knn")).data) == len(METHODS)
+
+
+def test_one_shared_ga_gives_vc_gas_views_for_every_k(data):
+    """ga_runs="shared": one GA per split and classifier, its top k chromosomes the views of k (the paper's "the
+    top chromosomes are used for k = 1..10"): each k's cell equals a GA of k views with the shared seed, fitted
+    on its own; the other methods' cells do not move."""
+    from mvlab.construction.partition import GeneticViews
+    from mvlab.experiments.view_construction import check_params
+
+    X, y = data.X[:80], data.y[:80]
+    train, test = np.arange(0, 60), np.arange(60, 80)
+    opts = dict(FAST, ga_generations=2)
+    per_k, _ = evaluate_split(X, y, train, test, classifiers=["knn"], max_views=K, random_state=9, **opts)
+    shared, members = evaluate_split(X, y, train, test, classifiers=["knn"], max_views=K, random_state=9,
+                                     keep_partitions=True, ga_runs="shared", **opts)
+
+    def values(rows, method):  # NaN (disagreement at k = 1) as None, so that equal dicts compare equal
+        return {(r["params"]["k"], r["metric"]): None if np.isnan(r["value"]) else r["value"] for r in rows
+                if r["method"] == method and r["metric"] not in ("seconds", "cpu_seconds")}
+
+    for method in set(METHODS) - {"VC-GA"}:
+        assert values(per_k, method) == values(shared, method)
+    got = values(shared, "VC-GA")
+    for k in range(1, K + 1):
+        ga = GeneticViews(k, "knn", population_size=10, n_offspring=10, n_generations=2, inner_cv=3,
+                          random_state=cell_seed(9, 0)).fit(X[train], y[train])
+        ens = ViewEnsemble(views=ga.views_, estimator="knn", inner_cv=3, random_state=cell_seed(9, k))
+        assert got[(k, "accuracy")] == float(np.mean(ens.fit(X[train], y[train]).predict(X[test]) == y[test]))
+        assert [np.flatnonzero(m).tolist() for m in members[("VC-GA", "knn", k)]] == [v.tolist() for v in ga.views_]
+    seconds = [r["value"] for r in shared if r["method"] == "VC-GA" and r["metric"] == "seconds"]
+    assert len(seconds) == K and min(seconds) > 0  # the GA's time counts in every k
+    with pytest.raises(ValueError, match="ga_runs must be one of"):
+        evaluate_split(X, y, train, test, classifiers=["knn"], max_views=K, ga_runs="once", **FAST)
+    assert "ga_runs" not in check_params({}) and check_params({"ga_runs": "shared"})["ga_runs"] == "shared"

@@ -99,7 +99,13 @@ be lower": views of a good partition agree on the test instances); less time and
 are better."""
 
 _OPTION_DEFAULTS = {"inner_cv": 5, "ga_generations": 30, "ga_population": 50, "ga_offspring": 100,
-                    "ab_trials": 10, "feature_order": "natural"}
+                    "ab_trials": 10, "feature_order": "natural", "ga_runs": "per_k"}
+GA_RUNS = ("per_k", "shared")
+"""How VC-GA's views for k = 1..K come about (``ga_runs``). The paper: "the top chromosomes are used for
+k = 1, 2, ..., 10 number of views", which reads as one GA whose top k chromosomes are the views for each k
+(``"shared"``: one GA per training fold and classifier, seeded the same for every k, so its top k serve every
+k; its time counts in every k's cell). ``"per_k"`` (mvlab's first reading, the default): a GA of its own for
+every k, seeded as the other methods' cells are."""
 
 
 # --------------------------------------------------------------------------- one cell
@@ -136,30 +142,61 @@ def cell_seed(split_seed: int, k: int) -> int:
     return int(np.random.SeedSequence([int(split_seed) % 2**32, int(k)]).generate_state(1)[0] % (2**31 - 1))
 
 
+def _partitioner_options(options: dict) -> dict:
+    """The options :func:`make_partitioner` takes (``ga_runs`` is the sweep's own)."""
+    return {k: v for k, v in options.items() if k != "ga_runs"}
+
+
+def _cell_metrics(ens, X, y, test, timing, shared=None):
+    """Metrics of one fitted view ensemble on the test rows (``shared``: the :class:`Timing` of work done once
+    for several cells, counted in each)."""
+    P = ens.view_predictions(X[test])
+    predicted, _ = weighted_vote(P, ens.weights_, ens.classes_)
+    views = ens.partitioner_.views_ if hasattr(ens, "partitioner_") else ens.views_
+    return {
+        "accuracy": float(np.mean(predicted == y[test])),
+        "disagreement": diversity_report(P)["disagreement"],
+        "seconds": timing.wall_seconds + (shared.wall_seconds if shared else 0.0),
+        "cpu_seconds": timing.cpu_seconds + (shared.cpu_seconds if shared else 0.0),
+        "percent_features": percent_features_used(views, X.shape[1]),
+        "views_used": float(len(ens.views_)),
+    }, views
+
+
+def _membership(views, k, d):
+    membership = np.zeros((k, d), dtype=bool)
+    for i, v in enumerate(views[:k]):
+        membership[i, v] = True
+    return membership
+
+
 def _evaluate_cell(X, y, train, test, method, classifier, k, seed, options, keep_partition):
     """Metrics of one (method, classifier, k) on one split; the (k, d) view membership if asked."""
-    ens = ViewEnsemble(partitioner=make_partitioner(method, k, classifier, random_state=seed, **options),
+    ens = ViewEnsemble(partitioner=make_partitioner(method, k, classifier, random_state=seed,
+                                                    **_partitioner_options(options)),
                        estimator=classifier, weighting="performance", inner_cv=options["inner_cv"],
                        random_state=seed)
     timing = timed_fit(ens, X[train], y[train])
-    P = ens.view_predictions(X[test])
-    predicted, _ = weighted_vote(P, ens.weights_, ens.classes_)
-    views = ens.partitioner_.views_
-    d = X.shape[1]
-    metrics = {
-        "accuracy": float(np.mean(predicted == y[test])),
-        "disagreement": diversity_report(P)["disagreement"],
-        "seconds": timing.wall_seconds,
-        "cpu_seconds": timing.cpu_seconds,
-        "percent_features": percent_features_used(views, d),
-        "views_used": float(len(ens.views_)),
-    }
-    membership = None
-    if keep_partition:
-        membership = np.zeros((k, d), dtype=bool)
-        for i, v in enumerate(views[:k]):
-            membership[i, v] = True
-    return method, classifier, k, metrics, timing.wall_seconds, membership
+    metrics, views = _cell_metrics(ens, X, y, test, timing)
+    membership = _membership(views, k, X.shape[1]) if keep_partition else None
+    return method, classifier, k, metrics, metrics["seconds"], membership
+
+
+def _evaluate_shared_ga(X, y, train, test, classifier, max_views, split_seed, options, keep_partition):
+    """VC-GA's cells for k = 1..``max_views`` from one GA (``ga_runs="shared"``, :data:`GA_RUNS`): the views of k
+    are its top k chromosomes, the ensemble of k seeded as every other cell of k; the GA's time counts in every k.
+    A list of what :func:`_evaluate_cell` returns, one per k."""
+    ga = make_partitioner("VC-GA", max_views, classifier, random_state=cell_seed(split_seed, 0),
+                          **_partitioner_options(options))
+    ga_time = timed_fit(ga, X[train], y[train])
+    out = []
+    for k in range(1, max_views + 1):
+        ens = ViewEnsemble(views=ga.views_[:k], estimator=classifier, weighting="performance",
+                           inner_cv=options["inner_cv"], random_state=cell_seed(split_seed, k))
+        metrics, views = _cell_metrics(ens, X, y, test, timed_fit(ens, X[train], y[train]), ga_time)
+        membership = _membership(views, k, X.shape[1]) if keep_partition else None
+        out.append(("VC-GA", classifier, k, metrics, metrics["seconds"], membership))
+    return out
 
 
 def _check_sweep(X, y, methods, classifiers, max_views, options):
@@ -185,6 +222,8 @@ def _check_sweep(X, y, methods, classifiers, max_views, options):
     opts = {**_OPTION_DEFAULTS, **options}
     if not isinstance(opts["inner_cv"], numbers.Integral) or opts["inner_cv"] < 2:
         raise ValueError(f"inner_cv must be an integer >= 2 (inner folds), got {opts['inner_cv']!r}.")
+    if opts["ga_runs"] not in GA_RUNS:
+        raise ValueError(f"ga_runs must be one of {list(GA_RUNS)}, got {opts['ga_runs']!r}.")
     if "VC-GA" in methods and max_views > opts["ga_population"]:
         raise ValueError(f"VC-GA takes its K = {max_views} views from a population of {opts['ga_population']}; "
                          "use a larger population or fewer views.")
@@ -218,20 +257,28 @@ def evaluate_split(X, y, train, test, *, methods: Sequence[str] = METHODS, class
     """
     X, y, methods, classifiers, opts = _check_sweep(X, y, methods, classifiers, max_views, options)
     train, test = np.asarray(train), np.asarray(test)
-    cells = [(m, c, k) for c in classifiers for m in methods for k in range(1, max_views + 1)]
-    jobs = (delayed(call_on_threads)(_evaluate_cell, X, y, train, test, m, c, k, cell_seed(random_state, k), opts,
+    shared_ga = opts["ga_runs"] == "shared" and "VC-GA" in methods
+    cells = [(m, c, k) for c in classifiers for m in methods for k in range(1, max_views + 1)
+             if not (shared_ga and m == "VC-GA")]
+    jobs = [delayed(call_on_threads)(_evaluate_cell, X, y, train, test, m, c, k, cell_seed(random_state, k), opts,
                                      keep_partitions)
-            for m, c, k in cells)
-    rows, memberships = [], {}
+            for m, c, k in cells]
+    if shared_ga:  # one job per classifier gives VC-GA's cells of every k
+        jobs += [delayed(call_on_threads)(_evaluate_shared_ga, X, y, train, test, c, max_views, random_state, opts,
+                                          keep_partitions) for c in classifiers]
+    total = len(cells) + (len(classifiers) * max_views if shared_ga else 0)
+    rows, memberships, done = [], {}, 0
     # closing: a run stopped mid-way (the page's Stop raises inside progress) shuts its workers down
     # now; left to the garbage collector, that shutdown can hit the next run's shared executor
     with threadpool_limits(limits=1), closing(Parallel(n_jobs=n_jobs, return_as="generator")(jobs)) as results:
-        for done, (m, c, k, metrics, seconds, membership) in enumerate(results, start=1):
-            rows += _rows(m, c, k, metrics, seconds)
-            if membership is not None:
-                memberships[(m, c, k)] = membership
-            if progress is not None:
-                progress(done / len(cells), f"{done}/{len(cells)} cells done ({m}, {c}, k = {k})")
+        for result in results:
+            for m, c, k, metrics, seconds, membership in (result if isinstance(result, list) else [result]):
+                done += 1
+                rows += _rows(m, c, k, metrics, seconds)
+                if membership is not None:
+                    memberships[(m, c, k)] = membership
+                if progress is not None:
+                    progress(done / total, f"{done}/{total} cells done ({m}, {c}, k = {k})")
     return rows, (memberships if keep_partitions else None)
 
 
@@ -549,8 +596,11 @@ def check_params(params: dict) -> dict:
         raise ValueError(f"unknown classifier(s) {bad}; choose from {list(CLASSIFIERS)}." if bad else
                          "choose at least one classifier.")
     opts = {k: params[k] for k in _OPTION_DEFAULTS if k in params}
-    return {"methods": methods, "classifiers": classifiers, "max_views": int(params.get("max_views", 10)),
-            **_OPTION_DEFAULTS, **opts}
+    out = {"methods": methods, "classifiers": classifiers, "max_views": int(params.get("max_views", 10)),
+           **_OPTION_DEFAULTS, **opts}
+    if out["ga_runs"] == _OPTION_DEFAULTS["ga_runs"]:
+        del out["ga_runs"]  # the first reading: runs stored before the option keep their keys
+    return out
 
 
 def _evaluate(ds, split, params, n_jobs, keep, progress=None):
