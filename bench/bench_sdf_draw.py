@@ -5,7 +5,8 @@ One draw = one pair split and gcForest + SDF on it (λ chosen from the grid on t
 measured in this run:
 
 1. the draw's time split into the SDF's tree-weight QPs (their own timers) and the rest (forests: fitting,
-   tree probabilities, class vectors);
+   tree probabilities, class vectors), the draw computed as an engine worker computes it (one thread, one BLAS
+   thread: Dask's workers start with OMP/OpenBLAS/MKL_NUM_THREADS=1);
 2. gcForest and SDF sharing their identical first level (fitted once) against each fitting its own;
 3. two draws at once on the job engine's two workers (one thread each) against the same two draws one after
    the other in this process on two threads (the forests' own threading).
@@ -20,6 +21,7 @@ import argparse
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from mvlab.datasets import load_dataset
 from mvlab.reproduction.sdf_paper import LAM_GRID, DrawTask, draw_seed, run_draw
@@ -53,9 +55,10 @@ def fit_pair(ds, task, shared: bool):
     cache = {} if shared else None
     QP_SECONDS[0] = 0.0
     t0 = time.perf_counter()
-    common = dict(n_estimators=task.T, max_levels=10, random_state=seed, n_jobs=2)
-    SiameseDeepForest(weighting="uniform", **common).fit_from_vectors(F, split.y_train, model_cache=cache)
-    SiameseDeepForest(lam_grid=list(LAM_GRID), **common).fit_from_vectors(F, split.y_train, model_cache=cache)
+    common = dict(n_estimators=task.T, max_levels=10, random_state=seed, n_jobs=1)
+    with threadpool_limits(limits=1):
+        SiameseDeepForest(weighting="uniform", **common).fit_from_vectors(F, split.y_train, model_cache=cache)
+        SiameseDeepForest(lam_grid=list(LAM_GRID), **common).fit_from_vectors(F, split.y_train, model_cache=cache)
     return time.perf_counter() - t0, QP_SECONDS[0]
 
 

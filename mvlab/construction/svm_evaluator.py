@@ -64,13 +64,18 @@ class LinearSVMIncremental(_FoldData):
                                  "folds).")
             self.fold_labels.append((classes, np.ascontiguousarray(y_train, dtype=np.float64), self.yenc[te]))
 
-    def _correct(self, f: int, K_train: np.ndarray, K_test: np.ndarray) -> int:
-        """Correct held-out predictions of fold ``f`` of the SVM fitted on the kernel block ``K_train``."""
+    def _predict(self, f: int, K_train: np.ndarray, K_test: np.ndarray) -> np.ndarray:
+        """Encoded labels (n_test_f,) that the SVM fitted on fold ``f``'s kernel block ``K_train`` gives the
+        held-out rows (their block ``K_test``)."""
         libsvm = _libsvm()
-        classes, y_train, y_test = self.fold_labels[f]
+        classes, y_train, _ = self.fold_labels[f]
         fitted = libsvm.fit(np.ascontiguousarray(K_train), y_train, **self.solver)
         pred = libsvm.predict(np.ascontiguousarray(K_test), *fitted[:7], svm_type=0, kernel="precomputed")
-        return int(np.sum(classes[pred.astype(np.intp)] == y_test))
+        return classes[pred.astype(np.intp)]
+
+    def _correct(self, f: int, K_train: np.ndarray, K_test: np.ndarray) -> int:
+        """Correct held-out predictions of fold ``f`` (:meth:`_predict`)."""
+        return int(np.sum(self._predict(f, K_train, K_test) == self.fold_labels[f][2]))
 
     def _blocks(self, a: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """Feature ``a``'s rank-one terms ``(x x^T)[train, train]`` and ``[test, train]`` on every fold."""
@@ -125,13 +130,9 @@ def _direct_path_agrees() -> bool:
     folds = [(np.arange(0, 30), np.arange(30, 40)), (np.arange(10, 40), np.arange(0, 10))]
     try:
         ev = LinearSVMIncremental(X, y, folds)
-        for tr, te in folds:
+        for f, (tr, te) in enumerate(folds):
             ref = SVC(kernel="linear").fit(X[tr], y[tr]).predict(X[te])
-            f = 0 if te[0] == 30 else 1
-            ours = _libsvm().fit(np.ascontiguousarray(X[tr] @ X[tr].T), ev.fold_labels[f][1], **ev.solver)
-            pred = _libsvm().predict(np.ascontiguousarray(X[te] @ X[tr].T), *ours[:7], svm_type=0,
-                                     kernel="precomputed")
-            if not np.array_equal(ev.fold_labels[f][0][pred.astype(np.intp)], ref):
+            if not np.array_equal(ev.classes[ev._predict(f, X[tr] @ X[tr].T, X[te] @ X[tr].T)], ref):
                 return False
     except Exception:  # noqa: BLE001 - a changed private interface means: no fast path
         return False
