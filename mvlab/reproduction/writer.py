@@ -34,13 +34,15 @@ def read_cells(paper: str, folder=None) -> pd.DataFrame | None:
 
 def cell_table(cells: pd.DataFrame, link) -> pd.DataFrame:
     """The cells of one table, one row each, for a reader: the setting (those of N, T, classifier and k that
-    apply), ours (mean, 95 % interval, draws),
+    apply), ours (mean, 95 % interval shown within [0, 1], draws),
     the paper's value, whether it lies inside, and ``link(row)``: where the setting can be trained."""
     setting = [c for c in ("N", "T", "classifier", "k")
                if c in cells and cells[c].notna().any() and (cells[c].astype(str) != "").any()]
     rows = []
     for r in cells.to_dict("records"):
-        interval = f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]" if np.isfinite(r["ci_low"]) else "one draw: none"
+        # shown within [0, 1], the range of an accuracy (the t interval of few draws can reach past it)
+        interval = (f"[{max(r['ci_low'], 0.0):.3f}, {min(r['ci_high'], 1.0):.3f}]" if np.isfinite(r["ci_low"])
+                    else "one draw: none")
         verdict = {True: "inside", False: "outside"}.get(r["inside"]) or (
             "no paper value" if not np.isfinite(r["paper"]) else "one draw: not judged")
         rows.append({"dataset": r["dataset"], **{c: r[c] for c in setting}, "model": r["model"],
