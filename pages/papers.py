@@ -33,10 +33,12 @@ def siamese_link(row) -> str:
 
 
 def view_construction_link(row) -> str:
-    """The View construction page at this cell's classifier, 10 x 5-fold, every instance and feature."""
+    """The View construction page at this cell's classifier and the protocol's settings: 10 x 5-fold, every instance
+    and feature, 5 inner folds, one GA of 30 generations for every k."""
     golub = row["dataset"] == "golub-3051"
     settings = ViewConstructionSettings(classifiers=(row["classifier"],), n_splits=5, n_repeats=10, n_used=100000,
-                                        d_used=100000, **({} if golub else {"source": "madelon", "madelon_n": 500}))
+                                        d_used=100000, inner_cv=5, ga_generations=30, ga_runs="shared",
+                                        **({} if golub else {"source": "madelon", "madelon_n": 500}))
     return links.settings_link("view_construction", settings, {"dataset": "golub-3051"} if golub else None)
 
 

@@ -41,7 +41,14 @@ from mvlab.experiments.families import FAMILIES, make_protocol, run_experiment
 from mvlab.experiments.pair_methods import PAIRS
 from mvlab.experiments.proximity_walk import proximity_walk
 from mvlab.experiments.siamese import run_siamese_experiment
-from mvlab.experiments.view_construction import CLASSIFIER_TITLES, CLASSIFIERS, METHODS, VIEW_CONSTRUCTION, k_sweep
+from mvlab.experiments.view_construction import (
+    CLASSIFIER_TITLES,
+    CLASSIFIERS,
+    GA_RUNS,
+    METHODS,
+    VIEW_CONSTRUCTION,
+    k_sweep,
+)
 from mvlab.forest.dissimilarity import ForestDissimilarity
 from mvlab.forest.measures import MEASURES, RFD, PathLength, measure_spec, resolve_measure
 from mvlab.rfd.baselines import BASELINES
@@ -331,6 +338,9 @@ class ViewConstructionSettings(ExperimentSettings):
     n_repeats: int = _opt(1, range=(1, 10))
     inner_cv: int = _opt(3, range=(2, 10), help="Inner cross-validation of OFSP, AB, VC-GA and the ensemble weights.")
     ga_generations: int = _declared(3, GeneticViews, "n_generations", range=(0, 100))
+    ga_runs: str = _opt("per_k", options=GA_RUNS, help="VC-GA's views for k = 1..K: a GA of its own for every k "
+                        "(per_k), or one GA whose top k chromosomes serve every k (shared: the paper's 'the top "
+                        "chromosomes are used for k = 1..10', and ten times cheaper; paper settings use it).")
     n_used: int = _opt(150, range=(4, 100000), help="A stratified sample of the data (all if larger than the data).")
     d_used: int = _opt(100, range=(1, 100000), help="A random sample of the features (all if larger than the data).")
 
@@ -342,15 +352,23 @@ class ViewConstructionSettings(ExperimentSettings):
         preset = VIEW_CONSTRUCTION.presets["paper"]
         return dataclasses.replace(self, paper=False, max_views=preset.params["max_views"],
                                    inner_cv=preset.params["inner_cv"], ga_generations=preset.params["ga_generations"],
-                                   n_splits=preset.protocol.n_splits, n_repeats=preset.protocol.n_repeats,
-                                   n_used=100000, d_used=100000)
+                                   ga_runs=preset.params["ga_runs"], n_splits=preset.protocol.n_splits,
+                                   n_repeats=preset.protocol.n_repeats, n_used=100000, d_used=100000)
+
+    def key(self) -> dict:
+        """As :meth:`ExperimentSettings.key`; the first GA reading (``per_k``) stays out of it, so that runs stored
+        before ``ga_runs`` existed keep their keys."""
+        out = super().key()
+        if out.get("ga_runs") == "per_k":
+            del out["ga_runs"]
+        return out
 
     @classmethod
     def paper_note(cls) -> str:
         """What the paper switch sets, in words, from the view-construction family's paper preset."""
         p = cls(paper=True).effective()
         return (f"All instances and features, K = {p.max_views}, {p.n_repeats} × {p.n_splits}-fold CV, "
-                f"{p.inner_cv} inner folds, GA {p.ga_generations} generations.")
+                f"{p.inner_cv} inner folds, GA {p.ga_generations} generations, one GA for every k.")
 
     @classmethod
     def defaults_note(cls) -> str:
@@ -392,7 +410,7 @@ class ViewConstructionSettings(ExperimentSettings):
                        max_views=s.max_views, n_splits=s.n_splits, n_repeats=s.n_repeats,
                        max_samples=s.n_used if s.n_used < data.n_samples else None,
                        max_features=s.d_used if s.d_used < data.n_features else None,
-                       inner_cv=s.inner_cv, ga_generations=s.ga_generations, random_state=s.seed,
+                       inner_cv=s.inner_cv, ga_generations=s.ga_generations, ga_runs=s.ga_runs, random_state=s.seed,
                        n_jobs=1, progress=progress)  # pure-Python cells: more threads only fight over the GIL
 
 

@@ -621,8 +621,8 @@ VIEW_CONSTRUCTION = Family(
     presets={
         "quick": Preset({"classifiers": ["knn", "nb"], "max_views": 10, "inner_cv": 3, "ga_generations": 3},
                         RepeatedKFold(1, 3)),
-        "paper": Preset({"classifiers": ["knn", "nb", "svm"], "max_views": 10, "inner_cv": 5, "ga_generations": 30},
-                        RepeatedKFold(10, 5)),
+        "paper": Preset({"classifiers": ["knn", "nb", "svm"], "max_views": 10, "inner_cv": 5, "ga_generations": 30,
+                         "ga_runs": "shared"}, RepeatedKFold(10, 5)),
     },
 )
 """OFSP, RFSP, Bagging, AB, VG-AC and VC-GA, each for k = 1..K views with every base classifier, on
