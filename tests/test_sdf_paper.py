@@ -225,6 +225,19 @@ def test_the_readings_line_says_which_pair_sampling_lands_closer_to_the_paper():
     assert readings_line(cells[cells["reading"] == "disjoint"]).startswith("not yet measured")
 
 
+def test_the_progress_line_counts_the_grid_and_prices_what_is_left():
+    from mvlab.reproduction.writer import progress_line
+
+    rows = [{"dataset": "ecoli", "N": 100, "T": 100, "reading": "disjoint", "draw": d, "seed": 1, "model": m,
+             "accuracy": 0.8, "n_levels": 1, "lam_median": np.nan, "n_test_pairs": 67, "seconds": 36.0}
+            for d in range(2) for m in ("gcForest", "SDF")]
+    line = progress_line(pd.DataFrame(rows))
+    grid = len(sdf_paper.paper_grid())
+    # every missing draw priced at 72 s (the one (N, T) measured stands in for the others)
+    assert line.startswith(f"2 of the grid's {grid} draws computed; the {grid - 2} left are about "
+                           f"{(grid - 2) * 72 / 3600:.1f} h of model fitting, {(grid - 2) * 36 / 3600:.1f} h")
+
+
 def test_report_sections_are_replaced_between_their_markers():
     text = "# Title\n\nhand-written\n"
     once = replace_section(text, "x", "first")

@@ -15,7 +15,7 @@ import pandas as pd
 from mvlab.reproduction.cells import DrawsFile
 
 __all__ = ["REPRODUCTION_DIR", "replace_section", "sdf_markdown", "write_sdf_outputs", "verdict_line",
-           "read_cells", "cell_table", "grid_markdown", "gap_by_n", "readings_line", "ofsp_markdown",
+           "read_cells", "cell_table", "grid_markdown", "gap_by_n", "readings_line", "progress_line", "ofsp_markdown",
            "ofsp_grid_markdown", "write_ofsp_outputs", "lambda_markdown", "write_sdf_lambda_outputs"]
 
 REPRODUCTION_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
@@ -120,6 +120,7 @@ def sdf_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
            f"[sdf_paper_cells.csv](reproduction/sdf_paper_cells.csv). A cell reads *ours ± half-width of the "
            f"95 % t interval (draws) / the paper's*; the paper's value is **bold** when it lies outside our "
            f"interval.", ""]
+    out.append(f"**Progress**: {progress_line(draws)}.")
     out.append(f"**All cells**: {verdict_line(cells)}.")
     for reading in sorted(cells["reading"].unique()):
         part = cells[cells["reading"] == reading]
@@ -176,6 +177,23 @@ def sdf_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
                            f"{r['paper mean']:+.3f} {r['paper CI']} | {_fmt(r['paper, same datasets: p'])}, "
                            f"{r['paper, same datasets: mean']:+.3f} |")
     return "\n".join(out)
+
+
+def progress_line(draws: pd.DataFrame, workers: int = 2) -> str:
+    """How much of the protocol's grid (:func:`mvlab.reproduction.sdf_paper.paper_grid`) the draws cover, and
+    what the rest should cost: each missing draw at the median time of the last five draws of its (N, T) (the
+    most recent code), on ``workers`` engine workers."""
+    from mvlab.reproduction.sdf_paper import DRAW_KEY, paper_grid
+
+    per_draw = draws.groupby(DRAW_KEY, sort=False)["seconds"].sum().reset_index()
+    done = set(map(tuple, per_draw[DRAW_KEY].itertuples(index=False, name=None)))
+    grid = paper_grid()
+    todo = [t for t in grid if t.key not in done]
+    recent = per_draw.groupby(["N", "T"])["seconds"].apply(lambda s: float(s.tail(5).median()))
+    hours = sum(recent.get((t.N, t.T), recent.max() if len(recent) else 0.0) for t in todo) / 3600
+    return (f"{len(grid) - len(todo)} of the grid's {len(grid)} draws computed; the {len(todo)} left are about "
+            f"{hours:.1f} h of model fitting, {hours / workers:.1f} h of this machine on its {workers} engine workers "
+            f"(each at the median time of the last five draws of its N and T)")
 
 
 def gap_by_n(cells: pd.DataFrame) -> str:
