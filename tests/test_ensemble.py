@@ -306,3 +306,26 @@ def test_diversity_report():
     assert r["kappa"] == pytest.approx(np.mean([kappa(a, b), kappa(a, c), kappa(b, c)]))
     one = diversity_report([a])
     assert set(one) == {"disagreement", "kappa"} and all(np.isnan(v) for v in one.values())
+
+
+def test_a_bootstrap_member_without_a_class_is_the_constant_classifier_of_the_class_it_has():
+    """A bootstrap sample of a small unbalanced training set can miss a class (golub-3051's 30 training rows hold
+    8 AML): the member then predicts the one class it saw, as 1-NN and naive Bayes do by themselves, instead of
+    an SVM refusing to fit (it stopped OFSP's Table 3 protocol)."""
+    from sklearn.svm import SVC
+
+    from mvlab.construction.ensemble import _fit_on
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 3))
+    one = np.zeros(12, dtype=int)
+    for estimator in (SVC(kernel="linear"), GaussianNB(), KNeighborsClassifier(1)):
+        assert (_fit_on(estimator, X, one).predict(X + 5) == 0).all()
+    for estimator in (GaussianNB(), KNeighborsClassifier(1)):  # what they learn by themselves there
+        assert (clone(estimator).fit(X, one).predict(X + 5) == 0).all()
+    y = np.array([0] * 27 + [1] * 3)
+    X = np.vstack([rng.normal(size=(27, 4)), rng.normal(3.0, 1.0, size=(3, 4))])
+    seed = next(s for s in range(500)  # a seed whose bootstrap draws no row of class 1 for some member
+                if any((y[r] == 0).all() for r in Bagging(8, random_state=s).fit(X, y).row_samples_))
+    ens = ViewEnsemble(partitioner=Bagging(8, random_state=seed), estimator="svm", inner_cv=3, random_state=seed)
+    assert ens.fit(X, y).predict(X).shape == (30,)

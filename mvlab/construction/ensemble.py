@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.dummy import DummyClassifier
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
@@ -88,14 +89,23 @@ def _member_error(estimator, X, y, view, rows, folds):
         if r.size == 0:
             raise ValueError("an inner fold leaves a member without training rows; "
                              "use fewer inner folds.")
-        est = clone(estimator).fit(Xv[r], y[r])
+        est = _fit_on(estimator, Xv[r], y[r])
         correct += int(np.sum(est.predict(Xv[te]) == y[te]))
         total += len(te)
     return 1.0 - pooled_accuracy(correct, total)     # e_i = 1 - A_i (B.3)
 
 
+def _fit_on(estimator, X, y):
+    """A clone of ``estimator`` fitted on ``X``, ``y``; on rows of a single class (a bootstrap sample of a small,
+    unbalanced training set can draw no member of a class) the constant classifier of that class, which is what
+    1-NN and naive Bayes learn there and what an SVM, which refuses one class, would predict."""
+    if np.unique(y).size < 2:
+        return DummyClassifier(strategy="most_frequent").fit(X, y)
+    return clone(estimator).fit(X, y)
+
+
 def _fit_member(estimator, X, y, view, rows):
-    return clone(estimator).fit(X[np.ix_(rows, view)], y[rows])
+    return _fit_on(estimator, X[np.ix_(rows, view)], y[rows])
 
 
 class ViewEnsemble(ClassifierMixin, BaseEstimator):
