@@ -271,6 +271,8 @@ def _reproduce_sdf_paper(args) -> int:
     out = Path(args.out)
     if args.lambda_on_test:
         return _reproduce_sdf_lambda(args, out)
+    if args.other_readings:
+        return _reproduce_sdf_readings(args, out)
     draws_path = out / "sdf_paper_draws.csv"
     if not args.report_only:
         scale = args.draws_scale
@@ -299,6 +301,24 @@ def _reproduce_sdf_lambda(args, out: Path) -> int:
         sdf_paper.run_paper_protocol(out / "sdf_lambda_draws.csv", tasks, max_levels=args.max_levels,
                                      n_jobs=args.n_jobs, say=lambda line: print(line, file=sys.stderr, flush=True))
     for path in write_sdf_lambda_outputs(out, args.report):
+        print(f"written: {path}")
+    return 0
+
+
+def _reproduce_sdf_readings(args, out: Path) -> int:
+    """Two further readings (:mod:`mvlab.reproduction.sdf_readings`): pairs drawn as they come, and the QP fed
+    in-sample probabilities, on Table 6's data at T = 100; draws to ``<out>/sdf_readings_draws.csv``."""
+    from mvlab.reproduction import sdf_paper, sdf_readings
+    from mvlab.reproduction.writer import write_sdf_readings_outputs
+
+    if not args.report_only:
+        tasks = sdf_readings.readings_grid(
+            dataset=(args.datasets or [sdf_readings.READINGS_DATASET])[0], Ns=args.pairs_grid or sdf_paper.GRID_N,
+            T=args.trees_grid[0] if args.trees_grid else sdf_readings.READINGS_T,
+            draws=(lambda n: args.repetitions) if args.repetitions else sdf_paper.draws_for)
+        sdf_paper.run_paper_protocol(out / "sdf_readings_draws.csv", tasks, max_levels=args.max_levels,
+                                     n_jobs=args.n_jobs, say=lambda line: print(line, file=sys.stderr, flush=True))
+    for path in write_sdf_readings_outputs(out, args.report):
         print(f"written: {path}")
     return 0
 
@@ -507,6 +527,9 @@ def build_parser() -> argparse.ArgumentParser:
     sdf.add_argument("--lambda-on-test", action="store_true",
                      help="the reading 'λ chosen on the test draws': gcForest, SDF (λ on training pairs) and SDF with "
                           "each λ fixed, at T = 100 on the same pairs, into sdf_lambda_draws.csv")
+    sdf.add_argument("--other-readings", action="store_true",
+                     help="two further readings on Table 6's data at T = 100: pairs drawn as they come (not half "
+                          "similar), and the QP fed in-sample tree probabilities (each λ), into sdf_readings_draws.csv")
     rep.add_argument("--figures", metavar="DIR", help="also write the charts (average ranks, sign test, "
                      "critical-difference diagrams) as PNG files into DIR (needs the system's chromium)")
     rep.set_defaults(func=cmd_reproduce)

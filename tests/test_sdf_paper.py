@@ -304,3 +304,33 @@ def test_the_lambda_reading_fits_every_fixed_lambda_on_the_main_protocols_pairs(
     assert row["SDF (λ on training pairs)"] == pytest.approx((wide["SDF"] - wide["gcForest"]).mean())
     assert "<!-- BEGIN sdf-lambda -->" in (tmp_path / "report.md").read_text()
     assert len(sdf_lambda.lambda_grid()) == 3 * (10 + 10 + 10 + 5)
+
+
+def test_the_other_readings_draw_natural_pairs_and_feed_the_qp_in_sample_probabilities(tmp_path):
+    """--other-readings: `natural` draws pairs as they come (its own seeds); `insample` reuses the disjoint
+    reading's pairs and fits SDF with in-sample QP probabilities at each λ; the summary and section follow."""
+    from mvlab.reproduction import sdf_readings
+    from mvlab.siamese.pairs import make_pair_split
+
+    assert _cli(tmp_path, "--other-readings") == 0
+    draws = pd.read_csv(tmp_path / "sdf_readings_draws.csv")
+    assert set(draws["reading"]) == {"natural", "insample"} and draws["draw"].nunique() == 2
+    insample = draws[draws["reading"] == "insample"]
+    assert set(insample["model"]) == {"gcForest", "SDF", "SDF in-sample λ=1", "SDF in-sample λ=100",
+                                      "SDF in-sample λ=10000"}
+    assert set(insample["seed"]) == {sdf_paper.draw_seed("ionosphere", 100, "disjoint", d) for d in (0, 1)}
+    natural = draws[draws["reading"] == "natural"]
+    assert set(natural["seed"]) == {sdf_paper.draw_seed("ionosphere", 100, "natural", d) for d in (0, 1)}
+    y = load_dataset("ionosphere").y
+    shares = []
+    for seed in sorted(set(natural["seed"])):
+        split = make_pair_split(y, 100, random_state=int(seed), pools="disjoint", balanced=False)
+        shares.append(max(split.y_test.mean(), 1 - split.y_test.mean()))
+    summary = pd.read_csv(tmp_path / "sdf_readings_cells.csv").set_index("reading")
+    assert summary.loc["natural", "majority"] == pytest.approx(np.mean(shares))
+    assert summary.loc["natural", "majority"] > 0.5  # not half similar, as the balanced reading's pairs are
+    wide = insample.pivot_table(index="draw", columns="model", values="accuracy")
+    assert summary.loc["insample", "SDF in-sample λ=100 − gcForest"] == pytest.approx(
+        (wide["SDF in-sample λ=100"] - wide["gcForest"]).mean())
+    assert "<!-- BEGIN sdf-readings -->" in (tmp_path / "report.md").read_text()
+    assert len(sdf_readings.readings_grid()) == 2 * (10 + 10 + 10 + 5)

@@ -40,7 +40,7 @@ from mvlab.core.threads import call_on_threads
 from mvlab.reproduction.cells import CELL_COLUMNS, DrawsFile, cell_verdicts, summarise_cells
 from mvlab.stats import paired_t_test
 
-__all__ = ["PAPER", "LAM_GRID", "DRAW_COLUMNS", "DrawTask", "paper_grid", "draw_seed", "run_draw",
+__all__ = ["PAPER", "LAM_GRID", "PAIR_READINGS", "DRAW_COLUMNS", "DrawTask", "paper_grid", "draw_seed", "run_draw",
            "run_paper_protocol", "paper_cells", "table8_best_cells", "table9"]
 
 SDF_DATASETS = ("ecoli", "yeast", "ionosphere", "mammographic", "haberman")
@@ -57,10 +57,29 @@ seventh of the trees carry the weight at N = 1000, T = 200) to nearly uniform (1
 MODEL_NAMES = {"gcforest": "gcForest", "sdf": "SDF", "bagging": "Bagging", "rf": "RF"}
 FIXED_LAM = "sdf@"
 """A model ``"sdf@<lambda>"``: SDF with that lambda fixed for every fold-model (no choice on training pairs)."""
+INSAMPLE_LAM = "sdf-insample@"
+"""A model ``"sdf-insample@<lambda>"``: SDF whose QP sees the tree probabilities of the pairs the trees were grown on
+(the paper's Algorithm 1 read literally, ``qp_probas="insample"``), with that lambda fixed (in-sample probabilities
+are nearly one-hot, so no lambda can be validated on them)."""
+
+PAIR_READINGS = {
+    "disjoint": {"pools": "disjoint"},
+    "shared": {"pools": "shared"},
+    "natural": {"pools": "disjoint", "balanced": False},
+    "insample": {"pools": "disjoint"},
+}
+"""How each reading draws its pairs (:func:`mvlab.siamese.pairs.make_pair_split`): ``disjoint`` and ``shared`` the
+two instance pools; ``natural`` disjoint pools with pairs drawn as they come instead of half similar (the paper
+does not say it balanced them); ``insample`` the ``disjoint`` pairs themselves (its SDF models differ)."""
+SEED_READING = {"insample": "disjoint"}
+"""Readings that reuse another reading's pairs (the same seeds), so their models compare pair for pair."""
 
 
 def model_name(method: str) -> str:
-    """The draws file's name of a model: ``MODEL_NAMES``'s, or ``"SDF λ=<lambda>"`` for a fixed lambda."""
+    """The draws file's name of a model: ``MODEL_NAMES``'s, ``"SDF λ=<lambda>"`` for a fixed lambda, or
+    ``"SDF in-sample λ=<lambda>"``."""
+    if method.startswith(INSAMPLE_LAM):
+        return f"SDF in-sample λ={float(method[len(INSAMPLE_LAM):]):g}"
     if method.startswith(FIXED_LAM):
         return f"SDF λ={float(method[len(FIXED_LAM):]):g}"
     return MODEL_NAMES[method]
@@ -171,15 +190,17 @@ def run_draw(task: DrawTask, max_levels: int = 10, n_jobs: int | None = 1) -> li
     from mvlab.siamese.pairs import make_pair_split
 
     ds = load_dataset(task.dataset)
-    seed = draw_seed(task.dataset, task.N, task.reading, task.draw)
-    split = make_pair_split(ds.y, task.N, pools=task.reading, random_state=seed)
-    fixed = [m for m in task.models if m.startswith(FIXED_LAM)]
+    seed = draw_seed(task.dataset, task.N, SEED_READING.get(task.reading, task.reading), task.draw)
+    split = make_pair_split(ds.y, task.N, random_state=seed, **PAIR_READINGS[task.reading])
+    fixed = [m for m in task.models if m.startswith((FIXED_LAM, INSAMPLE_LAM))]
     rows = evaluate_pair_split(ds.X, split, methods=tuple(m for m in task.models if m not in fixed),
                                n_estimators=task.T, sdf_params={"max_levels": max_levels, "lam_grid": list(LAM_GRID)},
                                random_state=seed, n_jobs=n_jobs)
-    for method in fixed:  # SDF with one lambda for every fold-model (the reading "lambda chosen on test")
-        (row,) = evaluate_pair_split(ds.X, split, methods=("sdf",), n_estimators=task.T,
-                                     lam=float(method[len(FIXED_LAM):]), sdf_params={"max_levels": max_levels},
+    for method in fixed:  # SDF with one lambda for every fold-model (readings "lambda chosen on test", in-sample)
+        insample = method.startswith(INSAMPLE_LAM)
+        lam = float(method[len(INSAMPLE_LAM if insample else FIXED_LAM):])
+        params = {"max_levels": max_levels, **({"qp_probas": "insample"} if insample else {})}
+        (row,) = evaluate_pair_split(ds.X, split, methods=("sdf",), n_estimators=task.T, lam=lam, sdf_params=params,
                                      random_state=seed, n_jobs=n_jobs)
         rows.append({**row, "method": method})
     return [{"dataset": task.dataset, "N": task.N, "T": task.T, "reading": task.reading, "draw": task.draw,
