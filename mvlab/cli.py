@@ -460,6 +460,32 @@ def cmd_lesson(args) -> int:
     return 0
 
 
+def _add_paper_table_arguments(rep: argparse.ArgumentParser) -> None:
+    """The options of ``reproduce sdf --paper`` (Tables 4-9 and its further readings) and ``reproduce ofsp --table3``,
+    one argument group of the ``reproduce`` parser ``rep``."""
+    sdf = rep.add_argument_group("the papers' own tables: sdf --paper (Tables 4-9), ofsp --table3")
+    sdf.add_argument("--out", default="docs/reproduction", metavar="DIR",
+                     help="folder of the draws file (sdf_paper_draws.csv, appended draw by draw and read back to "
+                          "resume) and of the cells file sdf_paper_cells.csv (default docs/reproduction)")
+    sdf.add_argument("--report", default="docs/reproduction.md", metavar="PATH",
+                     help="report whose generated section is rewritten from the cells (default docs/reproduction.md)")
+    sdf.add_argument("--report-only", action="store_true", help="compute nothing: rewrite cells and report")
+    sdf.add_argument("--datasets", nargs="+", default=None, metavar="NAME", help="a subset of the paper's datasets")
+    sdf.add_argument("--readings", nargs="+", default=["disjoint", "shared"], choices=["disjoint", "shared"],
+                     help="pair-sampling readings to run (default both)")
+    sdf.add_argument("--pairs-grid", nargs="+", type=int, default=None, metavar="N", help="restrict N")
+    sdf.add_argument("--trees-grid", nargs="+", type=int, default=None, metavar="T", help="restrict T")
+    sdf.add_argument("--draws-scale", type=float, default=1.0,
+                     help="draws per cell times this (1: 10 for N <= 1000, 5 for N = 2000)")
+    sdf.add_argument("--max-levels", type=int, default=10, help="cascade levels at most (default 10)")
+    sdf.add_argument("--lambda-on-test", action="store_true",
+                     help="the reading 'λ chosen on the test draws': gcForest, SDF (λ on training pairs) and SDF with "
+                          "each λ fixed, at T = 100 on the same pairs, into sdf_lambda_draws.csv")
+    sdf.add_argument("--other-readings", action="store_true",
+                     help="two further readings on Table 6's data at T = 100: pairs drawn as they come (not half "
+                          "similar), and the QP fed in-sample tree probabilities (each λ), into sdf_readings_draws.csv")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``python -m mvlab``: the subcommands ``datasets``, ``runs``, ``run``, ``reproduce`` and
     ``lesson``, each with its handler as ``func``."""
@@ -509,27 +535,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="ofsp only: Table 3's All-AML leukemia (on golub-3051) and Madelon (synthetic) rows at the "
                           "paper's protocol, written like sdf --paper's draws (--out, --report, --report-only, "
                           "--datasets golub-3051 madelon-500, --classifiers, --repetitions)")
-    sdf = rep.add_argument_group("the papers' own tables: sdf --paper (Tables 4-9), ofsp --table3")
-    sdf.add_argument("--out", default="docs/reproduction", metavar="DIR",
-                     help="folder of the draws file (sdf_paper_draws.csv, appended draw by draw and read back to "
-                          "resume) and of the cells file sdf_paper_cells.csv (default docs/reproduction)")
-    sdf.add_argument("--report", default="docs/reproduction.md", metavar="PATH",
-                     help="report whose generated section is rewritten from the cells (default docs/reproduction.md)")
-    sdf.add_argument("--report-only", action="store_true", help="compute nothing: rewrite cells and report")
-    sdf.add_argument("--datasets", nargs="+", default=None, metavar="NAME", help="a subset of the paper's datasets")
-    sdf.add_argument("--readings", nargs="+", default=["disjoint", "shared"], choices=["disjoint", "shared"],
-                     help="pair-sampling readings to run (default both)")
-    sdf.add_argument("--pairs-grid", nargs="+", type=int, default=None, metavar="N", help="restrict N")
-    sdf.add_argument("--trees-grid", nargs="+", type=int, default=None, metavar="T", help="restrict T")
-    sdf.add_argument("--draws-scale", type=float, default=1.0,
-                     help="draws per cell times this (1: 10 for N <= 1000, 5 for N = 2000)")
-    sdf.add_argument("--max-levels", type=int, default=10, help="cascade levels at most (default 10)")
-    sdf.add_argument("--lambda-on-test", action="store_true",
-                     help="the reading 'λ chosen on the test draws': gcForest, SDF (λ on training pairs) and SDF with "
-                          "each λ fixed, at T = 100 on the same pairs, into sdf_lambda_draws.csv")
-    sdf.add_argument("--other-readings", action="store_true",
-                     help="two further readings on Table 6's data at T = 100: pairs drawn as they come (not half "
-                          "similar), and the QP fed in-sample tree probabilities (each λ), into sdf_readings_draws.csv")
+    _add_paper_table_arguments(rep)
     rep.add_argument("--figures", metavar="DIR", help="also write the charts (average ranks, sign test, "
                      "critical-difference diagrams) as PNG files into DIR (needs the system's chromium)")
     rep.set_defaults(func=cmd_reproduce)
