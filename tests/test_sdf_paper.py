@@ -334,3 +334,28 @@ def test_the_other_readings_draw_natural_pairs_and_feed_the_qp_in_sample_probabi
         (wide["SDF in-sample λ=100"] - wide["gcForest"]).mean())
     assert "<!-- BEGIN sdf-readings -->" in (tmp_path / "report.md").read_text()
     assert len(sdf_readings.readings_grid()) == 2 * (10 + 10 + 10 + 5)
+
+
+def test_ofsp_choosing_features_on_the_test_fold_is_the_protocols_folds_with_a_leak(tmp_path):
+    """The diagnosis of OFSP's 100 % cells: on the protocol's own outer folds, OFSP's accuracy is that of the test
+    fold (a view of k = 1 is then the features that separate the test rows), the ensemble trained on the training
+    rows; its draws file and section are written like the protocol's."""
+    from mvlab.construction.ensemble import ViewEnsemble
+    from mvlab.construction.partition import OFSP
+    from mvlab.experiments.protocols import RepeatedKFold
+    from mvlab.experiments.view_construction import cell_seed
+    from mvlab.reproduction import ofsp_leak, ofsp_paper
+    from mvlab.reproduction.writer import write_ofsp_leak_outputs
+
+    task = ofsp_paper.OfspTask("golub-3051", "knn", 0)
+    rows = ofsp_leak.run_leak_draw(task, max_views=2)
+    assert [r["k"] for r in rows] == [1, 2] and {r["method"] for r in rows} == {ofsp_leak.LEAK_METHOD}
+    ds = load_dataset("golub-3051")
+    s = RepeatedKFold(1, 5).splits(ds.y, 1000)[2]  # one fold by hand
+    views = OFSP(1, "knn", inner_cv=[(s.train, s.test)], random_state=cell_seed(s.seed, 1)).fit(ds.X, ds.y).views_
+    ens = ViewEnsemble(views=views, estimator="knn", inner_cv=5, random_state=cell_seed(s.seed, 1))
+    assert ens.fit(ds.X[s.train], ds.y[s.train]).score(ds.X[s.test], ds.y[s.test]) == 1.0
+    DrawsFile(tmp_path / "ofsp_leak_draws.csv", ofsp_paper.OFSP_DRAW_COLUMNS, ofsp_paper.OFSP_DRAW_KEY).append(rows)
+    write_ofsp_leak_outputs(tmp_path, tmp_path / "report.md")
+    cells = pd.read_csv(tmp_path / "ofsp_leak_cells.csv")
+    assert cells["paper"].tolist() == [1.0, 1.0] and "<!-- BEGIN ofsp-leak -->" in (tmp_path / "report.md").read_text()

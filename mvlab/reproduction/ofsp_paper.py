@@ -117,9 +117,11 @@ def run_ofsp_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_
 
 
 def run_ofsp_protocol(path, tasks: Iterable[OfspTask], *, n_jobs: int = 1, say: Callable[[str], None] | None = None,
-                      **options) -> int:
+                      draw=None, **options) -> int:
     """Compute the repetitions of ``tasks`` missing from the draws file ``path``, appending each as it ends
-    (one per engine worker with ``n_jobs != 1``, as :func:`mvlab.reproduction.sdf_paper.run_paper_protocol`)."""
+    (one per engine worker with ``n_jobs != 1``, as :func:`mvlab.reproduction.sdf_paper.run_paper_protocol`);
+    ``draw`` computes one (default :func:`run_ofsp_draw`; :func:`mvlab.reproduction.ofsp_leak.run_leak_draw`)."""
+    draw = run_ofsp_draw if draw is None else draw
     from joblib import Parallel, delayed
 
     file = DrawsFile(path, OFSP_DRAW_COLUMNS, OFSP_DRAW_KEY)
@@ -128,24 +130,25 @@ def run_ofsp_protocol(path, tasks: Iterable[OfspTask], *, n_jobs: int = 1, say: 
     if say:
         say(f"{len(todo)} repetition(s) to compute, {len(done)} already in {file.path}")
     start = time.perf_counter()
-    jobs = (delayed(call_on_threads)(run_ofsp_draw, t, n_jobs=1 if n_jobs != 1 else 2, **options) for t in todo)
+    jobs = (delayed(call_on_threads)(draw, t, n_jobs=1 if n_jobs != 1 else 2, **options) for t in todo)
     for n, rows in enumerate(Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs), start=1):
         file.append(rows)
         if say:
             r = rows[0]
-            ofsp = [x["accuracy"] for x in rows if x["method"] == "OFSP"]
+            ofsp = [x["accuracy"] for x in rows if x["method"].startswith("OFSP")]
             say(f"[{n}/{len(todo)} {time.perf_counter() - start:.0f} s] {r['dataset']} {r['classifier']} repetition "
                 f"{r['repetition']}: OFSP accuracy over k {min(ofsp):.3f}-{max(ofsp):.3f}")
     return len(todo)
 
 
-def ofsp_cells(draws: pd.DataFrame) -> pd.DataFrame:
+def ofsp_cells(draws: pd.DataFrame, paper_methods=("OFSP",)) -> pd.DataFrame:
     """One row per (dataset, classifier, method, k) in :data:`CELL_COLUMNS` (``table`` 3, ``model`` the
-    view-construction method): the repetitions' mean and 95 % interval, the paper's value for OFSP."""
+    view-construction method): the repetitions' mean and 95 % interval, the paper's value for OFSP (the methods
+    ``paper_methods``)."""
     if draws.empty:
         return pd.DataFrame(columns=CELL_COLUMNS)
     summary = summarise_cells(draws, ["dataset", "classifier", "method", "k"])
-    summary["paper"] = [PAPER.get((d, c, int(k)), np.nan) if m == "OFSP" else np.nan
+    summary["paper"] = [PAPER.get((d, c, int(k)), np.nan) if m in paper_methods else np.nan
                         for d, c, m, k in summary[["dataset", "classifier", "method", "k"]].itertuples(index=False)]
     cells = summary.assign(table=3, N="", T="", reading="10 x 5-fold", model=summary["method"])
     cells["inside"] = cell_verdicts(cells)

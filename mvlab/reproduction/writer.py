@@ -17,7 +17,7 @@ from mvlab.reproduction.cells import DrawsFile
 __all__ = ["REPRODUCTION_DIR", "replace_section", "sdf_markdown", "write_sdf_outputs", "verdict_line",
            "read_cells", "cell_table", "grid_markdown", "gap_by_n", "readings_line", "progress_line", "ofsp_markdown",
            "ofsp_grid_markdown", "write_ofsp_outputs", "lambda_markdown", "write_sdf_lambda_outputs",
-           "readings_markdown", "write_sdf_readings_outputs"]
+           "readings_markdown", "write_sdf_readings_outputs", "ofsp_leak_markdown", "write_ofsp_leak_outputs"]
 
 REPRODUCTION_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
 """The committed draws and cells files (``*_paper_draws.csv``, ``*_paper_cells.csv``)."""
@@ -248,18 +248,19 @@ def _gain_line(part: pd.DataFrame) -> str:
             f"of {len(paper)}).")
 
 
-def _write_outputs(folder, paper: str, draws_file, cells_of, markdown_of, report) -> list[Path]:
-    """``<paper>_paper_cells.csv`` in ``folder`` from the draws of ``draws_file`` (``cells_of(draws)``) and, when
-    ``report`` is a path, that report's ``<paper>-paper`` section (``markdown_of(cells, draws)``) rewritten."""
+def _write_outputs(folder, name: str, draws_file, cells_of, markdown_of, report) -> list[Path]:
+    """``<name>_cells.csv`` in ``folder`` from the draws of ``draws_file`` (``cells_of(draws)``) and, when ``report``
+    is a path, that report's section ``name`` (underscores as dashes: ``sdf-paper``) rewritten with
+    ``markdown_of(cells, draws)``."""
     folder = Path(folder)
     draws = draws_file.read()
     cells = cells_of(draws)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{paper}_paper_cells.csv"
+    path = folder / f"{name}_cells.csv"
     cells.to_csv(path, index=False, float_format="%.6g")
     written = [path]
     if report:
-        written.append(_rewrite_section(report, f"{paper}-paper", markdown_of(cells, draws)))
+        written.append(_rewrite_section(report, name.replace("_", "-"), markdown_of(cells, draws)))
     return written
 
 
@@ -277,7 +278,7 @@ def write_sdf_outputs(folder, report=None) -> list[Path]:
     from mvlab.reproduction.sdf_paper import DRAW_COLUMNS, DRAW_KEY, paper_cells
 
     draws = DrawsFile(Path(folder) / "sdf_paper_draws.csv", DRAW_COLUMNS, DRAW_KEY)
-    return _write_outputs(folder, "sdf", draws, paper_cells, sdf_markdown, report)
+    return _write_outputs(folder, "sdf_paper", draws, paper_cells, sdf_markdown, report)
 
 
 def ofsp_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
@@ -313,12 +314,13 @@ def ofsp_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
 CLASSIFIER_NAMES = {"knn": "KNN", "nb": "naive Bayes", "svm": "linear SVM"}
 
 
-def ofsp_grid_markdown(part: pd.DataFrame) -> str:
-    """OFSP's cells of one dataset: a row per classifier, a column per k, ``ours ± half-width (draws) / paper``."""
+def ofsp_grid_markdown(part: pd.DataFrame, model: str = "OFSP") -> str:
+    """``model``'s cells of one dataset: a row per classifier, a column per k, ``ours ± half-width (draws) /
+    paper``."""
     ks = sorted(int(k) for k in part["k"].unique())
     lines = ["| classifier | " + " | ".join(f"k={k}" for k in ks) + " |", "|---|" + "---|" * len(ks)]
     for clf in [c for c in CLASSIFIER_NAMES if c in set(part["classifier"])]:
-        row = part[(part["classifier"] == clf) & (part["model"] == "OFSP")].set_index("k")
+        row = part[(part["classifier"] == clf) & (part["model"] == model)].set_index("k")
         lines.append(f"| {CLASSIFIER_NAMES[clf]} | " + " | ".join(_cell_text(row.loc[k]) if k in row.index
                                                                    else "not run" for k in ks) + " |")
     return "\n".join(lines)
@@ -336,7 +338,7 @@ def write_ofsp_outputs(folder, report=None) -> list[Path]:
     from mvlab.reproduction.ofsp_paper import OFSP_DRAW_COLUMNS, OFSP_DRAW_KEY, ofsp_cells
 
     draws = DrawsFile(Path(folder) / "ofsp_paper_draws.csv", OFSP_DRAW_COLUMNS, OFSP_DRAW_KEY)
-    return _write_outputs(folder, "ofsp", draws, ofsp_cells, ofsp_markdown, report)
+    return _write_outputs(folder, "ofsp_paper", draws, ofsp_cells, ofsp_markdown, report)
 
 
 def lambda_markdown(summary: pd.DataFrame, draws: pd.DataFrame) -> str:
@@ -425,3 +427,32 @@ def write_sdf_readings_outputs(folder, report=None) -> list[Path]:
     from mvlab.reproduction.sdf_readings import readings_summary
 
     return _write_summary_outputs(folder, "sdf_readings", readings_summary, readings_markdown, report)
+
+
+def ofsp_leak_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
+    """The generated section on OFSP with its accuracy measured on the test fold
+    (:mod:`mvlab.reproduction.ofsp_leak`): its cells beside the paper's and the verdict."""
+    from mvlab.reproduction.ofsp_leak import LEAK_METHOD
+    from mvlab.reproduction.ofsp_paper import DATASETS
+
+    n = draws[["dataset", "classifier", "repetition"]].drop_duplicates().shape[0] if len(draws) else 0
+    head = ("Generated by `python -m mvlab reproduce ofsp --table3 --ofsp-on-test --report-only` from "
+            f"[ofsp_leak_draws.csv](reproduction/ofsp_leak_draws.csv) ({n} repetition(s), the protocol's own folds). "
+            "A cell reads *ours ± half-width (repetitions) / the paper's*, **bold** when outside.")
+    if cells.empty:
+        return head + "\n\nNo repetition yet."
+    out = [head, "", f"**Verdict**: {verdict_line(cells[cells['model'] == LEAK_METHOD])}."]
+    for dataset in [d for d in DATASETS if d in set(cells["dataset"])]:
+        out += ["", f"{DATASETS[dataset]}:", "", ofsp_grid_markdown(cells[cells["dataset"] == dataset], LEAK_METHOD)]
+    return "\n".join(out)
+
+
+def write_ofsp_leak_outputs(folder, report=None) -> list[Path]:
+    """Write ``ofsp_leak_cells.csv`` from ``ofsp_leak_draws.csv`` in ``folder`` and, when ``report`` is a path, its
+    ``ofsp-leak`` section."""
+    from mvlab.reproduction.ofsp_leak import LEAK_METHOD
+    from mvlab.reproduction.ofsp_paper import OFSP_DRAW_COLUMNS, OFSP_DRAW_KEY, ofsp_cells
+
+    draws = DrawsFile(Path(folder) / "ofsp_leak_draws.csv", OFSP_DRAW_COLUMNS, OFSP_DRAW_KEY)
+    return _write_outputs(folder, "ofsp_leak", draws, lambda d: ofsp_cells(d, paper_methods=(LEAK_METHOD,)),
+                          ofsp_leak_markdown, report)

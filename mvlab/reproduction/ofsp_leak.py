@@ -1,0 +1,54 @@
+"""A reading of OFSP's Table 3 that would explain its 100 % cells: OFSP's accuracy measured on the test rows.
+
+OFSP adds a feature to the view whose accuracy it raises most (docs/algorithms.md B.2); the paper does not say on
+which rows that accuracy is measured. mvlab measures it by an inner cross-validation of the training rows only
+(:mod:`mvlab.reproduction.ofsp_paper`). Here, on the protocol's own outer folds, OFSP's accuracy is the one of a
+classifier trained on the fold's training rows and scored on its *test* rows, the rows the ensemble is then scored
+on: each feature is kept because it helps on the test rows. The ensemble itself (its weights by inner
+cross-validation, its members) is trained on the training rows as in the protocol. Were the paper's cells measured
+this way, they would sit near 100 % wherever a handful of features separate the test rows, as on All-AML leukemia.
+This is a diagnosis, not a protocol to use: it chooses on test data.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from mvlab.reproduction.ofsp_paper import MAX_VIEWS, N_SPLITS, OfspTask, load
+
+__all__ = ["LEAK_METHOD", "run_leak_draw"]
+
+LEAK_METHOD = "OFSP, accuracy on the test fold"
+"""The ``method`` of this reading's rows in its draws file."""
+
+
+def run_leak_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_SPLITS, n_jobs: int = 1) -> list[dict]:
+    """One repetition (the protocol's folds of ``task``): for every k, OFSP's views chosen by accuracy on each
+    outer test fold, the performance-weighted ensemble trained on the outer training rows, its accuracy on the test
+    fold averaged over the folds; rows of :data:`mvlab.reproduction.ofsp_paper.OFSP_DRAW_COLUMNS`. ``n_jobs`` is
+    accepted for the protocol runner and unused (OFSP's evaluators are single-threaded)."""
+    from mvlab.construction.ensemble import ViewEnsemble, percent_features_used
+    from mvlab.construction.partition import OFSP
+    from mvlab.experiments.protocols import RepeatedKFold
+    from mvlab.experiments.view_construction import cell_seed
+
+    ds = load(task.dataset)
+    seed = 1000 * (1 + task.repetition)  # as run_ofsp_draw: the same outer folds
+    splits = RepeatedKFold(n_repeats=1, n_splits=n_splits).splits(ds.y, seed)
+    rows = []
+    for k in range(1, max_views + 1):
+        accuracy, kept, start = [], [], time.perf_counter()
+        for s in splits:
+            k_seed = cell_seed(s.seed, k)
+            ofsp = OFSP(k, task.classifier, inner_cv=[(s.train, s.test)], random_state=k_seed).fit(ds.X, ds.y)
+            ens = ViewEnsemble(views=ofsp.views_, estimator=task.classifier, inner_cv=5, random_state=k_seed)
+            ens.fit(ds.X[s.train], ds.y[s.train])
+            accuracy.append(float(np.mean(ens.predict(ds.X[s.test]) == ds.y[s.test])))
+            kept.append(percent_features_used(ofsp.views_, ds.X.shape[1]))
+        rows.append({"dataset": task.dataset, "classifier": task.classifier, "repetition": task.repetition,
+                     "seed": seed, "method": LEAK_METHOD, "k": k, "accuracy": float(np.mean(accuracy)),
+                     "disagreement": np.nan, "percent_features": float(np.mean(kept)),
+                     "seconds": (time.perf_counter() - start) / len(splits)})
+    return rows
