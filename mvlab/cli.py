@@ -261,6 +261,33 @@ def cmd_reproduce(args) -> int:
         return _reproduce(rep, mode, args, store)
 
 
+def _say(line: str) -> None:
+    """A protocol's progress line, on stderr at once (the draws go to files, the report to stdout)."""
+    print(line, file=sys.stderr, flush=True)
+
+
+def _print_written(paths) -> int:
+    """Name the files a protocol wrote; the exit status 0."""
+    for path in paths:
+        print(f"written: {path}")
+    return 0
+
+
+def _draws_per_cell(args, scale: float = 1.0):
+    """Draws per cell as a function of N: ``--repetitions`` when given, else the protocol's (times ``scale``)."""
+    from mvlab.reproduction import sdf_paper
+
+    return (lambda n: args.repetitions) if args.repetitions else (lambda n: sdf_paper.draws_for(n, scale))
+
+
+def _run_sdf_draws(args, path: Path, tasks) -> None:
+    """Compute the draws of ``tasks`` missing from the draws file ``path`` (unless ``--report-only``)."""
+    from mvlab.reproduction import sdf_paper
+
+    if not args.report_only:
+        sdf_paper.run_paper_protocol(path, tasks, max_levels=args.max_levels, n_jobs=args.n_jobs, say=_say)
+
+
 def _reproduce_sdf_paper(args) -> int:
     """The Siamese deep forest paper's Tables 4-9 on its own datasets (:mod:`mvlab.reproduction.sdf_paper`):
     the draws missing from ``<out>/sdf_paper_draws.csv`` are computed (and appended as they finish), then
@@ -273,18 +300,11 @@ def _reproduce_sdf_paper(args) -> int:
         return _reproduce_sdf_lambda(args, out)
     if args.other_readings:
         return _reproduce_sdf_readings(args, out)
-    draws_path = out / "sdf_paper_draws.csv"
-    if not args.report_only:
-        scale = args.draws_scale
-        tasks = sdf_paper.paper_grid(
-            datasets=args.datasets or sdf_paper.SDF_DATASETS, readings=args.readings,
-            draws=(lambda n: args.repetitions) if args.repetitions else (lambda n: sdf_paper.draws_for(n, scale)),
-            Ns=args.pairs_grid, Ts=args.trees_grid)
-        sdf_paper.run_paper_protocol(draws_path, tasks, max_levels=args.max_levels, n_jobs=args.n_jobs,
-                                     say=lambda line: print(line, file=sys.stderr, flush=True))
-    for path in write_sdf_outputs(out, args.report):
-        print(f"written: {path}")
-    return 0
+    tasks = sdf_paper.paper_grid(datasets=args.datasets or sdf_paper.SDF_DATASETS, readings=args.readings,
+                                 draws=_draws_per_cell(args, args.draws_scale), Ns=args.pairs_grid,
+                                 Ts=args.trees_grid)
+    _run_sdf_draws(args, out / "sdf_paper_draws.csv", tasks)
+    return _print_written(write_sdf_outputs(out, args.report))
 
 
 def _reproduce_sdf_lambda(args, out: Path) -> int:
@@ -293,16 +313,12 @@ def _reproduce_sdf_lambda(args, out: Path) -> int:
     from mvlab.reproduction import sdf_lambda, sdf_paper
     from mvlab.reproduction.writer import write_sdf_lambda_outputs
 
-    if not args.report_only:
-        tasks = sdf_lambda.lambda_grid(
-            datasets=args.datasets or sdf_lambda.LAMBDA_DATASETS, Ns=args.pairs_grid or sdf_paper.GRID_N,
-            T=args.trees_grid[0] if args.trees_grid else sdf_lambda.LAMBDA_T,
-            draws=(lambda n: args.repetitions) if args.repetitions else sdf_paper.draws_for)
-        sdf_paper.run_paper_protocol(out / "sdf_lambda_draws.csv", tasks, max_levels=args.max_levels,
-                                     n_jobs=args.n_jobs, say=lambda line: print(line, file=sys.stderr, flush=True))
-    for path in write_sdf_lambda_outputs(out, args.report):
-        print(f"written: {path}")
-    return 0
+    tasks = sdf_lambda.lambda_grid(datasets=args.datasets or sdf_lambda.LAMBDA_DATASETS,
+                                   Ns=args.pairs_grid or sdf_paper.GRID_N,
+                                   T=args.trees_grid[0] if args.trees_grid else sdf_lambda.LAMBDA_T,
+                                   draws=_draws_per_cell(args))
+    _run_sdf_draws(args, out / "sdf_lambda_draws.csv", tasks)
+    return _print_written(write_sdf_lambda_outputs(out, args.report))
 
 
 def _reproduce_sdf_readings(args, out: Path) -> int:
@@ -311,55 +327,33 @@ def _reproduce_sdf_readings(args, out: Path) -> int:
     from mvlab.reproduction import sdf_paper, sdf_readings
     from mvlab.reproduction.writer import write_sdf_readings_outputs
 
-    if not args.report_only:
-        tasks = sdf_readings.readings_grid(
-            dataset=(args.datasets or [sdf_readings.READINGS_DATASET])[0], Ns=args.pairs_grid or sdf_paper.GRID_N,
-            T=args.trees_grid[0] if args.trees_grid else sdf_readings.READINGS_T,
-            draws=(lambda n: args.repetitions) if args.repetitions else sdf_paper.draws_for)
-        sdf_paper.run_paper_protocol(out / "sdf_readings_draws.csv", tasks, max_levels=args.max_levels,
-                                     n_jobs=args.n_jobs, say=lambda line: print(line, file=sys.stderr, flush=True))
-    for path in write_sdf_readings_outputs(out, args.report):
-        print(f"written: {path}")
-    return 0
+    tasks = sdf_readings.readings_grid(dataset=(args.datasets or [sdf_readings.READINGS_DATASET])[0],
+                                       Ns=args.pairs_grid or sdf_paper.GRID_N,
+                                       T=args.trees_grid[0] if args.trees_grid else sdf_readings.READINGS_T,
+                                       draws=_draws_per_cell(args))
+    _run_sdf_draws(args, out / "sdf_readings_draws.csv", tasks)
+    return _print_written(write_sdf_readings_outputs(out, args.report))
 
 
 def _reproduce_ofsp_table3(args) -> int:
     """OFSP's Table 3 rows at the paper's protocol (:mod:`mvlab.reproduction.ofsp_paper`): the repetitions missing
     from ``<out>/ofsp_paper_draws.csv`` are computed and appended as they finish, then the cells file and the
-    report's section are written from it."""
-    from mvlab.reproduction import ofsp_paper
-    from mvlab.reproduction.writer import write_ofsp_outputs
+    report's section are written from it. With ``--ofsp-on-test``, OFSP choosing its features by accuracy on the
+    test fold (:mod:`mvlab.reproduction.ofsp_leak`), a diagnosis of the paper's 100 % cells (All-AML leukemia by
+    default), into ``<out>/ofsp_leak_draws.csv``."""
+    from mvlab.reproduction import ofsp_leak, ofsp_paper
+    from mvlab.reproduction.writer import write_ofsp_leak_outputs, write_ofsp_outputs
 
     out = Path(args.out)
-    if args.ofsp_on_test:
-        return _reproduce_ofsp_leak(args, out)
+    leak = args.ofsp_on_test
     if not args.report_only:
-        tasks = ofsp_paper.ofsp_grid(datasets=args.datasets or tuple(ofsp_paper.DATASETS),
+        default_datasets = ("golub-3051",) if leak else tuple(ofsp_paper.DATASETS)
+        tasks = ofsp_paper.ofsp_grid(datasets=args.datasets or default_datasets,
                                      classifiers=args.classifiers or ofsp_paper.CLASSIFIERS,
                                      repeats=args.repetitions or ofsp_paper.N_REPEATS)
-        ofsp_paper.run_ofsp_protocol(out / "ofsp_paper_draws.csv", tasks, n_jobs=args.n_jobs,
-                                     say=lambda line: print(line, file=sys.stderr, flush=True))
-    for path in write_ofsp_outputs(out, args.report):
-        print(f"written: {path}")
-    return 0
-
-
-def _reproduce_ofsp_leak(args, out: Path) -> int:
-    """OFSP with its accuracy measured on the test fold (:mod:`mvlab.reproduction.ofsp_leak`), a diagnosis of the
-    paper's 100 % cells: All-AML leukemia by default; draws to ``<out>/ofsp_leak_draws.csv``."""
-    from mvlab.reproduction import ofsp_leak, ofsp_paper
-    from mvlab.reproduction.writer import write_ofsp_leak_outputs
-
-    if not args.report_only:
-        tasks = ofsp_paper.ofsp_grid(datasets=args.datasets or ("golub-3051",),
-                                     classifiers=args.classifiers or ofsp_paper.CLASSIFIERS,
-                                     repeats=args.repetitions or ofsp_paper.N_REPEATS)
-        ofsp_paper.run_ofsp_protocol(out / "ofsp_leak_draws.csv", tasks, n_jobs=args.n_jobs,
-                                     draw=ofsp_leak.run_leak_draw,
-                                     say=lambda line: print(line, file=sys.stderr, flush=True))
-    for path in write_ofsp_leak_outputs(out, args.report):
-        print(f"written: {path}")
-    return 0
+        ofsp_paper.run_ofsp_protocol(out / ("ofsp_leak_draws.csv" if leak else "ofsp_paper_draws.csv"), tasks,
+                                     n_jobs=args.n_jobs, draw=ofsp_leak.run_leak_draw if leak else None, say=_say)
+    return _print_written((write_ofsp_leak_outputs if leak else write_ofsp_outputs)(out, args.report))
 
 
 def _reproduce(rep: Reproduction, mode: str, args, store: ResultsStore) -> int:

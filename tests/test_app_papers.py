@@ -40,12 +40,16 @@ def test_papers_page_without_results_says_which_command_makes_them(app, tmp_path
 
 
 def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_page(app, tmp_path, monkeypatch):
+    from mvlab.reproduction.ofsp_leak import LEAK_METHOD
     from mvlab.reproduction.ofsp_paper import OFSP_DRAW_COLUMNS
 
     rows = [dict(zip(OFSP_DRAW_COLUMNS, ["golub-3051", "knn", rep, 1000, method, k, acc, 0.1, 50.0, 1.0]))
             for rep, acc in enumerate([0.97, 1.0, 0.99]) for method in ("OFSP", "RFSP") for k in (1, 2)]
     pd.DataFrame(rows, columns=OFSP_DRAW_COLUMNS).to_csv(tmp_path / "ofsp_paper_draws.csv", index=False)
     writer.write_ofsp_outputs(tmp_path)
+    leak = [{**r, "method": LEAK_METHOD, "accuracy": 1.0} for r in rows if r["method"] == "OFSP"]
+    pd.DataFrame(leak, columns=OFSP_DRAW_COLUMNS).to_csv(tmp_path / "ofsp_leak_draws.csv", index=False)
+    writer.write_ofsp_leak_outputs(tmp_path)
     monkeypatch.setattr(writer, "REPRODUCTION_DIR", tmp_path)
     app.switch_page("pages/papers.py").run()
     assert not app.exception, app.exception
@@ -53,6 +57,8 @@ def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_
     assert "All-AML leukemia (golub-3051: 3,051 filtered genes; the paper: 7,129 raw)" in headings
     grid = next(m.value for m in app.markdown if m.value.startswith("| classifier | k=1 | k=2 |"))
     assert "| KNN | 0.987 ± " in grid and "(3) / 1.000" in grid
+    leak_text = next(m.value for m in app.markdown if m.value.startswith("**All-AML leukemia"))
+    assert "2 of 2 of the paper's cells inside" in leak_text and "| KNN | 1.000 ± 0.000 (3) / 1.000" in leak_text
     table = app.dataframe[-1].value
     table = table.data if hasattr(table, "data") else table
     ofsp = table[table["model"] == "OFSP"]

@@ -14,7 +14,7 @@ import pandas as pd
 
 from mvlab.reproduction.cells import DrawsFile
 
-__all__ = ["REPRODUCTION_DIR", "replace_section", "sdf_markdown", "write_sdf_outputs", "verdict_line",
+__all__ = ["REPRODUCTION_DIR", "CELLS_FILES", "replace_section", "sdf_markdown", "write_sdf_outputs", "verdict_line",
            "read_cells", "cell_table", "grid_markdown", "gap_by_n", "readings_line", "progress_line", "ofsp_markdown",
            "ofsp_grid_markdown", "write_ofsp_outputs", "lambda_markdown", "write_sdf_lambda_outputs",
            "readings_markdown", "write_sdf_readings_outputs", "ofsp_leak_markdown", "write_ofsp_leak_outputs"]
@@ -23,9 +23,14 @@ REPRODUCTION_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
 """The committed draws and cells files (``*_paper_draws.csv``, ``*_paper_cells.csv``)."""
 
 
+CELLS_FILES = {"sdf": "sdf_paper_cells.csv", "ofsp": "ofsp_paper_cells.csv", "ofsp_leak": "ofsp_leak_cells.csv"}
+"""The committed cells files by name: the two papers' protocols and the OFSP reading of
+:mod:`mvlab.reproduction.ofsp_leak`."""
+
+
 def read_cells(paper: str, folder=None) -> pd.DataFrame | None:
-    """The committed cells of ``paper`` (``"sdf"`` or ``"ofsp"``), or None when none were computed yet."""
-    path = Path(folder or REPRODUCTION_DIR) / f"{paper}_paper_cells.csv"
+    """The committed cells of ``paper`` (a key of :data:`CELLS_FILES`), or None when none were computed yet."""
+    path = Path(folder or REPRODUCTION_DIR) / CELLS_FILES[paper]
     if not path.exists():
         return None
     cells = pd.read_csv(path)
@@ -441,9 +446,11 @@ def ofsp_leak_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
             "A cell reads *ours ± half-width (repetitions) / the paper's*, **bold** when outside.")
     if cells.empty:
         return head + "\n\nNo repetition yet."
-    out = [head, "", f"**Verdict**: {verdict_line(cells[cells['model'] == LEAK_METHOD])}."]
+    out = [head]
     for dataset in [d for d in DATASETS if d in set(cells["dataset"])]:
-        out += ["", f"{DATASETS[dataset]}:", "", ofsp_grid_markdown(cells[cells["dataset"] == dataset], LEAK_METHOD)]
+        part = cells[cells["dataset"] == dataset]
+        out += ["", f"{DATASETS[dataset]}: {verdict_line(part[part['model'] == LEAK_METHOD])}.", "",
+                ofsp_grid_markdown(part, LEAK_METHOD)]
     return "\n".join(out)
 
 
