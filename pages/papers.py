@@ -97,6 +97,7 @@ with ofsp_tab:
                 continue
             st.subheader(title)
             st.markdown(ofsp_grid_markdown(part))
+            part = part.sort_values("model", key=lambda m: m != "OFSP", kind="stable")  # the paper's cells first
             st.dataframe(coloured(cell_table(part, view_construction_link)), hide_index=True, width="stretch",
                          column_config={"open": st.column_config.LinkColumn("open", display_text="train it")})
     leak = read_cells("ofsp_leak")

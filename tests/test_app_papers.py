@@ -44,7 +44,7 @@ def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_
     from mvlab.reproduction.ofsp_paper import OFSP_DRAW_COLUMNS
 
     rows = [dict(zip(OFSP_DRAW_COLUMNS, ["golub-3051", "knn", rep, 1000, method, k, acc, 0.1, 50.0, 1.0]))
-            for rep, acc in enumerate([0.97, 1.0, 0.99]) for method in ("OFSP", "RFSP") for k in (1, 2)]
+            for rep, acc in enumerate([0.97, 1.0, 0.99]) for method in ("AB", "OFSP", "RFSP") for k in (1, 2)]
     pd.DataFrame(rows, columns=OFSP_DRAW_COLUMNS).to_csv(tmp_path / "ofsp_paper_draws.csv", index=False)
     writer.write_ofsp_outputs(tmp_path)
     leak = [{**r, "method": LEAK_METHOD, "accuracy": 1.0} for r in rows if r["method"] == "OFSP"]
@@ -61,6 +61,7 @@ def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_
     assert "2 of 2 of the paper's cells inside" in leak_text and "| KNN | 1.000 ± 0.000 (3) / 1.000" in leak_text
     table = app.dataframe[-1].value
     table = table.data if hasattr(table, "data") else table
+    assert (table["model"].iloc[:2] == "OFSP").all()  # the cells with a paper value first
     ofsp = table[table["model"] == "OFSP"]
     assert ofsp["paper"].tolist() == [1.0, 1.0] and table[table["model"] == "RFSP"]["paper"].isna().all()
     assert ofsp["open"].iloc[0].startswith("view_construction?dataset=golub-3051&classifiers=knn&n_splits=5")
