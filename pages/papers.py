@@ -5,16 +5,19 @@ import streamlit as st
 from mvlab.experiments.settings import SiameseSettings, ViewConstructionSettings
 from mvlab.reproduction import ofsp_paper, sdf_paper
 from mvlab.reproduction.writer import (
+    CLASSIFIER_NAMES,
     cell_table,
     gap_by_n,
     grid_markdown,
     ofsp_grid_markdown,
     read_cells,
+    read_draws,
     readings_line,
     verdict_line,
 )
 from mvlab.ui import links
 from mvlab.ui.state import sidebar
+from mvlab.viz.view_construction_figures import k_sweep_boxes
 
 sidebar()
 st.title("Papers: published beside reproduced")
@@ -83,7 +86,7 @@ with sdf_tab:
                    "more readings of the paper (λ chosen on the test draws, pairs drawn as they come, the QP fed "
                    "in-sample probabilities) are in docs/reproduction.md, generated from the committed files.")
 with ofsp_tab:
-    cells = read_cells("ofsp")
+    cells, draws = read_cells("ofsp"), read_draws("ofsp")
     if cells is None or cells.empty:
         st.info("OFSP's Table 3 rows (All-AML leukemia on the 3,051-gene Golub copy, a Madelon-like set) are not "
                 "committed yet: `python -m mvlab reproduce ofsp --table3`.")
@@ -100,6 +103,13 @@ with ofsp_tab:
             part = part.sort_values("model", key=lambda m: m != "OFSP", kind="stable")  # the paper's cells first
             st.dataframe(coloured(cell_table(part, view_construction_link)), hide_index=True, width="stretch",
                          column_config={"open": st.column_config.LinkColumn("open", display_text="train it")})
+            if draws is not None:
+                st.plotly_chart(k_sweep_boxes(
+                    ofsp_paper.figure_panels(draws, dataset), metric_titles=ofsp_paper.FIGURE_METRICS,
+                    classifier_titles=CLASSIFIER_NAMES, title="The paper's Figs. 4-7: each method over k = 1..10 "
+                    "(the mean over repetitions at each k)"), key=f"papers_ofsp_boxes_{dataset}")
+                st.caption("Seconds: building the views and fitting the ensemble on a fold's training rows, "
+                           "wall-clock; the paper's Fig. 6 times the classifiers alone (CPU).")
     leak = read_cells("ofsp_leak")
     if leak is not None and not leak.empty:
         st.subheader("A reading that explains the 100 % cells: OFSP's accuracy measured on the test fold")

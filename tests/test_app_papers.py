@@ -63,5 +63,7 @@ def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_
     table = table.data if hasattr(table, "data") else table
     assert (table["model"].iloc[:2] == "OFSP").all()  # the cells with a paper value first
     ofsp = table[table["model"] == "OFSP"]
+    boxes = app.get("plotly_chart")  # the paper's Figs. 4-7 from the draws: 4 measures x 1 classifier, 3 methods each
+    assert len(boxes) == 1 and '"type":"box"' in boxes[0].proto.spec.replace(" ", "")
     assert ofsp["paper"].tolist() == [1.0, 1.0] and table[table["model"] == "RFSP"]["paper"].isna().all()
     assert ofsp["open"].iloc[0].startswith("view_construction?dataset=golub-3051&classifiers=knn&n_splits=5")

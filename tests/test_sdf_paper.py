@@ -259,7 +259,17 @@ def test_ofsp_table3_rows_are_computed_repetition_by_repetition_and_placed_besid
     assert len(cells) == 6 * 2 and (cells["draws"] == 2).all() and (cells["table"] == 3).all()
     ofsp = cells[cells["model"] == "OFSP"].set_index("k")
     assert ofsp.loc[1, "paper"] == 1.0 and cells[cells["model"] != "OFSP"]["paper"].isna().all()
-    assert "All-AML leukemia (golub-3051: 3,051 filtered genes" in (tmp_path / "report.md").read_text()
+    report = (tmp_path / "report.md").read_text()
+    assert "All-AML leukemia (golub-3051: 3,051 filtered genes" in report
+    # the paper's Figs. 4-7: per (measure, classifier), a row per k and a column per method, the mean over repetitions
+    draws = pd.read_csv(tmp_path / "ofsp_paper_draws.csv")
+    panels = ofsp_paper.figure_panels(draws, "golub-3051")
+    assert list(panels) == [(m, "knn") for m in ofsp_paper.FIGURE_METRICS]
+    seconds = panels[("seconds", "knn")]
+    assert list(seconds.columns) == ["OFSP", "RFSP", "Bagging", "AB", "VG-AC", "VC-GA"] and list(seconds.index) == [1, 2]
+    by_hand = draws[(draws["method"] == "AB") & (draws["k"] == 2)]["seconds"].mean()
+    assert seconds.loc[2, "AB"] == pytest.approx(by_hand) and panels[("disagreement", "knn")].loc[1].isna().all()
+    assert "| KNN | % of features kept (Fig. 7) | " in report
 
 
 def test_table9_is_a_paired_t_test_over_datasets_beside_the_papers_on_the_same_datasets():

@@ -153,3 +153,29 @@ def ofsp_cells(draws: pd.DataFrame, paper_methods=("OFSP",)) -> pd.DataFrame:
     cells = summary.assign(table=3, N="", T="", reading="10 x 5-fold", model=summary["method"])
     cells["inside"] = cell_verdicts(cells)
     return cells[CELL_COLUMNS].reset_index(drop=True)
+
+
+FIGURE_METRICS = {"accuracy": "accuracy (Fig. 4)", "disagreement": "disagreement (Fig. 5)",
+                  "seconds": "seconds per fold (Fig. 6)", "percent_features": "% of features kept (Fig. 7)"}
+"""The draws' columns that the paper's Figs. 4-7 draw as box plots over k, with their titles. ``seconds`` is the
+wall-clock time of building the views and fitting the ensemble on a fold's training rows; the paper's Fig. 6 times
+the classifiers (CPU time) and leaves out how long the views took to build."""
+
+
+def figure_panels(draws: pd.DataFrame, dataset: str, metrics=tuple(FIGURE_METRICS)) -> dict:
+    """The paper's Figs. 4-7 on one dataset: ``(metric, classifier)`` to a frame of shape (n_k, n_methods), a row
+    per k and a column per view-construction method (in :data:`mvlab.experiments.view_construction.METHODS`
+    order), each value the mean of ``metric`` over the repetitions in ``draws`` (rows of
+    :data:`OFSP_DRAW_COLUMNS`); the input of :func:`mvlab.viz.view_construction_figures.k_sweep_boxes`, whose
+    boxes summarise each column over k as the paper's do."""
+    from mvlab.experiments.view_construction import METHODS
+
+    part = draws[draws["dataset"] == dataset]
+    panels = {}
+    for metric in metrics:
+        for clf in [c for c in CLASSIFIERS if c in set(part["classifier"])]:
+            frame = part[part["classifier"] == clf].pivot_table(index="k", columns="method", values=metric,
+                                                                 aggfunc="mean", dropna=False)
+            panels[(metric, clf)] = frame[sorted(frame.columns, key=lambda m: (m not in METHODS, METHODS.index(m)
+                                                                               if m in METHODS else 0, m))]
+    return panels

@@ -14,23 +14,30 @@ import pandas as pd
 
 from mvlab.reproduction.cells import DrawsFile
 
-__all__ = ["REPRODUCTION_DIR", "CELLS_FILES", "replace_section", "sdf_markdown", "write_sdf_outputs", "verdict_line",
-           "read_cells", "cell_table", "grid_markdown", "gap_by_n", "readings_line", "progress_line", "ofsp_markdown",
-           "ofsp_grid_markdown", "write_ofsp_outputs", "lambda_markdown", "write_sdf_lambda_outputs",
-           "readings_markdown", "write_sdf_readings_outputs", "ofsp_leak_markdown", "write_ofsp_leak_outputs"]
+__all__ = ["REPRODUCTION_DIR", "RESULTS_STEMS", "CLASSIFIER_NAMES", "read_draws", "replace_section", "sdf_markdown",
+           "write_sdf_outputs", "verdict_line", "read_cells", "cell_table", "grid_markdown", "gap_by_n",
+           "readings_line", "progress_line", "ofsp_markdown", "ofsp_grid_markdown", "write_ofsp_outputs",
+           "lambda_markdown", "write_sdf_lambda_outputs", "readings_markdown", "write_sdf_readings_outputs",
+           "ofsp_leak_markdown", "write_ofsp_leak_outputs"]
 
 REPRODUCTION_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
 """The committed draws and cells files (``*_paper_draws.csv``, ``*_paper_cells.csv``)."""
 
 
-CELLS_FILES = {"sdf": "sdf_paper_cells.csv", "ofsp": "ofsp_paper_cells.csv", "ofsp_leak": "ofsp_leak_cells.csv"}
-"""The committed cells files by name: the two papers' protocols and the OFSP reading of
-:mod:`mvlab.reproduction.ofsp_leak`."""
+RESULTS_STEMS = {"sdf": "sdf_paper", "ofsp": "ofsp_paper", "ofsp_leak": "ofsp_leak"}
+"""The committed results by name, as the stems of their ``<stem>_draws.csv`` and ``<stem>_cells.csv``: the two
+papers' protocols and the OFSP reading of :mod:`mvlab.reproduction.ofsp_leak`."""
+
+
+def read_draws(paper: str, folder=None) -> pd.DataFrame | None:
+    """The committed draws of ``paper`` (a key of :data:`RESULTS_STEMS`), or None when none were computed yet."""
+    path = Path(folder or REPRODUCTION_DIR) / f"{RESULTS_STEMS[paper]}_draws.csv"
+    return pd.read_csv(path) if path.exists() else None
 
 
 def read_cells(paper: str, folder=None) -> pd.DataFrame | None:
-    """The committed cells of ``paper`` (a key of :data:`CELLS_FILES`), or None when none were computed yet."""
-    path = Path(folder or REPRODUCTION_DIR) / CELLS_FILES[paper]
+    """The committed cells of ``paper`` (a key of :data:`RESULTS_STEMS`), or None when none were computed yet."""
+    path = Path(folder or REPRODUCTION_DIR) / f"{RESULTS_STEMS[paper]}_cells.csv"
     if not path.exists():
         return None
     cells = pd.read_csv(path)
@@ -313,7 +320,27 @@ def ofsp_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
                 m = part[(part["classifier"] == clf) & (part["model"] == method)]["mean"]
                 cols.append(f"{m.median():.3f} [{m.min():.3f}, {m.max():.3f}]" if len(m) else "")
             out.append(f"| {CLASSIFIER_NAMES[clf]} | " + " | ".join(cols) + " |")
+        out += ["", _figures_markdown(draws, dataset)]
     return "\n".join(out)
+
+
+def _figures_markdown(draws: pd.DataFrame, dataset: str) -> str:
+    """The paper's Figs. 5-7 on one dataset as a table: each method's median over k of the mean disagreement,
+    seconds per fold and percentage of features kept (:func:`mvlab.reproduction.ofsp_paper.figure_panels`)."""
+    from mvlab.reproduction.ofsp_paper import FIGURE_METRICS, figure_panels
+
+    formats = {"disagreement": "{:.3f}", "seconds": "{:.2f}", "percent_features": "{:.1f}"}
+    panels = figure_panels(draws, dataset, metrics=tuple(formats))
+    methods = list(dict.fromkeys(m for frame in panels.values() for m in frame.columns))
+    lines = ["The paper's Figs. 5-7 (median over k = 1..10 of the mean over repetitions; disagreement needs two "
+             "views, so k >= 2; the seconds are those of building the views and fitting the ensemble, where the "
+             "paper's Fig. 6 times the classifiers alone):", "",
+             "| classifier | measure | " + " | ".join(methods) + " |", "|---|---|" + "---|" * len(methods)]
+    for (metric, clf), frame in panels.items():
+        title, fmt = FIGURE_METRICS[metric], formats[metric]
+        lines.append(f"| {CLASSIFIER_NAMES[clf]} | {title} | " + " | ".join(
+            fmt.format(frame[m].median()) if m in frame and frame[m].notna().any() else "" for m in methods) + " |")
+    return "\n".join(lines)
 
 
 CLASSIFIER_NAMES = {"knn": "KNN", "nb": "naive Bayes", "svm": "linear SVM"}
