@@ -266,7 +266,8 @@ def test_ofsp_table3_rows_are_computed_repetition_by_repetition_and_placed_besid
     panels = ofsp_paper.figure_panels(draws, "golub-3051")
     assert list(panels) == [(m, "knn") for m in ofsp_paper.FIGURE_METRICS]
     seconds = panels[("seconds", "knn")]
-    assert list(seconds.columns) == ["OFSP", "RFSP", "Bagging", "AB", "VG-AC", "VC-GA"] and list(seconds.index) == [1, 2]
+    assert list(seconds.columns) == ["OFSP", "RFSP", "Bagging", "AB", "VG-AC", "VC-GA"]
+    assert list(seconds.index) == [1, 2]
     by_hand = draws[(draws["method"] == "AB") & (draws["k"] == 2)]["seconds"].mean()
     assert seconds.loc[2, "AB"] == pytest.approx(by_hand) and panels[("disagreement", "knn")].loc[1].isna().all()
     assert "| KNN | % of features kept (Fig. 7) | " in report
@@ -369,3 +370,43 @@ def test_ofsp_choosing_features_on_the_test_fold_is_the_protocols_folds_with_a_l
     write_ofsp_leak_outputs(tmp_path, tmp_path / "report.md")
     cells = pd.read_csv(tmp_path / "ofsp_leak_cells.csv")
     assert cells["paper"].tolist() == [1.0, 1.0] and "<!-- BEGIN ofsp-leak -->" in (tmp_path / "report.md").read_text()
+
+
+def test_the_knn_reading_recomputes_the_protocols_1nn_cells_and_chooses_k_as_a_leave_one_out_grid_search(tmp_path):
+    """The neighbour-count reading of OFSP's Madelon KNN row: its 1-NN rows are the protocol's own cells (same
+    folds, seeds and views); its other classifier chooses k as GridSearchCV with LeaveOneOut would, and predicts
+    as the KNeighborsClassifier with that k."""
+    from sklearn.model_selection import GridSearchCV, LeaveOneOut
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from mvlab.reproduction import ofsp_knn, ofsp_paper
+
+    rng = np.random.RandomState(0)
+    X, y = rng.randn(60, 5), rng.randint(0, 3, 60)
+    X[:, 0] += y  # some signal, so that the choice of k matters
+    ours = ofsp_knn.LeaveOneOutKNN().fit(X, y)
+    grid = GridSearchCV(KNeighborsClassifier(algorithm="brute"), {"n_neighbors": list(range(1, 32, 2))},
+                        cv=LeaveOneOut()).fit(X, y)
+    assert ours.n_neighbors_ == grid.best_params_["n_neighbors"]
+    assert ours.loo_accuracy_ == pytest.approx(grid.cv_results_["mean_test_score"])
+    X_new = rng.randn(20, 5)
+    assert np.array_equal(ours.predict(X_new), grid.predict(X_new))
+    with pytest.raises(ValueError, match="hold no k between 1 and 59"):
+        ofsp_knn.LeaveOneOutKNN(candidates=(60,)).fit(X, y)
+
+    task = ofsp_paper.OfspTask("golub-3051", "knn", 0)
+    rows = pd.DataFrame(ofsp_knn.run_knn_draw(task, max_views=2))
+    assert sorted(rows["method"].unique()) == sorted(f"{m}, {v}" for m in ofsp_knn.KNN_METHODS
+                                                     for v in ofsp_knn.KNN_VARIANTS)
+    protocol = pd.DataFrame(ofsp_paper.run_ofsp_draw(task, max_views=2, methods=list(ofsp_knn.KNN_METHODS)))
+    one_nn = rows[rows["method"].str.endswith(", 1-NN")].assign(method=lambda f: f["method"].str[:-6])
+    merged = one_nn.merge(protocol, on=["method", "k"], suffixes=("", "_protocol"))
+    assert len(merged) == 6 and np.allclose(merged["accuracy"], merged["accuracy_protocol"])
+    from mvlab.reproduction.writer import write_ofsp_knn_outputs
+
+    DrawsFile(tmp_path / "ofsp_knn_draws.csv", ofsp_paper.OFSP_DRAW_COLUMNS, ofsp_paper.OFSP_DRAW_KEY).append(
+        rows.to_dict("records"))
+    write_ofsp_knn_outputs(tmp_path, tmp_path / "report.md")
+    section = (tmp_path / "report.md").read_text()
+    assert "<!-- BEGIN ofsp-knn -->" in section and "| RFSP | " in section and "(median over k)" in section
+    assert len(pd.read_csv(tmp_path / "ofsp_knn_cells.csv")) == 2 * 3 * 2
