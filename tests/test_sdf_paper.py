@@ -395,7 +395,11 @@ def test_the_knn_reading_recomputes_the_protocols_1nn_cells_and_chooses_k_as_a_l
         ofsp_knn.LeaveOneOutKNN(candidates=(60,)).fit(X, y)
 
     task = ofsp_paper.OfspTask("golub-3051", "knn", 0)
-    rows = pd.DataFrame(ofsp_knn.run_knn_draw(task, max_views=2))
+    said = []  # through the protocol's runner, as the command runs it: the draws file and a progress line
+    path = tmp_path / "ofsp_knn_draws.csv"
+    ofsp_paper.run_ofsp_protocol(path, [task], draw=ofsp_knn.run_knn_draw, max_views=2, say=said.append)
+    rows = DrawsFile(path, ofsp_paper.OFSP_DRAW_COLUMNS, ofsp_paper.OFSP_DRAW_KEY).read()
+    assert "golub-3051 knn repetition 0: accuracy over k" in said[-1]
     assert sorted(rows["method"].unique()) == sorted(f"{m}, {v}" for m in ofsp_knn.KNN_METHODS
                                                      for v in ofsp_knn.KNN_VARIANTS)
     protocol = pd.DataFrame(ofsp_paper.run_ofsp_draw(task, max_views=2, methods=list(ofsp_knn.KNN_METHODS)))
@@ -404,8 +408,6 @@ def test_the_knn_reading_recomputes_the_protocols_1nn_cells_and_chooses_k_as_a_l
     assert len(merged) == 6 and np.allclose(merged["accuracy"], merged["accuracy_protocol"])
     from mvlab.reproduction.writer import write_ofsp_knn_outputs
 
-    DrawsFile(tmp_path / "ofsp_knn_draws.csv", ofsp_paper.OFSP_DRAW_COLUMNS, ofsp_paper.OFSP_DRAW_KEY).append(
-        rows.to_dict("records"))
     write_ofsp_knn_outputs(tmp_path, tmp_path / "report.md")
     section = (tmp_path / "report.md").read_text()
     assert "<!-- BEGIN ofsp-knn -->" in section and "| RFSP | " in section and "(median over k)" in section

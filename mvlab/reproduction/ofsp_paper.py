@@ -136,8 +136,9 @@ def run_ofsp_protocol(path, tasks: Iterable[OfspTask], *, n_jobs: int = 1, say: 
         if say:
             r = rows[0]
             ofsp = [x["accuracy"] for x in rows if x["method"].startswith("OFSP")]
+            shown, what = (ofsp, "OFSP accuracy") if ofsp else ([x["accuracy"] for x in rows], "accuracy")
             say(f"[{n}/{len(todo)} {time.perf_counter() - start:.0f} s] {r['dataset']} {r['classifier']} repetition "
-                f"{r['repetition']}: OFSP accuracy over k {min(ofsp):.3f}-{max(ofsp):.3f}")
+                f"{r['repetition']}: {what} over k {min(shown):.3f}-{max(shown):.3f}")
     return len(todo)
 
 
