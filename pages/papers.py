@@ -10,6 +10,7 @@ from mvlab.reproduction.writer import (
     gap_by_n,
     grid_markdown,
     ofsp_grid_markdown,
+    ofsp_knn_markdown,
     read_cells,
     read_draws,
     readings_line,
@@ -122,6 +123,13 @@ with ofsp_tab:
             if not part.empty:
                 st.markdown(f"**{title}**: {verdict_line(part)}.\n\n"
                             + ofsp_grid_markdown(part, model=part["model"].iloc[0]))
+    knn_cells, knn_draws = read_cells("ofsp_knn"), read_draws("ofsp_knn")
+    if knn_cells is not None and not knn_cells.empty:
+        st.subheader("A reading that explains most of Madelon's KNN gap: the number of neighbours")
+        st.caption("mvlab's KNN is 1-NN; PRTools' knnc, the paper's, chooses k by leave-one-out. The same folds and "
+                   "seeds with both, for the three methods whose views do not depend on the classifier "
+                   "(`reproduce ofsp --table3 --knn-neighbours`).")
+        st.markdown(ofsp_knn_markdown(knn_cells, knn_draws))
 with dvs_tab:
     st.markdown("The paper's per-dataset accuracies (its Table 2) were lost from the text mvlab works from, so only "
                 "its average ranks and its sign test can be compared: see docs/reproduction.md §1 (at the paper's "

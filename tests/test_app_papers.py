@@ -50,6 +50,10 @@ def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_
     leak = [{**r, "method": LEAK_METHOD, "accuracy": 1.0} for r in rows if r["method"] == "OFSP"]
     pd.DataFrame(leak, columns=OFSP_DRAW_COLUMNS).to_csv(tmp_path / "ofsp_leak_draws.csv", index=False)
     writer.write_ofsp_leak_outputs(tmp_path)
+    knn = [{**r, "dataset": "madelon-500", "method": f"RFSP, {v}", "accuracy": r["accuracy"] - 0.3 + 0.1 * i}
+           for r in rows if r["method"] == "RFSP" for i, v in enumerate(("1-NN", "k by leave-one-out"))]
+    pd.DataFrame(knn, columns=OFSP_DRAW_COLUMNS).to_csv(tmp_path / "ofsp_knn_draws.csv", index=False)
+    writer.write_ofsp_knn_outputs(tmp_path)
     monkeypatch.setattr(writer, "REPRODUCTION_DIR", tmp_path)
     app.switch_page("pages/papers.py").run()
     assert not app.exception, app.exception
@@ -59,6 +63,9 @@ def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_
     assert "| KNN | 0.987 ± " in grid and "(3) / 1.000" in grid
     leak_text = next(m.value for m in app.markdown if m.value.startswith("**All-AML leukemia"))
     assert "2 of 2 of the paper's cells inside" in leak_text and "| KNN | 1.000 ± 0.000 (3) / 1.000" in leak_text
+    knn_text = next(m.value for m in app.markdown if "--knn-neighbours" in m.value)
+    assert "| RFSP | 0.687 [0.687, 0.687] | 0.787 [0.787, 0.787] | +0.100 (median over k) |" in knn_text
+    assert "the paper's OFSP with KNN: 0.752-0.846" in knn_text
     table = app.dataframe[-1].value
     table = table.data if hasattr(table, "data") else table
     assert (table["model"].iloc[:2] == "OFSP").all()  # the cells with a paper value first

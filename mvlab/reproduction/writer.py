@@ -25,9 +25,9 @@ REPRODUCTION_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
 """The committed draws and cells files (``*_paper_draws.csv``, ``*_paper_cells.csv``)."""
 
 
-RESULTS_STEMS = {"sdf": "sdf_paper", "ofsp": "ofsp_paper", "ofsp_leak": "ofsp_leak"}
+RESULTS_STEMS = {"sdf": "sdf_paper", "ofsp": "ofsp_paper", "ofsp_leak": "ofsp_leak", "ofsp_knn": "ofsp_knn"}
 """The committed results by name, as the stems of their ``<stem>_draws.csv`` and ``<stem>_cells.csv``: the two
-papers' protocols and the OFSP reading of :mod:`mvlab.reproduction.ofsp_leak`."""
+papers' protocols and the OFSP readings (:mod:`mvlab.reproduction.ofsp_leak`, :mod:`mvlab.reproduction.ofsp_knn`)."""
 
 
 def read_draws(paper: str, folder=None) -> pd.DataFrame | None:
