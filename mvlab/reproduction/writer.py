@@ -507,14 +507,15 @@ def write_ofsp_leak_outputs(folder, report=None) -> list[Path]:
     return _write_ofsp_reading(folder, "ofsp_leak", ofsp_leak_markdown, (LEAK_METHOD,), report)
 
 
-def ofsp_knn_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
+def ofsp_knn_markdown(cells: pd.DataFrame, draws: pd.DataFrame, head: bool = True) -> str:
     """The generated section on the number of neighbours (:mod:`mvlab.reproduction.ofsp_knn`): per dataset and
-    method, the accuracy over k = 1..10 with 1-NN and with k chosen by leave-one-out, and the paper's OFSP row."""
+    method, the accuracy over k = 1..10 with 1-NN and with k chosen by leave-one-out, and the paper's OFSP row
+    (``head``: after the line that names the command and its draws file)."""
     from mvlab.reproduction.ofsp_knn import KNN_METHODS, KNN_VARIANTS
     from mvlab.reproduction.ofsp_paper import DATASETS, PAPER
 
     out = [_reading_head(draws, "--knn-neighbours", "ofsp_knn", "Median [min, max] over k = 1..10 of the mean "
-                         "accuracy over the repetitions.")]
+                         "accuracy over the repetitions.") if head else ""]
     if cells.empty:
         return out[0] + "\n\nNo repetition yet."
     for dataset in [d for d in DATASETS if d in set(cells["dataset"])]:
@@ -528,7 +529,7 @@ def ofsp_knn_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
             gain = (means[1] - means[0]).dropna()
             out.append(f"| {method} | " + " | ".join(cols) + " | "
                        + (f"{gain.median():+.3f} (median over k)" if len(gain) else "") + " |")
-    return "\n".join(out)
+    return "\n".join(out).strip()
 
 
 def write_ofsp_knn_outputs(folder, report=None) -> list[Path]:
