@@ -478,6 +478,19 @@ def cmd_lesson(args) -> int:
     return 0
 
 
+READING_FLAGS = {
+    "--lambda-on-test": "the reading 'λ chosen on the test draws': gcForest, SDF (λ on training pairs) and SDF with "
+                        "each λ fixed, at T = 100 on the same pairs, into sdf_lambda_draws.csv",
+    "--other-readings": "two further readings on Table 6's data at T = 100: pairs drawn as they come (not half "
+                        "similar), and the QP fed in-sample tree probabilities (each λ), into sdf_readings_draws.csv",
+    "--ofsp-on-test": "with ofsp --table3: OFSP choosing its features by accuracy on the test fold, a diagnosis of the "
+                      "paper's 100 %% cells (All-AML by default), into ofsp_leak_draws.csv",
+    "--knn-neighbours": "with ofsp --table3: RFSP, Bagging and VG-AC with 1-NN and with k chosen by leave-one-out "
+                        "(PRTools' knnc), the likely cause of the Madelon KNN gap, into ofsp_knn_draws.csv",
+}
+"""The readings of the papers, each a flag of ``reproduce sdf --paper`` or ``reproduce ofsp --table3``."""
+
+
 def _add_paper_table_arguments(rep: argparse.ArgumentParser) -> None:
     """The options of ``reproduce sdf --paper`` (Tables 4-9 and its further readings) and ``reproduce ofsp --table3``,
     one argument group of the ``reproduce`` parser ``rep``."""
@@ -498,19 +511,6 @@ def _add_paper_table_arguments(rep: argparse.ArgumentParser) -> None:
     sdf.add_argument("--max-levels", type=int, default=10, help="cascade levels at most (default 10)")
     for flag, help_text in READING_FLAGS.items():
         sdf.add_argument(flag, action="store_true", help=help_text)
-
-
-READING_FLAGS = {
-    "--lambda-on-test": "the reading 'λ chosen on the test draws': gcForest, SDF (λ on training pairs) and SDF with "
-                        "each λ fixed, at T = 100 on the same pairs, into sdf_lambda_draws.csv",
-    "--other-readings": "two further readings on Table 6's data at T = 100: pairs drawn as they come (not half "
-                        "similar), and the QP fed in-sample tree probabilities (each λ), into sdf_readings_draws.csv",
-    "--ofsp-on-test": "with ofsp --table3: OFSP choosing its features by accuracy on the test fold, a diagnosis of the "
-                      "paper's 100 %% cells (All-AML by default), into ofsp_leak_draws.csv",
-    "--knn-neighbours": "with ofsp --table3: RFSP, Bagging and VG-AC with 1-NN and with k chosen by leave-one-out "
-                        "(PRTools' knnc), the likely cause of the Madelon KNN gap, into ofsp_knn_draws.csv",
-}
-"""The readings of the papers, each a flag of ``reproduce sdf --paper`` or ``reproduce ofsp --table3``."""
 
 
 def build_parser() -> argparse.ArgumentParser:
