@@ -10,14 +10,12 @@ their searches costs hours), so the difference between the two rows of a method 
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mvlab.reproduction.ofsp_paper import MAX_VIEWS, N_SPLITS, OfspTask, load
+from mvlab.reproduction.ofsp_paper import MAX_VIEWS, N_SPLITS, OfspTask, run_fold_reading
 
 __all__ = ["LeaveOneOutKNN", "KNN_METHODS", "KNN_VARIANTS", "run_knn_draw"]
 
@@ -85,27 +83,17 @@ def run_knn_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_S
     averaged over the folds; rows of :data:`mvlab.reproduction.ofsp_paper.OFSP_DRAW_COLUMNS` (``classifier``
     ``"knn"``). ``n_jobs`` is accepted for the protocol runner and unused."""
     from mvlab.construction.ensemble import ViewEnsemble, percent_features_used
-    from mvlab.experiments.protocols import RepeatedKFold
-    from mvlab.experiments.view_construction import cell_seed, make_partitioner
+    from mvlab.experiments.view_construction import make_partitioner
 
-    ds = load(task.dataset)
-    seed = 1000 * (1 + task.repetition)  # as run_ofsp_draw: the same outer folds
-    splits = RepeatedKFold(n_repeats=1, n_splits=n_splits).splits(ds.y, seed)
-    rows = []
-    for k in range(1, max_views + 1):
-        for method in KNN_METHODS:
-            for variant, estimator in zip(KNN_VARIANTS, ("knn", LeaveOneOutKNN())):
-                accuracy, kept, start = [], [], time.perf_counter()
-                for s in splits:
-                    k_seed = cell_seed(s.seed, k)
-                    ens = ViewEnsemble(partitioner=make_partitioner(method, k, random_state=k_seed),
-                                       estimator=estimator, weighting="performance", inner_cv=5, random_state=k_seed)
-                    ens.fit(ds.X[s.train], ds.y[s.train])
-                    accuracy.append(float(np.mean(ens.predict(ds.X[s.test]) == ds.y[s.test])))
-                    kept.append(percent_features_used(ens.partitioner_.views_, ds.X.shape[1]))
-                rows.append({"dataset": task.dataset, "classifier": task.classifier, "repetition": task.repetition,
-                             "seed": seed, "method": f"{method}, {variant}", "k": k,
-                             "accuracy": float(np.mean(accuracy)), "disagreement": np.nan,
-                             "percent_features": float(np.mean(kept)),
-                             "seconds": (time.perf_counter() - start) / len(splits)})
-    return rows
+    def evaluator(method, estimator):
+        def evaluate(ds, split, k, seed):
+            ens = ViewEnsemble(partitioner=make_partitioner(method, k, random_state=seed), estimator=estimator,
+                               weighting="performance", inner_cv=5, random_state=seed)
+            ens.fit(ds.X[split.train], ds.y[split.train])
+            return (float(np.mean(ens.predict(ds.X[split.test]) == ds.y[split.test])),
+                    percent_features_used(ens.partitioner_.views_, ds.X.shape[1]))
+        return evaluate
+
+    methods = {f"{method}, {variant}": evaluator(method, estimator) for method in KNN_METHODS
+               for variant, estimator in zip(KNN_VARIANTS, ("knn", LeaveOneOutKNN()))}
+    return run_fold_reading(task, methods, max_views, n_splits)

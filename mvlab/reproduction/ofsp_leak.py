@@ -12,11 +12,9 @@ This is a diagnosis, not a protocol to use: it chooses on test data.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-from mvlab.reproduction.ofsp_paper import MAX_VIEWS, N_SPLITS, OfspTask, load
+from mvlab.reproduction.ofsp_paper import MAX_VIEWS, N_SPLITS, OfspTask, run_fold_reading
 
 __all__ = ["LEAK_METHOD", "run_leak_draw"]
 
@@ -31,24 +29,12 @@ def run_leak_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_
     accepted for the protocol runner and unused (OFSP's evaluators are single-threaded)."""
     from mvlab.construction.ensemble import ViewEnsemble, percent_features_used
     from mvlab.construction.partition import OFSP
-    from mvlab.experiments.protocols import RepeatedKFold
-    from mvlab.experiments.view_construction import cell_seed
 
-    ds = load(task.dataset)
-    seed = 1000 * (1 + task.repetition)  # as run_ofsp_draw: the same outer folds
-    splits = RepeatedKFold(n_repeats=1, n_splits=n_splits).splits(ds.y, seed)
-    rows = []
-    for k in range(1, max_views + 1):
-        accuracy, kept, start = [], [], time.perf_counter()
-        for s in splits:
-            k_seed = cell_seed(s.seed, k)
-            ofsp = OFSP(k, task.classifier, inner_cv=[(s.train, s.test)], random_state=k_seed).fit(ds.X, ds.y)
-            ens = ViewEnsemble(views=ofsp.views_, estimator=task.classifier, inner_cv=5, random_state=k_seed)
-            ens.fit(ds.X[s.train], ds.y[s.train])
-            accuracy.append(float(np.mean(ens.predict(ds.X[s.test]) == ds.y[s.test])))
-            kept.append(percent_features_used(ofsp.views_, ds.X.shape[1]))
-        rows.append({"dataset": task.dataset, "classifier": task.classifier, "repetition": task.repetition,
-                     "seed": seed, "method": LEAK_METHOD, "k": k, "accuracy": float(np.mean(accuracy)),
-                     "disagreement": np.nan, "percent_features": float(np.mean(kept)),
-                     "seconds": (time.perf_counter() - start) / len(splits)})
-    return rows
+    def evaluate(ds, split, k, seed):
+        ofsp = OFSP(k, task.classifier, inner_cv=[(split.train, split.test)], random_state=seed).fit(ds.X, ds.y)
+        ens = ViewEnsemble(views=ofsp.views_, estimator=task.classifier, inner_cv=5, random_state=seed)
+        ens.fit(ds.X[split.train], ds.y[split.train])
+        return (float(np.mean(ens.predict(ds.X[split.test]) == ds.y[split.test])),
+                percent_features_used(ofsp.views_, ds.X.shape[1]))
+
+    return run_fold_reading(task, {LEAK_METHOD: evaluate}, max_views, n_splits)

@@ -32,7 +32,7 @@ from mvlab.core.threads import call_on_threads
 from mvlab.reproduction.cells import CELL_COLUMNS, DrawsFile, cell_verdicts, summarise_cells
 
 __all__ = ["DATASETS", "PAPER", "PROTOCOL_OPTIONS", "OFSP_DRAW_COLUMNS", "OfspTask", "ofsp_grid", "run_ofsp_draw",
-           "run_ofsp_protocol", "ofsp_cells"]
+           "run_fold_reading", "run_ofsp_protocol", "ofsp_cells"]
 
 DATASETS = {
     "golub-3051": "All-AML leukemia (golub-3051: 3,051 filtered genes; the paper: 7,129 raw)",
@@ -114,6 +114,35 @@ def run_ofsp_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_
              "method": method, "k": int(k), "accuracy": row["accuracy"], "disagreement": row["disagreement"],
              "percent_features": row["percent_features"], "seconds": row["seconds"]}
             for (method, k), row in wide.iterrows()]
+
+
+FoldEvaluator = Callable[[object, object, int, int], tuple[float, float]]
+"""``evaluate(ds, split, k, seed) -> (accuracy, percent_features)``: one method at ``k`` views on one outer fold
+(``split.train``, ``split.test`` rows of ``ds``), ``seed`` the fold's seed for that ``k``."""
+
+
+def run_fold_reading(task: OfspTask, methods: dict[str, FoldEvaluator], max_views: int = MAX_VIEWS,
+                     n_splits: int = N_SPLITS) -> list[dict]:
+    """One repetition of a reading run on the protocol's own folds and seeds (those of :func:`run_ofsp_draw`):
+    for every k = 1..``max_views`` and every ``method`` in ``methods`` (in its order), the mean over the folds of
+    what its evaluator returns; rows of :data:`OFSP_DRAW_COLUMNS`, ``seconds`` the mean time per fold and
+    ``disagreement`` not measured (NaN)."""
+    from mvlab.experiments.protocols import RepeatedKFold
+    from mvlab.experiments.view_construction import cell_seed
+
+    ds = load(task.dataset)
+    seed = 1000 * (1 + task.repetition)  # as run_ofsp_draw: the same outer folds
+    splits = RepeatedKFold(n_repeats=1, n_splits=n_splits).splits(ds.y, seed)
+    rows = []
+    for k in range(1, max_views + 1):
+        for method, evaluate in methods.items():
+            start = time.perf_counter()
+            accuracy, kept = zip(*(evaluate(ds, s, k, cell_seed(s.seed, k)) for s in splits))
+            rows.append({"dataset": task.dataset, "classifier": task.classifier, "repetition": task.repetition,
+                         "seed": seed, "method": method, "k": k, "accuracy": float(np.mean(accuracy)),
+                         "disagreement": np.nan, "percent_features": float(np.mean(kept)),
+                         "seconds": (time.perf_counter() - start) / len(splits)})
+    return rows
 
 
 def run_ofsp_protocol(path, tasks: Iterable[OfspTask], *, n_jobs: int = 1, say: Callable[[str], None] | None = None,
