@@ -64,7 +64,7 @@ from mvlab.stats import (
 
 __all__ = [
     "METHODS", "METHOD_TITLES", "CLASSIFIERS", "CLASSIFIER_TITLES", "METRICS", "METRIC_TITLES",
-    "HIGHER_IS_BETTER", "make_partitioner", "cell_seed", "evaluate_split", "k_sweep",
+    "HIGHER_IS_BETTER", "make_partitioner", "cell_seed", "ensemble_metrics", "evaluate_split", "k_sweep",
     "KSweepResult", "SweepTest", "sweep_test", "feature_groups", "partition_crosstab", "VIEW_CONSTRUCTION",
 ]
 
@@ -147,19 +147,29 @@ def _partitioner_options(options: dict) -> dict:
     return {k: v for k, v in options.items() if k != "ga_runs"}
 
 
-def _cell_metrics(ens, X, y, test, timing, shared=None):
-    """Metrics of one fitted view ensemble on the test rows (``shared``: the :class:`Timing` of work done once
-    for several cells, counted in each)."""
+def ensemble_metrics(ens, X, y, test) -> tuple[dict, list]:
+    """What a fitted view ensemble ``ens`` does on the rows ``test`` of ``X`` (n, d), ``y`` (n,): the accuracy of
+    its Eq. 10 weighted vote, the disagreement DM_total of its members (Eqs. 1-3; NaN for a single member), the
+    percentage of the d features its views keep and how many views it uses; and its views."""
     P = ens.view_predictions(X[test])
     predicted, _ = weighted_vote(P, ens.weights_, ens.classes_)
     views = ens.partitioner_.views_ if hasattr(ens, "partitioner_") else ens.views_
     return {
         "accuracy": float(np.mean(predicted == y[test])),
         "disagreement": diversity_report(P)["disagreement"],
-        "seconds": timing.wall_seconds + (shared.wall_seconds if shared else 0.0),
-        "cpu_seconds": timing.cpu_seconds + (shared.cpu_seconds if shared else 0.0),
         "percent_features": percent_features_used(views, X.shape[1]),
         "views_used": float(len(ens.views_)),
+    }, views
+
+
+def _cell_metrics(ens, X, y, test, timing, shared=None):
+    """:func:`ensemble_metrics` of one fitted view ensemble on the test rows and its time (``shared``: the
+    :class:`Timing` of work done once for several cells, counted in each)."""
+    metrics, views = ensemble_metrics(ens, X, y, test)
+    return {
+        **metrics,
+        "seconds": timing.wall_seconds + (shared.wall_seconds if shared else 0.0),
+        "cpu_seconds": timing.cpu_seconds + (shared.cpu_seconds if shared else 0.0),
     }, views
 
 

@@ -82,16 +82,14 @@ def run_knn_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_S
     performance-weighted ensemble with each classifier of :data:`KNN_VARIANTS`, its accuracy on the test fold
     averaged over the folds; rows of :data:`mvlab.reproduction.ofsp_paper.OFSP_DRAW_COLUMNS` (``classifier``
     ``"knn"``). ``n_jobs`` is accepted for the protocol runner and unused."""
-    from mvlab.construction.ensemble import ViewEnsemble, percent_features_used
+    from mvlab.construction.ensemble import ViewEnsemble
     from mvlab.experiments.view_construction import make_partitioner
 
     def evaluator(method, estimator):
         def evaluate(ds, split, k, seed):
             ens = ViewEnsemble(partitioner=make_partitioner(method, k, random_state=seed), estimator=estimator,
                                weighting="performance", inner_cv=5, random_state=seed)
-            ens.fit(ds.X[split.train], ds.y[split.train])
-            return (float(np.mean(ens.predict(ds.X[split.test]) == ds.y[split.test])),
-                    percent_features_used(ens.partitioner_.views_, ds.X.shape[1]))
+            return ens.fit(ds.X[split.train], ds.y[split.train])
         return evaluate
 
     methods = {f"{method}, {variant}": evaluator(method, estimator) for method in KNN_METHODS

@@ -12,8 +12,6 @@ This is a diagnosis, not a protocol to use: it chooses on test data.
 
 from __future__ import annotations
 
-import numpy as np
-
 from mvlab.reproduction.ofsp_paper import MAX_VIEWS, N_SPLITS, OfspTask, run_fold_reading
 
 __all__ = ["LEAK_METHOD", "run_leak_draw"]
@@ -27,14 +25,12 @@ def run_leak_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_
     outer test fold, the performance-weighted ensemble trained on the outer training rows, its accuracy on the test
     fold averaged over the folds; rows of :data:`mvlab.reproduction.ofsp_paper.OFSP_DRAW_COLUMNS`. ``n_jobs`` is
     accepted for the protocol runner and unused (OFSP's evaluators are single-threaded)."""
-    from mvlab.construction.ensemble import ViewEnsemble, percent_features_used
+    from mvlab.construction.ensemble import ViewEnsemble
     from mvlab.construction.partition import OFSP
 
     def evaluate(ds, split, k, seed):
         ofsp = OFSP(k, task.classifier, inner_cv=[(split.train, split.test)], random_state=seed).fit(ds.X, ds.y)
         ens = ViewEnsemble(views=ofsp.views_, estimator=task.classifier, inner_cv=5, random_state=seed)
-        ens.fit(ds.X[split.train], ds.y[split.train])
-        return (float(np.mean(ens.predict(ds.X[split.test]) == ds.y[split.test])),
-                percent_features_used(ofsp.views_, ds.X.shape[1]))
+        return ens.fit(ds.X[split.train], ds.y[split.train])
 
     return run_fold_reading(task, {LEAK_METHOD: evaluate}, max_views, n_splits)
