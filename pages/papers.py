@@ -6,11 +6,13 @@ from mvlab.experiments.settings import SiameseSettings, ViewConstructionSettings
 from mvlab.reproduction import ofsp_paper, sdf_paper
 from mvlab.reproduction.writer import (
     CLASSIFIER_NAMES,
+    TABLE4_CAPTION,
     cell_table,
     gap_by_n,
     grid_markdown,
     ofsp_grid_markdown,
     ofsp_knn_markdown,
+    ofsp_verdicts,
     read_cells,
     read_draws,
     readings_line,
@@ -92,15 +94,18 @@ with ofsp_tab:
         st.info("OFSP's Table 3 rows (All-AML leukemia on the 3,051-gene Golub copy, a Madelon-like set) are not "
                 "committed yet: `python -m mvlab reproduce ofsp --table3`.")
     else:
-        st.markdown(f"**OFSP's cells: {verdict_line(cells[cells['model'] == 'OFSP'])}.** Neither dataset is the "
+        st.markdown(f"**OFSP's cells: {ofsp_verdicts(cells)}.** Neither dataset is the "
                     "paper's own (see each heading); 10 x 5-fold cross-validation, the interval over the 10 "
                     "repetitions. The other five methods have no printed cell (the paper draws them as box plots).")
         for dataset, title in ofsp_paper.DATASETS.items():
-            part = cells[cells["dataset"] == dataset]
-            if part.empty:
+            every = cells[cells["dataset"] == dataset]
+            if every.empty:
                 continue
             st.subheader(title)
-            st.markdown(ofsp_grid_markdown(part))
+            part = every[every["table"] == 3]
+            st.markdown("Accuracy at k views (Table 3):\n\n" + ofsp_grid_markdown(part))
+            if (every["table"] == 4).any():
+                st.markdown(TABLE4_CAPTION + "\n\n" + ofsp_grid_markdown(every[every["table"] == 4]))
             part = part.sort_values("model", key=lambda m: m != "OFSP", kind="stable")  # the paper's cells first
             st.dataframe(coloured(cell_table(part, view_construction_link)), hide_index=True, width="stretch",
                          column_config={"open": st.column_config.LinkColumn("open", display_text="train it")})
@@ -121,8 +126,10 @@ with ofsp_tab:
         for dataset, title in ofsp_paper.DATASETS.items():
             part = leak[leak["dataset"] == dataset]
             if not part.empty:
-                st.markdown(f"**{title}**: {verdict_line(part)}.\n\n"
-                            + ofsp_grid_markdown(part, model=part["model"].iloc[0]))
+                model = part["model"].iloc[0]
+                st.markdown(f"**{title}**: {ofsp_verdicts(part, model)}.\n\n"
+                            + "\n\n".join(ofsp_grid_markdown(part[part["table"] == t], model=model)
+                                          for t in (3, 4) if (part["table"] == t).any()))
     knn_cells, knn_draws = read_cells("ofsp_knn"), read_draws("ofsp_knn")
     if knn_cells is not None and not knn_cells.empty:
         st.subheader("A reading that explains most of Madelon's KNN gap: the number of neighbours")

@@ -1,5 +1,6 @@
 """AppTest: the Papers page shows the committed cells beside the paper's, and says when there are none."""
 
+import numpy as np
 import pandas as pd
 
 from mvlab.reproduction import writer
@@ -43,7 +44,8 @@ def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_
     from mvlab.reproduction.ofsp_leak import LEAK_METHOD
     from mvlab.reproduction.ofsp_paper import OFSP_DRAW_COLUMNS
 
-    rows = [dict(zip(OFSP_DRAW_COLUMNS, ["golub-3051", "knn", rep, 1000, method, k, acc, 0.1, 50.0, 1.0]))
+    rows = [dict(zip(OFSP_DRAW_COLUMNS, ["golub-3051", "knn", rep, 1000, method, k, acc, 0.1 if k > 1 else np.nan,
+                                         50.0, 1.0]))
             for rep, acc in enumerate([0.97, 1.0, 0.99]) for method in ("AB", "OFSP", "RFSP") for k in (1, 2)]
     pd.DataFrame(rows, columns=OFSP_DRAW_COLUMNS).to_csv(tmp_path / "ofsp_paper_draws.csv", index=False)
     writer.write_ofsp_outputs(tmp_path)
@@ -59,8 +61,11 @@ def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_
     assert not app.exception, app.exception
     headings = [s.value for s in app.subheader]
     assert "All-AML leukemia (golub-3051: 3,051 filtered genes; the paper: 7,129 raw)" in headings
-    grid = next(m.value for m in app.markdown if m.value.startswith("| classifier | k=1 | k=2 |"))
-    assert "| KNN | 0.987 ± " in grid and "(3) / 1.000" in grid
+    grid = next(m.value for m in app.markdown if m.value.startswith("Accuracy at k views (Table 3):"))
+    assert "| classifier | k=1 | k=2 |" in grid and "| KNN | 0.987 ± " in grid and "(3) / 1.000" in grid
+    disagreement = next(m.value for m in app.markdown if m.value.startswith(writer.TABLE4_CAPTION))
+    assert "| classifier | k=2 |" in disagreement and "| KNN | 0.100 ± 0.000 (3) / **0.000** |" in disagreement
+    assert any("Table 4 (disagreement): 0 of 1 of the paper's cells inside" in m.value for m in app.markdown)
     leak_text = next(m.value for m in app.markdown if m.value.startswith("**All-AML leukemia"))
     assert "2 of 2 of the paper's cells inside" in leak_text and "| KNN | 1.000 ± 0.000 (3) / 1.000" in leak_text
     knn_text = next(m.value for m in app.markdown if "| RFSP | " in m.value)

@@ -256,13 +256,20 @@ def test_ofsp_table3_rows_are_computed_repetition_by_repetition_and_placed_besid
     assert ofsp_paper.run_ofsp_protocol(tmp_path / "ofsp_paper_draws.csv", tasks, **small) == 1  # resumed
     write_ofsp_outputs(tmp_path, tmp_path / "report.md")
     cells = pd.read_csv(tmp_path / "ofsp_paper_cells.csv")
-    assert len(cells) == 6 * 2 and (cells["draws"] == 2).all() and (cells["table"] == 3).all()
-    ofsp = cells[cells["model"] == "OFSP"].set_index("k")
-    assert ofsp.loc[1, "paper"] == 1.0 and cells[cells["model"] != "OFSP"]["paper"].isna().all()
+    assert (cells["draws"] == 2).all() and cells[cells["model"] != "OFSP"]["paper"].isna().all()
+    # Table 3: the accuracy at every k; Table 4: the disagreement, which needs two members (k = 2 here)
+    assert len(cells[cells["table"] == 3]) == 6 * 2 and len(cells[cells["table"] == 4]) == 6
+    assert set(cells[cells["table"] == 4]["k"]) == {2}
+    ofsp = cells[cells["model"] == "OFSP"].set_index(["table", "k"])
+    assert ofsp.loc[(3, 1), "paper"] == 1.0 and ofsp.loc[(4, 2), "paper"] == ofsp_paper.PAPER_DISAGREEMENT[
+        ("golub-3051", "knn", 2)] == 0.0
+    draws = pd.read_csv(tmp_path / "ofsp_paper_draws.csv")
+    by_hand = draws[(draws["method"] == "OFSP") & (draws["k"] == 2)]["disagreement"]
+    assert ofsp.loc[(4, 2), "mean"] == pytest.approx(by_hand.mean(), abs=1e-6) and by_hand.notna().all()
     report = (tmp_path / "report.md").read_text()
     assert "All-AML leukemia (golub-3051: 3,051 filtered genes" in report
+    assert "Table 3 (accuracy): " in report and "Table 4 (disagreement): " in report
     # the paper's Figs. 4-7: per (measure, classifier), a row per k and a column per method, the mean over repetitions
-    draws = pd.read_csv(tmp_path / "ofsp_paper_draws.csv")
     panels = ofsp_paper.figure_panels(draws, "golub-3051")
     assert list(panels) == [(m, "knn") for m in ofsp_paper.FIGURE_METRICS]
     seconds = panels[("seconds", "knn")]
@@ -361,6 +368,7 @@ def test_ofsp_choosing_features_on_the_test_fold_is_the_protocols_folds_with_a_l
     task = ofsp_paper.OfspTask("golub-3051", "knn", 0)
     rows = ofsp_leak.run_leak_draw(task, max_views=2)
     assert [r["k"] for r in rows] == [1, 2] and {r["method"] for r in rows} == {ofsp_leak.LEAK_METHOD}
+    assert np.isnan(rows[0]["disagreement"]) and 0 <= rows[1]["disagreement"] <= 1  # one member has none
     ds = load_dataset("golub-3051")
     s = RepeatedKFold(1, 5).splits(ds.y, 1000)[2]  # one fold by hand
     views = OFSP(1, "knn", inner_cv=[(s.train, s.test)], random_state=cell_seed(s.seed, 1)).fit(ds.X, ds.y).views_
@@ -369,7 +377,8 @@ def test_ofsp_choosing_features_on_the_test_fold_is_the_protocols_folds_with_a_l
     DrawsFile(tmp_path / "ofsp_leak_draws.csv", ofsp_paper.OFSP_DRAW_COLUMNS, ofsp_paper.OFSP_DRAW_KEY).append(rows)
     write_ofsp_leak_outputs(tmp_path, tmp_path / "report.md")
     cells = pd.read_csv(tmp_path / "ofsp_leak_cells.csv")
-    assert cells["paper"].tolist() == [1.0, 1.0] and "<!-- BEGIN ofsp-leak -->" in (tmp_path / "report.md").read_text()
+    assert cells["table"].tolist() == [3, 3, 4] and cells["paper"].tolist() == [1.0, 1.0, 0.0]
+    assert "<!-- BEGIN ofsp-leak -->" in (tmp_path / "report.md").read_text()
 
 
 def test_the_knn_reading_recomputes_the_protocols_1nn_cells_and_chooses_k_as_a_leave_one_out_grid_search(tmp_path):
@@ -406,9 +415,11 @@ def test_the_knn_reading_recomputes_the_protocols_1nn_cells_and_chooses_k_as_a_l
     one_nn = rows[rows["method"].str.endswith(", 1-NN")].assign(method=lambda f: f["method"].str[:-6])
     merged = one_nn.merge(protocol, on=["method", "k"], suffixes=("", "_protocol"))
     assert len(merged) == 6 and np.allclose(merged["accuracy"], merged["accuracy_protocol"])
+    assert np.allclose(merged["disagreement"], merged["disagreement_protocol"], equal_nan=True)
     from mvlab.reproduction.writer import write_ofsp_knn_outputs
 
     write_ofsp_knn_outputs(tmp_path, tmp_path / "report.md")
     section = (tmp_path / "report.md").read_text()
     assert "<!-- BEGIN ofsp-knn -->" in section and "| RFSP | " in section and "(median over k)" in section
-    assert len(pd.read_csv(tmp_path / "ofsp_knn_cells.csv")) == 2 * 3 * 2
+    cells = pd.read_csv(tmp_path / "ofsp_knn_cells.csv")  # accuracy at k = 1, 2; disagreement at k = 2
+    assert len(cells[cells["table"] == 3]) == 2 * 3 * 2 and len(cells[cells["table"] == 4]) == 2 * 3

@@ -18,7 +18,7 @@ __all__ = ["REPRODUCTION_DIR", "RESULTS_STEMS", "CLASSIFIER_NAMES", "read_draws"
            "write_sdf_outputs", "verdict_line", "read_cells", "cell_table", "grid_markdown", "gap_by_n",
            "readings_line", "progress_line", "ofsp_markdown", "ofsp_grid_markdown", "write_ofsp_outputs",
            "lambda_markdown", "write_sdf_lambda_outputs", "readings_markdown", "write_sdf_readings_outputs",
-           "ofsp_leak_markdown", "write_ofsp_leak_outputs",
+           "ofsp_leak_markdown", "write_ofsp_leak_outputs", "ofsp_verdicts", "TABLE4_CAPTION",
            "ofsp_knn_markdown", "write_ofsp_knn_outputs"]
 
 REPRODUCTION_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
@@ -307,11 +307,13 @@ def ofsp_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
            f"cross-validation); cells in "
            f"[ofsp_paper_cells.csv](reproduction/ofsp_paper_cells.csv). A cell reads *ours ± half-width of the 95 % "
            f"t interval over the repetitions (repetitions) / the paper's*, **bold** when outside.", "",
-           f"**OFSP's cells**: {verdict_line(cells[cells['model'] == 'OFSP'])}. Neither dataset is the paper's own "
-           f"(see each heading), so a gap here measures the data as much as the method."]
+           f"**OFSP's cells**: {ofsp_verdicts(cells)}. Neither dataset is the paper's own (see each heading), so "
+           f"a gap here measures the data as much as the method."]
     for dataset in [d for d in DATASETS if d in set(cells["dataset"])]:
-        part = cells[cells["dataset"] == dataset]
-        out += ["", f"#### {DATASETS[dataset]}", "", "OFSP, accuracy at k views:", "", ofsp_grid_markdown(part)]
+        every = cells[cells["dataset"] == dataset]
+        part = every[every["table"] == 3]
+        out += ["", f"#### {DATASETS[dataset]}", "", "OFSP, accuracy at k views (Table 3):", "",
+                ofsp_grid_markdown(part), "", TABLE4_CAPTION, "", ofsp_grid_markdown(every[every["table"] == 4])]
         out += ["", "The six methods over k = 1..10 (median [min, max] of the mean accuracy; the paper's Fig. 4 "
                 "box plots):", "", "| classifier | " + " | ".join(sorted(part["model"].unique(), key=_method_order))
                 + " |", "|---|" + "---|" * part["model"].nunique()]
@@ -345,6 +347,18 @@ def _figures_markdown(draws: pd.DataFrame, dataset: str) -> str:
 
 
 CLASSIFIER_NAMES = {"knn": "KNN", "nb": "naive Bayes", "svm": "linear SVM"}
+
+TABLE4_CAPTION = ("OFSP, disagreement among its k members (Table 4, DM_total; two members at least, so k >= 2; the "
+                  "paper's rows hold nine values, read as k = 2..10; its SVM block is lost):")
+
+
+def ofsp_verdicts(cells: pd.DataFrame, model: str = "OFSP") -> str:
+    """:func:`verdict_line` of ``model``'s cells in each of the paper's tables that ``cells`` holds: Table 3
+    (accuracy), Table 4 (disagreement)."""
+    names = {3: "Table 3 (accuracy)", 4: "Table 4 (disagreement)"}
+    mine = cells[cells["model"] == model]
+    return "; ".join(f"{names[t]}: {verdict_line(mine[mine['table'] == t])}" for t in names
+                     if (mine["table"] == t).any())
 
 
 def ofsp_grid_markdown(part: pd.DataFrame, model: str = "OFSP") -> str:
@@ -484,8 +498,11 @@ def ofsp_leak_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
     out = [head]
     for dataset in [d for d in DATASETS if d in set(cells["dataset"])]:
         part = cells[cells["dataset"] == dataset]
-        out += ["", f"{DATASETS[dataset]}: {verdict_line(part[part['model'] == LEAK_METHOD])}.", "",
-                ofsp_grid_markdown(part, LEAK_METHOD)]
+        out += ["", f"{DATASETS[dataset]}: {ofsp_verdicts(part, LEAK_METHOD)}.", "", "Accuracy (Table 3):", "",
+                ofsp_grid_markdown(part[part["table"] == 3], LEAK_METHOD)]
+        if (part["table"] == 4).any():
+            out += ["", TABLE4_CAPTION.replace("OFSP, d", "D"), "",
+                    ofsp_grid_markdown(part[part["table"] == 4], LEAK_METHOD)]
     return "\n".join(out)
 
 
@@ -519,7 +536,7 @@ def ofsp_knn_markdown(cells: pd.DataFrame, draws: pd.DataFrame, head: bool = Tru
     if cells.empty:
         return out[0] + "\n\nNo repetition yet."
     for dataset in [d for d in DATASETS if d in set(cells["dataset"])]:
-        part = cells[cells["dataset"] == dataset]
+        part = cells[(cells["dataset"] == dataset) & (cells["table"] == 3)]
         paper = [PAPER[(dataset, "knn", k)] for k in range(1, 11) if (dataset, "knn", k) in PAPER]
         out += ["", f"{DATASETS[dataset]} (the paper's OFSP with KNN: {min(paper):.3f}-{max(paper):.3f}):", "",
                 "| method | " + " | ".join(KNN_VARIANTS) + " | difference |", "|---|---|---|---|"]
