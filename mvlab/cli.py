@@ -559,8 +559,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "(the linear SVM's incremental evaluator still solves an SVM per candidate: it dominates the "
                           "paper-size run)")
     rep.add_argument("--table3", action="store_true",
-                     help="ofsp only: Table 3's All-AML leukemia (on golub-3051) and Madelon (synthetic) rows at the "
-                          "paper's protocol, written like sdf --paper's draws (--out, --report, --report-only, "
+                     help="ofsp only: Tables 3-4's All-AML leukemia (on golub-3051) and Madelon (synthetic) rows at "
+                          "the paper's protocol, written like sdf --paper's draws (--out, --report, --report-only, "
                           "--datasets golub-3051 madelon-500, --classifiers, --repetitions)")
     _add_paper_table_arguments(rep)
     rep.add_argument("--figures", metavar="DIR", help="also write the charts (average ranks, sign test, "

@@ -6,12 +6,11 @@ from mvlab.experiments.settings import SiameseSettings, ViewConstructionSettings
 from mvlab.reproduction import ofsp_paper, sdf_paper
 from mvlab.reproduction.writer import (
     CLASSIFIER_NAMES,
-    TABLE4_CAPTION,
     cell_table,
     gap_by_n,
     grid_markdown,
-    ofsp_grid_markdown,
     ofsp_knn_markdown,
+    ofsp_tables_markdown,
     ofsp_verdicts,
     read_cells,
     read_draws,
@@ -91,7 +90,7 @@ with sdf_tab:
 with ofsp_tab:
     cells, draws = read_cells("ofsp"), read_draws("ofsp")
     if cells is None or cells.empty:
-        st.info("OFSP's Table 3 rows (All-AML leukemia on the 3,051-gene Golub copy, a Madelon-like set) are not "
+        st.info("OFSP's Table 3 and 4 rows (All-AML leukemia on the 3,051-gene Golub copy, a Madelon-like set) are not "
                 "committed yet: `python -m mvlab reproduce ofsp --table3`.")
     else:
         st.markdown(f"**OFSP's cells: {ofsp_verdicts(cells)}.** Neither dataset is the "
@@ -102,10 +101,8 @@ with ofsp_tab:
             if every.empty:
                 continue
             st.subheader(title)
+            st.markdown(ofsp_tables_markdown(every))
             part = every[every["table"] == 3]
-            st.markdown("Accuracy at k views (Table 3):\n\n" + ofsp_grid_markdown(part))
-            if (every["table"] == 4).any():
-                st.markdown(TABLE4_CAPTION + "\n\n" + ofsp_grid_markdown(every[every["table"] == 4]))
             part = part.sort_values("model", key=lambda m: m != "OFSP", kind="stable")  # the paper's cells first
             st.dataframe(coloured(cell_table(part, view_construction_link)), hide_index=True, width="stretch",
                          column_config={"open": st.column_config.LinkColumn("open", display_text="train it")})
@@ -127,9 +124,7 @@ with ofsp_tab:
             part = leak[leak["dataset"] == dataset]
             if not part.empty:
                 model = part["model"].iloc[0]
-                st.markdown(f"**{title}**: {ofsp_verdicts(part, model)}.\n\n"
-                            + "\n\n".join(ofsp_grid_markdown(part[part["table"] == t], model=model)
-                                          for t in (3, 4) if (part["table"] == t).any()))
+                st.markdown(f"**{title}**: {ofsp_verdicts(part, model)}.\n\n" + ofsp_tables_markdown(part, model))
     knn_cells, knn_draws = read_cells("ofsp_knn"), read_draws("ofsp_knn")
     if knn_cells is not None and not knn_cells.empty:
         st.subheader("A reading that explains most of Madelon's KNN gap: the number of neighbours")

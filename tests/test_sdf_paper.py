@@ -354,6 +354,22 @@ def test_the_other_readings_draw_natural_pairs_and_feed_the_qp_in_sample_probabi
     assert len(sdf_readings.readings_grid()) == 2 * (10 + 10 + 10 + 5)
 
 
+def test_ofsp_table4_is_read_as_k_2_to_10_the_one_reading_whose_all_aml_values_count_disagreements():
+    """The paper's Table 4 rows hold nine values for k = 1..10; read as k = 2..10, each All-AML value times the 38
+    samples times the C(k, 2) pairs of members is a whole number of disagreements, read as k = 1..9 it is not."""
+    from math import comb
+
+    from mvlab.reproduction.ofsp_paper import PAPER_DISAGREEMENT
+
+    for clf in ("knn", "nb"):
+        values = {k: PAPER_DISAGREEMENT[("golub-3051", clf, k)] for k in range(2, 11)}
+        counts = np.array([v * 38 * comb(k, 2) for k, v in values.items()])
+        shifted = np.array([v * 38 * comb(k - 1, 2) for k, v in values.items()])
+        assert np.allclose(counts, np.round(counts), atol=0.1)  # the printed 4 decimals round the counts
+        assert not np.allclose(shifted, np.round(shifted), atol=0.1)
+    assert ("golub-3051", "knn", 1) not in PAPER_DISAGREEMENT and ("madelon-500", "nb", 10) in PAPER_DISAGREEMENT
+
+
 def test_ofsp_choosing_features_on_the_test_fold_is_the_protocols_folds_with_a_leak(tmp_path):
     """The diagnosis of OFSP's 100 % cells: on the protocol's own outer folds, OFSP's accuracy is that of the test
     fold (a view of k = 1 is then the features that separate the test rows), the ensemble trained on the training

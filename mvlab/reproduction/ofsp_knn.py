@@ -79,9 +79,10 @@ class LeaveOneOutKNN(ClassifierMixin, BaseEstimator):
 
 def run_knn_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_SPLITS, n_jobs: int = 1) -> list[dict]:
     """One repetition on the protocol's folds and seeds: for every k and method of :data:`KNN_METHODS`, the
-    performance-weighted ensemble with each classifier of :data:`KNN_VARIANTS`, its accuracy on the test fold
-    averaged over the folds; rows of :data:`mvlab.reproduction.ofsp_paper.OFSP_DRAW_COLUMNS` (``classifier``
-    ``"knn"``). ``n_jobs`` is accepted for the protocol runner and unused."""
+    performance-weighted ensemble with each classifier of :data:`KNN_VARIANTS`, its accuracy, members'
+    disagreement and features kept on the test fold averaged over the folds; rows of
+    :data:`mvlab.reproduction.ofsp_paper.OFSP_DRAW_COLUMNS` (``classifier`` ``"knn"``). ``n_jobs`` is accepted for the
+    protocol runner and unused."""
     from mvlab.construction.ensemble import ViewEnsemble
     from mvlab.experiments.view_construction import make_partitioner
 

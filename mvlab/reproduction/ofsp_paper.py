@@ -12,8 +12,9 @@ whose KNN and naive Bayes blocks survive), and box plots of the six view-constru
   challenge's data (:func:`mvlab.datasets.make_madelon`).
 
 A *draw* is one repetition of the 5-fold cross-validation for one dataset and classifier: the six methods at
-every k on the same five folds (:func:`mvlab.experiments.view_construction.k_sweep`), their accuracy averaged
-over the folds. VC-GA runs one GA per training fold whose top k chromosomes are the views of every k (the paper:
+every k on the same five folds (:func:`mvlab.experiments.view_construction.k_sweep`), their accuracy,
+members' disagreement, time and features kept averaged over the folds. VC-GA runs one GA per training fold whose
+top k chromosomes are the views of every k (the paper:
 "the top chromosomes are used for k = 1, 2, ..., 10 number of views"; :data:`PROTOCOL_OPTIONS`), which is also
 ten times cheaper than a GA per k, the GA being most of a repetition's time. Repetitions are independent (each
 its own shuffle of the folds), so a cell's 95 % interval is taken over the 10 repetitions. Every finished draw
@@ -59,7 +60,9 @@ PAPER = {(name, clf, k + 1): v / 100 for (name, clf), values in _TABLE3.items() 
 
 # Table 4 (OFSP's disagreement DM_total among the members): the KNN and NB blocks survive (the SVM block is lost).
 # Its header promises k = 1..10 but every row holds nine values (V1..V9); a single member has no disagreement and
-# Madelon's first value is 0.188, so the nine are read as k = 2..10.
+# Madelon's first value is 0.188, so the nine are read as k = 2..10. The All-AML values confirm it: each times
+# 38 x C(k, 2) (the samples times the pairs of members) is a whole count of disagreements only with k = 2..10
+# (0.0175 = 2 / (38 x 3) at k = 3; with k = 1..9 they give 0.67, 1.5, ...), a count pooled over the 38 samples.
 _TABLE4 = {
     ("golub-3051", "knn"): [0.0000, 0.0175, 0.0132, 0.0105, 0.0000, 0.0150, 0.0066, 0.0117, 0.0000],
     ("golub-3051", "nb"): [0.0000, 0.0175, 0.0132, 0.0105, 0.0175, 0.0276, 0.0179, 0.0526, 0.0322],

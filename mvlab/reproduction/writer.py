@@ -18,7 +18,8 @@ __all__ = ["REPRODUCTION_DIR", "RESULTS_STEMS", "CLASSIFIER_NAMES", "read_draws"
            "write_sdf_outputs", "verdict_line", "read_cells", "cell_table", "grid_markdown", "gap_by_n",
            "readings_line", "progress_line", "ofsp_markdown", "ofsp_grid_markdown", "write_ofsp_outputs",
            "lambda_markdown", "write_sdf_lambda_outputs", "readings_markdown", "write_sdf_readings_outputs",
-           "ofsp_leak_markdown", "write_ofsp_leak_outputs", "ofsp_verdicts", "TABLE4_CAPTION",
+           "ofsp_leak_markdown", "write_ofsp_leak_outputs", "ofsp_verdicts", "ofsp_tables_markdown",
+           "TABLE3_CAPTION", "TABLE4_CAPTION",
            "ofsp_knn_markdown", "write_ofsp_knn_outputs"]
 
 REPRODUCTION_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
@@ -92,13 +93,20 @@ def _fmt(v, digits=3) -> str:
     return "" if v is None or (isinstance(v, float) and not np.isfinite(v)) else f"{v:.{digits}f}"
 
 
-def _cell_text(row) -> str:
-    """``ours ± half-width (draws) / paper``, the paper's value in bold when outside the interval."""
+def _is_false(verdict) -> bool:
+    """Whether a cell's ``inside`` verdict is False: a Python or NumPy bool (a cells file whose every cell has a
+    verdict reads back as a bool column), not NaN (no verdict)."""
+    return isinstance(verdict, (bool, np.bool_)) and not verdict
+
+
+def _cell_text(row, paper_digits: int = 3) -> str:
+    """``ours ± half-width (draws) / paper``, the paper's value (``paper_digits`` decimals) in bold when outside the
+    interval."""
     if row is None:
         return "not run"
     half = (row["ci_high"] - row["ci_low"]) / 2 if np.isfinite(row["ci_high"]) else np.nan
-    paper = _fmt(row["paper"])
-    if paper and row["inside"] is False:
+    paper = _fmt(row["paper"], paper_digits)
+    if paper and _is_false(row["inside"]):
         paper = f"**{paper}**"
     spread = f" ± {half:.3f}" if np.isfinite(half) else ""
     return f"{row['mean']:.3f}{spread} ({int(row['draws'])}) / {paper or '—'}"
@@ -295,8 +303,8 @@ def write_sdf_outputs(folder, report=None) -> list[Path]:
 
 
 def ofsp_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
-    """The generated section on OFSP's Table 3 rows: OFSP's accuracy at every k beside the paper's, and the six
-    methods' median, min and max over k (the paper's box plots, Fig. 4)."""
+    """The generated section on OFSP's Table 3 and 4 rows: OFSP's accuracy and disagreement at every k beside the
+    paper's, and the six methods' median, min and max of the accuracy over k (the paper's box plots, Fig. 4)."""
     from mvlab.reproduction.ofsp_paper import DATASETS
 
     if cells.empty:
@@ -312,8 +320,7 @@ def ofsp_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
     for dataset in [d for d in DATASETS if d in set(cells["dataset"])]:
         every = cells[cells["dataset"] == dataset]
         part = every[every["table"] == 3]
-        out += ["", f"#### {DATASETS[dataset]}", "", "OFSP, accuracy at k views (Table 3):", "",
-                ofsp_grid_markdown(part), "", TABLE4_CAPTION, "", ofsp_grid_markdown(every[every["table"] == 4])]
+        out += ["", f"#### {DATASETS[dataset]}", "", "OFSP at k views:", "", ofsp_tables_markdown(every)]
         out += ["", "The six methods over k = 1..10 (median [min, max] of the mean accuracy; the paper's Fig. 4 "
                 "box plots):", "", "| classifier | " + " | ".join(sorted(part["model"].unique(), key=_method_order))
                 + " |", "|---|" + "---|" * part["model"].nunique()]
@@ -348,8 +355,27 @@ def _figures_markdown(draws: pd.DataFrame, dataset: str) -> str:
 
 CLASSIFIER_NAMES = {"knn": "KNN", "nb": "naive Bayes", "svm": "linear SVM"}
 
-TABLE4_CAPTION = ("OFSP, disagreement among its k members (Table 4, DM_total; two members at least, so k >= 2; the "
+TABLE3_CAPTION = "Accuracy at k views (Table 3):"
+TABLE4_CAPTION = ("Disagreement among the k members (Table 4, DM_total; two members at least, so k >= 2; the "
                   "paper's rows hold nine values, read as k = 2..10; its SVM block is lost):")
+_OFSP_TABLES = ((3, TABLE3_CAPTION, 3), (4, TABLE4_CAPTION, 4))  # table, caption, the paper's printed decimals
+
+
+def ofsp_tables_markdown(part: pd.DataFrame, model: str = "OFSP") -> str:
+    """``model``'s cells of one dataset in each of the paper's tables that ``part`` holds, each grid
+    (:func:`ofsp_grid_markdown`) under its caption; a note where an interval has no width (every repetition gave
+    the same value, so any other value lies outside it)."""
+    blocks = []
+    for table, caption, digits in _OFSP_TABLES:
+        rows = part[part["table"] == table]
+        if rows.empty:
+            continue
+        blocks += [caption, ofsp_grid_markdown(rows, model, paper_digits=digits)]
+        mine = rows[rows["model"] == model]
+        if ((mine["ci_high"] - mine["ci_low"]) == 0).any():
+            blocks.append("_± 0.000: every repetition gave the same value, an interval without width that any other "
+                          "value lies outside; read the gap there._")
+    return "\n\n".join(blocks)
 
 
 def ofsp_verdicts(cells: pd.DataFrame, model: str = "OFSP") -> str:
@@ -361,14 +387,14 @@ def ofsp_verdicts(cells: pd.DataFrame, model: str = "OFSP") -> str:
                      if (mine["table"] == t).any())
 
 
-def ofsp_grid_markdown(part: pd.DataFrame, model: str = "OFSP") -> str:
-    """``model``'s cells of one dataset: a row per classifier, a column per k, ``ours ± half-width (draws) /
-    paper``."""
+def ofsp_grid_markdown(part: pd.DataFrame, model: str = "OFSP", paper_digits: int = 3) -> str:
+    """``model``'s cells of one dataset and table: a row per classifier, a column per k, ``ours ± half-width (draws)
+    / paper`` (the paper's value with ``paper_digits`` decimals)."""
     ks = sorted(int(k) for k in part["k"].unique())
     lines = ["| classifier | " + " | ".join(f"k={k}" for k in ks) + " |", "|---|" + "---|" * len(ks)]
     for clf in [c for c in CLASSIFIER_NAMES if c in set(part["classifier"])]:
         row = part[(part["classifier"] == clf) & (part["model"] == model)].set_index("k")
-        lines.append(f"| {CLASSIFIER_NAMES[clf]} | " + " | ".join(_cell_text(row.loc[k]) if k in row.index
+        lines.append(f"| {CLASSIFIER_NAMES[clf]} | " + " | ".join(_cell_text(row.loc[k], paper_digits) if k in row.index
                                                                    else "not run" for k in ks) + " |")
     return "\n".join(lines)
 
@@ -498,11 +524,8 @@ def ofsp_leak_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
     out = [head]
     for dataset in [d for d in DATASETS if d in set(cells["dataset"])]:
         part = cells[cells["dataset"] == dataset]
-        out += ["", f"{DATASETS[dataset]}: {ofsp_verdicts(part, LEAK_METHOD)}.", "", "Accuracy (Table 3):", "",
-                ofsp_grid_markdown(part[part["table"] == 3], LEAK_METHOD)]
-        if (part["table"] == 4).any():
-            out += ["", TABLE4_CAPTION.replace("OFSP, d", "D"), "",
-                    ofsp_grid_markdown(part[part["table"] == 4], LEAK_METHOD)]
+        out += ["", f"{DATASETS[dataset]}: {ofsp_verdicts(part, LEAK_METHOD)}.", "",
+                ofsp_tables_markdown(part, LEAK_METHOD)]
     return "\n".join(out)
 
 
