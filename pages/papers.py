@@ -115,7 +115,8 @@ with ofsp_tab:
                            "wall-clock; the paper's Fig. 6 times the classifiers alone (CPU).")
     leak = read_cells("ofsp_leak")
     if leak is not None and not leak.empty:
-        st.subheader("A reading that explains the 100 % cells: OFSP's accuracy measured on the test fold")
+        st.subheader("A reading that explains All-AML's 100 % accuracy and near-zero disagreement: OFSP's accuracy "
+                     "measured on the test fold")
         st.caption("The paper does not say on which rows OFSP measures the accuracy its greedy search maximises; "
                    "mvlab's cells above use an inner cross-validation of the training rows. Here the same folds "
                    "and seeds with that accuracy measured on the outer test fold, the rows then scored: it chooses "
