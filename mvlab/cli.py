@@ -335,10 +335,11 @@ def _reproduce_sdf_readings(args, out: Path) -> int:
     return _print_written(write_sdf_readings_outputs(out, args.report))
 
 
-def _reproduce_ofsp_table3(args) -> int:
+def _reproduce_ofsp_table3(args, store: ResultsStore) -> int:
     """OFSP's Table 3 rows at the paper's protocol (:mod:`mvlab.reproduction.ofsp_paper`): the repetitions missing
     from ``<out>/ofsp_paper_draws.csv`` are computed and appended as they finish, then the cells file and the
-    report's section are written from it. With ``--ofsp-on-test``, OFSP choosing its features by accuracy on the
+    report's section are written from it; each repetition keeps its finished folds in the results ``store``, so one
+    cut off continues from them. With ``--ofsp-on-test``, OFSP choosing its features by accuracy on the
     test fold (:mod:`mvlab.reproduction.ofsp_leak`, All-AML leukemia by default) into ``ofsp_leak_draws.csv``; with
     ``--knn-neighbours``, 1-NN against k chosen by leave-one-out (:mod:`mvlab.reproduction.ofsp_knn`, Madelon's KNN
     by default) into ``ofsp_knn_draws.csv``."""
@@ -356,13 +357,16 @@ def _reproduce_ofsp_table3(args) -> int:
     if not args.report_only:
         tasks = ofsp_paper.ofsp_grid(datasets=args.datasets or datasets, classifiers=args.classifiers or classifiers,
                                      repeats=args.repetitions or ofsp_paper.N_REPEATS)
-        ofsp_paper.run_ofsp_protocol(out / f"{stem}_draws.csv", tasks, n_jobs=args.n_jobs, draw=draw, say=_say)
+        # the protocol's repetitions keep their finished folds in the results store (hours each with the SVM)
+        folds = {"split_store": str(store.path)} if draw is None else {}
+        ofsp_paper.run_ofsp_protocol(out / f"{stem}_draws.csv", tasks, n_jobs=args.n_jobs, draw=draw, say=_say,
+                                     **folds)
     return _print_written(write(out, args.report))
 
 
 def _reproduce(rep: Reproduction, mode: str, args, store: ResultsStore) -> int:
     if args.paper_name == "ofsp" and args.table3:
-        return _reproduce_ofsp_table3(args)
+        return _reproduce_ofsp_table3(args, store)
     if args.paper_name == "ofsp":
         return _reproduce_ofsp(rep, mode, args, store)
     if args.paper_name == "sdf" and mode == "paper":

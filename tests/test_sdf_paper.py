@@ -354,6 +354,32 @@ def test_the_other_readings_draw_natural_pairs_and_feed_the_qp_in_sample_probabi
     assert len(sdf_readings.readings_grid()) == 2 * (10 + 10 + 10 + 5)
 
 
+def test_an_ofsp_repetition_keeps_its_finished_folds_in_a_store_and_takes_them_back(tmp_path, monkeypatch):
+    """A repetition of many hours (Madelon with the SVM) cut off keeps its finished folds: run again with the same
+    store, it reads them back instead of computing them (here every fold: nothing is evaluated the second time),
+    and gives the same rows."""
+    from mvlab.experiments import view_construction
+    from mvlab.reproduction import ofsp_paper
+    from mvlab.store import ResultsStore
+
+    task = ofsp_paper.OfspTask("golub-3051", "nb", 0)
+    small = dict(max_views=2, n_splits=3, max_features=40, ga_generations=1, inner_cv=2, n_jobs=1,
+                 split_store=tmp_path / "folds.sqlite")
+    first = ofsp_paper.run_ofsp_draw(task, **small)
+    runs = ResultsStore(tmp_path / "folds.sqlite").runs()
+    assert len(runs) == 1 and runs.iloc[0]["kind"] == ofsp_paper.SPLITS_KIND
+
+    def no_more(*args, **kwargs):
+        raise AssertionError("a stored fold was computed again")
+
+    monkeypatch.setattr(view_construction, "_evaluate_cell", no_more)
+    monkeypatch.setattr(view_construction, "_evaluate_shared_ga", no_more)
+    again = ofsp_paper.run_ofsp_draw(task, **small)
+    key = ["method", "k"]
+    a, b = pd.DataFrame(first).sort_values(key), pd.DataFrame(again).sort_values(key)
+    assert np.allclose(a["accuracy"], b["accuracy"]) and np.allclose(a["percent_features"], b["percent_features"])
+
+
 def test_ofsp_table4_is_read_as_k_2_to_10_the_one_reading_whose_all_aml_values_count_disagreements():
     """The paper's Table 4 rows hold nine values for k = 1..10; read as k = 2..10, each All-AML value times the 38
     samples times the C(k, 2) pairs of members is a whole number of disagreements, read as k = 1..9 it is not."""

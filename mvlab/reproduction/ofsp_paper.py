@@ -34,7 +34,8 @@ from mvlab.core.threads import call_on_threads
 from mvlab.reproduction.cells import CELL_COLUMNS, DrawsFile, cell_verdicts, summarise_cells
 
 __all__ = ["DATASETS", "PAPER", "PAPER_DISAGREEMENT", "PAPER_TABLES", "PROTOCOL_OPTIONS", "OFSP_DRAW_COLUMNS",
-           "OfspTask", "ofsp_grid", "run_ofsp_draw", "run_fold_reading", "run_ofsp_protocol", "ofsp_cells"]
+           "OfspTask", "ofsp_grid", "SPLITS_KIND", "run_ofsp_draw", "run_fold_reading", "run_ofsp_protocol",
+           "ofsp_cells"]
 
 DATASETS = {
     "golub-3051": "All-AML leukemia (golub-3051: 3,051 filtered genes; the paper: 7,129 raw)",
@@ -118,16 +119,29 @@ def ofsp_grid(datasets=tuple(DATASETS), classifiers=CLASSIFIERS, repeats: int = 
     return sorted(tasks, key=lambda t: (t.repetition, order.get(t.classifier, 9), t.dataset))
 
 
+SPLITS_KIND = "ofsp-table3"
+"""The kind under which :func:`run_ofsp_draw` keeps a repetition's finished folds in a results store."""
+
+
 def run_ofsp_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_SPLITS, n_jobs: int = 1,
-                  **options) -> list[dict]:
+                  split_store=None, **options) -> list[dict]:
     """One repetition: the six methods at k = 1..``max_views`` on ``n_splits`` folds; rows of
-    :data:`OFSP_DRAW_COLUMNS` (per method and k, the mean over the folds)."""
+    :data:`OFSP_DRAW_COLUMNS` (per method and k, the mean over the folds).
+
+    ``split_store``: the path of a results store (:class:`mvlab.store.ResultsStore`) in which every finished fold
+    is kept as it ends (kind :data:`SPLITS_KIND`) and from which a repetition cut off earlier takes its finished
+    folds back, so an interrupted repetition of many hours (Madelon with the linear SVM) loses one fold at most."""
     from mvlab.experiments.view_construction import k_sweep
 
     ds = load(task.dataset)
     seed = 1000 * (1 + task.repetition)
+    resume = {}
+    if split_store is not None:
+        from mvlab.store import ResultsStore
+
+        resume = {"store": ResultsStore(split_store), "kind": SPLITS_KIND, "resume": True}
     result = k_sweep(ds.X, ds.y, classifiers=[task.classifier], max_views=max_views, n_splits=n_splits, n_repeats=1,
-                     random_state=seed, n_jobs=n_jobs, **{**PROTOCOL_OPTIONS, **options})
+                     random_state=seed, n_jobs=n_jobs, **resume, **{**PROTOCOL_OPTIONS, **options})
     wide = result.table.pivot_table(index=["method", "k"], columns="metric", values="value", aggfunc="mean")
     return [{"dataset": task.dataset, "classifier": task.classifier, "repetition": task.repetition, "seed": seed,
              "method": method, "k": int(k), "accuracy": row["accuracy"], "disagreement": row["disagreement"],
