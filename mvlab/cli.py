@@ -565,7 +565,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--table3", action="store_true",
                      help="ofsp only: Tables 3-4's All-AML leukemia (on golub-3051) and Madelon (synthetic) rows at "
                           "the paper's protocol, written like sdf --paper's draws (--out, --report, --report-only, "
-                          "--datasets golub-3051 madelon-500, --classifiers, --repetitions)")
+                          "--datasets golub-3051 madelon-500, --classifiers, --repetitions); each repetition keeps "
+                          "its finished folds in --store's results store, so a cut-off run continues from them")
     _add_paper_table_arguments(rep)
     rep.add_argument("--figures", metavar="DIR", help="also write the charts (average ranks, sign test, "
                      "critical-difference diagrams) as PNG files into DIR (needs the system's chromium)")
