@@ -99,6 +99,12 @@ class OfspTask:
         ``OFSP_DRAW_KEY``."""
         return (self.dataset, self.classifier, self.repetition)
 
+    @property
+    def seed(self) -> int:
+        """The seed of the repetition's outer folds (and, through them, of every method's): the same for every
+        method, classifier and reading run on this repetition."""
+        return 1000 * (1 + self.repetition)
+
 
 def load(name: str):
     """The data of a Table 3 row (see the module's docstring)."""
@@ -134,7 +140,7 @@ def run_ofsp_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_
     from mvlab.experiments.view_construction import k_sweep
 
     ds = load(task.dataset)
-    seed = 1000 * (1 + task.repetition)
+    seed = task.seed
     resume = {}
     if split_store is not None:
         from mvlab.store import ResultsStore
@@ -166,7 +172,7 @@ def run_fold_reading(task: OfspTask, methods: dict[str, FoldEvaluator], max_view
     from mvlab.experiments.view_construction import cell_seed, ensemble_metrics
 
     ds = load(task.dataset)
-    seed = 1000 * (1 + task.repetition)  # as run_ofsp_draw: the same outer folds
+    seed = task.seed  # as run_ofsp_draw: the same outer folds
     splits = RepeatedKFold(n_repeats=1, n_splits=n_splits).splits(ds.y, seed)
     rows = []
     for k in range(1, max_views + 1):

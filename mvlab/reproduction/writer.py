@@ -379,12 +379,13 @@ def ofsp_tables_markdown(part: pd.DataFrame, model: str = "OFSP") -> str:
 
 
 def ofsp_verdicts(cells: pd.DataFrame, model: str = "OFSP") -> str:
-    """:func:`verdict_line` of ``model``'s cells in each of the paper's tables that ``cells`` holds: Table 3
-    (accuracy), Table 4 (disagreement)."""
-    names = {3: "Table 3 (accuracy)", 4: "Table 4 (disagreement)"}
+    """:func:`verdict_line` of ``model``'s cells in each of the paper's tables that ``cells`` holds
+    (:data:`mvlab.reproduction.ofsp_paper.PAPER_TABLES`: Table 3 the accuracy, Table 4 the disagreement)."""
+    from mvlab.reproduction.ofsp_paper import PAPER_TABLES
+
     mine = cells[cells["model"] == model]
-    return "; ".join(f"{names[t]}: {verdict_line(mine[mine['table'] == t])}" for t in names
-                     if (mine["table"] == t).any())
+    return "; ".join(f"Table {t} ({column}): {verdict_line(mine[mine['table'] == t])}"
+                     for t, (column, _) in PAPER_TABLES.items() if (mine["table"] == t).any())
 
 
 def ofsp_grid_markdown(part: pd.DataFrame, model: str = "OFSP", paper_digits: int = 3) -> str:
