@@ -12,6 +12,7 @@ from mvlab.reproduction.writer import (
     ofsp_knn_markdown,
     ofsp_tables_markdown,
     ofsp_verdicts,
+    progress_line,
     read_cells,
     read_draws,
     readings_line,
@@ -70,6 +71,9 @@ with sdf_tab:
         st.markdown(f"**{verdict_line(part)}.** λ is chosen on training pairs only from "
                     f"{', '.join(f'{v:g}' for v in sdf_paper.LAM_GRID)}; a cell's *open* link trains that "
                     "dataset, N and T on the Siamese deep forest page (with the sidebar's seed and one λ).")
+        sdf_draws = read_draws("sdf")
+        if sdf_draws is not None:
+            st.caption(f"Progress of the protocol's grid: {progress_line(sdf_draws)}.")
         st.caption(f"mvlab minus the paper, by N and reading: {gap_by_n(cells)}.")
         st.caption(f"Which pair sampling the paper's numbers fit (cells run both ways): {readings_line(cells)}.")
         for table, title in SDF_TABLES.items():

@@ -31,6 +31,7 @@ def test_papers_page_shows_cells_beside_the_papers_with_links(app, tmp_path, mon
     assert "of the paper's cells inside our 95 % interval" in " ".join(m.value for m in app.markdown)
     captions = " ".join(c.value for c in app.caption)
     assert "Which pair sampling the paper's numbers fit (cells run both ways): not yet measured" in captions
+    assert "Progress of the protocol's grid: 3 of the grid's" in captions
 
 
 def test_papers_page_without_results_says_which_command_makes_them(app, tmp_path, monkeypatch):

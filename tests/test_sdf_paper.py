@@ -238,6 +238,17 @@ def test_the_progress_line_counts_the_grid_and_prices_what_is_left():
                            f"{(grid - 2) * 72 / 3600:.1f} h of model fitting, {(grid - 2) * 36 / 3600:.1f} h")
 
 
+def test_the_progress_line_says_when_the_grid_is_complete():
+    from mvlab.reproduction.writer import progress_line
+
+    grid = sdf_paper.paper_grid()
+    rows = [{**dict(zip(sdf_paper.DRAW_KEY, t.key)), "model": m, "seconds": 18.0}
+            for t in grid for m in ("gcForest", "SDF")]
+    line = progress_line(pd.DataFrame(rows))
+    assert line == f"complete: all {len(grid)} draws of the grid computed, {len(grid) * 36 / 3600:.1f} h of model fitting"
+    assert progress_line(pd.DataFrame(rows[2:])).startswith(f"{len(grid) - 1} of the grid's")
+
+
 def test_report_sections_are_replaced_between_their_markers():
     text = "# Title\n\nhand-written\n"
     once = replace_section(text, "x", "first")

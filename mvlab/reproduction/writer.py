@@ -204,13 +204,17 @@ def sdf_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
 def progress_line(draws: pd.DataFrame, workers: int = 2) -> str:
     """How much of the protocol's grid (:func:`mvlab.reproduction.sdf_paper.paper_grid`) the draws cover, and
     what the rest should cost: each missing draw at the median time of the last five draws of its (N, T) (the
-    most recent code), on ``workers`` engine workers."""
+    most recent code), on ``workers`` engine workers; once every draw is there, that the grid is complete and
+    what it cost."""
     from mvlab.reproduction.sdf_paper import DRAW_KEY, paper_grid
 
     per_draw = draws.groupby(DRAW_KEY, sort=False)["seconds"].sum().reset_index()
     done = set(map(tuple, per_draw[DRAW_KEY].itertuples(index=False, name=None)))
     grid = paper_grid()
     todo = [t for t in grid if t.key not in done]
+    if not todo:
+        return (f"complete: all {len(grid)} draws of the grid computed, "
+                f"{per_draw['seconds'].sum() / 3600:.1f} h of model fitting")
     recent = per_draw.groupby(["N", "T"])["seconds"].apply(lambda s: float(s.tail(5).median()))
     hours = sum(recent.get((t.N, t.T), recent.max() if len(recent) else 0.0) for t in todo) / 3600
     return (f"{len(grid) - len(todo)} of the grid's {len(grid)} draws computed; the {len(todo)} left are about "
