@@ -3,7 +3,7 @@
 import streamlit as st
 
 from mvlab.experiments.settings import SiameseSettings, ViewConstructionSettings
-from mvlab.reproduction import ofsp_paper, sdf_paper
+from mvlab.reproduction import ofsp_leak, ofsp_paper, sdf_paper
 from mvlab.reproduction.writer import (
     CLASSIFIER_NAMES,
     cell_table,
@@ -20,6 +20,7 @@ from mvlab.reproduction.writer import (
 )
 from mvlab.ui import links
 from mvlab.ui.state import sidebar
+from mvlab.viz.reproduction_figures import paper_against_ours
 from mvlab.viz.view_construction_figures import k_sweep_boxes
 
 sidebar()
@@ -76,6 +77,13 @@ with sdf_tab:
             st.caption(f"Progress of the protocol's grid: {progress_line(sdf_draws)}.")
         st.caption(f"mvlab minus the paper, by N and reading: {gap_by_n(cells)}.")
         st.caption(f"Which pair sampling the paper's numbers fit (cells run both ways): {readings_line(cells)}.")
+        st.plotly_chart(paper_against_ours(
+            cells, colour="N", symbol="model", facet="reading", colour_title="N",
+            facet_titles={"disjoint": "disjoint instance pools", "shared": "one pool shared by training and test"},
+            title="Every printed cell of Tables 4-8 against mvlab's (hover a marker for its cell)"),
+            key="papers_sdf_scatter")
+        st.caption("A bar that crosses the diagonal is a cell whose printed value lies inside mvlab's 95 % interval; "
+                   "above the diagonal, mvlab measured more than the paper printed.")
         for table, title in SDF_TABLES.items():
             rows = part[part["table"] == table]
             if rows.empty:
@@ -118,6 +126,13 @@ with ofsp_tab:
                 st.caption("Seconds: building the views and fitting the ensemble on a fold's training rows, "
                            "wall-clock; the paper's Fig. 6 times the classifiers alone (CPU).")
     leak = read_cells("ofsp_leak")
+    both = ofsp_leak.beside_the_protocol(cells, leak)
+    if len(both) and both["reading"].nunique() == 2:
+        st.subheader("Table 3 and 4's printed cells against OFSP's, under two readings of the paper")
+        st.plotly_chart(paper_against_ours(
+            both, colour="reading", symbol="dataset", facet="table",
+            facet_titles={3: "Table 3: accuracy", 4: "Table 4: disagreement"},
+            title="Every printed OFSP cell against mvlab's (hover a marker for its cell)"), key="papers_ofsp_scatter")
     if leak is not None and not leak.empty:
         st.subheader("A reading that explains All-AML's 100 % accuracy and near-zero disagreement: OFSP's accuracy "
                      "measured on the test fold")

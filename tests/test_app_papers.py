@@ -1,5 +1,7 @@
 """AppTest: the Papers page shows the committed cells beside the paper's, and says when there are none."""
 
+import json
+
 import numpy as np
 import pandas as pd
 
@@ -32,6 +34,13 @@ def test_papers_page_shows_cells_beside_the_papers_with_links(app, tmp_path, mon
     captions = " ".join(c.value for c in app.caption)
     assert "Which pair sampling the paper's numbers fit (cells run both ways): not yet measured" in captions
     assert "Progress of the protocol's grid: 3 of the grid's" in captions
+    charts = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
+    scatter = next(c for c in charts if "Every printed cell of Tables 4-8" in c["layout"]["title"]["text"])
+    drawn = sorted((x, y) for t in scatter["data"] if t.get("mode") == "markers" and t["x"][0] is not None
+                   for x, y in zip(t["x"], t["y"]))
+    printed = writer.read_cells("sdf").dropna(subset=["paper"])  # Table 4's two cells and Table 8's four
+    assert len(drawn) == len(printed) == 6
+    np.testing.assert_allclose(drawn, sorted(zip(printed["paper"], printed["mean"])))
 
 
 def test_papers_page_without_results_says_which_command_makes_them(app, tmp_path, monkeypatch):
@@ -42,6 +51,7 @@ def test_papers_page_without_results_says_which_command_makes_them(app, tmp_path
 
 
 def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_page(app, tmp_path, monkeypatch):
+    from mvlab.reproduction import ofsp_leak
     from mvlab.reproduction.ofsp_leak import LEAK_METHOD
     from mvlab.reproduction.ofsp_paper import OFSP_DRAW_COLUMNS
 
@@ -62,6 +72,7 @@ def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_
     assert not app.exception, app.exception
     headings = [s.value for s in app.subheader]
     assert "All-AML leukemia (golub-3051: 3,051 filtered genes; the paper: 7,129 raw)" in headings
+    assert "Table 3 and 4's printed cells against OFSP's, under two readings of the paper" in headings
     grid = next(m.value for m in app.markdown if m.value.startswith(writer.TABLE3_CAPTION))
     assert "| classifier | k=1 | k=2 |" in grid and "| KNN | 0.987 ± " in grid and "(3) / 1.000" in grid
     disagreement = grid.split(writer.TABLE4_CAPTION)[1]  # Table 4 under its caption, after Table 3
@@ -80,7 +91,14 @@ def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_
     table = table.data if hasattr(table, "data") else table
     assert (table["model"].iloc[:2] == "OFSP").all()  # the cells with a paper value first
     ofsp = table[table["model"] == "OFSP"]
-    boxes = app.get("plotly_chart")  # the paper's Figs. 4-7 from the draws: 4 measures x 1 classifier, 3 methods each
-    assert len(boxes) == 1 and '"type":"box"' in boxes[0].proto.spec.replace(" ", "")
+    boxes, scatter = app.get("plotly_chart")  # the paper's Figs. 4-7 from the draws; the cells under both readings
+    assert '"type":"box"' in boxes.proto.spec.replace(" ", "")
+    traces = [t for t in json.loads(scatter.proto.spec)["data"] if t.get("mode") == "markers" and t["x"][0] is not None]
+    protocol, leaked = ([(x, y) for t in traces if t["name"] == ofsp_leak.READING_LABELS[r]
+                         for x, y in zip(t["x"], t["y"])] for r in ("protocol", "leak"))
+    # k = 1 and 2 of Table 3 (accuracy, the paper's 1.0) and k = 2 of Table 4 (disagreement, the paper's 0.0)
+    np.testing.assert_allclose(sorted(protocol), [(0.0, 0.1), (1.0, np.mean([0.97, 1.0, 0.99]))] + [(1.0, 0.98667)],
+                               atol=1e-4)
+    np.testing.assert_allclose(sorted(leaked), [(0.0, 0.1), (1.0, 1.0), (1.0, 1.0)])
     assert ofsp["paper"].tolist() == [1.0, 1.0] and table[table["model"] == "RFSP"]["paper"].isna().all()
     assert ofsp["open"].iloc[0].startswith("view_construction?dataset=golub-3051&classifiers=knn&n_splits=5")

@@ -245,7 +245,8 @@ def test_the_progress_line_says_when_the_grid_is_complete():
     rows = [{**dict(zip(sdf_paper.DRAW_KEY, t.key)), "model": m, "seconds": 18.0}
             for t in grid for m in ("gcForest", "SDF")]
     line = progress_line(pd.DataFrame(rows))
-    assert line == f"complete: all {len(grid)} draws of the grid computed, {len(grid) * 36 / 3600:.1f} h of model fitting"
+    hours = len(grid) * 36 / 3600
+    assert line == f"complete: all {len(grid)} draws of the grid computed, {hours:.1f} h of model fitting"
     assert progress_line(pd.DataFrame(rows[2:])).startswith(f"{len(grid) - 1} of the grid's")
 
 

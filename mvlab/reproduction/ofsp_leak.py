@@ -15,10 +15,30 @@ from __future__ import annotations
 
 from mvlab.reproduction.ofsp_paper import MAX_VIEWS, N_SPLITS, OfspTask, run_fold_reading
 
-__all__ = ["LEAK_METHOD", "run_leak_draw"]
+__all__ = ["LEAK_METHOD", "READING_LABELS", "run_leak_draw", "beside_the_protocol"]
 
 LEAK_METHOD = "OFSP, accuracy on the test fold"
 """The ``method`` of this reading's rows in its draws file."""
+
+
+READING_LABELS = {"protocol": "OFSP's accuracy by inner cross-validation (the protocol)",
+                  "leak": "OFSP's accuracy on the test fold (a reading)"}
+"""How the two readings are named side by side (:func:`beside_the_protocol`)."""
+
+
+def beside_the_protocol(protocol_cells, leak_cells):
+    """OFSP's cells with a printed value under both readings, one table: the protocol's ``OFSP`` rows and this
+    reading's rows, their ``reading`` column set to :data:`READING_LABELS` (the cells tables of
+    ``ofsp_paper_cells.csv`` and ``ofsp_leak_cells.csv``; either may be None)."""
+    import pandas as pd
+
+    parts = []
+    if protocol_cells is not None:
+        parts.append(protocol_cells[protocol_cells["model"] == "OFSP"].assign(reading=READING_LABELS["protocol"]))
+    if leak_cells is not None:
+        parts.append(leak_cells[leak_cells["model"] == LEAK_METHOD].assign(reading=READING_LABELS["leak"]))
+    both = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    return both[both["paper"].notna()] if len(both) else both
 
 
 def run_leak_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_SPLITS, n_jobs: int = 1) -> list[dict]:

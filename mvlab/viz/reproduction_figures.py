@@ -1,0 +1,94 @@
+"""Figures of the Papers page: every published cell against mvlab's reproduction of it.
+
+Reads the cells tables of :mod:`mvlab.reproduction` (one row per table, dataset, setting and model, with columns
+``mean``, ``ci_low``, ``ci_high``, ``paper``, ``inside``, ``draws``); a cell without a printed value is not drawn.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from mvlab.viz.palette import CATEGORY, GREY, REFERENCE_LINE, nth_color
+
+__all__ = ["paper_against_ours"]
+
+_SYMBOLS = ("circle", "diamond", "square", "triangle-up", "cross", "x", "star", "hexagon")
+_DESCRIBED = ("table", "dataset", "N", "T", "k", "classifier", "model", "reading")
+
+
+def _describe(row) -> str:
+    """One cell in words for its hover: its setting, mvlab's mean and interval with the draws, the paper's value."""
+    setting = ", ".join(f"{c} = {row[c]:g}" if c in ("N", "T", "k") else str(row[c])
+                        for c in _DESCRIBED if c in row and pd.notna(row[c]))
+    interval = (f" [{row['ci_low']:.3f}, {row['ci_high']:.3f}]" if pd.notna(row.get("ci_low")) else
+                " (one draw: no interval)")
+    verdict = {True: "inside", False: "outside"}.get(row.get("inside"), "no verdict")
+    return (f"{setting}<br>mvlab {row['mean']:.3f}{interval}, {int(row['draws'])} draws<br>"
+            f"paper {row['paper']:.3f}: {verdict}")
+
+
+def _ordered(values) -> list:
+    """The distinct values of a column in their natural order (numbers ascending, text as first seen)."""
+    unique = pd.unique(pd.Series(values).dropna())
+    return sorted(unique) if pd.api.types.is_numeric_dtype(pd.Series(unique)) else list(unique)
+
+
+def paper_against_ours(cells: pd.DataFrame, *, colour: str, symbol: str, facet: str,
+                       facet_titles: Mapping | None = None, colour_title: str | None = None,
+                       title: str = "The paper's cells against mvlab's") -> go.Figure:
+    """One marker per cell with a printed value: x the paper's value, y mvlab's mean, the vertical bar its 95 %
+    t interval (from ``ci_low`` to ``ci_high``; none for a one-draw cell), the dashed diagonal y = x where the two
+    agree. A bar that crosses the diagonal is a cell whose paper value lies inside our interval; a marker above
+    the diagonal is a cell where mvlab does better than the paper printed.
+
+    ``cells``: a cells table (columns ``mean, ci_low, ci_high, paper, inside, draws`` and the setting's columns);
+    rows without ``paper`` are left out. ``colour``, ``symbol`` and ``facet`` name its columns: the marker's colour
+    (with ``colour_title`` before the value in the legend), its shape, and one panel per value of ``facet``
+    (titled by ``facet_titles`` when given), each with its own axes and diagonal.
+    """
+    for column in (colour, symbol, facet, "mean", "paper"):
+        if column not in cells.columns:
+            raise ValueError(f"the cells table has no column {column!r}; it has {list(cells.columns)}.")
+    have = cells[cells["paper"].notna() & cells["mean"].notna()]
+    panels = _ordered(have[facet])
+    names = [str((facet_titles or {}).get(p, p)) for p in panels] or [""]
+    fig = make_subplots(rows=1, cols=max(1, len(panels)), subplot_titles=names, horizontal_spacing=0.08)
+    colours = {c: nth_color(CATEGORY, i) for i, c in enumerate(_ordered(have[colour]))}
+    shapes = {s: _SYMBOLS[i % len(_SYMBOLS)] for i, s in enumerate(_ordered(have[symbol]))}
+    label = (lambda c: f"{colour_title} = {c}") if colour_title else str
+    for col, panel in enumerate(panels, start=1):
+        part = have[have[facet] == panel]
+        ends = part[["paper", "mean", "ci_low", "ci_high"]].to_numpy(dtype=float)
+        low, high = np.nanmin(ends), np.nanmax(ends)
+        pad = 0.02 * max(high - low, 1e-3)
+        fig.add_trace(go.Scatter(x=[low - pad, high + pad], y=[low - pad, high + pad], mode="lines",
+                                 line=dict(color=REFERENCE_LINE, dash="dash", width=1), hoverinfo="skip",
+                                 name="mvlab = the paper", showlegend=col == 1), row=1, col=col)
+        for c, s in ((c, s) for c in colours for s in shapes):
+            group = part[(part[colour] == c) & (part[symbol] == s)]
+            if group.empty:
+                continue
+            fig.add_trace(go.Scatter(
+                x=group["paper"].tolist(), y=group["mean"].tolist(), mode="markers", name=label(c),
+                legendgroup=f"colour {c}", showlegend=False, marker=dict(color=colours[c], symbol=shapes[s], size=9,
+                                              line=dict(color="white", width=0.5)),
+                error_y=dict(type="data", symmetric=False, array=(group["ci_high"] - group["mean"]).tolist(),
+                             arrayminus=(group["mean"] - group["ci_low"]).tolist(), color=colours[c], thickness=1,
+                             width=0),
+                hovertext=[_describe(row) for _, row in group.iterrows()], hoverinfo="text"), row=1, col=col)
+        fig.update_xaxes(title_text="the paper's value", row=1, col=col)
+    fig.update_yaxes(title_text="mvlab: mean, 95 % interval", row=1, col=1)
+    for c in colours:  # the legend: one entry per colour, then one per shape (in grey)
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=label(c), legendgroup=f"colour {c}",
+                                 marker=dict(color=colours[c], symbol="circle", size=9)))
+    for s in shapes:
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=str(s),
+                                 marker=dict(color=GREY, symbol=shapes[s], size=9)))
+    fig.update_layout(title=title, height=430, legend=dict(groupclick="togglegroup"),
+                      margin=dict(t=70, l=60, r=20, b=50))
+    return fig
