@@ -304,7 +304,13 @@ def _reproduce_sdf_paper(args) -> int:
                                  draws=_draws_per_cell(args, args.draws_scale), Ns=args.pairs_grid,
                                  Ts=args.trees_grid)
     _run_sdf_draws(args, out / "sdf_paper_draws.csv", tasks)
-    return _print_written(write_sdf_outputs(out, args.report))
+    status = _print_written(write_sdf_outputs(out, args.report))
+    if args.figures:
+        from mvlab.reproduction.writer import read_cells
+        from mvlab.viz.reproduction_figures import sdf_paper_against_ours
+
+        _write_figures({"sdf_paper_against_ours": sdf_paper_against_ours(read_cells("sdf", out))}, args.figures)
+    return status
 
 
 def _reproduce_sdf_lambda(args, out: Path) -> int:
@@ -361,7 +367,13 @@ def _reproduce_ofsp_table3(args, store: ResultsStore) -> int:
         folds = {"split_store": str(store.path)} if draw is None else {}
         ofsp_paper.run_ofsp_protocol(out / f"{stem}_draws.csv", tasks, n_jobs=args.n_jobs, draw=draw, say=_say,
                                      **folds)
-    return _print_written(write(out, args.report))
+    status = _print_written(write(out, args.report))
+    if args.figures:  # the printed cells under the protocol and the test-fold reading, from both cells files
+        from mvlab.viz.reproduction_figures import ofsp_paper_against_ours
+
+        both = ofsp_leak.beside_the_protocol(writer.read_cells("ofsp", out), writer.read_cells("ofsp_leak", out))
+        _write_figures({"ofsp_paper_against_ours": ofsp_paper_against_ours(both)}, args.figures)
+    return status
 
 
 def _reproduce(rep: Reproduction, mode: str, args, store: ResultsStore) -> int:
@@ -569,7 +581,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "its finished folds in --store's results store, so a cut-off run continues from them")
     _add_paper_table_arguments(rep)
     rep.add_argument("--figures", metavar="DIR", help="also write the charts (average ranks, sign test, "
-                     "critical-difference diagrams) as PNG files into DIR (needs the system's chromium)")
+                     "critical-difference diagrams; with sdf --paper and ofsp --table3 the paper's cells against "
+                     "mvlab's) as PNG files into DIR (needs the system's chromium)")
     rep.set_defaults(func=cmd_reproduce)
 
     les = sub.add_parser("lesson", help="prepare a lesson for class (--warm) or write its handout (--html)")

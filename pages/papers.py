@@ -20,7 +20,7 @@ from mvlab.reproduction.writer import (
 )
 from mvlab.ui import links
 from mvlab.ui.state import sidebar
-from mvlab.viz.reproduction_figures import paper_against_ours
+from mvlab.viz.reproduction_figures import ofsp_paper_against_ours, sdf_paper_against_ours
 from mvlab.viz.view_construction_figures import k_sweep_boxes
 
 sidebar()
@@ -29,6 +29,8 @@ st.caption("Every number a paper printed next to mvlab's mean over independent d
            "with its 95 % interval. Green: the paper's value lies inside our interval; orange: outside. Read from "
            "the results files committed under docs/reproduction/ (nothing is computed here).")
 
+READ_THE_SCATTER = ("Hover a marker for its cell. A bar that crosses the diagonal is a cell whose printed value lies "
+                    "inside mvlab's 95 % interval; above the diagonal, mvlab measured more than the paper printed.")
 SDF_TABLES = {4: "Table 4: Ecoli", 5: "Table 5: Yeast", 6: "Table 6: Ionosphere",
               7: "Table 7: Mammographic masses, Haberman", 8: "Table 8: every model at N = 2000, T = 700"}
 
@@ -77,13 +79,8 @@ with sdf_tab:
             st.caption(f"Progress of the protocol's grid: {progress_line(sdf_draws)}.")
         st.caption(f"mvlab minus the paper, by N and reading: {gap_by_n(cells)}.")
         st.caption(f"Which pair sampling the paper's numbers fit (cells run both ways): {readings_line(cells)}.")
-        st.plotly_chart(paper_against_ours(
-            cells, colour="N", symbol="model", facet="reading", colour_title="N",
-            facet_titles={"disjoint": "disjoint instance pools", "shared": "one pool shared by training and test"},
-            title="Every printed cell of Tables 4-8 against mvlab's (hover a marker for its cell)"),
-            key="papers_sdf_scatter")
-        st.caption("A bar that crosses the diagonal is a cell whose printed value lies inside mvlab's 95 % interval; "
-                   "above the diagonal, mvlab measured more than the paper printed.")
+        st.plotly_chart(sdf_paper_against_ours(cells), key="papers_sdf_scatter")
+        st.caption(READ_THE_SCATTER)
         for table, title in SDF_TABLES.items():
             rows = part[part["table"] == table]
             if rows.empty:
@@ -129,10 +126,8 @@ with ofsp_tab:
     both = ofsp_leak.beside_the_protocol(cells, leak)
     if len(both) and both["reading"].nunique() == 2:
         st.subheader("Table 3 and 4's printed cells against OFSP's, under two readings of the paper")
-        st.plotly_chart(paper_against_ours(
-            both, colour="reading", symbol="dataset", facet="table",
-            facet_titles={3: "Table 3: accuracy", 4: "Table 4: disagreement"},
-            title="Every printed OFSP cell against mvlab's (hover a marker for its cell)"), key="papers_ofsp_scatter")
+        st.plotly_chart(ofsp_paper_against_ours(both), key="papers_ofsp_scatter")
+        st.caption(READ_THE_SCATTER)
     if leak is not None and not leak.empty:
         st.subheader("A reading that explains All-AML's 100 % accuracy and near-zero disagreement: OFSP's accuracy "
                      "measured on the test fold")

@@ -36,6 +36,7 @@ def test_papers_page_shows_cells_beside_the_papers_with_links(app, tmp_path, mon
     assert "Progress of the protocol's grid: 3 of the grid's" in captions
     charts = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
     scatter = next(c for c in charts if "Every printed cell of Tables 4-8" in c["layout"]["title"]["text"])
+    assert scatter["layout"]["title"]["text"].endswith("(3 draws per cell)")
     drawn = sorted((x, y) for t in scatter["data"] if t.get("mode") == "markers" and t["x"][0] is not None
                    for x, y in zip(t["x"], t["y"]))
     printed = writer.read_cells("sdf").dropna(subset=["paper"])  # Table 4's two cells and Table 8's four

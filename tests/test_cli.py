@@ -169,3 +169,26 @@ def test_reproduce_writes_the_report_charts_as_png(tmp_path, capsys, monkeypatch
         data = (figures / name).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000  # a drawn chart, not an empty canvas
         assert f"figure: {figures / name}" in out
+
+
+@pytest.mark.skipif(__import__("mvlab.viz.export", fromlist=["x"]).chromium_path() is None,
+                    reason="Chromium is not installed (apt-get install chromium; .ci/run does it)")
+def test_the_paper_protocols_write_their_cells_against_the_papers_as_png(tmp_path, capsys):
+    """``reproduce sdf --paper`` and ``reproduce ofsp --table3`` with ``--figures``: the scatter of the printed cells
+    against mvlab's, from committed draws (a slice of the real files; ``--report-only`` computes nothing)."""
+    committed = ROOT / "docs" / "reproduction"
+    sdf = pd.read_csv(committed / "sdf_paper_draws.csv")
+    sdf[(sdf["dataset"] == "ecoli") & (sdf["N"] == 2000)].to_csv(tmp_path / "sdf_paper_draws.csv", index=False)
+    for stem in ("ofsp_paper", "ofsp_leak"):
+        ofsp = pd.read_csv(committed / f"{stem}_draws.csv")
+        ofsp[ofsp["dataset"] == "golub-3051"].to_csv(tmp_path / f"{stem}_draws.csv", index=False)
+    figures, report = tmp_path / "figures", tmp_path / "report.md"
+    common = ["--out", str(tmp_path), "--report", str(report), "--report-only", "--figures", str(figures)]
+    store = ["--store", str(tmp_path / "r.sqlite")]
+    assert main([*store, "reproduce", "sdf", "--paper", *common]) == 0
+    assert main([*store, "reproduce", "ofsp", "--table3", *common]) == 0
+    out = capsys.readouterr().out
+    for name in ("sdf_paper_against_ours.png", "ofsp_paper_against_ours.png"):
+        data = (figures / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000  # a drawn chart, not an empty canvas
+        assert f"figure: {figures / name}" in out

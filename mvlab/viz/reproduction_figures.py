@@ -15,7 +15,7 @@ from plotly.subplots import make_subplots
 
 from mvlab.viz.palette import CATEGORY, GREY, REFERENCE_LINE, nth_color
 
-__all__ = ["paper_against_ours"]
+__all__ = ["paper_against_ours", "sdf_paper_against_ours", "ofsp_paper_against_ours"]
 
 _SYMBOLS = ("circle", "diamond", "square", "triangle-up", "cross", "x", "star", "hexagon")
 _DESCRIBED = ("table", "dataset", "N", "T", "k", "classifier", "model", "reading")
@@ -92,3 +92,31 @@ def paper_against_ours(cells: pd.DataFrame, *, colour: str, symbol: str, facet: 
     fig.update_layout(title=title, height=430, legend=dict(groupclick="togglegroup"),
                       margin=dict(t=70, l=60, r=20, b=50))
     return fig
+
+
+def _draws_note(cells: pd.DataFrame) -> str:
+    """How many draws stand behind the drawn cells, for a title (a figure written to a file says what it shows)."""
+    draws = cells.loc[cells["paper"].notna(), "draws"]
+    if draws.empty:
+        return "no cell yet"
+    low, high = int(draws.min()), int(draws.max())
+    return f"{low} draws per cell" if low == high else f"{low}-{high} draws per cell"
+
+
+def sdf_paper_against_ours(cells: pd.DataFrame) -> go.Figure:
+    """:func:`paper_against_ours` for the Siamese deep forest's Tables 4-8 (``sdf_paper_cells.csv``): colour by
+    the number of training pairs N, shape by model, one panel per pair-sampling reading."""
+    return paper_against_ours(
+        cells, colour="N", symbol="model", facet="reading", colour_title="N",
+        facet_titles={"disjoint": "disjoint instance pools", "shared": "one pool shared by training and test"},
+        title=f"Every printed cell of Tables 4-8 against mvlab's ({_draws_note(cells)})")
+
+
+def ofsp_paper_against_ours(cells: pd.DataFrame) -> go.Figure:
+    """:func:`paper_against_ours` for OFSP's Tables 3 (accuracy) and 4 (disagreement), one panel each: colour by
+    the reading in the ``reading`` column (e.g. :func:`mvlab.reproduction.ofsp_leak.beside_the_protocol`'s
+    table), shape by dataset."""
+    return paper_against_ours(
+        cells, colour="reading", symbol="dataset", facet="table",
+        facet_titles={3: "Table 3: accuracy", 4: "Table 4: disagreement"},
+        title=f"Every printed OFSP cell against mvlab's ({_draws_note(cells)})")
