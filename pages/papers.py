@@ -110,7 +110,7 @@ with ofsp_tab:
             if every.empty:
                 continue
             st.subheader(title)
-            st.markdown(ofsp_tables_markdown(every))
+            st.markdown(ofsp_tables_markdown(every, pending=True))
             part = every[every["table"] == 3]
             part = part.sort_values("model", key=lambda m: m != "OFSP", kind="stable")  # the paper's cells first
             st.dataframe(coloured(cell_table(part, view_construction_link)), hide_index=True, width="stretch",

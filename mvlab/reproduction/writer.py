@@ -324,7 +324,7 @@ def ofsp_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
     for dataset in [d for d in DATASETS if d in set(cells["dataset"])]:
         every = cells[cells["dataset"] == dataset]
         part = every[every["table"] == 3]
-        out += ["", f"#### {DATASETS[dataset]}", "", "OFSP at k views:", "", ofsp_tables_markdown(every)]
+        out += ["", f"#### {DATASETS[dataset]}", "", "OFSP at k views:", "", ofsp_tables_markdown(every, pending=True)]
         out += ["", "The six methods over k = 1..10 (median [min, max] of the mean accuracy; the paper's Fig. 4 "
                 "box plots):", "", "| classifier | " + " | ".join(sorted(part["model"].unique(), key=_method_order))
                 + " |", "|---|" + "---|" * part["model"].nunique()]
@@ -365,16 +365,16 @@ TABLE4_CAPTION = ("Disagreement among the k members (Table 4, DM_total; two memb
 _OFSP_TABLES = ((3, TABLE3_CAPTION, 3), (4, TABLE4_CAPTION, 4))  # table, caption, the paper's printed decimals
 
 
-def ofsp_tables_markdown(part: pd.DataFrame, model: str = "OFSP") -> str:
+def ofsp_tables_markdown(part: pd.DataFrame, model: str = "OFSP", pending: bool = False) -> str:
     """``model``'s cells of one dataset in each of the paper's tables that ``part`` holds, each grid
-    (:func:`ofsp_grid_markdown`) under its caption; a note where an interval has no width (every repetition gave
-    the same value, so any other value lies outside it)."""
+    (:func:`ofsp_grid_markdown`, with the paper's rows not computed yet when ``pending``) under its caption; a note
+    where an interval has no width (every repetition gave the same value, so any other value lies outside it)."""
     blocks = []
     for table, caption, digits in _OFSP_TABLES:
         rows = part[part["table"] == table]
         if rows.empty:
             continue
-        blocks += [caption, ofsp_grid_markdown(rows, model, paper_digits=digits)]
+        blocks += [caption, ofsp_grid_markdown(rows, model, paper_digits=digits, pending=pending)]
         mine = rows[rows["model"] == model]
         if ((mine["ci_high"] - mine["ci_low"]) == 0).any():
             blocks.append("_± 0.000: every repetition gave the same value, an interval without width that any other "
@@ -392,12 +392,24 @@ def ofsp_verdicts(cells: pd.DataFrame, model: str = "OFSP") -> str:
                      for t, (column, _) in PAPER_TABLES.items() if (mine["table"] == t).any())
 
 
-def ofsp_grid_markdown(part: pd.DataFrame, model: str = "OFSP", paper_digits: int = 3) -> str:
+def ofsp_grid_markdown(part: pd.DataFrame, model: str = "OFSP", paper_digits: int = 3, pending: bool = False) -> str:
     """``model``'s cells of one dataset and table: a row per classifier, a column per k, ``ours ± half-width (draws)
-    / paper`` (the paper's value with ``paper_digits`` decimals)."""
+    / paper`` (the paper's value with ``paper_digits`` decimals). With ``pending``, a classifier whose printed row
+    (:data:`mvlab.reproduction.ofsp_paper.PAPER_TABLES`) has no cell yet gets its row too, ``not yet / paper``."""
+    from mvlab.reproduction.ofsp_paper import PAPER_TABLES
+
     ks = sorted(int(k) for k in part["k"].unique())
+    dataset, table = part["dataset"].iloc[0], int(part["table"].iloc[0])
+    printed = PAPER_TABLES[table][1] if table in PAPER_TABLES else {}
+    have = set(part["classifier"])
+    waiting = {c for c in CLASSIFIER_NAMES if pending and c not in have
+               and any((dataset, c, k) in printed for k in ks)}
     lines = ["| classifier | " + " | ".join(f"k={k}" for k in ks) + " |", "|---|" + "---|" * len(ks)]
-    for clf in [c for c in CLASSIFIER_NAMES if c in set(part["classifier"])]:
+    for clf in [c for c in CLASSIFIER_NAMES if c in have or c in waiting]:
+        if clf in waiting:
+            texts = (f"not yet / {_fmt(printed.get((dataset, clf, k)), paper_digits) or '—'}" for k in ks)
+            lines.append(f"| {CLASSIFIER_NAMES[clf]} (not computed yet) | " + " | ".join(texts) + " |")
+            continue
         row = part[(part["classifier"] == clf) & (part["model"] == model)].set_index("k")
         lines.append(f"| {CLASSIFIER_NAMES[clf]} | " + " | ".join(_cell_text(row.loc[k], paper_digits) if k in row.index
                                                                    else "not run" for k in ks) + " |")
