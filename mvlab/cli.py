@@ -309,8 +309,16 @@ def _reproduce_sdf_paper(args) -> int:
         from mvlab.reproduction.writer import read_cells
         from mvlab.viz.reproduction_figures import sdf_paper_against_ours
 
-        _write_figures({"sdf_paper_against_ours": sdf_paper_against_ours(read_cells("sdf", out))}, args.figures)
+        _write_cells_figure("sdf_paper_against_ours", read_cells("sdf", out), sdf_paper_against_ours, args.figures)
     return status
+
+
+def _write_cells_figure(name: str, cells, draw, folder) -> None:
+    """``draw(cells)`` written as ``folder/<name>.png``, or a line saying why not when no cell has a printed value."""
+    if cells is None or not len(cells) or cells["paper"].isna().all():
+        print(f"figure {name}: not written, no cell with a printed value yet")
+        return
+    _write_figures({name: draw(cells)}, folder)
 
 
 def _reproduce_sdf_lambda(args, out: Path) -> int:
@@ -372,7 +380,7 @@ def _reproduce_ofsp_table3(args, store: ResultsStore) -> int:
         from mvlab.viz.reproduction_figures import ofsp_paper_against_ours
 
         both = ofsp_leak.beside_the_protocol(writer.read_cells("ofsp", out), writer.read_cells("ofsp_leak", out))
-        _write_figures({"ofsp_paper_against_ours": ofsp_paper_against_ours(both)}, args.figures)
+        _write_cells_figure("ofsp_paper_against_ours", both, ofsp_paper_against_ours, args.figures)
     return status
 
 

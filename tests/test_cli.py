@@ -192,3 +192,11 @@ def test_the_paper_protocols_write_their_cells_against_the_papers_as_png(tmp_pat
         data = (figures / name).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000  # a drawn chart, not an empty canvas
         assert f"figure: {figures / name}" in out
+    # nothing printed to draw (T = 10 is no cell of the paper's): said, not a traceback nor an empty chart
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    sdf[sdf["T"] == 100].assign(T=10).to_csv(empty / "sdf_paper_draws.csv", index=False)
+    assert main([*store, "reproduce", "sdf", "--paper", "--out", str(empty), "--report", str(empty / "r.md"),
+                 "--report-only", "--figures", str(empty / "figures")]) == 0
+    assert "figure sdf_paper_against_ours: not written, no cell with a printed value yet" in capsys.readouterr().out
+    assert not (empty / "figures").exists()
