@@ -30,6 +30,7 @@ def _import_what_pages_import() -> None:
     import mvlab.experiments.siamese  # noqa: F401
     import mvlab.experiments.view_construction  # noqa: F401
     import mvlab.reproduction.cells  # noqa: F401
+    import mvlab.reproduction.ofsp_leak  # noqa: F401
     import mvlab.reproduction.ofsp_paper  # noqa: F401
     import mvlab.reproduction.sdf_paper  # noqa: F401
     import mvlab.reproduction.writer  # noqa: F401
@@ -43,6 +44,7 @@ def _import_what_pages_import() -> None:
     import mvlab.viz.data_figures  # noqa: F401
     import mvlab.viz.dissimilarity_figures  # noqa: F401
     import mvlab.viz.dvs_figures  # noqa: F401
+    import mvlab.viz.reproduction_figures  # noqa: F401
     import mvlab.viz.siamese_figures  # noqa: F401
     import mvlab.viz.view_construction_figures  # noqa: F401
 
