@@ -296,6 +296,9 @@ def _reproduce_sdf_paper(args) -> int:
     from mvlab.reproduction.writer import write_sdf_outputs
 
     out = Path(args.out)
+    if args.figures and (args.lambda_on_test or args.other_readings):
+        print("figure: not written; --figures draws the main protocol's cells (sdf --paper without "
+              "--lambda-on-test or --other-readings)")
     if args.lambda_on_test:
         return _reproduce_sdf_lambda(args, out)
     if args.other_readings:
@@ -589,8 +592,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "its finished folds in --store's results store, so a cut-off run continues from them")
     _add_paper_table_arguments(rep)
     rep.add_argument("--figures", metavar="DIR", help="also write the charts (average ranks, sign test, "
-                     "critical-difference diagrams; with sdf --paper and ofsp --table3 the paper's cells against "
-                     "mvlab's) as PNG files into DIR (needs the system's chromium)")
+                     "critical-difference diagrams; with sdf --paper's main protocol and ofsp --table3 the paper's "
+                     "cells against mvlab's) as PNG files into DIR (needs the system's chromium)")
     rep.set_defaults(func=cmd_reproduce)
 
     les = sub.add_parser("lesson", help="prepare a lesson for class (--warm) or write its handout (--html)")

@@ -200,3 +200,6 @@ def test_the_paper_protocols_write_their_cells_against_the_papers_as_png(tmp_pat
                  "--report-only", "--figures", str(empty / "figures")]) == 0
     assert "figure sdf_paper_against_ours: not written, no cell with a printed value yet" in capsys.readouterr().out
     assert not (empty / "figures").exists()
+    assert main([*store, "reproduce", "sdf", "--paper", "--lambda-on-test", "--out", str(empty), "--report",
+                 str(empty / "r.md"), "--report-only", "--figures", str(empty / "figures")]) == 0
+    assert "figure: not written; --figures draws the main protocol's cells" in capsys.readouterr().out

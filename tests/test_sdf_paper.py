@@ -248,6 +248,8 @@ def test_the_progress_line_says_when_the_grid_is_complete():
     hours = len(grid) * 36 / 3600
     assert line == f"complete: all {len(grid)} draws of the grid computed, {hours:.1f} h of model fitting"
     assert progress_line(pd.DataFrame(rows[2:])).startswith(f"{len(grid) - 1} of the grid's")
+    extra = {**rows[0], "draw": 99, "seconds": 3600.0}  # a draw beyond the grid (more draws asked) is not its cost
+    assert progress_line(pd.DataFrame(rows + [extra])) == line
 
 
 def test_report_sections_are_replaced_between_their_markers():

@@ -13,6 +13,8 @@ This is a diagnosis, not a protocol to use: it chooses on test data.
 
 from __future__ import annotations
 
+import pandas as pd
+
 from mvlab.reproduction.ofsp_paper import MAX_VIEWS, N_SPLITS, OfspTask, run_fold_reading
 
 __all__ = ["LEAK_METHOD", "READING_LABELS", "run_leak_draw", "beside_the_protocol"]
@@ -26,11 +28,10 @@ READING_LABELS = {"protocol": "OFSP's accuracy by inner cross-validation (the pr
 """How the two readings are named side by side (:func:`beside_the_protocol`)."""
 
 
-def beside_the_protocol(protocol_cells, leak_cells):
-    """OFSP's cells with a printed value under both readings, one table: the protocol's ``OFSP`` rows and this
-    reading's rows, their ``reading`` column set to :data:`READING_LABELS` (the cells tables of
+def beside_the_protocol(protocol_cells: pd.DataFrame | None, leak_cells: pd.DataFrame | None) -> pd.DataFrame:
+    """OFSP's cells with a printed value from either reading, stacked in one table: the protocol's ``OFSP`` rows and
+    this reading's rows, their ``reading`` column set to :data:`READING_LABELS` (the cells tables of
     ``ofsp_paper_cells.csv`` and ``ofsp_leak_cells.csv``; either may be None)."""
-    import pandas as pd
 
     parts = []
     if protocol_cells is not None:

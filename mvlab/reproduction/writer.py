@@ -213,8 +213,10 @@ def progress_line(draws: pd.DataFrame, workers: int = 2) -> str:
     grid = paper_grid()
     todo = [t for t in grid if t.key not in done]
     if not todo:
+        keys = {t.key for t in grid}
+        in_grid = [key in keys for key in per_draw[DRAW_KEY].itertuples(index=False, name=None)]
         return (f"complete: all {len(grid)} draws of the grid computed, "
-                f"{per_draw['seconds'].sum() / 3600:.1f} h of model fitting")
+                f"{per_draw.loc[in_grid, 'seconds'].sum() / 3600:.1f} h of model fitting")
     recent = per_draw.groupby(["N", "T"])["seconds"].apply(lambda s: float(s.tail(5).median()))
     hours = sum(recent.get((t.N, t.T), recent.max() if len(recent) else 0.0) for t in todo) / 3600
     return (f"{len(grid) - len(todo)} of the grid's {len(grid)} draws computed; the {len(todo)} left are about "

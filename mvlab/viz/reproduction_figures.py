@@ -29,7 +29,7 @@ def _describe(row) -> str:
                 " (one draw: no interval)")
     verdict = {True: "inside", False: "outside"}.get(row.get("inside"), "no verdict")
     return (f"{setting}<br>mvlab {row['mean']:.3f}{interval}, {int(row['draws'])} draws<br>"
-            f"paper {row['paper']:.3f}: {verdict}")
+            f"paper {row['paper']:.4g}: {verdict}")
 
 
 def _ordered(values) -> list:
@@ -43,8 +43,9 @@ def paper_against_ours(cells: pd.DataFrame, *, colour: str, symbol: str, facet: 
                        title: str = "The paper's cells against mvlab's") -> go.Figure:
     """One marker per cell with a printed value: x the paper's value, y mvlab's mean, the vertical bar its 95 %
     t interval (from ``ci_low`` to ``ci_high``; none for a one-draw cell), the dashed diagonal y = x where the two
-    agree. A bar that crosses the diagonal is a cell whose paper value lies inside our interval; a marker above
-    the diagonal is a cell where mvlab does better than the paper printed.
+    agree. A bar that crosses the diagonal is a cell whose paper value lies inside our interval (a cell without a
+    bar: only if its marker sits on the diagonal); a marker above the diagonal is a cell where mvlab measured more
+    than the paper printed.
 
     ``cells``: a cells table (columns ``mean, ci_low, ci_high, paper, inside, draws`` and the setting's columns);
     rows without ``paper`` are left out. ``colour``, ``symbol`` and ``facet`` name its columns: the marker's colour
@@ -55,6 +56,10 @@ def paper_against_ours(cells: pd.DataFrame, *, colour: str, symbol: str, facet: 
         if column not in cells.columns:
             raise ValueError(f"the cells table has no column {column!r}; it has {list(cells.columns)}.")
     have = cells[cells["paper"].notna() & cells["mean"].notna()]
+    for column in (colour, symbol, facet):
+        if have[column].isna().any():
+            raise ValueError(f"{int(have[column].isna().sum())} cell(s) with a printed value have no {column!r}; "
+                             "every drawn cell needs one (its colour, shape and panel).")
     panels = _ordered(have[facet])
     names = [str((facet_titles or {}).get(p, p)) for p in panels] or [""]
     fig = make_subplots(rows=1, cols=max(1, len(panels)), subplot_titles=names, horizontal_spacing=0.08)
