@@ -209,12 +209,13 @@ def progress_line(draws: pd.DataFrame, workers: int = 2) -> str:
     from mvlab.reproduction.sdf_paper import DRAW_KEY, paper_grid
 
     per_draw = draws.groupby(DRAW_KEY, sort=False)["seconds"].sum().reset_index()
-    done = set(map(tuple, per_draw[DRAW_KEY].itertuples(index=False, name=None)))
+    drawn = list(per_draw[DRAW_KEY].itertuples(index=False, name=None))
     grid = paper_grid()
+    done = set(drawn)
     todo = [t for t in grid if t.key not in done]
     if not todo:
         keys = {t.key for t in grid}
-        in_grid = [key in keys for key in per_draw[DRAW_KEY].itertuples(index=False, name=None)]
+        in_grid = [key in keys for key in drawn]
         return (f"complete: all {len(grid)} draws of the grid computed, "
                 f"{per_draw.loc[in_grid, 'seconds'].sum() / 3600:.1f} h of model fitting")
     recent = per_draw.groupby(["N", "T"])["seconds"].apply(lambda s: float(s.tail(5).median()))

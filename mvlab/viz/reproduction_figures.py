@@ -33,8 +33,9 @@ def _describe(row) -> str:
 
 
 def _ordered(values) -> list:
-    """The distinct values of a column in their natural order (numbers ascending, text as first seen)."""
-    unique = pd.unique(pd.Series(values).dropna())
+    """The distinct values of a column (none missing: checked by the caller) in their natural order (numbers
+    ascending, text as first seen)."""
+    unique = pd.unique(pd.Series(values))
     return sorted(unique) if pd.api.types.is_numeric_dtype(pd.Series(unique)) else list(unique)
 
 
@@ -52,7 +53,7 @@ def paper_against_ours(cells: pd.DataFrame, *, colour: str, symbol: str, facet: 
     (with ``colour_title`` before the value in the legend), its shape, and one panel per value of ``facet``
     (titled by ``facet_titles`` when given), each with its own axes and diagonal.
     """
-    for column in (colour, symbol, facet, "mean", "paper"):
+    for column in (colour, symbol, facet, "mean", "ci_low", "ci_high", "paper", "draws"):
         if column not in cells.columns:
             raise ValueError(f"the cells table has no column {column!r}; it has {list(cells.columns)}.")
     have = cells[cells["paper"].notna() & cells["mean"].notna()]
