@@ -188,7 +188,8 @@ def _reproduce_ofsp(rep: Reproduction, mode: str, args, store: ResultsStore) -> 
         ds = _load(name, n, args.seed, {})
         try:
             result = k_sweep(ds.X, ds.y, classifiers=classifiers, n_splits=preset.protocol.n_splits,
-                             n_repeats=preset.protocol.n_repeats, random_state=args.seed, n_jobs=args.n_jobs,
+                             n_repeats=getattr(args, "repetitions", 0) or preset.protocol.n_repeats,
+                             random_state=args.seed, n_jobs=args.n_jobs,
                              progress=_print_progress(ds.name), store=store, kind=f"reproduce:ofsp:{mode}",
                              resume=True, **opts)
         except ValueError as exc:
@@ -388,6 +389,9 @@ def _reproduce_ofsp_table3(args, store: ResultsStore) -> int:
 
 
 def _reproduce(rep: Reproduction, mode: str, args, store: ResultsStore) -> int:
+    if args.paper_name == "ofsp" and args.trees:
+        raise ValueError("--trees does not apply to 'reproduce ofsp': its views are scored by KNN, naive Bayes or "
+                         "a linear SVM, with no forest.")
     if args.paper_name == "ofsp" and args.table3:
         return _reproduce_ofsp_table3(args, store)
     if args.paper_name == "ofsp":
@@ -580,7 +584,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--n-jobs", type=int, default=-1, help=N_JOBS_HELP)
     rep.add_argument("--scheduler", default=None, help=SCHEDULER_HELP)
     rep.add_argument("--trees", type=int, default=0, help="trees per forest instead of the size's own")
-    rep.add_argument("--repetitions", type=int, default=0, help="splits (draws) instead of the size's own")
+    rep.add_argument("--repetitions", type=int, default=0,
+                     help="splits (draws) instead of the size's own; ofsp: repetitions of its k-fold cross-validation "
+                          "(--table3: of the paper's 5-fold)")
     rep.add_argument("--classifiers", nargs="+", choices=list(CLASSIFIERS), metavar="NAME",
                      help=f"ofsp only: base classifiers instead of the size's own, from {list(CLASSIFIERS)} "
                           "(the linear SVM's incremental evaluator still solves an SVM per candidate: it dominates the "

@@ -98,6 +98,17 @@ def test_ofsp_reproduction_reports_per_dataset_and_classifier(tmp_path, capsys):
     # a second run reads every split back from the store instead of recomputing it
     assert _reproduce_ofsp(rep, "quick", args, store) == 0
     assert len(store.runs()) == 1 and len(store.results()) == len(stored)
+    # --repetitions repeats the k-fold cross-validation (it was silently ignored): a second repetition's 3 folds
+    assert _reproduce_ofsp(rep, "quick", argparse.Namespace(seed=0, n_jobs=1, repetitions=2), store) == 0
+    assert len(store.runs()) == 2 and len(store.results()) == 2 * len(stored) + len(stored)
+
+
+def test_ofsp_reproduction_refuses_trees(tmp_path, capsys):
+    """OFSP's views are scored by KNN, naive Bayes or an SVM: a --trees given to it must not pass unnoticed."""
+    store = ["--store", str(tmp_path / "r.sqlite")]
+    for extra in ([], ["--table3", "--report-only", "--out", str(tmp_path)]):
+        assert main([*store, "reproduce", "ofsp", "--trees", "50", *extra]) == 2
+        assert "--trees does not apply to 'reproduce ofsp'" in capsys.readouterr().err
 
 
 def test_view_construction_runs_from_the_command_line(tmp_path, capsys):
