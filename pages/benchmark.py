@@ -20,8 +20,9 @@ st.caption("Which method wins, and is it significant? Repeated splits on several
 with st.expander("What am I looking at?"):
     st.markdown(
         """
-Each dataset is split several times (stratified hold-out for the dissimilarity methods, fresh draws of
-training and test pairs for the pair methods); every method sees exactly the same splits and, for the
+Each dataset is split several times (stratified hold-out for the dissimilarity methods, repeated 3-fold
+cross-validation for view construction, each repetition 3 splits, fresh draws of training and test pairs for the
+pair methods); every method sees exactly the same splits and, for the
 dissimilarity methods, the same view forests. The table gives the mean ± standard deviation of test accuracy
 per dataset. Over datasets: the **average rank** (1 = best), the **sign test** of every method against a
 baseline, and, with three or more datasets, **Friedman's test** with a Holm post-hoc against the proposed

@@ -18,8 +18,9 @@ A **view** is a group of columns measured the same way. The table gives each vie
 scale: views on very different scales are one reason to learn a representation per view (a forest
 per view) instead of pooling all columns. The PCA pictures show how well each view alone separates
 the classes; views that separate different classes complement each other. For synthetic data, the
-ground truth marks, for every instance, the views that carry its class (the others show noise):
-dynamic view selection should find them.
+ground truth marks, for every instance, the views that carry its class (the others show a random class, or
+noise if you chose so). When which views carry it *depends on a latent region*, dynamic view selection should find
+them; when it is drawn *independently per instance*, no rule can tell them from x.
 """
     )
 

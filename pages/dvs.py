@@ -41,8 +41,8 @@ view q carries the class only in region q; elsewhere it shows a random class. So
 instance to instance, and it is known: the page scores the choices against it (precision: chosen views that
 carry the class; recall: such views that were chosen), against a random choice of the same size, and gives the
 accuracy of an **oracle** that always uses the true view (what a perfect choice of views gets; not a strict ceiling,
-since another view can be right where the true one errs). With independent
-relevance (the sidebar's synthetic data) no rule can find the right views from x: use it to see that limit.
+since another view can be right where the true one errs). With the sidebar's
+synthetic data drawn *independently per instance* no rule can find the right views from x: use it to see that limit.
 
 Every method of the table uses the same split; DVS, its variants and the static combinations the same view
 forests; the **baselines** are what a practitioner would try first: one forest on all features, a soft vote of
@@ -147,17 +147,19 @@ def train_and_show():
         """The instance among its nearest training instances, near drawn near (exact space); on the large-data
         path (no (n_test, n_train) matrix kept) the zoom of the map, whose caption says it is a projection."""
         labels_train = np.asarray(result.classes)[result.y_train]
+        space = "<br><sup>in the all-views average, where this variant takes its one region</sup>" \
+            if e.region_kind == "shared" else ""
         if result.sampled:
-            train_xy, test_xy, _, _ = result.subset_map(e.subsets[e.chosen[i]])
+            train_xy, test_xy, _, _ = result.subset_map(e.region_space(i))
             return dvs_figures.region_of_competence_map(
                 train_xy, test_xy, labels_train, labels_test, result.classes, selected=i, region=e.region[i],
                 region_hit=e.region_oob_hit[i],
                 title=f"Test instance {i} (star) and its {len(e.region[i])} neighbours<br><sup>a zoom of the "
-                      "projection: distances on it are approximate</sup>")
+                      "projection: distances on it are approximate</sup>" + space)
         near, coords, region = result.neighbourhood(e, i)
         return dvs_figures.neighbourhood_map(coords, labels_train[near], result.classes, region=region,
                                              region_hit=e.region_oob_hit[i],
-                                             title=f"Test instance {i} (star) and its {len(near)} nearest")
+                                             title=f"Test instance {i} (star) and its {len(near)} nearest{space}")
 
     @st.fragment
     def one_instance():
@@ -198,11 +200,11 @@ def train_and_show():
         p1, p2 = st.columns(2)
         p1.plotly_chart(shared.figure("dvs_competence_paper", [key, i], lambda: dvs_figures.candidate_competence(
             paper_e.candidate_names, paper_e.competence[i], paper_e.chosen[i],
-            title="Paper: OOB accuracy on the region")),
+            title="Paper: OOB accuracy on each candidate's own k nearest")),
             key="dvs_competence_paper")
         p2.plotly_chart(shared.figure("dvs_competence_soft", [key, i], lambda: dvs_figures.candidate_competence(
             soft_e.candidate_names, soft_e.competence[i], soft_e.chosen[i],
-            title="Soft: OOB probability of the true class")), key="dvs_competence_soft")
+            title="Soft: OOB probability of the true class, same regions")), key="dvs_competence_soft")
 
 
     one_instance()

@@ -44,7 +44,7 @@ then open a page:
 - **Papers**: *does mvlab reproduce each paper?* The papers' tables as published beside mvlab's
   cells (95 % intervals, draws, the reading of the paper used), each cell a link to the setting.
 - **Siamese deep forest**: *how does a Siamese deep forest weight its trees?* SDF and gcForest
-  on pairs of instances (same trees): accuracy per cascade level, the learned tree weights and
+  on pairs of instances (the same first-level trees): accuracy per cascade level, the learned tree weights and
   their effective number of trees, and a pair explorer with the undetermined-pair threshold τ.
 
 Every random choice derives from the sidebar's seed, so a result can be reproduced exactly.

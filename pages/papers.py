@@ -10,6 +10,7 @@ from mvlab.reproduction.writer import (
     gap_by_n,
     grid_markdown,
     ofsp_knn_markdown,
+    ofsp_repetitions_line,
     ofsp_tables_markdown,
     ofsp_verdicts,
     progress_line,
@@ -44,7 +45,7 @@ def siamese_link(row) -> str:
 
 def view_construction_link(row) -> str:
     """The View construction page at this cell's classifier and the protocol's settings: 10 x 5-fold, every instance
-    and feature, 5 inner folds, one GA of 30 generations for every k."""
+    and feature, 5 inner folds, one GA of 30 generations per fold, shared by every k."""
     golub = row["dataset"] == "golub-3051"
     settings = ViewConstructionSettings(classifiers=(row["classifier"],), n_splits=5, n_repeats=10, n_used=100000,
                                         d_used=100000, inner_cv=5, ga_generations=30, ga_runs="shared",
@@ -104,8 +105,8 @@ with ofsp_tab:
                 "committed yet: `python -m mvlab reproduce ofsp --table3`.")
     else:
         st.markdown(f"**OFSP's cells: {ofsp_verdicts(cells)}.** Neither dataset is the "
-                    "paper's own (see each heading); 10 x 5-fold cross-validation, the interval over the 10 "
-                    "repetitions. The other five methods have no printed cell (the paper draws them as box plots).")
+                    f"paper's own (see each heading); 10 x 5-fold cross-validation, {ofsp_repetitions_line(cells)}. "
+                    "The other five methods have no printed cell (the paper draws them as box plots).")
         for dataset, title in ofsp_paper.DATASETS.items():
             every = cells[cells["dataset"] == dataset]
             if every.empty:

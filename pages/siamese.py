@@ -7,7 +7,7 @@ import streamlit as st
 
 from mvlab.experiments.settings import SiameseSettings
 from mvlab.experiments.siamese import MODELS, SiameseExperiment, default_window_sizes, tau_tradeoff
-from mvlab.siamese.pairs import max_train_pairs
+from mvlab.siamese.pairs import default_n_test_pairs, max_train_pairs
 from mvlab.ui import links, runs, shared, widgets
 from mvlab.ui.state import current_seed, keep, kept, set_kept, sidebar
 from mvlab.viz import siamese_figures
@@ -21,8 +21,9 @@ with st.expander("What am I looking at?"):
     st.markdown(
         """
 A **pair** of instances is *similar* (label 0) when both have the same class and *dissimilar* (label 1) otherwise.
-N training pairs and 2N/3 test pairs are drawn from **disjoint** halves of the data (no instance of a test pair
-was seen in training). A pair is the concatenation of its two feature vectors.
+N training pairs and 2N/3 test pairs are drawn from **disjoint** instance pools, 60 % of the instances for the
+training pairs and 40 % for the test pairs (no instance of a test pair was seen in training). A pair is the
+concatenation of its two feature vectors.
 
 **gcForest** is a cascade: each level holds 2 completely-random tree forests (CRF) and 2 random forests (RF);
 each forest outputs a class vector (the average of its trees' class probabilities), and these vectors are
@@ -56,7 +57,7 @@ c2 = st.columns(4)
 if paper:
     d = S(paper=True).effective()  # the paper's sizes (the pairs family's preset)
     n_pairs, trees, qp_probas, max_levels = d.n_pairs, d.n_estimators, d.qp_probas, d.max_levels
-    c[1].caption(f"N = {n_pairs} training pairs ({2 * n_pairs // 3} test), T = {trees} trees per forest")
+    c[1].caption(f"N = {n_pairs} training pairs ({default_n_test_pairs(n_pairs)} test), T = {trees} trees per forest")
     c[2].caption(f"QP on {'in-sample' if qp_probas == 'insample' else 'out-of-fold'} tree probabilities")
     c2[2].caption(f"up to {max_levels} levels")
 else:

@@ -25,7 +25,7 @@ ds = sidebar()
 seed = current_seed()
 st.title("View construction")
 st.caption("How should the features of one high-dimensional set be grouped into views? OFSP and five other ways of "
-           "building k views, each feeding a performance-weighted ensemble, for k = 1..K (Kumar & Minz 2015).")
+           "building k views, each feeding a performance-weighted ensemble, for k = 1..K (Kumar & Minz 2016).")
 with st.expander("What am I looking at?"):
     st.markdown(
         """

@@ -59,6 +59,13 @@ def test_opens_on_data_where_choices_differ_and_scores_them(app):
     assert [c.key for c in app.get("plotly_chart")] == ["dvs_accuracy", "dvs_matrix", "dvs_subsets", "dvs_map",
                                                        "dvs_region", "dvs_competence_paper", "dvs_competence_soft"]
     assert "Its true view(s)" in instance_sentence(app)
+    # the shared-region variant: its region is drawn where it was taken, the all-views average, every instance
+    app.radio(key="dvs_show").set_value("dvs-soft-shared").run()
+    for i in (0, 17, 123):
+        app.number_input(key="dvs_instance").set_value(i).run()
+        assert not app.exception, app.exception
+        zoom = json.loads(next(c for c in app.get("plotly_chart") if c.key == "dvs_region").proto.spec)
+        assert "in the all-views average" in zoom["layout"]["title"]["text"]
 
 
 def test_train_on_the_sidebar_data_shows_selections_and_a_region(app):

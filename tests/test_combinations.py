@@ -124,6 +124,16 @@ def test_dvs_variants_share_the_pool_and_baselines_use_the_same_trees():
     assert r.oracle_accuracy is not None and 0 < r.oracle_accuracy <= 1
     rows = {(row["method"], row["metric"]): row["value"] for row in r.result_rows()}
     assert {("dvs-soft", "choice_precision"), ("dvs", "tie_rate"), ("dvs", "oracle_accuracy")} <= set(rows)
+    # the instance's neighbourhood is drawn in the space its region was taken in: with the shared region, the
+    # all-views average, so the region is the nearest k there (it used to be drawn in the chosen subset's space,
+    # where a region member may lie beyond the 40 drawn and the page failed)
+    shared = r.explanations["dvs-soft-shared"]
+    assert shared.region_space(0).all()
+    paper = r.explanations["dvs"]
+    assert (paper.region_space(0) == paper.subsets[paper.chosen[0]]).all()
+    for i in range(len(te)):
+        near, _, region = r.neighbourhood(shared, i)
+        assert sorted(region) == list(range(shared.k)) and set(near[region]) == set(shared.region[i])
     back = CombinationComparison.from_npz(r.to_npz())
     assert back.oracle_accuracy == r.oracle_accuracy and set(back.explanations) == set(r.explanations)
     np.testing.assert_array_equal(back.informative_test, ds.informative[te])

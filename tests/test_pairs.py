@@ -3,7 +3,14 @@
 import numpy as np
 import pytest
 
-from mvlab.siamese.pairs import _tri_decode, make_pair_split, make_pairs, pair_features, split_pools
+from mvlab.siamese.pairs import (
+    _tri_decode,
+    default_n_test_pairs,
+    make_pair_split,
+    make_pairs,
+    pair_features,
+    split_pools,
+)
 
 
 def _unordered(pairs):
@@ -112,6 +119,14 @@ def test_split_pools_and_pair_split_are_disjoint():
     assert (split.y_train == 0).sum() == 45 and (split.y_test == 1).sum() == 30
     again = make_pair_split(y, 90, random_state=4)
     np.testing.assert_array_equal(again.test_pairs, split.test_pairs)
+
+
+def test_default_test_pairs_round_two_thirds_to_the_nearest():
+    """2N/3 rounded, not floored (the Siamese page's caption said 666 for N = 1000 where the draw has 667)."""
+    assert [default_n_test_pairs(n) for n in (1, 90, 100, 1000, 2000)] == [1, 60, 67, 667, 1333]
+    assert default_n_test_pairs(2000, both_orders=True) == 1334 and default_n_test_pairs(90, both_orders=True) == 60
+    y = np.repeat(np.arange(3), 100)
+    assert make_pair_split(y, 1000, random_state=0).test_pairs.shape == (667, 2)
 
 
 def test_pair_features_concatenates():

@@ -178,8 +178,9 @@ class CombinationComparison:
                 subset_dissimilarity(self.test_dissimilarities, mask))
 
     def neighbourhood(self, explanation: DVSExplanation, i: int, m: int = NEIGHBOURHOOD):
-        """Test instance ``i`` among its ``m`` nearest training instances in the space of the subset
-        ``explanation`` chose for it, placed so that near looks near (:func:`mvlab.core.projection.radial_layout`:
+        """Test instance ``i`` among its ``m`` nearest training instances in the space its region of competence
+        was taken in (:meth:`DVSExplanation.region_space`: the subset ``explanation`` chose for it, or every view
+        with a shared region), placed so that near looks near (:func:`mvlab.core.projection.radial_layout`:
         each at its exact dissimilarity from the instance, only the directions approximated).
 
         Returns
@@ -191,8 +192,7 @@ class CombinationComparison:
         region : ndarray of int (k,)
             The positions in ``near`` of the instance's region of competence (its k nearest: the first k).
         """
-        subset = explanation.subsets[explanation.chosen[i]]
-        train, test = self.subset_rows(subset)
+        train, test = self.subset_rows(explanation.region_space(i))
         d = np.asarray(test[i], dtype=np.float64)
         near = np.argsort(d, kind="stable")[:m]
         coords = radial_layout(d[near], np.asarray(train, dtype=np.float64)[np.ix_(near, near)])

@@ -368,7 +368,8 @@ class ViewConstructionSettings(ExperimentSettings):
         """What the paper switch sets, in words, from the view-construction family's paper preset."""
         p = cls(paper=True).effective()
         return (f"All instances and features, K = {p.max_views}, {p.n_repeats} × {p.n_splits}-fold CV, "
-                f"{p.inner_cv} inner folds, GA {p.ga_generations} generations, one GA for every k.")
+                f"{p.inner_cv} inner folds, GA {p.ga_generations} generations, one GA per fold whose top k chromosomes "
+                "serve every k (quick runs: a GA per k).")
 
     @classmethod
     def defaults_note(cls) -> str:
@@ -378,7 +379,8 @@ class ViewConstructionSettings(ExperimentSettings):
                 f"set keeps all 500), K = {d.max_views}, {d.n_repeats} × {d.n_splits}-fold CV, {d.inner_cv} inner "
                 f"folds, {' and '.join(CLASSIFIER_TITLES[c] for c in d.classifiers)}, a GA of {d.ga_generations} "
                 f"generations. The **paper settings** switch restores {p.n_repeats} × {p.n_splits}-fold CV, "
-                f"{p.inner_cv} inner folds, {p.ga_generations} GA generations and all the data.")
+                f"{p.inner_cv} inner folds, {p.ga_generations} GA generations, one GA per fold shared by every k "
+                "(instead of a GA per k) and all the data.")
 
     def problems(self, ds):
         """Why the sweep cannot run: no method or classifier chosen, a class smaller than the folds, or more

@@ -152,7 +152,8 @@ STEPS = (
         holds=_kept_grows_but_small),
     Step(
         title="The price: time",
-        text="Wall-clock time to build and score the ensemble, for each k.",
+        text="Wall-clock time to build the views and fit the ensemble (scoring the test fold is not timed), for "
+             "each k.",
         run=RUN, figures=_lines("seconds"),
         question=Question("What does OFSP pay for its views?",
                           ("Nothing, it is as fast as a random partition", "More time: it evaluates candidate "

@@ -121,7 +121,8 @@ STEPS = (
                           "Depth is chosen by the data: on a small training set a second level does not improve the "
                           "out-of-fold accuracy, so the cascade stops at one level."),
         notice="The kept level is the one with the best training accuracy, not test accuracy: the test is not used.",
-        mistake="Expecting a deep forest to be deep: its depth is whatever the training accuracy supports."),
+        mistake="Expecting a deep forest to be deep: its depth is whatever the training accuracy supports.",
+        holds=_one_level),
     Step(
         title="Weights from a quadratic programme",
         text="gcForest averages its trees (weight 1/T each). The **Siamese deep forest** (SDF) weights them: for "

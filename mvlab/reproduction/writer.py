@@ -18,7 +18,8 @@ __all__ = ["REPRODUCTION_DIR", "RESULTS_STEMS", "CLASSIFIER_NAMES", "read_draws"
            "write_sdf_outputs", "verdict_line", "read_cells", "cell_table", "grid_markdown", "gap_by_n",
            "readings_line", "progress_line", "ofsp_markdown", "ofsp_grid_markdown", "write_ofsp_outputs",
            "lambda_markdown", "write_sdf_lambda_outputs", "readings_markdown", "write_sdf_readings_outputs",
-           "ofsp_leak_markdown", "write_ofsp_leak_outputs", "ofsp_verdicts", "ofsp_tables_markdown",
+           "ofsp_leak_markdown", "write_ofsp_leak_outputs", "ofsp_verdicts", "ofsp_repetitions_line",
+           "ofsp_tables_markdown",
            "TABLE3_CAPTION", "TABLE4_CAPTION",
            "ofsp_knn_markdown", "write_ofsp_knn_outputs"]
 
@@ -393,6 +394,19 @@ def ofsp_verdicts(cells: pd.DataFrame, model: str = "OFSP") -> str:
     mine = cells[cells["model"] == model]
     return "; ".join(f"Table {t} ({column}): {verdict_line(mine[mine['table'] == t])}"
                      for t, (column, _) in PAPER_TABLES.items() if (mine["table"] == t).any())
+
+
+def ofsp_repetitions_line(cells: pd.DataFrame) -> str:
+    """How many repetitions of the 5-fold cross-validation the intervals of ``cells`` rest on: the protocol's
+    10 (:data:`mvlab.reproduction.ofsp_paper.N_REPEATS`), naming each (dataset, classifier) with fewer so far."""
+    from mvlab.reproduction.ofsp_paper import N_REPEATS, PAPER_ROW
+
+    short = cells[cells["draws"] < N_REPEATS].groupby(["dataset", "classifier"], sort=False)["draws"].min()
+    if short.empty:
+        return f"the interval over the {N_REPEATS} repetitions"
+    fewer = ", ".join(f"{PAPER_ROW.get(d, d)} with the {CLASSIFIER_NAMES.get(c, c)} {n} so far"
+                      for (d, c), n in short.items())
+    return f"the interval over the {N_REPEATS} repetitions ({fewer}: still computing)"
 
 
 def ofsp_grid_markdown(part: pd.DataFrame, model: str = "OFSP", paper_digits: int = 3, pending: bool = False) -> str:

@@ -120,7 +120,8 @@ class DVSCombiner(BaseEstimator):
     Parameters
     ----------
     k : int, default=7
-        Size of the region of competence (§A.8 line 10, k = 7 RECON); ``1 <= k <= n_train``.
+        Size of the region of competence, the k nearest training instances (§A.8 line 10; the paper's value is
+        lost, 7 is a reconstruction); ``1 <= k <= n_train``.
     competence : {"ola", "lca", "soft"}, default="ola"
         ``"ola"``: OOB accuracy over the k neighbours (the paper, line 11).  ``"lca"``: OOB
         accuracy over the neighbours whose label equals the candidate's prediction for the

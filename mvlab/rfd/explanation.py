@@ -82,6 +82,14 @@ class DVSExplanation:
         """Number of instances explained, n."""
         return int(self.chosen.shape[0])
 
+    def region_space(self, i: int) -> np.ndarray:
+        """The views (bool (Q,)) whose averaged dissimilarity instance ``i``'s region of competence was taken in:
+        the chosen candidate's own (§A.8 line 10, ``region_kind="candidate"``), or every view
+        (``region_kind="shared"``, one region for all candidates)."""
+        if self.region_kind == "shared":
+            return np.ones(self.subsets.shape[1], dtype=bool)
+        return self.subsets[self.chosen[i]]
+
     @property
     def chosen_names(self) -> list[str]:
         """Name of the chosen candidate of every instance (n,)."""

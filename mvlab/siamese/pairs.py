@@ -24,7 +24,7 @@ from sklearn.utils import check_random_state
 from mvlab.core.params import POSITIVE_COUNT, RANDOM_STATE, validate_params
 
 __all__ = ["POOLS", "PairSplit", "make_pair_split", "make_pairs", "pair_features", "split_pools", "pair_capacity",
-           "max_train_pairs"]
+           "max_train_pairs", "default_n_test_pairs"]
 
 
 def _tri_decode(k, n):
@@ -256,6 +256,13 @@ POOLS = ("disjoint", "shared")
 same instances as the training pairs (distinct pairs)."""
 
 
+def default_n_test_pairs(n_train_pairs: int, *, both_orders: bool = False) -> int:
+    """The paper's ``2N/3`` test pairs for ``N`` training pairs (§C.8), rounded to the nearest integer (at least 1;
+    even with ``both_orders``, whose pairs come in both orders): 667 for N = 1000."""
+    n = max(1, int(round(2 * n_train_pairs / 3)))
+    return n + 1 if both_orders and n % 2 else n
+
+
 def make_pair_split(
     y,
     n_train_pairs,
@@ -300,9 +307,7 @@ def make_pair_split(
         raise ValueError(f"pools must be one of {POOLS}; got {pools!r}.")
     rng = check_random_state(random_state)
     if n_test_pairs is None:
-        n_test_pairs = max(1, int(round(2 * n_train_pairs / 3)))
-        if both_orders and n_test_pairs % 2:
-            n_test_pairs += 1
+        n_test_pairs = default_n_test_pairs(n_train_pairs, both_orders=both_orders)
     seed = lambda: int(rng.randint(np.iinfo(np.int32).max))  # noqa: E731
     if pools == "shared":
         return _shared_pool_split(y, n_train_pairs, n_test_pairs, balanced, both_orders, seed())
