@@ -2,7 +2,7 @@
 Building views from one feature set
 ===================================
 
-Optimal feature-set partitioning (Kumar & Minz 2015, docs/algorithms.md §B) splits a high-dimensional feature set
+Optimal feature-set partitioning (Kumar & Minz 2016, docs/algorithms.md §B) splits a high-dimensional feature set
 into k views, each good on its own, and discards what helps no view.  This example partitions the bundled Golub
 leukemia data (38 samples × 3,051 genes: the filtered version, not the paper's 7,129 genes) into three views and
 compares a performance-weighted ensemble of them with one classifier on all genes.

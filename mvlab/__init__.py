@@ -9,7 +9,7 @@ subpackages follow the three papers over a small shared core:
 ``mvlab.datasets``          the container, bundled real data, synthetic generators, CSV reader
 ``mvlab.forest``            forest dissimilarities of one view (the measure table)
 ``mvlab.rfd``               Bernard et al. 2020: view forests, static weights, dynamic view selection
-``mvlab.construction``      Kumar & Minz 2015: OFSP and the other partitioners, view ensembles
+``mvlab.construction``      Kumar & Minz 2016: OFSP and the other partitioners, view ensembles
 ``mvlab.siamese``           Utkin & Ryabinin 2018: pairs, cascade, tree-weight QP, Siamese deep forest
 ``mvlab.experiments``       protocols, the runner, method families, statistics, reports, the store
 ``mvlab.viz``               plotly figures and 2-D projections

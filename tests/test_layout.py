@@ -28,7 +28,7 @@ CONTRACT = [  # docs/design.md §3: names other code relies on, importable from 
     "load_dataset", "list_datasets", "MultiViewDataset", "ForestDissimilarity", "RFDClassifier", "OFSP",
     "solve_tree_weights", "SiameseDeepForest", "posthoc_vs_control", "views_to_Xs", "Xs_to_views",
     "make_multiview_classification", "read_multiview_csv", "fit_view_forests", "DVSCombiner", "ViewEnsemble",
-    "CascadeForest", "MultiGrainedScanner", "run_experiment", "ResultsStore",
+    "CascadeForest", "MultiGrainedScanner", "run_experiment", "ResultsStore", "nemenyi_critical_difference",
 ]
 
 

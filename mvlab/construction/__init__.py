@@ -1,2 +1,2 @@
-"""View construction (Kumar & Minz 2015): OFSP and five other partitioners, performance-weighted view
+"""View construction (Kumar & Minz 2016): OFSP and five other partitioners, performance-weighted view
 ensembles and diversity measures (docs/algorithms.md B)."""

@@ -122,7 +122,7 @@ _WRAPPER_CONSTRAINTS: dict = {
 
 
 class OFSP(_BasePartitioner):
-    """Optimal Feature Set Partitioning (Kumar & Minz 2015; docs/algorithms.md B.2, Def. 7).
+    """Optimal Feature Set Partitioning (Kumar & Minz 2016; docs/algorithms.md B.2, Def. 7).
 
     One greedy pass over the features: feature ``x_a`` is tried in each of the
     ``n_views`` views; it joins the view ``t = argmax_i [Acc(X_i u {x_a}) - Acc(X_i)]``

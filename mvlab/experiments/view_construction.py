@@ -620,7 +620,7 @@ def _evaluate(ds, split, params, n_jobs, keep, progress=None):
 
 VIEW_CONSTRUCTION = Family(
     name="view-construction",
-    title="View construction: OFSP and five baselines (Kumar & Minz 2015)",
+    title="View construction: OFSP and five baselines (Kumar & Minz 2016)",
     methods=METHODS,
     method_titles=METHOD_TITLES,
     baseline="RFSP",
