@@ -188,7 +188,7 @@ def _reproduce_ofsp(rep: Reproduction, mode: str, args, store: ResultsStore) -> 
         ds = _load(name, n, args.seed, {})
         try:
             result = k_sweep(ds.X, ds.y, classifiers=classifiers, n_splits=preset.protocol.n_splits,
-                             n_repeats=getattr(args, "repetitions", 0) or preset.protocol.n_repeats,
+                             n_repeats=args.repetitions or preset.protocol.n_repeats,
                              random_state=args.seed, n_jobs=args.n_jobs,
                              progress=_print_progress(ds.name), store=store, kind=f"reproduce:ofsp:{mode}",
                              resume=True, **opts)
@@ -255,11 +255,30 @@ def _write_figures(figures: dict, folder) -> None:
 def cmd_reproduce(args) -> int:
     """Reproduce a paper's protocol on the bundled data (``python -m mvlab reproduce dvs|ofsp|sdf``) at the
     ``--quick`` (default) or ``--paper`` sizes, on the job engine unless ``--n-jobs 1``; returns the exit status."""
+    _refuse_ignored_flags(args)
     mode = "paper" if args.paper else "quick"
     rep = REPRODUCTIONS[args.paper_name]
     store = ResultsStore(args.store)
     with on_engine(args, store):
         return _reproduce(rep, mode, args, store)
+
+
+def _refuse_ignored_flags(args) -> None:
+    """A flag the chosen protocol would not use is an error (ValueError), said before any engine starts."""
+    for flag, value in (("--trees", args.trees), ("--repetitions", args.repetitions)):
+        if value < 0:
+            raise ValueError(f"{flag} must be 1 or more (0, the default: the size's own), got {value}.")
+    ofsp = args.paper_name == "ofsp"
+    if ofsp and args.trees:
+        raise ValueError("--trees does not apply to 'reproduce ofsp': its views are scored by KNN, naive Bayes or "
+                         "a linear SVM, with no forest.")
+    if args.paper_name == "sdf" and args.paper and args.trees:
+        raise ValueError("--trees does not apply to 'reproduce sdf --paper': its trees per forest are the paper's "
+                         "grid; --trees-grid restricts it.")
+    if args.classifiers and not ofsp:
+        raise ValueError("--classifiers applies to 'reproduce ofsp' only.")
+    if args.table3 and not ofsp:
+        raise ValueError("--table3 applies to 'reproduce ofsp' only.")
 
 
 def _say(line: str) -> None:
@@ -389,19 +408,12 @@ def _reproduce_ofsp_table3(args, store: ResultsStore) -> int:
 
 
 def _reproduce(rep: Reproduction, mode: str, args, store: ResultsStore) -> int:
-    if args.paper_name == "ofsp" and args.trees:
-        raise ValueError("--trees does not apply to 'reproduce ofsp': its views are scored by KNN, naive Bayes or "
-                         "a linear SVM, with no forest.")
     if args.paper_name == "ofsp" and args.table3:
         return _reproduce_ofsp_table3(args, store)
     if args.paper_name == "ofsp":
         return _reproduce_ofsp(rep, mode, args, store)
     if args.paper_name == "sdf" and mode == "paper":
         return _reproduce_sdf_paper(args)
-    if args.classifiers:
-        raise ValueError("--classifiers applies to 'reproduce ofsp' only.")
-    if args.table3:
-        raise ValueError("--table3 applies to 'reproduce ofsp' only.")
     family = get_family(rep.family)
     preset = family.presets[mode]
     params, protocol = dict(preset.params), preset.protocol

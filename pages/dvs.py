@@ -147,8 +147,8 @@ def train_and_show():
         """The instance among its nearest training instances, near drawn near (exact space); on the large-data
         path (no (n_test, n_train) matrix kept) the zoom of the map, whose caption says it is a projection."""
         labels_train = np.asarray(result.classes)[result.y_train]
-        space = "<br><sup>in the all-views average, where this variant takes its one region</sup>" \
-            if e.region_kind == "shared" else ""
+        space = ("<br><sup>in the all-views average, where this variant takes its one region</sup>"
+                 if e.region_kind == "shared" else "")
         if result.sampled:
             train_xy, test_xy, _, _ = result.subset_map(e.region_space(i))
             return dvs_figures.region_of_competence_map(

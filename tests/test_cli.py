@@ -86,7 +86,7 @@ def test_ofsp_reproduction_reports_per_dataset_and_classifier(tmp_path, capsys):
                        sweep={"quick": {"classifiers": ["knn"], "max_views": 2, "max_features": 20, "inner_cv": 2,
                                         "ga_generations": 1}})
     store = ResultsStore(tmp_path / "r.sqlite")
-    args = argparse.Namespace(seed=0, n_jobs=1)
+    args = argparse.Namespace(seed=0, n_jobs=1, repetitions=0)
     assert _reproduce_ofsp(rep, "quick", args, store) == 0
     out = capsys.readouterr().out
     assert "## nutrimouse: 40 instances, 141 features (features used: 20)" in out
@@ -98,17 +98,28 @@ def test_ofsp_reproduction_reports_per_dataset_and_classifier(tmp_path, capsys):
     # a second run reads every split back from the store instead of recomputing it
     assert _reproduce_ofsp(rep, "quick", args, store) == 0
     assert len(store.runs()) == 1 and len(store.results()) == len(stored)
-    # --repetitions repeats the k-fold cross-validation (it was silently ignored): a second repetition's 3 folds
+    # --repetitions repeats the k-fold cross-validation (it was silently ignored): other settings, so a new run of
+    # two repetitions, 6 folds
     assert _reproduce_ofsp(rep, "quick", argparse.Namespace(seed=0, n_jobs=1, repetitions=2), store) == 0
     assert len(store.runs()) == 2 and len(store.results()) == 2 * len(stored) + len(stored)
 
 
-def test_ofsp_reproduction_refuses_trees(tmp_path, capsys):
-    """OFSP's views are scored by KNN, naive Bayes or an SVM: a --trees given to it must not pass unnoticed."""
+def test_reproduce_refuses_a_flag_its_protocol_would_ignore_before_starting_the_engine(tmp_path, capsys, monkeypatch):
+    """OFSP's views are scored by KNN, naive Bayes or an SVM, sdf --paper's trees are the paper's grid: a --trees
+    given to them, or a negative count, must not pass unnoticed, nor wait for an engine to start."""
+    import mvlab.cli as cli
+
+    monkeypatch.setattr(cli, "on_engine", None)  # any engine start fails loudly
     store = ["--store", str(tmp_path / "r.sqlite")]
-    for extra in ([], ["--table3", "--report-only", "--out", str(tmp_path)]):
-        assert main([*store, "reproduce", "ofsp", "--trees", "50", *extra]) == 2
-        assert "--trees does not apply to 'reproduce ofsp'" in capsys.readouterr().err
+    cases = {("ofsp", "--trees", "50"): "--trees does not apply to 'reproduce ofsp'",
+             ("ofsp", "--table3", "--report-only", "--trees", "50"): "--trees does not apply to 'reproduce ofsp'",
+             ("sdf", "--paper", "--trees", "50"): "--trees does not apply to 'reproduce sdf --paper'",
+             ("ofsp", "--repetitions", "-1"): "--repetitions must be 1 or more",
+             ("dvs", "--table3"): "--table3 applies to 'reproduce ofsp' only",
+             ("sdf", "--paper", "--classifiers", "knn"): "--classifiers applies to 'reproduce ofsp' only"}
+    for argv, message in cases.items():
+        assert main([*store, "reproduce", *argv]) == 2
+        assert message in capsys.readouterr().err
 
 
 def test_view_construction_runs_from_the_command_line(tmp_path, capsys):

@@ -98,6 +98,17 @@ def test_npz_round_trip_keeps_the_sample_the_maps_and_the_note(every_row_a_proto
         np.testing.assert_array_equal(back.maps[code][2], e)
 
 
+def test_a_shared_region_is_drawn_in_the_all_views_map_even_when_no_candidate_uses_every_view(data):
+    from mvlab.rfd.dvs import DVSCombiner
+
+    result = compare_combinations(data.X, data.y, data.view_indices, combinations=("dvs", "dvs-soft-shared"),
+                                  dvs=DVSCombiner(max_subset_size=2), n_estimators=6, random_state=5, prototypes=1.0)
+    shared = result.explanations["dvs-soft-shared"]
+    assert result.sampled and not shared.subsets.all(axis=1).any()  # no candidate has all three views
+    train_xy, test_xy, _, _ = result.subset_map(shared.region_space(0))  # the space the page draws it in
+    assert train_xy.shape == (120, 2) and test_xy.shape == (120, 2) and len(result.maps) == 6 + 1
+
+
 def test_a_few_prototypes_equal_standalone_classifiers_with_the_same_prototypes(data):
     result = compare_combinations(data.X, data.y, data.view_indices, combinations=("average", "knn", "dvs"),
                                   n_estimators=12, random_state=5, prototypes=30)

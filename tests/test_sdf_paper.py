@@ -300,9 +300,10 @@ def test_ofsp_table3_rows_are_computed_repetition_by_repetition_and_placed_besid
     # the Papers page's line says which column its intervals do not yet rest on 10 repetitions for
     from mvlab.reproduction.writer import ofsp_repetitions_line
 
-    assert ofsp_repetitions_line(cells) == ("the interval over the 10 repetitions (All-AML leukemia with the KNN 2 "
-                                            "so far: still computing)")
+    assert ofsp_repetitions_line(cells) == ("the interval over the 10 repetitions (All-AML leukemia's KNN column: 2 "
+                                            "so far, still computing)")
     assert ofsp_repetitions_line(cells.assign(draws=10)) == "the interval over the 10 repetitions"
+    assert ofsp_repetitions_line(cells.assign(draws=20)) == "the interval over the 20 repetitions"
 
 
 def test_table9_is_a_paired_t_test_over_datasets_beside_the_papers_on_the_same_datasets():

@@ -474,12 +474,16 @@ def _candidate_maps(pool, test_rows: ViewRows, sample: np.ndarray) -> dict:
     """Every DVS candidate's map on the large-data path: a 2-D PCA of the candidate's joint
     dissimilarities to the prototypes (the space its forest sees, §A.10), axes fitted on the
     ``sample`` training rows, every training and test row placed with them (float32 coordinates).
+    The all-views map is kept even when ``max_subset_size`` leaves it out of the candidates: a shared
+    region of competence is taken there (:meth:`DVSExplanation.region_space`).
 
     Returns subset code -> (train_xy (n_train, 2), test_xy (n_test, 2), explained (2,))."""
     train_cols = pool.view_dissimilarities_  # Q arrays (n_train, m), the candidates' training input
     test_cols = test_rows.scan(pool.prototypes_)[0]
+    every_view = np.ones(len(train_cols), dtype=bool)
+    masks = list(pool.subsets_) + ([] if np.asarray(pool.subsets_).all(axis=1).any() else [every_view])
     maps = {}
-    for mask in pool.subsets_:
+    for mask in masks:
         sel = np.flatnonzero(mask)
         mean, axes, explained = pca_axes(_joint_columns(train_cols, sel, sample))
         maps[_subset_code(mask)] = (_place(train_cols, sel, mean, axes), _place(test_cols, sel, mean, axes),

@@ -1,4 +1,4 @@
-"""Siamese deep forest against gcForest on the same pairs and the same trees (docs/algorithms.md §C.5-C.8).
+"""Siamese deep forest against gcForest on the same pairs and the same first-level trees (docs/algorithms.md §C.5-C.8).
 
 One draw of the paper's protocol (§C.8): ``N`` training pairs and ``2N/3`` test pairs from
 disjoint instance pools (:func:`mvlab.siamese.pairs.make_pair_split`), then two cascades fitted on them

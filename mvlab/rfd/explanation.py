@@ -41,9 +41,10 @@ class DVSExplanation:
         above 0 under ``"knora-u"`` (``chosen`` when all are 0).
     region : ndarray of int64 (n, k)
         Training indices of the chosen candidate's region of competence, nearest first
-        (ties by index, line 10).
+        (ties by index, line 10), in the space :meth:`region_space` names.
     region_dissimilarity : ndarray of float32 (n, k)
-        ``d_{w*}(x, x_i)`` for those neighbours.
+        The instance's dissimilarity to those neighbours in that space (``d_{w*}(x, x_i)`` with
+        the paper's own-space regions).
     region_labels : ndarray (n, k)
         Their labels (values of ``classes``).
     region_oob_hit : ndarray of bool (n, k)
@@ -54,6 +55,11 @@ class DVSExplanation:
         Final label (equals ``chosen_prediction`` under ``"best"``); ``predict`` agrees.
     proba : ndarray of float64 (n, C)
         Final class probabilities (those of ``predict_proba``).
+    region_kind : {"candidate", "shared"}
+        Where regions are taken: each candidate's own space (the paper), or one region in the
+        all-views average for every candidate.
+    tie_break : {"oob", "fewest"}
+        How equal competences were decided (``DVSCombiner(tie_break=...)``).
     """
 
     view_names: list
