@@ -199,8 +199,11 @@ def test_two_views_on_two_features_follow_the_better_member():
     X, y = make_blobs(n_samples=300, random_state=0)  # the check's data
     X, y = shuffle(X, y, random_state=7)
     X = StandardScaler().fit_transform(X)
-    ens = ViewEnsemble(partitioner=OFSP(2, "nb", inner_cv=2), estimator="nb", inner_cv=2).fit(X, y)
+    # seeded as the check seeds it: unseeded, the inner folds came from the global RNG, whose state depends on the
+    # tests run before, and on some states the two members score alike (equal weights: ties go to the smallest class)
+    ens = ViewEnsemble(partitioner=OFSP(2, "nb", inner_cv=2), estimator="nb", inner_cv=2, random_state=0).fit(X, y)
     assert [v.tolist() for v in ens.views_] == [[0], [1]]
+    assert ens.weights_[0] != ens.weights_[1]
     better = int(np.argmax(ens.weights_))
     np.testing.assert_array_equal(ens.predict(X), ens.view_predictions(X)[better])
     assert np.mean(ens.predict(X) == y) < 0.83 < GaussianNB().fit(X, y).score(X, y)
