@@ -123,9 +123,10 @@ def cmd_runs(args) -> int:
 @contextmanager
 def on_engine(args, store: ResultsStore):
     """While it is open, joblib's parallel loops of the experiments (their splits, or the k
-    sweep's cells) run as tasks of the job engine; with ``--n-jobs 1``, here."""
+    sweep's cells) run as tasks of the job engine; with ``--n-jobs 1``, here; with ``--report-only``, which
+    computes nothing, no engine is started."""
     store.sweep_orphans()
-    if args.n_jobs == 1:
+    if args.n_jobs == 1 or getattr(args, "report_only", False):
         yield
         return
     import joblib
@@ -279,6 +280,9 @@ def _refuse_ignored_flags(args) -> None:
         raise ValueError("--classifiers applies to 'reproduce ofsp' only.")
     if args.table3 and not ofsp:
         raise ValueError("--table3 applies to 'reproduce ofsp' only.")
+    if args.report_only and not ((ofsp and args.table3) or (args.paper_name == "sdf" and args.paper)):
+        raise ValueError("--report-only applies to the papers' own tables only: 'reproduce sdf --paper' and "
+                         "'reproduce ofsp --table3'.")
 
 
 def _say(line: str) -> None:

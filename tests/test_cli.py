@@ -116,6 +116,7 @@ def test_reproduce_refuses_a_flag_its_protocol_would_ignore_before_starting_the_
              ("sdf", "--paper", "--trees", "50"): "--trees does not apply to 'reproduce sdf --paper'",
              ("ofsp", "--repetitions", "-1"): "--repetitions must be 1 or more",
              ("dvs", "--table3"): "--table3 applies to 'reproduce ofsp' only",
+             ("ofsp", "--report-only"): "--report-only applies to the papers' own tables only",
              ("sdf", "--paper", "--classifiers", "knn"): "--classifiers applies to 'reproduce ofsp' only"}
     for argv, message in cases.items():
         assert main([*store, "reproduce", *argv]) == 2
@@ -195,7 +196,7 @@ def test_reproduce_writes_the_report_charts_as_png(tmp_path, capsys, monkeypatch
 
 @pytest.mark.skipif(__import__("mvlab.viz.export", fromlist=["x"]).chromium_path() is None,
                     reason="Chromium is not installed (apt-get install chromium; .ci/run does it)")
-def test_the_paper_protocols_write_their_cells_against_the_papers_as_png(tmp_path, capsys):
+def test_the_paper_protocols_write_their_cells_against_the_papers_as_png(tmp_path, capsys, monkeypatch):
     """``reproduce sdf --paper`` and ``reproduce ofsp --table3`` with ``--figures``: the scatter of the printed cells
     against mvlab's, from committed draws (a slice of the real files; ``--report-only`` computes nothing)."""
     committed = ROOT / "docs" / "reproduction"
@@ -205,6 +206,9 @@ def test_the_paper_protocols_write_their_cells_against_the_papers_as_png(tmp_pat
         ofsp = pd.read_csv(committed / f"{stem}_draws.csv")
         ofsp[ofsp["dataset"] == "golub-3051"].to_csv(tmp_path / f"{stem}_draws.csv", index=False)
     figures, report = tmp_path / "figures", tmp_path / "report.md"
+    from mvlab import engine
+
+    monkeypatch.setattr(engine, "shared_engine", None)  # --report-only computes nothing: no engine may start
     common = ["--out", str(tmp_path), "--report", str(report), "--report-only", "--figures", str(figures)]
     store = ["--store", str(tmp_path / "r.sqlite")]
     assert main([*store, "reproduce", "sdf", "--paper", *common]) == 0
