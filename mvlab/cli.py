@@ -280,7 +280,15 @@ def _refuse_ignored_flags(args) -> None:
         raise ValueError("--classifiers applies to 'reproduce ofsp' only.")
     if args.table3 and not ofsp:
         raise ValueError("--table3 applies to 'reproduce ofsp' only.")
-    if args.report_only and not ((ofsp and args.table3) or (args.paper_name == "sdf" and args.paper)):
+    sdf_paper = args.paper_name == "sdf" and args.paper
+    for flag, value in vars(args).items():
+        name = "--" + flag.replace("_", "-")
+        if value and name in READING_FLAGS and not (ofsp and args.table3 if name in OFSP_READINGS else sdf_paper):
+            raise ValueError(f"{name} is a reading of " + ("'reproduce ofsp --table3'." if name in OFSP_READINGS
+                                                            else "'reproduce sdf --paper'."))
+    if ofsp and args.table3:
+        _ofsp_reading(args)
+    if args.report_only and not ((ofsp and args.table3) or sdf_paper):
         raise ValueError("--report-only applies to the papers' own tables only: 'reproduce sdf --paper' and "
                          "'reproduce ofsp --table3'.")
 
@@ -383,17 +391,20 @@ def _reproduce_ofsp_table3(args, store: ResultsStore) -> int:
     cut off continues from them. With ``--ofsp-on-test``, OFSP choosing its features by accuracy on the
     test fold (:mod:`mvlab.reproduction.ofsp_leak`, All-AML leukemia by default) into ``ofsp_leak_draws.csv``; with
     ``--knn-neighbours``, 1-NN against k chosen by leave-one-out (:mod:`mvlab.reproduction.ofsp_knn`, Madelon's KNN
-    by default) into ``ofsp_knn_draws.csv``."""
-    from mvlab.reproduction import ofsp_knn, ofsp_leak, ofsp_paper, writer
+    by default) into ``ofsp_knn_draws.csv``; with ``--svm-range``, the linear SVM on the features as generated and
+    mapped to NIPS 2003's 0-999 (:mod:`mvlab.reproduction.ofsp_svm_range`, Madelon by default) into
+    ``ofsp_svm_range_draws.csv``."""
+    from mvlab.reproduction import ofsp_knn, ofsp_leak, ofsp_paper, ofsp_svm_range, writer
 
     # stem of the draws file, default datasets and classifiers, one repetition, the writer
     runs = {"protocol": ("ofsp_paper", tuple(ofsp_paper.DATASETS), ofsp_paper.CLASSIFIERS, None,
                          writer.write_ofsp_outputs),
             "leak": ("ofsp_leak", ("golub-3051",), ofsp_paper.CLASSIFIERS, ofsp_leak.run_leak_draw,
                      writer.write_ofsp_leak_outputs),
-            "knn": ("ofsp_knn", ("madelon-500",), ("knn",), ofsp_knn.run_knn_draw, writer.write_ofsp_knn_outputs)}
-    stem, datasets, classifiers, draw, write = runs[
-        "leak" if args.ofsp_on_test else "knn" if args.knn_neighbours else "protocol"]
+            "knn": ("ofsp_knn", ("madelon-500",), ("knn",), ofsp_knn.run_knn_draw, writer.write_ofsp_knn_outputs),
+            "svm_range": ("ofsp_svm_range", ("madelon-500",), ("svm",), ofsp_svm_range.run_range_draw,
+                          writer.write_ofsp_svm_range_outputs)}
+    stem, datasets, classifiers, draw, write = runs[_ofsp_reading(args) or "protocol"]
     out = Path(args.out)
     if not args.report_only:
         tasks = ofsp_paper.ofsp_grid(datasets=args.datasets or datasets, classifiers=args.classifiers or classifiers,
@@ -409,6 +420,18 @@ def _reproduce_ofsp_table3(args, store: ResultsStore) -> int:
         both = ofsp_leak.beside_the_protocol(writer.read_cells("ofsp", out), writer.read_cells("ofsp_leak", out))
         _write_cells_figure("ofsp_paper_against_ours", both, ofsp_paper_against_ours, args.figures)
     return status
+
+
+OFSP_READINGS = {"--ofsp-on-test": "leak", "--knn-neighbours": "knn", "--svm-range": "svm_range"}
+"""The readings of OFSP's Table 3 (flags of ``reproduce ofsp --table3``), by the run each one names."""
+
+
+def _ofsp_reading(args) -> str | None:
+    """The OFSP reading that ``args`` ask for (a value of :data:`OFSP_READINGS`), or None for the protocol itself."""
+    chosen = [flag for flag in OFSP_READINGS if getattr(args, flag[2:].replace("-", "_"))]
+    if len(chosen) > 1:
+        raise ValueError(f"{' and '.join(chosen)}: one reading at a time (each writes its own draws file).")
+    return OFSP_READINGS[chosen[0]] if chosen else None
 
 
 def _reproduce(rep: Reproduction, mode: str, args, store: ResultsStore) -> int:
@@ -534,6 +557,9 @@ READING_FLAGS = {
                       "paper's 100 %% cells (All-AML by default), into ofsp_leak_draws.csv",
     "--knn-neighbours": "with ofsp --table3: RFSP, Bagging and VG-AC with 1-NN and with k chosen by leave-one-out "
                         "(PRTools' knnc), the likely cause of the Madelon KNN gap, into ofsp_knn_draws.csv",
+    "--svm-range": "with ofsp --table3: RFSP, Bagging and VG-AC with the linear SVM (C = 1) on the features as "
+                   "generated and mapped to NIPS 2003's 0-999 range, a lead for the Madelon SVM gap, into "
+                   "ofsp_svm_range_draws.csv",
 }
 """The readings of the papers, each a flag of ``reproduce sdf --paper`` or ``reproduce ofsp --table3``."""
 

@@ -117,7 +117,11 @@ def test_reproduce_refuses_a_flag_its_protocol_would_ignore_before_starting_the_
              ("ofsp", "--repetitions", "-1"): "--repetitions must be 1 or more",
              ("dvs", "--table3"): "--table3 applies to 'reproduce ofsp' only",
              ("ofsp", "--report-only"): "--report-only applies to the papers' own tables only",
-             ("sdf", "--paper", "--classifiers", "knn"): "--classifiers applies to 'reproduce ofsp' only"}
+             ("sdf", "--paper", "--classifiers", "knn"): "--classifiers applies to 'reproduce ofsp' only",
+             ("sdf", "--paper", "--svm-range"): "--svm-range is a reading of 'reproduce ofsp --table3'",
+             ("ofsp", "--knn-neighbours"): "--knn-neighbours is a reading of 'reproduce ofsp --table3'",
+             ("ofsp", "--table3", "--lambda-on-test"): "--lambda-on-test is a reading of 'reproduce sdf --paper'",
+             ("ofsp", "--table3", "--svm-range", "--knn-neighbours"): "one reading at a time"}
     for argv, message in cases.items():
         assert main([*store, "reproduce", *argv]) == 2
         assert message in capsys.readouterr().err

@@ -491,3 +491,55 @@ def test_the_knn_reading_recomputes_the_protocols_1nn_cells_and_chooses_k_as_a_l
     assert "<!-- BEGIN ofsp-knn -->" in section and "| RFSP | " in section and "(median over k)" in section
     cells = pd.read_csv(tmp_path / "ofsp_knn_cells.csv")  # accuracy at k = 1, 2; disagreement at k = 2
     assert len(cells[cells["table"] == 3]) == 2 * 3 * 2 and len(cells[cells["table"] == 4]) == 2 * 3
+
+
+def test_the_svm_range_reading_solves_svcs_problem_and_recomputes_the_protocols_svm_cells(tmp_path):
+    """The range reading of OFSP's Madelon SVM row: its QP solver finds SVC's linear SVM (primal and dual shapes,
+    features far from zero); scaling every feature by a is C times a**2 (the reading's premise); the 0-999 map is
+    the NIPS challenge's; its rows on the features as generated are the protocol's own SVM cells."""
+    from sklearn.svm import SVC
+
+    from mvlab.reproduction import ofsp_paper, ofsp_svm_range
+    from mvlab.reproduction.ofsp_svm_range import NipsRange, QPLinearSVC
+
+    rng = np.random.RandomState(1)
+    for n, d in ((120, 8), (40, 90)):  # more rows than features: the primal; fewer: the dual
+        X = rng.randn(n, d) + 500.0
+        y = np.where(X[:, 0] - X[:, 1] + rng.randn(n) > 0, "b", "a")
+        t, X_new = np.where(y == "b", 1.0, -1.0), rng.randn(200, d) + 500.0
+        for C in (0.1, 1.0):
+            ours = QPLinearSVC(C).fit(X, y)
+            libsvm = SVC(kernel="linear", C=C).fit(X - 500.0, y)  # the same problem, its rows shifted to zero
+            assert np.array_equal(ours.predict(X_new), libsvm.predict(X_new - 500.0))
+            assert ours.coef_ == pytest.approx(libsvm.coef_[0], abs=2e-3)
+            assert ours.intercept_ == pytest.approx(libsvm.intercept_[0] - 500.0 * libsvm.coef_[0].sum(), abs=0.5)
+            far = SVC(kernel="linear", C=C).fit(X, y)  # libsvm stops early on rows far from zero
+            ours_objective, far_objective = (0.5 * w @ w + C * np.maximum(0.0, 1.0 - t * (X @ w + b)).sum()
+                                             for w, b in ((ours.coef_, ours.intercept_),
+                                                          (far.coef_[0], far.intercept_[0])))
+            assert ours_objective <= far_objective + 1e-6
+        scaled = QPLinearSVC(1.0).fit(7.0 * X + 3.0, y)
+        assert scaled.coef_ * 7.0 == pytest.approx(QPLinearSVC(49.0).fit(X, y).coef_, abs=1e-3)
+    with pytest.raises(ValueError, match="two classes"):
+        QPLinearSVC().fit(X[:9], np.arange(9) % 3)
+    mapped = NipsRange(low=-2.0, high=3.0).fit_transform(np.array([[-2.0, 0.0, 3.0]]))
+    assert mapped.tolist() == [[0.0, 400.0, 999.0]]  # round(2 * 999 / 5) = 400
+    with pytest.raises(ValueError, match="high > low"):
+        NipsRange(low=1.0, high=1.0).fit(X)
+
+    task = ofsp_paper.OfspTask("golub-3051", "svm", 0)
+    path = tmp_path / "ofsp_svm_range_draws.csv"
+    ofsp_paper.run_ofsp_protocol(path, [task], draw=ofsp_svm_range.run_range_draw, max_views=2)
+    rows = DrawsFile(path, ofsp_paper.OFSP_DRAW_COLUMNS, ofsp_paper.OFSP_DRAW_KEY).read()
+    assert sorted(rows["method"].unique()) == sorted(f"{m}, {v}" for m in ofsp_svm_range.RANGE_METHODS
+                                                     for v in ofsp_svm_range.RANGE_VARIANTS)
+    protocol = pd.DataFrame(ofsp_paper.run_ofsp_draw(task, max_views=2, methods=list(ofsp_svm_range.RANGE_METHODS)))
+    as_generated = rows[rows["method"].str.endswith(", as generated")].assign(method=lambda f: f["method"].str[:-14])
+    merged = as_generated.merge(protocol, on=["method", "k"], suffixes=("", "_protocol"))
+    assert len(merged) == 6 and np.allclose(merged["accuracy"], merged["accuracy_protocol"])
+    from mvlab.reproduction.writer import write_ofsp_svm_range_outputs
+
+    write_ofsp_svm_range_outputs(tmp_path, tmp_path / "report.md")
+    section = (tmp_path / "report.md").read_text()
+    assert "<!-- BEGIN ofsp-svm-range -->" in section and "| Bagging | " in section
+    assert "--svm-range --report-only" in section and "the paper's OFSP with linear SVM: 1.000-1.000" in section

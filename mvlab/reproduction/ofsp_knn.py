@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mvlab.reproduction.ofsp_paper import MAX_VIEWS, N_SPLITS, OfspTask, run_fold_reading
+from mvlab.reproduction.ofsp_paper import MAX_VIEWS, N_SPLITS, OfspTask, run_classifier_variants
 
 __all__ = ["LeaveOneOutKNN", "KNN_METHODS", "KNN_VARIANTS", "run_knn_draw"]
 
@@ -83,16 +83,5 @@ def run_knn_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_S
     disagreement and features kept on the test fold averaged over the folds; rows of
     :data:`mvlab.reproduction.ofsp_paper.OFSP_DRAW_COLUMNS` (``classifier`` ``"knn"``). ``n_jobs`` is accepted for the
     protocol runner and unused."""
-    from mvlab.construction.ensemble import ViewEnsemble
-    from mvlab.experiments.view_construction import make_partitioner
-
-    def evaluator(method, estimator):
-        def evaluate(ds, split, k, seed):
-            ens = ViewEnsemble(partitioner=make_partitioner(method, k, random_state=seed), estimator=estimator,
-                               weighting="performance", inner_cv=5, random_state=seed)
-            return ens.fit(ds.X[split.train], ds.y[split.train])
-        return evaluate
-
-    methods = {f"{method}, {variant}": evaluator(method, estimator) for method in KNN_METHODS
-               for variant, estimator in zip(KNN_VARIANTS, ("knn", LeaveOneOutKNN()))}
-    return run_fold_reading(task, methods, max_views, n_splits)
+    return run_classifier_variants(task, KNN_METHODS, dict(zip(KNN_VARIANTS, ("knn", LeaveOneOutKNN()))),
+                                   max_views, n_splits)

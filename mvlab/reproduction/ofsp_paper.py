@@ -34,8 +34,8 @@ from mvlab.core.threads import call_on_threads
 from mvlab.reproduction.cells import CELL_COLUMNS, DrawsFile, cell_verdicts, summarise_cells
 
 __all__ = ["DATASETS", "PAPER", "PAPER_DISAGREEMENT", "PAPER_TABLES", "PROTOCOL_OPTIONS", "OFSP_DRAW_COLUMNS",
-           "OfspTask", "ofsp_grid", "SPLITS_KIND", "run_ofsp_draw", "run_fold_reading", "run_ofsp_protocol",
-           "ofsp_cells"]
+           "OfspTask", "ofsp_grid", "SPLITS_KIND", "run_ofsp_draw", "run_fold_reading", "run_classifier_variants",
+           "run_ofsp_protocol", "ofsp_cells"]
 
 DATASETS = {
     "golub-3051": "All-AML leukemia (golub-3051: 3,051 filtered genes; the paper: 7,129 raw)",
@@ -186,6 +186,28 @@ def run_fold_reading(task: OfspTask, methods: dict[str, FoldEvaluator], max_view
                          "percent_features": float(folds["percent_features"].mean()),
                          "seconds": (time.perf_counter() - start) / len(splits)})
     return rows
+
+
+def run_classifier_variants(task: OfspTask, methods: Iterable[str], variants: dict[str, object],
+                            max_views: int = MAX_VIEWS, n_splits: int = N_SPLITS) -> list[dict]:
+    """One repetition of a classifier reading on the protocol's folds and seeds (:func:`run_fold_reading`): for
+    every k and method of ``methods`` (view constructions that do not consult the classifier: RFSP, Bagging,
+    VG-AC), the performance-weighted ensemble (inner 5-fold weights, as the protocol's) with each classifier of
+    ``variants`` (name -> ``"knn"``/``"nb"``/``"svm"`` or an unfitted classifier); a row's ``method`` reads
+    ``"<method>, <variant>"``, so the two rows of a method differ by the classifier alone."""
+    from mvlab.construction.ensemble import ViewEnsemble
+    from mvlab.experiments.view_construction import make_partitioner
+
+    def evaluator(method, estimator):
+        def evaluate(ds, split, k, seed):
+            ens = ViewEnsemble(partitioner=make_partitioner(method, k, random_state=seed), estimator=estimator,
+                               weighting="performance", inner_cv=5, random_state=seed)
+            return ens.fit(ds.X[split.train], ds.y[split.train])
+        return evaluate
+
+    readings = {f"{method}, {variant}": evaluator(method, estimator) for method in methods
+                for variant, estimator in variants.items()}
+    return run_fold_reading(task, readings, max_views, n_splits)
 
 
 def run_ofsp_protocol(path, tasks: Iterable[OfspTask], *, n_jobs: int = 1, say: Callable[[str], None] | None = None,

@@ -21,15 +21,17 @@ __all__ = ["REPRODUCTION_DIR", "RESULTS_STEMS", "CLASSIFIER_NAMES", "read_draws"
            "ofsp_leak_markdown", "write_ofsp_leak_outputs", "ofsp_verdicts", "ofsp_repetitions_line",
            "ofsp_tables_markdown",
            "TABLE3_CAPTION", "TABLE4_CAPTION",
-           "ofsp_knn_markdown", "write_ofsp_knn_outputs"]
+           "ofsp_knn_markdown", "write_ofsp_knn_outputs", "ofsp_svm_range_markdown", "write_ofsp_svm_range_outputs"]
 
 REPRODUCTION_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
 """The committed draws and cells files (``*_paper_draws.csv``, ``*_paper_cells.csv``)."""
 
 
-RESULTS_STEMS = {"sdf": "sdf_paper", "ofsp": "ofsp_paper", "ofsp_leak": "ofsp_leak", "ofsp_knn": "ofsp_knn"}
+RESULTS_STEMS = {"sdf": "sdf_paper", "ofsp": "ofsp_paper", "ofsp_leak": "ofsp_leak", "ofsp_knn": "ofsp_knn",
+                 "ofsp_svm_range": "ofsp_svm_range"}
 """The committed results by name, as the stems of their ``<stem>_draws.csv`` and ``<stem>_cells.csv``: the two
-papers' protocols and the OFSP readings (:mod:`mvlab.reproduction.ofsp_leak`, :mod:`mvlab.reproduction.ofsp_knn`)."""
+papers' protocols and the OFSP readings (:mod:`mvlab.reproduction.ofsp_leak`, :mod:`mvlab.reproduction.ofsp_knn`,
+:mod:`mvlab.reproduction.ofsp_svm_range`)."""
 
 
 def read_draws(paper: str, folder=None) -> pd.DataFrame | None:
@@ -584,29 +586,57 @@ def write_ofsp_leak_outputs(folder, report=None) -> list[Path]:
     return _write_ofsp_reading(folder, "ofsp_leak", ofsp_leak_markdown, (LEAK_METHOD,), report)
 
 
-def ofsp_knn_markdown(cells: pd.DataFrame, draws: pd.DataFrame, head: bool = True) -> str:
-    """The generated section on the number of neighbours (:mod:`mvlab.reproduction.ofsp_knn`): per dataset and
-    method, the accuracy over k = 1..10 with 1-NN and with k chosen by leave-one-out, and the paper's OFSP row
-    (``head``: after the line that names the command and its draws file)."""
-    from mvlab.reproduction.ofsp_knn import KNN_METHODS, KNN_VARIANTS
+def _classifier_reading_markdown(cells: pd.DataFrame, draws: pd.DataFrame, *, flag: str, stem: str, methods,
+                                 variants, classifier: str, head: bool) -> str:
+    """The generated section of a classifier reading (:func:`mvlab.reproduction.ofsp_paper.run_classifier_variants`):
+    per dataset and method of ``methods``, the accuracy over k = 1..10 with each classifier of ``variants``, the
+    second minus the first, and the paper's OFSP row with ``classifier`` (``head``: after the line that names the
+    command ``flag`` and its draws file ``<stem>_draws.csv``)."""
     from mvlab.reproduction.ofsp_paper import DATASETS, PAPER
 
-    out = [_reading_head(draws, "--knn-neighbours", "ofsp_knn", "Median [min, max] over k = 1..10 of the mean "
-                         "accuracy over the repetitions.") if head else ""]
+    out = [_reading_head(draws, flag, stem, "Median [min, max] over k = 1..10 of the mean accuracy over the "
+                         "repetitions.") if head else ""]
     if cells.empty:
         return out[0] + "\n\nNo repetition yet."
     for dataset in [d for d in DATASETS if d in set(cells["dataset"])]:
         part = cells[(cells["dataset"] == dataset) & (cells["table"] == 3)]
-        paper = [PAPER[(dataset, "knn", k)] for k in range(1, 11) if (dataset, "knn", k) in PAPER]
-        out += ["", f"{DATASETS[dataset]} (the paper's OFSP with KNN: {min(paper):.3f}-{max(paper):.3f}):", "",
-                "| method | " + " | ".join(KNN_VARIANTS) + " | difference |", "|---|---|---|---|"]
-        for method in KNN_METHODS:
-            means = [part[part["model"] == f"{method}, {v}"].set_index("k")["mean"] for v in KNN_VARIANTS]
+        paper = [PAPER[(dataset, classifier, k)] for k in range(1, 11) if (dataset, classifier, k) in PAPER]
+        out += ["", f"{DATASETS[dataset]} (the paper's OFSP with {CLASSIFIER_NAMES[classifier]}: "
+                    f"{min(paper):.3f}-{max(paper):.3f}):", "",
+                "| method | " + " | ".join(variants) + " | difference |", "|---|---|---|---|"]
+        for method in methods:
+            means = [part[part["model"] == f"{method}, {v}"].set_index("k")["mean"] for v in variants]
             cols = [f"{m.median():.3f} [{m.min():.3f}, {m.max():.3f}]" if len(m) else "not run" for m in means]
             gain = (means[1] - means[0]).dropna()
             out.append(f"| {method} | " + " | ".join(cols) + " | "
                        + (f"{gain.median():+.3f} (median over k)" if len(gain) else "") + " |")
     return "\n".join(out).strip()
+
+
+def ofsp_knn_markdown(cells: pd.DataFrame, draws: pd.DataFrame, head: bool = True) -> str:
+    """The generated section on the number of neighbours (:mod:`mvlab.reproduction.ofsp_knn`): per dataset and
+    method, the accuracy over k = 1..10 with 1-NN and with k chosen by leave-one-out, and the paper's OFSP row
+    (``head``: after the line that names the command and its draws file)."""
+    from mvlab.reproduction.ofsp_knn import KNN_METHODS, KNN_VARIANTS
+
+    return _classifier_reading_markdown(cells, draws, flag="--knn-neighbours", stem="ofsp_knn", methods=KNN_METHODS,
+                                        variants=KNN_VARIANTS, classifier="knn", head=head)
+
+
+def ofsp_svm_range_markdown(cells: pd.DataFrame, draws: pd.DataFrame, head: bool = True) -> str:
+    """The generated section on the features' numeric range (:mod:`mvlab.reproduction.ofsp_svm_range`): per
+    dataset and method, the linear SVM's accuracy over k = 1..10 on the features as generated and mapped to 0-999,
+    and the paper's OFSP row (``head``: after the line that names the command and its draws file)."""
+    from mvlab.reproduction.ofsp_svm_range import RANGE_METHODS, RANGE_VARIANTS
+
+    return _classifier_reading_markdown(cells, draws, flag="--svm-range", stem="ofsp_svm_range",
+                                        methods=RANGE_METHODS, variants=RANGE_VARIANTS, classifier="svm", head=head)
+
+
+def write_ofsp_svm_range_outputs(folder, report=None) -> list[Path]:
+    """Write ``ofsp_svm_range_cells.csv`` from ``ofsp_svm_range_draws.csv`` in ``folder`` and, when ``report`` is a
+    path, its ``ofsp-svm-range`` section."""
+    return _write_ofsp_reading(folder, "ofsp_svm_range", ofsp_svm_range_markdown, (), report)
 
 
 def write_ofsp_knn_outputs(folder, report=None) -> list[Path]:
