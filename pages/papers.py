@@ -11,6 +11,7 @@ from mvlab.reproduction.writer import (
     grid_markdown,
     ofsp_knn_markdown,
     ofsp_repetitions_line,
+    ofsp_svm_range_markdown,
     ofsp_tables_markdown,
     ofsp_verdicts,
     progress_line,
@@ -23,6 +24,17 @@ from mvlab.ui import links
 from mvlab.ui.state import sidebar
 from mvlab.viz.reproduction_figures import ofsp_paper_against_ours, sdf_paper_against_ours
 from mvlab.viz.view_construction_figures import k_sweep_boxes
+
+CLASSIFIER_READINGS = {
+    "ofsp_knn": ("A reading that explains most of Madelon's KNN gap: the number of neighbours",
+                 "mvlab's KNN is 1-NN; PRTools' knnc, the paper's, chooses k by leave-one-out.", "--knn-neighbours",
+                 ofsp_knn_markdown),
+    "ofsp_svm_range": ("A reading of Madelon's linear-SVM gap: the features' numeric range",
+                       "The paper's SVM (PRTools' svc, C = 1) ran on NIPS 2003's Madelon, whose features lie in "
+                       "0-999; mvlab's synthetic Madelon keeps its generator's scale, where that C = 1 is a C of "
+                       "about 2,200.", "--svm-range", ofsp_svm_range_markdown),
+}
+"""The OFSP readings that change the classifier alone: title, why, flag of ``reproduce ofsp --table3``, writer."""
 
 sidebar()
 st.title("Papers: published beside reproduced")
@@ -143,14 +155,14 @@ with ofsp_tab:
                      + (", under both readings" if both["reading"].nunique() == 2 else ""))
         st.plotly_chart(ofsp_paper_against_ours(both), key="papers_ofsp_scatter")
         st.caption(READ_THE_SCATTER)
-    knn_cells, knn_draws = read_cells("ofsp_knn"), read_draws("ofsp_knn")
-    if knn_cells is not None and not knn_cells.empty:
-        st.subheader("A reading that explains most of Madelon's KNN gap: the number of neighbours")
-        st.caption("mvlab's KNN is 1-NN; PRTools' knnc, the paper's, chooses k by leave-one-out. The same folds and "
-                   "seeds with both, for the three methods whose views do not depend on the classifier "
-                   f"(`reproduce ofsp --table3 --knn-neighbours`, {int(knn_cells['draws'].max())} repetitions); "
-                   "median [min, max] over k = 1..10 of the mean accuracy over the repetitions.")
-        st.markdown(ofsp_knn_markdown(knn_cells, knn_draws, head=False))
+    for stem, (title, why, flag, markdown_of) in CLASSIFIER_READINGS.items():
+        reading_cells, reading_draws = read_cells(stem), read_draws(stem)
+        if reading_cells is not None and not reading_cells.empty:
+            st.subheader(title)
+            st.caption(f"{why} The same folds and seeds with both, for the three methods whose views do not depend "
+                       f"on the classifier (`reproduce ofsp --table3 {flag}`, {int(reading_cells['draws'].max())} "
+                       "repetitions); median [min, max] over k = 1..10 of the mean accuracy over the repetitions.")
+            st.markdown(markdown_of(reading_cells, reading_draws, head=False))
 with dvs_tab:
     st.markdown("The paper's per-dataset accuracies (its Table 2) were lost from the text mvlab works from, so only "
                 "its average ranks and its sign test can be compared: see docs/reproduction.md §1 (at the paper's "
