@@ -393,8 +393,9 @@ def _reproduce_ofsp_table3(args, store: ResultsStore) -> int:
     ``--knn-neighbours``, 1-NN against k chosen by leave-one-out (:mod:`mvlab.reproduction.ofsp_knn`, Madelon's KNN
     by default) into ``ofsp_knn_draws.csv``; with ``--svm-range``, the linear SVM on the features as generated and
     mapped to NIPS 2003's 0-999 (:mod:`mvlab.reproduction.ofsp_svm_range`, Madelon by default) into
-    ``ofsp_svm_range_draws.csv``."""
-    from mvlab.reproduction import ofsp_knn, ofsp_leak, ofsp_paper, ofsp_svm_range, writer
+    ``ofsp_svm_range_draws.csv``; with ``--generator-draws``, each classifier alone on 31 draws of Madelon's
+    generator (:mod:`mvlab.reproduction.madelon_generator`) into ``madelon_generator_draws.csv``."""
+    from mvlab.reproduction import madelon_generator, ofsp_knn, ofsp_leak, ofsp_paper, ofsp_svm_range, writer
 
     # stem of the draws file, default datasets and classifiers, one repetition, the writer
     runs = {"protocol": ("ofsp_paper", tuple(ofsp_paper.DATASETS), ofsp_paper.CLASSIFIERS, None,
@@ -403,12 +404,16 @@ def _reproduce_ofsp_table3(args, store: ResultsStore) -> int:
                      writer.write_ofsp_leak_outputs),
             "knn": ("ofsp_knn", ("madelon-500",), ("knn",), ofsp_knn.run_knn_draw, writer.write_ofsp_knn_outputs),
             "svm_range": ("ofsp_svm_range", ("madelon-500",), ("svm",), ofsp_svm_range.run_range_draw,
-                          writer.write_ofsp_svm_range_outputs)}
-    stem, datasets, classifiers, draw, write = runs[_ofsp_reading(args) or "protocol"]
+                          writer.write_ofsp_svm_range_outputs),
+            "generator": ("madelon_generator", ("madelon-500",), ofsp_paper.CLASSIFIERS,
+                          madelon_generator.run_generator_draw, writer.write_madelon_generator_outputs)}
+    reading = _ofsp_reading(args) or "protocol"
+    stem, datasets, classifiers, draw, write = runs[reading]
     out = Path(args.out)
     if not args.report_only:
+        default_repeats = madelon_generator.N_DRAWS if reading == "generator" else ofsp_paper.N_REPEATS
         tasks = ofsp_paper.ofsp_grid(datasets=args.datasets or datasets, classifiers=args.classifiers or classifiers,
-                                     repeats=args.repetitions or ofsp_paper.N_REPEATS)
+                                     repeats=args.repetitions or default_repeats)
         # the protocol's repetitions keep their finished folds in the results store (hours each with the SVM)
         folds = {"split_store": str(store.path)} if draw is None else {}
         ofsp_paper.run_ofsp_protocol(out / f"{stem}_draws.csv", tasks, n_jobs=args.n_jobs, draw=draw, say=_say,
@@ -422,7 +427,8 @@ def _reproduce_ofsp_table3(args, store: ResultsStore) -> int:
     return status
 
 
-OFSP_READINGS = {"--ofsp-on-test": "leak", "--knn-neighbours": "knn", "--svm-range": "svm_range"}
+OFSP_READINGS = {"--ofsp-on-test": "leak", "--knn-neighbours": "knn", "--svm-range": "svm_range",
+                 "--generator-draws": "generator"}
 """The readings of OFSP's Table 3 (flags of ``reproduce ofsp --table3``), by the run each one names."""
 
 
@@ -560,6 +566,9 @@ READING_FLAGS = {
     "--svm-range": "with ofsp --table3: RFSP, Bagging and VG-AC with the linear SVM (C = 1) on the features as "
                    "generated and mapped to NIPS 2003's 0-999 range, a lead for the Madelon SVM gap, into "
                    "ofsp_svm_range_draws.csv",
+    "--generator-draws": "with ofsp --table3: KNN, naive Bayes and the linear SVM alone on 31 draws of Madelon's "
+                         "generator (ours the first), how far the data's draw alone moves a cell, into "
+                         "madelon_generator_draws.csv",
 }
 """The readings of the papers, each a flag of ``reproduce sdf --paper`` or ``reproduce ofsp --table3``."""
 

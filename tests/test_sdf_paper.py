@@ -543,3 +543,38 @@ def test_the_svm_range_reading_solves_svcs_problem_and_recomputes_the_protocols_
     section = (tmp_path / "report.md").read_text()
     assert "<!-- BEGIN ofsp-svm-range -->" in section and "| Bagging | " in section
     assert "--svm-range --report-only" in section and "the paper's OFSP with linear SVM: 1.000-1.000" in section
+
+
+def test_the_generator_draws_score_each_classifier_alone_on_other_draws_of_madelons_generator(tmp_path):
+    """The generator reading: draw 0 is the Madelon row's own data, the others the same generator's other seeds;
+    a row is the classifier alone on the protocol's first repetition's folds (recomputed here with scikit-learn
+    by hand), on every feature and on the 20 useful ones; the section puts mvlab's draw among the others."""
+    from sklearn.base import clone
+
+    from mvlab.construction.estimators import resolve_estimator
+    from mvlab.experiments.protocols import RepeatedKFold
+    from mvlab.reproduction import madelon_generator, ofsp_paper
+    from mvlab.reproduction.writer import write_madelon_generator_outputs
+
+    assert np.array_equal(madelon_generator.load_draw(0).X, ofsp_paper.load("madelon-500").X)
+    assert madelon_generator.generator_seed(3) == 3
+    path = tmp_path / "madelon_generator_draws.csv"
+    tasks = ofsp_paper.ofsp_grid(datasets=("madelon-500",), classifiers=("nb",), repeats=3)
+    ofsp_paper.run_ofsp_protocol(path, tasks, draw=madelon_generator.run_generator_draw)
+    rows = DrawsFile(path, ofsp_paper.OFSP_DRAW_COLUMNS, ofsp_paper.OFSP_DRAW_KEY).read()
+    assert sorted(rows["seed"].unique()) == [1, 2, 2003] and set(rows["k"]) == {1}
+    assert sorted(rows["percent_features"].unique()) == [4.0, 100.0]  # 20 of 500, and all
+    ds = madelon_generator.load_draw(2)
+    by_hand = np.mean([np.mean(clone(resolve_estimator("nb")).fit(ds.X[s.train], ds.y[s.train]).predict(ds.X[s.test])
+                               == ds.y[s.test]) for s in RepeatedKFold(n_repeats=1, n_splits=5).splits(ds.y, 1000)])
+    ours = rows[(rows["repetition"] == 2) & (rows["method"] == madelon_generator.FEATURE_SETS[0])]["accuracy"]
+    assert ours.iloc[0] == pytest.approx(by_hand)
+    with pytest.raises(ValueError, match="Madelon's"):
+        madelon_generator.run_generator_draw(ofsp_paper.OfspTask("golub-3051", "nb", 1))
+    write_madelon_generator_outputs(tmp_path, tmp_path / "report.md")
+    section = (tmp_path / "report.md").read_text()
+    assert "<!-- BEGIN madelon-generator -->" in section and "(3 draw(s) of the generator" in section
+    mine = rows[(rows["repetition"] == 0) & (rows["method"] == madelon_generator.FEATURE_SETS[0])]["accuracy"].iloc[0]
+    others = rows[(rows["repetition"] > 0) & (rows["method"] == madelon_generator.FEATURE_SETS[0])]["accuracy"]
+    assert f"| naive Bayes | all 500 features | {mine:.3f} | " in section
+    assert f"| {int((others < mine).sum())} of 2 | 0.648-0.760 |" in section

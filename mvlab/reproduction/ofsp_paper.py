@@ -33,9 +33,9 @@ import pandas as pd
 from mvlab.core.threads import call_on_threads
 from mvlab.reproduction.cells import CELL_COLUMNS, DrawsFile, cell_verdicts, summarise_cells
 
-__all__ = ["DATASETS", "PAPER", "PAPER_DISAGREEMENT", "PAPER_TABLES", "PROTOCOL_OPTIONS", "OFSP_DRAW_COLUMNS",
-           "OfspTask", "ofsp_grid", "SPLITS_KIND", "run_ofsp_draw", "run_fold_reading", "run_classifier_variants",
-           "run_ofsp_protocol", "ofsp_cells"]
+__all__ = ["DATASETS", "MADELON", "MADELON_SEED", "PAPER", "PAPER_DISAGREEMENT", "PAPER_TABLES",
+           "PROTOCOL_OPTIONS", "OFSP_DRAW_COLUMNS", "OfspTask", "ofsp_grid", "SPLITS_KIND", "run_ofsp_draw",
+           "run_fold_reading", "run_classifier_variants", "run_ofsp_protocol", "ofsp_cells"]
 
 DATASETS = {
     "golub-3051": "All-AML leukemia (golub-3051: 3,051 filtered genes; the paper: 7,129 raw)",
@@ -106,13 +106,19 @@ class OfspTask:
         return 1000 * (1 + self.repetition)
 
 
+MADELON = {"n_samples": 500, "n_features": 500, "n_informative": 5, "n_redundant": 15, "n_clusters_per_class": 16}
+"""NIPS 2003's Madelon settings of :func:`mvlab.datasets.make_madelon` for the Madelon row (the paper's 500 rows)."""
+
+MADELON_SEED = 2003
+"""The generator seed of the Madelon row's data."""
+
+
 def load(name: str):
     """The data of a Table 3 row (see the module's docstring)."""
     from mvlab.datasets import load_dataset, make_madelon
 
     if name == "madelon-500":
-        return make_madelon(500, n_features=500, n_informative=5, n_redundant=15, n_clusters_per_class=16,
-                            random_state=2003)
+        return make_madelon(**MADELON, random_state=MADELON_SEED)
     if name not in DATASETS:
         raise ValueError(f"{name!r} is not one of OFSP's Table 3 rows run here: {list(DATASETS)}.")
     return load_dataset(name)
@@ -231,8 +237,9 @@ def run_ofsp_protocol(path, tasks: Iterable[OfspTask], *, n_jobs: int = 1, say: 
             r = rows[0]
             ofsp = [x["accuracy"] for x in rows if x["method"].startswith("OFSP")]
             shown, what = (ofsp, "OFSP accuracy") if ofsp else ([x["accuracy"] for x in rows], "accuracy")
+            over = " over k" if len({x["k"] for x in rows}) > 1 else ""
             say(f"[{n}/{len(todo)} {time.perf_counter() - start:.0f} s] {r['dataset']} {r['classifier']} repetition "
-                f"{r['repetition']}: {what} over k {min(shown):.3f}-{max(shown):.3f}")
+                f"{r['repetition']}: {what}{over} {min(shown):.3f}-{max(shown):.3f}")
     return len(todo)
 
 
