@@ -72,6 +72,11 @@ def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_
            for r in knn if r["method"].endswith("1-NN") for i, v in enumerate(("as generated", "0-999 range"))]
     pd.DataFrame(svm, columns=OFSP_DRAW_COLUMNS).to_csv(tmp_path / "ofsp_svm_range_draws.csv", index=False)
     writer.write_ofsp_svm_range_outputs(tmp_path)
+    generator = [{**r, "dataset": "madelon-500", "classifier": "svm", "method": "all 500 features", "k": 1,
+                  "seed": 2003 if r["repetition"] == 0 else r["repetition"]}
+                 for r in rows if r["method"] == "OFSP" and r["k"] == 1]
+    pd.DataFrame(generator, columns=OFSP_DRAW_COLUMNS).to_csv(tmp_path / "madelon_generator_draws.csv", index=False)
+    writer.write_madelon_generator_outputs(tmp_path)
     monkeypatch.setattr(writer, "REPRODUCTION_DIR", tmp_path)
     app.switch_page("pages/papers.py").run()
     assert not app.exception, app.exception
@@ -99,6 +104,8 @@ def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_
     assert "| Bagging | 0.437 [0.437, 0.437] | 0.417 [0.417, 0.417] | -0.020 (median over k) |" in svm_text
     assert "the paper's OFSP with linear SVM: 0.638-0.686" in svm_text
     assert any("--svm-range`, 3 repetitions" in c.value for c in app.caption)
+    spread = next(m.value for m in app.markdown if "other draws: median [min, max]" in m.value)
+    assert "| linear SVM | all 500 features | 0.970 | 0.995 [0.990, 1.000] | 0 of 2 | 0.638-0.686 |" in spread
     table = app.dataframe[-1].value
     table = table.data if hasattr(table, "data") else table
     assert (table["model"].iloc[:2] == "OFSP").all()  # the cells with a paper value first
