@@ -622,8 +622,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--n-jobs", type=int, default=-1, help=N_JOBS_HELP)
     run.add_argument("--scheduler", default=None, help=SCHEDULER_HELP)
     run.add_argument("--resume", action="store_true",
-                     help="continue the newest stored run with the same settings: its finished splits are not "
-                          "recomputed")
+                     help="continue the newest stored run with the same settings, or one with fewer "
+                          "--repetitions: its finished splits are not recomputed")
     run.set_defaults(func=cmd_run)
 
     rep = sub.add_parser("reproduce", help="a paper's protocol on the bundled data")

@@ -143,6 +143,42 @@ def test_a_resumed_run_computes_only_the_missing_splits(ds, tmp_path):
     assert len(store.runs()) == 2
 
 
+@pytest.mark.parametrize("shorter, longer", [(RepeatedHoldout(2), RepeatedHoldout(4)),
+                                             (RepeatedKFold(n_repeats=1, n_splits=3), RepeatedKFold(n_repeats=3,
+                                                                                                   n_splits=3)),
+                                             (RepeatedPairDraws(2, 12), RepeatedPairDraws(3, 12))])
+def test_a_protocol_with_more_repetitions_begins_with_the_splits_of_one_with_fewer(ds, shorter, longer):
+    """What lets a run with more repetitions continue one with fewer: the same seed draws the same first splits."""
+    few, many = shorter.splits(ds.y, 7), longer.splits(ds.y, 7)
+    for a, b in zip(few, many[:len(few)], strict=True):
+        assert (a.repetition, a.fold, a.seed) == (b.repetition, b.fold, b.seed)
+        assert np.array_equal(a.train, b.train) and np.array_equal(a.test, b.test)
+        if a.pairs is not None:
+            assert np.array_equal(a.pairs.train_pairs, b.pairs.train_pairs)
+            assert np.array_equal(a.pairs.test_pairs, b.pairs.test_pairs)
+
+
+def test_more_repetitions_continue_a_run_with_fewer_instead_of_starting_over(ds, tmp_path):
+    store = ResultsStore(tmp_path / "r.sqlite")
+    params = {"methods": ["average"], "n_estimators": 3}
+    evaluated = []
+    family = dataclasses.replace(DISSIMILARITY, evaluate=lambda d, s, *a: (evaluated.append(s.repetition),
+                                                                          DISSIMILARITY.evaluate(d, s, *a))[1])
+    first = run_experiment(ds, family, params, RepeatedHoldout(2), store=store, resume=True)
+    assert evaluated == [0, 1]
+    more = run_experiment(ds, family, params, RepeatedHoldout(4), store=store, resume=True)
+    assert evaluated == [0, 1, 2, 3] and more.resumed_splits == 2 and more.run_id != first.run_id
+    fresh = run_experiment(ds, "dissimilarity", params, RepeatedHoldout(4))
+    pd.testing.assert_frame_equal(more.table.drop(columns="seconds"), fresh.table.drop(columns="seconds"))
+    assert len(store.results(more.run_id)) == 4 and len(store.results(first.run_id)) == 2  # the shorter run stays
+    again = run_experiment(ds, family, params, RepeatedHoldout(4), store=store, resume=True)
+    assert again.run_id == more.run_id and again.resumed_splits == 4 and evaluated == [0, 1, 2, 3]
+    # other settings, or no resume, start over
+    run_experiment(ds, family, {**params, "n_estimators": 4}, RepeatedHoldout(3), store=store, resume=True)
+    run_experiment(ds, family, params, RepeatedHoldout(5), store=store)
+    assert evaluated == [0, 1, 2, 3, 0, 1, 2, 0, 1, 2, 3, 4]
+
+
 def test_every_family_names_its_baseline_and_control_among_its_methods():
     for name, family in FAMILIES.items():
         assert family.name == name

@@ -15,7 +15,8 @@ the family on each (through joblib: any backend, see below), and returns a tidy 
 method, repetition, fold, metric, value, seconds, params).  With a
 :class:`mvlab.store.ResultsStore` each finished split is committed in one
 transaction, and ``resume=True`` continues the newest run of the same kind, data and settings:
-the splits it already stored are read back, not recomputed.
+the splits it already stored are read back, not recomputed (also from a run that differs only by fewer
+repetitions, whose splits are the first ones of this protocol's).
 
 Running on a cluster
 --------------------
@@ -224,7 +225,8 @@ def run_protocol(
         rows as soon as the split finishes.
     resume : bool
         With a store: continue the newest run of the same kind, data fingerprint and settings
-        (finished or not); its stored splits are read back, the others computed.
+        (finished or not); its stored splits are read back, the others computed. Without one, a new
+        run starts from the splits of a run that differs only by fewer repetitions (copied into it).
     details : {None, "last", "all"}
         Ask the family to keep what it computed on the last split, or on every split.
     progress : callable (fraction, message), optional
@@ -307,17 +309,45 @@ def _checked_params(dataset: MultiViewDataset, family: Family, params: Mapping, 
 
 def _open_run(store, kind: str, dataset: MultiViewDataset, settings: dict, random_state: int, resume: bool):
     """The run in ``store`` this call records into: ``(run_id, rows of the splits already stored, computing
-    seconds already spent)``. With ``resume`` the newest run of the same kind, data and settings is reopened,
-    else a new run is started; without a store ``(None, [], 0.0)``."""
+    seconds already spent)``. With ``resume`` the newest run of the same kind, data and settings is reopened;
+    else a new run is started, which with ``resume`` takes the splits of a run that differs only by fewer
+    repetitions (:func:`_run_with_fewer_repetitions`); without a store ``(None, [], 0.0)``."""
     if store is None:
         return None, [], 0.0
     run_id = store.find_run(kind, dataset.fingerprint(), settings) if resume else None
-    if run_id is None:
-        return store.start_run(kind, dataset.name, dataset.fingerprint(), random_state, settings), [], 0.0
-    done_rows = store.split_rows(run_id)
-    earlier_seconds = _computing_seconds(store.run_summary(run_id))
-    store.reopen_run(run_id)
-    return run_id, done_rows, earlier_seconds
+    if run_id is not None:
+        done_rows = store.split_rows(run_id)
+        earlier_seconds = _computing_seconds(store.run_summary(run_id))
+        store.reopen_run(run_id)
+        return run_id, done_rows, earlier_seconds
+    run_id = store.start_run(kind, dataset.name, dataset.fingerprint(), random_state, settings)
+    shorter = _run_with_fewer_repetitions(store, kind, dataset, settings) if resume else None
+    if shorter is None:
+        return run_id, [], 0.0
+    done_rows = store.split_rows(shorter)
+    store.add_results(run_id, done_rows)  # the new run holds every split it has, so it resumes by itself
+    return run_id, done_rows, _computing_seconds(store.run_summary(shorter))
+
+
+REPETITION_FIELDS = ("n_repetitions", "n_repeats")
+"""The protocols' fields that count repetitions (:mod:`mvlab.experiments.protocols`)."""
+
+
+def _run_with_fewer_repetitions(store, kind: str, dataset: MultiViewDataset, settings: dict) -> str | None:
+    """The newest run of ``kind`` on the same data whose settings are ``settings`` but with fewer repetitions (the
+    most there are), or None. Every protocol draws its repetitions one after the other from the same seed, so a
+    shorter run's splits are the first ones of a longer run's (a test checks it for each protocol): asking for
+    more repetitions continues a run instead of starting over."""
+    protocol_params = settings["protocol_params"]
+    field = next((f for f in REPETITION_FIELDS if f in protocol_params), None)
+    if field is None:
+        return None
+    for fewer in range(int(protocol_params[field]) - 1, 0, -1):
+        run_id = store.find_run(kind, dataset.fingerprint(),
+                                {**settings, "protocol_params": {**protocol_params, field: fewer}})
+        if run_id is not None:
+            return run_id
+    return None
 
 
 def _tidy_table(rows: list, splits: list, dataset_name: str) -> pd.DataFrame:
