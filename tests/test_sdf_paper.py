@@ -449,6 +449,24 @@ def test_ofsp_choosing_features_on_the_test_fold_is_the_protocols_folds_with_a_l
     assert "<!-- BEGIN ofsp-leak -->" in (tmp_path / "report.md").read_text()
 
 
+def _run_a_classifier_reading_beside_the_protocol(path, classifier, draw, methods, variants, say=None):
+    """A classifier reading's repetition 0 on golub-3051 at k <= 2 through the protocol's runner into ``path``: a
+    row per method and variant, and the rows of the first variant are the protocol's own cells (same folds, seeds
+    and views, the same classifier)."""
+    from mvlab.reproduction import ofsp_paper
+
+    task = ofsp_paper.OfspTask("golub-3051", classifier, 0)
+    ofsp_paper.run_ofsp_protocol(path, [task], draw=draw, max_views=2, say=say)
+    rows = DrawsFile(path, ofsp_paper.OFSP_DRAW_COLUMNS, ofsp_paper.OFSP_DRAW_KEY).read()
+    assert sorted(rows["method"].unique()) == sorted(f"{m}, {v}" for m in methods for v in variants)
+    protocol = pd.DataFrame(ofsp_paper.run_ofsp_draw(task, max_views=2, methods=list(methods)))
+    suffix = f", {variants[0]}"
+    first = rows[rows["method"].str.endswith(suffix)].assign(method=lambda f: f["method"].str[:-len(suffix)])
+    merged = first.merge(protocol, on=["method", "k"], suffixes=("", "_protocol"))
+    assert len(merged) == 2 * len(methods) and np.allclose(merged["accuracy"], merged["accuracy_protocol"])
+    assert np.allclose(merged["disagreement"], merged["disagreement_protocol"], equal_nan=True)
+
+
 def test_the_knn_reading_recomputes_the_protocols_1nn_cells_and_chooses_k_as_a_leave_one_out_grid_search(tmp_path):
     """The neighbour-count reading of OFSP's Madelon KNN row: its 1-NN rows are the protocol's own cells (same
     folds, seeds and views); its other classifier chooses k as GridSearchCV with LeaveOneOut would, and predicts
@@ -456,7 +474,7 @@ def test_the_knn_reading_recomputes_the_protocols_1nn_cells_and_chooses_k_as_a_l
     from sklearn.model_selection import GridSearchCV, LeaveOneOut
     from sklearn.neighbors import KNeighborsClassifier
 
-    from mvlab.reproduction import ofsp_knn, ofsp_paper
+    from mvlab.reproduction import ofsp_knn
 
     rng = np.random.RandomState(0)
     X, y = rng.randn(60, 5), rng.randint(0, 3, 60)
@@ -471,19 +489,10 @@ def test_the_knn_reading_recomputes_the_protocols_1nn_cells_and_chooses_k_as_a_l
     with pytest.raises(ValueError, match="hold no k between 1 and 59"):
         ofsp_knn.LeaveOneOutKNN(candidates=(60,)).fit(X, y)
 
-    task = ofsp_paper.OfspTask("golub-3051", "knn", 0)
     said = []  # through the protocol's runner, as the command runs it: the draws file and a progress line
-    path = tmp_path / "ofsp_knn_draws.csv"
-    ofsp_paper.run_ofsp_protocol(path, [task], draw=ofsp_knn.run_knn_draw, max_views=2, say=said.append)
-    rows = DrawsFile(path, ofsp_paper.OFSP_DRAW_COLUMNS, ofsp_paper.OFSP_DRAW_KEY).read()
+    _run_a_classifier_reading_beside_the_protocol(tmp_path / "ofsp_knn_draws.csv", "knn", ofsp_knn.run_knn_draw,
+                                                  ofsp_knn.KNN_METHODS, ofsp_knn.KNN_VARIANTS, say=said.append)
     assert "golub-3051 knn repetition 0: accuracy over k" in said[-1]
-    assert sorted(rows["method"].unique()) == sorted(f"{m}, {v}" for m in ofsp_knn.KNN_METHODS
-                                                     for v in ofsp_knn.KNN_VARIANTS)
-    protocol = pd.DataFrame(ofsp_paper.run_ofsp_draw(task, max_views=2, methods=list(ofsp_knn.KNN_METHODS)))
-    one_nn = rows[rows["method"].str.endswith(", 1-NN")].assign(method=lambda f: f["method"].str[:-6])
-    merged = one_nn.merge(protocol, on=["method", "k"], suffixes=("", "_protocol"))
-    assert len(merged) == 6 and np.allclose(merged["accuracy"], merged["accuracy_protocol"])
-    assert np.allclose(merged["disagreement"], merged["disagreement_protocol"], equal_nan=True)
     from mvlab.reproduction.writer import write_ofsp_knn_outputs
 
     write_ofsp_knn_outputs(tmp_path, tmp_path / "report.md")
@@ -499,7 +508,7 @@ def test_the_svm_range_reading_solves_svcs_problem_and_recomputes_the_protocols_
     the NIPS challenge's; its rows on the features as generated are the protocol's own SVM cells."""
     from sklearn.svm import SVC
 
-    from mvlab.reproduction import ofsp_paper, ofsp_svm_range
+    from mvlab.reproduction import ofsp_svm_range
     from mvlab.reproduction.ofsp_svm_range import NipsRange, QPLinearSVC
 
     rng = np.random.RandomState(1)
@@ -527,16 +536,9 @@ def test_the_svm_range_reading_solves_svcs_problem_and_recomputes_the_protocols_
     with pytest.raises(ValueError, match="high > low"):
         NipsRange(low=1.0, high=1.0).fit(X)
 
-    task = ofsp_paper.OfspTask("golub-3051", "svm", 0)
-    path = tmp_path / "ofsp_svm_range_draws.csv"
-    ofsp_paper.run_ofsp_protocol(path, [task], draw=ofsp_svm_range.run_range_draw, max_views=2)
-    rows = DrawsFile(path, ofsp_paper.OFSP_DRAW_COLUMNS, ofsp_paper.OFSP_DRAW_KEY).read()
-    assert sorted(rows["method"].unique()) == sorted(f"{m}, {v}" for m in ofsp_svm_range.RANGE_METHODS
-                                                     for v in ofsp_svm_range.RANGE_VARIANTS)
-    protocol = pd.DataFrame(ofsp_paper.run_ofsp_draw(task, max_views=2, methods=list(ofsp_svm_range.RANGE_METHODS)))
-    as_generated = rows[rows["method"].str.endswith(", as generated")].assign(method=lambda f: f["method"].str[:-14])
-    merged = as_generated.merge(protocol, on=["method", "k"], suffixes=("", "_protocol"))
-    assert len(merged) == 6 and np.allclose(merged["accuracy"], merged["accuracy_protocol"])
+    _run_a_classifier_reading_beside_the_protocol(tmp_path / "ofsp_svm_range_draws.csv", "svm",
+                                                  ofsp_svm_range.run_range_draw, ofsp_svm_range.RANGE_METHODS,
+                                                  ofsp_svm_range.RANGE_VARIANTS)
     from mvlab.reproduction.writer import write_ofsp_svm_range_outputs
 
     write_ofsp_svm_range_outputs(tmp_path, tmp_path / "report.md")
