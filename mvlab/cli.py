@@ -287,7 +287,7 @@ def _refuse_ignored_flags(args) -> None:
             raise ValueError(f"{name} is a reading of " + ("'reproduce ofsp --table3'." if name in OFSP_READINGS
                                                             else "'reproduce sdf --paper'."))
     if ofsp and args.table3:
-        _ofsp_reading(args)
+        _refuse_what_a_reading_fixes(args)
     if args.report_only and not ((ofsp and args.table3) or sdf_paper):
         raise ValueError("--report-only applies to the papers' own tables only: 'reproduce sdf --paper' and "
                          "'reproduce ofsp --table3'.")
@@ -438,6 +438,17 @@ def _ofsp_reading(args) -> str | None:
     if len(chosen) > 1:
         raise ValueError(f"{' and '.join(chosen)}: one reading at a time (each writes its own draws file).")
     return OFSP_READINGS[chosen[0]] if chosen else None
+
+
+def _refuse_what_a_reading_fixes(args) -> None:
+    """One OFSP reading at most, and no --classifiers or --datasets that it would not run (ValueError)."""
+    reading = _ofsp_reading(args)
+    flag = {run: flag for flag, run in OFSP_READINGS.items()}.get(reading)
+    fixed = {"knn": ("knn",), "svm_range": ("svm",)}.get(reading)
+    if fixed and args.classifiers and tuple(args.classifiers) != fixed:
+        raise ValueError(f"{flag} runs the {fixed[0]} classifier only; leave out --classifiers.")
+    if reading == "generator" and args.datasets and list(args.datasets) != ["madelon-500"]:
+        raise ValueError(f"{flag} draws Madelon's generator (madelon-500) only; leave out --datasets.")
 
 
 def _reproduce(rep: Reproduction, mode: str, args, store: ResultsStore) -> int:

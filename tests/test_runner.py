@@ -175,8 +175,10 @@ def test_more_repetitions_continue_a_run_with_fewer_instead_of_starting_over(ds,
     assert again.run_id == more.run_id and again.resumed_splits == 4 and evaluated == [0, 1, 2, 3]
     # other settings, or no resume, start over
     run_experiment(ds, family, {**params, "n_estimators": 4}, RepeatedHoldout(3), store=store, resume=True)
+    run_experiment(ds, family, params, RepeatedHoldout(3, test_size=0.4), store=store, resume=True)
+    run_experiment(ds, family, params, RepeatedHoldout(3), random_state=1, store=store, resume=True)
     run_experiment(ds, family, params, RepeatedHoldout(5), store=store)
-    assert evaluated == [0, 1, 2, 3, 0, 1, 2, 0, 1, 2, 3, 4]
+    assert evaluated == [0, 1, 2, 3] + [0, 1, 2] * 3 + [0, 1, 2, 3, 4]
 
 
 def test_every_family_names_its_baseline_and_control_among_its_methods():

@@ -225,8 +225,8 @@ def run_protocol(
         rows as soon as the split finishes.
     resume : bool
         With a store: continue the newest run of the same kind, data fingerprint and settings
-        (finished or not); its stored splits are read back, the others computed. Without one, a new
-        run starts from the splits of a run that differs only by fewer repetitions (copied into it).
+        (finished or not); its stored splits are read back, the others computed. When there is no such
+        run, the new run starts from the splits of one that differs only by fewer repetitions (copied into it).
     details : {None, "last", "all"}
         Ask the family to keep what it computed on the last split, or on every split.
     progress : callable (fraction, message), optional

@@ -243,11 +243,11 @@ def run_ofsp_protocol(path, tasks: Iterable[OfspTask], *, n_jobs: int = 1, say: 
     return len(todo)
 
 
-def ofsp_cells(draws: pd.DataFrame, paper_methods=("OFSP",)) -> pd.DataFrame:
+def ofsp_cells(draws: pd.DataFrame, paper_methods=("OFSP",), reading: str = "10 x 5-fold") -> pd.DataFrame:
     """One row per (table, dataset, classifier, method, k) in :data:`CELL_COLUMNS` (``model`` the view-construction
     method): the repetitions' mean and 95 % interval of the column each table of :data:`PAPER_TABLES` prints
     (Table 3 the accuracy, Table 4 the disagreement, from k = 2), with the paper's value for OFSP (the methods
-    ``paper_methods``)."""
+    ``paper_methods``); ``reading`` names what the draws are."""
     key = ["dataset", "classifier", "method", "k"]
     tables = []
     for table, (column, paper) in PAPER_TABLES.items():
@@ -261,7 +261,7 @@ def ofsp_cells(draws: pd.DataFrame, paper_methods=("OFSP",)) -> pd.DataFrame:
     if not tables:
         return pd.DataFrame(columns=CELL_COLUMNS)
     cells = pd.concat(tables, ignore_index=True)
-    cells = cells.assign(N="", T="", reading="10 x 5-fold", model=cells["method"])
+    cells = cells.assign(N="", T="", reading=reading, model=cells["method"])
     cells["inside"] = cell_verdicts(cells)
     return cells[CELL_COLUMNS].reset_index(drop=True)
 

@@ -79,15 +79,17 @@ class QPLinearSVC(ClassifierMixin, BaseEstimator):
         n, d = Z.shape
         if n > d:
             w, b, xi = cp.Variable(d), cp.Variable(), cp.Variable(n)
-            cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + self.C * cp.sum(xi)),
-                       [cp.multiply(t, Z @ w + b) >= 1 - xi, xi >= 0]).solve(solver="CLARABEL")
+            problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + self.C * cp.sum(xi)),
+                                 [cp.multiply(t, Z @ w + b) >= 1 - xi, xi >= 0])
+            _solve(problem, n, d)
             coef, bias = w.value, float(b.value)
         else:
             a = cp.Variable(n)
             tz = t[:, None] * Z
             balance = t @ a == 0
-            cp.Problem(cp.Maximize(cp.sum(a) - 0.5 * cp.quad_form(a, cp.psd_wrap(tz @ tz.T))),
-                       [a >= 0, a <= self.C, balance]).solve(solver="CLARABEL")
+            problem = cp.Problem(cp.Maximize(cp.sum(a) - 0.5 * cp.quad_form(a, cp.psd_wrap(tz @ tz.T))),
+                                 [a >= 0, a <= self.C, balance])
+            _solve(problem, n, d)
             coef, bias = tz.T @ a.value, float(balance.dual_value)
         self.coef_ = np.asarray(coef, dtype=float)
         self.intercept_ = bias - float(centre @ self.coef_)
@@ -101,6 +103,14 @@ class QPLinearSVC(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """Labels (n_new,) of the rows of ``X`` (n_new, d)."""
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+
+def _solve(problem, n: int, d: int) -> None:
+    """Solve ``problem`` with Clarabel; a ``ValueError`` in words when it finds no optimum."""
+    problem.solve(solver="CLARABEL")
+    if problem.status not in ("optimal", "optimal_inaccurate"):
+        raise ValueError(f"QPLinearSVC: the solver found no optimum for {n} rows of {d} features (status "
+                         f"{problem.status!r}); check the rows for infinite or huge values.")
 
 
 class NipsRange(TransformerMixin, BaseEstimator):

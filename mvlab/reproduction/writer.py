@@ -569,14 +569,16 @@ def ofsp_leak_markdown(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
     return "\n".join(out)
 
 
-def _write_ofsp_reading(folder, stem: str, markdown_of, paper_methods, report) -> list[Path]:
+def _write_ofsp_reading(folder, stem: str, markdown_of, paper_methods, report,
+                        reading: str = "10 x 5-fold") -> list[Path]:
     """``<stem>_cells.csv`` from ``<stem>_draws.csv`` (rows of the OFSP protocol's draws) in ``folder``, the paper's
-    values placed for ``paper_methods``, and, when ``report`` is a path, its section (``markdown_of``)."""
+    values placed for ``paper_methods`` and ``reading`` naming what the draws are, and, when ``report`` is a path,
+    its section (``markdown_of``)."""
     from mvlab.reproduction.ofsp_paper import OFSP_DRAW_COLUMNS, OFSP_DRAW_KEY, ofsp_cells
 
     draws = DrawsFile(Path(folder) / f"{stem}_draws.csv", OFSP_DRAW_COLUMNS, OFSP_DRAW_KEY)
-    return _write_outputs(folder, stem, draws, lambda d: ofsp_cells(d, paper_methods=paper_methods), markdown_of,
-                          report)
+    return _write_outputs(folder, stem, draws, lambda d: ofsp_cells(d, paper_methods=paper_methods, reading=reading),
+                          markdown_of, report)
 
 
 def write_ofsp_leak_outputs(folder, report=None) -> list[Path]:
@@ -647,7 +649,7 @@ def madelon_generator_markdown(cells: pd.DataFrame, draws: pd.DataFrame, head: b
             "[madelon_generator_draws.csv](reproduction/madelon_generator_draws.csv) "
             f"({n} draw(s) of the generator, mvlab's Madelon the first). Each classifier alone, the mean accuracy "
             "over the protocol's first five folds.") if head else ""]
-    if draws is None or draws.empty:
+    if draws.empty:
         return out[0] + "\n\nNo draw yet."
     out += ["", "| classifier | view | mvlab's Madelon | other draws: median [min, max] | other draws below mvlab's "
             "| the paper's OFSP (NIPS's draw, k = 1..10) |", "|---|---|---|---|---|---|"]
@@ -667,7 +669,8 @@ def madelon_generator_markdown(cells: pd.DataFrame, draws: pd.DataFrame, head: b
 def write_madelon_generator_outputs(folder, report=None) -> list[Path]:
     """Write ``madelon_generator_cells.csv`` from ``madelon_generator_draws.csv`` in ``folder`` (each classifier
     and view over the draws) and, when ``report`` is a path, its ``madelon-generator`` section."""
-    return _write_ofsp_reading(folder, "madelon_generator", madelon_generator_markdown, (), report)
+    return _write_ofsp_reading(folder, "madelon_generator", madelon_generator_markdown, (), report,
+                               reading="draws of the generator, one 5-fold each")
 
 
 def write_ofsp_svm_range_outputs(folder, report=None) -> list[Path]:
