@@ -402,10 +402,11 @@ def _reproduce_ofsp_table3(args, store: ResultsStore) -> int:
                          writer.write_ofsp_outputs),
             "leak": ("ofsp_leak", ("golub-3051",), ofsp_paper.CLASSIFIERS, ofsp_leak.run_leak_draw,
                      writer.write_ofsp_leak_outputs),
-            "knn": ("ofsp_knn", ("madelon-500",), ("knn",), ofsp_knn.run_knn_draw, writer.write_ofsp_knn_outputs),
-            "svm_range": ("ofsp_svm_range", ("madelon-500",), ("svm",), ofsp_svm_range.run_range_draw,
-                          writer.write_ofsp_svm_range_outputs),
-            "generator": ("madelon_generator", ("madelon-500",), ofsp_paper.CLASSIFIERS,
+            "knn": ("ofsp_knn", ("madelon-500",), READING_ONLY["knn"][1], ofsp_knn.run_knn_draw,
+                    writer.write_ofsp_knn_outputs),
+            "svm_range": ("ofsp_svm_range", ("madelon-500",), READING_ONLY["svm_range"][1],
+                          ofsp_svm_range.run_range_draw, writer.write_ofsp_svm_range_outputs),
+            "generator": ("madelon_generator", READING_ONLY["generator"][1], ofsp_paper.CLASSIFIERS,
                           madelon_generator.run_generator_draw, writer.write_madelon_generator_outputs)}
     reading = _ofsp_reading(args) or "protocol"
     stem, datasets, classifiers, draw, write = runs[reading]
@@ -440,15 +441,21 @@ def _ofsp_reading(args) -> str | None:
     return OFSP_READINGS[chosen[0]] if chosen else None
 
 
+READING_ONLY = {"knn": ("classifiers", ("knn",)), "svm_range": ("classifiers", ("svm",)),
+                "generator": ("datasets", ("madelon-500",))}
+"""What an OFSP reading runs on alone: the option (``--classifiers`` or ``--datasets``) and its only values."""
+
+
 def _refuse_what_a_reading_fixes(args) -> None:
     """One OFSP reading at most, and no --classifiers or --datasets that it would not run (ValueError)."""
     reading = _ofsp_reading(args)
-    flag = {run: flag for flag, run in OFSP_READINGS.items()}.get(reading)
-    fixed = {"knn": ("knn",), "svm_range": ("svm",)}.get(reading)
-    if fixed and args.classifiers and tuple(args.classifiers) != fixed:
-        raise ValueError(f"{flag} runs the {fixed[0]} classifier only; leave out --classifiers.")
-    if reading == "generator" and args.datasets and list(args.datasets) != ["madelon-500"]:
-        raise ValueError(f"{flag} draws Madelon's generator (madelon-500) only; leave out --datasets.")
+    if reading not in READING_ONLY:
+        return
+    option, only = READING_ONLY[reading]
+    given = getattr(args, option)
+    if given and tuple(given) != only:
+        flag = {run: flag for flag, run in OFSP_READINGS.items()}[reading]
+        raise ValueError(f"{flag} runs on --{option} {' '.join(only)} only; leave out --{option}.")
 
 
 def _reproduce(rep: Reproduction, mode: str, args, store: ResultsStore) -> int:

@@ -123,8 +123,9 @@ def test_reproduce_refuses_a_flag_its_protocol_would_ignore_before_starting_the_
              ("ofsp", "--table3", "--lambda-on-test"): "--lambda-on-test is a reading of 'reproduce sdf --paper'",
              ("ofsp", "--table3", "--svm-range", "--knn-neighbours"): "one reading at a time",
              ("ofsp", "--generator-draws"): "--generator-draws is a reading of 'reproduce ofsp --table3'",
-             ("ofsp", "--table3", "--svm-range", "--classifiers", "knn"): "--svm-range runs the svm classifier only",
-             ("ofsp", "--table3", "--generator-draws", "--datasets", "golub-3051"): "madelon-500) only"}
+             ("ofsp", "--table3", "--svm-range", "--classifiers", "knn"): "--svm-range runs on --classifiers svm only",
+             ("ofsp", "--table3", "--generator-draws", "--datasets", "golub-3051"):
+                 "--generator-draws runs on --datasets madelon-500 only"}
     for argv, message in cases.items():
         assert main([*store, "reproduce", *argv]) == 2
         assert message in capsys.readouterr().err
