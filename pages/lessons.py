@@ -16,6 +16,9 @@ if place.round and (state is None or state.lesson != place.lesson):
     place = ui.Place(place.lesson, place.step, place.teacher)  # an unknown round, or another lesson's: none
     view = None
     ui.publish_place(place)
+elif view is not None and (moved := rounds.moved_to(view, state)) is not None:
+    place = place.moved(moved + 1)  # the teacher moved the class on: this page goes there
+    ui.publish_place(place)
 for note in notes + round_notes:
     st.warning(note)
 if place.teacher:
@@ -51,8 +54,7 @@ if view is not None and view.teacher:
                         on_next=lambda: ui.publish_place(place.moved(place.step + 1)))
     ui.prepare(lesson, place.step + 1)  # the class's next step, ready before the teacher moves everyone there
 elif view is not None:
-    rounds.follow_the_round(view, step, place.step - 1, st.session_state.get(f"{key}_revealed", False),
-                            on_move=lambda index: ui.publish_place(place.moved(index + 1)))
+    rounds.follow_the_round(view, step, place.step - 1, st.session_state.get(f"{key}_revealed", False))
 ctx = ui.step_result(step.run, f"lesson_run_{lesson.id}", place.step)
 if ctx is not None:
     items = ui.step_items(step, ctx, [lesson.id, place.step, runs.result_key(ctx.settings, ctx.data)])

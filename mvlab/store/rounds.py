@@ -144,6 +144,31 @@ class ClassRounds(SQLiteFile):
                                 (self._oldest_kept(now),)).fetchall()
         return [self._round(r) for r in rows]
 
+    def many(self, codes, now: float | None = None) -> dict[str, Round]:
+        """The rounds of these codes that exist and have not expired, in one query: ``{code: Round}`` (a server
+        process looks at every round its students follow at once, not once per student)."""
+        codes = sorted({_normal_code(c) for c in codes})
+        if not codes:
+            return {}
+        with self._connect() as conn:
+            rows = conn.execute("SELECT code, lesson, name, created, step, revealed, share, max_answers FROM "
+                                f"class_rounds WHERE created >= ? AND code IN ({', '.join('?' * len(codes))})",
+                                (self._oldest_kept(now), *codes)).fetchall()
+        return {r[0]: self._round(r) for r in rows}
+
+    def all_counts(self, codes) -> dict[tuple[str, int], dict[int, int]]:
+        """Every step's counts of these rounds in one query: ``{(code, step): {choice: count}}``."""
+        codes = sorted({_normal_code(c) for c in codes})
+        if not codes:
+            return {}
+        with self._connect() as conn:
+            rows = conn.execute("SELECT code, step, choice, COUNT(*) FROM class_answers WHERE code IN "
+                                f"({', '.join('?' * len(codes))}) GROUP BY code, step, choice", codes).fetchall()
+        out: dict = {}
+        for code, step, choice, n in rows:
+            out.setdefault((code, int(step)), {})[int(choice)] = int(n)
+        return out
+
     def counts(self, code, step: int) -> dict[int, int]:
         """How many students chose each choice (0-based) of ``step``: ``{choice: count}``."""
         with self._connect() as conn:

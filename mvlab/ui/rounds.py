@@ -6,7 +6,11 @@ also as a QR code drawn here, on the server) and the teacher's own, which also c
 (``&key=...``: whoever has it can reveal, advance, rename, download and delete; a student's link never carries
 it, and the key is checked by the store, not hidden in the page). A student's committed answer is recorded
 under a random token of their browser tab. Live parts refresh themselves as fragments (``run_every``), not as
-reruns of the whole page: the teacher's count of answers every 1.5 s, a student's look at the round every half second.
+reruns of the whole page: the teacher's count of answers every second. A student's page does not look at
+the round at all: one reader per server process (:class:`mvlab.ui.wake.Watch`) looks at every followed round
+four times a second and reruns only the students whose round changed (the reveal, the next step, and, when the
+round shares it, the class's distribution every ``SHARE_REFRESH`` seconds); where the server cannot wake a
+session (:func:`mvlab.ui.wake.available`), the student's page looks every ``STUDENT_REFRESH`` seconds instead.
 
 Settings: ``MVLAB_ROUND_RETENTION_DAYS`` (default 30: older rounds are deleted by the server) and
 ``MVLAB_ROUND_MAX_ANSWERS`` (default 5000 answers per round).
@@ -17,22 +21,27 @@ from __future__ import annotations
 import html
 import os
 import secrets
+import time
 from datetime import datetime
 
 import streamlit as st
 
 from mvlab.lessons import Lesson, Step
 from mvlab.store import ClassRounds, Round, RoundError
-from mvlab.ui import runs
+from mvlab.ui import runs, shared, wake
 from mvlab.viz.class_figures import answer_distribution
 
 __all__ = ["class_rounds", "RoundView", "join", "teacher_panel", "record", "live_answers", "follow_the_round",
-           "class_distribution"]
+           "class_distribution", "moved_to", "round_watch"]
 
-TEACHER_REFRESH = 1.5
+TEACHER_REFRESH = 1.0
 """Seconds between two looks of the teacher's view at the answers."""
-STUDENT_REFRESH = 0.5
-"""Seconds between two looks of a student's page at the round (reveal, next step)."""
+WATCH_INTERVAL = 0.25
+"""Seconds between two looks of a server process at the rounds its students follow (all of them in one query)."""
+SHARE_REFRESH = 2.0
+"""Seconds between two updates of the class's distribution on the waiting students' pages (rounds that share it)."""
+STUDENT_REFRESH = 1.0
+"""Seconds between two looks of a student's page at the round where the server cannot wake it (the fallback)."""
 
 
 @st.cache_resource(show_spinner=False)
@@ -42,11 +51,50 @@ def _rounds(path: str, retention: float, cap: int) -> ClassRounds:
     return store
 
 
-def class_rounds() -> ClassRounds:
-    """The rounds in this server's results store (the retention and cap from the environment)."""
+def _settings() -> tuple[str, float, int]:
     retention = float(os.environ.get("MVLAB_ROUND_RETENTION_DAYS", "30"))
     cap = int(os.environ.get("MVLAB_ROUND_MAX_ANSWERS", "5000"))
-    return _rounds(str(runs.results_store().path), retention, cap)
+    return str(runs.results_store().path), retention, cap
+
+
+def class_rounds() -> ClassRounds:
+    """The rounds in this server's results store (the retention and cap from the environment)."""
+    return _rounds(*_settings())
+
+
+class RoundNow:
+    """What the server process's watch read of a round: the round, and its counts per step (``{step: {choice:
+    count}}``, read every ``SHARE_REFRESH`` seconds) when it shares the distribution, else None."""
+
+    def __init__(self, round: Round, counts: dict | None):
+        self.round, self.counts = round, counts
+
+
+def _reader(rounds: ClassRounds):
+    """``read(codes)`` for the watch: the rounds in one query; the counts of those that share their
+    distribution in one more, at most every ``SHARE_REFRESH`` seconds."""
+    kept = {"at": float("-inf"), "counts": {}}
+
+    def read(codes) -> dict[str, RoundNow]:
+        found = rounds.many(codes)
+        sharing = [code for code, r in found.items() if r.share]
+        if sharing and time.monotonic() - kept["at"] >= SHARE_REFRESH:
+            kept["counts"], kept["at"] = rounds.all_counts(sharing), time.monotonic()
+        counts = kept["counts"]
+        return {code: RoundNow(r, {step: n for (c, step), n in counts.items() if c == code} if r.share else None)
+                for code, r in found.items()}
+
+    return read
+
+
+@st.cache_resource(show_spinner=False)
+def _watch(path: str, retention: float, cap: int) -> wake.Watch:
+    return wake.Watch(_reader(_rounds(path, retention, cap)), interval=WATCH_INTERVAL)
+
+
+def round_watch() -> wake.Watch:
+    """This server process's watch of the rounds its students follow (:class:`mvlab.ui.wake.Watch`)."""
+    return _watch(*_settings())
 
 
 class RoundView:
@@ -55,6 +103,7 @@ class RoundView:
 
     def __init__(self, code: str, key: str | None):
         self.code, self.key = code, key
+        self._drawn: tuple[Round | None] | None = None
 
     @property
     def teacher(self) -> bool:
@@ -66,9 +115,12 @@ class RoundView:
         """This tab's token (made once per session), under which its answers are recorded."""
         return st.session_state.setdefault("_round_token", secrets.token_urlsafe(12))
 
-    def state(self) -> Round | None:
-        """The round as it stands now, or None when it has expired or was deleted."""
-        return class_rounds().get(self.code)
+    def state(self, fresh: bool = False) -> Round | None:
+        """The round as this run of the page draws it (read once per run; ``fresh``: read it again), or None
+        when it has expired or was deleted."""
+        if fresh or self._drawn is None:
+            self._drawn = (class_rounds().get(self.code),)
+        return self._drawn[0]
 
 
 def join(code: str | None, key: str | None) -> tuple[RoundView | None, list[str]]:
@@ -89,7 +141,9 @@ def join(code: str | None, key: str | None) -> tuple[RoundView | None, list[str]
     if st.session_state.get("_round_seen") is None or st.session_state.get("_round_code") != found.code:
         st.session_state["_round_code"] = found.code
         st.session_state["_round_seen"] = found.step  # joining does not move anyone; the teacher's next steps do
-    return RoundView(found.code, key), notes
+    view = RoundView(found.code, key)
+    view._drawn = (found,)  # this run draws the round as just read
+    return view, notes
 
 
 def record(view: RoundView, step_index: int, choice: int | None) -> None:
@@ -103,10 +157,12 @@ def record(view: RoundView, step_index: int, choice: int | None) -> None:
 
 
 def class_distribution(step: Step, counts: dict, correct: bool, teacher: bool) -> None:
-    """The room's answers to the step's question (the right choice marked once revealed)."""
-    st.plotly_chart(answer_distribution(step.question.choices, counts,
-                                        correct=step.question.answer if correct else None,
-                                        font_size=20 if teacher else None))
+    """The room's answers to the step's question (the right choice marked once revealed), built once per server
+    for these counts (a class looking at the same counts shares the figure)."""
+    choices, answer = list(step.question.choices), step.question.answer if correct else None
+    font = 20 if teacher else None
+    st.plotly_chart(shared.figure("class_distribution", [choices, sorted(counts.items()), answer, font],
+                                  lambda: answer_distribution(choices, counts, correct=answer, font_size=font)))
 
 
 def live_answers(view: RoundView, step: Step, step_index: int, total: int, on_next) -> None:
@@ -115,7 +171,7 @@ def live_answers(view: RoundView, step: Step, step_index: int, total: int, on_ne
 
     @st.fragment(run_every=TEACHER_REFRESH)
     def panel():
-        now = view.state()
+        now = view.state(fresh=True)
         if now is None:
             st.warning("This round no longer exists.")
             return
@@ -137,30 +193,61 @@ def live_answers(view: RoundView, step: Step, step_index: int, total: int, on_ne
     panel()
 
 
-def follow_the_round(view: RoundView, step: Step, step_index: int, answered: bool, on_move) -> None:
-    """A student's page looking at the round every second: the whole page reruns when the teacher reveals
-    this step (the answer and figures appear) or moves the class to another step (``on_move(step_index)``
-    takes the student there; they can still go back on their own). Before the reveal, an answered student
-    is told to wait, and sees the class's distribution (without the answer) when the round shares it."""
+def moved_to(view: RoundView, now: Round | None) -> int | None:
+    """The step (0-based) the teacher moved the class to since this student's page last saw the round, or None
+    (the page then goes there; the student can still go back on their own)."""
+    if view.teacher or now is None or now.step == st.session_state.get("_round_seen"):
+        return None
+    st.session_state["_round_seen"] = now.step
+    return now.step
 
-    @st.fragment(run_every=STUDENT_REFRESH)
-    def watch():
-        now = view.state()
-        if now is None:
-            return
-        if now.step != st.session_state.get("_round_seen"):
-            st.session_state["_round_seen"] = now.step
-            on_move(now.step)
-            st.rerun()
-        if step_index in now.revealed and not st.session_state.get(f"_round_shown_{step_index}"):
-            st.session_state[f"_round_shown_{step_index}"] = True
-            st.rerun()
-        if answered and step_index not in now.revealed:
+
+def _counts_key(counts: dict | None):
+    return None if counts is None else tuple(sorted(counts.items()))
+
+
+def follow_the_round(view: RoundView, step: Step, step_index: int, answered: bool) -> None:
+    """A student's page in a round: it is rerun when the teacher reveals this step (the answer and figures
+    appear) or moves the class on (:func:`moved_to` takes the page there). Before the reveal, an answered
+    student is told to wait, and sees the class's distribution (without the answer) when the round shares it.
+
+    The page is woken by the server process's watch (:func:`round_watch`), which looks at the round for all
+    its students at once; where the server cannot wake a session, the waiting part looks every
+    ``STUDENT_REFRESH`` seconds itself."""
+    drawn = view.state()
+    if drawn is None:
+        return
+    waiting = answered and step_index not in drawn.revealed
+
+    def page(r: Round):  # what the whole page shows of the round
+        return r.step, step_index in r.revealed
+
+    def waiting_part():
+        now = view.state(fresh=True)
+        if now is None or page(now) != page(drawn):
+            st.rerun(scope="app")
+        if waiting:
             st.info("Your answer is in; wait for the discussion.", icon=":material/how_to_vote:")
             if now.share:
                 class_distribution(step, class_rounds().counts(view.code, step_index), correct=False, teacher=False)
+        return wake.current_fragment()
 
-    watch()
+    if not wake.available():
+        st.fragment(run_every=STUDENT_REFRESH)(waiting_part)()
+        return
+    fragment = st.fragment(waiting_part)() if waiting and drawn.share else ""
+    share = waiting and drawn.share
+
+    def project(now: RoundNow):
+        counts = (now.counts or {}).get(step_index, {}) if share else None
+        return page(now.round), _counts_key(counts)
+
+    counts = class_rounds().counts(view.code, step_index) if share else None
+    round_watch().follow(wake.current_session(), wake.Subscription(view.code, project, (page(drawn),
+                                                                                          _counts_key(counts)),
+                                                                   fragment or ""))
+    if waiting and not share:
+        st.info("Your answer is in; wait for the discussion.", icon=":material/how_to_vote:")
 
 
 def _qr_png(text: str) -> bytes:
