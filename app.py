@@ -13,15 +13,15 @@ if __name__ != "__mp_main__":
     st.session_state["_entered_via_app"] = True  # see mvlab.ui.state.sidebar
 
     pages = [
-        st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-        st.Page("pages/lessons.py", title="Lessons", icon=":material/school:"),
-        st.Page("pages/data.py", title="Data", icon=":material/table_chart:"),
-        st.Page("pages/dissimilarity.py", title="Dissimilarity", icon=":material/forest:"),
-        st.Page("pages/view_construction.py", title="View construction", icon=":material/call_split:"),
-        st.Page("pages/dvs.py", title="Dynamic view selection", icon=":material/alt_route:"),
-        st.Page("pages/benchmark.py", title="Benchmark", icon=":material/leaderboard:"),
-        st.Page("pages/papers.py", title="Papers", icon=":material/menu_book:"),
-        st.Page("pages/siamese.py", title="Siamese deep forest", icon=":material/join_inner:"),
+        web_process.page("pages/home.py", title="Home", icon=":material/home:", default=True),
+        web_process.page("pages/lessons.py", title="Lessons", icon=":material/school:"),
+        web_process.page("pages/data.py", title="Data", icon=":material/table_chart:"),
+        web_process.page("pages/dissimilarity.py", title="Dissimilarity", icon=":material/forest:"),
+        web_process.page("pages/view_construction.py", title="View construction", icon=":material/call_split:"),
+        web_process.page("pages/dvs.py", title="Dynamic view selection", icon=":material/alt_route:"),
+        web_process.page("pages/benchmark.py", title="Benchmark", icon=":material/leaderboard:"),
+        web_process.page("pages/papers.py", title="Papers", icon=":material/menu_book:"),
+        web_process.page("pages/siamese.py", title="Siamese deep forest", icon=":material/join_inner:"),
     ]
     page = st.navigation(pages)
     wanted = st.query_params.get("page")  # a deep link rerouted by mvlab.ui.state.sidebar

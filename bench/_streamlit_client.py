@@ -25,7 +25,8 @@ class StudentSession:
         parts = urlsplit(url)
         self.page, self.query, self.timeout = page, query, timeout
         self.ws = connect(f"ws://{parts.netloc}/_stcore/stream", subprotocols=["streamlit"], max_size=None,
-                          open_timeout=timeout, ping_interval=None)  # a session read in turns: no keepalive
+                          open_timeout=timeout, ping_interval=None,  # a session read in turns: no keepalive
+                          max_queue=None, close_timeout=5)  # read in turns: its frames wait, unbounded
         self.buttons: dict[str, str] = {}
         self.page_hash = ""
         self.fragments: dict[str, str] = {}  # a button's label -> the fragment it was drawn in ("" for none)

@@ -613,9 +613,16 @@ def _add_paper_table_arguments(rep: argparse.ArgumentParser) -> None:
         sdf.add_argument(flag, action="store_true", help=help_text)
 
 
+def cmd_serve(args) -> int:
+    """``serve``: :func:`mvlab.ui.serve.serve_forever` on the store of ``--store`` (or the default)."""
+    from mvlab.ui.serve import serve_forever
+
+    return serve_forever(args.processes, args.port, args.address, args.store)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of ``python -m mvlab``: the subcommands ``datasets``, ``runs``, ``run``, ``reproduce`` and
-    ``lesson``, each with its handler as ``func``."""
+    """The parser of ``python -m mvlab``: the subcommands ``datasets``, ``runs``, ``run``, ``reproduce``,
+    ``lesson`` and ``serve``, each with its handler as ``func``."""
     parser = argparse.ArgumentParser(prog="python -m mvlab", description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", default=None,
                         help="results store file (default $MVLAB_STORE or ~/.mvlab/results.sqlite)")
@@ -681,6 +688,15 @@ def build_parser() -> argparse.ArgumentParser:
     les.add_argument("--n-jobs", type=int, default=-1, help="1 computes here, without the job engine")
     les.add_argument("--scheduler", default=None, help=SCHEDULER_HELP)
     les.set_defaults(func=cmd_lesson)
+
+    srv = sub.add_parser("serve", help="the dashboard on several server processes behind nginx (a lecture hall: "
+                                       "see docs/guide/dashboard.md)")
+    srv.add_argument("--processes", type=int, default=2, help="Streamlit server processes (default 2; about one "
+                     "core each)")
+    srv.add_argument("--port", type=int, default=8501, help="the port students open (default 8501)")
+    srv.add_argument("--address", default="0.0.0.0",
+                     help="the address nginx listens on (default 0.0.0.0: every interface, as make run)")
+    srv.set_defaults(func=cmd_serve)
     return parser
 
 

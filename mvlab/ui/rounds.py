@@ -123,12 +123,24 @@ class RoundView:
         return self._drawn[0]
 
 
+def _student_look(code: str) -> Round | None:
+    """The round as this server process's watch read it within the last two intervals (a student's page runs
+    on it instead of reading the store again: the watch looks for every student of the process at once), or
+    None when the watch does not follow it (the store is read then)."""
+    if not wake.available():
+        return None
+    now = round_watch().latest(str(code).strip().upper(), 2 * WATCH_INTERVAL)
+    return None if now is None else now.round
+
+
 def join(code: str | None, key: str | None) -> tuple[RoundView | None, list[str]]:
     """The round of the address (``round=``, and ``key=`` on the teacher's link), or None; with notes for a
     code that is unknown or expired (the lesson then runs without a round) or a key that is not the round's."""
     if not code:
         return None, []
-    found = class_rounds().get(code)
+    found = _student_look(code) if key is None else None
+    if found is None:
+        found = class_rounds().get(code)
     if found is None:
         return None, [f"There is no class round '{code}' (or it has expired): the lesson runs without a round, "
                       "and your answers are not counted. Ask your teacher for the current link."]

@@ -139,6 +139,7 @@ class Watch:
             raise ValueError(f"interval must be > 0 seconds; got {interval!r}.")
         self.read, self.interval, self.rerun = read, float(interval), rerun
         self._subscriptions: dict[str, Subscription] = {}
+        self._latest: dict[str, tuple[float, Any]] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self.looks = 0
@@ -163,6 +164,13 @@ class Watch:
         with self._lock:
             self._subscriptions.pop(session_id, None)
 
+    def latest(self, topic: str, max_age: float) -> Any:
+        """The value of ``topic`` as the watch read it at most ``max_age`` seconds ago, or None (not followed, or
+        older): a page run can take it instead of reading the topic again itself."""
+        with self._lock:
+            at, value = self._latest.get(topic, (float("-inf"), None))
+        return value if time.monotonic() - at <= max_age else None
+
     def look(self) -> dict[str, str]:
         """One look: read every followed topic once and ask to rerun the sessions whose view changed; returns
         what was asked (session id -> fragment id)."""
@@ -170,7 +178,10 @@ class Watch:
             subscriptions = dict(self._subscriptions)
         if not subscriptions:
             return {}
+        at = time.monotonic()
         values = self.read(frozenset(s.topic for s in subscriptions.values()))
+        with self._lock:
+            self._latest = {topic: (at, value) for topic, value in values.items()}
         self.looks += 1
         requests = {}
         for session_id, sub in subscriptions.items():

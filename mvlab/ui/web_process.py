@@ -4,11 +4,13 @@ collector.  Nothing happens under AppTest, whose runtime shares the test process
 
 from __future__ import annotations
 
+import copy
 import gc
 import threading
 
 from streamlit.runtime import Runtime
 
+_PAGES: dict = {}
 _LIMITED = threading.Event()
 _SETTLED = threading.Lock()
 _FROZEN = threading.Event()
@@ -87,3 +89,19 @@ def settle() -> None:
     and :func:`imports_out_of_gc`."""
     one_blas_thread()
     imports_out_of_gc()
+
+
+def page(path: str, **kwargs):
+    """``st.Page(path, **kwargs)``, made once per process and copied for each run. Making it resolves and
+    checks its file (a few system calls, each letting the interpreter lock go): under a class's load, app.py's
+    nine pages took a fifth of the server's busy time (bench/bench_class_round.py --profile). A copy per run,
+    since ``st.navigation`` marks the page it runs on the object."""
+    import streamlit as st
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    key = (str(ctx.pages_manager.main_script_parent) if ctx else "", path, tuple(sorted(kwargs.items())))
+    template = _PAGES.get(key)
+    if template is None:
+        template = _PAGES[key] = st.Page(path, **kwargs)
+    return copy.copy(template)
