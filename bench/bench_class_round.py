@@ -26,7 +26,8 @@ Measured, on the issue's targets:
 * sessions lost: students whose connection failed or never saw the next step (target: none);
 * the server's CPU seconds (its web processes, not the engine's workers nor the students) from the first
   student's arrival to the last move, and its peak resident memory (web processes and proxy), each also per
-  student.
+  student; the server's CPU while the answered class waits ``WAIT`` seconds (a waiting student should cost
+  nothing), and during the push, beside what the simulated students took of the same cores meanwhile.
 
 Prints a table; docs/bench/bench_class_round.txt keeps the latest output.
 """
@@ -56,6 +57,7 @@ from _streamlit_client import StudentSession  # noqa: E402
 from browser import running_app  # noqa: E402
 
 LESSON, STEP = "dvs", 2  # the step (1-based) everyone answers; the teacher then moves the class to STEP + 1
+WAIT = 5.0  # seconds the answered class waits before the teacher moves it on (its server CPU is measured)
 
 
 def warm(store: Path) -> None:
@@ -105,8 +107,8 @@ class ServerLoad:
         self.rss0 = self._rss()
         self._thread = threading.Thread(target=self._sample, daemon=True)
 
-    def _cpu(self) -> float:
-        return sum(sum(p.cpu_times()[:2]) for p in self.procs if p.is_running())
+    def cpu_now(self) -> float:
+        return _cpu(self.procs)
 
     def _rss(self) -> int:
         return sum(p.memory_info().rss for p in self.procs if p.is_running())
@@ -119,11 +121,11 @@ class ServerLoad:
                 continue
 
     def start(self):
-        self.cpu0, self.rss0 = self._cpu(), self._rss()
+        self.cpu0, self.rss0 = self.cpu_now(), self._rss()
         self._thread.start()
 
     def stop(self):
-        self.cpu1 = self._cpu()
+        self.cpu1 = self.cpu_now()
         self._stop.set()
         self._thread.join()
 
@@ -153,6 +155,16 @@ def server(store: Path, processes: int):
                     os.environ.pop(k, None)
                 else:
                     os.environ[k] = v
+
+
+def _cpu(procs) -> float:
+    total = 0.0
+    for p in procs:
+        try:
+            total += sum(p.cpu_times()[:2])
+        except psutil.Error:
+            continue
+    return total
 
 
 def timed_open(url: str, out: dict, name: str) -> None:
@@ -224,7 +236,20 @@ def run_round(n: int, processes: int, clients: int, open_within: float, answer_w
             watcher.join()
             rounds = ClassRounds(store)
             counted = sum(rounds.counts(code, STEP - 1).values())
-            time.sleep(1.0)
+            waiting0 = load.cpu_now()  # the class waits for the discussion: what does a waiting student cost?
+            time.sleep(WAIT)
+            waiting = (load.cpu_now() - waiting0) / WAIT
+            harness = [psutil.Process(w.pid) for w in workers]
+            samples: list[tuple[float, float, float]] = []  # (time, server CPU s, students' CPU s) during the push
+            sampling = threading.Event()
+
+            def sample_push():
+                while not sampling.wait(0.1):
+                    samples.append((time.time(), load.cpu_now(), _cpu(harness)))
+
+            samples.append((time.time(), load.cpu_now(), _cpu(harness)))
+            sampler = threading.Thread(target=sample_push, daemon=True)
+            sampler.start()
             clicked = time.time()
             opener = threading.Thread(target=timed_open, args=(url, opens, "at the next step"))
             opener.start()
@@ -234,6 +259,8 @@ def run_round(n: int, processes: int, clients: int, open_within: float, answer_w
                 rows.update(queue.get())
             for w in workers:
                 w.join()
+            sampling.set()
+            sampler.join()
             opener.join()
             load.stop()
             teacher.close()
@@ -241,11 +268,15 @@ def run_round(n: int, processes: int, clients: int, open_within: float, answer_w
                 s.wait()
     sent = [r["sent"] for r in rows.values() if "sent" in r]
     moves = sorted(r["moved"] - clicked for r in rows.values() if "moved" in r)
+    end = clicked + (max(moves) if moves else 0.0)
+    during = [x for x in samples if x[0] <= end + 0.1] or samples[:1]
+    push_server, push_students = during[-1][1] - samples[0][1], during[-1][2] - samples[0][2]
     errors = [r["error"] for r in rows.values() if "error" in r]
     return {"n": n, "processes": processes, "counted": counted,
             "teacher": seen["all"] - max(sent) if "all" in seen and sent else float("nan"),
             "moves": moves, "opens": opens, "lost": n - len(moves), "errors": errors,
-            "cpu": load.cpu1 - load.cpu0, "peak": load.peak, "rss0": load.rss0}
+            "cpu": load.cpu1 - load.cpu0, "peak": load.peak, "rss0": load.rss0,
+            "push_cpu": (push_server, push_students), "waiting": waiting}
 
 
 def report(results: list[dict], clients: int, open_within: float, answer_within: float) -> None:
@@ -265,6 +296,9 @@ def report(results: list[dict], clients: int, open_within: float, answer_within:
               f"{moved:>9} {push:>17} {page:>14.2f} {r['lost']:>4} {r['cpu']:>12.1f} "
               f"{1000 * r['cpu'] / n:>10.0f} {r['peak'] / 1e6:>8.0f} {(r['peak'] - r['rss0']) / 1e6 / n:>10.2f}  "
               + ("met" if ok else "NOT met"))
+        print(f"         while the class waits: the server {100 * r['waiting']:.0f} % of a core; during the push: the "
+              f"server {r['push_cpu'][0]:.1f} CPU s, the simulated students {r['push_cpu'][1]:.1f} CPU s "
+              "(on the same cores)")
         for e in sorted(set(r["errors"]))[:3]:
             print(f"         lost: {e}")
     print("targets: every answer counted once; the teacher's count within 2 s of the last answer; every student "

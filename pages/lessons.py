@@ -8,7 +8,6 @@ from mvlab.ui import lessons as ui
 from mvlab.ui import rounds, runs
 from mvlab.ui.state import plain_sidebar
 
-plain_sidebar()
 place, notes = ui.place_from_address()
 view, round_notes = rounds.join(place.round, place.key)
 state = view.state() if view is not None else None
@@ -19,23 +18,26 @@ if place.round and (state is None or state.lesson != place.lesson):
 elif view is not None and (moved := rounds.moved_to(view, state)) is not None:
     place = place.moved(moved + 1)  # the teacher moved the class on: this page goes there
     ui.publish_place(place)
+student = view is not None and not view.teacher  # in a class round: the teacher moves the class on
+plain_sidebar(server=not student)
 for note in notes + round_notes:
     st.warning(note)
 if place.teacher:
     ui.teacher_style()
 
 st.title("Lessons")
-top = st.columns([3, 1])
-chosen = top[0].selectbox("Lesson", list(LESSONS), index=list(LESSONS).index(place.lesson),
-                          format_func=lambda i: LESSONS[i].title, key=f"lesson_pick_{place.lesson}")
-teacher = top[1].toggle("Teacher mode", value=place.teacher, key=f"lesson_teacher_{place.teacher}",
-                        help="For the projector: larger text and figures, no sidebar, answers shown at once (in a "
-                             "class round: when you reveal them).")
-if chosen != place.lesson or teacher != place.teacher:
-    same = chosen == place.lesson
-    ui.publish_place(ui.Place(chosen, place.step if same else 1, teacher, place.round if same else None,
-                              place.key if same else None))
-    st.rerun()
+if not student:  # a student in a round follows the teacher's lesson: no lesson to choose, no teacher mode
+    top = st.columns([3, 1])
+    chosen = top[0].selectbox("Lesson", list(LESSONS), index=list(LESSONS).index(place.lesson),
+                              format_func=lambda i: LESSONS[i].title, key=f"lesson_pick_{place.lesson}")
+    teacher = top[1].toggle("Teacher mode", value=place.teacher, key=f"lesson_teacher_{place.teacher}",
+                            help="For the projector: larger text and figures, no sidebar, answers shown at once (in "
+                                 "a class round: when you reveal them).")
+    if chosen != place.lesson or teacher != place.teacher:
+        same = chosen == place.lesson
+        ui.publish_place(ui.Place(chosen, place.step if same else 1, teacher, place.round if same else None,
+                                  place.key if same else None))
+        st.rerun()
 
 lesson = LESSONS[place.lesson]
 step, total = lesson.step(place.step), len(lesson.steps)

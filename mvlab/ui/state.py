@@ -170,14 +170,16 @@ def _route_through_app(page: str) -> None:
         st.switch_page("app.py", query_params={**st.query_params.to_dict(), "page": page})
 
 
-def plain_sidebar() -> None:
-    """The sidebar of a page that brings its own data (the Lessons page): this session's run and the
-    server panel, no dataset controls."""
+def plain_sidebar(server: bool = True) -> None:
+    """The sidebar of a page that brings its own data (the Lessons page): this session's run and, unless
+    ``server`` is False (a student in a class round: a phone, one of hundreds), the server panel; no dataset
+    controls."""
     _route_through_app(_caller_page())
     with st.sidebar:
         st.caption("Lessons bring their own data and seeds; the dataset chosen on the other pages is not used here.")
         your_run()
-        server_panel()
+        if server:
+            server_panel()
 
 
 def _short_title(name: str) -> str:
