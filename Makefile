@@ -1,5 +1,5 @@
 # Two commands on a fresh machine with Python 3.11 and pip:
-#   make run   -> .venv + requirements, then the dashboard on http://localhost:8501
+#   make run   -> .venv + requirements, then the dashboard on http://localhost:8501 (PROCESSES=4: behind nginx)
 #   make test  -> .venv + requirements, then the whole pytest suite
 PYTHON ?= python3
 VENV   ?= .venv
@@ -17,8 +17,15 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --disable-pip-version-check -q --no-deps -e .
 	@touch $(STAMP)
 
+# PROCESSES=N (N > 1): N Streamlit processes on one engine and one store behind nginx on PORT (a lecture hall:
+# docs/guide/dashboard.md); needs Debian's nginx
+PROCESSES ?= 1
 run: $(STAMP)
+ifeq ($(PROCESSES),1)
 	$(PY) -m streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false $(ARGS)
+else
+	$(PY) -m mvlab serve --processes $(PROCESSES) --port $(PORT)
+endif
 
 # ruff's rules are in pyproject.toml ([tool.ruff]); the tests run only on code that passes them
 lint: $(STAMP)

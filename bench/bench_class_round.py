@@ -11,14 +11,15 @@ teacher does before class), with a fresh server. A round of the lesson is starte
 teacher's link at step 2; the students open the students' link within ``--open-within`` seconds (a QR code on
 the projector), then answer within ``--answer-within`` seconds (each at a random moment: choose an option,
 then *Send my answer*). Every student and the teacher is a session speaking Streamlit's own protocol
-(``bench/_streamlit_client.py``) as a browser does, without drawing; the students are spread over
+(``tests/streamlit_client.py``) as a browser does, without drawing; the students are spread over
 ``--client-processes`` processes (threads in each), so that the harness is not the limit: they run on the same
 two cores as the server, which a real class's phones do not.
 
 Measured, on the issue's targets:
 
 * answers counted: every student's answer is in the store, once (target: all);
-* the teacher's view: from the last answer sent to the teacher's page showing "N answered" (target: 2 s);
+* the teacher's view: from the server recording the last answer to the teacher's page showing "N answered"
+  (target: 2 s);
 * the next-step push: from the teacher's click on *Next step for everyone* to each student's page showing the
   next step's heading, the slowest student (target: 2 s);
 * a page opening meanwhile: another session opens the Data page while the class answers, and again at the
@@ -52,9 +53,10 @@ sys.path.insert(0, str(ROOT / "tests"))  # the browser helpers of the test suite
 sys.path.insert(0, str(ROOT))
 
 import psutil  # noqa: E402
-from _streamlit_client import StudentSession  # noqa: E402
+from _memory import MemoryPeak  # noqa: E402
 
 from browser import running_app  # noqa: E402
+from streamlit_client import StudentSession  # noqa: E402
 
 LESSON, STEP = "dvs", 2  # the step (1-based) everyone answers; the teacher then moves the class to STEP + 1
 WAIT = 5.0  # seconds the answered class waits before the teacher moves it on (its server CPU is measured)
@@ -97,37 +99,24 @@ def client_process(url, code, prompt, heading, plan, deadline, queue):
     queue.put(out)
 
 
-class ServerLoad:
-    """CPU seconds and resident memory of the server's web processes (and the proxy), sampled on a thread."""
+class ServerLoad(MemoryPeak):
+    """CPU seconds and peak resident memory of the server's web processes (and the proxy)."""
 
-    def __init__(self, pids: list[int], interval: float = 0.25):
-        self.procs = [psutil.Process(p) for p in pids]
-        self.interval, self.peak, self._stop = interval, 0, threading.Event()
+    def __init__(self, pids: list[int]):
+        super().__init__(pids=pids, interval=0.25)
         self.cpu0 = self.cpu1 = 0.0
-        self.rss0 = self._rss()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self.rss0 = self._now()
 
     def cpu_now(self) -> float:
         return _cpu(self.procs)
 
-    def _rss(self) -> int:
-        return sum(p.memory_info().rss for p in self.procs if p.is_running())
-
-    def _sample(self):
-        while not self._stop.wait(self.interval):
-            try:
-                self.peak = max(self.peak, self._rss())
-            except psutil.Error:
-                continue
-
     def start(self):
-        self.cpu0, self.rss0 = self.cpu_now(), self._rss()
-        self._thread.start()
+        self.cpu0, self.rss0 = self.cpu_now(), self._now()
+        self.__enter__()
 
     def stop(self):
         self.cpu1 = self.cpu_now()
-        self._stop.set()
-        self._thread.join()
+        self.__exit__(None, None, None)
 
 
 @contextmanager
@@ -236,6 +225,8 @@ def run_round(n: int, processes: int, clients: int, open_within: float, answer_w
             watcher.join()
             rounds = ClassRounds(store)
             counted = sum(rounds.counts(code, STEP - 1).values())
+            with rounds._connect() as conn:  # when the server recorded the last answer
+                (last_answer,) = conn.execute("SELECT MAX(time) FROM class_answers WHERE code = ?", (code,)).fetchone()
             waiting0 = load.cpu_now()  # the class waits for the discussion: what does a waiting student cost?
             time.sleep(WAIT)
             waiting = (load.cpu_now() - waiting0) / WAIT
@@ -266,14 +257,13 @@ def run_round(n: int, processes: int, clients: int, open_within: float, answer_w
             teacher.close()
             for s in spies:
                 s.wait()
-    sent = [r["sent"] for r in rows.values() if "sent" in r]
     moves = sorted(r["moved"] - clicked for r in rows.values() if "moved" in r)
     end = clicked + (max(moves) if moves else 0.0)
     during = [x for x in samples if x[0] <= end + 0.1] or samples[:1]
     push_server, push_students = during[-1][1] - samples[0][1], during[-1][2] - samples[0][2]
     errors = [r["error"] for r in rows.values() if "error" in r]
     return {"n": n, "processes": processes, "counted": counted,
-            "teacher": seen["all"] - max(sent) if "all" in seen and sent else float("nan"),
+            "teacher": seen["all"] - last_answer if "all" in seen and last_answer else float("nan"),
             "moves": moves, "opens": opens, "lost": n - len(moves), "errors": errors,
             "cpu": load.cpu1 - load.cpu0, "peak": load.peak, "rss0": load.rss0,
             "push_cpu": (push_server, push_students), "waiting": waiting}

@@ -4,7 +4,7 @@
     python bench/bench_classroom.py --quick    # S = 1, 10
 
 One server (``streamlit run app.py`` with its embedded job engine, as ``make run`` starts it).  Each
-student is a session speaking Streamlit's own protocol (``bench/_streamlit_client.py``: the
+student is a session speaking Streamlit's own protocol (``tests/streamlit_client.py``: the
 websocket of protobuf messages a browser uses), on a thread of its own: a real student's browser
 draws on the student's machine, while simulated browsers would take the server's two cores (30
 headless Chromium pages used more CPU than the server itself).  For each S, two rounds:
@@ -55,9 +55,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the browser helpers of the test suite
 
 from _memory import MemoryPeak  # noqa: E402
-from _streamlit_client import StudentSession  # noqa: E402
 
 from browser import CHROMIUM, CHROMIUM_ARGS, running_app, unavailable_reason  # noqa: E402
+from streamlit_client import StudentSession  # noqa: E402
 
 PAGE = "dissimilarity"
 QUERY = "dataset=breast-cancer&n_estimators=60"

@@ -4,7 +4,7 @@
 
 One server (``streamlit run app.py`` with its embedded engine, as ``make run``).  Each training page is trained
 once on breast cancer (seed 1), so that its result is in the results store; then ``--opens`` new sessions open
-the page, one after another (Streamlit's own protocol: ``bench/_streamlit_client.py``), each receiving the whole
+the page, one after another (Streamlit's own protocol: ``tests/streamlit_client.py``), each receiving the whole
 result page.  It prints, per page, the median time to the whole page and the web server's CPU per open (the
 Streamlit process: the page's script, its figures, sending it).  A class that opens a result pays this once per
 student: the figures and the result read back from the store are built once per server.
@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the browser helpers of the test suite
 
 import bench_classroom  # noqa: E402
-from _streamlit_client import StudentSession  # noqa: E402
 
 from browser import running_app  # noqa: E402
+from streamlit_client import StudentSession  # noqa: E402
 
 QUERY = "dataset=breast-cancer&seed=1"
 PAGES = {  # page: (its settings in the address beyond the data, words that only its result page shows)

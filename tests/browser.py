@@ -7,8 +7,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -77,34 +75,30 @@ def free_port() -> int:
 def running_app(store: Path, **env_vars: str):
     """Start ``streamlit run app.py`` on a free loopback port (with these extra environment
     variables, e.g. ``MVLAB_WORKER_MEMORY``); yield its URL; stop it."""
+    import tempfile
+
+    from mvlab.ui.serve import wait_healthy
+
     port = free_port()
     env = {**os.environ, "MVLAB_STORE": str(store), **env_vars}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.3)
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited: {proc.stdout.read().decode(errors='replace')[-2000:]}")
-        else:
-            raise RuntimeError("streamlit did not become healthy within 60 s")
-        yield url
-    finally:
-        proc.terminate()
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "server.log"
+        with log.open("w") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
+                 str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            )
+        url = f"http://127.0.0.1:{port}"
         try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+            wait_healthy(url, proc, "streamlit", log, timeout=60)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
 
 def settle(page, timeout: float = 300_000) -> None:

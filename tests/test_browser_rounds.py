@@ -147,3 +147,145 @@ def test_two_servers_on_one_store_count_one_class(browser, server):
         assert not any(exceptions(p) for p in students + [teacher])
         for page in students + [teacher]:
             page.context.close()
+
+
+def test_a_round_through_the_proxy_with_the_teacher_and_the_students_on_different_processes(browser, tmp_path):
+    """`python -m mvlab serve --processes 2`: nginx in front of two Streamlit processes on one store. The teacher's
+    browser lands on one process, the students' on the other (the proxy's cookie, set here to a key known to land
+    there); the teacher starts the round in the browser, the students answer, the teacher sees them, reveals and
+    moves the class, and every student page follows without a click."""
+    from test_serve import keys_for_each_process
+
+    from mvlab.ui.serve import COOKIE, serving
+
+    store = tmp_path / "results.sqlite"
+    warm(get_lesson("ofsp"), ResultsStore(store), say=lambda line: None)
+    step2, step3 = get_lesson("ofsp").steps[1], get_lesson("ofsp").steps[2]
+    mp = pytest.MonkeyPatch()
+    mp.setenv("MVLAB_WORKERS", "1")
+    try:
+        with serving(2, store=str(store), env={"MVLAB_WORKERS": "1"}, say=lambda line: None) as served:
+            on = keys_for_each_process(served.url, 2)
+            teacher_process, student_process = sorted(on)
+
+            def tab(cookie, address):
+                context = browser.new_context(viewport={"width": 1300, "height": 1800})
+                context.add_cookies([{"name": COOKIE, "value": cookie.split("=", 1)[1], "url": served.url}])
+                page = context.new_page()
+                response = page.goto(address)
+                page.wait_for_selector("h1", timeout=120_000)
+                settle(page)
+                return page, response.headers["x-mvlab-server"]
+
+            teacher, where = tab(on[teacher_process], f"{served.url}/lessons?lesson=ofsp&step=2&teacher=1")
+            assert where == teacher_process
+            teacher.get_by_role("button", name="Start a class round").click()
+            settle(teacher)
+            teacher.wait_for_url("**round=*", timeout=30_000)
+            code = teacher.url.split("round=")[1].split("&")[0]
+            students = []
+            for _ in range(3):
+                page, where = tab(on[student_process], f"{served.url}/lessons?lesson=ofsp&step=2&round={code}")
+                assert where == student_process  # the other process than the teacher's
+                students.append(page)
+            for page, choice in zip(students, (1, 1, 0)):
+                answer(page, step2, choice)
+            teacher.bring_to_front()
+            teacher.wait_for_function(
+                "[...document.querySelectorAll('.js-plotly-plot')].some(p => p.layout && p.layout.title && "
+                "String(p.layout.title.text).includes('3 answered'))", timeout=20_000)
+            teacher.get_by_role("button", name="Reveal the answer to the class").click()
+            arrivals(students, f"text=Answer: ({chr(97 + step2.question.answer)})", timeout=CROWDED)
+            teacher.bring_to_front()
+            teacher.get_by_role("button", name="Next step for everyone →").click()
+            took = arrivals(students, f"h2:has-text('{step3.title}')", timeout=CROWDED)
+            print(f"through the proxy, the next step reached the students after {[round(t, 2) for t in took]} s")
+            assert not any(exceptions(p) for p in students + [teacher])
+            for page in students + [teacher]:
+                page.context.close()
+    finally:
+        mp.undo()
+
+
+def test_a_student_on_a_phone(browser, server):
+    """A phone (390 x 844, touch, a mobile browser): the question, the choices, *Send my answer*, "your answer
+    is in", the class's distribution and the next step, each in view without sideways scrolling, answered by
+    taps; the figures leave a finger's drag to the page (no drag mode)."""
+    url, store = server
+    step2, step3 = get_lesson("ofsp").steps[1], get_lesson("ofsp").steps[2]
+    started = ClassRounds(store).start("ofsp", share=True)
+    code, key = started.round.code, started.key
+    ClassRounds(store).answer(code, "someone-else", 1, 0)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=3, is_mobile=True,
+                                  has_touch=True, user_agent=PHONE)
+    page = context.new_page()
+    page.goto(f"{url}/lessons?lesson=ofsp&step=2&round={code}")
+    page.wait_for_selector("h1", timeout=120_000)
+    settle(page)
+    no_sideways = "document.scrollingElement.scrollWidth <= document.scrollingElement.clientWidth + 1"
+    assert page.evaluate(no_sideways), "the student's page scrolls sideways on a phone"
+    page.get_by_text(step2.question.prompt[:40]).first.wait_for()
+    choice = page.get_by_text(f"(b) {step2.question.choices[1]}", exact=True)
+    choice.scroll_into_view_if_needed()
+    choice.tap()
+    settle(page)
+    send = page.get_by_role("button", name="Send my answer")
+    send.scroll_into_view_if_needed()
+    assert _fits(page, send)
+    send.tap()
+    settle(page)
+    page.wait_for_selector("text=Your answer is in", timeout=30_000)
+    page.wait_for_function("[...document.querySelectorAll('.js-plotly-plot')].some(p => p.layout && "
+                           "String(p.layout.title.text).includes('2 answered'))", timeout=20_000)
+    assert ClassRounds(store).counts(code, 1) == {0: 1, 1: 1}
+    assert page.evaluate(no_sideways)
+    assert page.evaluate("[...document.querySelectorAll('.js-plotly-plot')].every(p => p.layout.dragmode === false)")
+    screenshot(page, "round_student_phone_waiting")
+
+    ClassRounds(store).reveal(code, key, 1)
+    page.wait_for_selector(f"text=Answer: ({chr(97 + step2.question.answer)})", timeout=20_000)
+    settle(page)
+    assert page.evaluate("[...document.querySelectorAll('.js-plotly-plot')].length >= 2")
+    assert page.evaluate("[...document.querySelectorAll('.js-plotly-plot')].every(p => p.layout.dragmode === false)")
+    assert page.evaluate(no_sideways)
+    # a finger dragging up across a figure's plot area scrolls the page (with plotly's default drag mode the same
+    # drag zooms the figure and the page stays where it is: tried with a desktop browser's User-Agent)
+    page.evaluate("document.querySelector('.js-plotly-plot .nsewdrag').scrollIntoView({block: 'center'})")
+    page.wait_for_timeout(300)
+    plot = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
+    before = page.evaluate(SCROLLED)
+    assert page.evaluate(ROOM) > 100, "nothing below the figure to scroll to"
+    finger_drag(context.new_cdp_session(page), plot["x"] + plot["width"] / 2, plot["y"] + plot["height"] / 2, -200)
+    page.wait_for_timeout(500)
+    assert page.evaluate(SCROLLED) > before + 50, "the figure took the finger's drag: the page did not scroll"
+    ClassRounds(store).move_to(code, key, 2)
+    page.wait_for_selector(f"h2:has-text('{step3.title}')", timeout=20_000)
+    settle(page)
+    assert page.evaluate(no_sideways)
+    screenshot(page, "round_student_phone_next_step")
+    assert not exceptions(page)
+    context.close()
+
+
+SCROLLED = "Math.max(window.scrollY, ...[...document.querySelectorAll('*')].map(e => e.scrollTop))"
+ROOM = ("Math.max(...[document.scrollingElement, ...document.querySelectorAll('*')].filter(e => e.scrollHeight > "
+        "e.clientHeight + 1 && getComputedStyle(e).overflowY !== 'hidden').map(e => e.scrollHeight - e.clientHeight "
+        "- e.scrollTop))")
+PHONE = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 "
+         "Mobile Safari/537.36")
+
+
+def finger_drag(cdp, x: float, y: float, dy: float, steps: int = 10) -> None:
+    """One finger put down at (x, y), moved by ``dy`` pixels in ``steps`` moves, lifted (Chromium's touch
+    input, as a phone's screen sends it)."""
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for i in range(1, steps + 1):
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y + dy * i / steps}]})
+        time.sleep(0.016)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
+def _fits(page, locator) -> bool:
+    """The element lies within the phone's width."""
+    box = locator.bounding_box()
+    return box is not None and box["x"] >= 0 and box["x"] + box["width"] <= page.viewport_size["width"] + 1

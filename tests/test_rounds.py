@@ -116,3 +116,55 @@ def test_two_processes_on_one_store_count_together(tmp_path):
         w.join(60)
     assert [w.exitcode for w in workers] == [0, 0]
     assert sum(ClassRounds(path).counts(code, 1).values()) == 80
+
+
+def test_many_rounds_and_their_counts_are_read_in_one_look(rounds):
+    first, second = rounds.start("dvs").round, rounds.start("ofsp", share=True).round
+    for token, choice in [("a", 0), ("b", 1), ("c", 1)]:
+        rounds.answer(first.code, token, 1, choice)
+    rounds.answer(second.code, "a", 0, 2)
+    found = rounds.many([first.code.lower(), second.code, "ZZZZ"])
+    assert found == {first.code: rounds.get(first.code), second.code: rounds.get(second.code)}
+    assert rounds.many([]) == {} and rounds.all_counts([]) == {}
+    assert rounds.all_counts([first.code, second.code]) == {(first.code, 1): {0: 1, 1: 2}, (second.code, 0): {2: 1}}
+    assert rounds.all_counts([first.code])[(first.code, 1)] == rounds.counts(first.code, 1)
+
+
+def test_the_store_keeps_its_connections_for_the_next_calls_and_drops_a_broken_one(tmp_path, monkeypatch):
+    opened = []
+    real = ClassRounds._open_connection
+
+    def counting(self):
+        opened.append(1)
+        return real(self)
+
+    monkeypatch.setattr(ClassRounds, "_open_connection", counting)
+    rounds = ClassRounds(tmp_path / "store.sqlite")
+    code = rounds.start("dvs").round.code
+    for i in range(20):
+        rounds.answer(code, f"t{i}", 1, i % 3)
+        assert rounds.get(code) is not None
+    assert len(opened) == 1  # one connection made the schema and served 41 calls, one after another
+    with pytest.raises(RoundError):
+        rounds.reveal(code, "wrong key", 1)  # refused inside a transaction: that connection is not kept
+    rounds.get(code)
+    assert len(opened) == 2
+
+    import threading
+
+    barrier, errors = threading.Barrier(12), []
+
+    def student(i):
+        try:
+            barrier.wait()
+            rounds.answer(code, f"s{i}", 2, i % 3)
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=student, args=(i,)) for i in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and sum(rounds.counts(code, 2).values()) == 12
+    assert rounds._idle.qsize() <= rounds.KEPT  # twelve at once: at most KEPT stay open

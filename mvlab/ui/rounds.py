@@ -28,7 +28,7 @@ import streamlit as st
 
 from mvlab.lessons import Lesson, Step
 from mvlab.store import ClassRounds, Round, RoundError
-from mvlab.ui import runs, shared, wake
+from mvlab.ui import runs, shared, touch, wake
 from mvlab.viz.class_figures import answer_distribution
 
 __all__ = ["class_rounds", "RoundView", "join", "teacher_panel", "record", "live_answers", "follow_the_round",
@@ -173,8 +173,9 @@ def class_distribution(step: Step, counts: dict, correct: bool, teacher: bool) -
     for these counts (a class looking at the same counts shares the figure)."""
     choices, answer = list(step.question.choices), step.question.answer if correct else None
     font = 20 if teacher else None
-    st.plotly_chart(shared.figure("class_distribution", [choices, sorted(counts.items()), answer, font],
-                                  lambda: answer_distribution(choices, counts, correct=answer, font_size=font)))
+    figure = shared.figure("class_distribution", [choices, sorted(counts.items()), answer, font],
+                           lambda: answer_distribution(choices, counts, correct=answer, font_size=font))
+    st.plotly_chart(figure if teacher else touch.for_this_screen(figure))
 
 
 def live_answers(view: RoundView, step: Step, step_index: int, total: int, on_next) -> None:
@@ -224,15 +225,23 @@ def follow_the_round(view: RoundView, step: Step, step_index: int, answered: boo
     student is told to wait, and sees the class's distribution (without the answer) when the round shares it.
 
     The page is woken by the server process's watch (:func:`round_watch`), which looks at the round for all
-    its students at once; where the server cannot wake a session, the waiting part looks every
-    ``STUDENT_REFRESH`` seconds itself."""
+    its students at once (the shared distribution: its part alone, every ``SHARE_REFRESH`` seconds at most);
+    where the server cannot wake a session, the waiting part looks every ``STUDENT_REFRESH`` seconds itself."""
     drawn = view.state()
     if drawn is None:
         return
     waiting = answered and step_index not in drawn.revealed
+    share, push = waiting and drawn.share, wake.available()
 
     def page(r: Round):  # what the whole page shows of the round
         return r.step, step_index in r.revealed
+
+    def project(now: RoundNow):
+        return page(now.round), _counts_key((now.counts or {}).get(step_index, {}) if share else None)
+
+    def follow(counts: dict | None, fragment: str = "") -> None:  # wake this session when its view changes
+        round_watch().follow(wake.current_session(), wake.Subscription(view.code, project,
+                                                                       (page(drawn), _counts_key(counts)), fragment))
 
     def waiting_part():
         now = view.state(fresh=True)
@@ -240,26 +249,22 @@ def follow_the_round(view: RoundView, step: Step, step_index: int, answered: boo
             st.rerun(scope="app")
         if waiting:
             st.info("Your answer is in; wait for the discussion.", icon=":material/how_to_vote:")
-            if now.share:
-                class_distribution(step, class_rounds().counts(view.code, step_index), correct=False, teacher=False)
-        return wake.current_fragment()
+        if share:
+            seen = round_watch().latest(view.code, 2 * SHARE_REFRESH) if push else None
+            counts = (seen.counts or {}).get(step_index, {}) if seen is not None and seen.counts is not None \
+                else class_rounds().counts(view.code, step_index)  # the counts the watch compares with
+            class_distribution(step, counts, correct=False, teacher=False)
+            if push:
+                follow(counts, wake.current_fragment())  # a rerun of this part alone follows on from here
 
-    if not wake.available():
+    if not push:
         st.fragment(run_every=STUDENT_REFRESH)(waiting_part)()
-        return
-    fragment = st.fragment(waiting_part)() if waiting and drawn.share else ""
-    share = waiting and drawn.share
-
-    def project(now: RoundNow):
-        counts = (now.counts or {}).get(step_index, {}) if share else None
-        return page(now.round), _counts_key(counts)
-
-    counts = class_rounds().counts(view.code, step_index) if share else None
-    round_watch().follow(wake.current_session(), wake.Subscription(view.code, project, (page(drawn),
-                                                                                          _counts_key(counts)),
-                                                                   fragment or ""))
-    if waiting and not share:
-        st.info("Your answer is in; wait for the discussion.", icon=":material/how_to_vote:")
+    elif share:
+        st.fragment(waiting_part)()
+    else:
+        if waiting:
+            st.info("Your answer is in; wait for the discussion.", icon=":material/how_to_vote:")
+        follow(None)
 
 
 def _qr_png(text: str) -> bytes:

@@ -29,7 +29,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["ROOT", "nginx_config", "free_port", "Served", "serving", "serve_forever"]
+__all__ = ["ROOT", "nginx_config", "free_port", "wait_healthy", "Served", "serving", "serve_forever"]
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 """The folder of ``app.py`` and ``pages/``."""
@@ -84,6 +84,7 @@ http {{
             proxy_read_timeout 1d;
             proxy_send_timeout 1d;
             add_header Set-Cookie "{COOKIE}=$mvlab_sticky; Path=/; SameSite=Lax; HttpOnly" always;
+            add_header X-Mvlab-Server $upstream_addr always;  # which process answered (the tests look)
         }}
     }}
 }}
@@ -98,7 +99,9 @@ def _nginx() -> str:
     return found
 
 
-def _healthy(url: str, proc: subprocess.Popen, what: str, log: Path, timeout: float = 90.0) -> None:
+def wait_healthy(url: str, proc: subprocess.Popen, what: str, log: Path, timeout: float = 90.0) -> None:
+    """Wait until the Streamlit server (or the proxy in front of it) at ``url`` answers its health check;
+    ``RuntimeError`` with the end of ``log`` when ``proc`` exits first or ``timeout`` seconds pass."""
     deadline = time.time() + timeout
     while time.time() < deadline:
         if proc.poll() is not None:
@@ -210,7 +213,7 @@ def serving(processes: int, port: int | None = None, address: str = "127.0.0.1",
             served.processes.append(proc)
             served.backends.append(f"http://127.0.0.1:{backend}")
         for i, (url, proc) in enumerate(zip(served.backends, served.processes)):
-            _healthy(url, proc, f"server process {i + 1}", folder / f"server-{i + 1}.log")
+            wait_healthy(url, proc, f"server process {i + 1}", folder / f"server-{i + 1}.log")
         conf = folder / "nginx.conf"
         conf.write_text(nginx_config([int(u.rsplit(":", 1)[1]) for u in served.backends], f"{address}:{port}",
                                      folder))
@@ -218,7 +221,7 @@ def serving(processes: int, port: int | None = None, address: str = "127.0.0.1",
         served.proxy = subprocess.Popen([nginx, "-c", str(conf), "-p", str(folder), "-e", str(log)],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, start_new_session=True)
         stack.callback(_stop, served.proxy)
-        _healthy(served.url, served.proxy, "nginx", log, timeout=30)
+        wait_healthy(served.url, served.proxy, "nginx", log, timeout=30)
         say(f"mvlab: {processes} server process(es) behind nginx at {served.url} (engine {scheduler})")
         yield served
 

@@ -71,6 +71,12 @@ def current_fragment() -> str:
         return ""
 
 
+def session_connected(session_id: str) -> bool:
+    """Whether the session still has a browser connected (a closed tab's session is let go)."""
+    runtime = _runtime()
+    return runtime is not None and runtime.get_app_session(session_id) is not None
+
+
 def _rerun_now(runtime, requests: dict[str, str], done: Callable[[dict[str, str]], None]) -> None:
     """On the event loop: rerun each settled session of ``requests`` (session id -> fragment id, "" for the
     whole page) from its saved client state; ``done`` gets the ones rerun and the ones gone ("gone")."""
@@ -131,13 +137,19 @@ class Watch:
         interval after the change (plus its rerun).
     rerun : callable, default :func:`rerun_sessions`
         ``rerun(requests, done)`` as :func:`rerun_sessions` (a test passes its own).
+    connected : callable, default :func:`session_connected`
+        ``connected(session_id)``: every ``PRUNE_EVERY`` looks, the sessions whose browser has gone (a closed
+        tab) stop being followed, so that a round nobody watches any more is not read for them.
     """
 
+    PRUNE_EVERY = 16
+
     def __init__(self, read: Callable[[frozenset], dict], interval: float = 0.25,
-                 rerun: Callable[[dict, Callable], bool] = rerun_sessions):
+                 rerun: Callable[[dict, Callable], bool] = rerun_sessions,
+                 connected: Callable[[str], bool] = session_connected):
         if not interval > 0:
             raise ValueError(f"interval must be > 0 seconds; got {interval!r}.")
-        self.read, self.interval, self.rerun = read, float(interval), rerun
+        self.read, self.interval, self.rerun, self.connected = read, float(interval), rerun, connected
         self._subscriptions: dict[str, Subscription] = {}
         self._latest: dict[str, tuple[float, Any]] = {}
         self._lock = threading.Lock()
@@ -174,6 +186,8 @@ class Watch:
     def look(self) -> dict[str, str]:
         """One look: read every followed topic once and ask to rerun the sessions whose view changed; returns
         what was asked (session id -> fragment id)."""
+        if self.looks % self.PRUNE_EVERY == self.PRUNE_EVERY - 1:
+            self._prune()
         with self._lock:
             subscriptions = dict(self._subscriptions)
         if not subscriptions:
@@ -192,6 +206,14 @@ class Watch:
         if requests:
             self.rerun(requests, lambda outcome: self._asked(subscriptions, outcome))
         return requests
+
+    def _prune(self) -> None:
+        with self._lock:
+            sessions = list(self._subscriptions)
+        gone = [s for s in sessions if not self.connected(s)]
+        with self._lock:
+            for session_id in gone:
+                self._subscriptions.pop(session_id, None)
 
     def _asked(self, looked_at: dict[str, Subscription], outcome: dict[str, str]) -> None:
         """A rerun was asked for these sessions: they follow what their rerun draws (it subscribes again), not

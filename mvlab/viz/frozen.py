@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-__all__ = ["FrozenFigure", "freeze"]
+__all__ = ["FrozenFigure", "freeze", "without_drag"]
 
 
 class FrozenFigure(go.Figure):
@@ -32,3 +32,16 @@ def freeze(figure: go.Figure) -> FrozenFigure:
         figure._frozen = figure.to_dict()
         figure.__class__ = FrozenFigure
     return figure
+
+
+def without_drag(figure: go.Figure) -> FrozenFigure:
+    """``figure`` with no drag mode (``layout.dragmode = False``: on a touch screen a finger dragging across
+    it scrolls the page instead of zooming the figure; hover and taps still show values), frozen. Built once
+    per frozen figure and kept with it (sessions share both); ``figure`` itself is not changed."""
+    kept = getattr(figure, "_without_drag", None)
+    if kept is not None:
+        return kept
+    variant = freeze(go.Figure(figure).update_layout(dragmode=False))
+    if isinstance(figure, FrozenFigure):
+        figure._without_drag = variant  # two sessions may both build it: either copy is right
+    return variant

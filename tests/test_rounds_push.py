@@ -1,0 +1,96 @@
+"""A class round on a real Streamlit server, spoken to in Streamlit's own protocol (no browser): a waiting
+student's page asks the server nothing, and the reveal and the next step still reach it, pushed by the
+server's watch (mvlab.ui.wake), within the 2 s a class waits at most."""
+
+import time
+
+import pytest
+
+from browser import running_app
+from mvlab.lessons import get_lesson
+from mvlab.lessons.results import warm
+from mvlab.store import ClassRounds, ResultsStore
+from streamlit_client import StudentSession
+
+LIVE = 2.0  # seconds: the bound for the reveal and the next step to reach a student
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    store = tmp_path_factory.mktemp("push") / "results.sqlite"
+    warm(get_lesson("ofsp"), ResultsStore(store), say=lambda line: None)
+    with running_app(store, MVLAB_WORKERS="1") as url:
+        yield url, store
+
+
+def arrives(session: StudentSession, words: str, timeout: float) -> float | None:
+    """Seconds until an element with ``words`` arrives, reading only (the session sends nothing)."""
+    start, session.texts = time.perf_counter(), []
+    try:
+        session._read_until(lambda: any(words in t for t in session.texts), timeout)
+    except TimeoutError:
+        return None
+    return time.perf_counter() - start if any(words in t for t in session.texts) else None
+
+
+def test_a_waiting_student_is_woken_by_the_server_for_the_reveal_and_the_next_step(server):
+    url, store = server
+    lesson = get_lesson("ofsp")
+    started = ClassRounds(store).start("ofsp")
+    code, key = started.round.code, started.key
+    students = [StudentSession(url, "lessons", f"lesson=ofsp&step=2&round={code}") for _ in range(3)]
+    for s, choice in zip(students, (1, 0, 1)):
+        s.choose(lesson.steps[1].question.prompt, choice)
+        s.click("Send my answer")
+        assert s.wait_for_text("Your answer is in", 60)
+        s._read_until(lambda: False, 30)  # the rest of that run
+        assert s.auto == {}, "a student's page set itself a timer: the server's push is off"
+    assert ClassRounds(store).counts(code, 1) == {1: 2, 0: 1}
+
+    ClassRounds(store).reveal(code, key, 1)  # as the teacher's button does, on this or another process
+    answer = f"Answer: ({chr(97 + lesson.steps[1].question.answer)})"
+    took = [arrives(s, answer, 10) for s in students]
+    assert all(t is not None and t <= LIVE for t in took), took
+    for s in students:
+        s._read_until(lambda: False, 30)
+
+    ClassRounds(store).move_to(code, key, 2)
+    took = [arrives(s, lesson.steps[2].title, 10) for s in students]
+    assert all(t is not None and t <= LIVE for t in took), took
+    assert not any(s.exceptions for s in students)
+    for s in students:
+        s.close()
+
+
+def test_a_deleted_round_reaches_its_students_as_a_note(server):
+    url, store = server
+    started = ClassRounds(store).start("ofsp")
+    student = StudentSession(url, "lessons", f"lesson=ofsp&step=2&round={started.round.code}")
+    ClassRounds(store).delete(started.round.code, started.key)
+    assert arrives(student, "There is no class round", 10) is not None
+    student.close()
+
+
+def test_a_round_that_shares_its_distribution_updates_it_and_still_reveals(server):
+    """The waiting part alone is rerun when the class's counts change (every SHARE_REFRESH seconds at most), and
+    a page woken that way still follows the round: the reveal reaches it after an update of the counts."""
+    url, store = server
+    lesson = get_lesson("ofsp")
+    started = ClassRounds(store).start("ofsp", share=True)
+    code, key = started.round.code, started.key
+    ClassRounds(store).answer(code, "someone", 1, 0)
+    student = StudentSession(url, "lessons", f"lesson=ofsp&step=2&round={code}")
+    student.choose(lesson.steps[1].question.prompt, 1)
+    student.click("Send my answer")
+    assert student.wait_for_text("Your answer is in", 60)
+    student._read_until(lambda: False, 30)
+    assert any("2 answered" in t for t in student.texts) and student.auto == {}
+    for i in range(2):  # two updates in a row: each wake leaves the page following the round
+        ClassRounds(store).answer(code, f"late-{i}", 1, 2)
+        took = arrives(student, f"{3 + i} answered", 10)
+        assert took is not None and took <= 2.5 + 0.5, took  # SHARE_REFRESH plus a look and a rerun
+        student._read_until(lambda: False, 10)
+    ClassRounds(store).reveal(code, key, 1)
+    took = arrives(student, f"Answer: ({chr(97 + lesson.steps[1].question.answer)})", 10)
+    assert took is not None and took <= LIVE, took
+    student.close()
