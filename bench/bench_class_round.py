@@ -59,6 +59,7 @@ from browser import running_app  # noqa: E402
 from streamlit_client import StudentSession  # noqa: E402
 
 LESSON, STEP = "dvs", 2  # the step (1-based) everyone answers; the teacher then moves the class to STEP + 1
+PAGE_FILES = {"app.py", *(p.name for p in (ROOT / "pages").glob("*.py"))}
 WAIT = 5.0  # seconds the answered class waits before the teacher moves it on (its server CPU is measured)
 
 
@@ -175,6 +176,46 @@ def profile(pids: list[int], folder: Path, seconds: float) -> list[subprocess.Po
                               "--format", "raw", "--nonblocking", "-o", str(folder / f"server-{i + 1}.txt")],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for i, pid in enumerate(pids)]
+
+
+def _ours(frame: str) -> bool:
+    """A frame of mvlab's code: py-spy names it ``function (mvlab/...py:line)``, a page or app.py by its name."""
+    path = frame.split(" (", 1)[-1].split(":")[0]
+    return path.startswith("mvlab/") or "/mvlab/" in path or path in PAGE_FILES
+
+
+def profile_summary(path: Path, top: int = 8) -> list[str]:
+    """Where a web process's busy samples went (py-spy's collapsed stacks; idle waits left out): the share of
+    script runs, of the event loop, of the round watch, and the script runs' costliest lines of mvlab."""
+    buckets: dict[str, int] = {}
+    lines: dict[str, int] = {}
+    busy = 0
+    for row in path.read_text().splitlines():
+        stack, _, count = row.rpartition(" ")
+        if not stack or "EpollSelector.select" in stack or "Condition.wait" in stack:
+            continue
+        n, frames = int(count), stack.split(";")
+        busy += n
+        names = [f.split(" (")[0] for f in frames]
+        if "ScriptRunner._run_script_thread" in names:
+            bucket = "script runs" + (": app.py's pages" if "Page.__init__" in names else "")
+            ours = [f for f in frames if _ours(f)]
+            if ours:
+                function, where = ours[-1].split(" (", 1)
+                line = f"{function} ({where.rsplit('/', 1)[-1]}"
+                lines[line] = lines.get(line, 0) + n
+        elif "Watch._loop" in names:
+            bucket = "the round watch"
+        elif "distributed/" in stack:
+            bucket = "the job engine's Dask scheduler and client in this process"
+        elif "BaseEventLoop._run_once" in names:
+            bucket = "Streamlit's event loop (websockets, messages, wakes)"
+        else:
+            bucket = "other threads"
+        buckets[bucket] = buckets.get(bucket, 0) + n
+    out = [f"{100 * n / busy:5.1f} %  {name}" for name, n in sorted(buckets.items(), key=lambda kv: -kv[1])]
+    out += [f"{100 * n / busy:5.1f} %    in {name}" for name, n in sorted(lines.items(), key=lambda kv: -kv[1])[:top]]
+    return out
 
 
 def run_round(n: int, processes: int, clients: int, open_within: float, answer_within: float,
@@ -315,6 +356,11 @@ def main() -> int:
                                  args.profile))
         print(f"  {n} students: done", flush=True)
     report(results, args.client_processes, args.open_within, args.answer_within)
+    if args.profile:
+        for n in args.students:
+            for spied in sorted((args.profile / f"{n}-students").glob("server-*.txt")):
+                print(f"where {spied.stem}'s busy time went with {n} students (py-spy, {spied}):")
+                print("\n".join(f"  {line}" for line in profile_summary(spied)))
     return 0
 
 

@@ -36,6 +36,7 @@ class StudentSession:
         self.values: dict[str, str] = {}  # widget id -> the string value chosen (sent with every rerun)
         self.auto: dict[str, tuple[float, float]] = {}  # fragment id -> (interval s, when it is due next)
         self.finished = False
+        self.runs_finished = 0  # runs (and fragment runs) the server finished for this session
         self.exceptions: list[str] = []
         self.run()
 
@@ -84,7 +85,8 @@ class StudentSession:
                 if done():
                     return True
             elif kind == "script_finished" and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                self.finished = True  # a run that ended for a rerun (st.rerun) is followed by that rerun
+                self.finished = True
+                self.runs_finished += 1  # a run that ended for a rerun (st.rerun) is followed by that rerun
                 if done():
                     return True
                 if msg.script_finished in (ForwardMsg.FINISHED_SUCCESSFULLY,
