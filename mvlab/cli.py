@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.util
+import os
 import sys
 import time
 from contextlib import contextmanager
@@ -613,6 +615,27 @@ def _add_paper_table_arguments(rep: argparse.ArgumentParser) -> None:
         sdf.add_argument(flag, action="store_true", help=help_text)
 
 
+def cmd_dashboard(args, streamlit_options: Sequence[str] = ()) -> int:
+    """``dashboard [streamlit options]``: ``streamlit run`` of the dashboard (this checkout's ``app.py``, or an
+    installed wheel's copy) from its own folder, so that its settings (``.streamlit/config.toml``) apply wherever
+    the command is typed; the options go to ``streamlit run`` (``--server.port 8600``)."""
+    import subprocess
+
+    from mvlab.core import resources
+
+    if importlib.util.find_spec("streamlit") is None:  # the library itself never imports streamlit
+        raise ValueError("The dashboard needs Streamlit and the app's other packages: pip install 'mvlab[app]'.")
+    env = dict(os.environ)
+    if args.store:
+        env["MVLAB_STORE"] = str(Path(args.store).resolve())
+    command = [sys.executable, "-m", "streamlit", "run", str(resources.path("app.py")),
+               "--browser.gatherUsageStats", "false", *streamlit_options]
+    try:
+        return subprocess.run(command, cwd=resources.root(), env=env).returncode
+    except KeyboardInterrupt:
+        return 0
+
+
 def cmd_serve(args) -> int:
     """``serve``: :func:`mvlab.ui.serve.serve_forever` on the store of ``--store`` (or the default)."""
     from mvlab.ui.serve import serve_forever
@@ -621,8 +644,8 @@ def cmd_serve(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of ``python -m mvlab``: the subcommands ``datasets``, ``runs``, ``run``, ``reproduce``,
-    ``lesson`` and ``serve``, each with its handler as ``func``."""
+    """The parser of ``python -m mvlab`` (or ``mvlab``): the subcommands ``datasets``, ``runs``, ``run``,
+    ``reproduce``, ``lesson``, ``dashboard`` and ``serve``, each with its handler as ``func``."""
     parser = argparse.ArgumentParser(prog="python -m mvlab", description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", default=None,
                         help="results store file (default $MVLAB_STORE or ~/.mvlab/results.sqlite)")
@@ -689,6 +712,10 @@ def build_parser() -> argparse.ArgumentParser:
     les.add_argument("--scheduler", default=None, help=SCHEDULER_HELP)
     les.set_defaults(func=cmd_lesson)
 
+    dash = sub.add_parser("dashboard", help="start the dashboard (any other option goes to streamlit run, e.g. "
+                                            "--server.port 8600)")
+    dash.set_defaults(func=cmd_dashboard)
+
     srv = sub.add_parser("serve", help="the dashboard on several server processes behind nginx (a lecture hall: "
                                        "see docs/guide/dashboard.md)")
     srv.add_argument("--processes", type=int, default=2, help="Streamlit server processes (default 2; about one "
@@ -703,9 +730,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line on ``argv`` (``sys.argv[1:]`` when None); returns the exit status: the command's
     (0 on success), or 2 after printing the message of a ``ValueError`` (settings that cannot work)."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, rest = parser.parse_known_args(argv)
+    if rest and args.command != "dashboard":
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
-        return args.func(args)
+        return args.func(args, rest) if args.command == "dashboard" else args.func(args)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

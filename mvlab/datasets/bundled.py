@@ -9,16 +9,16 @@ reader.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Sequence
 
+from mvlab.core import resources
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.datasets.reader import read_multiview_csv
 
 __all__ = ["DatasetInfo", "list_datasets", "dataset_info", "load_dataset", "SAMPLE_DATA_DIR"]
 
 
-SAMPLE_DATA_DIR = Path(__file__).resolve().parents[2] / "sample_data"
+SAMPLE_DATA_DIR = resources.path("sample_data")
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from mvlab.core import resources
 from mvlab.reproduction.cells import DrawsFile
 
 __all__ = ["REPRODUCTION_DIR", "RESULTS_STEMS", "CLASSIFIER_NAMES", "read_draws", "replace_section", "sdf_markdown",
@@ -24,7 +25,7 @@ __all__ = ["REPRODUCTION_DIR", "RESULTS_STEMS", "CLASSIFIER_NAMES", "read_draws"
            "ofsp_knn_markdown", "write_ofsp_knn_outputs", "ofsp_svm_range_markdown", "write_ofsp_svm_range_outputs",
            "madelon_generator_markdown", "write_madelon_generator_outputs"]
 
-REPRODUCTION_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
+REPRODUCTION_DIR = resources.path("docs", "reproduction")
 """The committed draws and cells files (``*_paper_draws.csv``, ``*_paper_cells.csv``)."""
 
 

@@ -29,10 +29,12 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mvlab.core import resources
+
 __all__ = ["ROOT", "nginx_config", "free_port", "wait_healthy", "Served", "serving", "serve_forever"]
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-"""The folder of ``app.py`` and ``pages/``."""
+ROOT = resources.root()
+"""The folder of ``app.py`` and ``pages/`` (a checkout's top, or an installed wheel's copies)."""
 COOKIE = "mvlab_server"
 """The proxy's cookie that keeps a browser on one process."""
 

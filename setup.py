@@ -1,0 +1,37 @@
+"""The build step that puts the files mvlab needs besides its code into the wheel (everything else is in
+pyproject.toml): the bundled datasets, the papers' reproduced cells, the dashboard and its settings, copied into
+``mvlab/_bundled/`` of the wheel (``mvlab.core.resources`` finds them there), while the repository keeps them at
+its top."""
+
+import shutil
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+HERE = Path(__file__).resolve().parent
+BUNDLED = ["app.py", "pages/*.py", ".streamlit/config.toml", "sample_data/*.csv.gz", "sample_data/README.md",
+           "docs/reproduction/*.csv", "LICENSE"]
+"""Glob patterns, relative to the repository's top, of what a wheel carries under mvlab/_bundled/."""
+
+
+class BuildWithBundledFiles(build_py):
+    """``build_py``, then the files of ``BUNDLED`` copied into ``mvlab/_bundled/`` (not for an editable install,
+    which reads them in place)."""
+
+    def run(self):
+        super().run()
+        if getattr(self, "editable_mode", False):
+            return
+        target = Path(self.build_lib) / "mvlab" / "_bundled"
+        for pattern in BUNDLED:
+            found = sorted(HERE.glob(pattern))
+            if not found:
+                raise FileNotFoundError(f"setup.py: nothing matches {pattern!r} (the wheel would miss it)")
+            for source in found:
+                destination = target / source.relative_to(HERE)
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, destination)
+
+
+setup(cmdclass={"build_py": BuildWithBundledFiles})
