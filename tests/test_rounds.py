@@ -168,3 +168,17 @@ def test_the_store_keeps_its_connections_for_the_next_calls_and_drops_a_broken_o
         t.join()
     assert not errors and sum(rounds.counts(code, 2).values()) == 12
     assert rounds._idle.qsize() <= rounds.KEPT  # twelve at once: at most KEPT stay open
+
+
+def test_the_students_link_uses_the_public_address_and_says_when_it_names_the_teachers_machine():
+    from mvlab.ui.rounds import students_base
+
+    assert students_base("http://10.1.2.3:8501/lessons?lesson=dvs&step=2", None) == ("http://10.1.2.3:8501", None)
+    assert students_base("https://mvlab.example.edu/lessons", None) == ("https://mvlab.example.edu", None)
+    for local in ("http://localhost:8501/lessons?teacher=1", "http://127.0.0.1:8501/lessons", "http://[::1]:8501/"):
+        base, note = students_base(local, None)
+        assert base.startswith("http") and "will not open on their devices" in note and "MVLAB_PUBLIC_URL" in note
+    assert students_base("http://localhost:8501/lessons", "https://mvlab.example.edu/ ") == \
+        ("https://mvlab.example.edu", None)  # behind a proxy, or a teacher on localhost: the address students use
+    with pytest.raises(ValueError, match="MVLAB_PUBLIC_URL='mvlab.example.edu' is not an address"):
+        students_base("http://localhost:8501/lessons", "mvlab.example.edu")

@@ -23,6 +23,7 @@ import os
 import secrets
 import time
 from datetime import datetime
+from urllib.parse import urlsplit
 
 import streamlit as st
 
@@ -32,7 +33,7 @@ from mvlab.ui import runs, shared, touch, wake
 from mvlab.viz.class_figures import answer_distribution
 
 __all__ = ["class_rounds", "RoundView", "join", "teacher_panel", "record", "live_answers", "follow_the_round",
-           "class_distribution", "moved_to", "round_watch"]
+           "class_distribution", "moved_to", "round_watch", "students_base"]
 
 TEACHER_REFRESH = 1.0
 """Seconds between two looks of the teacher's view at the answers."""
@@ -277,9 +278,33 @@ def _qr_png(text: str) -> bytes:
     return buffer.getvalue()
 
 
-def _base_url() -> str:
-    url = st.context.url or ""
-    return url.split("?")[0].rsplit("/", 1)[0] if "/" in url else url
+LOOPBACK = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
+
+
+def students_base(page_url: str | None, public: str | None) -> tuple[str, str | None]:
+    """The address the students' link starts with, and a note for the teacher when that link will not open on
+    the students' devices.
+
+    ``public`` (``MVLAB_PUBLIC_URL``, e.g. ``https://mvlab.example.edu``) wins when set: behind a proxy, or when
+    the teacher's page is opened on ``localhost``. Otherwise the address of the teacher's page (``page_url``,
+    without its page and query), with a note when it names the teacher's own machine. ``ValueError`` when
+    ``public`` is not an http(s) address."""
+    if public:
+        public = public.strip().rstrip("/")
+        parts = urlsplit(public)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"MVLAB_PUBLIC_URL={public!r} is not an address students can open: give the server's "
+                             "address as they reach it, e.g. http://192.0.2.10:8501 or https://mvlab.example.edu.")
+        return public, None
+    url = (page_url or "").split("?")[0]
+    base = url.rsplit("/", 1)[0] if url.count("/") > 2 else url.rstrip("/")
+    host = urlsplit(base).hostname or ""
+    if host in LOOPBACK or host.startswith("127."):
+        return base, (f"This page is open at {host}, the teacher's own machine: the students' link and its QR code "
+                      "will not open on their devices. Open this page at the address students reach the server by "
+                      "(e.g. http://<this machine's address>:8501), or start the server with "
+                      "MVLAB_PUBLIC_URL=<that address>.")
+    return base, None
 
 
 def teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teacher_query, on_start) -> None:
@@ -298,7 +323,13 @@ def teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teacher
                 st.rerun()
             return
         st.session_state["_round_panel_seen"] = True
-        base = _base_url()
+        try:
+            base, note = students_base(st.context.url, os.environ.get("MVLAB_PUBLIC_URL"))
+        except ValueError as exc:
+            st.error(str(exc))
+            return
+        if note:
+            st.warning(note, icon=":material/wifi_off:")
         students = f"{base}/lessons?{student_query(view.code)}"
         c1, c2 = st.columns([3, 1])
         c1.markdown(f"**Round {view.code}**. Students open:")
