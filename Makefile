@@ -8,14 +8,24 @@ STAMP  := $(VENV)/.requirements-installed
 PORT   ?= 8501
 ARGS   ?=
 
-.PHONY: run lint test docs bench bench-peers clean
+.PHONY: run lint test docs bench bench-peers clean lock
 
-$(STAMP): requirements.txt pyproject.toml
+# The environment is installed from the lock (requirements.lock: every package pinned, with its hashes), so a fresh
+# machine gets what the tests last passed on; requirements.txt holds the ranges the lock is compiled from.
+$(STAMP): requirements.lock pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --disable-pip-version-check -q --upgrade pip
-	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt
+	$(PY) -m pip install --disable-pip-version-check -q --require-hashes -r requirements.lock
 	$(PY) -m pip install --disable-pip-version-check -q --no-deps -e .
 	@touch $(STAMP)
+
+# A new lock from the ranges of requirements.txt, the newest releases they allow (uv's pip compile, for Python 3.11
+# on every platform); then make test, and commit both if it passes.
+lock:
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --disable-pip-version-check -q uv
+	$(VENV)/bin/uv pip compile requirements.txt --universal --python-version 3.11 --generate-hashes --upgrade \
+	  -o requirements.lock
 
 # PROCESSES=N (N > 1): N Streamlit processes on one engine and one store behind nginx on PORT (a lecture hall:
 # docs/guide/dashboard.md); needs Debian's nginx

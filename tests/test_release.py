@@ -1,6 +1,8 @@
 """What a user outside this checkout needs to reuse and cite mvlab: a licence the package declares, a citation
 file and a changelog whose version is the package's, and the papers cited as the README cites them."""
 
+import re
+
 import yaml
 
 from conftest import ROOT
@@ -33,3 +35,37 @@ def test_the_changelog_starts_with_this_version():
     changelog = (ROOT / "CHANGELOG.md").read_text()
     first = next(line for line in changelog.splitlines() if line.startswith("## "))
     assert first.startswith(f"## {__version__} ")
+
+
+def _pins(text: str) -> dict[str, str]:
+    """The lock's pins that apply to this interpreter and platform (a universal lock pins some packages twice, by
+    Python version, under an environment marker)."""
+    from packaging.markers import Marker
+
+    pins = {}
+    for m in re.finditer(r"^([A-Za-z0-9_.\-]+)==([^\s;\\]+)(?: ; ([^\\\n]+?))?\s*\\?$", text, re.M):
+        if m.group(3) is None or Marker(m.group(3)).evaluate():
+            pins[m.group(1).lower().replace("_", "-")] = m.group(2)
+    return pins
+
+
+def test_the_lock_pins_every_range_with_hashes_and_is_what_the_tests_run_on():
+    """requirements.lock (make lock) pins every package of requirements.txt's ranges and what they pull in, each
+    with its hashes; the environment the tests run in was installed from it (make test installs the lock)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    lock = (ROOT / "requirements.lock").read_text()
+    pins = _pins(lock)
+    ranges = [re.match(r"[A-Za-z0-9_.\-]+", line).group(0).lower().replace("_", "-")
+              for line in (ROOT / "requirements.txt").read_text().splitlines() if line and not line.startswith("#")]
+    assert ranges and not [name for name in ranges if name not in pins]
+    for block in re.split(r"\n(?=[A-Za-z0-9])", lock.split("\n", 2)[2]):
+        assert "--hash=sha256:" in block, block.splitlines()[0]
+    mismatched = []
+    for name in ranges:
+        try:
+            if version(name) != pins[name]:
+                mismatched.append((name, version(name), pins[name]))
+        except PackageNotFoundError:
+            mismatched.append((name, None, pins[name]))
+    assert not mismatched, f"installed packages differ from the lock (run make test, which installs it): {mismatched}"
