@@ -26,7 +26,7 @@ from pathlib import Path
 from mvlab.store.results import default_path
 from mvlab.store.sqlite import SQLiteFile
 
-__all__ = ["ClassRounds", "Round", "RoundStarted", "RoundError", "CODE_ALPHABET"]
+__all__ = ["ClassRounds", "Round", "RoundStarted", "RoundError", "CODE_ALPHABET", "normal_code"]
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Letters and digits of a round's code: none that reads like another (no O/0, I/1)."""
@@ -88,7 +88,8 @@ def _hash(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def _normal_code(code) -> str:
+def normal_code(code) -> str:
+    """A round's code as stored: any case and surrounding spaces accepted (``" k7q2 "`` is ``K7Q2``)."""
     return str(code or "").strip().upper()
 
 
@@ -133,7 +134,7 @@ class ClassRounds(SQLiteFile):
         with self._connect() as conn:
             row = conn.execute("SELECT code, lesson, name, created, step, revealed, share, max_answers FROM "
                                "class_rounds WHERE code = ? AND created >= ?",
-                               (_normal_code(code), self._oldest_kept(now))).fetchone()
+                               (normal_code(code), self._oldest_kept(now))).fetchone()
         return None if row is None else self._round(row)
 
     def rounds(self, now: float | None = None) -> list[Round]:
@@ -147,7 +148,7 @@ class ClassRounds(SQLiteFile):
     def many(self, codes, now: float | None = None) -> dict[str, Round]:
         """The rounds of these codes that exist and have not expired, in one query: ``{code: Round}`` (a server
         process looks at every round its students follow at once, not once per student)."""
-        codes = sorted({_normal_code(c) for c in codes})
+        codes = sorted({normal_code(c) for c in codes})
         if not codes:
             return {}
         with self._connect() as conn:
@@ -158,7 +159,7 @@ class ClassRounds(SQLiteFile):
 
     def all_counts(self, codes) -> dict[tuple[str, int], dict[int, int]]:
         """Every step's counts of these rounds in one query: ``{(code, step): {choice: count}}``."""
-        codes = sorted({_normal_code(c) for c in codes})
+        codes = sorted({normal_code(c) for c in codes})
         if not codes:
             return {}
         with self._connect() as conn:
@@ -173,20 +174,20 @@ class ClassRounds(SQLiteFile):
         """How many students chose each choice (0-based) of ``step``: ``{choice: count}``."""
         with self._connect() as conn:
             rows = conn.execute("SELECT choice, COUNT(*) FROM class_answers WHERE code = ? AND step = ? "
-                                "GROUP BY choice", (_normal_code(code), int(step))).fetchall()
+                                "GROUP BY choice", (normal_code(code), int(step))).fetchall()
         return {int(c): int(n) for c, n in rows}
 
     def holds(self, code, key: str | None) -> bool:
         """Whether ``key`` is the teacher key of round ``code``."""
         with self._connect() as conn:
-            row = conn.execute("SELECT key_hash FROM class_rounds WHERE code = ?", (_normal_code(code),)).fetchone()
+            row = conn.execute("SELECT key_hash FROM class_rounds WHERE code = ?", (normal_code(code),)).fetchone()
         return bool(row is not None and key and secrets.compare_digest(row[0], _hash(key)))
 
     def answer_of(self, code, token: str, step: int) -> int | None:
         """The choice a token recorded on a step, or None."""
         with self._connect() as conn:
             row = conn.execute("SELECT choice FROM class_answers WHERE code = ? AND token = ? AND step = ?",
-                               (_normal_code(code), token, int(step))).fetchone()
+                               (normal_code(code), token, int(step))).fetchone()
         return None if row is None else int(row[0])
 
     # -------------------------------------------------------------------------------- writing
@@ -213,7 +214,7 @@ class ClassRounds(SQLiteFile):
 
     def answer(self, code, token: str, step: int, choice: int, now: float | None = None) -> None:
         """Record ``token``'s choice on ``step`` (replacing its earlier one); a ``RoundError`` says why not."""
-        code = _normal_code(code)
+        code = normal_code(code)
         if not token or len(token) > 64:
             raise RoundError("an answer needs the browser tab's token.")
         with self._transaction() as conn:
@@ -243,7 +244,7 @@ class ClassRounds(SQLiteFile):
 
     def reveal(self, code, key: str, step: int) -> None:
         """Reveal ``step``'s answer to the class (and close its answers)."""
-        code = _normal_code(code)
+        code = normal_code(code)
         with self._transaction() as conn:
             _, revealed = self._as_teacher(conn, code, key)
             steps = {s for s in revealed.split(",") if s} | {str(int(step))}
@@ -252,7 +253,7 @@ class ClassRounds(SQLiteFile):
 
     def move_to(self, code, key: str, step: int) -> None:
         """Move everyone to ``step`` (0-based)."""
-        code = _normal_code(code)
+        code = normal_code(code)
         with self._transaction() as conn:
             self._as_teacher(conn, code, key)
             conn.execute("UPDATE class_rounds SET step = ? WHERE code = ?", (int(step), code))
@@ -263,14 +264,14 @@ class ClassRounds(SQLiteFile):
         name = str(name).strip()
         if not name:
             raise RoundError("a round's name cannot be empty.")
-        code = _normal_code(code)
+        code = normal_code(code)
         with self._transaction() as conn:
             self._as_teacher(conn, code, key)
             conn.execute("UPDATE class_rounds SET name = ? WHERE code = ?", (name[:80], code))
 
     def delete(self, code, key: str) -> None:
         """Delete the round and every answer of it."""
-        code = _normal_code(code)
+        code = normal_code(code)
         with self._transaction() as conn:
             self._as_teacher(conn, code, key)
             conn.execute("DELETE FROM class_rounds WHERE code = ?", (code,))
@@ -285,7 +286,7 @@ class ClassRounds(SQLiteFile):
     def export_csv(self, code, key: str) -> tuple[str, str]:
         """Two CSV texts: ``step, choice, count`` and one row per answer ``step, student, choice, seconds``
         (``student`` numbers the tokens 1, 2, ... in the order they first answered; no identity)."""
-        code = _normal_code(code)
+        code = normal_code(code)
         with self._connect() as conn:
             self._as_teacher(conn, code, key)
             rows = conn.execute("SELECT token, step, choice, time FROM class_answers WHERE code = ? "
@@ -310,7 +311,7 @@ class ClassRounds(SQLiteFile):
     def summary(self, code, key: str, correct: dict[int, int]) -> list[dict]:
         """Per step (0-based, with a right choice in ``correct``): answers and the share that chose right
         before the discussion (answers close at the reveal, so every stored answer was given before it)."""
-        code = _normal_code(code)
+        code = normal_code(code)
         with self._connect() as conn:
             self._as_teacher(conn, code, key)
         out = []

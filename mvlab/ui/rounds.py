@@ -29,6 +29,7 @@ import streamlit as st
 
 from mvlab.lessons import Lesson, Step
 from mvlab.store import ClassRounds, Round, RoundError
+from mvlab.store.rounds import normal_code
 from mvlab.ui import runs, shared, touch, wake
 from mvlab.viz.class_figures import answer_distribution
 
@@ -130,7 +131,7 @@ def _student_look(code: str) -> Round | None:
     None when the watch does not follow it (the store is read then)."""
     if not wake.available():
         return None
-    now = round_watch().latest(str(code).strip().upper(), 2 * WATCH_INTERVAL)
+    now = round_watch().latest(normal_code(code), 2 * WATCH_INTERVAL)
     return None if now is None else now.round
 
 
