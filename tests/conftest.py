@@ -20,6 +20,29 @@ def _private_results_store(tmp_path_factory):
     mp.undo()
 
 
+@pytest.fixture(scope="session")
+def postgres_url():
+    """The URL of a PostgreSQL server started for this test session (tests/postgres_server.py); the tests that
+    need one are skipped where PostgreSQL is not installed, except in CI (MVLAB_REQUIRE_POSTGRES=1, .ci/run)."""
+    from postgres_server import binaries, postgres_server
+
+    if binaries() is None and not os.environ.get("MVLAB_REQUIRE_POSTGRES"):
+        pytest.skip("PostgreSQL is not installed (apt-get install postgresql; .ci/run does it)")
+    with postgres_server() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_location(request, tmp_path):
+    """Where a store test keeps its store, once per backend: a new SQLite file, and a new database on the
+    session's PostgreSQL server."""
+    if request.param == "sqlite":
+        return str(tmp_path / "store.sqlite")
+    from postgres_server import new_database
+
+    return new_database(request.getfixturevalue("postgres_url"))
+
+
 @pytest.fixture
 def app():
     """A fresh AppTest of the dashboard with Streamlit's caches cleared (they are process-wide)."""

@@ -7,7 +7,7 @@ from contextlib import closing
 import numpy as np
 import pytest
 
-from mvlab.store import ResultsStore, default_path
+from mvlab.store import ResultsStore, default_location
 
 
 def rows(rep, value):
@@ -15,8 +15,8 @@ def rows(rep, value):
             for i, m in enumerate(["average", "dvs"])]
 
 
-def test_a_run_round_trips_and_can_be_found_again(tmp_path):
-    store = ResultsStore(tmp_path / "r.sqlite")
+def test_a_run_round_trips_and_can_be_found_again(store_location):
+    store = ResultsStore(store_location)
     settings = {"measure": "breiman", "n_estimators": np.int64(50), "views": [1, 2]}
     run = store.start_run("dissimilarity", "mfeat", "abc123", 7, settings)
     assert store.add_results(run, rows(0, 0.5) + rows(1, 0.6)) == 4
@@ -24,7 +24,7 @@ def test_a_run_round_trips_and_can_be_found_again(tmp_path):
     assert store.find_finished("dissimilarity", "abc123", settings) is None  # still running
     store.finish_run(run, {"best": "dvs"})
 
-    again = ResultsStore(tmp_path / "r.sqlite")  # a restart
+    again = ResultsStore(store_location)  # a restart
     runs = again.runs(kind="dissimilarity")
     assert runs.loc[0, "status"] == "finished" and runs.loc[0, "seed"] == 7
     assert runs.loc[0, "settings"] == {"measure": "breiman", "n_estimators": 50, "views": [1, 2]}
@@ -39,7 +39,7 @@ def test_a_run_round_trips_and_can_be_found_again(tmp_path):
     assert again.find_finished("dissimilarity", "other", settings) is None
 
 
-def test_finished_result_reads_the_newest_result_artifact_back(tmp_path):
+def test_finished_result_reads_the_newest_result_artifact_back(store_location):
     class Blob:
         def __init__(self, data):
             self.data = data
@@ -48,7 +48,7 @@ def test_finished_result_reads_the_newest_result_artifact_back(tmp_path):
         def from_npz(cls, data):
             return cls(data)
 
-    store = ResultsStore(tmp_path / "r.sqlite")
+    store = ResultsStore(store_location)
     settings = {"n_estimators": 5}
     assert store.finished_result("dvs", "f", settings, Blob) is None
     shown_while_running = []
@@ -65,8 +65,8 @@ def test_finished_result_reads_the_newest_result_artifact_back(tmp_path):
     assert store.finished_result("dvs", "g", settings, Blob) is None
 
 
-def test_an_interrupted_run_keeps_what_finished(tmp_path):
-    store = ResultsStore(tmp_path / "r.sqlite")
+def test_an_interrupted_run_keeps_what_finished(store_location):
+    store = ResultsStore(store_location)
     run = store.start_run("experiment", "digits", "f", 0, {})
     store.add_results(run, rows(0, 0.9))
     with pytest.raises(ValueError, match="lacks the field 'metric'"):
@@ -78,8 +78,8 @@ def test_an_interrupted_run_keeps_what_finished(tmp_path):
     assert store.runs(status="failed")["run_id"].tolist() == [run]
 
 
-def test_unknown_runs_and_bad_settings_are_clear_errors(tmp_path):
-    store = ResultsStore(tmp_path / "r.sqlite")
+def test_unknown_runs_and_bad_settings_are_clear_errors(store_location, tmp_path):
+    store = ResultsStore(store_location)
     with pytest.raises(ValueError, match="No run 'nope'"):
         store.add_results("nope", rows(0, 1))
     with pytest.raises(ValueError, match="JSON-serialisable"):
@@ -90,11 +90,11 @@ def test_unknown_runs_and_bad_settings_are_clear_errors(tmp_path):
         ResultsStore(blocker / "r.sqlite")
 
 
-def test_default_path_follows_the_environment(monkeypatch, tmp_path):
+def test_default_location_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("MVLAB_STORE", str(tmp_path / "x.sqlite"))
-    assert default_path() == tmp_path / "x.sqlite"
+    assert default_location() == str(tmp_path / "x.sqlite")
     monkeypatch.delenv("MVLAB_STORE")
-    assert default_path().name == "results.sqlite" and default_path().parent.name == ".mvlab"
+    assert default_location().endswith("/.mvlab/results.sqlite")
 
 
 def _writer(path, worker, n):
@@ -105,8 +105,8 @@ def _writer(path, worker, n):
         store.finish_run(run)
 
 
-def test_concurrent_writers_do_not_corrupt_the_store(tmp_path):
-    path = tmp_path / "r.sqlite"
+def test_concurrent_writers_do_not_corrupt_the_store(store_location):
+    path = store_location
     ResultsStore(path)
     procs = [mp.get_context("spawn").Process(target=_writer, args=(path, w, 15)) for w in range(3)]
     for p in procs:
@@ -117,8 +117,9 @@ def test_concurrent_writers_do_not_corrupt_the_store(tmp_path):
     store = ResultsStore(path)
     assert len(store.runs(status="finished")) == 45
     assert len(store.results(kind="load")) == 90
-    with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    if store.dialect == "sqlite":
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
 def _start_and_exit(path, queue):
@@ -127,9 +128,9 @@ def _start_and_exit(path, queue):
                store.start_run("dvs", "digits", "f", 1, {})))
 
 
-def test_runs_of_a_process_that_ended_are_marked_interrupted_not_left_running(tmp_path):
+def test_runs_of_a_process_that_ended_are_marked_interrupted_not_left_running(store_location):
     """Issue #20 (restarts): a server that died leaves no run marked queued or running forever."""
-    path = tmp_path / "r.sqlite"
+    path = store_location
     queue = mp.get_context("spawn").Queue()
     proc = mp.get_context("spawn").Process(target=_start_and_exit, args=(path, queue))
     proc.start()
@@ -165,14 +166,42 @@ def test_a_store_written_before_queued_and_stopped_runs_existed_is_upgraded_in_p
                 metric TEXT NOT NULL, value REAL, seconds REAL, params TEXT);
             INSERT INTO runs VALUES ('old', 'dvs', 'digits', 'f', 0, '{}', '{}', '{}', 'finished', 1, 2, '{}', 0);
             INSERT INTO runs VALUES ('dead', 'dvs', 'digits', 'f', 0, '{}', '{}', '{}', 'running', 1, NULL, NULL, 0);
-            INSERT INTO results VALUES ('old', 0, 0, 'average', 'accuracy', 0.9, 0.1, '{}');
+            INSERT INTO results VALUES ('old', 1, 0, 'average', 'accuracy', 0.9, 0.1, '{}');
+            INSERT INTO results VALUES ('old', 0, 0, 'average', 'accuracy', 0.7, 0.1, '{}');
         """)
         conn.commit()
     store = ResultsStore(path)
-    assert store.results("old")["value"].tolist() == [0.9]  # results still point at their run
+    # results still point at their run, in the order they were written (SQLite's rowid became results.id)
+    assert store.results("old")["value"].tolist() == [0.9, 0.7]
+    store.add_results("old", rows(2, 0.5))
+    assert store.results("old")["value"].tolist() == [0.9, 0.7, 0.5, 1.5]
     assert store.sweep_orphans() == 1  # a running run without an owner: nobody computes it any more
     run = store.start_run("dvs", "digits", "f", 0, {}, status="queued")
     store.finish_run(run, status="stopped")
     assert set(store.runs()["status"]) == {"finished", "interrupted", "stopped"}
     store.delete_run("old")
     assert store.results("old").empty  # the cascade still works after the rebuild
+
+
+def test_a_location_is_a_sqlite_file_or_a_postgresql_url_and_messages_hide_its_password(tmp_path):
+    from mvlab.store.database import absolute_location, database_url, shown_location
+
+    assert database_url(tmp_path / "r.sqlite").get_backend_name() == "sqlite"
+    assert database_url("sqlite:///x.sqlite").database == "x.sqlite"
+    assert database_url("postgresql://u:pw@db.example:5432/mvlab").drivername == "postgresql+psycopg"
+    assert database_url("postgres://u@db/mvlab").drivername == "postgresql+psycopg"
+    assert shown_location("postgresql://u:secret@db/mvlab") == "postgresql://u:***@db/mvlab"
+    assert absolute_location("postgresql://u@db/mvlab") == "postgresql://u@db/mvlab"
+    assert absolute_location("r.sqlite").startswith("/")
+    with pytest.raises(ValueError, match="SQLite file or a PostgreSQL database"):
+        database_url("mysql://u@db/mvlab")
+    with pytest.raises(ValueError, match="empty"):
+        database_url("  ")
+
+
+def test_a_postgresql_server_that_cannot_be_reached_is_said_plainly_with_the_password_hidden(postgres_url):
+    port = postgres_url.rsplit(":", 1)[1].split("/")[0]
+    unreachable = postgres_url.replace(f":{port}/", ":1/").replace("postgres@", "postgres:hunter2@")
+    with pytest.raises(ValueError, match=r"Cannot open the results store at .*:\*\*\*@127.0.0.1:1/.*refused") as err:
+        ResultsStore(unreachable, timeout=2)
+    assert "hunter2" not in str(err.value)

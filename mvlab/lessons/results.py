@@ -45,7 +45,7 @@ def warm(lesson: Lesson, store: ResultsStore, engine: Engine | None = None,
             fates[run] = "stored already"
             say(f"{lesson.id}: {run.settings.kind} on {data.name}: stored already")
             continue
-        request = settings_request(run.settings, data, str(store.path), label=run.label)
+        request = settings_request(run.settings, data, store.location, label=run.label)
         start = time.perf_counter()
         if engine is None:
             fates[run] = _compute_here(request)

@@ -1,9 +1,11 @@
-"""What mvlab keeps in its one SQLite file, which survives restarts, interruptions and concurrent writers:
-the runs and results (:mod:`mvlab.store.results`) and the class rounds of the lessons, the room's answers
-counted and nobody named (:mod:`mvlab.store.rounds`)."""
+"""What mvlab keeps in its one database (a SQLite file, or a PostgreSQL server that several machines share:
+:mod:`mvlab.store.database`), which survives restarts, interruptions and concurrent writers: the runs and results
+(:mod:`mvlab.store.results`) and the class rounds of the lessons, the room's answers counted and nobody named
+(:mod:`mvlab.store.rounds`)."""
 
-from mvlab.store.results import STATUSES, ResultsStore, default_path, package_versions, process_identity
+from mvlab.store.database import absolute_location, default_location, shown_location
+from mvlab.store.results import STATUSES, ResultsStore, package_versions, process_identity
 from mvlab.store.rounds import ClassRounds, Round, RoundError, RoundStarted
 
-__all__ = ["ResultsStore", "default_path", "package_versions", "process_identity", "STATUSES", "ClassRounds", "Round",
-           "RoundError", "RoundStarted"]
+__all__ = ["ResultsStore", "default_location", "absolute_location", "shown_location", "package_versions",
+           "process_identity", "STATUSES", "ClassRounds", "Round", "RoundError", "RoundStarted"]

@@ -2,7 +2,8 @@
 
 The app and the CLI both read and write it, so a browser refresh or a restart loses nothing.
 
-- Location: ``$MVLAB_STORE`` if set, else ``~/.mvlab/results.sqlite`` (:func:`default_path`).
+- Location: ``$MVLAB_STORE`` if set, else ``~/.mvlab/results.sqlite`` (:func:`default_location`): a SQLite file,
+  or a ``postgresql://`` URL where several machines share the results (:mod:`mvlab.store.database`).
 - Atomicity: every write is one transaction; a run is recorded as ``queued`` (waiting for the job
   engine) or ``running`` when it starts, its per-repetition results are committed as they finish,
   and it ends ``finished``, ``failed`` or ``stopped`` (by the people who waited on it), so an
@@ -11,12 +12,13 @@ The app and the CLI both read and write it, so a browser refresh or a restart lo
   start time).  :meth:`ResultsStore.sweep_orphans` marks the ``queued`` or ``running`` runs whose
   owner process is gone as ``interrupted``, so no run stays "running" forever after a crash or a
   server restart; the job engine calls it when it starts, and so does the command line.
-- Concurrency: WAL journal and a busy timeout, so two app sessions (or the app and the CLI)
-  can write at once; each call opens its own short-lived connection (safe across threads).
+- Concurrency: two app sessions (or the app and the CLI, or several server processes) write at once; connections
+  are kept between calls, one thread at a time each.  The job engine's workers never write it: what a worker
+  stores travels back through the engine to the process that asked (:mod:`mvlab.engine.relay`).
 
 Tables: ``runs`` (one row per run: kind, dataset, data fingerprint, seed, settings JSON,
 package versions JSON, status, timestamps, summary JSON), ``results`` (tidy rows: run,
-repetition, method, metric, value, seconds) and ``artifacts`` (named binary blobs of a run,
+repetition, method, metric, value, seconds, in the order written) and ``artifacts`` (named binary blobs of a run,
 e.g. an ``.npz`` of matrices).
 """
 
@@ -24,21 +26,20 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import platform
-import sqlite3
 import time
 import uuid
-from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import pandas as pd
+import sqlalchemy as sa
+from sqlalchemy.schema import CreateTable
 
 from mvlab.core.serialize import _jsonable
 from mvlab.core.version import VERSION
-from mvlab.store.sqlite import SQLiteFile
+from mvlab.store.database import Database, default_location, error_reason
 
-__all__ = ["ResultsStore", "default_path", "package_versions", "process_identity", "STATUSES"]
+__all__ = ["ResultsStore", "default_location", "package_versions", "process_identity", "STATUSES"]
 
 STATUSES = ("queued", "running", "finished", "failed", "stopped", "interrupted")
 """What can become of a run: waiting for a worker, computing, then finished, failed (an error, or
@@ -46,50 +47,45 @@ a worker that died), stopped (everyone who waited on it stopped it) or interrupt
 process ended before it did, e.g. a server restart)."""
 ACTIVE = ("queued", "running")
 
-_RUNS_TABLE = """
-CREATE TABLE IF NOT EXISTS runs (
-    run_id      TEXT PRIMARY KEY,
-    kind        TEXT NOT NULL,
-    dataset     TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    seed        INTEGER,
-    settings    TEXT NOT NULL,
-    settings_key TEXT NOT NULL,
-    versions    TEXT NOT NULL,
-    status      TEXT NOT NULL CHECK (status IN ({statuses})),
-    started     REAL NOT NULL,
-    finished    REAL,
-    summary     TEXT,
-    private     INTEGER NOT NULL DEFAULT 0,
-    owner       TEXT
-);
-""".format(statuses=", ".join(f"'{s}'" for s in STATUSES))
-_INDEXES_AND_CHILDREN = """
-CREATE INDEX IF NOT EXISTS runs_lookup ON runs (kind, fingerprint, settings_key, status);
-CREATE TABLE IF NOT EXISTS results (
-    run_id     TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
-    repetition INTEGER NOT NULL,
-    fold       INTEGER NOT NULL DEFAULT 0,
-    method     TEXT NOT NULL,
-    metric     TEXT NOT NULL,
-    value      REAL,
-    seconds    REAL,
-    params     TEXT
-);
-CREATE INDEX IF NOT EXISTS results_run ON results (run_id);
-CREATE TABLE IF NOT EXISTS artifacts (
-    run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
-    name   TEXT NOT NULL,
-    data   BLOB NOT NULL,
-    PRIMARY KEY (run_id, name)
-);
-"""
-
-
-def default_path() -> Path:
-    """``$MVLAB_STORE`` if set, else ``~/.mvlab/results.sqlite``."""
-    env = os.environ.get("MVLAB_STORE")
-    return Path(env) if env else Path.home() / ".mvlab" / "results.sqlite"
+_METADATA = sa.MetaData()
+RUNS = sa.Table(
+    "runs", _METADATA,
+    sa.Column("run_id", sa.Text, primary_key=True),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("dataset", sa.Text, nullable=False),
+    sa.Column("fingerprint", sa.Text, nullable=False),
+    sa.Column("seed", sa.BigInteger),
+    sa.Column("settings", sa.Text, nullable=False),
+    sa.Column("settings_key", sa.Text, nullable=False),
+    sa.Column("versions", sa.Text, nullable=False),
+    sa.Column("status", sa.Text, nullable=False),
+    sa.Column("started", sa.Double, nullable=False),
+    sa.Column("finished", sa.Double),
+    sa.Column("summary", sa.Text),
+    sa.Column("private", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("owner", sa.Text),
+    sa.CheckConstraint("status IN ({})".format(", ".join(f"'{s}'" for s in STATUSES)), name="runs_status"),
+    sa.Index("runs_lookup", "kind", "fingerprint", "settings_key", "status"),
+)
+RESULTS = sa.Table(
+    "results", _METADATA,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),  # the order rows were written in
+    sa.Column("run_id", sa.Text, sa.ForeignKey("runs.run_id", ondelete="CASCADE"), nullable=False),
+    sa.Column("repetition", sa.Integer, nullable=False),
+    sa.Column("fold", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("method", sa.Text, nullable=False),
+    sa.Column("metric", sa.Text, nullable=False),
+    sa.Column("value", sa.Double),
+    sa.Column("seconds", sa.Double),
+    sa.Column("params", sa.Text),
+    sa.Index("results_run", "run_id"),
+)
+ARTIFACTS = sa.Table(
+    "artifacts", _METADATA,
+    sa.Column("run_id", sa.Text, sa.ForeignKey("runs.run_id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("name", sa.Text, primary_key=True),
+    sa.Column("data", sa.LargeBinary, nullable=False),
+)
 
 
 @functools.lru_cache(maxsize=1)
@@ -135,12 +131,9 @@ def _owner_alive(owner: str | None) -> bool:
     return process_identity(int(pid)) == owner
 
 
-def _where(filters: Mapping[str, Any]) -> tuple[str, list]:
-    """A WHERE clause for the filters that are not None (column names are ours, never user input)."""
-    used = {k: v for k, v in filters.items() if v is not None}
-    if not used:
-        return "", []
-    return " WHERE " + " AND ".join(f"{k} = ?" for k in used), list(used.values())
+def _where(table: sa.Table, filters: Mapping[str, Any]) -> list:
+    """Equality conditions on ``table``'s columns for the filters that are not None."""
+    return [table.c[k] == v for k, v in filters.items() if v is not None]
 
 
 def _canonical(settings: Mapping[str, Any]) -> str:
@@ -150,63 +143,92 @@ def _canonical(settings: Mapping[str, Any]) -> str:
         raise ValueError(f"settings must be JSON-serialisable: {exc}") from None
 
 
-def _allow_every_status(conn) -> None:
-    """Rebuild the runs table of a store written when a run was only running, finished or failed
-    (SQLite cannot change a CHECK constraint in place; this is its documented 12-step procedure)."""
-    sql = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'runs'").fetchone()[0]
-    if all(f"'{status}'" in sql for status in STATUSES):
-        return
-    columns = ", ".join(row[1] for row in conn.execute("PRAGMA table_info(runs)"))
-    conn.execute("PRAGMA foreign_keys=OFF")  # results and artifacts keep pointing at 'runs'
-    conn.execute("BEGIN IMMEDIATE")
+def _migrate_sqlite(engine) -> None:
+    """Bring a SQLite store written by an earlier version up to date (PostgreSQL stores start at this schema):
+    columns added since (``private``, ``owner``, ``fold``), a ``status`` check that allows every status, and
+    ``results.id`` (the order rows were written in; SQLite's ``rowid`` before). SQLite's own procedure, on the
+    driver's connection: foreign keys off (a table dropped with them on would delete its runs' results), one
+    transaction."""
+    raw = engine.raw_connection()
     try:
-        conn.execute("DROP INDEX IF EXISTS runs_lookup")
-        conn.execute(_RUNS_TABLE.replace("runs (", "runs_new (", 1))
-        conn.execute(f"INSERT INTO runs_new ({columns}) SELECT {columns} FROM runs")
-        conn.execute("DROP TABLE runs")
-        conn.execute("ALTER TABLE runs_new RENAME TO runs")
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
+        tables = {row[0] for row in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables & {"runs", "results"}:
+            return
+        raw.execute("PRAGMA foreign_keys=OFF")
+        raw.execute("BEGIN IMMEDIATE")
+        try:
+            if "runs" in tables:
+                columns = {row[1] for row in raw.execute("PRAGMA table_info(runs)")}
+                if "private" not in columns:  # a store written before uploads were kept private
+                    raw.execute("ALTER TABLE runs ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
+                if "owner" not in columns:  # a store written before runs had owners
+                    raw.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
+                (sql,) = raw.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'runs'").fetchone()
+                if not all(f"'{status}'" in sql for status in STATUSES):  # written when a run was only running,
+                    _rebuild_sqlite(raw, engine.dialect, RUNS)  # finished or failed: a CHECK cannot change in place
+            if "results" in tables:
+                columns = [row[1] for row in raw.execute("PRAGMA table_info(results)")]
+                if "fold" not in columns:  # a store written before folds were recorded
+                    raw.execute("ALTER TABLE results ADD COLUMN fold INTEGER NOT NULL DEFAULT 0")
+                if "id" not in columns:
+                    _rebuild_sqlite(raw, engine.dialect, RESULTS, {"id": "rowid"})
+            raw.execute("COMMIT")
+        except BaseException:
+            raw.execute("ROLLBACK")
+            raise
+        finally:
+            raw.execute("PRAGMA foreign_keys=ON")
     finally:
-        conn.execute("PRAGMA foreign_keys=ON")
+        raw.close()
 
 
-class ResultsStore(SQLiteFile):
-    """A SQLite file of runs and results (see the module docstring).
+def _rebuild_sqlite(raw, dialect, table: sa.Table, computed: Mapping[str, str] | None = None) -> None:
+    """Rebuild a SQLite table with this version's definition, keeping its rows (SQLite's documented procedure for a
+    change ALTER TABLE cannot make: a new table, the rows copied, the old one dropped, the new one renamed; its
+    indexes are made again by :meth:`Database._create`). ``computed``: new columns and the SQL that fills them from
+    the old table (``{"id": "rowid"}``)."""
+    computed = dict(computed or {})
+    kept = [row[1] for row in raw.execute(f"PRAGMA table_info({table.name})") if row[1] in table.c]
+    both = sa.MetaData()
+    RUNS.to_metadata(both)  # what the new table's foreign keys name
+    new = table.to_metadata(both, name=f"{table.name}_new")
+    raw.execute(str(CreateTable(new).compile(dialect=dialect)))
+    targets = ", ".join([*computed, *kept])
+    sources = ", ".join([*computed.values(), *kept])
+    raw.execute(f"INSERT INTO {new.name} ({targets}) SELECT {sources} FROM {table.name}")
+    raw.execute(f"DROP TABLE {table.name}")
+    raw.execute(f"ALTER TABLE {new.name} RENAME TO {table.name}")
+
+
+class ResultsStore(Database):
+    """The runs and results of a SQLite file or a PostgreSQL database (see the module docstring).
 
     Parameters
     ----------
-    path : str or Path, optional
-        The database file (created with its folder if missing); default :func:`default_path`.
+    location : str or Path, optional
+        A SQLite file (created with its folder if missing) or a ``postgresql://`` URL; default
+        :func:`default_location`.
     timeout : float
         Seconds a writer waits for another writer's lock before giving up.
     """
 
-    def __init__(self, path: str | Path | None = None, timeout: float = 30.0):
-        super().__init__(Path(path) if path is not None else default_path(), timeout)
+    def __init__(self, location=None, timeout: float = 30.0):
+        super().__init__(default_location() if location is None else location, timeout)
         try:
-            self._open(_RUNS_TABLE)
-            with self._connect() as conn:
-                columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
-                if "private" not in columns:  # a store written before uploads were kept private
-                    conn.execute("ALTER TABLE runs ADD COLUMN private INTEGER NOT NULL DEFAULT 0")
-                if "owner" not in columns:  # a store written before runs had owners
-                    conn.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
-                _allow_every_status(conn)
-                conn.executescript(_INDEXES_AND_CHILDREN)
-                columns = {row[1] for row in conn.execute("PRAGMA table_info(results)")}
-                if "fold" not in columns:  # a store written before folds were recorded
-                    conn.execute("ALTER TABLE results ADD COLUMN fold INTEGER NOT NULL DEFAULT 0")
-        except (OSError, sqlite3.Error) as exc:
-            raise ValueError(f"Cannot open the results store at {self.path}: {exc}. "
-                             f"Set MVLAB_STORE to a writable file path.") from None
+            if self.path is not None and self.path.exists():
+                _migrate_sqlite(self.engine)
+            self._create(_METADATA)
+        except (OSError, sa.exc.SQLAlchemyError) as exc:
+            self.dispose()
+            raise ValueError(f"Cannot open the results store at {self.shown}: {error_reason(exc)}. "
+                             "Set MVLAB_STORE to a writable file path or a reachable postgresql:// URL.") from None
 
     # ------------------------------------------------------------------ writing
     def start_run(self, kind: str, dataset: str, fingerprint: str, seed: int | None,
-                  settings: Mapping[str, Any], *, private: bool = False, status: str = "running") -> str:
-        """Record a new run as ``running`` (or ``queued``: waiting for the job engine); returns its id.
+                  settings: Mapping[str, Any], *, private: bool = False, status: str = "running",
+                  run_id: str | None = None) -> str:
+        """Record a new run as ``running`` (or ``queued``: waiting for the job engine); returns its id (``run_id``
+        when given: one drawn by a worker, :mod:`mvlab.engine.relay`).
 
         ``private=True`` (results on uploaded data): the run is found only by its data
         fingerprint (:meth:`find_finished`, :meth:`find_run`), never listed by :meth:`runs`
@@ -214,43 +236,43 @@ class ResultsStore(SQLiteFile):
         :meth:`forget` deletes it.  The run's owner is this process (see :meth:`sweep_orphans`)."""
         if status not in ACTIVE:
             raise ValueError(f"a run starts as one of {ACTIVE}, not {status!r}.")
-        run_id = uuid.uuid4().hex
+        run_id = run_id or uuid.uuid4().hex
+        settings_text = _canonical(settings)
         with self._transaction() as conn:
-            conn.execute(
-                "INSERT INTO runs (run_id, kind, dataset, fingerprint, seed, settings, settings_key, versions,"
-                " status, started, private, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (run_id, kind, dataset, fingerprint, seed, _canonical(settings), _canonical(settings),
-                 json.dumps(package_versions()), status, time.time(), int(bool(private)), process_identity()),
-            )
+            conn.execute(RUNS.insert().values(
+                run_id=run_id, kind=kind, dataset=dataset, fingerprint=fingerprint, seed=seed, settings=settings_text,
+                settings_key=settings_text, versions=json.dumps(package_versions()), status=status,
+                started=time.time(), private=int(bool(private)), owner=process_identity()))
         return run_id
 
     def mark_running(self, run_id: str) -> None:
         """A queued run has started computing."""
         with self._transaction() as conn:
             self._require_run(conn, run_id)
-            conn.execute("UPDATE runs SET status = 'running' WHERE run_id = ? AND status = 'queued'", (run_id,))
+            conn.execute(RUNS.update().where(RUNS.c.run_id == run_id, RUNS.c.status == "queued")
+                         .values(status="running"))
 
     def sweep_orphans(self) -> int:
         """Mark ``interrupted`` every queued or running run whose owner process has ended (a crash
         or a restart of the server or of the command line), saying so in its summary; returns how
         many.  Their stored results stay (a resumed run reads them back)."""
         with self._connect() as conn:
-            rows = conn.execute("SELECT run_id, owner, summary FROM runs WHERE status IN ('queued', 'running')"
-                                ).fetchall()
+            rows = conn.execute(sa.select(RUNS.c.run_id, RUNS.c.owner, RUNS.c.summary)
+                                .where(RUNS.c.status.in_(ACTIVE))).all()
         orphans = [(run_id, summary) for run_id, owner, summary in rows if not _owner_alive(owner)]
         with self._transaction() as conn:
             for run_id, summary in orphans:
                 note = {**(json.loads(summary) if summary else {}),
                         "interrupted": "the process that ran it ended before it finished (e.g. a server restart)"}
-                conn.execute("UPDATE runs SET status = 'interrupted', finished = ?, summary = ? WHERE run_id = ?"
-                             " AND status IN ('queued', 'running')", (time.time(), _canonical(note), run_id))
+                conn.execute(RUNS.update().where(RUNS.c.run_id == run_id, RUNS.c.status.in_(ACTIVE))
+                             .values(status="interrupted", finished=time.time(), summary=_canonical(note)))
         return len(orphans)
 
     def forget(self, fingerprint: str) -> int:
         """Delete every run on the data of this fingerprint, with its results and artifacts (one
         transaction); returns how many runs were deleted."""
         with self._transaction() as conn:
-            return conn.execute("DELETE FROM runs WHERE fingerprint = ?", (fingerprint,)).rowcount
+            return conn.execute(RUNS.delete().where(RUNS.c.fingerprint == fingerprint)).rowcount
 
     def add_results(self, run_id: str, rows: Iterable[Mapping[str, Any]]) -> int:
         """Append tidy result rows (keys: repetition, method, metric, value, and optionally fold,
@@ -258,25 +280,25 @@ class ResultsStore(SQLiteFile):
         records = []
         for r in rows:
             try:
-                records.append((run_id, int(r["repetition"]), int(r.get("fold") or 0), str(r["method"]),
-                                str(r["metric"]),
-                                None if r["value"] is None else float(r["value"]),
-                                None if r.get("seconds") is None else float(r["seconds"]),
-                                _canonical(r.get("params") or {})))
+                records.append({"run_id": run_id, "repetition": int(r["repetition"]), "fold": int(r.get("fold") or 0),
+                                "method": str(r["method"]), "metric": str(r["metric"]),
+                                "value": None if r["value"] is None else float(r["value"]),
+                                "seconds": None if r.get("seconds") is None else float(r["seconds"]),
+                                "params": _canonical(r.get("params") or {})})
             except KeyError as exc:
                 raise ValueError(f"a result row lacks the field {exc.args[0]!r}: {dict(r)}") from None
         with self._transaction() as conn:
             self._require_run(conn, run_id)
-            conn.executemany(
-                "INSERT INTO results (run_id, repetition, fold, method, metric, value, seconds, params)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", records)
+            if records:
+                conn.execute(RESULTS.insert(), records)
         return len(records)
 
     def put_artifact(self, run_id: str, name: str, data: bytes) -> None:
         """Store (or replace) a named binary blob of a run."""
         with self._transaction() as conn:
             self._require_run(conn, run_id)
-            conn.execute("INSERT OR REPLACE INTO artifacts VALUES (?, ?, ?)", (run_id, name, sqlite3.Binary(data)))
+            conn.execute(ARTIFACTS.delete().where(ARTIFACTS.c.run_id == run_id, ARTIFACTS.c.name == name))
+            conn.execute(ARTIFACTS.insert().values(run_id=run_id, name=name, data=bytes(data)))
 
     def finish_run(self, run_id: str, summary: Mapping[str, Any] | None = None, *, failed: bool = False,
                    status: str | None = None) -> None:
@@ -287,30 +309,36 @@ class ResultsStore(SQLiteFile):
             raise ValueError(f"a run ends as one of {[s for s in STATUSES if s not in ACTIVE]}, not {status!r}.")
         with self._transaction() as conn:
             self._require_run(conn, run_id)
-            conn.execute("UPDATE runs SET status = ?, finished = ?, summary = ? WHERE run_id = ?",
-                         (status, time.time(), _canonical(summary or {}), run_id))
+            conn.execute(RUNS.update().where(RUNS.c.run_id == run_id)
+                         .values(status=status, finished=time.time(), summary=_canonical(summary or {})))
 
     def delete_run(self, run_id: str) -> None:
         """Delete the run ``run_id`` with its results and artifacts (nothing for an unknown run)."""
         with self._transaction() as conn:
-            conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
+            conn.execute(RUNS.delete().where(RUNS.c.run_id == run_id))
 
     @staticmethod
     def _require_run(conn, run_id: str) -> None:
-        if conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is None:
+        """The run must exist (its row locked until the transaction ends, on PostgreSQL)."""
+        if conn.execute(sa.select(RUNS.c.run_id).where(RUNS.c.run_id == run_id).with_for_update()).first() is None:
             raise ValueError(f"No run {run_id!r} in the results store.")
 
     # ------------------------------------------------------------------ reading
+    def _frame(self, query) -> pd.DataFrame:
+        with self._connect() as conn:
+            result = conn.execute(query)
+            return pd.DataFrame.from_records(result.all(), columns=list(result.keys()), coerce_float=True)
+
     def runs(self, kind: str | None = None, status: str | None = None, include_private: bool = False) -> pd.DataFrame:
         """All runs (newest first), optionally of one kind and status; JSON columns decoded.
 
         Private runs (on uploaded data) are left out unless ``include_private``."""
-        where, args = _where({"kind": kind, "status": status, "private": None if include_private else 0})
-        with self._connect() as conn:
-            frame = pd.read_sql_query(f"SELECT * FROM runs{where} ORDER BY started DESC", conn, params=args)
+        columns = [c for c in RUNS.c if c.name != "settings_key"]
+        where = _where(RUNS, {"kind": kind, "status": status, "private": None if include_private else 0})
+        frame = self._frame(sa.select(*columns).where(*where).order_by(RUNS.c.started.desc()))
         for col in ("settings", "versions", "summary"):
             frame[col] = frame[col].map(lambda s: json.loads(s) if isinstance(s, str) and s else None)
-        return frame.drop(columns="settings_key")
+        return frame
 
     def batches(self, prefixes: tuple[str, ...] = ("benchmark:", "reproduce:")) -> dict[str, str]:
         """The batches of runs (kinds starting with one of ``prefixes``: the Benchmark page's and the
@@ -333,32 +361,38 @@ class ResultsStore(SQLiteFile):
 
     def results(self, run_id: str | None = None, kind: str | None = None) -> pd.DataFrame:
         """Tidy results joined with their run's dataset and seed (of one run, or of all runs of a
-        kind: private runs only when asked for by id)."""
-        query = ("SELECT r.run_id, u.kind, u.dataset, u.seed, r.repetition, r.fold, r.method, r.metric, r.value,"
-                 " r.seconds, r.params FROM results r JOIN runs u USING (run_id)")
-        where, args = _where({"r.run_id": run_id, "u.kind": kind, "u.private": None if run_id else 0})
-        with self._connect() as conn:
-            frame = pd.read_sql_query(query + where + " ORDER BY u.started, r.rowid", conn,
-                                      params=args)
+        kind: private runs only when asked for by id), in the order they were written."""
+        r, u = RESULTS, RUNS
+        query = (sa.select(r.c.run_id, u.c.kind, u.c.dataset, u.c.seed, r.c.repetition, r.c.fold, r.c.method,
+                           r.c.metric, r.c.value, r.c.seconds, r.c.params)
+                 .join_from(r, u, r.c.run_id == u.c.run_id)
+                 .where(*_where(r, {"run_id": run_id}), *_where(u, {"kind": kind, "private": None if run_id else 0}))
+                 .order_by(u.c.started, r.c.id))
+        frame = self._frame(query)
         frame["params"] = frame["params"].map(json.loads)
         return frame
 
     def artifact(self, run_id: str, name: str) -> bytes | None:
         """The artifact ``name`` of the run ``run_id``, or None when it has none."""
         with self._connect() as conn:
-            row = conn.execute("SELECT data FROM artifacts WHERE run_id = ? AND name = ?", (run_id, name)).fetchone()
-        return None if row is None else bytes(row[0])
+            data = conn.execute(sa.select(ARTIFACTS.c.data)
+                                .where(ARTIFACTS.c.run_id == run_id, ARTIFACTS.c.name == name)).scalar()
+        return None if data is None else bytes(data)
+
+    def _newest(self, kind: str, fingerprint: str, settings: Mapping[str, Any], finished: bool) -> str | None:
+        query = sa.select(RUNS.c.run_id).where(RUNS.c.kind == kind, RUNS.c.fingerprint == fingerprint,
+                                               RUNS.c.settings_key == _canonical(settings))
+        if finished:
+            query = query.where(RUNS.c.status == "finished").order_by(RUNS.c.finished.desc())
+        else:
+            query = query.order_by(RUNS.c.started.desc())
+        with self._connect() as conn:
+            return conn.execute(query.limit(1)).scalar()
 
     def find_run(self, kind: str, fingerprint: str, settings: Mapping[str, Any]) -> str | None:
         """The newest run of this kind on the same data with identical settings, whatever its status
         (a run to resume), or None."""
-        with self._connect() as conn:
-            row = conn.execute(
-                "SELECT run_id FROM runs WHERE kind = ? AND fingerprint = ? AND settings_key = ?"
-                " ORDER BY started DESC LIMIT 1",
-                (kind, fingerprint, _canonical(settings)),
-            ).fetchone()
-        return None if row is None else row[0]
+        return self._newest(kind, fingerprint, settings, finished=False)
 
     def split_rows(self, run_id: str) -> list[dict]:
         """The stored result rows of a run as dicts (repetition, fold, method, metric, value, seconds,
@@ -370,37 +404,37 @@ class ResultsStore(SQLiteFile):
     def run_summary(self, run_id: str) -> dict:
         """The JSON summary a run was finished with (empty while it has none)."""
         with self._connect() as conn:
-            row = conn.execute("SELECT summary FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            row = conn.execute(sa.select(RUNS.c.summary).where(RUNS.c.run_id == run_id)).first()
         if row is None:
-            raise ValueError(f"no run {run_id!r} in {self.path}.")
+            raise ValueError(f"no run {run_id!r} in {self.shown}.")
         return json.loads(row[0]) if row[0] else {}
 
     def reopen_run(self, run_id: str) -> None:
         """Mark a stored run ``running`` again (it is being resumed)."""
         with self._transaction() as conn:
             self._require_run(conn, run_id)
-            conn.execute("UPDATE runs SET status = 'running', finished = NULL, owner = ? WHERE run_id = ?",
-                         (process_identity(), run_id))
+            conn.execute(RUNS.update().where(RUNS.c.run_id == run_id)
+                         .values(status="running", finished=None, owner=process_identity()))
 
     def typical_seconds(self, kind: str, last: int = 20) -> list[float]:
         """Computing seconds of the last ``last`` finished runs of this kind (their summary's
         ``compute_seconds``), oldest first: what the job engine's estimated waits start from."""
+        query = (sa.select(RUNS.c.summary)
+                 .where(RUNS.c.kind == kind, RUNS.c.status == "finished", RUNS.c.summary.like('%"compute_seconds"%'))
+                 .order_by(RUNS.c.finished.desc()))
+        out: list[float] = []
         with self._connect() as conn:
-            rows = conn.execute("SELECT json_extract(summary, '$.compute_seconds') FROM runs WHERE kind = ? AND"
-                                " status = 'finished' AND json_extract(summary, '$.compute_seconds') IS NOT NULL"
-                                " ORDER BY finished DESC LIMIT ?", (kind, int(last))).fetchall()
-        return [float(r[0]) for r in reversed(rows)]
+            for (summary,) in conn.execute(query):
+                seconds = json.loads(summary).get("compute_seconds")
+                if seconds is not None:
+                    out.append(float(seconds))
+                if len(out) >= int(last):
+                    break
+        return out[::-1]
 
     def find_finished(self, kind: str, fingerprint: str, settings: Mapping[str, Any]) -> str | None:
         """The newest finished run of this kind on the same data with identical settings, or None."""
-        with self._connect() as conn:
-            row = conn.execute(
-                "SELECT run_id FROM runs WHERE kind = ? AND fingerprint = ? AND settings_key = ?"
-                " AND status = 'finished'"
-                " ORDER BY finished DESC LIMIT 1",
-                (kind, fingerprint, _canonical(settings)),
-            ).fetchone()
-        return None if row is None else row[0]
+        return self._newest(kind, fingerprint, settings, finished=True)
 
     def finished_result(self, kind: str, fingerprint: str, settings: Mapping[str, Any], result_type):
         """The newest finished run's ``"result"`` artifact read back as ``result_type.from_npz(bytes)``

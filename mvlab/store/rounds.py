@@ -8,8 +8,9 @@ mind replaces their answer, a flood from one token counts once; once a step is r
 closed, so what is stored is each student's answer *before* the discussion. A round holds at most
 ``max_answers`` answers, and rounds older than ``retention_days`` are deleted by :meth:`ClassRounds.sweep`.
 
-The rounds live in the results store's SQLite file (WAL), so several web-server processes serving one class
-on one store count together, and a restart keeps the round.
+The rounds live in the results store's database (its SQLite file, or its PostgreSQL server:
+:mod:`mvlab.store.database`), so several web-server processes serving one class on one store count together, and a
+restart keeps the round.
 """
 
 from __future__ import annotations
@@ -18,13 +19,13 @@ import csv
 import hashlib
 import io
 import secrets
-import sqlite3
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from mvlab.store.results import default_path
-from mvlab.store.sqlite import SQLiteFile
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+
+from mvlab.store.database import Database, default_location, error_reason
 
 __all__ = ["ClassRounds", "Round", "RoundStarted", "RoundError", "CODE_ALPHABET", "normal_code"]
 
@@ -32,27 +33,31 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Letters and digits of a round's code: none that reads like another (no O/0, I/1)."""
 CODE_LENGTH = 4
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS class_rounds (
-    code        TEXT PRIMARY KEY,
-    lesson      TEXT NOT NULL,
-    name        TEXT NOT NULL,
-    key_hash    TEXT NOT NULL,
-    created     REAL NOT NULL,
-    step        INTEGER NOT NULL DEFAULT 0,
-    revealed    TEXT NOT NULL DEFAULT '',
-    share       INTEGER NOT NULL DEFAULT 0,
-    max_answers INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS class_answers (
-    code   TEXT NOT NULL REFERENCES class_rounds(code) ON DELETE CASCADE,
-    token  TEXT NOT NULL,
-    step   INTEGER NOT NULL,
-    choice INTEGER NOT NULL,
-    time   REAL NOT NULL,
-    PRIMARY KEY (code, token, step)
-);
-"""
+_METADATA = sa.MetaData()
+ROUNDS = sa.Table(
+    "class_rounds", _METADATA,
+    sa.Column("code", sa.Text, primary_key=True),
+    sa.Column("lesson", sa.Text, nullable=False),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("key_hash", sa.Text, nullable=False),
+    sa.Column("created", sa.Double, nullable=False),
+    sa.Column("step", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("revealed", sa.Text, nullable=False, server_default=""),
+    sa.Column("share", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("max_answers", sa.Integer, nullable=False),
+)
+ANSWERS = sa.Table(
+    "class_answers", _METADATA,
+    sa.Column("code", sa.Text, sa.ForeignKey("class_rounds.code", ondelete="CASCADE"), primary_key=True),
+    sa.Column("token", sa.Text, primary_key=True),
+    sa.Column("step", sa.Integer, primary_key=True),
+    sa.Column("choice", sa.Integer, nullable=False),
+    sa.Column("time", sa.Double, nullable=False),
+)
+_PUBLIC = (ROUNDS.c.code, ROUNDS.c.lesson, ROUNDS.c.name, ROUNDS.c.created, ROUNDS.c.step, ROUNDS.c.revealed,
+           ROUNDS.c.share, ROUNDS.c.max_answers)
+_UPSERT = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
+"""Each dialect's INSERT … ON CONFLICT (the same SQL in both; SQLAlchemy builds it per dialect)."""
 
 
 class RoundError(ValueError):
@@ -93,31 +98,33 @@ def normal_code(code) -> str:
     return str(code or "").strip().upper()
 
 
-class ClassRounds(SQLiteFile):
-    """The class rounds kept in the results store's file.
+class ClassRounds(Database):
+    """The class rounds kept in the results store's database.
 
     Parameters
     ----------
-    path : path of the SQLite file; default the results store's (:func:`mvlab.store.default_path`).
+    location : a SQLite file or a ``postgresql://`` URL; default the results store's
+        (:func:`mvlab.store.default_location`).
     retention_days : float, default 30
         Rounds older than this are deleted by :meth:`sweep` (and are not found by :meth:`get`).
     max_answers : int, default 5000
         Answers a new round accepts in all (one per student and step).
     """
 
-    def __init__(self, path=None, *, retention_days: float = 30.0, max_answers: int = 5000, timeout: float = 30.0):
+    def __init__(self, location=None, *, retention_days: float = 30.0, max_answers: int = 5000, timeout: float = 30.0):
         if not retention_days > 0:
             raise ValueError(f"retention_days must be > 0; got {retention_days!r}.")
         if int(max_answers) < 1:
             raise ValueError(f"max_answers must be >= 1; got {max_answers!r}.")
-        super().__init__(Path(path) if path is not None else default_path(), timeout)
+        super().__init__(default_location() if location is None else location, timeout)
         self.retention_days = float(retention_days)
         self.max_answers = int(max_answers)
         try:
-            self._open(_SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
-            raise ValueError(f"Cannot open the class rounds at {self.path}: {exc}. "
-                             "Set MVLAB_STORE to a writable file path.") from None
+            self._create(_METADATA)
+        except (OSError, sa.exc.SQLAlchemyError) as exc:
+            self.dispose()
+            raise ValueError(f"Cannot open the class rounds at {self.shown}: {error_reason(exc)}. "
+                             "Set MVLAB_STORE to a writable file path or a reachable postgresql:// URL.") from None
 
     # -------------------------------------------------------------------------------- reading
     def _oldest_kept(self, now: float | None) -> float:
@@ -129,20 +136,20 @@ class ClassRounds(SQLiteFile):
         steps = frozenset(int(s) for s in revealed.split(",") if s)
         return Round(code, lesson, name, created, int(step), steps, bool(share), int(max_answers))
 
+    def _kept(self, now: float | None):
+        """The public part of the rounds that have not expired."""
+        return sa.select(*_PUBLIC).where(ROUNDS.c.created >= self._oldest_kept(now))
+
     def get(self, code, now: float | None = None) -> Round | None:
         """The round of ``code`` (any case, spaces ignored), or None when there is none or it expired."""
         with self._connect() as conn:
-            row = conn.execute("SELECT code, lesson, name, created, step, revealed, share, max_answers FROM "
-                               "class_rounds WHERE code = ? AND created >= ?",
-                               (normal_code(code), self._oldest_kept(now))).fetchone()
+            row = conn.execute(self._kept(now).where(ROUNDS.c.code == normal_code(code))).first()
         return None if row is None else self._round(row)
 
     def rounds(self, now: float | None = None) -> list[Round]:
         """Every round kept, newest first."""
         with self._connect() as conn:
-            rows = conn.execute("SELECT code, lesson, name, created, step, revealed, share, max_answers FROM "
-                                "class_rounds WHERE created >= ? ORDER BY created DESC",
-                                (self._oldest_kept(now),)).fetchall()
+            rows = conn.execute(self._kept(now).order_by(ROUNDS.c.created.desc())).all()
         return [self._round(r) for r in rows]
 
     def many(self, codes, now: float | None = None) -> dict[str, Round]:
@@ -152,9 +159,7 @@ class ClassRounds(SQLiteFile):
         if not codes:
             return {}
         with self._connect() as conn:
-            rows = conn.execute("SELECT code, lesson, name, created, step, revealed, share, max_answers FROM "
-                                f"class_rounds WHERE created >= ? AND code IN ({', '.join('?' * len(codes))})",
-                                (self._oldest_kept(now), *codes)).fetchall()
+            rows = conn.execute(self._kept(now).where(ROUNDS.c.code.in_(codes))).all()
         return {r[0]: self._round(r) for r in rows}
 
     def all_counts(self, codes) -> dict[tuple[str, int], dict[int, int]]:
@@ -162,9 +167,10 @@ class ClassRounds(SQLiteFile):
         codes = sorted({normal_code(c) for c in codes})
         if not codes:
             return {}
+        a = ANSWERS.c
         with self._connect() as conn:
-            rows = conn.execute("SELECT code, step, choice, COUNT(*) FROM class_answers WHERE code IN "
-                                f"({', '.join('?' * len(codes))}) GROUP BY code, step, choice", codes).fetchall()
+            rows = conn.execute(sa.select(a.code, a.step, a.choice, sa.func.count()).where(a.code.in_(codes))
+                                .group_by(a.code, a.step, a.choice)).all()
         out: dict = {}
         for code, step, choice, n in rows:
             out.setdefault((code, int(step)), {})[int(choice)] = int(n)
@@ -172,23 +178,25 @@ class ClassRounds(SQLiteFile):
 
     def counts(self, code, step: int) -> dict[int, int]:
         """How many students chose each choice (0-based) of ``step``: ``{choice: count}``."""
+        a = ANSWERS.c
         with self._connect() as conn:
-            rows = conn.execute("SELECT choice, COUNT(*) FROM class_answers WHERE code = ? AND step = ? "
-                                "GROUP BY choice", (normal_code(code), int(step))).fetchall()
+            rows = conn.execute(sa.select(a.choice, sa.func.count())
+                                .where(a.code == normal_code(code), a.step == int(step)).group_by(a.choice)).all()
         return {int(c): int(n) for c, n in rows}
 
     def holds(self, code, key: str | None) -> bool:
         """Whether ``key`` is the teacher key of round ``code``."""
         with self._connect() as conn:
-            row = conn.execute("SELECT key_hash FROM class_rounds WHERE code = ?", (normal_code(code),)).fetchone()
-        return bool(row is not None and key and secrets.compare_digest(row[0], _hash(key)))
+            stored = conn.execute(sa.select(ROUNDS.c.key_hash).where(ROUNDS.c.code == normal_code(code))).scalar()
+        return bool(stored is not None and key and secrets.compare_digest(stored, _hash(key)))
 
     def answer_of(self, code, token: str, step: int) -> int | None:
         """The choice a token recorded on a step, or None."""
+        a = ANSWERS.c
         with self._connect() as conn:
-            row = conn.execute("SELECT choice FROM class_answers WHERE code = ? AND token = ? AND step = ?",
-                               (normal_code(code), token, int(step))).fetchone()
-        return None if row is None else int(row[0])
+            choice = conn.execute(sa.select(a.choice).where(a.code == normal_code(code), a.token == token,
+                                                            a.step == int(step))).scalar()
+        return None if choice is None else int(choice)
 
     # -------------------------------------------------------------------------------- writing
     def start(self, lesson: str, *, name: str | None = None, share: bool = False,
@@ -200,63 +208,74 @@ class ClassRounds(SQLiteFile):
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
             label = name or f"{lesson} {time.strftime('%Y-%m-%d %H:%M', time.localtime(created))}"
             try:
-                with self._transaction() as conn:
-                    conn.execute("DELETE FROM class_rounds WHERE code = ? AND created < ?",
-                                 (code, self._oldest_kept(now)))  # an expired round frees its code
-                    conn.execute("INSERT INTO class_rounds (code, lesson, name, key_hash, created, share, max_answers)"
-                                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                 (code, lesson, label, _hash(key), created, int(bool(share)), self.max_answers))
-            except sqlite3.IntegrityError:
+                with self._transaction() as conn:  # an expired round frees its code
+                    conn.execute(ROUNDS.delete().where(ROUNDS.c.code == code,
+                                                       ROUNDS.c.created < self._oldest_kept(now)))
+                    conn.execute(ROUNDS.insert().values(code=code, lesson=lesson, name=label, key_hash=_hash(key),
+                                                        created=created, share=int(bool(share)),
+                                                        max_answers=self.max_answers))
+            except sa.exc.IntegrityError:
                 continue  # the code is taken: draw another
             return RoundStarted(Round(code, lesson, label, created, 0, frozenset(), bool(share), self.max_answers),
                                 key)
         raise RoundError("no free round code was found; delete old rounds.")
 
     def answer(self, code, token: str, step: int, choice: int, now: float | None = None) -> None:
-        """Record ``token``'s choice on ``step`` (replacing its earlier one); a ``RoundError`` says why not."""
+        """Record ``token``'s choice on ``step`` (replacing its earlier one); a ``RoundError`` says why not.
+        The round's row is locked meanwhile (PostgreSQL), so answers given at once never pass its cap."""
         code = normal_code(code)
         if not token or len(token) > 64:
             raise RoundError("an answer needs the browser tab's token.")
+        a = ANSWERS.c
         with self._transaction() as conn:
-            row = conn.execute("SELECT revealed, max_answers FROM class_rounds WHERE code = ? AND created >= ?",
-                               (code, self._oldest_kept(now))).fetchone()
+            row = conn.execute(sa.select(ROUNDS.c.revealed, ROUNDS.c.max_answers)
+                               .where(ROUNDS.c.code == code, ROUNDS.c.created >= self._oldest_kept(now))
+                               .with_for_update()).first()
             if row is None:
                 raise RoundError(f"there is no round {code!r} (or it has expired).")
             if str(int(step)) in row[0].split(","):
                 raise RoundError("the teacher has revealed this step's answer: answers to it are closed.")
-            known = conn.execute("SELECT 1 FROM class_answers WHERE code = ? AND token = ? AND step = ?",
-                                 (code, token, int(step))).fetchone()
+            known = conn.execute(sa.select(a.choice).where(a.code == code, a.token == token,
+                                                           a.step == int(step))).first()
             if known is None:
-                (n,) = conn.execute("SELECT COUNT(*) FROM class_answers WHERE code = ?", (code,)).fetchone()
+                n = conn.execute(sa.select(sa.func.count()).where(a.code == code)).scalar()
                 if n >= row[1]:
                     raise RoundError(f"this round is full: it has taken its {row[1]} answers.")
-            conn.execute("INSERT INTO class_answers (code, token, step, choice, time) VALUES (?, ?, ?, ?, ?) "
-                         "ON CONFLICT (code, token, step) DO UPDATE SET choice = excluded.choice, time = excluded.time",
-                         (code, token, int(step), int(choice), time.time() if now is None else now))
+            insert = _UPSERT[self.dialect](ANSWERS).values(code=code, token=token, step=int(step), choice=int(choice),
+                                                           time=time.time() if now is None else now)
+            conn.execute(insert.on_conflict_do_update(index_elements=[a.code, a.token, a.step],
+                                                      set_={"choice": insert.excluded.choice,
+                                                            "time": insert.excluded.time}))
 
     def _as_teacher(self, conn, code: str, key: str):
-        row = conn.execute("SELECT key_hash, revealed FROM class_rounds WHERE code = ?", (code,)).fetchone()
+        """The round's ``(key_hash, revealed, created)`` (its row locked, PostgreSQL), if ``key`` is its teacher's."""
+        row = conn.execute(sa.select(ROUNDS.c.key_hash, ROUNDS.c.revealed, ROUNDS.c.created)
+                           .where(ROUNDS.c.code == code).with_for_update()).first()
         if row is None:
             raise RoundError(f"there is no round {code!r}.")
         if not key or not secrets.compare_digest(row[0], _hash(key)):
             raise RoundError("only the teacher of this round (its teacher link) can do that.")
         return row
 
+    def _teacher_sets(self, code, key: str, **values) -> None:
+        """As the round's teacher (``key``), set these columns of the round."""
+        code = normal_code(code)
+        with self._transaction() as conn:
+            self._as_teacher(conn, code, key)
+            conn.execute(ROUNDS.update().where(ROUNDS.c.code == code).values(**values))
+
     def reveal(self, code, key: str, step: int) -> None:
         """Reveal ``step``'s answer to the class (and close its answers)."""
         code = normal_code(code)
         with self._transaction() as conn:
-            _, revealed = self._as_teacher(conn, code, key)
+            _, revealed, _ = self._as_teacher(conn, code, key)
             steps = {s for s in revealed.split(",") if s} | {str(int(step))}
-            conn.execute("UPDATE class_rounds SET revealed = ? WHERE code = ?",
-                         (",".join(sorted(steps, key=int)), code))
+            conn.execute(ROUNDS.update().where(ROUNDS.c.code == code)
+                         .values(revealed=",".join(sorted(steps, key=int))))
 
     def move_to(self, code, key: str, step: int) -> None:
         """Move everyone to ``step`` (0-based)."""
-        code = normal_code(code)
-        with self._transaction() as conn:
-            self._as_teacher(conn, code, key)
-            conn.execute("UPDATE class_rounds SET step = ? WHERE code = ?", (int(step), code))
+        self._teacher_sets(code, key, step=int(step))
 
     def rename(self, code, key: str, name: str) -> None:
         """Rename the round (its teacher only: ``key``); the name is stripped and cut to 80 characters, and may
@@ -264,34 +283,30 @@ class ClassRounds(SQLiteFile):
         name = str(name).strip()
         if not name:
             raise RoundError("a round's name cannot be empty.")
-        code = normal_code(code)
-        with self._transaction() as conn:
-            self._as_teacher(conn, code, key)
-            conn.execute("UPDATE class_rounds SET name = ? WHERE code = ?", (name[:80], code))
+        self._teacher_sets(code, key, name=name[:80])
 
     def delete(self, code, key: str) -> None:
         """Delete the round and every answer of it."""
         code = normal_code(code)
         with self._transaction() as conn:
             self._as_teacher(conn, code, key)
-            conn.execute("DELETE FROM class_rounds WHERE code = ?", (code,))
+            conn.execute(ROUNDS.delete().where(ROUNDS.c.code == code))
 
     def sweep(self, now: float | None = None) -> int:
         """Delete the rounds older than the retention (and their answers); returns how many."""
         with self._transaction() as conn:
-            cur = conn.execute("DELETE FROM class_rounds WHERE created < ?", (self._oldest_kept(now),))
-            return int(cur.rowcount)
+            return int(conn.execute(ROUNDS.delete().where(ROUNDS.c.created < self._oldest_kept(now))).rowcount)
 
     # ---------------------------------------------------------------------------- after class
     def export_csv(self, code, key: str) -> tuple[str, str]:
         """Two CSV texts: ``step, choice, count`` and one row per answer ``step, student, choice, seconds``
         (``student`` numbers the tokens 1, 2, ... in the order they first answered; no identity)."""
         code = normal_code(code)
-        with self._connect() as conn:
-            self._as_teacher(conn, code, key)
-            rows = conn.execute("SELECT token, step, choice, time FROM class_answers WHERE code = ? "
-                                "ORDER BY time", (code,)).fetchall()
-            (created,) = conn.execute("SELECT created FROM class_rounds WHERE code = ?", (code,)).fetchone()
+        a = ANSWERS.c
+        with self._transaction() as conn:
+            _, _, created = self._as_teacher(conn, code, key)
+            rows = conn.execute(sa.select(a.token, a.step, a.choice, a.time).where(a.code == code)
+                                .order_by(a.time)).all()
         counts: dict = {}
         numbers: dict = {}
         per_answer = io.StringIO()

@@ -56,7 +56,7 @@ def _rounds(path: str, retention: float, cap: int) -> ClassRounds:
 def _settings() -> tuple[str, float, int]:
     retention = float(os.environ.get("MVLAB_ROUND_RETENTION_DAYS", "30"))
     cap = int(os.environ.get("MVLAB_ROUND_MAX_ANSWERS", "5000"))
-    return str(runs.results_store().path), retention, cap
+    return runs.results_store().location, retention, cap
 
 
 def class_rounds() -> ClassRounds:

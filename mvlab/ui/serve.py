@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mvlab.core import resources
+from mvlab.store.database import absolute_location
 
 __all__ = ["ROOT", "nginx_config", "free_port", "wait_healthy", "Served", "serving", "serve_forever"]
 
@@ -195,7 +196,7 @@ def serving(processes: int, port: int | None = None, address: str = "127.0.0.1",
         scheduler = _engine(stack)
         child_env = {**os.environ, **(env or {}), "MVLAB_SCHEDULER": scheduler}
         if store is not None:
-            child_env["MVLAB_STORE"] = str(store)
+            child_env["MVLAB_STORE"] = absolute_location(store)
         if "MVLAB_THREADS_PER_RUN" not in child_env:  # as the embedded engine shares the cores between its workers
             workers = int(child_env.get("MVLAB_WORKERS") or os.cpu_count() or 1)
             child_env["MVLAB_THREADS_PER_RUN"] = str(max(1, (os.cpu_count() or 1) // max(1, workers)))

@@ -95,5 +95,5 @@ def stored_result(store, kind: str, fingerprint: str, settings, result_type):
     run_id = store.find_finished(kind, fingerprint, settings)
     if run_id is None:
         return None
-    return RESULTS.get("result", [str(store.path), run_id, result_type.__name__],
+    return RESULTS.get("result", [store.location, run_id, result_type.__name__],
                        lambda: store.run_result(run_id, result_type))
