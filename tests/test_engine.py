@@ -5,11 +5,13 @@ import itertools
 import time
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from mvlab.engine import Engine, EngineConfig, Request, RunRecord, ServerBusy
 from mvlab.engine.estimates import estimated_start
-from mvlab.store import ResultsStore
+from mvlab.engine.relay import Applier, RelayedStore, StoreRelay
+from mvlab.store import ResultsStore, process_identity
 
 
 class Rows:
@@ -47,15 +49,32 @@ def greedy(data, progress):
     return Rows(float(block[-1]))
 
 
-def protocol(path, progress):
-    """As the Benchmark page's runs: the runner opens and records its own run in the store at ``path``."""
+def protocol(store, progress):
+    """As the Benchmark page's runs: the runner records its own run in the store it is given (in the worker, a
+    RelayedStore whose writes the engine applies to the asking process's store)."""
     from mvlab.datasets.synthetic import make_multiview_classification
     from mvlab.experiments.families import run_experiment
     from mvlab.experiments.protocols import RepeatedHoldout
 
     ds = make_multiview_classification(n_samples=60, n_views=2, random_state=0)
     return run_experiment(ds, "dissimilarity", {"methods": ["average"], "n_estimators": 2}, RepeatedHoldout(400),
-                          store=ResultsStore(path), progress=progress)
+                          store=store, progress=progress)
+
+
+def short_protocol(store, progress):
+    """Three splits recorded through the relay, then the worker's own attempt to read the store."""
+    from mvlab.datasets.synthetic import make_multiview_classification
+    from mvlab.experiments.families import run_experiment
+    from mvlab.experiments.protocols import RepeatedHoldout
+
+    ds = make_multiview_classification(n_samples=60, n_views=2, random_state=0)
+    result = run_experiment(ds, "dissimilarity", {"methods": ["average"], "n_estimators": 2}, RepeatedHoldout(3),
+                            store=store, kind="benchmark:relay", progress=progress)
+    try:
+        store.runs()
+    except ValueError as exc:
+        return result.run_id, str(exc)
+    return result.run_id, "the worker read the store"
 
 
 class Unpackable(Rows):
@@ -76,7 +95,7 @@ _ids = itertools.count()
 
 def request(fn, data, store=None, key=None, kind="test"):
     record = None if store is None else RunRecord(kind, "toy", "fp", 0, {"data": repr(data), "key": key},
-                                                  store_path=str(store.path))
+                                                  store_location=store.location)
     return Request(kind, key or f"{fn.__name__}-{data}-{next(_ids)}", fn, data, record)
 
 
@@ -162,7 +181,7 @@ def test_the_last_waiter_stopping_ends_the_run_and_frees_its_worker(engine, stor
 
 
 def test_a_stopped_protocol_run_is_recorded_stopped_by_its_runner_with_the_splits_it_finished(engine, store):
-    job = engine.submit(request(protocol, str(store.path)), "erin")  # the runner's own record, as on Benchmark
+    job = engine.submit(request(protocol, StoreRelay(store.location)), "erin")  # the runner's record, as on Benchmark
     wait_until(lambda: len(store.results()) >= 2)  # two splits stored
     assert engine.detach("erin") == ("stopped", 0)
     assert wait_state(engine, job, ("stopped",), timeout=10).state == "stopped"
@@ -170,6 +189,42 @@ def test_a_stopped_protocol_run_is_recorded_stopped_by_its_runner_with_the_split
     run = store.runs().loc[0]
     assert run["status"] == "stopped", run["status"]  # a Stop is no failure
     assert 2 <= run["summary"]["splits_done"] < 400 and len(store.results(run["run_id"])) >= 2
+
+
+def test_a_worker_records_through_the_engine_and_never_opens_the_store(engine, tmp_path):
+    """Issue #46: the workers may be other machines; what they store comes back through the engine to the process
+    that asked, which writes it (its owner: this process)."""
+    from mvlab.store import process_identity
+
+    store = ResultsStore(tmp_path / "asker.sqlite")
+    job = engine.submit(request(short_protocol, StoreRelay(store.location)), "fay")
+    assert wait_state(engine, job, ("finished",)).state == "finished"
+    run_id, said = engine.outcome(job).result
+    assert "does not read the results store" in said
+    run = store.runs().set_index("run_id").loc[run_id]
+    assert run["status"] == "finished" and run["kind"] == "benchmark:relay" and run["summary"]["splits"] == 3
+    assert run["owner"] == process_identity()  # recorded by this process, not by a worker
+    assert len(store.results(run_id)) == 3
+
+
+def test_relayed_writes_are_applied_once_in_order_whatever_order_they_arrive_in(tmp_path):
+    sent = []
+    relayed = RelayedStore(sent.append)
+    run = relayed.start_run("k", "d", "f", np.int64(3), {"trees": np.int64(5)})
+    relayed.add_results(run, [{"repetition": 0, "method": "m", "metric": "accuracy", "value": np.float64(0.5)}])
+    relayed.finish_run(run, {"compute_seconds": 1.0})
+    with pytest.raises(ValueError, match="does not read the results store"):
+        relayed.find_run("k", "f", {})
+    store = ResultsStore(tmp_path / "r.sqlite")
+    applier = Applier(lambda: store)
+    applier.take([sent[2], sent[1]])  # the end first: waits for the start
+    assert applier.applied == 0 and store.runs().empty
+    applier.take([sent[0]])
+    applier.take(relayed.operations)  # the task's full list at its end: nothing applied twice
+    assert applier.applied == 3 and len(store.results(run)) == 1
+    assert store.runs().loc[0, "status"] == "finished" and store.runs().loc[0, "settings"] == {"trees": 5}
+    with pytest.raises(ValueError, match="not a write"):
+        Applier(lambda: store).take([{"seq": 0, "op": "forget", "args": ["f"], "kwargs": {}}])
 
 
 def test_the_queue_tells_positions_in_order_and_a_queued_run_leaves_it_at_once(engine, store):
@@ -299,3 +354,34 @@ def _start_by_brute_force(running, ahead, n_workers):
 ])
 def test_estimated_start_is_the_queue_played_out_on_the_workers(running, ahead, n_workers):
     assert estimated_start(running, ahead, n_workers) == pytest.approx(_start_by_brute_force(running, ahead, n_workers))
+
+
+def test_ofsp_folds_kept_by_a_worker_come_back_through_the_engine_and_a_cut_off_repetition_resumes(engine, tmp_path):
+    """The command line's OFSP repetitions on the engine (reproduce ofsp --table3 --n-jobs N): the worker keeps its
+    finished folds through a relay; cut off, the repetition reads them back from the relay's copy and sends only
+    its reopening and its end."""
+    from mvlab.engine.relay import relayed_into
+    from mvlab.reproduction import ofsp_paper
+
+    store = ResultsStore(tmp_path / "folds.sqlite")
+    task = ofsp_paper.OfspTask("golub-3051", "nb", 0)
+    small = dict(max_views=2, n_splits=3, max_features=40, ga_generations=1, inner_cv=2, n_jobs=1)
+    client = engine.client
+    with relayed_into(client, store) as appliers:
+        first = client.submit(ofsp_paper.run_ofsp_draw, task, pure=False,
+                              split_store=StoreRelay(store.location, store.dump(ofsp_paper.SPLITS_KIND)),
+                              **small).result(120)
+    runs = store.runs()
+    assert len(runs) == 1 and runs.loc[0, "status"] == "finished" and runs.loc[0, "owner"] == process_identity()
+    n_rows = len(store.results(runs.loc[0, "run_id"]))
+    assert n_rows > 0 and [a.applied for a in appliers.values()] == [2 + 3]  # start, 3 folds, finish
+    store.finish_run(runs.loc[0, "run_id"], status="interrupted")  # as if the command had been cut off
+    with relayed_into(client, store) as appliers:
+        again = client.submit(ofsp_paper.run_ofsp_draw, task, pure=False,
+                              split_store=StoreRelay(store.location, store.dump(ofsp_paper.SPLITS_KIND)),
+                              **small).result(120)
+    assert [a.applied for a in appliers.values()] == [2]  # reopened and finished: every fold read back
+    assert store.runs().loc[0, "status"] == "finished" and len(store.results(runs.loc[0, "run_id"])) == n_rows
+    key = ["method", "k"]
+    a, b = pd.DataFrame(first).sort_values(key), pd.DataFrame(again).sort_values(key)
+    assert np.allclose(a["accuracy"], b["accuracy"])

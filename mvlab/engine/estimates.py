@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 
-from mvlab.store import ResultsStore
+from mvlab.engine.records import store_at
 
 __all__ = ["DEFAULT_SECONDS", "estimated_start", "typical_seconds"]
 
@@ -12,12 +12,13 @@ DEFAULT_SECONDS = 30.0
 """Assumed duration of a kind of run never measured yet (for the first estimated waits)."""
 
 
-def typical_seconds(measured: list[float] | None, kind: str | None = None, store_path: str | None = None) -> float:
+def typical_seconds(measured: list[float] | None, kind: str | None = None,
+                    store_location: str | None = None) -> float:
     """Typical computing seconds of runs like this one: the median of the last 20 ``measured`` (this
     server's), else of the results store's finished runs of ``kind``, else :data:`DEFAULT_SECONDS`."""
     if not measured and kind is not None:
         try:
-            measured = ResultsStore(store_path).typical_seconds(kind)
+            measured = store_at(store_location).typical_seconds(kind)
         except ValueError:
             measured = []
     return float(statistics.median(measured[-20:])) if measured else DEFAULT_SECONDS

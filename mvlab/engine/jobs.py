@@ -18,7 +18,8 @@ A page submits a :class:`Request` (what to compute and its identity ``key``) on 
 * records runs with a :class:`RunRecord` in the results store as they go (``queued``,
   ``running``, then ``finished`` with the result's rows and artifact, ``failed`` or ``stopped``),
   from the engine's own thread, so a result is kept even when every page that asked for it has
-  closed.
+  closed; a computation that records its own runs (the Benchmark page's) writes through the engine too
+  (:mod:`mvlab.engine.relay`): no worker ever opens the results store.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from distributed import Event, KilledWorker
 from mvlab.engine import records
 from mvlab.engine.cluster import EngineConfig, connect
 from mvlab.engine.estimates import DEFAULT_SECONDS, estimated_start, typical_seconds
+from mvlab.engine.relay import Applier, StoreRelay
 from mvlab.engine.requests import JobStatus, Request, ServerBusy, ServerStatus
 from mvlab.engine.task import TOPIC, Outcome, RunStopped, execute, stop_flag_name
 
@@ -69,6 +71,8 @@ class Job:
     future: Any = None
     typical: float = DEFAULT_SECONDS
     done: threading.Event = field(default_factory=threading.Event)
+    relayed: Applier | None = None
+    """The results-store writes of a computation that records its own runs (:mod:`mvlab.engine.relay`)."""
 
     @property
     def active(self) -> bool:
@@ -194,6 +198,8 @@ class Engine:
                 replaced = self._detach_locked(holder)
                 job = new = Job(uuid.uuid4().hex[:12], request, next(self._order), time.time(), {holder},
                                 typical=self._typical(request))
+                if isinstance(request.data, StoreRelay):
+                    job.relayed = Applier(lambda location=request.data.location: records.store_at(location))
                 self._jobs[job.id] = job
                 self._by_key[request.key] = job.id
                 self._held[holder] = job.id
@@ -323,7 +329,7 @@ class Engine:
     def _typical(self, request: Request) -> float:
         measured = self._durations.get(request.key) or self._durations.get(request.kind)
         record = request.record
-        return typical_seconds(measured, record.kind if record else None, record.store_path if record else None)
+        return typical_seconds(measured, record.kind if record else None, record.store_location if record else None)
 
     def _remaining(self, job: Job, now: float) -> float:
         elapsed = now - (job.started or now)
@@ -346,6 +352,9 @@ class Engine:
         _, msg = event
         with self._lock:
             job = self._jobs.get(msg.get("job"))
+            if job is not None and msg.get("state") == "store" and job.relayed is not None:
+                self._todo.put(("store", (job, [msg.get("operation") or {}])))  # also after the task ended
+                return
             if job is None or not job.active:
                 return
             if msg.get("state") == "running" and job.state == "queued":
@@ -363,6 +372,10 @@ class Engine:
             if item is None:
                 return
             what, job = item
+            if what == "store":
+                job, operations = job
+                self._relay(job, operations)
+                continue
             try:
                 if what == "running":
                     records.update(job.request.record, job.run_id, "mark_running")
@@ -371,6 +384,14 @@ class Engine:
             except Exception as exc:  # never let the engine's thread die
                 job.error = job.error or f"{type(exc).__name__}: {exc}"
                 self._end(job, "failed")
+
+    def _relay(self, job: Job, operations) -> None:
+        """Apply a worker's results-store writes (:mod:`mvlab.engine.relay`); a write the store refuses is said on
+        the run's status, never lost silently."""
+        try:
+            job.relayed.take(operations)
+        except Exception as exc:  # noqa: BLE001 - the store's refusal, in words, for the pages that wait
+            job.error = job.error or f"The results could not all be saved in the results store: {exc}"
 
     def _finish(self, job: Job) -> None:
         future = job.future
@@ -396,12 +417,15 @@ class Engine:
             job.error = f"The run failed: {type(exc).__name__}: {exc}"
             self._end(job, "failed")
             return
+        if job.relayed is not None:  # the writes whose messages have not arrived (or never will)
+            self._relay(job, outcome.stored)
         job.outcome = outcome
         with self._lock:
             self._durations.setdefault(job.request.key, []).append(outcome.seconds)
             self._durations.setdefault(job.request.kind, []).append(outcome.seconds)
             job.fraction = 1.0
-        job.error = records.finish(job.request.record, job.run_id, outcome.result, outcome.seconds, outcome.artifact)
+        job.error = records.finish(job.request.record, job.run_id, outcome.result, outcome.seconds,
+                                   outcome.artifact) or job.error
         self._end(job, "finished")
 
     def _end(self, job: Job, state: str) -> None:

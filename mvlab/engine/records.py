@@ -4,10 +4,23 @@
 
 from __future__ import annotations
 
+import functools
+
 from mvlab.engine.requests import RunRecord
 from mvlab.store import ResultsStore
 
-__all__ = ["start", "update", "finish"]
+__all__ = ["start", "update", "finish", "store_at"]
+
+
+@functools.lru_cache(maxsize=8)
+def _opened(location: str) -> ResultsStore:
+    return ResultsStore(location)
+
+
+def store_at(location: str | None) -> ResultsStore:
+    """The results store at ``location`` (the default one for None), opened once per process and location: the
+    engine records every run's steps in it, and a PostgreSQL store's connections are worth keeping."""
+    return ResultsStore() if location is None else _opened(str(location))
 
 
 def start(record: RunRecord | None) -> str | None:
@@ -15,8 +28,9 @@ def start(record: RunRecord | None) -> str | None:
     if record is None:
         return None
     try:
-        return ResultsStore(record.store_path).start_run(record.kind, record.dataset, record.fingerprint, record.seed,
-                                                         record.settings, private=record.private, status="queued")
+        store = store_at(record.store_location)
+        return store.start_run(record.kind, record.dataset, record.fingerprint, record.seed, record.settings,
+                               private=record.private, status="queued")
     except ValueError:
         return None
 
@@ -26,7 +40,7 @@ def update(record: RunRecord | None, run_id: str | None, method: str, *args, **k
     if record is None or run_id is None:
         return
     try:
-        getattr(ResultsStore(record.store_path), method)(run_id, *args, **kwargs)
+        getattr(store_at(record.store_location), method)(run_id, *args, **kwargs)
     except ValueError:
         pass
 
@@ -39,7 +53,7 @@ def finish(record: RunRecord | None, run_id: str | None, result, seconds: float,
     if record is None or run_id is None:
         return None
     try:
-        store = ResultsStore(record.store_path)
+        store = store_at(record.store_location)
         store.add_results(run_id, result.result_rows())
         store.put_artifact(run_id, "result", artifact if artifact is not None else result.to_npz())
         store.finish_run(run_id, {"compute_seconds": seconds})

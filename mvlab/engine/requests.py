@@ -26,7 +26,7 @@ class RunRecord:
     seed: int | None
     settings: dict
     private: bool = False
-    store_path: str | None = None
+    store_location: str | None = None
 
 
 @dataclass(frozen=True)
@@ -79,10 +79,10 @@ def result_key(settings, ds) -> str:
     return json.dumps([settings.kind, ds.fingerprint(), settings.key()], sort_keys=True, default=str)
 
 
-def settings_request(settings, ds, store_path: str, label: str = "") -> Request:
+def settings_request(settings, ds, store_location: str, label: str = "") -> Request:
     """The request of a page's settings object on the dataset ``ds``: ``settings.run(ds, progress)``
-    in a worker, identified by :func:`result_key`, recorded in the results store at ``store_path``
+    in a worker, identified by :func:`result_key`, recorded in the results store at ``store_location``
     (privately for uploaded data)."""
     record = RunRecord(settings.kind, ds.name, ds.fingerprint(), settings.seed, settings.key(),
-                       private=ds.origin == "upload", store_path=store_path)
+                       private=ds.origin == "upload", store_location=store_location)
     return Request(settings.kind, result_key(settings, ds), settings.run, ds, record, label)

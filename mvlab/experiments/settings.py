@@ -555,13 +555,6 @@ class BenchmarkSettings(ExperimentSettings):
             params["n_estimators"] = self.n_estimators
         return params
 
-    def run_stored(self, store_path: str, progress=None) -> tuple[str, list[str]]:
-        """:meth:`run` into the results store at ``store_path`` (what a job-engine worker is given:
-        a path, not an open store)."""
-        from mvlab.store import ResultsStore
-
-        return self.run(ResultsStore(store_path), progress)
-
     def run(self, store, progress=None, batch: str | None = None) -> tuple[str, list[str]]:
         """Run the family on every dataset (a stratified sample of at most ``n_max`` instances),
         storing every run under one batch kind; returns (batch, messages about skipped datasets)."""

@@ -141,18 +141,22 @@ def run_ofsp_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_
     """One repetition: the six methods at k = 1..``max_views`` on ``n_splits`` folds; rows of
     :data:`OFSP_DRAW_COLUMNS` (per method and k, the mean over the folds).
 
-    ``split_store``: the path of a results store (:class:`mvlab.store.ResultsStore`) in which every finished fold
-    is kept as it ends (kind :data:`SPLITS_KIND`) and from which a repetition cut off earlier takes its finished
-    folds back, so an interrupted repetition of many hours (Madelon with the linear SVM) loses one fold at most."""
+    ``split_store``: the location of a results store (:class:`mvlab.store.ResultsStore`), or a relay to one
+    (:class:`mvlab.engine.relay.StoreRelay`: on the job engine, whose workers never open the store), in which every
+    finished fold is kept as it ends (kind :data:`SPLITS_KIND`) and from which a repetition cut off earlier takes its
+    finished folds back, so an interrupted repetition of many hours (Madelon with the linear SVM) loses one fold at
+    most."""
     from mvlab.experiments.view_construction import k_sweep
 
     ds = load(task.dataset)
     seed = task.seed
     resume = {}
     if split_store is not None:
+        from mvlab.engine.relay import StoreRelay
         from mvlab.store import ResultsStore
 
-        resume = {"store": ResultsStore(split_store), "kind": SPLITS_KIND, "resume": True}
+        store = split_store.open() if isinstance(split_store, StoreRelay) else ResultsStore(split_store)
+        resume = {"store": store, "kind": SPLITS_KIND, "resume": True}
     result = k_sweep(ds.X, ds.y, classifiers=[task.classifier], max_views=max_views, n_splits=n_splits, n_repeats=1,
                      random_state=seed, n_jobs=n_jobs, **resume, **{**PROTOCOL_OPTIONS, **options})
     wide = result.table.pivot_table(index=["method", "k"], columns="metric", values="value", aggfunc="mean")

@@ -436,6 +436,27 @@ class ResultsStore(Database):
         """The newest finished run of this kind on the same data with identical settings, or None."""
         return self._newest(kind, fingerprint, settings, finished=True)
 
+    def dump(self, kind: str, unfinished_only: bool = True) -> dict:
+        """The runs of ``kind`` (only those not finished, by default) with their results, as JSON-able rows
+        ``{"runs": [...], "results": [...]}``: what a computation elsewhere resumes from (:meth:`load`,
+        :mod:`mvlab.engine.relay`)."""
+        where = [RUNS.c.kind == kind] + ([RUNS.c.status != "finished"] if unfinished_only else [])
+        with self._connect() as conn:
+            runs = [dict(r._mapping) for r in conn.execute(sa.select(RUNS).where(*where))]
+            ids = [r["run_id"] for r in runs]
+            results = [dict(r._mapping) for r in conn.execute(
+                sa.select(*[c for c in RESULTS.c if c.name != "id"]).where(RESULTS.c.run_id.in_(ids))
+                .order_by(RESULTS.c.id))] if ids else []
+        return {"runs": runs, "results": results}
+
+    def load(self, dump: Mapping[str, list]) -> None:
+        """Insert the rows of a :meth:`dump` (runs first, then their results, in their order), in one transaction."""
+        with self._transaction() as conn:
+            if dump.get("runs"):
+                conn.execute(RUNS.insert(), list(dump["runs"]))
+            if dump.get("results"):
+                conn.execute(RESULTS.insert(), list(dump["results"]))
+
     def finished_result(self, kind: str, fingerprint: str, settings: Mapping[str, Any], result_type):
         """The newest finished run's ``"result"`` artifact read back as ``result_type.from_npz(bytes)``
         (what the pages and the lessons show), or None when no such run or artifact is stored."""

@@ -22,6 +22,7 @@ from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestTy
 
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.engine import Engine, JobStatus, Request, shared_engine
+from mvlab.engine.relay import StoreRelay
 from mvlab.engine.requests import result_key, settings_request
 from mvlab.store import ResultsStore
 from mvlab.ui import shared
@@ -125,7 +126,7 @@ def request_for(settings, ds: MultiViewDataset, label: str = "") -> Request:
     """The engine request of a page's settings on ``ds``: ``settings.run(ds, progress)`` in a
     worker, identified by :func:`result_key`, recorded in the results store (privately for an
     upload)."""
-    return settings_request(settings, ds, str(results_store().path), label)
+    return settings_request(settings, ds, results_store().location, label)
 
 
 def _say_wait(seconds: float | None) -> str:
@@ -227,11 +228,12 @@ def follow(job_id: str, label: str, stop_key: str):
 
 
 def benchmark_request(settings) -> Request:
-    """The Benchmark page's request: every dataset's runs, written by the worker into this
-    server's results store (one batch of runs; an identical request attaches to it)."""
-    path = str(results_store().path)
-    return Request("benchmark", json.dumps(["benchmark", settings.key(), path], sort_keys=True, default=str),
-                   settings.run_stored, path, label="Benchmark")
+    """The Benchmark page's request: every dataset's runs, recorded in this server's results store through the
+    engine as the worker computes them (:mod:`mvlab.engine.relay`; one batch of runs; an identical request
+    attaches to it)."""
+    location = results_store().location
+    return Request("benchmark", json.dumps(["benchmark", settings.key(), location], sort_keys=True, default=str),
+                   settings.run, StoreRelay(location), label="Benchmark")
 
 
 def engine_button(request: Request, key: str, label: str, button: str = "Train", auto: bool = False):
