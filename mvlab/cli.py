@@ -24,7 +24,7 @@ import importlib.util
 import os
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -35,7 +35,7 @@ import mvlab.datasets as datasets
 from mvlab.experiments.families import FAMILIES, get_family, make_protocol, run_experiment
 from mvlab.experiments.report import family_reports, markdown
 from mvlab.experiments.view_construction import CLASSIFIERS
-from mvlab.store import ResultsStore
+from mvlab.store import ResultsStore, absolute_location
 
 
 @dataclass
@@ -150,6 +150,20 @@ def on_engine(args, store: ResultsStore):
             engine.close()
 
 
+def _relayed(store: ResultsStore):
+    """On the job engine (:func:`on_engine` open), the writes its workers relay are applied to ``store``
+    (:func:`mvlab.engine.relay.relayed_into`); without one, nothing to do."""
+    from distributed import Client
+
+    from mvlab.engine.relay import relayed_into
+
+    try:
+        client = Client.current(allow_global=False)
+    except ValueError:
+        return nullcontext()
+    return relayed_into(client, store)
+
+
 def cmd_run(args) -> int:
     """Run one experiment on one dataset (``python -m mvlab run``): the family's quick preset with ``--trees`` and
     ``--methods``, stored as it runs, then its mean ± std table printed; returns 0."""
@@ -170,7 +184,7 @@ def cmd_run(args) -> int:
                              progress=_print_progress(ds.name))
     print(file=sys.stderr)
     resumed = f", {res.resumed_splits} split(s) read back" if res.resumed_splits else ""
-    print(f"run {res.run_id} stored in {store.path} ({res.seconds:.0f} s{resumed})")
+    print(f"run {res.run_id} stored in {store.shown} ({res.seconds:.0f} s{resumed})")
     _print_reports(res.table, family, full=False)
     return 0
 
@@ -216,7 +230,7 @@ def _reproduce_ofsp(rep: Reproduction, mode: str, args, store: ResultsStore) -> 
         print("  OFSP keeps " + ", ".join(f"{r['median']:.1f}% ({r['classifier']})" for _, r in pct.iterrows())
               + " of the features (median over k).")
     figures = _print_across_datasets(medians)
-    print(f"\n{time.perf_counter() - start:.0f} s; stored in {store.path}")
+    print(f"\n{time.perf_counter() - start:.0f} s; stored in {store.shown}")
     _write_figures(figures, getattr(args, "figures", None))
     print(f"\nThe paper: {rep.note}")
     return 0
@@ -417,10 +431,14 @@ def _reproduce_ofsp_table3(args, store: ResultsStore) -> int:
         default_repeats = madelon_generator.N_DRAWS if reading == "generator" else ofsp_paper.N_REPEATS
         tasks = ofsp_paper.ofsp_grid(datasets=args.datasets or datasets, classifiers=args.classifiers or classifiers,
                                      repeats=args.repetitions or default_repeats)
-        # the protocol's repetitions keep their finished folds in the results store (hours each with the SVM)
-        folds = {"split_store": str(store.path)} if draw is None else {}
-        ofsp_paper.run_ofsp_protocol(out / f"{stem}_draws.csv", tasks, n_jobs=args.n_jobs, draw=draw, say=_say,
-                                     **folds)
+        # the protocol's repetitions keep their finished folds in the results store (hours each with the SVM),
+        # written by this process: the engine's workers send them back (mvlab.engine.relay)
+        from mvlab.engine.relay import StoreRelay
+
+        folds = {"split_store": StoreRelay(store.location, store.dump(ofsp_paper.SPLITS_KIND))} if draw is None else {}
+        with _relayed(store):
+            ofsp_paper.run_ofsp_protocol(out / f"{stem}_draws.csv", tasks, n_jobs=args.n_jobs, draw=draw, say=_say,
+                                         **folds)
     status = _print_written(write(out, args.report))
     if args.figures:  # the printed cells under the protocol and the test-fold reading, from both cells files
         from mvlab.viz.reproduction_figures import ofsp_paper_against_ours
@@ -500,7 +518,7 @@ def _reproduce(rep: Reproduction, mode: str, args, store: ResultsStore) -> int:
     took = ("an unknown time (some runs were stored by an older mvlab)" if computed != computed
             else f"{computed:.0f} s (summed over the calls that computed them)")
     print(f"\n{len(data)} dataset(s), {time.perf_counter() - start:.0f} s in this call; computing every split took "
-          f"{took}; stored in {store.path}\n")
+          f"{took}; stored in {store.shown}\n")
     _print_reports(table, family)
     _print_choice_quality(table)
     print(f"\nThe paper: {rep.note}")
@@ -570,7 +588,7 @@ def cmd_lesson(args) -> int:
         path.write_text(render_handout(lessons[0], step_contexts(lessons[0], store)), encoding="utf-8")
         print(f"handout of lesson '{lessons[0].id}' written to {path} ({path.stat().st_size / 1e6:.1f} MB)")
     else:
-        print(f"{len(lessons)} lesson(s) ready in {store.path}: every step opens without training.")
+        print(f"{len(lessons)} lesson(s) ready in {store.shown}: every step opens without training.")
     return 0
 
 
@@ -627,7 +645,7 @@ def cmd_dashboard(args, streamlit_options: Sequence[str] = ()) -> int:
         raise ValueError("The dashboard needs Streamlit and the app's other packages: pip install 'mvlab[app]'.")
     env = dict(os.environ)
     if args.store:
-        env["MVLAB_STORE"] = str(Path(args.store).resolve())
+        env["MVLAB_STORE"] = absolute_location(args.store)
     command = [sys.executable, "-m", "streamlit", "run", str(resources.path("app.py")),
                "--browser.gatherUsageStats", "false", *streamlit_options]
     try:
@@ -643,12 +661,25 @@ def cmd_serve(args) -> int:
     return serve_forever(args.processes, args.port, args.address, args.store)
 
 
+def cmd_certificates(args) -> int:
+    """``certificates``: :func:`mvlab.engine.certificates.make_certificates` into ``args.folder``; prints where the
+    settings file is and how to load it; returns 0."""
+    from mvlab.engine.certificates import make_certificates
+
+    env = make_certificates(args.folder, args.days)
+    print(f"certificates and Dask's TLS settings in {env.parent}\n"
+          f"load them before dask scheduler, dask worker and mvlab serve: set -a; . {env}; set +a\n"
+          f"copy the folder to every machine of the engine, without ca-key.pem")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``python -m mvlab`` (or ``mvlab``): the subcommands ``datasets``, ``runs``, ``run``,
-    ``reproduce``, ``lesson``, ``dashboard`` and ``serve``, each with its handler as ``func``."""
+    ``reproduce``, ``lesson``, ``dashboard``, ``serve`` and ``certificates``, each with its handler as ``func``."""
     parser = argparse.ArgumentParser(prog="python -m mvlab", description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", default=None,
-                        help="results store file (default $MVLAB_STORE or ~/.mvlab/results.sqlite)")
+                        help="results store: a SQLite file or a postgresql:// URL (default $MVLAB_STORE or "
+                             "~/.mvlab/results.sqlite)")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("datasets", help="list the bundled datasets").set_defaults(func=cmd_datasets)
     runs = sub.add_parser("runs", help="list the stored runs")
@@ -724,6 +755,12 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--address", default="0.0.0.0",
                      help="the address nginx listens on (default 0.0.0.0: every interface, as make run)")
     srv.set_defaults(func=cmd_serve)
+
+    certs = sub.add_parser("certificates", help="the job engine's TLS certificates and Dask settings for several "
+                                                "machines (see docs/guide/deploy.md)")
+    certs.add_argument("folder", help="an empty folder to write them into")
+    certs.add_argument("--days", type=int, default=825, help="how long they are valid (default 825)")
+    certs.set_defaults(func=cmd_certificates)
     return parser
 
 

@@ -4,9 +4,14 @@ or an existing cluster named by its scheduler's address.
 :class:`EngineConfig` reads the environment once:
 
 ``MVLAB_SCHEDULER``
-    ``tcp://host:8786`` of an existing Dask scheduler (a class that outgrows one machine: start
-    ``dask scheduler`` and ``dask worker tcp://host:8786 --nthreads 1 --memory-limit 8GB`` on other
-    machines).  Unset or ``local``: an embedded :class:`distributed.LocalCluster`.
+    ``tls://host:8786`` of an existing Dask scheduler (a class that outgrows one machine: start
+    ``dask scheduler`` and ``dask worker tls://host:8786 --nthreads 1 --memory-limit 8GB`` on other
+    machines, all with the certificates of ``mvlab certificates``: docs/guide/deploy.md).  Unset or ``local``:
+    an embedded :class:`distributed.LocalCluster`.  Whoever reaches a scheduler runs code on its workers, so
+    an address on another machine must be ``tls://`` with Dask's own TLS settings
+    (``DASK_DISTRIBUTED__COMM__TLS__CA_FILE``, ``…__CLIENT__CERT``, ``…__CLIENT__KEY``); plain ``tcp://`` is
+    refused there unless ``MVLAB_ALLOW_PLAIN_TCP=1`` (a network nobody else reaches).  On connecting, workers
+    whose mvlab or libraries differ from this process's are named, with their versions (:func:`check_versions`).
 ``MVLAB_WORKERS``
     Worker processes of the embedded cluster (default: as many as cores).
 ``MVLAB_WORKER_MEMORY``
@@ -45,7 +50,9 @@ import psutil
 from distributed import Client, LocalCluster
 from distributed.diagnostics.plugin import WorkerPlugin
 
-__all__ = ["EngineConfig", "connect", "parse_bytes"]
+__all__ = ["EngineConfig", "connect", "parse_bytes", "check_versions", "version_differences", "scheduler_security"]
+
+_LOOPBACK = ("127.", "localhost", "[::1]", "::1")
 
 
 def parse_bytes(text: str) -> int:
@@ -140,17 +147,101 @@ def _workers_start_clean():
             sys.modules["__main__"] = real
 
 
+def scheduler_security(address: str, environ=None):
+    """Dask's :class:`distributed.Security` for a scheduler's address, from Dask's own settings (its config files or
+    ``DASK_DISTRIBUTED__COMM__TLS__*`` variables), or ``ValueError`` in words: ``tls://`` without a certificate
+    authority and a client certificate, or plain ``tcp://`` to another machine (anyone who reaches that port runs
+    code on the workers) unless ``MVLAB_ALLOW_PLAIN_TCP=1``."""
+    from distributed import Security
+
+    env = os.environ if environ is None else environ
+    scheme, _, rest = address.partition("://") if "://" in address else ("tcp", "", address)
+    if scheme == "tls":
+        security = Security()
+        missing = [name for name, value in (("DASK_DISTRIBUTED__COMM__TLS__CA_FILE", security.tls_ca_file),
+                                            ("DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT", security.tls_client_cert),
+                                            ("DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY", security.tls_client_key
+                                             or security.tls_client_cert))
+                   if not value]
+        if missing:
+            raise ValueError(f"MVLAB_SCHEDULER={address} needs the engine's certificates: set {', '.join(missing)} "
+                             "(mvlab certificates DIR writes them and the settings file; docs/guide/deploy.md).")
+        return security
+    if scheme == "tcp" and not rest.startswith(_LOOPBACK) and not env.get("MVLAB_ALLOW_PLAIN_TCP"):
+        raise ValueError(f"MVLAB_SCHEDULER={address} is plain tcp:// to another machine: anyone who reaches that "
+                         "port runs code on the workers. Use tls:// with certificates (mvlab certificates; "
+                         "docs/guide/deploy.md), or set MVLAB_ALLOW_PLAIN_TCP=1 on a network nobody else reaches.")
+    return None
+
+
+def _versions_here() -> dict:
+    from mvlab.store import package_versions
+
+    return package_versions()
+
+
+def version_differences(here: dict, workers: dict) -> list[str]:
+    """What differs between this process's versions (``{package: version}``) and each worker's
+    (``{address: {package: version}}``, a worker's missing package as None), one sentence per worker."""
+    out = []
+    for address, theirs in sorted(workers.items()):
+        differ = [f"{name} {theirs.get(name) or 'not installed'} (here {version})" for name, version in here.items()
+                  if theirs.get(name) != version]
+        if differ:
+            out.append(f"{address} has " + ", ".join(differ))
+    return out
+
+
+def _worker_versions(client, names) -> dict:
+    """``{address: {package: version or None}}`` of the workers, asked with functions of the standard library only
+    (a worker without mvlab can still answer)."""
+    import importlib.metadata
+    import platform
+
+    out: dict = {}
+    for address, value in client.run(platform.python_version, on_error="return").items():
+        out.setdefault(address, {})["python"] = value if isinstance(value, str) else None
+    for name in names:
+        for address, value in client.run(importlib.metadata.version, name, on_error="return").items():
+            out.setdefault(address, {})[name] = value if isinstance(value, str) else None
+    return out
+
+
+def check_versions(client) -> None:
+    """``ValueError`` naming every worker whose Python, mvlab or numerical libraries differ from this process's (a
+    run would fail later, or worse, compute other numbers), and Dask's own check of its required packages."""
+    here = _versions_here()
+    try:
+        client.get_versions(check=True)
+    except ValueError as exc:
+        raise ValueError(f"The Dask scheduler or workers run other versions of Dask's packages than this process: "
+                         f"{exc}") from None
+    differ = version_differences(here, _worker_versions(client, [n for n in here if n != "python"]))
+    if differ:
+        raise ValueError("The engine's workers differ from this process: " + "; ".join(differ) + ". Install the "
+                         "same on every machine (pip install --require-hashes -r requirements.lock, then this mvlab; "
+                         "docs/guide/deploy.md).")
+
+
 def connect(config: EngineConfig) -> tuple[Client, LocalCluster | None]:
     """A client of the configured engine, and the embedded cluster it started (None for an
-    existing cluster).  The embedded scheduler lives in this process; a worker killed for memory
-    fails its run at once (``allowed-failures: 0``) rather than retrying it on the next worker."""
+    existing cluster, whose workers' versions are checked: :func:`check_versions`).  The embedded scheduler lives in
+    this process; a worker killed for memory fails its run at once (``allowed-failures: 0``) rather than retrying it
+    on the next worker."""
     if config.scheduler is not None:
+        security = scheduler_security(config.scheduler)
         try:
-            return Client(config.scheduler, timeout="10s", set_as_default=False), None
+            client = Client(config.scheduler, timeout="10s", set_as_default=False, security=security)
         except (OSError, TimeoutError) as exc:
             raise ValueError(f"Cannot reach the Dask scheduler at MVLAB_SCHEDULER={config.scheduler}: {exc}. "
                              "Start it (dask scheduler) or unset MVLAB_SCHEDULER to use the embedded engine."
                              ) from None
+        try:
+            check_versions(client)
+        except ValueError:
+            client.close()
+            raise
+        return client, None
     dashboard = config.dashboard
     try:
         import bokeh  # noqa: F401  (the engine's own dashboard needs it)
