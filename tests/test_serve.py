@@ -54,13 +54,20 @@ def keys_for_each_process(url: str, processes: int) -> dict[str, str]:
     raise AssertionError(f"200 keys reached only {sorted(found)}")
 
 
-@pytest.fixture(scope="module")
-def two_processes(tmp_path_factory):
-    store = tmp_path_factory.mktemp("serve") / "results.sqlite"
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def two_processes(request, tmp_path_factory):
+    """Two server processes behind nginx on one store: a SQLite file, then a PostgreSQL database (as on several
+    machines, docs/guide/deploy.md)."""
+    if request.param == "sqlite":
+        store = str(tmp_path_factory.mktemp("serve") / "results.sqlite")
+    else:
+        from postgres_server import new_database
+
+        store = new_database(request.getfixturevalue("postgres_url"))
     warm(get_lesson("ofsp"), ResultsStore(store), say=lambda line: None)
     mp = pytest.MonkeyPatch()
     mp.setenv("MVLAB_WORKERS", "1")  # the engine this test's serving() starts: one worker on 2 cores
-    with serving(2, store=str(store), env={"MVLAB_WORKERS": "1"}, say=lambda line: None) as served:
+    with serving(2, store=store, env={"MVLAB_WORKERS": "1"}, say=lambda line: None) as served:
         yield served, store
     mp.undo()
 

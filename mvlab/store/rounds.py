@@ -57,6 +57,32 @@ ANSWERS = sa.Table(
 _PUBLIC = (ROUNDS.c.code, ROUNDS.c.lesson, ROUNDS.c.name, ROUNDS.c.created, ROUNDS.c.step, ROUNDS.c.revealed,
            ROUNDS.c.share, ROUNDS.c.max_answers)
 _UPSERT = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
+_OLDEST, _CODE = sa.bindparam("oldest"), sa.bindparam("code")
+# the statements a class round's pages run on every look, built once (building one costs more than running it)
+_KEPT = sa.select(*_PUBLIC).where(ROUNDS.c.created >= _OLDEST)
+_GET = _KEPT.where(ROUNDS.c.code == _CODE)
+_MANY = _KEPT.where(ROUNDS.c.code.in_(sa.bindparam("codes", expanding=True)))
+_COUNTS = (sa.select(ANSWERS.c.choice, sa.func.count())
+           .where(ANSWERS.c.code == _CODE, ANSWERS.c.step == sa.bindparam("step")).group_by(ANSWERS.c.choice))
+_ALL_COUNTS = (sa.select(ANSWERS.c.code, ANSWERS.c.step, ANSWERS.c.choice, sa.func.count())
+               .where(ANSWERS.c.code.in_(sa.bindparam("codes", expanding=True)))
+               .group_by(ANSWERS.c.code, ANSWERS.c.step, ANSWERS.c.choice))
+_ANSWER_OF = sa.select(ANSWERS.c.choice).where(ANSWERS.c.code == _CODE, ANSWERS.c.token == sa.bindparam("token"),
+                                               ANSWERS.c.step == sa.bindparam("step"))
+_KEY_HASH = sa.select(ROUNDS.c.key_hash).where(ROUNDS.c.code == _CODE)
+_OPEN_ROUND = (sa.select(ROUNDS.c.revealed, ROUNDS.c.max_answers)
+               .where(ROUNDS.c.code == _CODE, ROUNDS.c.created >= _OLDEST).with_for_update())
+_ANSWERS_IN = sa.select(sa.func.count()).where(ANSWERS.c.code == _CODE)
+
+
+def _upsert(dialect: str):
+    """The dialect's INSERT … ON CONFLICT of an answer (a changed mind replaces the earlier choice)."""
+    insert = _UPSERT[dialect](ANSWERS)
+    return insert.on_conflict_do_update(index_elements=[ANSWERS.c.code, ANSWERS.c.token, ANSWERS.c.step],
+                                        set_={"choice": insert.excluded.choice, "time": insert.excluded.time})
+
+
+_RECORD_ANSWER = {dialect: _upsert(dialect) for dialect in _UPSERT}
 """Each dialect's INSERT … ON CONFLICT (the same SQL in both; SQLAlchemy builds it per dialect)."""
 
 
@@ -136,20 +162,16 @@ class ClassRounds(Database):
         steps = frozenset(int(s) for s in revealed.split(",") if s)
         return Round(code, lesson, name, created, int(step), steps, bool(share), int(max_answers))
 
-    def _kept(self, now: float | None):
-        """The public part of the rounds that have not expired."""
-        return sa.select(*_PUBLIC).where(ROUNDS.c.created >= self._oldest_kept(now))
-
     def get(self, code, now: float | None = None) -> Round | None:
         """The round of ``code`` (any case, spaces ignored), or None when there is none or it expired."""
         with self._connect() as conn:
-            row = conn.execute(self._kept(now).where(ROUNDS.c.code == normal_code(code))).first()
+            row = conn.execute(_GET, {"oldest": self._oldest_kept(now), "code": normal_code(code)}).first()
         return None if row is None else self._round(row)
 
     def rounds(self, now: float | None = None) -> list[Round]:
         """Every round kept, newest first."""
         with self._connect() as conn:
-            rows = conn.execute(self._kept(now).order_by(ROUNDS.c.created.desc())).all()
+            rows = conn.execute(_KEPT.order_by(ROUNDS.c.created.desc()), {"oldest": self._oldest_kept(now)}).all()
         return [self._round(r) for r in rows]
 
     def many(self, codes, now: float | None = None) -> dict[str, Round]:
@@ -159,7 +181,7 @@ class ClassRounds(Database):
         if not codes:
             return {}
         with self._connect() as conn:
-            rows = conn.execute(self._kept(now).where(ROUNDS.c.code.in_(codes))).all()
+            rows = conn.execute(_MANY, {"oldest": self._oldest_kept(now), "codes": codes}).all()
         return {r[0]: self._round(r) for r in rows}
 
     def all_counts(self, codes) -> dict[tuple[str, int], dict[int, int]]:
@@ -167,10 +189,8 @@ class ClassRounds(Database):
         codes = sorted({normal_code(c) for c in codes})
         if not codes:
             return {}
-        a = ANSWERS.c
         with self._connect() as conn:
-            rows = conn.execute(sa.select(a.code, a.step, a.choice, sa.func.count()).where(a.code.in_(codes))
-                                .group_by(a.code, a.step, a.choice)).all()
+            rows = conn.execute(_ALL_COUNTS, {"codes": codes}).all()
         out: dict = {}
         for code, step, choice, n in rows:
             out.setdefault((code, int(step)), {})[int(choice)] = int(n)
@@ -178,24 +198,20 @@ class ClassRounds(Database):
 
     def counts(self, code, step: int) -> dict[int, int]:
         """How many students chose each choice (0-based) of ``step``: ``{choice: count}``."""
-        a = ANSWERS.c
         with self._connect() as conn:
-            rows = conn.execute(sa.select(a.choice, sa.func.count())
-                                .where(a.code == normal_code(code), a.step == int(step)).group_by(a.choice)).all()
+            rows = conn.execute(_COUNTS, {"code": normal_code(code), "step": int(step)}).all()
         return {int(c): int(n) for c, n in rows}
 
     def holds(self, code, key: str | None) -> bool:
         """Whether ``key`` is the teacher key of round ``code``."""
         with self._connect() as conn:
-            stored = conn.execute(sa.select(ROUNDS.c.key_hash).where(ROUNDS.c.code == normal_code(code))).scalar()
+            stored = conn.execute(_KEY_HASH, {"code": normal_code(code)}).scalar()
         return bool(stored is not None and key and secrets.compare_digest(stored, _hash(key)))
 
     def answer_of(self, code, token: str, step: int) -> int | None:
         """The choice a token recorded on a step, or None."""
-        a = ANSWERS.c
         with self._connect() as conn:
-            choice = conn.execute(sa.select(a.choice).where(a.code == normal_code(code), a.token == token,
-                                                            a.step == int(step))).scalar()
+            choice = conn.execute(_ANSWER_OF, {"code": normal_code(code), "token": token, "step": int(step)}).scalar()
         return None if choice is None else int(choice)
 
     # -------------------------------------------------------------------------------- writing
@@ -226,26 +242,18 @@ class ClassRounds(Database):
         code = normal_code(code)
         if not token or len(token) > 64:
             raise RoundError("an answer needs the browser tab's token.")
-        a = ANSWERS.c
         with self._transaction() as conn:
-            row = conn.execute(sa.select(ROUNDS.c.revealed, ROUNDS.c.max_answers)
-                               .where(ROUNDS.c.code == code, ROUNDS.c.created >= self._oldest_kept(now))
-                               .with_for_update()).first()
+            row = conn.execute(_OPEN_ROUND, {"code": code, "oldest": self._oldest_kept(now)}).first()
             if row is None:
                 raise RoundError(f"there is no round {code!r} (or it has expired).")
             if str(int(step)) in row[0].split(","):
                 raise RoundError("the teacher has revealed this step's answer: answers to it are closed.")
-            known = conn.execute(sa.select(a.choice).where(a.code == code, a.token == token,
-                                                           a.step == int(step))).first()
-            if known is None:
-                n = conn.execute(sa.select(sa.func.count()).where(a.code == code)).scalar()
-                if n >= row[1]:
-                    raise RoundError(f"this round is full: it has taken its {row[1]} answers.")
-            insert = _UPSERT[self.dialect](ANSWERS).values(code=code, token=token, step=int(step), choice=int(choice),
-                                                           time=time.time() if now is None else now)
-            conn.execute(insert.on_conflict_do_update(index_elements=[a.code, a.token, a.step],
-                                                      set_={"choice": insert.excluded.choice,
-                                                            "time": insert.excluded.time}))
+            known = conn.execute(_ANSWER_OF, {"code": code, "token": token, "step": int(step)}).first()
+            if known is None and conn.execute(_ANSWERS_IN, {"code": code}).scalar() >= row[1]:
+                raise RoundError(f"this round is full: it has taken its {row[1]} answers.")
+            conn.execute(_RECORD_ANSWER[self.dialect], {"code": code, "token": token, "step": int(step),
+                                                        "choice": int(choice),
+                                                        "time": time.time() if now is None else now})
 
     def _as_teacher(self, conn, code: str, key: str):
         """The round's ``(key_hash, revealed, created)`` (its row locked, PostgreSQL), if ``key`` is its teacher's."""
