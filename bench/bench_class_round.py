@@ -267,7 +267,8 @@ def run_round(n: int, processes: int, clients: int, open_within: float, answer_w
             rounds = ClassRounds(store)
             counted = sum(rounds.counts(code, STEP - 1).values())
             with rounds._connect() as conn:  # when the server recorded the last answer
-                (last_answer,) = conn.execute("SELECT MAX(time) FROM class_answers WHERE code = ?", (code,)).fetchone()
+                (last_answer,) = conn.exec_driver_sql("SELECT MAX(time) FROM class_answers WHERE code = ?",
+                                                      (code,)).fetchone()
             waiting0 = load.cpu_now()  # the class waits for the discussion: what does a waiting student cost?
             time.sleep(WAIT)
             waiting = (load.cpu_now() - waiting0) / WAIT

@@ -547,8 +547,8 @@ def _print_choice_quality(table: pd.DataFrame) -> None:
 
 N_JOBS_HELP = ("splits computed at once by the job engine's workers (-1: every worker); 1 computes them in this "
                "process, one after the other, without the engine")
-SCHEDULER_HELP = ("address of a Dask scheduler (tcp://host:8786) to run on instead of the embedded engine "
-                  "(default $MVLAB_SCHEDULER)")
+SCHEDULER_HELP = ("address of a Dask scheduler (tls://host:8786, with the certificates of mvlab certificates) to run "
+                  "on instead of the embedded engine (default $MVLAB_SCHEDULER)")
 
 
 def cmd_lesson(args) -> int:
@@ -743,6 +743,12 @@ def build_parser() -> argparse.ArgumentParser:
     les.add_argument("--scheduler", default=None, help=SCHEDULER_HELP)
     les.set_defaults(func=cmd_lesson)
 
+    _add_server_commands(sub)
+    return parser
+
+
+def _add_server_commands(sub) -> None:
+    """The subcommands that serve the dashboard and set its machines up: ``dashboard``, ``serve``, ``certificates``."""
     dash = sub.add_parser("dashboard", help="start the dashboard (any other option goes to streamlit run, e.g. "
                                             "--server.port 8600)")
     dash.set_defaults(func=cmd_dashboard)
@@ -761,7 +767,6 @@ def build_parser() -> argparse.ArgumentParser:
     certs.add_argument("folder", help="an empty folder to write them into")
     certs.add_argument("--days", type=int, default=825, help="how long they are valid (default 825)")
     certs.set_defaults(func=cmd_certificates)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

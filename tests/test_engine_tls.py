@@ -16,6 +16,16 @@ from mvlab.engine.cluster import check_versions, scheduler_security, version_dif
 from mvlab.ui.serve import free_port
 
 DASK = str(Path(sys.executable).parent / "dask")
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "guide" / "deploy.md"
+
+
+def guide_command(start: str, port: int) -> list[str]:
+    """The deployment guide's command line that begins with ``start`` (``dask scheduler``, ``dask worker``), on
+    127.0.0.1, a free port and 2GB instead of the guide's every interface, 8786 and 8GB."""
+    (line,) = [line for line in GUIDE.read_text().splitlines() if line.startswith(start)]
+    line = (line.replace("0.0.0.0", "127.0.0.1").replace("SCHEDULER-HOST", "127.0.0.1")
+            .replace("8786", str(port)).replace("8GB", "2GB"))
+    return [DASK, *line.split()[1:]]
 
 
 def tls_settings(folder: Path) -> dict:
@@ -26,16 +36,17 @@ def tls_settings(folder: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def tls_cluster(tmp_path_factory):
-    """`mvlab certificates`, then `dask scheduler` and `dask worker` as two processes over TLS (deploy.md's steps)."""
+    """`mvlab certificates`, then `dask scheduler` and `dask worker` as two processes over TLS: the deployment
+    guide's own command lines (docs/guide/deploy.md)."""
     folder = tmp_path_factory.mktemp("engine-tls")
     assert main(["certificates", str(folder / "certs")]) == 0
     env = {**os.environ, **tls_settings(folder / "certs")}
     port = free_port()
     address = f"tls://127.0.0.1:{port}"
-    scheduler = subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--protocol", "tls", "--port", str(port),
-                                  "--no-dashboard"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    worker = subprocess.Popen([DASK, "worker", address, "--nthreads", "1", "--nworkers", "1", "--no-dashboard",
-                               "--memory-limit", "2GB"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    scheduler = subprocess.Popen(guide_command("dask scheduler", port), env=env, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE)
+    worker = subprocess.Popen(guide_command("dask worker", port), env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)
     try:
         yield address, env, folder
     finally:

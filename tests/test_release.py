@@ -69,3 +69,16 @@ def test_the_lock_pins_every_range_with_hashes_and_is_what_the_tests_run_on():
         except PackageNotFoundError:
             mismatched.append((name, None, pins[name]))
     assert not mismatched, f"installed packages differ from the lock (run make test, which installs it): {mismatched}"
+
+
+def test_ci_checks_the_wheel_in_a_clean_environment_and_requires_postgresql():
+    """.ci/run runs the whole suite with PostgreSQL required (not skipped), then .ci/check-wheel: the wheel installed
+    from the lock into a new environment, every dataset loaded from another folder, every page in Chromium."""
+    run = (ROOT / ".ci" / "run").read_text()
+    assert "MVLAB_REQUIRE_POSTGRES=1" in run and "apt-get install -y -qq postgresql" in run
+    assert run.index("make test") < run.index("bash .ci/check-wheel")
+    check = (ROOT / ".ci" / "check-wheel").read_text()
+    assert "--require-hashes -r requirements.lock" in check and "mvlab dashboard" in check
+    assert "list_datasets()" in check and 'cd "$work/elsewhere"' in check
+    pages = {p.stem for p in (ROOT / "pages").glob("*.py")} - {"home"}
+    assert all(f'"{page}":' in check for page in pages), "a page the wheel check does not open"

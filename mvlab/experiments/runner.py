@@ -25,7 +25,7 @@ The splits go through :class:`joblib.Parallel`, so any joblib backend can take t
 
     from dask.distributed import Client
     import joblib
-    client = Client("tcp://scheduler:8786")        # or Client() for a local cluster
+    client = Client("tls://scheduler:8786")        # or Client() for a local cluster (TLS: docs/guide/deploy.md)
     with joblib.parallel_config(backend="dask"):
         run_experiment(ds, "dissimilarity", {...}, RepeatedHoldout(10), n_jobs=-1)
 
