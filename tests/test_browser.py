@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from axe import violations as axe_violations
 from browser import (
     browser_tests_mark,
     exceptions,
@@ -94,6 +95,7 @@ def test_home(page):
     assert "multi-view learning with random forests" in page.inner_text("h1")
     assert not exceptions(page)
     screenshot(page, "home")
+    assert not (found := axe_violations(page)), found  # WCAG 2.0/2.1 A and AA (issue #47)
 
 
 def test_data_page_switches_dataset_and_keeps_it_across_pages(page):
@@ -108,6 +110,7 @@ def test_data_page_switches_dataset_and_keeps_it_across_pages(page):
     assert wait_for_figures(page, 2) == 2
     assert not exceptions(page)
     screenshot(page, "data")
+    assert not (found := axe_violations(page)), found  # WCAG 2.0/2.1 A and AA (issue #47)
 
 
 def test_dissimilarity_page_trains_with_visible_progress(page):
@@ -119,6 +122,7 @@ def test_dissimilarity_page_trains_with_visible_progress(page):
     assert wait_for_figures(page, 4) >= 4  # accuracy, weights, heatmap(s), MDS
     assert not exceptions(page)
     screenshot(page, "dissimilarity")
+    assert not (found := axe_violations(page)), found  # WCAG 2.0/2.1 A and AA (issue #47)
     # only the open tab's heatmap is drawn; another tab draws its own view's matrix on the click
     view_tab = page.get_by_role("tab").nth(1)
     view = view_tab.inner_text().strip()
@@ -160,6 +164,7 @@ def test_dvs_page_click_on_the_map_selects_an_instance(page):
     assert current_instance(page) not in (None, 0)
     assert not exceptions(page)
     screenshot(page, "dvs")
+    assert not (found := axe_violations(page)), found  # WCAG 2.0/2.1 A and AA (issue #47)
 
 
 def undetermined_text(page):
@@ -183,6 +188,7 @@ def test_siamese_page_trains_and_the_tau_slider_responds(page):
     assert undetermined_text(page) != undetermined
     assert not exceptions(page)
     screenshot(page, "siamese")
+    assert not (found := axe_violations(page)), found  # WCAG 2.0/2.1 A and AA (issue #47)
 
 
 def test_benchmark_page_runs_a_small_comparison(page):
@@ -194,6 +200,7 @@ def test_benchmark_page_runs_a_small_comparison(page):
     assert wait_for_figures(page, 2) >= 2  # ranks and the win/tie/loss chart
     assert not exceptions(page)
     screenshot(page, "benchmark")
+    assert not (found := axe_violations(page)), found  # WCAG 2.0/2.1 A and AA (issue #47)
 
 
 def test_view_construction_page_builds_views_and_draws_the_box_plots(page):
@@ -204,6 +211,7 @@ def test_view_construction_page_builds_views_and_draws_the_box_plots(page):
     assert wait_for_figures(page, 4, timeout=120_000) >= 4  # boxes, lines, partition, partition vs natural
     assert not exceptions(page)
     screenshot(page, "view_construction")
+    assert not (found := axe_violations(page)), found  # WCAG 2.0/2.1 A and AA (issue #47)
 
 
 def test_a_broken_upload_in_the_browser_shows_an_error_and_keeps_the_data(page, tmp_path):

@@ -4,6 +4,7 @@ two students opening an uncomputed step share one run; the handout opens with th
 
 import pytest
 
+from axe import violations as axe_violations
 from browser import browser_tests_mark, exceptions, open_page, running_app, screenshot, settle
 from mvlab.cli import main
 from mvlab.lessons import LESSONS, get_lesson
@@ -77,11 +78,13 @@ def test_walk_every_step(browser, server, lesson_id):
         page.wait_for_selector("text=Make your prediction above", timeout=240_000)  # computed (proximity: now)
         settle(page)
         assert page.locator(".js-plotly-plot").count() == 0  # predict before you see
+        assert not (found := axe_violations(page, f"step {number}, predicting: ")), found  # WCAG 2.0/2.1 A, AA
         answer_and_reveal(page, step)
         ctx = step_contexts(lesson, ResultsStore(store))[step.run]
         items_shown(page, len(step.figures(ctx)))
         assert page.get_by_text("What to notice.").count() == 1
         assert not exceptions(page), exceptions(page)
+        assert not (found := axe_violations(page, f"step {number}, revealed: ")), found
         if lesson_id == "dvs" and number == 5:
             screenshot(page, "lesson-dvs-step-5")
         if number < len(lesson.steps):
@@ -112,6 +115,24 @@ def test_a_step_link_opens_the_step_and_survives_a_reload(browser, server):
     bad.wait_for_selector("text='step=99' is not a step of this lesson (1 to 6); showing step 1.")
     heading(bad, get_lesson('ofsp').steps[0].title)
     assert not exceptions(page) and not exceptions(bad)
+
+
+@pytest.mark.parametrize("lesson_id", list(LESSONS))
+def test_every_step_of_the_teachers_view_passes_axe(browser, server, lesson_id):
+    """The teacher's projector view of every step (answer shown at once, larger text): WCAG 2.0/2.1 A and AA."""
+    url, _ = server
+    lesson = LESSONS[lesson_id]
+    page = open_page(browser, f"{url}/lessons?lesson={lesson_id}&step=1&teacher=1")
+    for number, step in enumerate(lesson.steps, 1):
+        heading(page, step.title)
+        page.wait_for_selector(f"text=Answer: ({chr(97 + step.question.answer)})", timeout=240_000)
+        settle(page)
+        assert not exceptions(page), exceptions(page)
+        assert not (found := axe_violations(page, f"teacher, step {number}: ")), found
+        if number < len(lesson.steps):
+            page.get_by_role("button", name="Next →").click()
+            settle(page)
+    page.context.close()
 
 
 def test_teacher_mode_shows_answers_at_once_without_the_sidebar(browser, server):

@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from axe import violations as axe_violations
 from browser import CHROMIUM, CHROMIUM_ARGS, browser_tests_mark, exceptions, running_app, screenshot, settle
 from mvlab.lessons import get_lesson
 from mvlab.lessons.results import warm
@@ -78,7 +79,8 @@ def test_a_class_round_live(browser, server):
     code = teacher.url.split("round=")[1].split("&")[0]
     students_link = teacher.locator("[data-testid=stCode]").first.inner_text()
     assert f"round={code}" in students_link and "key=" not in students_link
-    teacher.wait_for_selector("[data-testid=stImage] img", timeout=30_000)  # the QR code of the students' link
+    teacher.wait_for_selector("img[alt^='QR code of the students']", timeout=30_000)  # the students' link as a QR code
+    assert not (found := axe_violations(teacher, "teacher, round started: ")), found  # WCAG 2.0/2.1 A and AA
 
     students = [open_tab(browser, f"{url}/lessons?lesson=ofsp&step=2&round={code}") for _ in range(6)]
     choices = [1, 1, 1, 0, 2, 0]
@@ -103,6 +105,7 @@ def test_a_class_round_live(browser, server):
     print(f"reveal reached the six students after {[round(t, 2) for t in took]} s")
     assert max(took) <= CROWDED, took  # every student page, without a click
     screenshot(students[0], "round_student_revealed")
+    assert not (found := axe_violations(students[0], "student, revealed: ")), found
 
     for page in students:  # the class looks at the figures and discusses before the teacher moves on
         page.bring_to_front()
@@ -114,6 +117,8 @@ def test_a_class_round_live(browser, server):
     assert max(took) <= CROWDED, took
     screenshot(teacher, "round_teacher")
     assert not any(exceptions(p) for p in students + [teacher])
+    assert not (found := axe_violations(teacher, "teacher, next step: ")), found
+    assert not (found := axe_violations(students[1], "student, next step: ")), found
     for page in students + [teacher]:
         page.context.close()
 
@@ -241,6 +246,7 @@ def test_a_student_on_a_phone(browser, server):
     assert page.evaluate(no_sideways)
     assert page.evaluate("[...document.querySelectorAll('.js-plotly-plot')].every(p => p.layout.dragmode === false)")
     screenshot(page, "round_student_phone_waiting")
+    assert not (found := axe_violations(page, "phone, answered: ")), found  # WCAG 2.0/2.1 A and AA
 
     ClassRounds(store).reveal(code, key, 1)
     page.wait_for_selector(f"text=Answer: ({chr(97 + step2.question.answer)})", timeout=20_000)

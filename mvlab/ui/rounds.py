@@ -279,6 +279,17 @@ def _qr_png(text: str) -> bytes:
     return buffer.getvalue()
 
 
+def _qr_image(text: str) -> str:
+    """The QR code of ``text`` as an ``<img>`` whose text alternative says what it is and where it leads (a screen
+    reader reads the link itself from the code block beside it)."""
+    import base64
+    import html
+
+    data = base64.b64encode(_qr_png(text)).decode()
+    alt = html.escape(f"QR code of the students' link, {text}", quote=True)
+    return f'<img src="data:image/png;base64,{data}" alt="{alt}" width="180" height="180">'
+
+
 LOOPBACK = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 
 
@@ -337,7 +348,8 @@ def teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teacher
         c1.code(students, language=None)
         c1.caption("Your own link (keep it to yourself: it carries the teacher key that reveals, advances and "
                    f"deletes): `?{teacher_query(view.code, view.key)}`")
-        c2.image(_qr_png(students), caption="the students' link", width=180)
+        c2.html(_qr_image(students))
+        c2.caption("the students' link")
         _after_class(lesson, view)
 
 
