@@ -134,7 +134,7 @@ def train_and_show():
         st.plotly_chart(benchmark_figures.critical_difference_diagram(cd), key="bm_cd_chart")
         st.caption("Methods joined by a bar are not significantly different at α = 0.05 "
                    + ("(Nemenyi: their average ranks differ by less than the critical difference). "
-                      if cd.control is None else f"from {control}, the red one. ")
+                      if cd.control is None else f"from {control}, the one in bold vermillion. ")
                    + "Demšar (2006): run the post-hoc only when Friedman's test rejects"
                    + (f" (here p = {report.friedman.p_value:.4f})." if report.friedman is not None else "."))
 

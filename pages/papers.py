@@ -40,7 +40,8 @@ CLASSIFIER_READINGS = {
 sidebar()
 st.title("Papers: published beside reproduced")
 st.caption("Every number a paper printed next to mvlab's mean over independent draws of the paper's protocol, "
-           "with its 95 % interval. Green: the paper's value lies inside our interval; orange: outside. Read from "
+           "with its 95 % interval. The column *paper's value* says whether the paper's value lies inside our interval "
+           "(shaded green) or outside (orange). Read from "
            "the results files committed under docs/reproduction/ (nothing is computed here).")
 
 READ_THE_SCATTER = ("Hover a marker for its cell. A bar that crosses the diagonal is a cell whose printed value lies "

@@ -42,7 +42,8 @@ def test_method_accuracy_built_from_one_layout_draws_what_the_update_call_drew()
 
     accuracy = {"average": 0.91, "knn": 0.93, "dvs": 0.95, "dvs-soft": 0.95}
     values = list(accuracy.values())
-    reference = go.Figure(go.Bar(x=list(accuracy), y=values, text=[f"{v:.3f}" for v in values],
+    reference = go.Figure(go.Bar(x=list(accuracy), y=values,
+                                 text=[f"{v:.3f}<br>best" if v == 0.95 else f"{v:.3f}" for v in values],
                                  textposition="outside", marker_color=[GREEN if v == 0.95 else GREY for v in values],
                                  hovertemplate="%{x}<br>accuracy %{y:.4f}<extra></extra>"))
     reference.update_layout(title="Test accuracy on the same split", yaxis_title="accuracy", xaxis_type="category",
@@ -59,7 +60,7 @@ def test_view_projections_built_from_one_layout_draws_what_make_subplots_and_upd
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
-    from mvlab.viz.palette import class_colors
+    from mvlab.viz.palette import class_colors, class_symbols
 
     rng = np.random.default_rng(n_views)
     classes = ["a", "b", "c"]
@@ -70,14 +71,14 @@ def test_view_projections_built_from_one_layout_draws_what_make_subplots_and_upd
     subtitles = [f"{v}: PC1 and PC2 keep 50% and 20% of the variance" for v in projections]
     reference = make_subplots(rows=rows, cols=cols, subplot_titles=subtitles, horizontal_spacing=0.06,
                               vertical_spacing=0.12)
-    colors = class_colors(classes)
+    colors, symbols = class_colors(classes), class_symbols(classes)
     for k, (view, (coords, _)) in enumerate(projections.items()):
         for cls in classes:
             mask = labels == cls
             if mask.any():
                 reference.add_trace(go.Scattergl(
                     x=coords[mask, 0], y=coords[mask, 1], mode="markers", name=cls, legendgroup=cls,
-                    showlegend=k == 0, marker=dict(color=colors[cls], size=5, opacity=0.75),
+                    showlegend=k == 0, marker=dict(color=colors[cls], symbol=symbols[cls], size=5, opacity=0.75),
                     customdata=np.arange(40)[mask],
                     hovertemplate="instance %{customdata}<br>class " + cls + "<extra>" + view + "</extra>"),
                     row=k // cols + 1, col=k % cols + 1)

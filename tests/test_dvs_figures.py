@@ -3,6 +3,7 @@
 import numpy as np
 
 from mvlab.viz import dvs_figures
+from mvlab.viz.palette import GREEN, RED, RIGHT_SYMBOL, WRONG_SYMBOL
 
 
 def test_the_space_map_marks_no_instance_and_the_zoom_shows_the_region_and_its_surroundings():
@@ -24,7 +25,9 @@ def test_the_space_map_marks_no_instance_and_the_zoom_shows_the_region_and_its_s
                                           region=region, region_hit=hit, padding=0.3)
     ring = next(t for t in zoom.data if t.name == "region of competence")
     np.testing.assert_array_equal(np.asarray(ring.x), train[region, 0])
-    assert list(ring.marker.line.color) == ["#2ca02c", "#d62728", "#2ca02c", "#2ca02c", "#d62728"]
+    assert list(ring.marker.line.color) == [GREEN, RED, GREEN, GREEN, RED]
+    assert list(ring.marker.symbol) == [RIGHT_SYMBOL, WRONG_SYMBOL, RIGHT_SYMBOL, RIGHT_SYMBOL, WRONG_SYMBOL]  # not
+    # colour alone: a wrong neighbour is a cross, a right one a ring
     star = next(t for t in zoom.data if t.name == "selected")
     assert (star.x[0], star.y[0]) == (test[7, 0], test[7, 1])
     (x0, x1), (y0, y1) = zoom.layout.xaxis.range, zoom.layout.yaxis.range

@@ -122,9 +122,13 @@ def test_the_handout_is_one_self_contained_file(warmed):
     _, contexts, _ = warmed
     lesson = get_lesson("siamese")
     page = render_handout(lesson, contexts["siamese"])
-    assert page.count("<details>") == len(lesson.steps)  # every answer behind a click
+    assert page.count("<summary>Show the answer</summary>") == len(lesson.steps)  # every answer behind a click
     assert not re.search(r"<script[^>]+src=|<link[^>]+href=", page)  # nothing fetched from the network
-    assert page.count("Plotly.newPlot") == sum(len(s.figures(contexts["siamese"][s.run])) for s in lesson.steps) - 1
+    n_figures = sum(len(s.figures(contexts["siamese"][s.run])) for s in lesson.steps) - 1
+    assert page.count("Plotly.newPlot") == n_figures
+    # every figure with its text alternative (a sentence tied to it, and its data behind a click): issue #47
+    assert page.count("<figcaption id=") == page.count("aria-describedby=") == n_figures
+    assert page.count("<summary>The figure's data as a table</summary>") == n_figures
     assert "<table" in page  # the accuracy step is a table
     missing = render_handout(lesson, {})
     assert missing.count("was not computed when the handout was written") == len(lesson.steps)

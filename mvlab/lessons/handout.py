@@ -14,6 +14,7 @@ from plotly.offline import get_plotlyjs
 
 from mvlab.core.version import VERSION
 from mvlab.lessons.model import Lesson, Step, StepContext, StepRun
+from mvlab.viz.describe import describe
 
 __all__ = ["inline_markdown", "render_handout"]
 
@@ -26,7 +27,8 @@ h1 { font-size: 1.8em; } h2 { margin-top: 2.2em; border-top: 1px solid #ddd; pad
 .notice { border-left: 4px solid #2f9e44; padding: 0.2em 1em; } .mistake { border-left: 4px solid #e03131;
        padding: 0.2em 1em; } table { border-collapse: collapse; margin: 1em 0; }
 td, th { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; } th { background: #f1f3f5; }
-.caption { color: #555; font-size: 0.9em; } footer { margin-top: 3em; color: #777; font-size: 0.85em; }
+.caption { color: #555; font-size: 0.9em; } figure { margin: 1em 0; }
+footer { margin-top: 3em; color: #666; font-size: 0.85em; }
 """
 
 
@@ -39,9 +41,16 @@ def inline_markdown(text: str) -> str:
 
 
 def _shown_html(item, div_id: str) -> str:
-    if isinstance(item, go.Figure):
-        return item.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
-                            config={"displaylogo": False, "responsive": True})
+    if isinstance(item, go.Figure):  # the figure, then its text alternative: a sentence and its data (issue #47)
+        described = describe(item)
+        chart = item.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
+                             config={"displaylogo": False, "responsive": True})
+        sentence = html.escape(described.sentence)
+        table = (f"<details><summary>The figure's data as a table</summary>"
+                 f"{described.table.to_html(index=False, na_rep='—', border=0, float_format=lambda v: f'{v:.4g}')}"
+                 f"</details>") if not described.table.empty else ""
+        return (f"<figure role='group' aria-describedby='{div_id}-text'>{chart}"
+                f"<figcaption id='{div_id}-text' class='caption'>Figure: {sentence}</figcaption>{table}</figure>")
     if isinstance(item, pd.DataFrame):
         return item.to_html(index=False, na_rep="—", border=0, float_format=lambda v: f"{v:.3f}")
     raise ValueError(f"a step shows figures or tables, not {type(item).__name__}.")

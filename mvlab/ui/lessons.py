@@ -10,6 +10,7 @@ import streamlit as st
 from mvlab.lessons import LESSONS, Lesson, Step, StepContext, StepRun
 from mvlab.lessons.handout import render_handout
 from mvlab.ui import rounds, runs, shared, touch
+from mvlab.ui.figure_text import show_figure
 from mvlab.viz.frozen import freeze
 
 __all__ = ["ADDRESS_KEYS", "Place", "place_from_address", "publish_place", "question", "round_panel", "teacher_style",
@@ -201,7 +202,7 @@ def show_items(items: list, step: Step, key: str, teacher: bool) -> None:
             with column:
                 item = items[i]
                 if isinstance(item, go.Figure):
-                    st.plotly_chart(_larger(item) if teacher else touch.for_this_screen(item), key=f"{key}_fig{i}")
+                    show_figure(_larger(item) if teacher else touch.for_this_screen(item), key=f"{key}_fig{i}")
                 else:
                     st.dataframe(item, hide_index=True, width="stretch")
                 if i < len(step.captions):

@@ -31,6 +31,7 @@ from mvlab.lessons import Lesson, Step
 from mvlab.store import ClassRounds, Round, RoundError
 from mvlab.store.rounds import normal_code
 from mvlab.ui import runs, shared, touch, wake
+from mvlab.ui.figure_text import show_figure
 from mvlab.viz.class_figures import answer_distribution
 
 __all__ = ["class_rounds", "RoundView", "join", "teacher_panel", "record", "live_answers", "follow_the_round",
@@ -177,7 +178,7 @@ def class_distribution(step: Step, counts: dict, correct: bool, teacher: bool) -
     font = 20 if teacher else None
     figure = shared.figure("class_distribution", [choices, sorted(counts.items()), answer, font],
                            lambda: answer_distribution(choices, counts, correct=answer, font_size=font))
-    st.plotly_chart(figure if teacher else touch.for_this_screen(figure))
+    show_figure(figure if teacher else touch.for_this_screen(figure))
 
 
 def live_answers(view: RoundView, step: Step, step_index: int, total: int, on_next) -> None:

@@ -8,7 +8,7 @@ from typing import Mapping
 
 import plotly.graph_objects as go
 
-from mvlab.viz.palette import BLUE, GREEN, INK, RED, STRONG_INK, WHITE
+from mvlab.viz.palette import BLUE, GREEN, INK, LIGHT_GREY, RED, STRONG_INK, WHITE
 
 __all__ = ["win_tie_loss", "critical_difference_diagram", "average_rank_bars"]
 
@@ -29,9 +29,12 @@ def win_tie_loss(sign_tests, baseline: str, critical: Mapping[str, float],
     """
     methods = list(sign_tests.index)
     fig = go.Figure()
-    for label, values, color in (("wins", sign_tests["wins"], GREEN), ("ties", sign_tests["ties"], "#c7c7c7"),
-                                 ("losses", sign_tests["losses"], RED)):
+    for label, values, color, pattern in (("wins", sign_tests["wins"], GREEN, ""),
+                                          ("ties", sign_tests["ties"], LIGHT_GREY, "."),
+                                          ("losses", sign_tests["losses"], RED, "x")):
         fig.add_trace(go.Bar(y=methods, x=list(values), name=label, orientation="h", marker_color=color,
+                             marker_pattern=dict(shape=pattern, fgcolor=INK, solidity=0.25),
+                             marker_line=dict(color=INK, width=1),
                              hovertemplate="%{y}: %{x} " + label + "<extra></extra>"))
     split = (sign_tests["wins + ties/2"] if "wins + ties/2" in sign_tests
              else sign_tests["wins"] + sign_tests["ties"] / 2.0)
@@ -64,7 +67,7 @@ def critical_difference_diagram(cd, title: str | None = None) -> go.Figure:
     ``cd`` is a :class:`mvlab.stats.CriticalDifferenceResult` (fields ``methods``,
     ``average_ranks``, ``groups``, ``critical_difference``, ``control``, ``label``, ``alpha``); the
     groups are computed there, not here. With a Nemenyi or Bonferroni-Dunn CD a bracket of the CD's
-    length is drawn under the labels; against a control the control is drawn in red and, for
+    length is drawn under the labels; against a control the control is drawn in vermillion and bold and, for
     Bonferroni-Dunn, the band of ranks within one CD of it is shaded on the axis.
     """
     methods = list(cd.methods)
@@ -82,7 +85,7 @@ def critical_difference_diagram(cd, title: str | None = None) -> go.Figure:
     if has_cd and cd.control is not None:  # Bonferroni-Dunn: ranks within one CD of the control
         rc = ranks[methods.index(cd.control)]
         fig.add_shape(type="rect", x0=max(1.0, rc - value), x1=min(float(k), rc + value), y0=-0.12, y1=0,
-                      fillcolor="rgba(214,39,40,0.18)", line_width=0, layer="below")
+                      fillcolor="rgba(213,94,0,0.18)", line_width=0, layer="below")
     for i, (m, r) in enumerate(zip(methods, ranks)):
         left = i < n_left
         y = base - row * (i if left else k - 1 - i)

@@ -10,7 +10,18 @@ import numpy as np
 import plotly.graph_objects as go
 
 from mvlab.core.sampling import stratified_rows
-from mvlab.viz.palette import GREEN, INK, RED, class_colors, presence_scale
+from mvlab.viz.palette import (
+    GREEN,
+    INK,
+    ORANGE,
+    RED,
+    RIGHT_SYMBOL,
+    SKY,
+    WRONG_SYMBOL,
+    class_colors,
+    class_symbols,
+    presence_scale,
+)
 
 __all__ = ["view_selection_matrix", "subset_frequencies", "dissimilarity_space_map", "region_of_competence_map",
            "neighbourhood_map", "candidate_competence", "MAX_ROWS_DRAWN", "MAX_TRAIN_POINTS", "MAX_TEST_POINTS",
@@ -91,7 +102,7 @@ def _class_points(fig: go.Figure, coords: np.ndarray, labels: np.ndarray, classe
                   test: bool, rows: np.ndarray | None = None, faint: bool = False) -> None:
     """One SVG trace per class of training (small, faint) or test (larger, outlined, clickable:
     their test positions ``rows`` in ``customdata``) points."""
-    colors = class_colors(list(classes))
+    colors, symbols = class_colors(list(classes)), class_symbols(list(classes))
     for cls in classes:
         m = np.flatnonzero(labels == str(cls))
         if not test:
@@ -103,7 +114,8 @@ def _class_points(fig: go.Figure, coords: np.ndarray, labels: np.ndarray, classe
         ids = m if rows is None else rows[m]
         fig.add_trace(go.Scatter(
             x=coords[m, 0], y=coords[m, 1], mode="markers", name=str(cls), legendgroup=str(cls),
-            marker=dict(color=colors[str(cls)], size=8, line=dict(width=0.5, color=INK)), customdata=ids,
+            marker=dict(color=colors[str(cls)], symbol=symbols[str(cls)], size=8, line=dict(width=0.5, color=INK)),
+            customdata=ids,
             opacity=0.35 if faint else 1.0,
             hovertemplate="test instance %{customdata}<br>class " + str(cls) + "<extra></extra>"))
 
@@ -158,8 +170,8 @@ def region_of_competence_map(
     max_test: int = ZOOM_TEST_POINTS,
 ) -> go.Figure:
     """Zoom of the 2-D map on one test instance (position ``selected``; black star) and its
-    region of competence (training positions ``region``, ringed green where the chosen
-    candidate's OOB prediction was right, red where wrong).
+    region of competence (training positions ``region``, ringed in green where the chosen
+    candidate's OOB prediction was right, crossed in vermillion where wrong).
 
     The window spans the instance and its region, widened by ``padding`` times its size on each
     side (at least 2 % of the whole map, so a tight region still shows its surroundings); the
@@ -187,8 +199,9 @@ def region_of_competence_map(
     hit = np.asarray(region_hit, dtype=bool)
     fig.add_trace(go.Scatter(
         x=train_coords[region, 0], y=train_coords[region, 1], mode="markers", name="region of competence",
-        marker=dict(size=14, color="rgba(0,0,0,0)", line=dict(width=2.5, color=np.where(hit, GREEN, RED))),
-        hovertemplate="neighbour (training)<extra></extra>"))
+        marker=dict(size=14, color="rgba(0,0,0,0)", symbol=np.where(hit, RIGHT_SYMBOL, WRONG_SYMBOL),
+                    line=dict(width=2.5, color=np.where(hit, GREEN, RED))),
+        text=np.where(hit, "right", "wrong"), hovertemplate="neighbour (training), %{text}<extra></extra>"))
     fig.add_trace(go.Scatter(
         x=[test_coords[selected, 0]], y=[test_coords[selected, 1]], mode="markers", name="selected",
         marker=dict(symbol="star", size=18, color="black"), hoverinfo="skip"))
@@ -210,8 +223,8 @@ def neighbourhood_map(
 ) -> go.Figure:
     """The star (a test instance, at the origin) among its nearest training instances placed by
     :func:`mvlab.core.projection.radial_layout`: each at its exact dissimilarity from the star, so the
-    region of competence (positions ``region`` of ``coords``, ringed green where the chosen candidate's
-    out-of-bag prediction was right, red where wrong) is exactly the points inside the dashed circle.
+    region of competence (positions ``region`` of ``coords``, ringed in green where the chosen candidate's
+    out-of-bag prediction was right, crossed in vermillion where wrong) is exactly the points inside the dashed circle.
 
     ``coords`` (m, 2) and ``labels`` (m,) are the m nearest training instances, nearest first.
     """
@@ -229,17 +242,19 @@ def neighbourhood_map(
     theta = np.linspace(0, 2 * np.pi, 120)
     fig.add_trace(go.Scatter(x=edge * np.cos(theta), y=edge * np.sin(theta), mode="lines", name="region's edge",
                              line=dict(color=INK, dash="dash", width=1), hoverinfo="skip"))
-    colors = class_colors(list(classes))
+    colors, symbols = class_colors(list(classes)), class_symbols(list(classes))
     for cls in classes:
         m = np.flatnonzero(labels == str(cls))
         fig.add_trace(go.Scatter(
             x=coords[m, 0], y=coords[m, 1], mode="markers", name=f"class {cls}",
-            marker=dict(color=colors[str(cls)], size=9, line=dict(width=0.5, color=INK)), customdata=radius[m],
+            marker=dict(color=colors[str(cls)], symbol=symbols[str(cls)], size=9, line=dict(width=0.5, color=INK)),
+            customdata=radius[m],
             hovertemplate=f"training instance, class {cls}<br>dissimilarity %{{customdata:.3f}}<extra></extra>"))
     hit = np.asarray(region_hit, dtype=bool)
     fig.add_trace(go.Scatter(
         x=coords[region, 0], y=coords[region, 1], mode="markers", name="region of competence",
-        marker=dict(size=17, color="rgba(0,0,0,0)", line=dict(width=2.5, color=np.where(hit, GREEN, RED))),
+        marker=dict(size=17, color="rgba(0,0,0,0)", symbol=np.where(hit, RIGHT_SYMBOL, WRONG_SYMBOL),
+                    line=dict(width=2.5, color=np.where(hit, GREEN, RED))),
         hoverinfo="skip"))
     fig.add_trace(go.Scatter(x=[0], y=[0], mode="markers", name="the instance",
                              marker=dict(symbol="star", size=18, color="black"), hoverinfo="skip"))
@@ -258,7 +273,8 @@ def neighbourhood_map(
 def candidate_competence(names: Sequence[str], competence: Sequence[float], chosen: int, *, top: int = 12,
                          title: str = "Competence of the candidates in this instance's region") -> go.Figure:
     """Horizontal bars of the ``top`` most competent candidates (of all 2^Q - 1), best on top, full
-    names legible: the chosen one red, the others tied with it at the highest competence orange.
+    names legible: the chosen one vermillion and labelled "chosen", the others tied with it at the highest competence
+    orange and labelled "tied", all outlined.
 
     The title says how many candidates share the highest competence and how many are not shown.
     """
@@ -269,16 +285,18 @@ def candidate_competence(names: Sequence[str], competence: Sequence[float], chos
     shown = order[:top]
     best = comp.max() if comp.size else 0.0
     n_tied = int(np.sum(comp == best))
-    colour = [RED if i == chosen else "#ff9f1c" if comp[i] == best else "#9ecae1" for i in shown]
+    colour = [RED if i == chosen else ORANGE if comp[i] == best else SKY for i in shown]
+    word = ["  chosen" if i == chosen else "  tied" if comp[i] == best else "" for i in shown]
     fig = go.Figure(go.Bar(
         x=comp[shown], y=[names[i] for i in shown], orientation="h", marker_color=colour,
-        text=[f"{comp[i]:.3f}" for i in shown], textposition="outside", cliponaxis=False,
+        marker_line=dict(color=INK, width=1),
+        text=[f"{comp[i]:.3f}{w}" for i, w in zip(shown, word)], textposition="outside", cliponaxis=False,
         hovertemplate="%{y}<br>competence %{x:.3f}<extra></extra>",
     ))
     more = f"<br>{len(comp) - len(shown)} more not shown" if len(comp) > len(shown) else ""
-    tied = f"{n_tied} tied at the top (red: chosen, orange: tied){more}"
+    tied = f"{n_tied} tied at the top (vermillion: chosen, orange: tied){more}"
     fig.update_yaxes(autorange="reversed", type="category", automargin=True)
-    fig.update_xaxes(range=[0, 1.12], title_text="competence")
+    fig.update_xaxes(range=[0, 1.3], title_text="competence")
     fig.update_layout(title=dict(text=f"{title}<br><sup>{tied}</sup>"),
                       height=max(280, 90 + 26 * len(shown)), margin=dict(t=80, b=40, l=20, r=30), showlegend=False)
     return fig

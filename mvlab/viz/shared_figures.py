@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from mvlab.viz.palette import GREEN, GREY, class_colors
+from mvlab.viz.palette import GREEN, GREY, class_colors, class_symbols
 
 __all__ = ["view_projections", "method_accuracy"]
 
@@ -46,7 +46,7 @@ def view_projections(
         f"{100 * projections[v][1][1]:.0f}% of the variance"
         for v in names
     ]
-    colors = class_colors(list(classes))
+    colors, symbols = class_colors(list(classes)), class_symbols(list(classes))
     index = np.arange(len(labels))
     traces = []
     for k, view in enumerate(names):
@@ -58,7 +58,7 @@ def view_projections(
                 continue
             traces.append(go.Scattergl(
                 x=coords[mask, 0], y=coords[mask, 1], mode="markers", name=str(cls), legendgroup=str(cls),
-                showlegend=k == 0, marker=dict(color=colors[str(cls)], size=5, opacity=0.75),
+                showlegend=k == 0, marker=dict(color=colors[str(cls)], symbol=symbols[str(cls)], size=5, opacity=0.75),
                 customdata=index[mask],
                 hovertemplate="instance %{customdata}<br>class " + str(cls) + "<extra>" + view + "</extra>", **axes))
     # one layout, validated once: the subplot grid (axis domains, title positions) of make_subplots, computed once
@@ -88,7 +88,8 @@ def method_accuracy(accuracy: Mapping[str, float], title: str = "Test accuracy o
                     highlight: str | None = "best", floor: float | None = None) -> go.Figure:
     """Bar chart of test accuracy per method (e.g. per view combination).
 
-    ``highlight``: ``"best"`` colours the highest bar, a method's name colours that bar (a reference), None
+    ``highlight``: ``"best"`` colours the highest bar (and says "best" on it), a method's name colours that bar (a
+    reference, said on it), None
     colours none (when the highest bar is not the one to trust).  ``floor``: the y axis starts there (default:
     0.1 below the lowest bar, which magnifies small gaps).
     """
@@ -97,8 +98,9 @@ def method_accuracy(accuracy: Mapping[str, float], title: str = "Test accuracy o
     best = max(values) if values else 0
     low = min(values) if values else 0
     marked = [(highlight == "best" and v == best) or m == highlight for m, v in zip(names, values)]
-    bars = go.Bar(x=names, y=values, text=[f"{v:.3f}" for v in values], textposition="outside",
-                  marker_color=[GREEN if on else GREY for on in marked],
+    word = "best" if highlight == "best" else "reference"  # the bar's colour is never said by colour alone
+    bars = go.Bar(x=names, y=values, text=[f"{v:.3f}<br>{word}" if on else f"{v:.3f}" for v, on in zip(values, marked)],
+                  textposition="outside", marker_color=[GREEN if on else GREY for on in marked],
                   hovertemplate="%{x}<br>accuracy %{y:.4f}<extra></extra>")
     # one layout, validated once (an update_layout call parses and validates again)
     return go.Figure(data=[bars], layout=dict(

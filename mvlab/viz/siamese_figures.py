@@ -16,11 +16,11 @@ __all__ = ["cascade_level_accuracy", "tree_weight_distributions", "tau_tradeoff_
 
 
 _SDF_COLORS = {"gcForest": GREY, "SDF": RED}
-"""The two models of the page: the proposed SDF in red, its gcForest baseline in grey."""
+"""The two models of the page: the proposed SDF in vermillion, its gcForest baseline in grey."""
 
 
 def _model_color(model, i: int) -> str:
-    """SDF red, gcForest grey, any other model the ``i``-th categorical colour."""
+    """SDF vermillion, gcForest grey, any other model the ``i``-th categorical colour."""
     return _SDF_COLORS.get(str(model), nth_color(CATEGORY, i))
 
 

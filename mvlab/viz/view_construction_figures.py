@@ -16,7 +16,7 @@ __all__ = ["VIEW_METHOD_COLORS", "partition_matrix", "partition_vs_natural", "k_
 
 
 VIEW_METHOD_COLORS = {"OFSP": RED, "RFSP": BLUE, "Bagging": GREY, "AB": GREEN, "VG-AC": PURPLE, "VC-GA": ORANGE}
-"""Stable colours of the six view-construction methods (OFSP stands out in red)."""
+"""Stable colours of the six view-construction methods (OFSP stands out in vermillion)."""
 
 
 def _view_method_color(method: str, i: int) -> str:

@@ -1,0 +1,118 @@
+"""A figure's text alternative (WCAG 2.1, 1.1.1): a sentence that says what this figure shows for this run, computed
+from the figure's own data, and the data as a table, for a reader who cannot see the figure.
+
+:func:`describe` reads the traces of a plotly figure: bars (per trace, the highest and the lowest bar), points
+(how many, in which groups), heatmaps (the matrix's size and range), box plots (each box's median and quartiles)
+and lines. A figure function may say more than the traces can: a sentence in ``fig.layout.meta["summary"]`` comes
+first (e.g. which subset DVS chose for what share of the test instances).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Description", "describe", "plain"]
+
+_TAG = re.compile(r"<[^>]+>")
+
+
+def plain(text) -> str:
+    """Plotly's text without its HTML (``<br>``, ``<sup>``, ``<b>``) and spaces run together."""
+    return re.sub(r"\s+", " ", _TAG.sub(" ", str(text or ""))).strip()
+
+
+@dataclass(frozen=True)
+class Description:
+    """What a figure shows, in words (``sentence``) and as rows (``table``: one row per mark, the trace's name in
+    ``series`` where the figure has several)."""
+
+    sentence: str
+    table: pd.DataFrame
+
+
+def _number(v) -> str:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    return f"{f:.0f}" if f == int(f) and abs(f) < 1e6 else f"{f:.3g}"
+
+
+def _values(trace, name):
+    v = getattr(trace, name, None)
+    return [] if v is None else list(np.asarray(v).ravel()) if not isinstance(v, (list, tuple)) else list(v)
+
+
+def _bar(trace):
+    horizontal = trace.orientation == "h"
+    cats, vals = (_values(trace, "y"), _values(trace, "x")) if horizontal else (_values(trace, "x"),
+                                                                                  _values(trace, "y"))
+    rows = pd.DataFrame({"category": [plain(c) for c in cats], "value": vals})
+    numeric = pd.to_numeric(rows["value"], errors="coerce")
+    if numeric.notna().any():
+        hi, lo = rows.loc[numeric.idxmax()], rows.loc[numeric.idxmin()]
+        said = f"{len(rows)} bars, highest {hi['category']} ({_number(hi['value'])})"
+        said += f", lowest {lo['category']} ({_number(lo['value'])})" if len(rows) > 1 else ""
+    else:
+        said = f"{len(rows)} bars"
+    return rows, said
+
+
+def _points(trace):
+    x, y = _values(trace, "x"), _values(trace, "y")
+    rows = pd.DataFrame({"x": x, "y": y}) if len(x) == len(y) else pd.DataFrame({"value": x or y})
+    line_only = "lines" in str(trace.mode or "") and "markers" not in str(trace.mode or "")
+    return rows, f"a line through {len(rows)} points" if line_only else f"{len(rows)} points"
+
+
+def _heatmap(trace):
+    z = np.asarray(trace.z, dtype=float) if trace.z is not None else np.zeros((0, 0))
+    x = [plain(v) for v in _values(trace, "x")] or list(range(z.shape[1] if z.ndim == 2 else 0))
+    y = [plain(v) for v in _values(trace, "y")] or list(range(z.shape[0] if z.ndim == 2 else 0))
+    rows = pd.DataFrame(z, index=y[:z.shape[0]], columns=x[:z.shape[1]]) if z.ndim == 2 else pd.DataFrame()
+    finite = z[np.isfinite(z)] if z.size else z
+    rng = (f", values from {_number(finite.min())} to {_number(finite.max())} (mean {_number(finite.mean())})"
+           if finite.size else "")
+    return rows.reset_index(names="row"), f"a {z.shape[0]} × {z.shape[1] if z.ndim == 2 else 0} matrix{rng}"
+
+
+def _box(trace):
+    vals = pd.to_numeric(pd.Series(_values(trace, "y") or _values(trace, "x")), errors="coerce").dropna()
+    if vals.empty:
+        return pd.DataFrame(), "an empty box"
+    q1, med, q3 = vals.quantile([0.25, 0.5, 0.75])
+    rows = pd.DataFrame({"n": [len(vals)], "min": [vals.min()], "first quartile": [q1], "median": [med],
+                         "third quartile": [q3], "max": [vals.max()]})
+    return rows, f"median {_number(med)} (quartiles {_number(q1)} to {_number(q3)}, {len(vals)} values)"
+
+
+_READERS = {"bar": _bar, "scatter": _points, "scattergl": _points, "heatmap": _heatmap, "box": _box}
+
+
+def describe(fig) -> Description:
+    """The text alternative of a plotly figure (see the module docstring): ``Description(sentence, table)``."""
+    title = plain(getattr(getattr(fig.layout, "title", None), "text", ""))
+    meta = fig.layout.meta if isinstance(fig.layout.meta, dict) else {}
+    parts, tables = [], []
+    for i, trace in enumerate(fig.data):
+        reader = _READERS.get(trace.type)
+        if reader is None or getattr(trace, "visible", True) is False:
+            continue
+        rows, said = reader(trace)
+        name = plain(trace.name) if trace.name else (f"series {i + 1}" if len(fig.data) > 1 else "")
+        if trace.type in ("scatter", "scattergl") and getattr(trace, "hoverinfo", None) == "skip" and not name:
+            continue  # a drawing aid (an edge, a guide line) with nothing to read
+        parts.append(f"{name}: {said}" if name else said)
+        if not rows.empty:
+            tables.append(rows.assign(series=name) if name else rows)
+    sentence = ". ".join(p for p in [meta.get("summary", ""), f"{title}" if title else "",
+                                     "; ".join(parts[:8]) + (f"; and {len(parts) - 8} more" if len(parts) > 8 else "")]
+                         if p)
+    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+    if "series" in table:
+        table = table[["series"] + [c for c in table.columns if c != "series"]]
+    return Description(sentence.strip() + ("." if sentence and not sentence.endswith(".") else ""), table)

@@ -1,0 +1,36 @@
+"""mvlab.viz.describe: a figure's text alternative, a sentence computed from its data and the data as a table."""
+
+import numpy as np
+import plotly.graph_objects as go
+
+from mvlab.viz import class_figures, shared_figures
+from mvlab.viz.describe import describe, plain
+
+
+def test_bars_say_their_highest_and_lowest_and_give_every_bar_as_a_row():
+    d = describe(shared_figures.method_accuracy({"average": 0.91, "dvs": 0.95, "knn": 0.93}))
+    assert d.sentence == "Test accuracy on the same split. 3 bars, highest dvs (0.95), lowest average (0.91)."
+    assert d.table.to_dict("list") == {"category": ["average", "dvs", "knn"], "value": [0.91, 0.95, 0.93]}
+    votes = describe(class_figures.answer_distribution(["yes", "no"], {0: 4, 1: 9}, correct=1))
+    assert "13 answered" in votes.sentence and "highest (b) no (9)" in votes.sentence
+
+
+def test_a_heatmap_says_its_size_and_range_and_gives_its_matrix():
+    z = np.array([[0.0, 0.5], [0.25, 1.0], [0.1, 0.2]])
+    d = describe(go.Figure(go.Heatmap(z=z, x=["a", "b"], y=["r1", "r2", "r3"]), layout=dict(title="D<br><sup>x</sup>")))
+    assert d.sentence.startswith("D x. a 3 × 2 matrix, values from 0 to 1 (mean 0.342)")
+    assert d.table.shape == (3, 3) and list(d.table["row"]) == ["r1", "r2", "r3"]
+
+
+def test_points_and_boxes_per_series_and_a_figures_own_summary_first():
+    fig = go.Figure([go.Scatter(x=[1, 2, 3], y=[3, 1, 2], mode="markers", name="class a"),
+                     go.Box(y=[1, 2, 3, 4, 5], name="OFSP")],
+                    layout=dict(meta={"summary": "DVS chose {1, 2} for 40 % of the test instances"}))
+    d = describe(fig)
+    assert d.sentence == ("DVS chose {1, 2} for 40 % of the test instances. class a: 3 points; OFSP: median 3 "
+                          "(quartiles 2 to 4, 5 values).")
+    assert list(d.table["series"].unique()) == ["class a", "OFSP"]
+
+
+def test_plain_text_drops_plotlys_html():
+    assert plain("<b>Round</b> 4<br><sup>2 answered</sup>") == "Round 4 2 answered"
