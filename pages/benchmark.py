@@ -8,6 +8,7 @@ from mvlab.experiments.families import FAMILIES, family_of_run
 from mvlab.experiments.report import family_reports, format_critical
 from mvlab.experiments.settings import BenchmarkSettings
 from mvlab.ui import links, runs, widgets
+from mvlab.ui.figure_text import show_figure
 from mvlab.ui.state import current_seed, kept, set_kept, sidebar
 from mvlab.ui.tables import readable
 from mvlab.viz import benchmark_figures
@@ -104,9 +105,9 @@ def train_and_show():
     st.dataframe(report.mean_std_table(), width="stretch")
     left, right = st.columns(2)
     if report.ranks is not None:
-        left.plotly_chart(benchmark_figures.average_rank_bars(report.ranks), key="bm_ranks")
+        show_figure(left, benchmark_figures.average_rank_bars(report.ranks), key="bm_ranks")
     if report.sign_tests is not None:
-        right.plotly_chart(benchmark_figures.win_tie_loss(report.sign_tests, baseline, report.sign_critical),
+        show_figure(right, benchmark_figures.win_tie_loss(report.sign_tests, baseline, report.sign_critical),
                            key="bm_sign")
         st.dataframe(report.sign_table(), width="stretch",
                      column_config={"exact binomial p": st.column_config.NumberColumn(format="%.4f")})
@@ -131,7 +132,7 @@ def train_and_show():
                                  "nemenyi", kind="radio", format_func=cd_names.get,
                                  horizontal=True)  # a batch may lack the control
         cd = report.critical_differences[cd_kind]
-        st.plotly_chart(benchmark_figures.critical_difference_diagram(cd), key="bm_cd_chart")
+        show_figure(st, benchmark_figures.critical_difference_diagram(cd), key="bm_cd_chart")
         st.caption("Methods joined by a bar are not significantly different at α = 0.05 "
                    + ("(Nemenyi: their average ranks differ by less than the critical difference). "
                       if cd.control is None else f"from {control}, the one in bold vermillion. ")

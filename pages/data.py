@@ -4,6 +4,7 @@ import streamlit as st
 
 from mvlab.core.projection import pca_2d
 from mvlab.ui import links, shared
+from mvlab.ui.figure_text import show_figure
 from mvlab.ui.state import sidebar
 from mvlab.viz import data_figures, shared_figures
 
@@ -36,17 +37,17 @@ st.dataframe(shared.value("data_summary", fp, ds.summary), hide_index=True, widt
 
 left, right = st.columns([1, 2])
 with left:
-    st.plotly_chart(shared.figure("data_balance", fp, lambda: data_figures.class_balance(ds.class_counts())),
+    show_figure(st, shared.figure("data_balance", fp, lambda: data_figures.class_balance(ds.class_counts())),
                     key="class_balance")
 with right:
     if ds.informative is not None:
-        st.plotly_chart(shared.figure("data_truth", fp, lambda: data_figures.informative_matrix(
+        show_figure(st, shared.figure("data_truth", fp, lambda: data_figures.informative_matrix(
             ds.informative, ds.labels, ds.view_names)), key="ground_truth")
     else:
         st.markdown("**Class balance.** " + ", ".join(f"{c}: {n}" for c, n in ds.class_counts().items()))
 
 st.subheader("Each view in two dimensions")
-st.plotly_chart(shared.figure("data_projections", fp, lambda: shared_figures.view_projections(
+show_figure(st, shared.figure("data_projections", fp, lambda: shared_figures.view_projections(
     {name: pca_2d(block) for name, block in zip(ds.view_names, ds.Xs)}, ds.labels, ds.classes)), key="projections")
 
 st.download_button(

@@ -10,6 +10,7 @@ from mvlab.experiments.combinations import CombinationComparison
 from mvlab.experiments.settings import DissimilaritySettings
 from mvlab.forest.measures import MEASURES
 from mvlab.ui import links, runs, shared, widgets
+from mvlab.ui.figure_text import show_figure
 from mvlab.ui.state import current_seed, set_kept, sidebar
 from mvlab.viz import dissimilarity_figures, shared_figures
 
@@ -70,9 +71,9 @@ def train_and_show():
     st.caption(result.prototype_note)
     key = runs.result_key(settings, ds)  # figures of a result are built once per server, shared by every session
     left, right = st.columns(2)
-    left.plotly_chart(shared.figure("dis_accuracy", key, lambda: shared_figures.method_accuracy(result.accuracy)),
+    show_figure(left, shared.figure("dis_accuracy", key, lambda: shared_figures.method_accuracy(result.accuracy)),
                       key="dis_accuracy")
-    right.plotly_chart(shared.figure("dis_weights", key,
+    show_figure(right, shared.figure("dis_weights", key,
                                    lambda: dissimilarity_figures.view_weights(result.weights, result.view_names)),
                        key="dis_weights")
     st.dataframe(result.table().round(4), hide_index=True, width="stretch")
@@ -100,7 +101,7 @@ def train_and_show():
             if not tab.open:
                 continue
             with tab:
-                st.plotly_chart(shared.figure("dis_heatmap", [key, name], lambda name=name: heatmap(name)),
+                show_figure(st, shared.figure("dis_heatmap", [key, name], lambda name=name: heatmap(name)),
                                 key=f"dis_heat_{name}")
                 if not name.startswith("joint"):
                     q = result.view_names.index(name)
@@ -110,7 +111,7 @@ def train_and_show():
     heatmaps()
 
     st.subheader("Map of the joint dissimilarity (classical MDS)")
-    st.plotly_chart(shared.figure("dis_mds", key, lambda: shared_figures.view_projections(
+    show_figure(st, shared.figure("dis_mds", key, lambda: shared_figures.view_projections(
         {"joint (average)": mds_2d(result.joint_train("average"))}, labels_train, result.classes, columns=1,
         title="Training instances placed by their joint dissimilarity" + (f" ({result.sample_note})" if result.sampled
                                                                           else ""),

@@ -12,6 +12,7 @@ from mvlab.forest.measures import MEASURES
 from mvlab.rfd.dvs_pool import n_candidates
 from mvlab.rfd.explanation import view_choice_scores
 from mvlab.ui import links, runs, shared, widgets
+from mvlab.ui.figure_text import show_figure
 from mvlab.ui.state import current_seed, keep, selected_point, set_kept, sidebar
 from mvlab.ui.tables import readable
 from mvlab.viz import dvs_figures, shared_figures
@@ -84,7 +85,7 @@ def train_and_show():
     key = runs.result_key(settings, data)  # figures of a result are built once per server, shared by every session
     labels_test = np.asarray(result.classes)[result.y_test]
     left, right = st.columns([2, 3])
-    left.plotly_chart(shared.figure("dvs_accuracy", key, lambda: shared_figures.method_accuracy(result.accuracy)),
+    show_figure(left, shared.figure("dvs_accuracy", key, lambda: shared_figures.method_accuracy(result.accuracy)),
                       key="dvs_accuracy")
     with right:
         st.dataframe(result.table().round(4), hide_index=True, width="stretch")
@@ -120,8 +121,8 @@ def train_and_show():
 
 
     a, b = st.columns(2)
-    a.plotly_chart(shared.figure("dvs_matrix", [key, method, sort], selection_matrix), key="dvs_matrix")
-    b.plotly_chart(shared.figure("dvs_subsets", [key, method], lambda: dvs_figures.subset_frequencies(
+    show_figure(a, shared.figure("dvs_matrix", [key, method, sort], selection_matrix), key="dvs_matrix")
+    show_figure(b, shared.figure("dvs_subsets", [key, method], lambda: dvs_figures.subset_frequencies(
         e.candidate_names, e.selection_frequencies())), key="dvs_subsets")
 
     if result.informative_test is not None:
@@ -177,11 +178,11 @@ def train_and_show():
         labels_train = np.asarray(result.classes)[result.y_train]
         space = f"Space of the chosen subset “{e.chosen_names[i]}”<br><sup>{how}; click a test instance</sup>"
         overview, zoom = st.columns([3, 2])
-        overview.plotly_chart(shared.figure("dvs_map", [key, subset.tolist(), e.chosen_names[i]], lambda: dvs_figures.
+        show_figure(overview, shared.figure("dvs_map", [key, subset.tolist(), e.chosen_names[i]], lambda: dvs_figures.
                                             dissimilarity_space_map(train_xy, test_xy, labels_train, labels_test,
                                                                     result.classes, title=space)),
                               key="dvs_map", on_select="rerun", selection_mode="points")
-        zoom.plotly_chart(shared.figure("dvs_region", [key, method, i], lambda: neighbourhood_figure(i)),
+        show_figure(zoom, shared.figure("dvs_region", [key, method, i], lambda: neighbourhood_figure(i)),
                           key="dvs_region")
         verdict = "correct" if correct[i] else "wrong"
         truth = ""
@@ -198,11 +199,11 @@ def train_and_show():
         paper_e, soft_e = result.explanations["dvs"], result.explanations["dvs-soft"]
         st.markdown("**The paper's competence and the soft one, for this instance, on the same forests**")
         p1, p2 = st.columns(2)
-        p1.plotly_chart(shared.figure("dvs_competence_paper", [key, i], lambda: dvs_figures.candidate_competence(
+        show_figure(p1, shared.figure("dvs_competence_paper", [key, i], lambda: dvs_figures.candidate_competence(
             paper_e.candidate_names, paper_e.competence[i], paper_e.chosen[i],
             title="Paper: OOB accuracy on each candidate's own k nearest")),
             key="dvs_competence_paper")
-        p2.plotly_chart(shared.figure("dvs_competence_soft", [key, i], lambda: dvs_figures.candidate_competence(
+        show_figure(p2, shared.figure("dvs_competence_soft", [key, i], lambda: dvs_figures.candidate_competence(
             soft_e.candidate_names, soft_e.competence[i], soft_e.chosen[i],
             title="Soft: OOB probability of the true class, same regions")), key="dvs_competence_soft")
 

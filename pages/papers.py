@@ -22,6 +22,7 @@ from mvlab.reproduction.writer import (
     verdict_line,
 )
 from mvlab.ui import links
+from mvlab.ui.figure_text import show_figure
 from mvlab.ui.state import sidebar
 from mvlab.viz.reproduction_figures import ofsp_paper_against_ours, sdf_paper_against_ours
 from mvlab.viz.view_construction_figures import k_sweep_boxes
@@ -95,7 +96,7 @@ with sdf_tab:
             st.caption(f"Progress of the protocol's grid: {progress_line(sdf_draws)}.")
         st.caption(f"mvlab minus the paper, by N and reading: {gap_by_n(cells)}.")
         st.caption(f"Which pair sampling the paper's numbers fit (cells run both ways): {readings_line(cells)}.")
-        st.plotly_chart(sdf_paper_against_ours(cells), key="papers_sdf_scatter")
+        show_figure(st, sdf_paper_against_ours(cells), key="papers_sdf_scatter")
         st.caption(READ_THE_SCATTER)
         for table, title in SDF_TABLES.items():
             rows = part[part["table"] == table]
@@ -132,7 +133,7 @@ with ofsp_tab:
             st.dataframe(coloured(cell_table(part, view_construction_link)), hide_index=True, width="stretch",
                          column_config={"open": st.column_config.LinkColumn("open", display_text="train it")})
             if draws is not None:
-                st.plotly_chart(k_sweep_boxes(
+                show_figure(st, k_sweep_boxes(
                     ofsp_paper.figure_panels(draws, dataset), metric_titles=ofsp_paper.FIGURE_METRICS,
                     classifier_titles=CLASSIFIER_NAMES, title="The paper's Figs. 4-7: each method over k = 1..10 "
                     "(the mean over repetitions at each k)"), key=f"papers_ofsp_boxes_{dataset}")
@@ -155,7 +156,7 @@ with ofsp_tab:
     if len(both):
         st.subheader("Tables 3 and 4: every printed OFSP cell against mvlab's"
                      + (", under both readings" if both["reading"].nunique() == 2 else ""))
-        st.plotly_chart(ofsp_paper_against_ours(both), key="papers_ofsp_scatter")
+        show_figure(st, ofsp_paper_against_ours(both), key="papers_ofsp_scatter")
         st.caption(READ_THE_SCATTER)
     for stem, (title, why, flag, markdown_of) in CLASSIFIER_READINGS.items():
         reading_cells, reading_draws = read_cells(stem), read_draws(stem)

@@ -9,6 +9,7 @@ from mvlab.experiments.settings import SiameseSettings
 from mvlab.experiments.siamese import MODELS, SiameseExperiment, default_window_sizes, tau_tradeoff
 from mvlab.siamese.pairs import default_n_test_pairs, max_train_pairs
 from mvlab.ui import links, runs, shared, widgets
+from mvlab.ui.figure_text import show_figure
 from mvlab.ui.state import current_seed, keep, kept, set_kept, sidebar
 from mvlab.viz import siamese_figures
 
@@ -118,13 +119,13 @@ def train_and_show():
     m[2].metric("Levels kept (gcForest / SDF)", f"{result.n_levels['gcForest']} / {result.n_levels['SDF']}")
     m[3].metric("SDF mean effective trees", f"{result.mean_effective_trees:.1f}",
                 help=f"Out of T = {result.n_trees}.")
-    st.plotly_chart(shared.figure("sdf_levels", key,
+    show_figure(st, shared.figure("sdf_levels", key,
                                   lambda: siamese_figures.cascade_level_accuracy(result.level_table())),
                     key="sdf_levels_fig")
     st.dataframe(result.table().round(4), hide_index=True, width="stretch")
 
     st.subheader("Tree weights")
-    st.plotly_chart(shared.figure("sdf_weights", key, lambda: siamese_figures.tree_weight_distributions(
+    show_figure(st, shared.figure("sdf_weights", key, lambda: siamese_figures.tree_weight_distributions(
         result.weights, result.forest_names)), key="sdf_weights_fig")
     st.caption(f"λ = {result.settings['lam']:g}, z {result.settings['z_schedule']}. Each box pools the weights of the "
                "3 fold-models of one forest. Raise λ to pull them towards the dashed 1/T line (gcForest); with "
@@ -141,7 +142,7 @@ def train_and_show():
         m[2 * i].metric(f"{name}: undetermined pairs", f"{n_test - t.n_determined} of {n_test}",
                         help=f"{100 * t.undetermined:.1f}% of the test pairs")
         m[2 * i + 1].metric(f"{name}: accuracy on the rest", "—" if np.isnan(t.accuracy) else f"{t.accuracy:.3f}")
-    st.plotly_chart(shared.figure("sdf_tau", [key, tau], lambda: siamese_figures.tau_tradeoff_curve(
+    show_figure(st, shared.figure("sdf_tau", [key, tau], lambda: siamese_figures.tau_tradeoff_curve(
         result.tau_curves(tau), tau)), key="sdf_tau_fig")
 
     table = shared.value("sdf_pairs", [key, tau], lambda: result.pair_table(tau))
@@ -164,7 +165,7 @@ def train_and_show():
                                          title=f"Test pair {pair} (standardised features)")
 
 
-    left.plotly_chart(shared.figure("sdf_pair", [key, pair], pair_figure), key="sdf_pair_fig")
+    show_figure(left, shared.figure("sdf_pair", [key, pair], pair_figure), key="sdf_pair_fig")
     right.metric("True label", table["true label"][pair])
     for name in MODELS:
         right.metric(f"{name}: S0 − S1", f"{table[f'{name} S0-S1'][pair]:+.3f}",

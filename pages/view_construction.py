@@ -17,6 +17,7 @@ from mvlab.experiments.view_construction import (
     sweep_test,
 )
 from mvlab.ui import links, runs, shared, widgets
+from mvlab.ui.figure_text import show_figure
 from mvlab.ui.state import current_seed, keep, kept, set_kept, sidebar
 from mvlab.ui.tables import readable
 from mvlab.viz import view_construction_figures
@@ -138,8 +139,8 @@ def train_and_show():
             title=f"One box per method over k = 1..{len(result.ks)} (each value: the mean over test folds)")
 
 
-    st.plotly_chart(shared.figure("vc_boxes", [key, grid] + ([] if grid else [metric, clf]), boxes), key="vc_boxes")
-    st.plotly_chart(shared.figure("vc_lines", [key, metric, clf], lambda: view_construction_figures.k_sweep_lines(
+    show_figure(st, shared.figure("vc_boxes", [key, grid] + ([] if grid else [metric, clf]), boxes), key="vc_boxes")
+    show_figure(st, shared.figure("vc_lines", [key, metric, clf], lambda: view_construction_figures.k_sweep_lines(
         result.per_k(metric, clf), metric_title=METRIC_TITLES[metric],
         title=f"{METRIC_TITLES[metric]} for each k ({CLASSIFIER_TITLES[clf]}, mean over folds)")), key="vc_lines")
 
@@ -167,14 +168,14 @@ def train_and_show():
     M = result.membership(p_method, p_clf, p_k)
     groups = feature_groups(data.views, result.feature_index)
     partition = [key, p_method, p_clf, p_k]
-    st.plotly_chart(shared.figure("vc_partition", partition, lambda: view_construction_figures.partition_matrix(
+    show_figure(st, shared.figure("vc_partition", partition, lambda: view_construction_figures.partition_matrix(
         M, groups, np.asarray(data.feature_names)[result.feature_index],
         title=f"{p_method}, k = {p_k}: which feature went to which view")), key="vc_partition")
     if p_method == "Bagging":
         st.caption("Bagging partitions rows, not features: every member keeps every feature and trains on its own "
                    "bootstrap sample.")
     if data.n_views > 1:
-        st.plotly_chart(shared.figure("vc_crosstab", partition, lambda: view_construction_figures.partition_vs_natural(
+        show_figure(st, shared.figure("vc_crosstab", partition, lambda: view_construction_figures.partition_vs_natural(
             partition_crosstab(M, groups, list(data.views)),
             title=f"{p_method}, k = {p_k}: learned views against the natural views of {data.name}")), key="vc_crosstab")
     else:

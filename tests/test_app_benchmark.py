@@ -139,4 +139,4 @@ def test_sign_test_chart_table_and_verdict_agree_and_the_cd_diagram_shows(app):
     app.radio(key="bm_cd").set_value("holm").run()
     assert not app.exception, app.exception
     assert any(t.startswith("Holm against dvs, α = 0.05") for t in _charts(app))
-    assert any("from dvs, the red one" in c.value for c in app.caption)
+    assert any("from dvs, the one in bold vermillion" in c.value for c in app.caption)

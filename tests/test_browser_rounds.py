@@ -295,3 +295,74 @@ def _fits(page, locator) -> bool:
     """The element lies within the phone's width."""
     box = locator.bounding_box()
     return box is not None and box["x"] >= 0 and box["x"] + box["width"] <= page.viewport_size["width"] + 1
+
+
+FOCUSED = """() => {
+    const el = document.activeElement;
+    if (!el || el === document.body) return null;
+    const name = (el.getAttribute('aria-label') || el.innerText || el.closest('label')?.innerText || el.value || '')
+        .trim().slice(0, 120);
+    return {tag: el.tagName, role: el.getAttribute('role') || el.type || '', name};
+}"""
+LOOK = """(el) => {
+    // How the control looks: outline, ring (box-shadow) and border of the element, and of its label's parts (a
+    // radio's input is hidden; its ring is drawn on the label)
+    const label = el.closest('label');
+    const nodes = [el, ...(label ? [label, ...label.querySelectorAll('*')] : [])];
+    return nodes.map(n => { const s = getComputedStyle(n);
+        return [s.outlineStyle, s.outlineWidth, s.outlineColor, s.boxShadow, s.borderColor].join(' '); }).join(';');
+}"""
+
+
+def tab_to(page, wanted, most: int = 120) -> dict:
+    """Press Tab until the focused element's name contains ``wanted``; there, the control must look different with
+    the focus than without it (a visible focus indicator: WCAG 2.4.7)."""
+    for _ in range(most):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED)
+        if focused and wanted in focused["name"]:
+            control = page.evaluate_handle("document.activeElement")
+            with_focus = page.evaluate(LOOK, control)
+            page.evaluate("(el) => el.blur()", control)
+            page.wait_for_timeout(100)
+            without = page.evaluate(LOOK, control)
+            assert with_focus != without, f"the focus does not show on {focused}"
+            control.as_element().focus()  # back where the keyboard had put it
+            return focused
+    raise AssertionError(f"{most} Tabs never reached {wanted!r}")
+
+
+def test_a_round_by_keyboard_alone_with_the_focus_visible(browser, server):
+    """Issue #47: a student answers with Tab, arrows/Space and Enter, and the teacher reveals the answer and moves
+    the class on with Tab and Enter; no mouse, and every control shows where the focus is."""
+    url, store = server
+    step2, step3 = get_lesson("ofsp").steps[1], get_lesson("ofsp").steps[2]
+    started = ClassRounds(store).start("ofsp")
+    code, key = started.round.code, started.key
+    student = open_tab(browser, f"{url}/lessons?lesson=ofsp&step=2&round={code}")
+    teacher = open_tab(browser, f"{url}/lessons?lesson=ofsp&step=2&teacher=1&round={code}&key={key}")
+
+    student.bring_to_front()
+    first = tab_to(student, step2.question.choices[0])  # the radio group: its first choice
+    assert first["role"] == "radio"
+    student.keyboard.press("ArrowDown")  # the next choice, (b)
+    settle(student)
+    tab_to(student, "Send my answer")
+    student.keyboard.press("Enter")
+    settle(student)
+    student.wait_for_selector("text=Your answer is in", timeout=30_000)
+    assert ClassRounds(store).counts(code, 1) == {1: 1}  # (b), chosen with the arrow key
+
+    teacher.bring_to_front()
+    teacher.wait_for_selector("text=1 answered", timeout=20_000)
+    tab_to(teacher, "Reveal the answer to the class")
+    teacher.keyboard.press("Enter")
+    settle(teacher)
+    student.wait_for_selector(f"text=Answer: ({chr(97 + step2.question.answer)})", timeout=20_000)
+    tab_to(teacher, "Next step for everyone")
+    teacher.keyboard.press("Enter")
+    student.wait_for_selector(f"h2:has-text('{step3.title}')", timeout=20_000)
+    assert ClassRounds(store).get(code).step == 2
+    assert not exceptions(student) and not exceptions(teacher)
+    for page in (student, teacher):
+        page.context.close()

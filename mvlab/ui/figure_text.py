@@ -11,8 +11,8 @@ from mvlab.viz.describe import describe
 
 __all__ = ["show_figure", "figure_text"]
 
-ROWS_SHOWN = 200
-"""Rows of a figure's data table written on the page (a larger table says how many more there are)."""
+ROWS_SHOWN, COLUMNS_SHOWN = 200, 12
+"""The part of a figure's data table written on the page (a larger table says how much more there is)."""
 
 
 def figure_text(figure) -> tuple[str, str]:
@@ -23,10 +23,12 @@ def figure_text(figure) -> tuple[str, str]:
         return kept
     described = describe(figure)
     table = described.table
-    more = len(table) - ROWS_SHOWN
-    text = markdown(table.head(ROWS_SHOWN).round(4), index=False) if not table.empty else ""
-    if more > 0:
-        text += f"\n\n{more} more rows (the page's download has them all)."
+    more_rows, more_columns = len(table) - ROWS_SHOWN, table.shape[1] - COLUMNS_SHOWN
+    shown = table.iloc[:ROWS_SHOWN, :COLUMNS_SHOWN]
+    text = markdown(shown.round(4), index=False) if not table.empty else ""
+    more = [f"{n} more {what}" for n, what in ((more_rows, "rows"), (more_columns, "columns")) if n > 0]
+    if more:
+        text += f"\n\n{' and '.join(more)} not written here."
     kept = (f"Figure: {described.sentence}", text)
     try:
         figure._text_alternative = kept
@@ -35,12 +37,13 @@ def figure_text(figure) -> tuple[str, str]:
     return kept
 
 
-def show_figure(figure, *, key: str | None = None, container=None, **chart_options) -> None:
-    """Draw ``figure`` in ``container`` (default: where the page is) followed by its sentence and its data."""
-    where = st if container is None else container
-    where.plotly_chart(figure, key=key, **chart_options)
+def show_figure(where, figure, *, key: str | None = None, **chart_options):
+    """Draw ``figure`` in ``where`` (``st``, a column, a container) followed by its sentence and its data; returns
+    what ``plotly_chart`` returns (a selection, with ``on_select``)."""
+    drawn = where.plotly_chart(figure, key=key, **chart_options)
     sentence, table = figure_text(figure)
     where.caption(sentence)
     if table:
         with where.expander("The figure's data as a table"):
             st.markdown(table)
+    return drawn

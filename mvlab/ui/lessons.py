@@ -202,7 +202,7 @@ def show_items(items: list, step: Step, key: str, teacher: bool) -> None:
             with column:
                 item = items[i]
                 if isinstance(item, go.Figure):
-                    show_figure(_larger(item) if teacher else touch.for_this_screen(item), key=f"{key}_fig{i}")
+                    show_figure(st, _larger(item) if teacher else touch.for_this_screen(item), key=f"{key}_fig{i}")
                 else:
                     st.dataframe(item, hide_index=True, width="stretch")
                 if i < len(step.captions):

@@ -178,7 +178,7 @@ def class_distribution(step: Step, counts: dict, correct: bool, teacher: bool) -
     font = 20 if teacher else None
     figure = shared.figure("class_distribution", [choices, sorted(counts.items()), answer, font],
                            lambda: answer_distribution(choices, counts, correct=answer, font_size=font))
-    show_figure(figure if teacher else touch.for_this_screen(figure))
+    show_figure(st, figure if teacher else touch.for_this_screen(figure))
 
 
 def live_answers(view: RoundView, step: Step, step_index: int, total: int, on_next) -> None:
