@@ -67,13 +67,23 @@ def test_two_students_opening_an_uncomputed_step_share_one_run(browser, server):
     assert finished_runs(store, get_lesson("siamese"))[0] == 1
 
 
+def each_step(page, lesson):
+    """Yield ``(number, step)`` of every step in turn, the page on that step (its heading shown); after each but the
+    last, press *Next →*."""
+    for number, step in enumerate(lesson.steps, 1):
+        heading(page, step.title)
+        yield number, step
+        if number < len(lesson.steps):
+            page.get_by_role("button", name="Next →").click()
+            settle(page)
+
+
 @pytest.mark.parametrize("lesson_id", list(LESSONS))
 def test_walk_every_step(browser, server, lesson_id):
     url, store = server
     lesson = LESSONS[lesson_id]
     page = open_page(browser, f"{url}/lessons?lesson={lesson_id}")
-    for number, step in enumerate(lesson.steps, 1):
-        heading(page, step.title)
+    for number, step in each_step(page, lesson):
         page.wait_for_selector(f"text=Step {number} of {len(lesson.steps)}")
         page.wait_for_selector("text=Make your prediction above", timeout=240_000)  # computed (proximity: now)
         settle(page)
@@ -87,9 +97,6 @@ def test_walk_every_step(browser, server, lesson_id):
         assert not (found := axe_violations(page, f"step {number}, revealed: ")), found
         if lesson_id == "dvs" and number == 5:
             screenshot(page, "lesson-dvs-step-5")
-        if number < len(lesson.steps):
-            page.get_by_role("button", name="Next →").click()
-            settle(page)
     assert page.url.endswith(f"lesson={lesson_id}&step={len(lesson.steps)}")
     page.get_by_role("button", name="Download the handout (.html, works offline)").wait_for()
     assert finished_runs(store, lesson) == [1] * len(lesson.runs())  # each computed once, warmed or on the engine
@@ -123,15 +130,11 @@ def test_every_step_of_the_teachers_view_passes_axe(browser, server, lesson_id):
     url, _ = server
     lesson = LESSONS[lesson_id]
     page = open_page(browser, f"{url}/lessons?lesson={lesson_id}&step=1&teacher=1")
-    for number, step in enumerate(lesson.steps, 1):
-        heading(page, step.title)
+    for number, step in each_step(page, lesson):
         page.wait_for_selector(f"text=Answer: ({chr(97 + step.question.answer)})", timeout=240_000)
         settle(page)
         assert not exceptions(page), exceptions(page)
         assert not (found := axe_violations(page, f"teacher, step {number}: ")), found
-        if number < len(lesson.steps):
-            page.get_by_role("button", name="Next →").click()
-            settle(page)
     page.context.close()
 
 

@@ -34,3 +34,11 @@ def test_points_and_boxes_per_series_and_a_figures_own_summary_first():
 
 def test_plain_text_drops_plotlys_html():
     assert plain("<b>Round</b> 4<br><sup>2 answered</sup>") == "Round 4 2 answered"
+
+
+def test_the_dvs_choices_say_which_subsets_were_chosen_for_what_share():
+    from mvlab.viz import dvs_figures
+
+    fig = dvs_figures.subset_frequencies(["{1}", "{2}", "{1, 2}", "{3}"], [0.5, 0.3, 0.15, 0.05])
+    assert describe(fig).sentence.startswith("DVS chose 4 different view subsets: {1} for 50 %, {2} for 30 %, "
+                                             "{1, 2} for 15 % of the test instances, and others for the rest.")

@@ -81,7 +81,8 @@ def view_selection_matrix(
 
 def subset_frequencies(names: Sequence[str], frequencies: Sequence[float], top: int = 15,
                        title: str = "How often each view subset was chosen") -> go.Figure:
-    """Horizontal bars of the share of instances choosing each subset (the ``top`` most frequent)."""
+    """Horizontal bars of the share of instances choosing each subset (the ``top`` most frequent); its text
+    alternative (``layout.meta["summary"]``, :mod:`mvlab.viz.describe`) names the three most chosen and their shares."""
     freq = np.asarray(frequencies, dtype=float)
     order = np.argsort(-freq, kind="stable")[:top]
     order = order[freq[order] > 0]
@@ -92,9 +93,12 @@ def subset_frequencies(names: Sequence[str], frequencies: Sequence[float], top: 
     ))
     fig.update_yaxes(autorange="reversed", type="category", automargin=True)
     top = float(freq[order].max()) if len(order) else 1.0
+    chosen = [f"{names[i]} for {100 * freq[i]:.0f} %" for i in order[:3]]
+    summary = (f"DVS chose {len(order)} different view subsets: " + ", ".join(chosen) + " of the test instances"
+               + (", and others for the rest" if len(order) > 3 else "")) if len(order) else "DVS chose no subset"
     fig.update_layout(title=title, xaxis_title="share of test instances", xaxis_tickformat=".0%",
                       xaxis_range=[0, min(1.0, top) * 1.18], height=max(260, 40 + 26 * len(order)),
-                      margin=dict(t=50, b=40, l=20, r=40))
+                      margin=dict(t=50, b=40, l=20, r=40), meta={"summary": summary})
     return fig
 
 
