@@ -207,6 +207,18 @@ def test_a_worker_records_through_the_engine_and_never_opens_the_store(engine, t
     assert len(store.results(run_id)) == 3
 
 
+def test_a_relay_sent_to_a_worker_carries_no_store_location_nor_password():
+    import pickle
+
+    relay = StoreRelay("postgresql://mvlab:hunter2@db.example/mvlab", {"runs": [], "results": []})
+    sent = pickle.dumps(relay)
+    assert b"hunter2" not in sent and b"db.example" not in sent
+    arrived = pickle.loads(sent)
+    assert arrived.location == "" and arrived.seed == relay.seed
+    with pytest.raises(ValueError, match="opens only in a worker of the job engine"):
+        arrived.open()
+
+
 def test_relayed_writes_are_applied_once_in_order_whatever_order_they_arrive_in(tmp_path):
     sent = []
     relayed = RelayedStore(sent.append)

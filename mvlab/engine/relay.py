@@ -49,6 +49,11 @@ class StoreRelay:
     location: str
     seed: dict | None = field(default=None, compare=False, repr=False)
 
+    def __reduce__(self):
+        """What travels to a worker: never the store's location (a URL may hold its password), only the rows it may
+        read back; the asking process keeps the location and applies the writes itself."""
+        return (StoreRelay, ("", self.seed))
+
     def open(self, send: Callable[[dict], None] | None = None):
         """In a Dask worker, a :class:`RelayedStore` whose writes go to ``send`` (default: the event topic
         :data:`STORE_TOPIC`, tagged with the relayed store's id); outside one, the store itself."""
@@ -59,6 +64,9 @@ class StoreRelay:
         except ValueError:  # not in a worker: this process records itself
             from mvlab.store import ResultsStore
 
+            if not self.location:
+                raise ValueError("a store relay sent to another process opens only in a worker of the job engine "
+                                 "(Dask): the store's location stays with the process that asked.") from None
             return ResultsStore(self.location)
         if send is None:
             instance = uuid.uuid4().hex
