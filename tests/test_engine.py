@@ -217,6 +217,9 @@ def test_a_relay_sent_to_a_worker_carries_no_store_location_nor_password():
     assert arrived.location == "" and arrived.seed == relay.seed
     with pytest.raises(ValueError, match="opens only in a worker of the job engine"):
         arrived.open()
+    import copy
+
+    assert copy.deepcopy(relay).location == relay.location  # a copy in this process keeps it
 
 
 def test_relayed_writes_are_applied_once_in_order_whatever_order_they_arrive_in(tmp_path):

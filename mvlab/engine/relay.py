@@ -54,6 +54,12 @@ class StoreRelay:
         read back; the asking process keeps the location and applies the writes itself."""
         return (StoreRelay, ("", self.seed))
 
+    def __copy__(self):
+        return self  # a copy in this process keeps the location (copy would otherwise go through __reduce__)
+
+    def __deepcopy__(self, memo):
+        return self
+
     def open(self, send: Callable[[dict], None] | None = None):
         """In a Dask worker, a :class:`RelayedStore` whose writes go to ``send`` (default: the event topic
         :data:`STORE_TOPIC`, tagged with the relayed store's id); outside one, the store itself."""
