@@ -113,7 +113,7 @@ def test_a_client_without_the_certificates_cannot_use_the_scheduler(tls_cluster)
     assert done.stdout.strip() == "refused", (done.stdout, done.stderr[-2000:], time.time() - started)
 
 
-def test_tls_without_certificates_and_plain_tcp_to_another_machine_are_refused_in_words(monkeypatch):
+def test_tls_without_certificates_and_plain_tcp_to_another_machine_are_refused_in_words():
     import dask
 
     with dask.config.set({"distributed.comm.tls.ca-file": None, "distributed.comm.tls.client.cert": None}):

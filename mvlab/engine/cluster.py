@@ -174,12 +174,6 @@ def scheduler_security(address: str, environ=None):
     return None
 
 
-def _versions_here() -> dict:
-    from mvlab.store import package_versions
-
-    return package_versions()
-
-
 def version_differences(here: dict, workers: dict) -> list[str]:
     """What differs between this process's versions (``{package: version}``) and each worker's
     (``{address: {package: version}}``, a worker's missing package as None), one sentence per worker."""
@@ -210,7 +204,9 @@ def _worker_versions(client, names) -> dict:
 def check_versions(client) -> None:
     """``ValueError`` naming every worker whose Python, mvlab or numerical libraries differ from this process's (a
     run would fail later, or worse, compute other numbers), and Dask's own check of its required packages."""
-    here = _versions_here()
+    from mvlab.store import package_versions
+
+    here = package_versions()
     try:
         client.get_versions(check=True)
     except ValueError as exc:

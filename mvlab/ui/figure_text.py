@@ -29,11 +29,7 @@ def figure_text(figure) -> tuple[str, str]:
     more = [f"{n} more {what}" for n, what in ((more_rows, "rows"), (more_columns, "columns")) if n > 0]
     if more:
         text += f"\n\n{' and '.join(more)} not written here."
-    kept = (f"Figure: {described.sentence}", text)
-    try:
-        figure._text_alternative = kept
-    except AttributeError:
-        pass
+    figure._text_alternative = kept = (f"Figure: {described.sentence}", text)
     return kept
 
 

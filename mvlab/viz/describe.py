@@ -44,7 +44,7 @@ def _number(v) -> str:
 
 def _values(trace, name):
     v = getattr(trace, name, None)
-    return [] if v is None else list(np.asarray(v).ravel()) if not isinstance(v, (list, tuple)) else list(v)
+    return [] if v is None else np.asarray(v, dtype=object).ravel().tolist()
 
 
 def _bar(trace):
