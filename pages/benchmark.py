@@ -9,6 +9,7 @@ from mvlab.experiments.report import family_reports, format_critical
 from mvlab.experiments.settings import BenchmarkSettings
 from mvlab.ui import links, runs, widgets
 from mvlab.ui.figure_text import show_figure
+from mvlab.ui.prose import page_text
 from mvlab.ui.state import current_seed, kept, set_kept, sidebar
 from mvlab.ui.tables import readable
 from mvlab.viz import benchmark_figures
@@ -19,29 +20,11 @@ st.title("Benchmark")
 st.caption("Which method wins, and is it significant? Repeated splits on several datasets, every method on the "
            "same splits, then ranks, sign tests and Friedman with Holm, as in the papers.")
 with st.expander("What am I looking at?"):
-    st.markdown(
-        """
-Each dataset is split several times (stratified hold-out for the dissimilarity methods, repeated 3-fold
-cross-validation for view construction, each repetition 3 splits, fresh draws of training and test pairs for the
-pair methods); every method sees exactly the same splits and, for the
-dissimilarity methods, the same view forests. The table gives the mean ± standard deviation of test accuracy
-per dataset. Over datasets: the **average rank** (1 = best), the **sign test** of every method against a
-baseline, and, with three or more datasets, **Friedman's test** with a Holm post-hoc against the proposed
-method. The sign test follows one rule in the chart, the table and the verdict, the paper's (Demšar 2006):
-ties are split in half, and a method is significantly better when wins + ties/2 (the diamond) reaches
-N/2 + z·√N/2 for N datasets (the vertical lines on the right, α = 0.05 and 0.10), significantly worse when
-losses + ties/2 does (the lines on the left). The exact binomial p-value is shown beside the verdict: the
-critical numbers are a normal approximation, loose with few datasets. The **critical-difference diagram**
-places the methods on the average-rank axis and joins with a bar those that are not significantly different
-(Nemenyi for all pairs; Holm or Bonferroni-Dunn against the proposed method). Every run is kept in the
-results store: pick an earlier one below. Few datasets make weak tests; say so when you quote them.
-"""
-    )
+    st.markdown(page_text("benchmark", "what_am_i_looking_at"))
 
 S = BenchmarkSettings
 pending_family = links.pending("family", kept("bm_family", widgets.field_default(S, "family")))
-WIDGETS = {"family": "bm_family", "datasets": "bm_datasets", "methods": f"bm_methods_{pending_family}",
-           "repetitions": "bm_reps", "n_estimators": "bm_trees", "n_max": "bm_n", "n_pairs": "bm_pairs"}
+WIDGETS = widgets.widget_keys(S, "bm", names={"methods": f"methods_{pending_family}", "n_max": "n", "n_pairs": "pairs"})
 links.apply_page(S, WIDGETS, set_kept, seed)
 family_name = widgets.radio(st, S, "family", "Methods", WIDGETS["family"], format_func=lambda f: FAMILIES[f].title,
                             horizontal=True)

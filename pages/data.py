@@ -5,6 +5,7 @@ import streamlit as st
 from mvlab.core.projection import pca_2d
 from mvlab.ui import links, shared
 from mvlab.ui.figure_text import show_figure
+from mvlab.ui.prose import page_text
 from mvlab.ui.state import sidebar
 from mvlab.viz import data_figures, shared_figures
 
@@ -13,17 +14,7 @@ links.publish()
 st.title("Data")
 st.caption(ds.description or "Uploaded dataset.")
 with st.expander("What am I looking at?"):
-    st.markdown(
-        """
-A **view** is a group of columns measured the same way. The table gives each view's size and
-scale: views on very different scales are one reason to learn a representation per view (a forest
-per view) instead of pooling all columns. The PCA pictures show how well each view alone separates
-the classes; views that separate different classes complement each other. For synthetic data, the
-ground truth marks, for every instance, the views that carry its class (the others show a random class, or
-noise if you chose so). When which views carry it *depends on a latent region*, dynamic view selection should find
-them; when it is drawn *independently per instance*, no rule can tell them from x.
-"""
-    )
+    st.markdown(page_text("data", "what_am_i_looking_at"))
 
 c = st.columns(4)
 c[0].metric("Instances", ds.n_samples)

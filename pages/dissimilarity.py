@@ -11,6 +11,7 @@ from mvlab.experiments.settings import DissimilaritySettings
 from mvlab.forest.measures import MEASURES
 from mvlab.ui import links, runs, shared, widgets
 from mvlab.ui.figure_text import show_figure
+from mvlab.ui.prose import page_text
 from mvlab.ui.state import current_seed, set_kept, sidebar
 from mvlab.viz import dissimilarity_figures, shared_figures
 
@@ -20,22 +21,10 @@ st.title("Dissimilarity")
 st.caption("What does the forest think is similar? One random forest per view, one dissimilarity matrix per "
            "view, and four ways to merge them (Bernard et al. 2020).")
 with st.expander("What am I looking at?"):
-    st.markdown(
-        """
-A random forest is grown on each view. Two instances are **similar** for a forest when its trees put them
-in the same leaves: the Breiman dissimilarity is the share of trees that separate them. Other measures
-weigh this differently (path length between the leaves, the hardness of the reference instance (RFD),
-only out-of-bag trees (OOB), RF-GAP). Each view gives an n × n matrix; a **combination** averages the
-matrices with weights (all equal; from leave-one-out kNN accuracy; from kernel alignment with the labels;
-from each forest's out-of-bag accuracy) and a final forest classifies the rows of the joint matrix. All
-combinations share the same view forests and the same train/test split. In the heatmaps, instances are
-grouped by class: dark blocks on the diagonal mean the view separates the classes.
-"""
-    )
+    st.markdown(page_text("dissimilarity", "what_am_i_looking_at"))
 
 MEASURE_NAMES = {name: m.title for name, m in MEASURES.items()}
-WIDGETS = {"measure": "dis_measure", "paper": "dis_paper", "n_estimators": "dis_trees", "test_size": "dis_test",
-           "k": "dis_k", "w": "dis_w", "kdn_k": "dis_kdn"}
+WIDGETS = widgets.widget_keys(DissimilaritySettings, "dis", names={"kdn_k": "kdn"})
 links.apply_page(DissimilaritySettings, WIDGETS, set_kept, seed)
 S = DissimilaritySettings
 c = st.columns(4)

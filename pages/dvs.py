@@ -3,16 +3,15 @@
 import dataclasses
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from mvlab.experiments.combinations import METHOD_TITLES, CombinationComparison
 from mvlab.experiments.settings import DVSSettings
 from mvlab.forest.measures import MEASURES
 from mvlab.rfd.dvs_pool import n_candidates
-from mvlab.rfd.explanation import view_choice_scores
 from mvlab.ui import links, runs, shared, widgets
 from mvlab.ui.figure_text import show_figure
+from mvlab.ui.prose import page_text
 from mvlab.ui.state import current_seed, keep, selected_point, set_kept, sidebar
 from mvlab.ui.tables import readable
 from mvlab.viz import dvs_figures, shared_figures
@@ -23,36 +22,9 @@ st.title("Dynamic view selection")
 st.caption("Which views did each instance use, and why? For every test instance, DVS picks the subset of views "
            "whose forest was most competent on the instance's nearest training neighbours (Bernard et al. 2020).")
 with st.expander("What am I looking at?"):
-    st.markdown(
-        """
-One forest per view gives one dissimilarity matrix per view. DVS trains a **pool** of forests, one per
-non-empty subset of views (2^Q − 1 of them), each on the average of its views' matrices. To classify a test
-instance it looks at its **region of competence**: its k nearest training instances. A candidate's
-**competence** there is measured out-of-bag (no validation set needed); the most competent candidate predicts.
+    st.markdown(page_text("dvs", "what_am_i_looking_at"))
 
-**Why ties happen.** The paper's competence counts the neighbours a candidate classifies right (0 or 1 each).
-On easy data most candidates get all k right, so many tie, and the tie-break (overall out-of-bag accuracy, then
-more views) decides alone: every instance gets the same subset, and the per-instance choices mean nothing.
-The **soft** competence averages the out-of-bag *probability* of each neighbour's true class instead: a graded
-score, so ties are rare and the choice reflects which views are confident *here*. The **shared region** variant
-takes the k nearest in the all-views space for every candidate (the usual dynamic-selection practice).
-
-**The demo data** are synthetic: every instance lies in one of four latent regions (visible in every view), and
-view q carries the class only in region q; elsewhere it shows a random class. So the right choice differs from
-instance to instance, and it is known: the page scores the choices against it (precision: chosen views that
-carry the class; recall: such views that were chosen), against a random choice of the same size, and gives the
-accuracy of an **oracle** that always uses the true view (what a perfect choice of views gets; not a strict ceiling,
-since another view can be right where the true one errs). With the sidebar's
-synthetic data drawn *independently per instance* no rule can find the right views from x: use it to see that limit.
-
-Every method of the table uses the same split; DVS, its variants and the static combinations the same view
-forests; the **baselines** are what a practitioner would try first: one forest on all features, a soft vote of
-the view forests, stacking.
-"""
-    )
-
-WIDGETS = {"source": "dvs_source", "measure": "dvs_measure", "paper": "dvs_paper", "n_estimators": "dvs_trees",
-           "k": "dvs_k", "test_size": "dvs_test", "show": "dvs_show"}
+WIDGETS = widgets.widget_keys(DVSSettings, "dvs", exclude=("w", "kdn_k"))  # the measure's parameters: not drawn here
 links.apply_page(DVSSettings, WIDGETS, set_kept, seed)
 S = DVSSettings
 SOURCES = {"demo": "region-structured synthetic data (choices differ)", "sidebar": f"the sidebar's dataset ({ds.name})"}
@@ -127,22 +99,8 @@ def train_and_show():
 
     if result.informative_test is not None:
         st.markdown("**Against the ground truth**: did each DVS method use the views that carry each instance's class?")
-
-        def against_truth() -> pd.DataFrame:
-            rows = []
-            for m, ex in result.explanations.items():
-                sc = view_choice_scores(ex.chosen_views, result.informative_test)
-                rows.append({"method": METHOD_TITLES[m], "precision": sc["precision"], "recall": sc["recall"],
-                             "precision of a random choice": sc["baseline precision"], "views per instance":
-                             float(ex.chosen_views.sum(axis=1).mean()), "choices by tie-break": ex.tie_rate,
-                             "accuracy": result.accuracy[m]})
-            rows.append({"method": "oracle (the true views)", "precision": 1.0, "recall": 1.0,
-                         "precision of a random choice": np.nan,
-                         "views per instance": float(result.informative_test.sum(axis=1).mean()),
-                         "choices by tie-break": np.nan, "accuracy": result.oracle_accuracy})
-            return readable(pd.DataFrame(rows), decimals=3)
-
-        st.dataframe(shared.value("dvs_truth", key, against_truth), hide_index=True, width="stretch")
+        st.dataframe(shared.value("dvs_truth", key, lambda: readable(result.view_choice_table(), decimals=3)),
+                     hide_index=True, width="stretch")
 
     def neighbourhood_figure(i: int):
         """The instance among its nearest training instances, near drawn near (exact space); on the large-data

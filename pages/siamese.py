@@ -10,6 +10,7 @@ from mvlab.experiments.siamese import MODELS, SiameseExperiment, default_window_
 from mvlab.siamese.pairs import default_n_test_pairs, max_train_pairs
 from mvlab.ui import links, runs, shared, widgets
 from mvlab.ui.figure_text import show_figure
+from mvlab.ui.prose import page_text
 from mvlab.ui.state import current_seed, keep, kept, set_kept, sidebar
 from mvlab.viz import siamese_figures
 
@@ -19,37 +20,12 @@ st.title("Siamese deep forest")
 st.caption("How does a Siamese deep forest weight its trees? A gcForest cascade on pairs of instances, with and "
            "without tree weights from a quadratic programme (Utkin & Ryabinin 2018).")
 with st.expander("What am I looking at?"):
-    st.markdown(
-        """
-A **pair** of instances is *similar* (label 0) when both have the same class and *dissimilar* (label 1) otherwise.
-N training pairs and 2N/3 test pairs are drawn from **disjoint** instance pools, 60 % of the instances for the
-training pairs and 40 % for the test pairs (no instance of a test pair was seen in training). A pair is the
-concatenation of its two feature vectors.
-
-**gcForest** is a cascade: each level holds 2 completely-random tree forests (CRF) and 2 random forests (RF);
-each forest outputs a class vector (the average of its trees' class probabilities), and these vectors are
-appended to the input of the next level. Levels are added while the training accuracy (out-of-fold, 3 folds)
-improves; the others are discarded.
-
-The **Siamese deep forest (SDF)** replaces the average by a *weighted* sum of the trees. For every forest and
-level, the weights w (non-negative, summing to 1) minimise Σ max(0, z·(p₀ − p₁)·w)² + λ‖w‖² over the
-training pairs, with z = −1 for similar and +1 for dissimilar pairs: trees that put pairs on the right side get more
-weight. A large **λ** pulls the weights towards uniform (1/T, i.e. gcForest). **z-doubling** multiplies z by 2 at
-every level, which is the same as dividing λ by 4 per level, so weights become less uniform deeper in the
-cascade. The **effective number of trees** 1/Σw² is T for uniform weights and 1 when one tree takes all.
-
-Both models are grown with the same seed, so their first-level trees are identical: the comparison isolates
-the weighting. A test pair's score is **S0 − S1**, the summed class-0 minus class-1 entries of the last level's
-class vectors: S0 − S1 ≥ τ means similar, < 0 dissimilar, and anything in between is **undetermined**. Raising
-τ trades coverage for accuracy on the pairs that remain. For image data, **multi-grained scanning** first
-slides two identical windows over the two images in lock-step and feeds the windows' class vectors to the cascade.
-"""
-    )
+    st.markdown(page_text("siamese", "what_am_i_looking_at"))
 
 shape_key = "x".join(map(str, ds.image_shape)) if ds.image_shape is not None else ""
-WIDGETS = {"paper": "sdf_paper", "n_pairs": "sdf_n", "n_estimators": "sdf_trees", "qp_probas": "sdf_qp",
-           "max_levels": "sdf_levels", "lam": "sdf_lam", "z_schedule": "sdf_z", "scanning": "sdf_scan",
-           "windows": f"sdf_windows_{shape_key}"}
+WIDGETS = widgets.widget_keys(SiameseSettings, "sdf", names={
+    "n_pairs": "n", "qp_probas": "qp", "max_levels": "levels", "z_schedule": "z", "scanning": "scan",
+    "windows": f"windows_{shape_key}"})
 links.apply_page(SiameseSettings, WIDGETS, set_kept, seed)
 S = SiameseSettings
 c = st.columns(4)

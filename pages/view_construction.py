@@ -18,6 +18,7 @@ from mvlab.experiments.view_construction import (
 )
 from mvlab.ui import links, runs, shared, widgets
 from mvlab.ui.figure_text import show_figure
+from mvlab.ui.prose import page_text
 from mvlab.ui.state import current_seed, keep, kept, set_kept, sidebar
 from mvlab.ui.tables import readable
 from mvlab.viz import view_construction_figures
@@ -28,40 +29,14 @@ st.title("View construction")
 st.caption("How should the features of one high-dimensional set be grouped into views? OFSP and five other ways of "
            "building k views, each feeding a performance-weighted ensemble, for k = 1..K (Kumar & Minz 2016).")
 with st.expander("What am I looking at?"):
-    st.markdown(
-        """
-**Building views.** **OFSP** makes one greedy pass over the features: each feature joins the view whose inner
-cross-validated accuracy it raises most, or is **discarded** when it raises none. The baselines: **RFSP** splits
-shuffled features into k random blocks; **Bagging** keeps every feature and draws k bootstrap samples of the
-rows; **AB** (attribute bagging) searches a subset size, then draws k random subsets of that size; **VG-AC**
-clusters the feature columns with k-means; **VC-GA** evolves feature masks with a genetic algorithm and keeps the
-k best. Inner accuracies only ever use the training folds.
-
-**Ensembles.** One classifier (1-NN, Gaussian naive Bayes or linear SVM) per view, voting with weights
-(1 − eᵢ)/Σ(1 − eⱼ) from each member's inner-CV error (Eqs. 9-10).
-
-**Measures**, for every method, classifier, k and test fold (the same folds for every method): test accuracy,
-**disagreement** DM_total (the mean share of test instances on which two members disagree; undefined with one
-view, so missing at k = 1; lower is better, as the paper reads it: "consensus must be higher, or disagreement
-must be lower"), the wall-clock and CPU **time** of building the views and fitting the ensemble, and the
-**% of features kept** in at least one view.
-
-**Box plots** summarise each method over k = 1..K (the mean over folds for each k): the box spans the quartiles,
-whiskers reach the most extreme value within 1.5 IQR, crosses are outliers. The **Friedman aligned-ranks** test
-asks whether the methods differ at all (blocks are the values of k); **Holm's** post-hoc compares each with
-OFSP. The **partition view** shows, for the last test fold, which feature went to which view; on data with
-natural views (mfeat's six feature sets, breast cancer's mean / se / worst, the Madelon-like set's informative,
-redundant and noise features) you see whether a method rediscovers them.
-"""
-    )
+    st.markdown(page_text("view_construction", "what_am_i_looking_at"))
 
 
 S = ViewConstructionSettings
 pending_source = links.pending("source", kept("vc_source", widgets.field_default(S, "source")))
-WIDGETS = {"source": "vc_source", "madelon_n": "vc_madelon_n", "methods": "vc_methods",
-           "classifiers": "vc_classifiers", "paper": "vc_paper", "max_views": "vc_k", "n_splits": "vc_folds",
-           "n_repeats": "vc_reps", "inner_cv": "vc_inner", "ga_generations": "vc_generations",
-           "n_used": f"vc_n_{pending_source}", "d_used": f"vc_d_{pending_source}"}
+WIDGETS = widgets.widget_keys(S, "vc", exclude=("ga_runs",), names={  # ga_runs: not drawn (paper settings set it)
+    "max_views": "k", "n_splits": "folds", "inner_cv": "inner", "ga_generations": "generations",
+    "n_used": f"n_{pending_source}", "d_used": f"d_{pending_source}"})
 links.apply_page(S, WIDGETS, set_kept, seed)
 SOURCES = {"sidebar": "the sidebar's dataset", "madelon": "Madelon-like synthetic (500 features)"}
 source = widgets.radio(st, S, "source", "Data", WIDGETS["source"], format_func=SOURCES.get, horizontal=True)

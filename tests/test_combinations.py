@@ -92,6 +92,33 @@ def test_view_choice_scores_against_hand_values():
         view_choice_scores(chosen, truth[:2])
 
 
+def test_the_view_choice_table_scores_every_dvs_method_and_the_oracle_against_the_truth(result):
+    from mvlab.datasets.synthetic import make_multiview_classification
+    from mvlab.experiments.combinations import METHOD_TITLES
+    from mvlab.rfd.explanation import view_choice_scores
+
+    ds = make_multiview_classification(90, n_views=3, n_features=4, n_classes=2, relevance="region", random_state=5)
+    r = compare_combinations(ds.X, ds.y, ds.views, informative=ds.informative, n_estimators=5, random_state=0,
+                             combinations=["dvs", "dvs-soft", "average"])
+    table = r.view_choice_table()
+    assert table.shape == (3, 7) and list(table["method"]) == [METHOD_TITLES["dvs"], METHOD_TITLES["dvs-soft"],
+                                                               "oracle (the true views)"]
+    assert list(table.columns) == ["method", "precision", "recall", "precision of a random choice",
+                                   "views per instance", "choices by tie-break", "accuracy"]
+    e, truth = r.explanations["dvs-soft"], ds.informative[r.test_index]
+    row, scores = table.iloc[1], view_choice_scores(e.chosen_views, truth)
+    assert (row["precision"], row["recall"], row["precision of a random choice"]) == (
+        scores["precision"], scores["recall"], scores["baseline precision"])
+    assert row["views per instance"] == e.chosen_views.sum(axis=1).mean() and row["choices by tie-break"] == e.tie_rate
+    assert row["accuracy"] == r.accuracy["dvs-soft"]
+    oracle = table.iloc[-1]
+    assert oracle["precision"] == oracle["recall"] == 1.0 and oracle["accuracy"] == r.oracle_accuracy
+    assert oracle["views per instance"] == truth.sum(axis=1).mean()
+    assert np.isnan(oracle["precision of a random choice"]) and np.isnan(oracle["choices by tie-break"])
+    with pytest.raises(ValueError, match="informative views"):
+        result.view_choice_table()  # data without a ground truth
+
+
 def test_dvs_variants_share_the_pool_and_baselines_use_the_same_trees():
     from sklearn.ensemble import RandomForestClassifier
 

@@ -41,16 +41,97 @@ def test_widgets_take_bounds_defaults_options_and_help_from_the_settings_field()
     assert at.selectbox(key="c").value == "a"  # a default that is not offered falls back to the first option
 
 
+OLD_WIDGET_KEYS = {  # every page's field -> widget key map as the pages wrote it by hand: the app's contract
+    # (kept values, tests and browser checks find widgets by these keys); "{name}": a part the page computes
+    "dvs": {"source": "dvs_source", "measure": "dvs_measure", "paper": "dvs_paper", "n_estimators": "dvs_trees",
+            "k": "dvs_k", "test_size": "dvs_test", "show": "dvs_show"},
+    "dissimilarity": {"measure": "dis_measure", "paper": "dis_paper", "n_estimators": "dis_trees",
+                      "test_size": "dis_test", "k": "dis_k", "w": "dis_w", "kdn_k": "dis_kdn"},
+    "siamese": {"paper": "sdf_paper", "n_pairs": "sdf_n", "n_estimators": "sdf_trees", "qp_probas": "sdf_qp",
+                "max_levels": "sdf_levels", "lam": "sdf_lam", "z_schedule": "sdf_z", "scanning": "sdf_scan",
+                "windows": "sdf_windows_{shape_key}"},
+    "benchmark": {"family": "bm_family", "datasets": "bm_datasets", "methods": "bm_methods_{pending_family}",
+                  "repetitions": "bm_reps", "n_estimators": "bm_trees", "n_max": "bm_n", "n_pairs": "bm_pairs"},
+    "view_construction": {"source": "vc_source", "madelon_n": "vc_madelon_n", "methods": "vc_methods",
+                          "classifiers": "vc_classifiers", "paper": "vc_paper", "max_views": "vc_k",
+                          "n_splits": "vc_folds", "n_repeats": "vc_reps", "inner_cv": "vc_inner",
+                          "ga_generations": "vc_generations", "n_used": "vc_n_{pending_source}",
+                          "d_used": "vc_d_{pending_source}"},
+}
+
+
+class _PageNames(dict):
+    """Names for evaluating one statement of a page: its imports and aliases, and "{name}" for a value the page
+    computes when it runs (the family a link names, the images' shape)."""
+
+    def __init__(self, namespace: dict):
+        super().__init__()
+        self.namespace = namespace
+
+    def __missing__(self, name):
+        return self.namespace[name] if name in self.namespace else "{" + name + "}"
+
+
+def page_widget_keys(page: Path) -> dict | None:
+    """The page's ``WIDGETS`` (field -> widget key) as the page builds it, without running the page: its
+    imports and ``S = SomeSettings`` aliases executed, then the expression it assigns to ``WIDGETS``; None
+    when the page has none."""
+    import ast
+
+    tree = ast.parse(page.read_text())
+    targets = [n.value for n in tree.body if isinstance(n, ast.Assign)
+               and [ast.unparse(t) for t in n.targets] == ["WIDGETS"]]
+    if not targets:
+        return None
+    namespace: dict = {}
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)) or isinstance(node, ast.Assign) and \
+                isinstance(node.value, ast.Name):
+            exec(compile(ast.Module([node], []), str(page), "exec"), namespace)
+    return eval(compile(ast.Expression(targets[0]), str(page), "eval"), namespace, _PageNames(namespace))
+
+
+def test_every_page_derives_its_widget_keys_from_the_settings_and_keeps_the_old_keys():
+    """The pages build their field -> widget key maps with mvlab.ui.widgets.widget_keys (no hand-written dict),
+    and every key is the one the page used before."""
+    found = {}
+    for page in sorted((ROOT / "pages").glob("*.py")):
+        assert not re.search(r"WIDGETS = \{", page.read_text()), f"{page.name} writes its widget keys by hand"
+        keys = page_widget_keys(page)
+        if keys is not None:
+            found[page.stem] = keys
+    assert found == OLD_WIDGET_KEYS
+
+
+def test_widget_keys_are_the_prefix_and_the_field_or_its_short_name():
+    import dataclasses
+
+    from mvlab.experiments.settings import DVSSettings, ViewConstructionSettings
+    from mvlab.ui.widgets import SHORT_NAMES, widget_keys
+
+    keys = widget_keys(DVSSettings, "dvs")
+    assert "seed" not in keys  # the seed travels with the data, not with the page
+    assert keys["source"] == "dvs_source" and keys["w"] == "dvs_w"  # the rule
+    assert keys["n_estimators"] == "dvs_trees" and SHORT_NAMES["n_estimators"] == "trees"  # a short name
+    assert list(keys) == [f.name for f in dataclasses.fields(DVSSettings) if f.name != "seed"]  # in their order
+    assert set(widget_keys(DVSSettings, "dvs", exclude=["w", "kdn_k"])) == set(keys) - {"w", "kdn_k"}
+    vc = widget_keys(ViewConstructionSettings, "vc", names={"max_views": "k", "n_repeats": "repeats"})
+    assert vc["max_views"] == "vc_k" and vc["n_repeats"] == "vc_repeats"  # the page's name wins over SHORT_NAMES
+    with pytest.raises(ValueError, match=r"DVSSettings has no field \['lam'\]"):
+        widget_keys(DVSSettings, "dvs", names={"lam": "l"})
+    with pytest.raises(ValueError, match="no field"):
+        widget_keys(DVSSettings, "dvs", exclude=("seed",))
+
+
 def test_no_page_draws_a_settings_field_by_hand():
     """#21: every widget a page maps to a settings field (its WIDGETS) is drawn by mvlab.ui.widgets, so its
     bounds, default and help come from the field; none is drawn with a literal default of its own."""
     for page in sorted((ROOT / "pages").glob("*.py")):
         text = page.read_text()
-        mapping = re.search(r"WIDGETS = \{(.*?)\}", text, re.S)
-        if mapping is None:
+        keys = page_widget_keys(page)
+        if keys is None:
             continue
-        keys = re.findall(r'"\w+": f?"([\w{}]+)"', mapping.group(1))
-        hand = [k for k in keys if f'keep("{k}"' in text or f"keep(f\"{k}\"" in text]
+        hand = [k for k in keys.values() if f'keep("{k}"' in text or f"keep(f\"{k}\"" in text]
         assert not hand, f"{page.name} draws {hand} by hand"
         assert not re.search(r"\b512\b", text), f"{page.name} writes the paper's 512 trees"
 

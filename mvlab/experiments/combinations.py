@@ -244,6 +244,40 @@ class CombinationComparison:
                                  "value": self.oracle_accuracy})
         return rows
 
+    def view_choice_table(self) -> pd.DataFrame:
+        """The DVS methods' choices of views scored against the ground truth of informative views (synthetic data).
+
+        Returns
+        -------
+        DataFrame (M + 1, 7)
+            One row per DVS method (M = ``len(explanations)``, titled by :data:`METHOD_TITLES`), then one for the
+            oracle that always uses each instance's true views, with the columns ``method``, ``precision``
+            (share of chosen views that carry the class), ``recall`` (share of such views that were chosen),
+            ``precision of a random choice`` (of subsets of the same sizes), ``views per instance`` (mean size
+            of a choice), ``choices by tie-break`` (share) and ``accuracy`` (test accuracy). The oracle's row
+            has NaN for the random choice and the tie-break, and ``oracle_accuracy`` as its accuracy.
+
+        Raises
+        ------
+        ValueError
+            When the comparison has no ground truth (``informative_test`` is None: data without one).
+        """
+        if self.informative_test is None:
+            raise ValueError("view_choice_table needs the informative views of the test rows (synthetic data "
+                             "with a ground truth); this comparison has none.")
+        rows = []
+        for method, e in self.explanations.items():
+            scores = view_choice_scores(e.chosen_views, self.informative_test)
+            rows.append({"method": METHOD_TITLES[method], "precision": scores["precision"],
+                         "recall": scores["recall"], "precision of a random choice": scores["baseline precision"],
+                         "views per instance": float(e.chosen_views.sum(axis=1).mean()),
+                         "choices by tie-break": e.tie_rate, "accuracy": self.accuracy[method]})
+        rows.append({"method": "oracle (the true views)", "precision": 1.0, "recall": 1.0,
+                     "precision of a random choice": np.nan,
+                     "views per instance": float(self.informative_test.sum(axis=1).mean()),
+                     "choices by tie-break": np.nan, "accuracy": self.oracle_accuracy})
+        return pd.DataFrame(rows)
+
     def weights_frame(self) -> pd.DataFrame:
         """Long table (combination, view, weight) of the view weights."""
         return pd.DataFrame(

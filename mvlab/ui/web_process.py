@@ -38,6 +38,7 @@ def _import_what_pages_import() -> None:
     import mvlab.reproduction.writer  # noqa: F401
     import mvlab.ui.lessons  # noqa: F401
     import mvlab.ui.links  # noqa: F401
+    import mvlab.ui.prose  # noqa: F401
     import mvlab.ui.query  # noqa: F401
     import mvlab.ui.state  # noqa: F401
     import mvlab.ui.tables  # noqa: F401

@@ -4,20 +4,66 @@ options and help text.
 A settings field (:mod:`mvlab.experiments.settings`) declares its default, its allowed ``range``
 or ``options`` and its ``help``; the URL parser checks links against the same metadata.  Each
 helper here draws the widget for one field, kept across pages (:func:`mvlab.ui.state.keep`) under
-the widget key the page maps the field to, so no page writes a bound, a default or a paper
-constant of its own.  The page keeps what only the page knows: the label, the step, the column.
+the widget key the page maps the field to (:func:`widget_keys`: the page's prefix and the field's
+name), so no page writes a bound, a default or a paper constant of its own.  The page keeps what only
+the page knows: the label, the step, the column.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from typing import Iterable, Mapping
 
 import streamlit as st
 
+from mvlab.ui.query import query_fields
 from mvlab.ui.state import keep, set_kept
 
-__all__ = ["number", "slider", "select", "radio", "multiselect", "toggle", "choice", "field_default", "field_range",
-           "field_help"]
+__all__ = ["widget_keys", "SHORT_NAMES", "number", "slider", "select", "radio", "multiselect", "toggle", "choice",
+           "field_default", "field_range", "field_help"]
+
+
+SHORT_NAMES = {"n_estimators": "trees", "test_size": "test", "repetitions": "reps", "n_repeats": "reps"}
+"""Fields whose widget key, on every page, ends with a short name instead of the field's name."""
+
+
+def widget_keys(settings_cls, prefix: str, names: Mapping[str, str] | None = None,
+                exclude: Iterable[str] = ()) -> dict[str, str]:
+    """The widget key of every field of ``settings_cls`` a page draws: ``{field: f"{prefix}_{name}"}``.
+
+    ``name`` is the field's name, or its short name (:data:`SHORT_NAMES`), or what ``names`` gives
+    for it (a page's own short name, or a name that depends on the data, e.g. ``f"windows_{shape}"``).
+    Every field a link carries (all but ``seed``, :func:`mvlab.ui.query.query_fields`) is mapped,
+    except those in ``exclude`` (fields the page does not draw: a link naming them is ignored).
+    The keys are the app's contract: kept values, tests and browser checks find widgets by them.
+
+    Parameters
+    ----------
+    settings_cls : settings dataclass (:mod:`mvlab.experiments.settings`)
+    prefix : str
+        The page's prefix, e.g. ``"dvs"``.
+    names : mapping field -> str, optional
+        The part of a key after ``prefix_`` where it is not the field's name nor its short name.
+    exclude : iterable of str
+        Fields the page does not draw.
+
+    Returns
+    -------
+    dict field name -> widget key, in the order of the fields.
+
+    Examples
+    --------
+    >>> from mvlab.experiments.settings import DissimilaritySettings
+    >>> keys = widget_keys(DissimilaritySettings, "dis", names={"kdn_k": "kdn"})
+    >>> keys["measure"], keys["n_estimators"], keys["kdn_k"]
+    ('dis_measure', 'dis_trees', 'dis_kdn')
+    """
+    names, exclude = dict(names or {}), set(exclude)
+    fields = [f.name for f in query_fields(settings_cls)]
+    unknown = sorted((set(names) | exclude) - set(fields))
+    if unknown:
+        raise ValueError(f"{settings_cls.__name__} has no field {unknown} (its fields: {fields}).")
+    return {f: f"{prefix}_{names.get(f, SHORT_NAMES.get(f, f))}" for f in fields if f not in exclude}
 
 
 def _field(settings_cls, name: str) -> dataclasses.Field:

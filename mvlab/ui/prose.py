@@ -1,0 +1,45 @@
+"""The pages' explanatory prose, kept in Markdown files beside the code that shows it.
+
+A page's longer text (its "What am I looking at?" block, the home page's introduction) is a file
+``mvlab/ui/text/<page>/<name>.md``, shipped in the wheel as package data; a page shows it with
+``st.markdown(page_text("dvs", "what_am_i_looking_at"))``.  Keeping it out of the Python leaves the
+pages to wiring, and lets the prose be read and edited as Markdown.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+__all__ = ["page_text", "text_names"]
+
+TEXT_DIR = "text"
+"""The folder of ``mvlab.ui`` that holds one folder of Markdown files per page."""
+
+
+def _page_folder(page: str):
+    return resources.files("mvlab.ui") / TEXT_DIR / page
+
+
+def text_names(page: str) -> list[str]:
+    """The names of the Markdown texts of ``page`` (sorted; empty when the page has none)."""
+    folder = _page_folder(page)
+    if not folder.is_dir():
+        return []
+    return sorted(f.name.removesuffix(".md") for f in folder.iterdir() if f.name.endswith(".md"))
+
+
+def page_text(page: str, name: str, /, **values) -> str:
+    """The Markdown text ``name`` of ``page`` (``mvlab/ui/text/<page>/<name>.md``), without its surrounding
+    blank lines; with ``values``, its ``{field}`` placeholders filled by :meth:`str.format`.
+
+    Raises
+    ------
+    FileNotFoundError
+        When there is no such text; the message names the texts the page has.
+    """
+    source = _page_folder(page) / f"{name}.md"
+    if not source.is_file():
+        raise FileNotFoundError(f"No text {name!r} for page {page!r} (mvlab/ui/{TEXT_DIR}/{page}/{name}.md); "
+                                f"the page's texts: {text_names(page) or 'none'}.")
+    text = source.read_text(encoding="utf-8").strip("\n")
+    return text.format(**values) if values else text
