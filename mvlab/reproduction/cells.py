@@ -1,9 +1,11 @@
 """A paper's table cells beside reproduced ones: per-cell statistics over independent draws.
 
 A *cell* is one number a paper printed (a dataset, a setting, a model); mvlab's value of it is the mean
-over independent draws of the protocol, given with its standard deviation and a 95 % confidence interval
-(Student's t on the draws), and the paper's value is *inside* when it lies in that interval. The tables
-``docs/reproduction/*_paper_cells.csv`` hold one row per cell in the columns :data:`CELL_COLUMNS`.
+over independent draws of the protocol, given with its standard deviation, a 95 % confidence interval of the mean
+(Student's t on the draws) and a 95 % prediction interval for one more draw. The paper's value is *inside* when it
+lies in the interval of the mean, and *inside for one draw* when it lies in the prediction interval: the yardstick
+for a paper's cell that was one run rather than a mean. The tables ``docs/reproduction/*_paper_cells.csv`` hold one
+row per cell in the columns :data:`CELL_COLUMNS`.
 
 Draws are kept one row per finished (draw, model) in an append-only CSV file (:class:`DrawsFile`), so a
 run cut off loses only the draws in flight and a later run continues from the file.
@@ -21,11 +23,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = ["CELL_COLUMNS", "DrawsFile", "mean_interval", "summarise_cells", "cell_verdicts"]
+__all__ = ["CELL_COLUMNS", "DrawsFile", "mean_interval", "prediction_interval", "summarise_cells", "cell_verdicts",
+           "with_verdicts"]
 
 CELL_COLUMNS = ["table", "dataset", "N", "T", "k", "classifier", "model", "reading", "draws", "mean", "std",
-                "ci_low", "ci_high", "paper", "inside"]
-"""Columns of a cells file; a column that does not apply to a paper's tables is left empty."""
+                "ci_low", "ci_high", "pi_low", "pi_high", "paper", "paper_source", "inside", "inside_one_draw"]
+"""Columns of a cells file; a column that does not apply to a paper's tables is left empty. ``pi_low, pi_high``:
+the 95 % prediction interval of one draw (:func:`prediction_interval`); ``paper_source``: where the paper's value
+was printed when the table took it from another cell (Table 8 of the Siamese deep forest paper), else empty;
+``inside_one_draw``: whether the paper's value lies in the prediction interval."""
 
 
 def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float, float]:
@@ -44,6 +50,21 @@ def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[fl
     std = float(x.std(ddof=1))
     half = float(stats.t.ppf(0.5 + confidence / 2, x.size - 1)) * std / math.sqrt(x.size)
     return mean, std, mean - half, mean + half
+
+
+def prediction_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
+    """The two-sided Student-t prediction interval of one more draw from the distribution of ``values``.
+
+    ``mean -+ t_{(1+c)/2, n-1} * std * sqrt(1 + 1/n)`` (normal draws, unknown variance); NaN with fewer than two
+    values. Where :func:`mean_interval` asks "is the paper's value our mean?", this asks "could the paper's value be
+    one draw of our protocol?": the yardstick for a printed cell that looks like a single run.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    x = x[np.isfinite(x)]
+    if x.size < 2:
+        return math.nan, math.nan
+    half = float(stats.t.ppf(0.5 + confidence / 2, x.size - 1)) * float(x.std(ddof=1)) * math.sqrt(1 + 1 / x.size)
+    return float(x.mean()) - half, float(x.mean()) + half
 
 
 class DrawsFile:
@@ -99,18 +120,32 @@ class DrawsFile:
 
 def summarise_cells(draws: pd.DataFrame, by: Sequence[str], value: str = "accuracy") -> pd.DataFrame:
     """Per group of ``by``: ``draws`` (how many), ``mean``, ``std``, ``ci_low``, ``ci_high`` of ``value``
-    (:func:`mean_interval`)."""
+    (:func:`mean_interval`) and ``pi_low``, ``pi_high`` (:func:`prediction_interval`)."""
     rows = []
     for key, group in draws.groupby(list(by), sort=True, dropna=False):
-        mean, std, low, high = mean_interval(group[value].to_numpy(dtype=np.float64))
+        values = group[value].to_numpy(dtype=np.float64)
+        mean, std, low, high = mean_interval(values)
+        pi_low, pi_high = prediction_interval(values)
         rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))), "draws": int(len(group)),
-                     "mean": mean, "std": std, "ci_low": low, "ci_high": high})
-    return pd.DataFrame(rows, columns=list(by) + ["draws", "mean", "std", "ci_low", "ci_high"])
+                     "mean": mean, "std": std, "ci_low": low, "ci_high": high, "pi_low": pi_low, "pi_high": pi_high})
+    return pd.DataFrame(rows, columns=list(by) + ["draws", "mean", "std", "ci_low", "ci_high", "pi_low", "pi_high"])
 
 
-def cell_verdicts(cells: pd.DataFrame) -> pd.Series:
-    """Whether each cell's ``paper`` value lies inside ``[ci_low, ci_high]``; NaN where the paper printed no
-    value or where there is no interval yet (a single draw)."""
+def cell_verdicts(cells: pd.DataFrame, low: str = "ci_low", high: str = "ci_high") -> pd.Series:
+    """Whether each cell's ``paper`` value lies inside ``[low, high]`` (the interval of the mean by default; the
+    prediction interval with ``"pi_low", "pi_high"``); NaN where the paper printed no value or where there is no
+    interval yet (a single draw)."""
     paper = cells["paper"].astype(float)
-    inside = (paper >= cells["ci_low"]) & (paper <= cells["ci_high"])
-    return inside.astype(object).where(paper.notna() & cells["ci_low"].notna(), np.nan)
+    inside = (paper >= cells[low]) & (paper <= cells[high])
+    return inside.astype(object).where(paper.notna() & cells[low].notna(), np.nan)
+
+
+def with_verdicts(cells: pd.DataFrame) -> pd.DataFrame:
+    """``cells`` with ``inside`` and ``inside_one_draw`` (:func:`cell_verdicts` on each interval), ``paper_source``
+    empty where not set, in the columns :data:`CELL_COLUMNS`."""
+    cells = cells.copy()
+    cells["inside"] = cell_verdicts(cells)
+    cells["inside_one_draw"] = cell_verdicts(cells, "pi_low", "pi_high")
+    if "paper_source" not in cells:
+        cells["paper_source"] = ""
+    return cells[CELL_COLUMNS].reset_index(drop=True)

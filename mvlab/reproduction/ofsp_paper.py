@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from mvlab.core.threads import call_on_threads
-from mvlab.reproduction.cells import CELL_COLUMNS, DrawsFile, cell_verdicts, summarise_cells
+from mvlab.reproduction.cells import CELL_COLUMNS, DrawsFile, summarise_cells, with_verdicts
 
 __all__ = ["DATASETS", "MADELON", "MADELON_SEED", "PAPER", "PAPER_DISAGREEMENT", "PAPER_TABLES",
            "PROTOCOL_OPTIONS", "OFSP_DRAW_COLUMNS", "OfspTask", "ofsp_grid", "SPLITS_KIND", "run_ofsp_draw",
@@ -250,7 +250,8 @@ def run_ofsp_protocol(path, tasks: Iterable[OfspTask], *, n_jobs: int = 1, say: 
 
 def ofsp_cells(draws: pd.DataFrame, paper_methods=("OFSP",), reading: str = "10 x 5-fold") -> pd.DataFrame:
     """One row per (table, dataset, classifier, method, k) in :data:`CELL_COLUMNS` (``model`` the view-construction
-    method): the repetitions' mean and 95 % interval of the column each table of :data:`PAPER_TABLES` prints
+    method): the repetitions' mean, 95 % interval and prediction interval of the column each table of
+    :data:`PAPER_TABLES` prints
     (Table 3 the accuracy, Table 4 the disagreement, from k = 2), with the paper's value for OFSP (the methods
     ``paper_methods``); ``reading`` names what the draws are."""
     key = ["dataset", "classifier", "method", "k"]
@@ -266,9 +267,7 @@ def ofsp_cells(draws: pd.DataFrame, paper_methods=("OFSP",), reading: str = "10 
     if not tables:
         return pd.DataFrame(columns=CELL_COLUMNS)
     cells = pd.concat(tables, ignore_index=True)
-    cells = cells.assign(N="", T="", reading=reading, model=cells["method"])
-    cells["inside"] = cell_verdicts(cells)
-    return cells[CELL_COLUMNS].reset_index(drop=True)
+    return with_verdicts(cells.assign(N="", T="", reading=reading, model=cells["method"]))
 
 
 FIGURE_METRICS = {"accuracy": "accuracy (Fig. 4)", "disagreement": "disagreement (Fig. 5)",

@@ -37,11 +37,11 @@ import numpy as np
 import pandas as pd
 
 from mvlab.core.threads import call_on_threads
-from mvlab.reproduction.cells import CELL_COLUMNS, DrawsFile, cell_verdicts, summarise_cells
+from mvlab.reproduction.cells import CELL_COLUMNS, DrawsFile, summarise_cells, with_verdicts
 from mvlab.stats import paired_t_test
 
 __all__ = ["PAPER", "LAM_GRID", "PAIR_READINGS", "DRAW_COLUMNS", "DrawTask", "paper_grid", "draw_seed", "run_draw",
-           "run_paper_protocol", "paper_cells", "table8_best_cells", "table9"]
+           "run_paper_protocol", "paper_cells", "table8_source", "table8_best_cells", "table9"]
 
 SDF_DATASETS = ("ecoli", "yeast", "ionosphere", "mammographic", "haberman")
 """The paper's datasets that ship with mvlab (Table 2), by their :func:`mvlab.datasets.load_dataset` names."""
@@ -54,7 +54,12 @@ TABLE8_SETTING = (2000, 700)  # (N, T), fixed before any draw was run
 LAM_GRID = (1.0, 100.0, 10000.0)
 """Values of lambda SDF chooses from, on training pairs only: from weights far from uniform (1: about a
 seventh of the trees carry the weight at N = 1000, T = 200) to nearly uniform (10,000)."""
-MODEL_NAMES = {"gcforest": "gcForest", "sdf": "SDF", "bagging": "Bagging", "rf": "RF"}
+WIDE_LAM_GRID = tuple(10.0**e for e in range(-3, 7))
+"""Ten values of lambda over nine decades, 0.001 to 10**6 (the model ``"sdf-wide"``): :data:`LAM_GRID` chose its
+largest value in nearly half the draws, so the wider grid asks what lies past both of its edges
+(:mod:`mvlab.reproduction.sdf_lambda_grid`)."""
+MODEL_NAMES = {"gcforest": "gcForest", "sdf": "SDF", "bagging": "Bagging", "rf": "RF",
+               "sdf-wide": "SDF, wide λ grid"}
 FIXED_LAM = "sdf@"
 """A model ``"sdf@<lambda>"``: SDF with that lambda fixed for every fold-model (no choice on training pairs)."""
 INSAMPLE_LAM = "sdf-insample@"
@@ -193,9 +198,15 @@ def run_draw(task: DrawTask, max_levels: int = 10, n_jobs: int | None = 1) -> li
     seed = draw_seed(task.dataset, task.N, SEED_READING.get(task.reading, task.reading), task.draw)
     split = make_pair_split(ds.y, task.N, random_state=seed, **PAIR_READINGS[task.reading])
     fixed = [m for m in task.models if m.startswith((FIXED_LAM, INSAMPLE_LAM))]
-    rows = evaluate_pair_split(ds.X, split, methods=tuple(m for m in task.models if m not in fixed),
-                               n_estimators=task.T, sdf_params={"max_levels": max_levels, "lam_grid": list(LAM_GRID)},
+    if {"sdf", "sdf-wide"} <= set(task.models):
+        raise ValueError("a draw fits SDF with one grid of lambda: 'sdf' or 'sdf-wide', not both.")
+    grid = WIDE_LAM_GRID if "sdf-wide" in task.models else LAM_GRID
+    methods = tuple("sdf" if m == "sdf-wide" else m for m in task.models if m not in fixed)
+    rows = evaluate_pair_split(ds.X, split, methods=methods,
+                               n_estimators=task.T, sdf_params={"max_levels": max_levels, "lam_grid": list(grid)},
                                random_state=seed, n_jobs=n_jobs)
+    if grid is WIDE_LAM_GRID:
+        rows = [{**r, "method": "sdf-wide"} if r["method"] == "sdf" else r for r in rows]
     for method in fixed:  # SDF with one lambda for every fold-model (readings "lambda chosen on test", in-sample)
         insample = method.startswith(INSAMPLE_LAM)
         lam = float(method[len(INSAMPLE_LAM if insample else FIXED_LAM):])
@@ -249,9 +260,23 @@ def _tables_of(row) -> list[int]:
     return tables
 
 
+def table8_source(dataset: str, model: str) -> str:
+    """Where the paper's Table 8 value of ``model`` on ``dataset`` was printed before: the cells of Tables 4-7
+    that print the same value for the same model, as ``"Table 4: N=2000, T=400"`` (several joined by ``"; "``),
+    ``"not in Tables 4-7"`` when none does (a cascade), or ``"Table 8 only"`` (Bagging, RF: the grid tables have
+    no such model). The paper says it took "the best results from Tables 3-7"."""
+    value = PAPER.get((8, dataset, None, None, model))
+    if value is None or model not in ("gcForest", "SDF"):
+        return "Table 8 only"
+    same = [(t, n, tt) for (t, name, n, tt, m), v in PAPER.items()
+            if t < 8 and name == dataset and m == model and abs(v - value) < 5e-4]
+    return "; ".join(f"Table {t}: N={n}, T={tt}" for t, n, tt in sorted(same)) or "not in Tables 4-7"
+
+
 def paper_cells(draws: pd.DataFrame) -> pd.DataFrame:
-    """One row per (table, dataset, N, T, model, reading) in :data:`CELL_COLUMNS`: the draws' mean, std and
-    95 % t interval beside the paper's value (Table 8 cells: the fixed setting N = 2000, T = 700)."""
+    """One row per (table, dataset, N, T, model, reading) in :data:`CELL_COLUMNS`: the draws' mean, std, 95 % t
+    interval and prediction interval beside the paper's value (Table 8 cells: the fixed setting N = 2000,
+    T = 700, with the cell of Tables 4-7 the paper took each value from, :func:`table8_source`)."""
     if draws.empty:
         return pd.DataFrame(columns=CELL_COLUMNS)
     summary = summarise_cells(draws, ["dataset", "N", "T", "reading", "model"])
@@ -260,19 +285,20 @@ def paper_cells(draws: pd.DataFrame) -> pd.DataFrame:
         for table in _tables_of(r):
             if table == 8:
                 paper = PAPER.get((8, r.dataset, None, None, r.model))
+                source = table8_source(r.dataset, r.model)
             else:
                 if r.model not in ("gcForest", "SDF"):
                     continue
-                paper = PAPER.get((table, r.dataset, int(r.N), int(r.T), r.model))
+                paper, source = PAPER.get((table, r.dataset, int(r.N), int(r.T), r.model)), ""
             rows.append({"table": table, "dataset": r.dataset, "N": int(r.N), "T": int(r.T), "k": "",
                          "classifier": "", "model": r.model, "reading": r.reading, "draws": r.draws,
                          "mean": r.mean, "std": r.std, "ci_low": r.ci_low, "ci_high": r.ci_high,
-                         "paper": np.nan if paper is None else paper})
+                         "pi_low": r.pi_low, "pi_high": r.pi_high,
+                         "paper": np.nan if paper is None else paper, "paper_source": source})
     cells = pd.DataFrame(rows)
-    cells["inside"] = cell_verdicts(cells)
     cells["_model"] = cells["model"].map({"gcForest": 0, "Bagging": 1, "RF": 2, "SDF": 3})
     cells = cells.sort_values(["table", "dataset", "reading", "N", "T", "_model"], kind="stable")
-    return cells[CELL_COLUMNS].reset_index(drop=True)
+    return with_verdicts(cells)
 
 
 def table8_best_cells(cells: pd.DataFrame, reading: str = "disjoint") -> pd.DataFrame:
