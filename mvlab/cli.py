@@ -25,7 +25,6 @@ import os
 import sys
 import time
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
@@ -35,47 +34,9 @@ import mvlab.datasets as datasets
 from mvlab.experiments.families import FAMILIES, get_family, make_protocol, run_experiment
 from mvlab.experiments.report import family_reports, markdown
 from mvlab.experiments.view_construction import CLASSIFIERS
+from mvlab.reproduction.bundled import REPRODUCTIONS, Reproduction
+from mvlab.reproduction.writer import write_outputs
 from mvlab.store import ResultsStore, absolute_location
-
-
-@dataclass
-class Reproduction:
-    """One paper's protocol on the bundled data: the family (whose presets give the parameters
-    and the protocol at each size), the datasets, and what the paper reported."""
-
-    family: str
-    datasets: list            # (name, n_samples or None for all)
-    note: str
-    synthetic: dict = field(default_factory=dict)  # name -> make_multiview_classification parameters
-    sweep: dict = field(default_factory=dict)      # k-sweep options per size (view construction)
-
-
-REPRODUCTIONS = {
-    "dvs": Reproduction(
-        "dissimilarity",
-        [("mfeat", 600), ("htad", 1000), ("segment", 1000), ("cell-segmentation", 1000), ("breast-cancer", None),
-         ("digits", 600), ("nutrimouse", None), ("nutrimouse-diet", None)],
-        note=("Bernard et al. 2020: 15 datasets, 10 stratified 50/50 splits, 512 trees, RFD dissimilarity; "
-              "average ranks Avg 3.67, SWknn 3.50, SWka 3.30, SWoob 2.40, DVS 2.13; only DVS significantly "
-              "better than Avg by the sign test."),
-        synthetic={"synthetic": {"n_samples": 600, "n_views": 4, "n_features": 10, "n_classes": 3,
-                                 "p_informative": 0.5, "relevance": "iid"},
-                   "synthetic-regions": {"n_samples": 600, "n_views": 4, "n_features": 10, "n_classes": 3,
-                                         "relevance": "region"}},
-    ),
-    "sdf": Reproduction(
-        "pairs", [("breast-cancer", None), ("digits", None), ("mfeat", 600), ("nutrimouse", None)],
-        note=("Utkin & Ryabinin 2018: 10 UCI datasets, N training and 2N/3 test pairs, 100 draws; Table 8 best "
-              "settings: SDF beats gcForest on all 10 (mean +0.015, paired t-test p = 0.015)."),
-    ),
-    "ofsp": Reproduction(
-        "view-construction", [("breast-cancer", None), ("madelon", 200), ("nutrimouse", None), ("mfeat", 200)],
-        note=("Kumar & Minz 2016: 16 binary high-dimensional datasets (38-500 instances, 468-12,600 features), "
-              "10 x 5-fold CV, k = 1..10 views, kNN / NB / linear SVM; methods ranked per dataset by Friedman "
-              "aligned ranks (blocks = k) with Holm's post-hoc test (those tables are lost from the text)."),
-        sweep={"quick": {"max_features": 100}, "paper": {"max_features": None}},
-    ),
-}
 
 
 def _load(name: str, n: int | None, seed: int, synthetic: dict) -> datasets.MultiViewDataset:
@@ -270,43 +231,26 @@ def _write_figures(figures: dict, folder) -> None:
 
 
 def cmd_reproduce(args) -> int:
-    """Reproduce a paper's protocol on the bundled data (``python -m mvlab reproduce dvs|ofsp|sdf``) at the
-    ``--quick`` (default) or ``--paper`` sizes, on the job engine unless ``--n-jobs 1``; returns the exit status."""
-    _refuse_ignored_flags(args)
-    mode = "paper" if args.paper else "quick"
-    rep = REPRODUCTIONS[args.paper_name]
+    """``python -m mvlab reproduce <name>``: a paper's protocol on the bundled data (``dvs``, ``ofsp``, ``sdf``), one
+    reading of a paper's own tables (:data:`mvlab.reproduction.registry.READINGS`), or ``report`` (every cells file
+    and docs/reproduction.md rewritten from the committed draws); on the job engine unless ``--n-jobs 1``; returns
+    the exit status."""
+    from mvlab.reproduction.registry import READINGS
+
+    if args.paper_name == "report":
+        return _reproduce_report(args)
+    for flag in ("trees", "repetitions"):
+        if getattr(args, flag, 0) and getattr(args, flag) < 0:
+            raise ValueError(f"--{flag} must be 1 or more (0, the default: the size's own), got {getattr(args, flag)}.")
     store = ResultsStore(args.store)
     with on_engine(args, store):
+        if args.paper_name in READINGS:
+            return _reproduce_reading(READINGS[args.paper_name], args, store)
+        mode = "paper" if getattr(args, "paper", False) else "quick"
+        rep = REPRODUCTIONS[args.paper_name]
+        if args.paper_name == "ofsp":
+            return _reproduce_ofsp(rep, mode, args, store)
         return _reproduce(rep, mode, args, store)
-
-
-def _refuse_ignored_flags(args) -> None:
-    """A flag the chosen protocol would not use is an error (ValueError), said before any engine starts."""
-    for flag, value in (("--trees", args.trees), ("--repetitions", args.repetitions)):
-        if value < 0:
-            raise ValueError(f"{flag} must be 1 or more (0, the default: the size's own), got {value}.")
-    ofsp = args.paper_name == "ofsp"
-    if ofsp and args.trees:
-        raise ValueError("--trees does not apply to 'reproduce ofsp': its views are scored by KNN, naive Bayes or "
-                         "a linear SVM, with no forest.")
-    if args.paper_name == "sdf" and args.paper and args.trees:
-        raise ValueError("--trees does not apply to 'reproduce sdf --paper': its trees per forest are the paper's "
-                         "grid; --trees-grid restricts it.")
-    if args.classifiers and not ofsp:
-        raise ValueError("--classifiers applies to 'reproduce ofsp' only.")
-    if args.table3 and not ofsp:
-        raise ValueError("--table3 applies to 'reproduce ofsp' only.")
-    sdf_paper = args.paper_name == "sdf" and args.paper
-    for flag, value in vars(args).items():
-        name = "--" + flag.replace("_", "-")
-        if value and name in READING_FLAGS and not (ofsp and args.table3 if name in OFSP_READINGS else sdf_paper):
-            raise ValueError(f"{name} is a reading of " + ("'reproduce ofsp --table3'." if name in OFSP_READINGS
-                                                            else "'reproduce sdf --paper'."))
-    if ofsp and args.table3:
-        _refuse_what_a_reading_fixes(args)
-    if args.report_only and not ((ofsp and args.table3) or sdf_paper):
-        raise ValueError("--report-only applies to the papers' own tables only: 'reproduce sdf --paper' and "
-                         "'reproduce ofsp --table3'.")
 
 
 def _say(line: str) -> None:
@@ -321,170 +265,63 @@ def _print_written(paths) -> int:
     return 0
 
 
-def _draws_per_cell(args, scale: float = 1.0):
-    """Draws per cell as a function of N: ``--repetitions`` when given, else the protocol's (times ``scale``)."""
-    from mvlab.reproduction import sdf_paper
-
-    return (lambda n: args.repetitions) if args.repetitions else (lambda n: sdf_paper.draws_for(n, scale))
-
-
-def _run_sdf_draws(args, path: Path, tasks) -> None:
-    """Compute the draws of ``tasks`` missing from the draws file ``path`` (unless ``--report-only``)."""
-    from mvlab.reproduction import sdf_paper
-
-    if not args.report_only:
-        sdf_paper.run_paper_protocol(path, tasks, max_levels=args.max_levels, n_jobs=args.n_jobs, say=_say)
-
-
-def _reproduce_sdf_paper(args) -> int:
-    """The Siamese deep forest paper's Tables 4-9 on its own datasets (:mod:`mvlab.reproduction.sdf_paper`):
-    the draws missing from ``<out>/sdf_paper_draws.csv`` are computed (and appended as they finish), then
-    the cells file and the report are written from the draws file."""
-    from mvlab.reproduction import sdf_paper
-    from mvlab.reproduction.writer import write_sdf_outputs
-
+def _reproduce_reading(reading, args, store: ResultsStore) -> int:
+    """One reading of a paper's tables: the draws missing from ``<out>/<stem>_draws.csv`` computed and appended as
+    they finish (unless ``--report-only``), then its cells file and the whole report written from the draws files;
+    a reading whose repetitions keep their finished folds in the results store gets ``store`` through the engine's
+    relay (:mod:`mvlab.engine.relay`)."""
     out = Path(args.out)
-    if args.figures and (args.lambda_on_test or args.other_readings):
-        print("figure: not written; --figures draws the main protocol's cells (sdf --paper without "
-              "--lambda-on-test or --other-readings)")
-    if args.lambda_on_test:
-        return _reproduce_sdf_lambda(args, out)
-    if args.other_readings:
-        return _reproduce_sdf_readings(args, out)
-    tasks = sdf_paper.paper_grid(datasets=args.datasets or sdf_paper.SDF_DATASETS, readings=args.readings,
-                                 draws=_draws_per_cell(args, args.draws_scale), Ns=args.pairs_grid,
-                                 Ts=args.trees_grid)
-    _run_sdf_draws(args, out / "sdf_paper_draws.csv", tasks)
-    status = _print_written(write_sdf_outputs(out, args.report))
-    if args.figures:
-        from mvlab.reproduction.writer import read_cells
-        from mvlab.viz.reproduction_figures import sdf_paper_against_ours
+    if not args.report_only:
+        names = [n for n in reading.options if n != "max_levels"]
+        names += [flag[2:].replace("-", "_") for flag in reading.extra_options]
+        given = {n: getattr(args, n) for n in names}  # None or 0: the reading's own default
+        tasks = reading.tasks(**{n: tuple(v) if isinstance(v, list) else v for n, v in given.items()
+                                 if v not in (None, 0)})
+        run = {"n_jobs": args.n_jobs, "say": _say}
+        if reading.paper == "sdf":
+            run["max_levels"] = args.max_levels
+        if reading.store_kind:
+            from mvlab.engine.relay import StoreRelay
 
-        _write_cells_figure("sdf_paper_against_ours", read_cells("sdf", out), sdf_paper_against_ours, args.figures)
+            run["split_store"] = StoreRelay(store.location, store.dump(reading.store_kind))
+        with _relayed(store) if reading.store_kind else nullcontext():
+            reading.run(out / f"{reading.stem}_draws.csv", tasks, **run)
+    status = _print_written(write_outputs([reading.name], out, args.report))
+    _write_reading_figures([reading], out, args.figures)
     return status
 
 
-def _write_cells_figure(name: str, cells, draw, folder) -> None:
-    """``draw(cells)`` written as ``folder/<name>.png``, or a line saying why not when no cell has a printed value."""
-    if cells is None or not len(cells) or cells["paper"].isna().all():
-        print(f"figure {name}: not written, no cell with a printed value yet")
-        return
-    _write_figures({name: draw(cells)}, folder)
+def _reproduce_report(args) -> int:
+    """``reproduce report``: every reading's cells file and the whole report rewritten from the draws files of
+    ``--out``, and with ``--figures`` every reading's figure; computes nothing."""
+    from mvlab.reproduction.registry import READINGS
 
-
-def _reproduce_sdf_lambda(args, out: Path) -> int:
-    """The λ reading (:mod:`mvlab.reproduction.sdf_lambda`): gcForest, SDF with λ chosen on training pairs and
-    SDF with each λ fixed, on the main protocol's pairs at T = 100; draws to ``<out>/sdf_lambda_draws.csv``."""
-    from mvlab.reproduction import sdf_lambda, sdf_paper
-    from mvlab.reproduction.writer import write_sdf_lambda_outputs
-
-    tasks = sdf_lambda.lambda_grid(datasets=args.datasets or sdf_lambda.LAMBDA_DATASETS,
-                                   Ns=args.pairs_grid or sdf_paper.GRID_N,
-                                   T=args.trees_grid[0] if args.trees_grid else sdf_lambda.LAMBDA_T,
-                                   draws=_draws_per_cell(args))
-    _run_sdf_draws(args, out / "sdf_lambda_draws.csv", tasks)
-    return _print_written(write_sdf_lambda_outputs(out, args.report))
-
-
-def _reproduce_sdf_readings(args, out: Path) -> int:
-    """Two further readings (:mod:`mvlab.reproduction.sdf_readings`): pairs drawn as they come, and the QP fed
-    in-sample probabilities, on Table 6's data at T = 100; draws to ``<out>/sdf_readings_draws.csv``."""
-    from mvlab.reproduction import sdf_paper, sdf_readings
-    from mvlab.reproduction.writer import write_sdf_readings_outputs
-
-    tasks = sdf_readings.readings_grid(dataset=(args.datasets or [sdf_readings.READINGS_DATASET])[0],
-                                       Ns=args.pairs_grid or sdf_paper.GRID_N,
-                                       T=args.trees_grid[0] if args.trees_grid else sdf_readings.READINGS_T,
-                                       draws=_draws_per_cell(args))
-    _run_sdf_draws(args, out / "sdf_readings_draws.csv", tasks)
-    return _print_written(write_sdf_readings_outputs(out, args.report))
-
-
-def _reproduce_ofsp_table3(args, store: ResultsStore) -> int:
-    """OFSP's Table 3 rows at the paper's protocol (:mod:`mvlab.reproduction.ofsp_paper`): the repetitions missing
-    from ``<out>/ofsp_paper_draws.csv`` are computed and appended as they finish, then the cells file and the
-    report's section are written from it; each repetition keeps its finished folds in the results ``store``, so one
-    cut off continues from them. With ``--ofsp-on-test``, OFSP choosing its features by accuracy on the
-    test fold (:mod:`mvlab.reproduction.ofsp_leak`, All-AML leukemia by default) into ``ofsp_leak_draws.csv``; with
-    ``--knn-neighbours``, 1-NN against k chosen by leave-one-out (:mod:`mvlab.reproduction.ofsp_knn`, Madelon's KNN
-    by default) into ``ofsp_knn_draws.csv``; with ``--svm-range``, the linear SVM on the features as generated and
-    mapped to NIPS 2003's 0-999 (:mod:`mvlab.reproduction.ofsp_svm_range`, Madelon by default) into
-    ``ofsp_svm_range_draws.csv``; with ``--generator-draws``, each classifier alone on 31 draws of Madelon's
-    generator (:mod:`mvlab.reproduction.madelon_generator`) into ``madelon_generator_draws.csv``."""
-    from mvlab.reproduction import madelon_generator, ofsp_knn, ofsp_leak, ofsp_paper, ofsp_svm_range, writer
-
-    # stem of the draws file, default datasets and classifiers, one repetition, the writer
-    runs = {"protocol": ("ofsp_paper", tuple(ofsp_paper.DATASETS), ofsp_paper.CLASSIFIERS, None,
-                         writer.write_ofsp_outputs),
-            "leak": ("ofsp_leak", ("golub-3051",), ofsp_paper.CLASSIFIERS, ofsp_leak.run_leak_draw,
-                     writer.write_ofsp_leak_outputs),
-            "knn": ("ofsp_knn", ("madelon-500",), READING_ONLY["knn"][1], ofsp_knn.run_knn_draw,
-                    writer.write_ofsp_knn_outputs),
-            "svm_range": ("ofsp_svm_range", ("madelon-500",), READING_ONLY["svm_range"][1],
-                          ofsp_svm_range.run_range_draw, writer.write_ofsp_svm_range_outputs),
-            "generator": ("madelon_generator", READING_ONLY["generator"][1], ofsp_paper.CLASSIFIERS,
-                          madelon_generator.run_generator_draw, writer.write_madelon_generator_outputs)}
-    reading = _ofsp_reading(args) or "protocol"
-    stem, datasets, classifiers, draw, write = runs[reading]
     out = Path(args.out)
-    if not args.report_only:
-        default_repeats = madelon_generator.N_DRAWS if reading == "generator" else ofsp_paper.N_REPEATS
-        tasks = ofsp_paper.ofsp_grid(datasets=args.datasets or datasets, classifiers=args.classifiers or classifiers,
-                                     repeats=args.repetitions or default_repeats)
-        # the protocol's repetitions keep their finished folds in the results store (hours each with the SVM),
-        # written by this process: the engine's workers send them back (mvlab.engine.relay)
-        from mvlab.engine.relay import StoreRelay
-
-        folds = {"split_store": StoreRelay(store.location, store.dump(ofsp_paper.SPLITS_KIND))} if draw is None else {}
-        with _relayed(store):
-            ofsp_paper.run_ofsp_protocol(out / f"{stem}_draws.csv", tasks, n_jobs=args.n_jobs, draw=draw, say=_say,
-                                         **folds)
-    status = _print_written(write(out, args.report))
-    if args.figures:  # the printed cells under the protocol and the test-fold reading, from both cells files
-        from mvlab.viz.reproduction_figures import ofsp_paper_against_ours
-
-        both = ofsp_leak.beside_the_protocol(writer.read_cells("ofsp", out), writer.read_cells("ofsp_leak", out))
-        _write_cells_figure("ofsp_paper_against_ours", both, ofsp_paper_against_ours, args.figures)
+    status = _print_written(write_outputs(list(READINGS), out, args.report))
+    _write_reading_figures(READINGS.values(), out, args.figures)
     return status
 
 
-OFSP_READINGS = {"--ofsp-on-test": "leak", "--knn-neighbours": "knn", "--svm-range": "svm_range",
-                 "--generator-draws": "generator"}
-"""The readings of OFSP's Table 3 (flags of ``reproduce ofsp --table3``), by the run each one names."""
-
-
-def _ofsp_reading(args) -> str | None:
-    """The OFSP reading that ``args`` ask for (a value of :data:`OFSP_READINGS`), or None for the protocol itself."""
-    chosen = [flag for flag in OFSP_READINGS if getattr(args, flag[2:].replace("-", "_"))]
-    if len(chosen) > 1:
-        raise ValueError(f"{' and '.join(chosen)}: one reading at a time (each writes its own draws file).")
-    return OFSP_READINGS[chosen[0]] if chosen else None
-
-
-READING_ONLY = {"knn": ("classifiers", ("knn",)), "svm_range": ("classifiers", ("svm",)),
-                "generator": ("datasets", ("madelon-500",))}
-"""What an OFSP reading runs on alone: the option (``--classifiers`` or ``--datasets``) and its only values."""
-
-
-def _refuse_what_a_reading_fixes(args) -> None:
-    """One OFSP reading at most, and no --classifiers or --datasets that it would not run (ValueError)."""
-    reading = _ofsp_reading(args)
-    if reading not in READING_ONLY:
+def _write_reading_figures(readings, out: Path, folder) -> None:
+    """Each reading's figure of its printed cells against mvlab's (``<stem>_against_ours.png`` in ``folder``), or a
+    line saying why not when none of its cells has a printed value yet."""
+    if not folder:
         return
-    option, only = READING_ONLY[reading]
-    given = getattr(args, option)
-    if given and tuple(given) != only:
-        flag = {run: flag for flag, run in OFSP_READINGS.items()}[reading]
-        raise ValueError(f"{flag} runs on --{option} {' '.join(only)} only; leave out --{option}.")
+    from mvlab.reproduction.writer import Files
+
+    files = Files(out)
+    for reading in readings:
+        if reading.figure is None:
+            continue
+        figure = reading.figure(files)
+        name = f"{reading.stem}_against_ours"
+        if figure is None:
+            print(f"figure {name}: not written, no cell with a printed value yet")
+        else:
+            _write_figures({name: figure}, folder)
 
 
 def _reproduce(rep: Reproduction, mode: str, args, store: ResultsStore) -> int:
-    if args.paper_name == "ofsp" and args.table3:
-        return _reproduce_ofsp_table3(args, store)
-    if args.paper_name == "ofsp":
-        return _reproduce_ofsp(rep, mode, args, store)
-    if args.paper_name == "sdf" and mode == "paper":
-        return _reproduce_sdf_paper(args)
     family = get_family(rep.family)
     preset = family.presets[mode]
     params, protocol = dict(preset.params), preset.protocol
@@ -592,45 +429,69 @@ def cmd_lesson(args) -> int:
     return 0
 
 
-READING_FLAGS = {
-    "--lambda-on-test": "the reading 'λ chosen on the test draws': gcForest, SDF (λ on training pairs) and SDF with "
-                        "each λ fixed, at T = 100 on the same pairs, into sdf_lambda_draws.csv",
-    "--other-readings": "two further readings on Table 6's data at T = 100: pairs drawn as they come (not half "
-                        "similar), and the QP fed in-sample tree probabilities (each λ), into sdf_readings_draws.csv",
-    "--ofsp-on-test": "with ofsp --table3: OFSP choosing its features by accuracy on the test fold, a diagnosis of the "
-                      "paper's 100 %% cells (All-AML by default), into ofsp_leak_draws.csv",
-    "--knn-neighbours": "with ofsp --table3: RFSP, Bagging and VG-AC with 1-NN and with k chosen by leave-one-out "
-                        "(PRTools' knnc), the likely cause of the Madelon KNN gap, into ofsp_knn_draws.csv",
-    "--svm-range": "with ofsp --table3: RFSP, Bagging and VG-AC with the linear SVM (C = 1) on the features as "
-                   "generated and mapped to NIPS 2003's 0-999 range, a lead for the Madelon SVM gap, into "
-                   "ofsp_svm_range_draws.csv",
-    "--generator-draws": "with ofsp --table3: KNN, naive Bayes and the linear SVM alone on 31 draws of Madelon's "
-                         "generator (ours the first), how far the data's draw alone moves a cell, into "
-                         "madelon_generator_draws.csv",
-}
-"""The readings of the papers, each a flag of ``reproduce sdf --paper`` or ``reproduce ofsp --table3``."""
+OLD_SPELLINGS = {"--paper": "sdf-paper", "--table3": "ofsp-paper", "--lambda-on-test": "sdf-lambda",
+                 "--other-readings": "sdf-readings", "--ofsp-on-test": "ofsp-leak", "--knn-neighbours": "ofsp-knn",
+                 "--svm-range": "ofsp-svm-range", "--generator-draws": "madelon-generator"}
+"""The flags of ``reproduce sdf --paper`` and ``reproduce ofsp --table3`` before each reading became its own
+subcommand, and that subcommand (named in the error that an old command line gets)."""
 
 
-def _add_paper_table_arguments(rep: argparse.ArgumentParser) -> None:
-    """The options of ``reproduce sdf --paper`` (Tables 4-9 and its further readings) and ``reproduce ofsp --table3``,
-    one argument group of the ``reproduce`` parser ``rep``."""
-    sdf = rep.add_argument_group("the papers' own tables: sdf --paper (Tables 4-9), ofsp --table3")
-    sdf.add_argument("--out", default="docs/reproduction", metavar="DIR",
-                     help="folder of the draws file (sdf_paper_draws.csv, appended draw by draw and read back to "
-                          "resume) and of the cells file sdf_paper_cells.csv (default docs/reproduction)")
-    sdf.add_argument("--report", default="docs/reproduction.md", metavar="PATH",
-                     help="report whose generated section is rewritten from the cells (default docs/reproduction.md)")
-    sdf.add_argument("--report-only", action="store_true", help="compute nothing: rewrite cells and report")
-    sdf.add_argument("--datasets", nargs="+", default=None, metavar="NAME", help="a subset of the paper's datasets")
-    sdf.add_argument("--readings", nargs="+", default=["disjoint", "shared"], choices=["disjoint", "shared"],
-                     help="pair-sampling readings to run (default both)")
-    sdf.add_argument("--pairs-grid", nargs="+", type=int, default=None, metavar="N", help="restrict N")
-    sdf.add_argument("--trees-grid", nargs="+", type=int, default=None, metavar="T", help="restrict T")
-    sdf.add_argument("--draws-scale", type=float, default=1.0,
-                     help="draws per cell times this (1: 10 for N <= 1000, 5 for N = 2000)")
-    sdf.add_argument("--max-levels", type=int, default=10, help="cascade levels at most (default 10)")
-    for flag, help_text in READING_FLAGS.items():
-        sdf.add_argument(flag, action="store_true", help=help_text)
+def _old_spelling(argv: Sequence[str]) -> str | None:
+    """The reading an old ``reproduce sdf|ofsp ...`` command line means, or None."""
+    args = list(argv)
+    if "reproduce" not in args:
+        return None
+    rest = args[args.index("reproduce") + 1:]
+    if not rest or rest[0] not in ("sdf", "ofsp"):
+        return None
+    for flag in reversed(OLD_SPELLINGS):  # the most specific reading first (--lambda-on-test before --paper)
+        if flag in rest[1:] and not (flag == "--paper" and rest[0] == "ofsp"):
+            return OLD_SPELLINGS[flag]
+    return None
+
+
+def _add_reading_parsers(readings_sub, parents) -> None:
+    """One ``reproduce`` subcommand per reading of the registry, with the options that apply to it: its datasets
+    and classifiers as the only choices, argparse refusing any other option."""
+    from mvlab.reproduction.registry import READINGS
+
+    for reading in READINGS.values():
+        end = "" if reading.title.endswith(("?", ".")) else "."
+        cmd = readings_sub.add_parser(reading.name, parents=parents, allow_abbrev=False,
+                                      help=f"{reading.paper}: {reading.title}".replace("%", "%%"),
+                                      description=f"{reading.title}{end} {reading.reason}")
+        if "datasets" in reading.options:
+            cmd.add_argument("--datasets", nargs="+", default=None, metavar="NAME",
+                             choices=list(reading.dataset_choices),
+                             help=f"from {list(reading.dataset_choices)} (default {list(reading.datasets)})")
+        if "classifiers" in reading.options:
+            cmd.add_argument("--classifiers", nargs="+", default=None, metavar="NAME",
+                             choices=list(reading.classifier_choices),
+                             help=f"from {list(reading.classifier_choices)} (default {list(reading.classifiers)})")
+        if "pairs_grid" in reading.options:
+            cmd.add_argument("--pairs-grid", nargs="+", type=int, default=None, metavar="N", help="restrict N")
+            cmd.add_argument("--trees-grid", nargs="+", type=int, default=None, metavar="T", help="restrict T")
+            cmd.add_argument("--max-levels", type=int, default=10, help="cascade levels at most (default 10)")
+        cmd.add_argument("--repetitions", type=int, default=0,
+                         help="draws per cell (sdf) or repetitions of the 5-fold cross-validation (ofsp) instead "
+                              "of the protocol's own")
+        for flag, options in reading.extra_options.items():
+            cmd.add_argument(flag, **options)
+        cmd.set_defaults(func=cmd_reproduce)
+
+
+def _reading_common_options() -> argparse.ArgumentParser:
+    """The options every reading and ``reproduce report`` share: where the draws, cells and report are, and the
+    figure folder."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--out", default="docs/reproduction", metavar="DIR",
+                        help="folder of the draws files (appended draw by draw and read back to resume) and the cells "
+                             "files (default docs/reproduction)")
+    common.add_argument("--report", default="docs/reproduction.md", metavar="PATH",
+                        help="the report rendered whole from the draws files (default docs/reproduction.md)")
+    common.add_argument("--figures", metavar="DIR", help="also write each reading's printed cells against mvlab's as "
+                        "a PNG file into DIR (needs the system's chromium)")
+    return common
 
 
 def cmd_dashboard(args, streamlit_options: Sequence[str] = ()) -> int:
@@ -705,32 +566,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "--repetitions: its finished splits are not recomputed")
     run.set_defaults(func=cmd_run)
 
-    rep = sub.add_parser("reproduce", help="a paper's protocol on the bundled data")
-    rep.add_argument("paper_name", choices=["dvs", "ofsp", "sdf"])
-    size = rep.add_mutually_exclusive_group()
-    size.add_argument("--quick", action="store_true", help="minutes on 2 cores (default)")
-    size.add_argument("--paper", action="store_true", help="the paper's sizes (hours)")
-    rep.add_argument("--seed", type=int, default=0)
-    rep.add_argument("--n-jobs", type=int, default=-1, help=N_JOBS_HELP)
-    rep.add_argument("--scheduler", default=None, help=SCHEDULER_HELP)
-    rep.add_argument("--trees", type=int, default=0, help="trees per forest instead of the size's own")
-    rep.add_argument("--repetitions", type=int, default=0,
-                     help="splits (draws) instead of the size's own; ofsp: repetitions of its k-fold cross-validation "
-                          "(--table3: of the paper's 5-fold)")
-    rep.add_argument("--classifiers", nargs="+", choices=list(CLASSIFIERS), metavar="NAME",
-                     help=f"ofsp only: base classifiers instead of the size's own, from {list(CLASSIFIERS)} "
-                          "(the linear SVM's incremental evaluator still solves an SVM per candidate: it dominates the "
-                          "paper-size run)")
-    rep.add_argument("--table3", action="store_true",
-                     help="ofsp only: Tables 3-4's All-AML leukemia (on golub-3051) and Madelon (synthetic) rows at "
-                          "the paper's protocol, written like sdf --paper's draws (--out, --report, --report-only, "
-                          "--datasets golub-3051 madelon-500, --classifiers, --repetitions); each repetition keeps "
-                          "its finished folds in --store's results store, so a cut-off run continues from them")
-    _add_paper_table_arguments(rep)
-    rep.add_argument("--figures", metavar="DIR", help="also write the charts (average ranks, sign test, "
-                     "critical-difference diagrams; with sdf --paper's main protocol and ofsp --table3 the paper's "
-                     "cells against mvlab's) as PNG files into DIR (needs the system's chromium)")
-    rep.set_defaults(func=cmd_reproduce)
+    _add_reproduce_commands(sub)
 
     les = sub.add_parser("lesson", help="prepare a lesson for class (--warm) or write its handout (--html)")
     les.add_argument("lesson_id", nargs="?", default=None, metavar="ID",
@@ -745,6 +581,45 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_server_commands(sub)
     return parser
+
+
+def _add_reproduce_commands(sub) -> None:
+    """``reproduce``: one subcommand per protocol on the bundled data (``dvs``, ``ofsp``, ``sdf``), one per reading
+    of the papers' own tables (:data:`mvlab.reproduction.registry.READINGS`), and ``report``."""
+    rep = sub.add_parser("reproduce", help="a paper's protocol on the bundled data, or a reading of its own tables")
+    kinds = rep.add_subparsers(dest="paper_name", required=True, metavar="NAME",
+                               title="protocols on the bundled data (dvs, ofsp, sdf), readings of the papers' own "
+                                     "tables, and report")
+    engine = argparse.ArgumentParser(add_help=False)
+    engine.add_argument("--n-jobs", type=int, default=-1, help=N_JOBS_HELP)
+    engine.add_argument("--scheduler", default=None, help=SCHEDULER_HELP)
+    for name, protocol in REPRODUCTIONS.items():
+        cmd = kinds.add_parser(name, parents=[engine], allow_abbrev=False, description=protocol.note,
+                               help=f"{protocol.note.split(':')[0]}'s protocol on mvlab's bundled datasets")
+        if len(protocol.sizes) > 1:
+            size = cmd.add_mutually_exclusive_group()
+            size.add_argument("--quick", action="store_true", help="minutes on 2 cores (default)")
+            size.add_argument("--paper", action="store_true", help="the paper's sizes (hours)")
+        cmd.add_argument("--seed", type=int, default=0)
+        if protocol.family != "view-construction":  # OFSP's views are scored by KNN, naive Bayes or an SVM
+            cmd.add_argument("--trees", type=int, default=0, help="trees per forest instead of the size's own")
+        else:
+            cmd.add_argument("--classifiers", nargs="+", choices=list(CLASSIFIERS), metavar="NAME",
+                             help=f"base classifiers instead of the size's own, from {list(CLASSIFIERS)}")
+        cmd.add_argument("--repetitions", type=int, default=0,
+                         help="splits (draws) instead of the size's own; ofsp: repetitions of its k-fold "
+                              "cross-validation")
+        cmd.add_argument("--figures", metavar="DIR", help="also write the charts (average ranks, sign test, "
+                         "critical-difference diagrams) as PNG files into DIR (needs the system's chromium)")
+        cmd.set_defaults(func=cmd_reproduce)
+    common = _reading_common_options()
+    report = kinds.add_parser("report", parents=[common], help="rewrite every cells file and the report from the "
+                              "committed draws files (computes nothing)")
+    report.set_defaults(func=cmd_reproduce, report_only=True, n_jobs=1)
+    only = argparse.ArgumentParser(add_help=False)
+    only.add_argument("--report-only", action="store_true",
+                      help="compute nothing: rewrite this reading's cells file and the report")
+    _add_reading_parsers(kinds, [common, only, engine])
 
 
 def _add_server_commands(sub) -> None:
@@ -773,6 +648,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line on ``argv`` (``sys.argv[1:]`` when None); returns the exit status: the command's
     (0 on success), or 2 after printing the message of a ``ValueError`` (settings that cannot work)."""
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    renamed = _old_spelling(argv)
+    if renamed:
+        print(f"error: the papers' own tables are read by one subcommand per reading now: "
+              f"python -m mvlab reproduce {renamed} (see python -m mvlab reproduce --help)", file=sys.stderr)
+        return 2
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "dashboard":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")

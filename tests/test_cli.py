@@ -104,31 +104,35 @@ def test_ofsp_reproduction_reports_per_dataset_and_classifier(tmp_path, capsys):
     assert len(store.runs()) == 2 and len(store.results()) == 2 * len(stored) + len(stored)
 
 
-def test_reproduce_refuses_a_flag_its_protocol_would_ignore_before_starting_the_engine(tmp_path, capsys, monkeypatch):
-    """OFSP's views are scored by KNN, naive Bayes or an SVM, sdf --paper's trees are the paper's grid: a --trees
-    given to them, or a negative count, must not pass unnoticed, nor wait for an engine to start."""
+def test_reproduce_refuses_what_does_not_apply_before_starting_the_engine(tmp_path, capsys, monkeypatch):
+    """Each protocol and each reading is its own subcommand with only the options that apply to it: argparse refuses
+    the others (a --trees for OFSP, whose views are scored by KNN, naive Bayes or an SVM; a classifier or dataset a
+    reading does not run), an old spelling is told its new subcommand, a negative count is refused in words; none
+    of them waits for an engine to start."""
     import mvlab.cli as cli
 
     monkeypatch.setattr(cli, "on_engine", None)  # any engine start fails loudly
     store = ["--store", str(tmp_path / "r.sqlite")]
-    cases = {("ofsp", "--trees", "50"): "--trees does not apply to 'reproduce ofsp'",
-             ("ofsp", "--table3", "--report-only", "--trees", "50"): "--trees does not apply to 'reproduce ofsp'",
-             ("sdf", "--paper", "--trees", "50"): "--trees does not apply to 'reproduce sdf --paper'",
-             ("ofsp", "--repetitions", "-1"): "--repetitions must be 1 or more",
-             ("dvs", "--table3"): "--table3 applies to 'reproduce ofsp' only",
-             ("ofsp", "--report-only"): "--report-only applies to the papers' own tables only",
-             ("sdf", "--paper", "--classifiers", "knn"): "--classifiers applies to 'reproduce ofsp' only",
-             ("sdf", "--paper", "--svm-range"): "--svm-range is a reading of 'reproduce ofsp --table3'",
-             ("ofsp", "--knn-neighbours"): "--knn-neighbours is a reading of 'reproduce ofsp --table3'",
-             ("ofsp", "--table3", "--lambda-on-test"): "--lambda-on-test is a reading of 'reproduce sdf --paper'",
-             ("ofsp", "--table3", "--svm-range", "--knn-neighbours"): "one reading at a time",
-             ("ofsp", "--generator-draws"): "--generator-draws is a reading of 'reproduce ofsp --table3'",
-             ("ofsp", "--table3", "--svm-range", "--classifiers", "knn"): "--svm-range runs on --classifiers svm only",
-             ("ofsp", "--table3", "--generator-draws", "--datasets", "golub-3051"):
-                 "--generator-draws runs on --datasets madelon-500 only"}
-    for argv, message in cases.items():
+    refused = {("ofsp", "--trees", "50"): "--trees", ("ofsp-paper", "--trees", "50"): "--trees",
+               ("sdf-paper", "--trees", "50"): "--trees", ("dvs", "--report-only"): "--report-only",
+               ("sdf-paper", "--classifiers", "knn"): "--classifiers", ("sdf", "--paper"): None,
+               ("ofsp-svm-range", "--classifiers", "knn"): "invalid choice: 'knn'",
+               ("madelon-generator", "--datasets", "golub-3051"): "invalid choice: 'golub-3051'",
+               ("sdf-lambda", "--readings", "shared"): "--readings"}
+    for argv, message in refused.items():
+        if message is None:  # an old spelling
+            continue
+        with pytest.raises(SystemExit) as exit_:
+            main([*store, "reproduce", *argv])
+        assert exit_.value.code == 2 and message in capsys.readouterr().err, argv
+    told = {("ofsp", "--repetitions", "-1"): "--repetitions must be 1 or more",
+            ("sdf", "--paper"): "python -m mvlab reproduce sdf-paper",
+            ("ofsp", "--table3", "--knn-neighbours"): "python -m mvlab reproduce ofsp-knn",
+            ("ofsp", "--generator-draws"): "python -m mvlab reproduce madelon-generator",
+            ("sdf", "--paper", "--other-readings"): "python -m mvlab reproduce sdf-readings"}
+    for argv, message in told.items():
         assert main([*store, "reproduce", *argv]) == 2
-        assert message in capsys.readouterr().err
+        assert message in capsys.readouterr().err, argv
 
 
 def test_view_construction_runs_from_the_command_line(tmp_path, capsys):
@@ -205,7 +209,7 @@ def test_reproduce_writes_the_report_charts_as_png(tmp_path, capsys, monkeypatch
 @pytest.mark.skipif(__import__("mvlab.viz.export", fromlist=["x"]).chromium_path() is None,
                     reason="Chromium is not installed (apt-get install chromium; .ci/run does it)")
 def test_the_paper_protocols_write_their_cells_against_the_papers_as_png(tmp_path, capsys, monkeypatch):
-    """``reproduce sdf --paper`` and ``reproduce ofsp --table3`` with ``--figures``: the scatter of the printed cells
+    """``reproduce sdf-paper`` and ``reproduce ofsp-paper`` with ``--figures``: the scatter of the printed cells
     against mvlab's, from committed draws (a slice of the real files; ``--report-only`` computes nothing)."""
     committed = ROOT / "docs" / "reproduction"
     sdf = pd.read_csv(committed / "sdf_paper_draws.csv")
@@ -219,8 +223,8 @@ def test_the_paper_protocols_write_their_cells_against_the_papers_as_png(tmp_pat
     monkeypatch.setattr(engine, "shared_engine", None)  # --report-only computes nothing: no engine may start
     common = ["--out", str(tmp_path), "--report", str(report), "--report-only", "--figures", str(figures)]
     store = ["--store", str(tmp_path / "r.sqlite")]
-    assert main([*store, "reproduce", "sdf", "--paper", *common]) == 0
-    assert main([*store, "reproduce", "ofsp", "--table3", *common]) == 0
+    assert main([*store, "reproduce", "sdf-paper", *common]) == 0
+    assert main([*store, "reproduce", "ofsp-paper", *common]) == 0
     out = capsys.readouterr().out
     for name in ("sdf_paper_against_ours.png", "ofsp_paper_against_ours.png"):
         data = (figures / name).read_bytes()
@@ -230,10 +234,10 @@ def test_the_paper_protocols_write_their_cells_against_the_papers_as_png(tmp_pat
     empty = tmp_path / "empty"
     empty.mkdir()
     sdf[sdf["T"] == 100].assign(T=10).to_csv(empty / "sdf_paper_draws.csv", index=False)
-    assert main([*store, "reproduce", "sdf", "--paper", "--out", str(empty), "--report", str(empty / "r.md"),
+    assert main([*store, "reproduce", "sdf-paper", "--out", str(empty), "--report", str(empty / "r.md"),
                  "--report-only", "--figures", str(empty / "figures")]) == 0
     assert "figure sdf_paper_against_ours: not written, no cell with a printed value yet" in capsys.readouterr().out
     assert not (empty / "figures").exists()
-    assert main([*store, "reproduce", "sdf", "--paper", "--lambda-on-test", "--out", str(empty), "--report",
-                 str(empty / "r.md"), "--report-only", "--figures", str(empty / "figures")]) == 0
-    assert "figure: not written; --figures draws the main protocol's cells" in capsys.readouterr().out
+    assert main([*store, "reproduce", "sdf-lambda", "--out", str(empty), "--report", str(empty / "r.md"),
+                 "--report-only", "--figures", str(empty / "figures")]) == 0  # a reading without a figure
+    assert "figure" not in capsys.readouterr().out and not (empty / "figures").exists()

@@ -372,7 +372,7 @@ def test_estimated_start_is_the_queue_played_out_on_the_workers(running, ahead, 
 
 
 def test_ofsp_folds_kept_by_a_worker_come_back_through_the_engine_and_a_cut_off_repetition_resumes(engine, tmp_path):
-    """The command line's OFSP repetitions on the engine (reproduce ofsp --table3 --n-jobs N): the worker keeps its
+    """The command line's OFSP repetitions on the engine (reproduce ofsp-paper --n-jobs N): the worker keeps its
     finished folds through a relay; cut off, the repetition reads them back from the relay's copy and sends only
     its reopening and its end."""
     from mvlab.engine.relay import relayed_into

@@ -1,5 +1,5 @@
 """The Siamese deep forest paper's protocol: pair-sampling readings, lambda chosen on training pairs only,
-cells with their t intervals, and `reproduce sdf --paper` end to end, interrupted and resumed."""
+cells with their t intervals, and `reproduce sdf-paper` end to end, interrupted and resumed."""
 
 import numpy as np
 import pandas as pd
@@ -10,7 +10,7 @@ from mvlab.cli import main
 from mvlab.datasets import load_dataset
 from mvlab.reproduction import sdf_paper
 from mvlab.reproduction.cells import DrawsFile, mean_interval, summarise_cells
-from mvlab.reproduction.writer import replace_section
+from mvlab.reproduction.markdown import replace_section
 from mvlab.siamese import SiameseDeepForest
 from mvlab.siamese.pairs import make_pair_split, pair_features
 from mvlab.siamese.tree_weights import solve_tree_weights
@@ -151,8 +151,8 @@ def test_gcforest_and_sdf_share_their_first_level_without_changing_a_result():
 
 
 # --------------------------------------------------------------------------- end to end
-def _cli(tmp_path, *extra):
-    return main(["--store", str(tmp_path / "store.sqlite"), "reproduce", "sdf", "--paper", "--out", str(tmp_path),
+def _cli(tmp_path, *extra, reading="sdf-paper"):
+    return main(["--store", str(tmp_path / "store.sqlite"), "reproduce", reading, "--out", str(tmp_path),
                  "--report", str(tmp_path / "report.md"), "--datasets", "ionosphere", "--pairs-grid", "100",
                  "--trees-grid", "10", "--repetitions", "2", "--max-levels", "2", "--n-jobs", "1", *extra])
 
@@ -181,7 +181,8 @@ def test_reproduce_sdf_paper_end_to_end_resumes_without_recomputing_finished_dra
     assert len(draws) == 8 and draws.iloc[:4].equals(first)  # finished draws kept as they were
     cells = pd.read_csv(tmp_path / "sdf_paper_cells.csv")
     assert list(cells.columns) == ["table", "dataset", "N", "T", "k", "classifier", "model", "reading", "draws",
-                                   "mean", "std", "ci_low", "ci_high", "paper", "inside"]
+                                   "mean", "std", "ci_low", "ci_high", "pi_low", "pi_high", "paper", "paper_source",
+                                   "inside", "inside_one_draw"]
     assert set(cells["reading"]) == {"disjoint", "shared"} and (cells["draws"] == 2).all()
     assert set(cells["table"]) == {6} and cells["paper"].isna().all()  # T = 10 is not a cell of the paper
     report = (tmp_path / "report.md").read_text()
@@ -209,7 +210,7 @@ def test_paper_cells_place_the_papers_values_and_say_whether_they_are_inside():
 
 
 def test_the_readings_line_says_which_pair_sampling_lands_closer_to_the_paper():
-    from mvlab.reproduction.writer import readings_line
+    from mvlab.reproduction.sdf_paper_report import readings_line
 
     rows = []
     for reading, base in (("disjoint", 0.90), ("shared", 0.96)):  # the paper's Ionosphere N = 2000: .905-.920
@@ -226,7 +227,7 @@ def test_the_readings_line_says_which_pair_sampling_lands_closer_to_the_paper():
 
 
 def test_the_progress_line_counts_the_grid_and_prices_what_is_left():
-    from mvlab.reproduction.writer import progress_line
+    from mvlab.reproduction.sdf_paper_report import progress_line
 
     rows = [{"dataset": "ecoli", "N": 100, "T": 100, "reading": "disjoint", "draw": d, "seed": 1, "model": m,
              "accuracy": 0.8, "n_levels": 1, "lam_median": np.nan, "n_test_pairs": 67, "seconds": 36.0}
@@ -239,7 +240,7 @@ def test_the_progress_line_counts_the_grid_and_prices_what_is_left():
 
 
 def test_the_progress_line_says_when_the_grid_is_complete():
-    from mvlab.reproduction.writer import progress_line
+    from mvlab.reproduction.sdf_paper_report import progress_line
 
     grid = sdf_paper.paper_grid()
     rows = [{**dict(zip(sdf_paper.DRAW_KEY, t.key)), "model": m, "seconds": 18.0}
@@ -262,13 +263,13 @@ def test_report_sections_are_replaced_between_their_markers():
 # ------------------------------------------------------------------------------ OFSP Table 3
 def test_ofsp_table3_rows_are_computed_repetition_by_repetition_and_placed_beside_the_paper(tmp_path):
     from mvlab.reproduction import ofsp_paper
-    from mvlab.reproduction.writer import write_ofsp_outputs
+    from mvlab.reproduction.writer import write_outputs
 
     tasks = ofsp_paper.ofsp_grid(datasets=["golub-3051"], classifiers=["knn"], repeats=2)
     small = dict(max_views=2, n_splits=3, max_features=40, ga_generations=1, inner_cv=2, n_jobs=1)
     assert ofsp_paper.run_ofsp_protocol(tmp_path / "ofsp_paper_draws.csv", tasks[:1], **small) == 1
     assert ofsp_paper.run_ofsp_protocol(tmp_path / "ofsp_paper_draws.csv", tasks, **small) == 1  # resumed
-    write_ofsp_outputs(tmp_path, tmp_path / "report.md")
+    write_outputs(["ofsp-paper"], tmp_path, tmp_path / "report.md")
     cells = pd.read_csv(tmp_path / "ofsp_paper_cells.csv")
     assert (cells["draws"] == 2).all() and cells[cells["model"] != "OFSP"]["paper"].isna().all()
     # Table 3: the accuracy at every k; Table 4: the disagreement, which needs two members (k = 2 here)
@@ -298,7 +299,7 @@ def test_ofsp_table3_rows_are_computed_repetition_by_repetition_and_placed_besid
     assert seconds.loc[2, "AB"] == pytest.approx(by_hand) and panels[("disagreement", "knn")].loc[1].isna().all()
     assert "| KNN | % of features kept (Fig. 7) | " in report
     # the Papers page's line says which column its intervals do not yet rest on 10 repetitions for
-    from mvlab.reproduction.writer import ofsp_repetitions_line
+    from mvlab.reproduction.ofsp_paper_report import ofsp_repetitions_line
 
     assert ofsp_repetitions_line(cells) == ("the interval over the 10 repetitions (All-AML leukemia's KNN column: 2 "
                                             "so far, still computing)")
@@ -327,11 +328,11 @@ def test_table9_is_a_paired_t_test_over_datasets_beside_the_papers_on_the_same_d
 
 
 def test_the_lambda_reading_fits_every_fixed_lambda_on_the_main_protocols_pairs(tmp_path):
-    """--lambda-on-test: gcForest, SDF (λ on training pairs) and SDF with each λ fixed on the same draw; the
+    """reproduce sdf-lambda: gcForest, SDF (λ on training pairs) and SDF with each λ fixed on the same draw; the
     summary's "λ on test" readings are maxima over the fixed λ (per draw, then per cell), never below either."""
     from mvlab.reproduction import sdf_lambda
 
-    assert _cli(tmp_path, "--lambda-on-test") == 0
+    assert _cli(tmp_path, reading="sdf-lambda") == 0
     draws = pd.read_csv(tmp_path / "sdf_lambda_draws.csv")
     assert set(draws["model"]) == {"gcForest", "SDF", "SDF λ=1", "SDF λ=100", "SDF λ=10000"}
     assert set(draws["reading"]) == {"disjoint"} and draws["draw"].nunique() == 2
@@ -351,12 +352,12 @@ def test_the_lambda_reading_fits_every_fixed_lambda_on_the_main_protocols_pairs(
 
 
 def test_the_other_readings_draw_natural_pairs_and_feed_the_qp_in_sample_probabilities(tmp_path):
-    """--other-readings: `natural` draws pairs as they come (its own seeds); `insample` reuses the disjoint
+    """reproduce sdf-readings: `natural` draws pairs as they come (its own seeds); `insample` reuses the disjoint
     reading's pairs and fits SDF with in-sample QP probabilities at each λ; the summary and section follow."""
     from mvlab.reproduction import sdf_readings
     from mvlab.siamese.pairs import make_pair_split
 
-    assert _cli(tmp_path, "--other-readings") == 0
+    assert _cli(tmp_path, reading="sdf-readings") == 0
     draws = pd.read_csv(tmp_path / "sdf_readings_draws.csv")
     assert set(draws["reading"]) == {"natural", "insample"} and draws["draw"].nunique() == 2
     insample = draws[draws["reading"] == "insample"]
@@ -431,7 +432,7 @@ def test_ofsp_choosing_features_on_the_test_fold_is_the_protocols_folds_with_a_l
     from mvlab.experiments.protocols import RepeatedKFold
     from mvlab.experiments.view_construction import cell_seed
     from mvlab.reproduction import ofsp_leak, ofsp_paper
-    from mvlab.reproduction.writer import write_ofsp_leak_outputs
+    from mvlab.reproduction.writer import write_outputs
 
     task = ofsp_paper.OfspTask("golub-3051", "knn", 0)
     rows = ofsp_leak.run_leak_draw(task, max_views=2)
@@ -443,7 +444,7 @@ def test_ofsp_choosing_features_on_the_test_fold_is_the_protocols_folds_with_a_l
     ens = ViewEnsemble(views=views, estimator="knn", inner_cv=5, random_state=cell_seed(s.seed, 1))
     assert ens.fit(ds.X[s.train], ds.y[s.train]).score(ds.X[s.test], ds.y[s.test]) == 1.0
     DrawsFile(tmp_path / "ofsp_leak_draws.csv", ofsp_paper.OFSP_DRAW_COLUMNS, ofsp_paper.OFSP_DRAW_KEY).append(rows)
-    write_ofsp_leak_outputs(tmp_path, tmp_path / "report.md")
+    write_outputs(["ofsp-leak"], tmp_path, tmp_path / "report.md")
     cells = pd.read_csv(tmp_path / "ofsp_leak_cells.csv")
     assert cells["table"].tolist() == [3, 3, 4] and cells["paper"].tolist() == [1.0, 1.0, 0.0]
     assert "<!-- BEGIN ofsp-leak -->" in (tmp_path / "report.md").read_text()
@@ -493,9 +494,9 @@ def test_the_knn_reading_recomputes_the_protocols_1nn_cells_and_chooses_k_as_a_l
     _run_a_classifier_reading_beside_the_protocol(tmp_path / "ofsp_knn_draws.csv", "knn", ofsp_knn.run_knn_draw,
                                                   ofsp_knn.KNN_METHODS, ofsp_knn.KNN_VARIANTS, say=said.append)
     assert "golub-3051 knn repetition 0: accuracy over k" in said[-1]
-    from mvlab.reproduction.writer import write_ofsp_knn_outputs
+    from mvlab.reproduction.writer import write_outputs
 
-    write_ofsp_knn_outputs(tmp_path, tmp_path / "report.md")
+    write_outputs(["ofsp-knn"], tmp_path, tmp_path / "report.md")
     section = (tmp_path / "report.md").read_text()
     assert "<!-- BEGIN ofsp-knn -->" in section and "| RFSP | " in section and "(median over k)" in section
     cells = pd.read_csv(tmp_path / "ofsp_knn_cells.csv")  # accuracy at k = 1, 2; disagreement at k = 2
@@ -539,12 +540,13 @@ def test_the_svm_range_reading_solves_svcs_problem_and_recomputes_the_protocols_
     _run_a_classifier_reading_beside_the_protocol(tmp_path / "ofsp_svm_range_draws.csv", "svm",
                                                   ofsp_svm_range.run_range_draw, ofsp_svm_range.RANGE_METHODS,
                                                   ofsp_svm_range.RANGE_VARIANTS)
-    from mvlab.reproduction.writer import write_ofsp_svm_range_outputs
+    from mvlab.reproduction.writer import write_outputs
 
-    write_ofsp_svm_range_outputs(tmp_path, tmp_path / "report.md")
+    write_outputs(["ofsp-svm-range"], tmp_path, tmp_path / "report.md")
     section = (tmp_path / "report.md").read_text()
     assert "<!-- BEGIN ofsp-svm-range -->" in section and "| Bagging | " in section
-    assert "--svm-range --report-only" in section and "the paper's OFSP with linear SVM: 1.000-1.000" in section
+    assert "reproduce ofsp-svm-range --report-only" in section
+    assert "the paper's OFSP with linear SVM: 1.000-1.000" in section
 
 
 def test_the_generator_draws_score_each_classifier_alone_on_other_draws_of_madelons_generator(tmp_path):
@@ -556,7 +558,7 @@ def test_the_generator_draws_score_each_classifier_alone_on_other_draws_of_madel
     from mvlab.construction.estimators import resolve_estimator
     from mvlab.experiments.protocols import RepeatedKFold
     from mvlab.reproduction import madelon_generator, ofsp_paper
-    from mvlab.reproduction.writer import write_madelon_generator_outputs
+    from mvlab.reproduction.writer import write_outputs
 
     assert np.array_equal(madelon_generator.load_draw(0).X, ofsp_paper.load("madelon-500").X)
     assert madelon_generator.generator_seed(3) == 3
@@ -573,7 +575,7 @@ def test_the_generator_draws_score_each_classifier_alone_on_other_draws_of_madel
     assert ours.iloc[0] == pytest.approx(by_hand)
     with pytest.raises(ValueError, match="Madelon's"):
         madelon_generator.run_generator_draw(ofsp_paper.OfspTask("golub-3051", "nb", 1))
-    write_madelon_generator_outputs(tmp_path, tmp_path / "report.md")
+    write_outputs(["madelon-generator"], tmp_path, tmp_path / "report.md")
     section = (tmp_path / "report.md").read_text()
     assert "<!-- BEGIN madelon-generator -->" in section and "(3 draw(s) of the generator" in section
     mine = rows[(rows["repetition"] == 0) & (rows["method"] == madelon_generator.FEATURE_SETS[0])]["accuracy"].iloc[0]

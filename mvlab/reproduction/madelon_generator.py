@@ -20,9 +20,12 @@ import time
 
 import numpy as np
 
+from mvlab.reproduction.markdown import CLASSIFIER_NAMES, generated_head
 from mvlab.reproduction.ofsp_paper import MADELON, MADELON_SEED, N_SPLITS, OfspTask
+from mvlab.reproduction.ofsp_paper_report import ofsp_reading, paper_range
 
-__all__ = ["N_DRAWS", "FEATURE_SETS", "generator_seed", "load_draw", "run_generator_draw"]
+__all__ = ["N_DRAWS", "FEATURE_SETS", "generator_seed", "load_draw", "run_generator_draw", "READING",
+           "madelon_generator_markdown"]
 
 N_DRAWS = 31
 """Draws of the generator scored: mvlab's own (r = 0) and 30 others."""
@@ -70,3 +73,72 @@ def run_generator_draw(task: OfspTask, n_splits: int = N_SPLITS, n_jobs: int = 1
                      "percent_features": float(np.mean([f["percent_features"] for f in folds])),
                      "seconds": (time.perf_counter() - start) / len(splits)})
     return rows
+
+
+def madelon_generator_markdown(cells, draws, head: bool = True) -> str:
+    """The section on the generator's draws: per classifier and view, the accuracy on mvlab's Madelon (draw 0)
+    beside the median [min, max] over the other draws and how many of them score below it, with the paper's OFSP
+    row on NIPS's draw (``head``: after the line naming command and files)."""
+    n = draws["repetition"].nunique() if len(draws) else 0
+    out = [generated_head(READING, f"{n} draw(s) of the generator, mvlab's Madelon the first",
+                          "Each classifier alone, the mean accuracy over the protocol's first five folds.")
+           if head else ""]
+    if draws.empty:
+        return out[0] + "\n\nNo draw yet."
+    out += ["", "| classifier | view | mvlab's Madelon | other draws: median [min, max] | other draws below mvlab's "
+            "| the paper's OFSP (NIPS's draw, k = 1..10) |", "|---|---|---|---|---|---|"]
+    for classifier in [c for c in CLASSIFIER_NAMES if c in set(draws["classifier"])]:
+        low, high = paper_range("madelon-500", classifier)
+        for method in FEATURE_SETS:
+            ours, others = _accuracies(draws, classifier, method)
+            spread = (f"{others.median():.3f} [{others.min():.3f}, {others.max():.3f}]" if len(others) else "none yet")
+            below = f"{int((others < ours.iloc[0]).sum())} of {len(others)}" if len(ours) and len(others) else ""
+            out.append(f"| {CLASSIFIER_NAMES[classifier]} | {method} | "
+                       + (f"{ours.iloc[0]:.3f}" if len(ours) else "not run") + f" | {spread} | {below} | "
+                       + (f"{low:.3f}-{high:.3f}" if np.isfinite(low) else "") + " |")
+    return "\n".join(out).strip()
+
+
+def _accuracies(draws, classifier: str, method: str):
+    """mvlab's Madelon's accuracy (a one-row Series) and the other draws' (indexed by repetition)."""
+    part = draws[(draws["classifier"] == classifier) & (draws["method"] == method)].set_index("repetition")
+    return part.loc[part.index == 0, "accuracy"], part.loc[part.index > 0, "accuracy"]
+
+
+def madelon_generator_facts(cells, draws, others) -> dict:
+    """The numbers of the report's prose on this reading: how far the draw alone moves each classifier (the range
+    over the other draws, every feature), on how many draws 1-NN trails the linear SVM and naive Bayes, whether the
+    paper's OFSP row with the SVM lies inside the SVM's range over the draws, and by how much the paper's KNN beats
+    its SVM and naive Bayes at every k on NIPS's draw."""
+    from mvlab.reproduction.ofsp_paper import PAPER
+
+    every = FEATURE_SETS[0]
+    present = [c for c in CLASSIFIER_NAMES if c in set(draws["classifier"])]
+    spreads = {c: _accuracies(draws, c, every)[1] for c in present}
+    wide = draws[draws["method"] == every].pivot_table(index="repetition", columns="classifier", values="accuracy")
+    paper = {c: np.array([PAPER[("madelon-500", c, k)] for k in range(1, 11)]) for c in CLASSIFIER_NAMES}
+    knn_svm, knn_nb = paper["knn"] - paper["svm"], paper["knn"] - paper["nb"]
+    missing = "not computed (a classifier without draws)"
+
+    def trails(other: str) -> str:
+        return f"{int((wide[other] > wide['knn']).sum())} of {len(wide)}" if {"knn", other} <= set(wide) else missing
+
+    svm = spreads.get("svm")
+    inside = missing if svm is None or svm.empty else (
+        "inside" if svm.min() <= paper["svm"].min() and paper["svm"].max() <= svm.max() else "outside")
+    return {"moves": ", ".join(f"{CLASSIFIER_NAMES[c]} {s.max() - s.min():.3f}" for c, s in spreads.items()),
+            "svm_beats_knn": trails("svm"), "nb_beats_knn": trails("nb"), "svm_paper_inside": inside,
+            "paper_knn_minus_svm": f"{knn_svm.min():.3f} to {knn_svm.max():.3f}",
+            "paper_knn_minus_nb": f"{knn_nb.min():.3f} to {knn_nb.max():.3f}",
+            "svm_range_every": missing if svm is None or svm.empty else f"{svm.min():.3f}–{svm.max():.3f}"}
+
+
+READING = ofsp_reading(
+    "madelon-generator", "How far the data's draw alone moves a Madelon cell",
+    "mvlab's Madelon is one draw of Guyon's generator with NIPS 2003's settings, the paper's NIPS's own draw. Each "
+    "classifier alone on other draws of the same generator, every feature or the 20 useful ones: a gap to the paper "
+    "smaller than this spread cannot tell the method's fidelity from the data's draw.",
+    draw=run_generator_draw, datasets=("madelon-500",), classifiers=("knn", "nb", "svm"),
+    markdown=madelon_generator_markdown, facts=madelon_generator_facts, repetitions=N_DRAWS,
+    cells_reading="draws of the generator, one 5-fold each")
+"""Each classifier alone on 31 draws of Madelon's generator."""

@@ -11,13 +11,16 @@ their searches costs hours), so the difference between the two rows of a method 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mvlab.reproduction.ofsp_paper import MAX_VIEWS, N_SPLITS, OfspTask, run_classifier_variants
+from mvlab.reproduction.ofsp_paper_report import classifier_reading_markdown, median_gains, ofsp_reading, paper_range
+from mvlab.reproduction.verdicts import gap_word
 
-__all__ = ["LeaveOneOutKNN", "KNN_METHODS", "KNN_VARIANTS", "run_knn_draw"]
+__all__ = ["LeaveOneOutKNN", "KNN_METHODS", "KNN_VARIANTS", "run_knn_draw", "READING", "ofsp_knn_markdown"]
 
 KNN_METHODS = ("RFSP", "Bagging", "VG-AC")
 """The view-construction methods whose views do not depend on the classifier."""
@@ -85,3 +88,36 @@ def run_knn_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_S
     protocol runner and unused."""
     return run_classifier_variants(task, KNN_METHODS, dict(zip(KNN_VARIANTS, ("knn", LeaveOneOutKNN()))),
                                    max_views, n_splits)
+
+
+def ofsp_knn_markdown(cells, draws, head: bool = True) -> str:
+    """The section on the number of neighbours: per dataset and method, the accuracy over k = 1..10 with 1-NN and
+    with k chosen by leave-one-out, and the paper's OFSP row (``head``: after the line naming command and files)."""
+    return classifier_reading_markdown(READING, cells, draws, methods=KNN_METHODS, variants=KNN_VARIANTS,
+                                       classifier="knn", head=head)
+
+
+def ofsp_knn_facts(cells, draws, others) -> dict:
+    """The numbers of the report's prose on this reading: each method's median gain over k, and what OFSP's KNN row
+    would be with the mean gain of the two methods that gain (RFSP, VG-AC), beside the paper's row."""
+    gains = median_gains(cells, KNN_METHODS, KNN_VARIANTS)
+    protocol = others("ofsp-paper")[0]
+    if protocol is None:
+        protocol = cells.iloc[:0].assign(model=pd.Series(dtype=str))
+    ofsp = protocol[(protocol["model"] == "OFSP") & (protocol["table"] == 3) & (protocol["classifier"] == "knn")
+                    & (protocol["dataset"] == "madelon-500")]["mean"].median()
+    lift = (gains["RFSP"] + gains["VG-AC"]) / 2
+    low, high = paper_range("madelon-500", "knn")
+    return {"gains": ", ".join(f"{m} {g:+.3f}" for m, g in gains.items()),
+            "ofsp": f"{ofsp:.3f}", "ofsp_lifted": f"{ofsp + lift:.3f}", "lift": f"{lift:+.3f}",
+            "paper": f"{low:.3f}–{high:.3f}", "lifted_word": gap_word(ofsp + lift - low),
+            "lifted_gap": f"{ofsp + lift - low:+.3f}"}
+
+
+READING = ofsp_reading(
+    "ofsp-knn", "A reading that explains most of Madelon's KNN gap: the number of neighbours",
+    "mvlab's KNN is 1-NN; PRTools' knnc, the paper's, chooses k by leave-one-out. The same folds and seeds with "
+    "both, for the three methods whose views do not depend on the classifier.",
+    draw=run_knn_draw, datasets=("madelon-500",), dataset_choices=("golub-3051", "madelon-500"),
+    classifiers=("knn",), markdown=ofsp_knn_markdown, facts=ofsp_knn_facts)
+"""1-NN against k chosen by leave-one-out (Madelon's KNN row)."""

@@ -15,31 +15,24 @@ from __future__ import annotations
 
 import pandas as pd
 
-from mvlab.reproduction.ofsp_paper import MAX_VIEWS, N_SPLITS, OfspTask, run_fold_reading
+from mvlab.reproduction.markdown import CLASSIFIER_NAMES, verdict_counts
+from mvlab.reproduction.ofsp_paper import (
+    CLASSIFIERS,
+    DATASETS,
+    MAX_VIEWS,
+    N_SPLITS,
+    PAPER_ROW,
+    PAPER_TABLES,
+    OfspTask,
+    run_fold_reading,
+)
+from mvlab.reproduction.ofsp_paper_report import ofsp_reading, ofsp_tables_markdown, ofsp_verdicts, repetitions_head
+from mvlab.reproduction.verdicts import compare_word
 
-__all__ = ["LEAK_METHOD", "READING_LABELS", "run_leak_draw", "beside_the_protocol"]
+__all__ = ["LEAK_METHOD", "READING", "run_leak_draw", "ofsp_leak_markdown", "ofsp_leak_facts"]
 
 LEAK_METHOD = "OFSP, accuracy on the test fold"
 """The ``method`` of this reading's rows in its draws file."""
-
-
-READING_LABELS = {"protocol": "OFSP's accuracy by inner cross-validation (the protocol)",
-                  "leak": "OFSP's accuracy on the test fold (a reading)"}
-"""How the two readings are named side by side (:func:`beside_the_protocol`)."""
-
-
-def beside_the_protocol(protocol_cells: pd.DataFrame | None, leak_cells: pd.DataFrame | None) -> pd.DataFrame:
-    """OFSP's cells with a printed value from either reading, stacked in one table: the protocol's ``OFSP`` rows and
-    this reading's rows, their ``reading`` column set to :data:`READING_LABELS` (the cells tables of
-    ``ofsp_paper_cells.csv`` and ``ofsp_leak_cells.csv``; either may be None)."""
-
-    parts = []
-    if protocol_cells is not None:
-        parts.append(protocol_cells[protocol_cells["model"] == "OFSP"].assign(reading=READING_LABELS["protocol"]))
-    if leak_cells is not None:
-        parts.append(leak_cells[leak_cells["model"] == LEAK_METHOD].assign(reading=READING_LABELS["leak"]))
-    both = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-    return both[both["paper"].notna()] if len(both) else both
 
 
 def run_leak_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_SPLITS, n_jobs: int = 1) -> list[dict]:
@@ -57,3 +50,63 @@ def run_leak_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_
         return ens.fit(ds.X[split.train], ds.y[split.train])
 
     return run_fold_reading(task, {LEAK_METHOD: evaluate}, max_views, n_splits)
+
+
+def ofsp_leak_markdown(cells: pd.DataFrame, draws: pd.DataFrame, head: bool = True) -> str:
+    """The generated section on OFSP with its accuracy measured on the test fold: its cells beside the paper's and
+    the verdict, per dataset."""
+    out = [repetitions_head(READING, draws, "A cell reads *ours ± half-width (repetitions) / the paper's*, **bold** "
+                            "when outside our interval of the mean, **bold†** when also outside that of one "
+                            "repetition.") if head else ""]
+    if cells.empty:
+        return out[0] + "\n\nNo repetition yet."
+    for dataset in [d for d in DATASETS if d in set(cells["dataset"])]:
+        part = cells[cells["dataset"] == dataset]
+        out += ["", f"{DATASETS[dataset]}: {ofsp_verdicts(part, LEAK_METHOD)}.", "",
+                ofsp_tables_markdown(part, LEAK_METHOD)]
+    return "\n".join(out).strip()
+
+
+def ofsp_leak_facts(cells: pd.DataFrame, draws: pd.DataFrame, others) -> dict:
+    """The numbers of the report's prose on this reading: per dataset and table, the paper's cells inside our
+    intervals under this reading and under the protocol (``others("ofsp-paper")[0]``), and the mean absolute gap of
+    each, so that the prose says which reading lands closer by the rules of :mod:`mvlab.reproduction.verdicts`."""
+    protocol = others("ofsp-paper")[0]
+    lines = []
+    for dataset in [d for d in PAPER_ROW if d in set(cells["dataset"])]:
+        for table, (column, _) in PAPER_TABLES.items():
+            for clf in CLASSIFIER_NAMES:
+                leak = cells[(cells["dataset"] == dataset) & (cells["table"] == table) & (cells["classifier"] == clf)
+                             & (cells["model"] == LEAK_METHOD)]
+                if leak.empty or leak["paper"].isna().all():
+                    continue
+                mine = protocol[(protocol["dataset"] == dataset) & (protocol["table"] == table)
+                                & (protocol["classifier"] == clf) & (protocol["model"] == "OFSP")] \
+                    if protocol is not None else leak.iloc[:0]
+                a, b = verdict_counts(leak), verdict_counts(mine)
+                gap_leak = float((leak["mean"] - leak["paper"]).abs().mean())
+                gap_protocol = float((mine["mean"] - mine["paper"]).abs().mean()) if len(mine) else float("nan")
+                closer = {"lower": "this reading", "higher": "the protocol", "level": "neither (a tie)"}.get(
+                    compare_word(gap_leak, gap_protocol), "")
+                lines.append(f"- {PAPER_ROW[dataset]}, {CLASSIFIER_NAMES[clf]}, Table {table} ({column}): "
+                             f"{a['inside']} of {a['cells']} of the paper's cells inside our intervals with the "
+                             f"accuracy on the test fold (mean |gap| {gap_leak:.3f}, ours {leak['mean'].min():.3f}–"
+                             f"{leak['mean'].max():.3f}), {b['inside']} with the protocol's inner cross-validation "
+                             f"(mean |gap| {gap_protocol:.3f}); closer: {closer}.")
+    golub = cells[(cells["dataset"] == "golub-3051") & (cells["table"] == 3)]
+    kept = draws[draws["dataset"] == "golub-3051"].groupby(["classifier", "k"])["percent_features"].mean()
+    kept = kept.groupby(level="classifier").median()
+    c = verdict_counts(golub)
+    return {"rows": "\n".join(lines),
+            "allaml": f"{c['inside']} of the paper's {c['cells']} All-AML accuracy cells inside our intervals",
+            "allaml_features": f"{kept.min():.1f}–{kept.max():.1f} %" if len(kept) else "not computed"}
+
+
+READING = ofsp_reading(
+    "ofsp-leak", "What would explain All-AML's 100 % cells: OFSP's accuracy measured on the test fold",
+    "The paper does not say on which rows OFSP measures the accuracy its greedy search maximises; mvlab's protocol "
+    "uses an inner cross-validation of the training rows. Here the same folds and seeds with that accuracy measured "
+    "on the outer test fold, the rows then scored: it chooses on test data, a diagnosis, never a protocol to use.",
+    draw=run_leak_draw, datasets=("golub-3051",), dataset_choices=tuple(DATASETS), classifiers=CLASSIFIERS,
+    markdown=ofsp_leak_markdown, facts=ofsp_leak_facts, paper_methods=(LEAK_METHOD,))
+"""OFSP with its accuracy on the test fold (All-AML leukemia by default; Madelon too)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mvlab.reproduction.markdown import fmt, generated_head
 from mvlab.reproduction.sdf_paper import (
     GRID_N,
     INSAMPLE_LAM,
@@ -30,8 +31,11 @@ from mvlab.reproduction.sdf_paper import (
     draws_for,
     model_name,
 )
+from mvlab.reproduction.sdf_paper_report import sdf_reading
+from mvlab.reproduction.verdicts import gap_word
 
-__all__ = ["READINGS_DATASET", "READINGS_T", "READING_MODELS", "readings_grid", "readings_summary"]
+__all__ = ["READINGS_DATASET", "READINGS_T", "READING_MODELS", "readings_grid", "readings_summary", "READING",
+           "readings_markdown"]
 
 READINGS_DATASET = "ionosphere"
 READINGS_T = 100
@@ -82,3 +86,59 @@ def readings_summary(draws: pd.DataFrame) -> pd.DataFrame:
             row[f"{model} − gcForest"] = (cell[model] - cell["gcForest"]).mean() if model in cell else np.nan
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def readings_markdown(summary: pd.DataFrame, draws: pd.DataFrame, head: bool = True) -> str:
+    """The section on the two further readings: pairs as they come beside the paper's Table 6 at T = 100, and the
+    in-sample QP's SDF − gcForest at each λ."""
+    n_draws = len(draws[["reading", "N", "T", "draw"]].drop_duplicates()) if len(draws) else 0
+    out = [generated_head(READING, f"{n_draws} draws; Ionosphere, T = {READINGS_T}", "*majority*: the accuracy of "
+                          "always guessing the larger label of the test pairs (chance).")] if head else []
+    if summary.empty:
+        return "\n\n".join(out + ["No draw yet."])
+    natural = summary[summary["reading"] == "natural"]
+    lines = out + ["", "Pairs drawn as they come (`natural`), beside the paper's Table 6 at T = 100:", "",
+                   "| N | draws | majority | gcForest | SDF | paper gcForest | paper SDF |",
+                   "|---|---|---|---|---|---|---|"]
+    for r in natural.to_dict("records"):
+        lines.append(f"| {r['N']} | {r['draws']} | {r['majority']:.3f} | {r['gcForest']:.3f} | {r['SDF']:.3f} | "
+                     f"{fmt(r['paper gcForest'])} | {fmt(r['paper SDF'])} |")
+    inside = summary[summary["reading"] == "insample"]
+    cols = [c for c in inside.columns if c.startswith("SDF in-sample")]
+    lines += ["", "The QP fed in-sample tree probabilities (`insample`, the `disjoint` reading's pairs), "
+              f"SDF − gcForest with each λ of {{{', '.join(f'{v:g}' for v in LAM_GRID)}}} beside mvlab's SDF "
+              "(out-of-fold, λ on training pairs) and the paper's:", "",
+              "| N | draws | gcForest | SDF − gcF (mvlab) | " + " | ".join(c.replace("SDF in-sample ", "in-sample ")
+                                                                     .replace(" − gcForest", " − gcF") for c in cols)
+              + " | paper SDF − gcF |", "|---|---|---|---|" + "---|" * len(cols) + "---|"]
+    for r in inside.to_dict("records"):
+        paper = r["paper SDF"] - r["paper gcForest"]
+        lines.append(f"| {r['N']} | {r['draws']} | {r['gcForest']:.3f} | {r['SDF − gcForest']:+.3f} | "
+                     + " | ".join(f"{r[c]:+.3f}" for c in cols) + f" | {'' if np.isnan(paper) else f'{paper:+.3f}'} |")
+    return "\n".join(lines).strip()
+
+
+def readings_facts(summary: pd.DataFrame, draws: pd.DataFrame, others) -> dict:
+    """The numbers of the report's prose on these readings: per N, `natural`'s accuracy against the paper's and the
+    word of the gap (:func:`mvlab.reproduction.verdicts.gap_word`), its chance level, and the largest distance of
+    the in-sample SDF from gcForest over every N and λ."""
+    natural = summary[summary["reading"] == "natural"]
+    inside = summary[summary["reading"] == "insample"]
+    cols = [c for c in inside.columns if c.startswith("SDF in-sample")]
+    by_n = "; ".join(f"N = {r['N']}: SDF {r['SDF']:.3f} against the paper's {fmt(r['paper SDF'])}, "
+                     f"{gap_word(r['SDF'] - r['paper SDF'])} (chance {r['majority']:.3f})"
+                     for r in natural.to_dict("records"))
+    return {"natural": by_n, "insample_largest": f"{float(inside[cols].abs().max().max()):.4f}"}
+
+
+READING = sdf_reading(
+    "sdf-readings", "Pairs as they come, and the QP fed in-sample probabilities",
+    "Two more readings the paper's text allows, on Table 6's data: pairs drawn as they come instead of half similar "
+    "(the paper does not say it balanced them), and the tree-weight QP fed the probabilities of the pairs each tree "
+    "was grown on, as its Algorithm 1 reads literally.",
+    grid=lambda datasets, Ns, Ts, draws: [t for T in Ts for t in readings_grid(dataset=datasets[0], Ns=Ns, T=T,
+                                                                               draws=draws)],
+    datasets=(READINGS_DATASET,), dataset_choices=tuple(TABLE_OF),
+    summary=lambda draws, folder: readings_summary(draws), markdown=readings_markdown, facts=readings_facts,
+    trees=(READINGS_T,))
+"""Pairs as they come, and the in-sample QP (Ionosphere at T = 100)."""

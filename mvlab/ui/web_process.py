@@ -31,10 +31,12 @@ def _import_what_pages_import() -> None:
     import mvlab.experiments.settings  # noqa: F401
     import mvlab.experiments.siamese  # noqa: F401
     import mvlab.experiments.view_construction  # noqa: F401
-    import mvlab.reproduction.cells  # noqa: F401
-    import mvlab.reproduction.ofsp_leak  # noqa: F401
+    import mvlab.reproduction.markdown  # noqa: F401
     import mvlab.reproduction.ofsp_paper  # noqa: F401
+    import mvlab.reproduction.ofsp_paper_report  # noqa: F401
+    import mvlab.reproduction.registry  # noqa: F401
     import mvlab.reproduction.sdf_paper  # noqa: F401
+    import mvlab.reproduction.sdf_paper_report  # noqa: F401
     import mvlab.reproduction.writer  # noqa: F401
     import mvlab.ui.lessons  # noqa: F401
     import mvlab.ui.links  # noqa: F401

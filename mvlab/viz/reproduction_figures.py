@@ -23,8 +23,8 @@ _DESCRIBED = ("table", "dataset", "N", "T", "k", "classifier", "model", "reading
 
 def _describe(row) -> str:
     """One cell in words for its hover: its setting, mvlab's mean and interval with the draws, the paper's value."""
-    setting = ", ".join(f"{c} = {row[c]:g}" if c in ("N", "T", "k") else str(row[c])
-                        for c in _DESCRIBED if c in row and pd.notna(row[c]))
+    setting = ", ".join(f"{c} = {float(row[c]):g}" if c in ("N", "T", "k") else str(row[c])
+                        for c in _DESCRIBED if c in row and pd.notna(row[c]) and row[c] != "")
     interval = (f" [{row['ci_low']:.3f}, {row['ci_high']:.3f}]" if pd.notna(row.get("ci_low")) else
                 " (one draw: no interval)")
     verdict = {True: "inside", False: "outside"}.get(row.get("inside"), "no verdict")
@@ -120,7 +120,7 @@ def sdf_paper_against_ours(cells: pd.DataFrame) -> go.Figure:
 
 def ofsp_paper_against_ours(cells: pd.DataFrame) -> go.Figure:
     """:func:`paper_against_ours` for OFSP's Tables 3 (accuracy) and 4 (disagreement), one panel each: colour by
-    the reading in the ``reading`` column (e.g. :func:`mvlab.reproduction.ofsp_leak.beside_the_protocol`'s
+    the reading in the ``reading`` column (e.g. :func:`mvlab.reproduction.ofsp_paper_report.beside_the_protocol`'s
     table), shape by dataset."""
     return paper_against_ours(
         cells, colour="reading", symbol="dataset", facet="table",

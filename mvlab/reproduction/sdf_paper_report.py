@@ -1,0 +1,362 @@
+"""The Siamese deep forest paper's Tables 4-9 as a reading (:mod:`mvlab.reproduction.sdf_paper`): its section of
+docs/reproduction.md, the numbers the report's prose quotes, and its :class:`~mvlab.reproduction.reading.Reading`
+record.
+
+Every sentence with a number is written here from the cells and the draws, its comparative words decided by
+:mod:`mvlab.reproduction.verdicts`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mvlab.reproduction.cells import DrawsFile
+from mvlab.reproduction.markdown import cell_text, fmt, generated_head, verdict_counts, verdict_line
+from mvlab.reproduction.reading import SDF_OPTIONS, Reading
+from mvlab.reproduction.sdf_paper import (
+    DRAW_COLUMNS,
+    DRAW_KEY,
+    GRID_N,
+    LAM_GRID,
+    SDF_DATASETS,
+    TABLE8,
+    draws_for,
+    paper_cells,
+    paper_grid,
+    run_paper_protocol,
+    table8_best_cells,
+    table9,
+)
+from mvlab.reproduction.verdicts import ALPHA, compare_word, count_words, gap_word
+
+__all__ = ["READING", "sdf_markdown", "grid_markdown", "progress_line", "gap_by_n", "readings_line", "gain_line",
+           "sdf_facts", "sdf_draws_file", "sdf_reading"]
+
+TABLE_NAMES = {4: "Ecoli", 5: "Yeast", 6: "Ionosphere", 7: "Mammographic masses and Haberman"}
+
+
+def sdf_draws_file(folder, stem: str = "sdf_paper") -> DrawsFile:
+    """The draws file ``<stem>_draws.csv`` of a Siamese-deep-forest reading in ``folder``."""
+    return DrawsFile(Path(folder) / f"{stem}_draws.csv", DRAW_COLUMNS, DRAW_KEY)
+
+
+def grid_markdown(cells: pd.DataFrame) -> str:
+    """Rows N, columns T x {gcForest, SDF}: ``ours ± CI half-width (draws) / paper``."""
+    Ts = sorted(cells["T"].unique())
+    head = "| N | " + " | ".join(f"T={t} gcF | T={t} SDF" for t in Ts) + " |"
+    lines = [head, "|---|" + "---|" * (2 * len(Ts))]
+    for n in sorted(cells["N"].unique()):
+        parts = []
+        for t in Ts:
+            for model in ("gcForest", "SDF"):
+                hit = cells[(cells["N"] == n) & (cells["T"] == t) & (cells["model"] == model)]
+                parts.append(cell_text(hit.iloc[0] if len(hit) else None))
+        lines.append(f"| {n} | " + " | ".join(parts) + " |")
+    return "\n".join(lines)
+
+
+def progress_line(draws: pd.DataFrame, workers: int = 2) -> str:
+    """How much of the protocol's grid (:func:`mvlab.reproduction.sdf_paper.paper_grid`) the draws cover, and
+    what the rest should cost: each missing draw at the median time of the last five draws of its (N, T) (the
+    most recent code), on ``workers`` engine workers; once every draw is there, that the grid is complete and
+    what it cost."""
+    per_draw = draws.groupby(DRAW_KEY, sort=False)["seconds"].sum().reset_index()
+    drawn = list(per_draw[DRAW_KEY].itertuples(index=False, name=None))
+    grid = paper_grid()
+    done = set(drawn)
+    todo = [t for t in grid if t.key not in done]
+    if not todo:
+        keys = {t.key for t in grid}
+        in_grid = [key in keys for key in drawn]
+        return (f"complete: all {len(grid)} draws of the grid computed, "
+                f"{per_draw.loc[in_grid, 'seconds'].sum() / 3600:.1f} h of model fitting")
+    recent = per_draw.groupby(["N", "T"])["seconds"].apply(lambda s: float(s.tail(5).median()))
+    hours = sum(recent.get((t.N, t.T), recent.max() if len(recent) else 0.0) for t in todo) / 3600
+    return (f"{len(grid) - len(todo)} of the grid's {len(grid)} draws computed; the {len(todo)} left are about "
+            f"{hours:.1f} h of model fitting, {hours / workers:.1f} h of this machine on its {workers} engine workers "
+            f"(each at the median time of the last five draws of its N and T)")
+
+
+def gap_by_n(cells: pd.DataFrame) -> str:
+    """Mean of ours minus the paper's per number of training pairs N and reading (cells of Tables 4-7)."""
+    have = cells[(cells["table"] < 8) & cells["paper"].notna()]
+    parts = []
+    for n, group in have.groupby("N"):
+        by_reading = ", ".join(f"{r} {(g['mean'] - g['paper']).mean():+.3f} ({len(g)} cells)"
+                               for r, g in group.groupby("reading"))
+        parts.append(f"N = {n}: {by_reading}")
+    return "; ".join(parts) or "no cell yet"
+
+
+def _both_readings(cells: pd.DataFrame) -> pd.DataFrame:
+    """The cells run in both pair-sampling readings (same table, dataset, N, T and model, with a paper value and an
+    interval in both), one row each with the columns (measure, reading)."""
+    have = cells[cells["paper"].notna() & cells["ci_low"].notna()]
+    if have.empty or have["reading"].nunique() < 2:
+        return pd.DataFrame()
+    key = ["table", "dataset", "N", "T", "model"]
+    wide = have.pivot_table(index=key, columns="reading", values=["mean", "paper", "inside"], aggfunc="first")
+    return wide.dropna(subset=[("mean", "disjoint"), ("mean", "shared")])
+
+
+def readings_line(cells: pd.DataFrame) -> str:
+    """The two pair-sampling readings on the cells run both ways, per N: how far each lands from the paper's cells
+    on average and how many of those cells lie inside its intervals, and which reading lies closer (smaller mean
+    absolute gap; equal gaps a tie)."""
+    wide = _both_readings(cells)
+    if wide.empty:
+        return "not yet measured (no cell with an interval in both readings)"
+    parts = []
+    for n, group in wide.groupby(level="N"):
+        paper = group[("paper", "disjoint")]
+        stats = {}
+        for reading in ("disjoint", "shared"):
+            gap = group[("mean", reading)] - paper
+            stats[reading] = (gap.mean(), gap.abs().mean(), int(group[("inside", reading)].astype(bool).sum()))
+        word = compare_word(stats["shared"][1], stats["disjoint"][1])
+        closer = {"higher": "`disjoint`", "lower": "`shared`", "level": "neither (a tie)"}[word]
+        parts.append(f"N = {n} ({len(group)} cells): " + ", ".join(
+            f"`{r}` {m:+.3f} (mean |gap| {a:.3f}, {k} inside)" for r, (m, a, k) in stats.items())
+            + f", closer: {closer}")
+    return "; ".join(parts)
+
+
+def _gains(part: pd.DataFrame, values: str) -> pd.Series:
+    """SDF minus gcForest per (dataset, N, T) of ``part``, from its column ``values`` (``mean`` or ``paper``)."""
+    wide = part.pivot_table(index=["dataset", "N", "T"], columns="model", values=values, dropna=False)
+    if "SDF" not in wide or "gcForest" not in wide:
+        return pd.Series(dtype=float)
+    return (wide["SDF"] - wide["gcForest"]).dropna()
+
+
+def _counted(gains: pd.Series) -> str:
+    c = count_words(gains)
+    return f"higher in {c['higher']}, level in {c['level']}, lower in {c['lower']}"
+
+
+def gain_line(part: pd.DataFrame) -> str:
+    """SDF minus gcForest over the cells of a table, ours and the paper's, with how many cells SDF is higher, level
+    (a tie: equal means) and lower (:func:`mvlab.reproduction.verdicts.compare_word`)."""
+    ours, paper = _gains(part, "mean"), _gains(part, "paper")
+    if ours.empty or paper.empty:
+        return ""
+    return (f"SDF − gcForest: ours {ours.mean():+.3f} on average over {len(ours)} cells (SDF {_counted(ours)}), the "
+            f"paper's {paper.mean():+.3f} (SDF {_counted(paper)}).")
+
+
+def _table9_verdict(row: dict) -> str:
+    """Rule 4 of :mod:`mvlab.reproduction.verdicts` on one row of :func:`mvlab.reproduction.sdf_paper.table9`."""
+    significant = row["p"] < ALPHA and np.sign(row["mean"]) == np.sign(row["paper mean"])
+    size = row["ci_low"] <= row["paper mean"] <= row["ci_high"]
+    return (f"{'significant' if significant else 'not significant'} as the paper tests it (p = {fmt(row['p'])}), "
+            f"its size {'reproduced' if size else 'not reproduced'} (ours {row['mean']:+.3f} "
+            f"[{fmt(row['ci_low'])}, {fmt(row['ci_high'])}], the paper's {row['paper mean']:+.3f})")
+
+
+def sdf_markdown(cells: pd.DataFrame, draws: pd.DataFrame, head: bool = True) -> str:
+    """The generated section on the Siamese deep forest paper: per table and reading, the cells beside the
+    paper's, the verdict, the SDF - gcForest gain, Table 8 (fixed setting, the cell each printed value came from,
+    and the paper's best-cell reading) and Table 9."""
+    if cells.empty:
+        return f"_No draw has been computed yet: run `{READING.command}`._"
+    out = [generated_head(READING, f"{len(draws)} rows, {draws[DRAW_KEY].drop_duplicates().shape[0]} draws, "
+                          f"{draws['seconds'].sum() / 3600:.1f} h of model fitting",
+                          "A cell reads *ours ± half-width of the 95 % t interval (draws) / the paper's*; the "
+                          "paper's value is **bold** when it lies outside our interval of the mean, **bold†** when "
+                          "also outside the prediction interval of one draw."), ""] if head else []
+    out.append(f"**Progress**: {progress_line(draws)}.")
+    out.append(f"**All cells**: {verdict_line(cells)}.")
+    for reading in sorted(cells["reading"].unique()):
+        out.append(f"- reading `{reading}`: {verdict_line(cells[cells['reading'] == reading])}.")
+    out.append(f"- ours minus the paper's by N (every cell with a paper value, one draw or more): {gap_by_n(cells)}.")
+    out.append(f"- which pair sampling the paper's numbers fit: {readings_line(cells)}.")
+    for table in (4, 5, 6, 7):
+        for reading in sorted(cells["reading"].unique()):
+            part = cells[(cells["table"] == table) & (cells["reading"] == reading)]
+            if part.empty:
+                continue
+            out += ["", f"#### Table {table} ({TABLE_NAMES[table]}), reading `{reading}`", "",
+                    f"Verdict: {verdict_line(part)}."]
+            gain = gain_line(part)
+            if gain:
+                out.append(gain)
+            for name in sorted(part["dataset"].unique()):
+                if table == 7:
+                    out += ["", f"{name}:"]
+                out += ["", grid_markdown(part[part["dataset"] == name])]
+    for reading in sorted(cells["reading"].unique()):
+        out += _table8_markdown(cells, reading)
+    return "\n".join(out)
+
+
+def _table8_markdown(cells: pd.DataFrame, reading: str) -> list[str]:
+    """Table 8 at the fixed setting with the cell each printed value came from, the paper's best-cell reading,
+    and Table 9, for one pair-sampling reading."""
+    t8 = cells[(cells["table"] == 8) & (cells["reading"] == reading)]
+    if t8.empty:
+        return []
+    out = ["", f"#### Table 8 (N = 2000, T = 700 for every model, fixed in advance), reading `{reading}`", "",
+           f"Verdict: {verdict_line(t8)}. The paper's SNN (a Siamese neural network) is not run: mvlab depends on "
+           "no neural-network library.", "", "| dataset | gcForest | Bagging | RF | SDF |", "|---|---|---|---|---|"]
+    for name in sorted(t8["dataset"].unique()):
+        row = [name]
+        for model in ("gcForest", "Bagging", "RF", "SDF"):
+            hit = t8[(t8["dataset"] == name) & (t8["model"] == model)]
+            row.append(cell_text(hit.iloc[0] if len(hit) else None))
+        out.append("| " + " | ".join(row) + " |")
+    sources = t8[t8["model"].isin(["gcForest", "SDF"])]
+    out += ["", "Where the paper's Table 8 values were printed before (its cells of Tables 4–7 with the same value; "
+            "the `paper_source` column of the cells file):", "", "| dataset | gcForest | SDF |", "|---|---|---|"]
+    for name in sorted(sources["dataset"].unique()):
+        mine = sources[sources["dataset"] == name].set_index("model")["paper_source"]
+        out.append(f"| {name} | {mine.get('gcForest', '')} | {mine.get('SDF', '')} |")
+    best = table8_best_cells(cells, reading)
+    if not best.empty:
+        out += ["", "The paper's own reading of Table 8 (\"we take the best results from Tables 3-7\"): the best "
+                "mean of each cascade over the dataset's grid, chosen on the test draws, so optimistic by the "
+                "selection:", "", "| dataset | model | best at (N, T) | ours | paper |", "|---|---|---|---|---|"]
+        for r in best.itertuples(index=False):
+            out.append(f"| {r.dataset} | {r.model} | ({r.N}, {r.T}) | {r.mean:.3f} | {fmt(r.paper)} |")
+    t9 = table9(cells, reading)
+    if not t9.empty:
+        out += ["", f"Table 9, reading `{reading}`: paired t-tests over the datasets we have (SDF minus each model, "
+                f"Table 8's cells), beside the paper's over its {len(TABLE8)} datasets and the paper's own rows "
+                "restricted to ours; the verdict by the rules above:", "",
+                "| difference | datasets | p | mean | 95 % CI | paper p | paper mean [CI] | paper on our "
+                "datasets: p, mean | verdict |", "|---|---|---|---|---|---|---|---|---|"]
+        for r in t9.to_dict("records"):
+            out.append(f"| {r['difference']} | {r['datasets']} | {fmt(r['p'])} | {r['mean']:+.3f} | "
+                       f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}] | {r['paper p']} | "
+                       f"{r['paper mean']:+.3f} {r['paper CI']} | {fmt(r['paper, same datasets: p'])}, "
+                       f"{r['paper, same datasets: mean']:+.3f} | {_table9_verdict(r).split(' (')[0]} |")
+    return out
+
+
+def _halfwidths(part: pd.DataFrame) -> str:
+    """The range of the 95 % intervals' half-widths per N (cells with an interval)."""
+    half = (part["ci_high"] - part["ci_low"]) / 2
+    by_n = half.groupby(part["N"]).agg(["min", "max"]).dropna()
+    return "; ".join(f"N = {n}: {r['min']:.3f}–{r['max']:.3f}" for n, r in by_n.iterrows())
+
+
+def _by_n_lines(part: pd.DataFrame) -> list[str]:
+    """Per N, the verdict counts of ``part`` and the word (:func:`mvlab.reproduction.verdicts.gap_word`) of its mean
+    gap."""
+    lines = []
+    for n, group in part.groupby("N"):
+        c = verdict_counts(group)
+        if c["cells"]:
+            lines.append(f"  - N = {n}: ours {gap_word(c['mean'])} the paper's on average ({c['mean']:+.3f}, from "
+                         f"{c['low']:+.3f} to {c['high']:+.3f}); {c['inside']} of {c['cells']} cells inside our "
+                         f"interval, {c['inside_one_draw']} inside that of one draw, {c['near']} near.")
+    return lines
+
+
+def _single_run_grain(cells: pd.DataFrame) -> str:
+    """How many of the paper's cells at N = 100 are a whole number of right test pairs out of 66 (2N/3 rounded
+    down) and out of 67 (rounded up, as mvlab draws them), to the printed three decimals, the mark of a single run
+    rather than a mean of many; and how many a value drawn at random would give (the printed rounding's window,
+    0.001, over the spacing 1/m)."""
+    part = cells[(cells["table"] < 8) & (cells["N"] == 100) & (cells["reading"] == "disjoint") & cells["paper"].notna()]
+    if part.empty:
+        return "no paper cell at N = 100 computed yet"
+    counts = {}
+    for m in (66, 67):
+        right = part["paper"].to_numpy() * m
+        counts[m] = int((np.abs(right - np.round(right)) / m <= 0.0005 + 1e-9).sum())
+    return (f"{counts[66]} of the paper's {len(part)} cells at N = 100 are a whole number of right pairs out of 66 "
+            f"test pairs (2N/3 rounded down) to the printed three decimals, {counts[67]} out of 67 (rounded up, as "
+            f"mvlab draws them); values drawn at random would give about {len(part) * 0.066:.1f} and "
+            f"{len(part) * 0.067:.1f}")
+
+
+def sdf_facts(cells: pd.DataFrame, draws: pd.DataFrame, others=None) -> dict:
+    """The numbers of the report's prose on the Siamese deep forest paper: ``summary`` (its bullet of *In short*)
+    and ``findings`` (what the draws say), written from the cells and draws by the rules of
+    :mod:`mvlab.reproduction.verdicts`."""
+    main = cells[(cells["reading"] == "disjoint") & (cells["table"] < 8)]
+    all_main = cells[cells["reading"] == "disjoint"]
+    c = verdict_counts(all_main)
+    t9 = table9(cells, "disjoint")
+    gc = t9[t9["difference"] == "SDF - gcForest"].to_dict("records") if len(t9) else []
+    gain_test = _table9_verdict(gc[0]) if gc else "not computed (no Table 8 cell in two datasets yet)"
+    ours, paper = _gains(main, "mean"), _gains(main, "paper")
+    by_n = "; ".join(f"N = {n}: {gap_word(g)} ({g:+.3f})"
+                     for n, g in (main["mean"] - main["paper"]).groupby(main["N"]).mean().items())
+    summary = (f"of the paper's {c['cells']} cells of Tables 4–8, with test pairs from instances unseen in training "
+               f"(`disjoint`), {c['inside']} lie inside our 95 % interval, {c['inside_one_draw']} inside that of one "
+               f"draw and {c['near']} near ours; by N, ours against the paper's on average: {by_n}. SDF − gcForest "
+               f"over Tables 4–7: ours {ours.mean():+.3f} (SDF {_counted(ours)} of {len(ours)} cells), the paper's "
+               f"{paper.mean():+.3f}; Table 9's test of SDF − gcForest: {gain_test}. Progress of the grid: "
+               f"{progress_line(draws)}")
+    findings = [f"- *The intervals*: half-widths of the 95 % t intervals by N ({_halfwidths(main)}); with 5 draws "
+                "at N = 2000, the t quantile widens them.",
+                "- *By N* (Tables 4–7, `disjoint`; the rules above):", *_by_n_lines(main),
+                f"- *Which pair sampling fits* (the cells run both ways): {readings_line(cells)}.",
+                f"- *The SDF gain over gcForest* (Tables 4–7, `disjoint`): ours {ours.mean():+.3f} on average, SDF "
+                f"{_counted(ours)} of {len(ours)} cells; the paper's {paper.mean():+.3f}, SDF {_counted(paper)}. "
+                f"Table 9's test (Table 8's setting, our five datasets): {gain_test}.",
+                f"- *Single runs?* {_single_run_grain(cells)}: a printed cell that is one run is judged by the "
+                "prediction interval of one draw (the second count of every verdict line)."]
+    return {"summary": summary, "findings": "\n".join(findings), "halfwidths": _halfwidths(main),
+            "lam_grid": ", ".join(f"{v:g}" for v in LAM_GRID), "paper_table9": _paper_table9()}
+
+
+def _paper_table9() -> str:
+    """The paper's SDF − gcForest test recomputed from its Table 8 (all ten datasets) by :mod:`mvlab.stats`."""
+    from mvlab.stats import paired_t_test
+
+    sdf, gc = zip(*((v[4], v[0]) for v in TABLE8.values()))
+    r = paired_t_test(np.array(sdf), np.array(gc))
+    return (f"p = {r.p_value:.4f}, mean {r.mean_difference:.4f}, 95 % CI [{r.ci_low:.4f}, {r.ci_high:.4f}]")
+
+
+def _tasks(datasets=SDF_DATASETS, readings=("disjoint", "shared"), repetitions=None, pairs_grid=None,
+           trees_grid=None, draws_scale: float = 1.0, **_):
+    draws = (lambda n: repetitions) if repetitions else (lambda n: draws_for(n, draws_scale))
+    return paper_grid(datasets=datasets, readings=readings, draws=draws, Ns=pairs_grid, Ts=trees_grid)
+
+
+def _figure(others):
+    from mvlab.viz.reproduction_figures import sdf_paper_against_ours
+
+    cells = others("sdf-paper")[0]
+    if cells is None or not len(cells) or cells["paper"].isna().all():
+        return None
+    return sdf_paper_against_ours(cells)
+
+
+READING = Reading(
+    name="sdf-paper", paper="sdf", title="Tables 4–9 on the paper's own datasets, cell by cell",
+    reason="The paper's protocol as mvlab reads it: N training and 2N/3 test pairs, gcForest and SDF on the same "
+           "pairs and first-level trees, λ chosen on the training pairs only; test pairs from unseen instances "
+           "(`disjoint`) or from one shared pool (`shared`), which the paper does not say.",
+    datasets=SDF_DATASETS, dataset_choices=SDF_DATASETS, repetitions=draws_for, options=SDF_OPTIONS,
+    extra_options={"--readings": {"nargs": "+", "default": ["disjoint", "shared"], "choices": ["disjoint", "shared"],
+                                  "help": "pair-sampling readings to run (default both)"},
+                   "--draws-scale": {"type": float, "default": 1.0,
+                                     "help": "draws per cell times this (1: 10 for N <= 1000, 5 for N = 2000)"}},
+    tasks=_tasks, draws_file=sdf_draws_file, run=run_paper_protocol,
+    cells=lambda draws, folder: paper_cells(draws), markdown=sdf_markdown, facts=sdf_facts, figure=_figure)
+"""The main protocol of the Siamese deep forest paper (Tables 4-9)."""
+
+
+
+def sdf_reading(name: str, title: str, reason: str, *, grid, datasets, dataset_choices=None, summary, markdown,
+                facts=None, trees: tuple = (100,)) -> Reading:
+    """The record of a Siamese-deep-forest reading whose draws ``grid(datasets=..., Ns=..., Ts=..., draws=...)``
+    lists (the main protocol's pairs and seeds, at the numbers of trees ``trees`` by default) and whose cells are
+    ``summary(draws, folder)``."""
+    stem = name.replace("-", "_")
+
+    def tasks(datasets=datasets, repetitions=None, pairs_grid=None, trees_grid=None, **_):
+        draws = (lambda n: repetitions) if repetitions else draws_for
+        return grid(datasets=datasets, Ns=pairs_grid or GRID_N, Ts=tuple(trees_grid or trees), draws=draws)
+
+    return Reading(name=name, paper="sdf", title=title, reason=reason, datasets=tuple(datasets),
+                   dataset_choices=tuple(dataset_choices or datasets), repetitions=draws_for, options=SDF_OPTIONS,
+                   tasks=tasks, draws_file=lambda folder: sdf_draws_file(folder, stem), run=run_paper_protocol,
+                   cells=summary, markdown=markdown, facts=facts or (lambda cells, draws, others: {}))
