@@ -1,5 +1,5 @@
 """Where one draw of the Siamese deep forest paper's protocol spends its time, and what the protocol's two
-speed-ups buy (`python -m mvlab reproduce sdf --paper`, docs/reproduction.md §3.1).
+speed-ups buy (`python -m mvlab reproduce sdf-paper`, docs/reproduction.md §3.1).
 
 One draw = one pair split and gcForest + SDF on it (λ chosen from the grid on training pairs). Printed, each
 measured in this run:
