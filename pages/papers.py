@@ -13,6 +13,7 @@ from mvlab.reproduction.ofsp_paper_report import (
 )
 from mvlab.reproduction.registry import READINGS, readings_of
 from mvlab.reproduction.sdf_paper_report import gap_by_n, grid_markdown, progress_line, readings_line
+from mvlab.reproduction.verdicts import rules_markdown
 from mvlab.reproduction.writer import read_cells, read_draws
 from mvlab.ui import links
 from mvlab.ui.figure_text import show_figure
@@ -27,6 +28,9 @@ st.caption("Every number a paper printed next to mvlab's mean over independent d
            "(shaded green), outside it but inside the 95 % prediction interval of one draw (yellow: it could be a "
            "single run of mvlab's protocol), or outside both (orange). Read from "
            "the results files committed under docs/reproduction/ (nothing is computed here).")
+
+with st.expander("How the verdicts are decided"):
+    st.markdown(rules_markdown(head=False))
 
 READ_THE_SCATTER = ("Hover a marker for its cell. A bar that crosses the diagonal is a cell whose printed value lies "
                     "inside mvlab's 95 % interval (a cell without a bar: only if its marker sits on the diagonal); "

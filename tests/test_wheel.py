@@ -33,6 +33,7 @@ def test_the_wheel_carries_the_data_the_dashboard_the_licence_and_the_command(wh
     assert len(expected) > 30 and not [e for e in expected if e not in names]
     prose = [str(p.relative_to(ROOT)) for p in ROOT.glob("mvlab/ui/text/*/*.md")]  # the pages' prose (page_text)
     assert prose and not [p for p in prose if p not in names]
+    assert "mvlab/reproduction/report_template.md" in names  # reproduce report renders the report from it
     dist_info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
     assert f"{dist_info}/licenses/LICENSE" in names
     with zipfile.ZipFile(wheel) as z:

@@ -301,7 +301,12 @@ def sdf_facts(cells: pd.DataFrame, draws: pd.DataFrame, others=None) -> dict:
                 f"Table 9's test (Table 8's setting, our five datasets): {gain_test}.",
                 f"- *Single runs?* {_single_run_grain(cells)}: a printed cell that is one run is judged by the "
                 "prediction interval of one draw (the second count of every verdict line)."]
+    small = main[main["N"] == 100]["mean"]
+    word = {"lower": "below", "higher": "above", "level": "level with"}[compare_word(ours.mean(), paper.mean())] \
+        if len(ours) and len(paper) else "not comparable yet with"
     return {"summary": summary, "findings": "\n".join(findings), "halfwidths": _halfwidths(main),
+            "n100_range": f"{small.min():.3f}–{small.max():.3f}" if len(small) else "no cell yet",
+            "gain_word": f"{word} ({ours.mean():+.3f} against {paper.mean():+.3f})",
             "lam_grid": ", ".join(f"{v:g}" for v in LAM_GRID), "paper_table9": _paper_table9()}
 
 

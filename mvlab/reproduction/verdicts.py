@@ -51,11 +51,12 @@ def count_words(differences) -> dict:
     return {w: words.count(w) for w in ("higher", "level", "lower")}
 
 
-def rules_markdown() -> str:
-    """The rules as the report states them, with the constants of this module."""
-    return "\n".join([
+def rules_markdown(head: bool = True) -> str:
+    """The rules as the report states them, with the constants of this module (``head``: under the report's line
+    that names them; without it, as the Papers page shows them)."""
+    return "\n".join(([
         "**How the verdicts are decided** (`mvlab.reproduction.verdicts`; every number of this report's prose is "
-        "filled in from the committed files by the same code that writes the tables):",
+        "filled in from the committed files by the same code that writes the tables):"] if head else []) + [
         "- a paper's cell is *inside* when its value lies in the 95 % t interval of our mean over the draws, and "
         "*inside for one draw* when it lies in the 95 % prediction interval of a single draw (mean ± t · sd · "
         "√(1 + 1/n)), the yardstick for a printed cell that looks like one run rather than a mean;",
