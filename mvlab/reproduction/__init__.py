@@ -1,6 +1,8 @@
-"""The papers' own tables, cell by cell: the protocols that run them (:mod:`mvlab.reproduction.sdf_paper`,
-:mod:`mvlab.reproduction.ofsp_paper`), the readings of the papers that move their numbers, run beside them as
-diagnoses (:mod:`mvlab.reproduction.sdf_lambda`, :mod:`mvlab.reproduction.sdf_readings`,
-:mod:`mvlab.reproduction.ofsp_leak`), the draws files and their t intervals (:mod:`mvlab.reproduction.cells`),
-and the cells files and docs/reproduction.md's generated sections written from them
-(:mod:`mvlab.reproduction.writer`)."""
+"""The papers' own tables, cell by cell. Each *reading* of a paper, its own protocol as mvlab reads it
+(:mod:`mvlab.reproduction.sdf_paper`, :mod:`mvlab.reproduction.ofsp_paper`) or a way of running it that its text
+allows and that moves its numbers (:mod:`mvlab.reproduction.sdf_lambda`, :mod:`mvlab.reproduction.ofsp_leak`, ...),
+is one :class:`~mvlab.reproduction.reading.Reading` record listed once in :mod:`mvlab.reproduction.registry`. Its
+draws go to an append-only file and become cells with their intervals (:mod:`mvlab.reproduction.cells`), judged by
+the rules of :mod:`mvlab.reproduction.verdicts`; :mod:`mvlab.reproduction.writer` renders docs/reproduction.md whole
+from the draws files and the report's template. The protocols on the bundled data are in
+:mod:`mvlab.reproduction.bundled`."""

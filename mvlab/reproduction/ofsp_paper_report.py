@@ -322,12 +322,11 @@ def ofsp_reading(name: str, title: str, reason: str, *, draw, datasets, classifi
     """The record of an OFSP reading whose repetitions ``draw`` computes on the protocol's folds and seeds
     (:func:`mvlab.reproduction.ofsp_paper.run_ofsp_protocol`), its cells :func:`ofsp_cells` with the paper's values
     placed for ``paper_methods``."""
-    stem = name.replace("-", "_")
+    stem, default_repeats = name.replace("-", "_"), repetitions
 
     def tasks(datasets=datasets, classifiers=classifiers, repetitions=None, **_):
-        return ofsp_grid(datasets=datasets, classifiers=classifiers, repeats=repetitions or repetitions_default)
+        return ofsp_grid(datasets=datasets, classifiers=classifiers, repeats=repetitions or default_repeats)
 
-    repetitions_default = repetitions
     return Reading(
         name=name, paper="ofsp", title=title, reason=reason, datasets=tuple(datasets),
         dataset_choices=tuple(dataset_choices or datasets), classifiers=tuple(classifiers),

@@ -183,6 +183,7 @@ READING = ofsp_reading(
     "The paper's SVM (PRTools' svc, C = 1) ran on NIPS 2003's Madelon, whose features lie in 0-999; mvlab's "
     "synthetic Madelon keeps its generator's scale, where that C = 1 is a far larger C. The same folds and seeds "
     "with the features as generated and mapped to 0-999.",
-    draw=run_range_draw, datasets=("madelon-500",), classifiers=("svm",), markdown=ofsp_svm_range_markdown,
+    draw=run_range_draw, datasets=("madelon-500",), dataset_choices=("golub-3051", "madelon-500"),
+    classifiers=("svm",), markdown=ofsp_svm_range_markdown,
     facts=ofsp_svm_range_facts)
 """The linear SVM on the features as generated and on 0-999 (Madelon's SVM row)."""
