@@ -122,16 +122,22 @@ def lambda_grid_facts(summary: pd.DataFrame, draws: pd.DataFrame, others) -> dic
     main_draws = others("sdf-paper")[1]
     if summary.empty or main_draws is None:
         return {f: "not computed yet (no draw in both files)" for f in
-                ("draws", "difference", "counts", "verdict", "main_at_edge", "wide_at_top", "wide_at_bottom")}
+                ("draws", "progress", "difference", "counts", "verdict", "main_at_edge", "wide_at_top",
+                 "wide_at_bottom")}
     paired = paired_draws(draws, main_draws)
     test = paired_t_test(paired[WIDE].to_numpy(), paired["SDF"].to_numpy())
     hides = test.p_value < ALPHA and test.mean_difference > 0
     counts = count_words(paired[WIDE] - paired["SDF"])
-    return {"draws": str(len(paired)),
+    planned = {t.key for t in lambda_grid_tasks()}
+    done = set(draws[["dataset", "N", "T", "reading", "draw"]].itertuples(index=False, name=None)) & planned
+    progress = (f"All its {len(planned)} planned draws are computed." if len(done) == len(planned) else
+                f"{len(done)} of its {len(planned)} planned draws are computed (a row's draws are in the table); the "
+                "same command computes the rest.")
+    return {"draws": str(len(paired)), "progress": progress,
             "difference": f"{test.mean_difference:+.4f} [{test.ci_low:+.4f}, {test.ci_high:+.4f}], p = "
                           f"{test.p_value:.3f}",
             "counts": f"higher in {counts['higher']}, level in {counts['level']}, lower in {counts['lower']}",
-            "verdict": "hides a gain" if hides else "hides no gain detected here",
+            "verdict": "hides a gain" if hides else "hides no gain that these draws detect",
             "main_at_edge": f"{float((paired['λ main'] == max(LAM_GRID)).mean()):.0%}",
             "wide_at_top": f"{float((paired['λ wide'] == max(WIDE_LAM_GRID)).mean()):.0%}",
             "wide_at_bottom": f"{float((paired['λ wide'] == min(WIDE_LAM_GRID)).mean()):.0%}"}
