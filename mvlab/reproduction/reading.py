@@ -56,6 +56,8 @@ class Reading:
     extra_options : argparse options of this reading alone: ``{"--readings": {"nargs": "+", ...}}``.
     figure : ``figure(others)`` -> a plotly figure of its cells (``<stem>_against_ours``), or None when no cell
         has a printed value yet.
+    seconds_add_up : whether its draws' ``seconds`` summed are its time of model fitting (not for OFSP's rows: each
+        is a mean over a repetition's folds, and VC-GA's one run per fold is counted in each of its ten k).
     store_kind : the kind under which each of its repetitions keeps its finished folds in the results store (the
         command line gives it a :class:`mvlab.engine.relay.StoreRelay` as ``split_store``), or None.
     """
@@ -79,6 +81,7 @@ class Reading:
     extra_options: dict = field(default_factory=dict)
     figure: Callable | None = None
     store_kind: str | None = None
+    seconds_add_up: bool = True
 
     @property
     def stem(self) -> str:

@@ -120,16 +120,16 @@ def render_report(folder=None, template=None, files: Files | None = None) -> str
                     facts[name] = OUTPUT_FACTS[name](files.folder)
                 except FileNotFoundError as missing:
                     return f"_(not computed yet: {Path(missing.filename).name})_"
-            return facts[name][fact]
-        r = reading(name)
-        cells, draws = files(name)
-        if draws is None:
-            return f"_(not computed yet: `{r.command}`)_"
-        if name not in facts:
-            facts[name] = {**common_facts(r, draws, files.folder), **r.facts(cells, draws, files)}
+        else:
+            r = reading(name)
+            cells, draws = files(name)
+            if draws is None:
+                return f"_(not computed yet: `{r.command}`)_"
+            if name not in facts:
+                facts[name] = {**common_facts(r, draws, files.folder), **r.facts(cells, draws, files)}
         if fact not in facts[name]:
-            raise ValueError(f"the report's template asks for {{{{{name}.{fact}}}}}, which the reading {name!r} "
-                             f"does not give; it gives {', '.join(sorted(facts[name]))}.")
+            raise ValueError(f"the report's template asks for {{{{{name}.{fact}}}}}, which {name!r} does not give; "
+                             f"it gives {', '.join(sorted(facts[name]))}.")
         return facts[name][fact]
 
     return PLACEHOLDER.sub(fill, text)
@@ -137,18 +137,21 @@ def render_report(folder=None, template=None, files: Files | None = None) -> str
 
 def common_facts(r: Reading, draws: pd.DataFrame, folder) -> dict:
     """The facts every reading gives: ``draws`` (how many draws or repetitions its file holds), ``hours`` (of model
-    fitting, the sum of its ``seconds`` column), ``file`` (a link to its draws file)."""
+    fitting, its ``seconds`` column summed, where those add up, ``Reading.seconds_add_up``; else a dash), ``file`` (a
+    link to its draws file)."""
     key = r.draws_file(folder).key
-    return {"draws": str(draws[key].drop_duplicates().shape[0]), "hours": f"{draws['seconds'].sum() / 3600:.1f}",
+    hours = f"{draws['seconds'].sum() / 3600:.1f}" if r.seconds_add_up else "—"
+    return {"draws": str(draws[key].drop_duplicates().shape[0]), "hours": hours,
             "file": f"[{r.stem}_draws.csv](reproduction/{r.stem}_draws.csv)"}
 
 
 def readings_table(files: Files) -> str:
     """Every reading of the registry as a table row: paper, what it asks, its command, draws file, draws and hours."""
-    lines = ["| paper | reading | command | draws file | draws | hours of model fitting |", "|---|---|---|---|---|---|"]
+    lines = ["| paper | reading | command | draws file | draws | hours of model fitting (— : OFSP's per-fold times "
+             "do not add up) |", "|---|---|---|---|---|---|"]
     for r in READINGS.values():
         _, draws = files(r.name)
-        facts = common_facts(r, draws, files.folder) if draws is not None else {"draws": "0", "hours": "0.0"}
+        facts = common_facts(r, draws, files.folder) if draws is not None else {"draws": "0", "hours": "—"}
         lines.append(f"| {r.paper} | {r.title} | `{r.command}` | [{r.stem}_draws.csv](reproduction/{r.stem}_draws.csv) "
                      f"| {facts['draws']} | {facts['hours']} |")
     return "\n".join(lines)
