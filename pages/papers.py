@@ -61,9 +61,8 @@ def show_reading(reading) -> None:
     cells, draws = read_cells(reading.name), read_draws(reading.name)
     if draws is None or draws.empty or cells is None:
         return
-    key = reading.draws_file(".").key
     st.subheader(reading.title)
-    st.caption(f"{reading.reason} (`{reading.command}`, {draws[key].drop_duplicates().shape[0]} draws in "
+    st.caption(f"{reading.reason} (`{reading.command}`, {reading.count_draws(draws)} draws in "
                f"{reading.stem}_draws.csv; *bold* paper values lie outside mvlab's interval, † also outside that of "
                "one draw.)")
     st.markdown(reading.markdown(cells, draws, head=False))

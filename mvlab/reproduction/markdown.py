@@ -11,8 +11,8 @@ import pandas as pd
 
 from mvlab.reproduction.verdicts import gap_word
 
-__all__ = ["CLASSIFIER_NAMES", "fmt", "is_false", "cell_text", "verdict_line", "verdict_counts", "cell_table",
-           "replace_section", "generated_head"]
+__all__ = ["CLASSIFIER_NAMES", "fmt", "is_false", "count_true", "cell_text", "verdict_line", "verdict_counts",
+           "cell_table", "replace_section", "generated_head"]
 
 CLASSIFIER_NAMES = {"knn": "KNN", "nb": "naive Bayes", "svm": "linear SVM"}
 
@@ -26,6 +26,11 @@ def is_false(verdict) -> bool:
     """Whether a cell's verdict is False: a Python or NumPy bool (a cells file whose every cell has a verdict reads
     back as a bool column), not NaN (no verdict)."""
     return isinstance(verdict, (bool, np.bool_)) and not verdict
+
+
+def count_true(verdicts: pd.Series) -> int:
+    """How many verdicts are True (NaN, no verdict, is not)."""
+    return int(verdicts.map(lambda v: v is True or v is np.True_).sum())
 
 
 def cell_text(row, paper_digits: int = 3) -> str:
@@ -48,8 +53,7 @@ def verdict_counts(cells: pd.DataFrame) -> dict:
     have = cells[cells["paper"].notna() & cells["ci_low"].notna()]
     gap = (have["mean"] - have["paper"]).to_numpy(dtype=float)
     one = have["inside_one_draw"] if "inside_one_draw" in have else pd.Series(dtype=object)
-    return {"cells": len(have), "inside": int(have["inside"].astype(bool).sum()),
-            "inside_one_draw": int(one.fillna(False).astype(bool).sum()),
+    return {"cells": len(have), "inside": count_true(have["inside"]), "inside_one_draw": count_true(one),
             "near": sum(gap_word(g) == "near" for g in gap),
             "mean": float(gap.mean()) if gap.size else np.nan, "low": float(gap.min()) if gap.size else np.nan,
             "high": float(gap.max()) if gap.size else np.nan}

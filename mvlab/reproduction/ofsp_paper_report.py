@@ -12,7 +12,15 @@ import numpy as np
 import pandas as pd
 
 from mvlab.reproduction.cells import DrawsFile
-from mvlab.reproduction.markdown import CLASSIFIER_NAMES, cell_text, fmt, generated_head, verdict_counts, verdict_line
+from mvlab.reproduction.markdown import (
+    CLASSIFIER_NAMES,
+    cell_text,
+    count_true,
+    fmt,
+    generated_head,
+    verdict_counts,
+    verdict_line,
+)
 from mvlab.reproduction.ofsp_paper import (
     CLASSIFIERS,
     DATASETS,
@@ -125,8 +133,8 @@ def _method_order(name: str) -> int:
 def repetitions_head(reading: Reading, draws: pd.DataFrame, how_to_read: str) -> str:
     """The first line of an OFSP reading's section: :func:`mvlab.reproduction.markdown.generated_head` with the
     number of repetitions its draws file holds."""
-    n = draws[OFSP_DRAW_KEY].drop_duplicates().shape[0] if len(draws) else 0
-    return generated_head(reading, f"{n} repetition(s), the protocol's own folds and seeds", how_to_read)
+    what = f"{reading.count_draws(draws)} repetition(s), the protocol's own folds and seeds"
+    return generated_head(reading, what, how_to_read)
 
 
 def ofsp_markdown(cells: pd.DataFrame, draws: pd.DataFrame, head: bool = True) -> str:
@@ -241,8 +249,8 @@ def ofsp_facts(cells: pd.DataFrame, draws: pd.DataFrame, others=None) -> dict:
             lines.append(f"- {PAPER_ROW[dataset]}, {CLASSIFIER_NAMES[clf]}: ours {row['mean'].min():.3f}–"
                          f"{row['mean'].max():.3f} over k against the paper's {low:.3f}–{high:.3f}; ours "
                          f"{gap_word(float(np.mean(gap)))} the paper's on average ({np.mean(gap):+.3f}, from "
-                         f"{gap.min():+.3f} to {gap.max():+.3f}), {int(row['inside'].astype(bool).sum())} of "
-                         f"{len(row)} cells inside our interval, {_count_true(row['inside_one_draw'])} "
+                         f"{gap.min():+.3f} to {gap.max():+.3f}), {count_true(row['inside'])} of "
+                         f"{len(row)} cells inside our interval, {count_true(row['inside_one_draw'])} "
                          f"inside that of one repetition; OFSP {_place(place)} of the six methods by its median over "
                          f"k, keeping {kept:.1f} % of the features (median over k).")
     summary = (f"{c['inside']} of Table 3's {c['cells']} accuracy cells lie inside our intervals of the mean, "
@@ -251,11 +259,6 @@ def ofsp_facts(cells: pd.DataFrame, draws: pd.DataFrame, others=None) -> dict:
                f"{places.count(1)} of the {len(places)} rows")
     return {"summary": summary, "rows": "\n".join(lines), "disagreement": _disagreement_lines(cells, draws),
             "svm_time": _svm_time(draws), "allaml_others": _others_line(cells, "golub-3051")}
-
-
-def _count_true(verdicts: pd.Series) -> int:
-    """How many verdicts are True (NaN, no verdict, is not)."""
-    return int(verdicts.fillna(False).astype(bool).sum())
 
 
 def _place(place: int) -> str:
@@ -279,7 +282,7 @@ def _disagreement_lines(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
                          f"(median over k; {row['paper'].min():.3f}–{row['paper'].max():.3f}), ours "
                          f"{row['mean'].median():.3f} ({row['mean'].min():.3f}–{row['mean'].max():.3f}); ours "
                          f"{gap_word(gap)} the paper's on average ({gap:+.3f}), "
-                         f"{int(row['inside'].astype(bool).sum())} of {len(row)} cells inside our interval.")
+                         f"{count_true(row['inside'])} of {len(row)} cells inside our interval.")
         panels = figure_panels(draws, dataset, metrics=("disagreement",))
         medians = {m: frame[m].median() for frame in panels.values() for m in frame.columns}
         others = [v for m, v in medians.items() if m != "OFSP"]
@@ -330,7 +333,7 @@ def ofsp_reading(name: str, title: str, reason: str, *, draw, datasets, classifi
     return Reading(
         name=name, paper="ofsp", title=title, reason=reason, datasets=tuple(datasets),
         dataset_choices=tuple(dataset_choices or datasets), classifiers=tuple(classifiers),
-        classifier_choices=tuple(classifier_choices or classifiers), repetitions=repetitions, options=OFSP_OPTIONS,
+        classifier_choices=tuple(classifier_choices or classifiers), options=OFSP_OPTIONS,
         seconds_add_up=False,
         tasks=tasks, draws_file=lambda folder: ofsp_draws_file(folder, stem),
         run=lambda path, todo, **options: run_ofsp_protocol(path, todo, draw=draw, **options),

@@ -40,7 +40,6 @@ class Reading:
     reason : why it is run: the paper's words or the gap it tests (a sentence or two).
     datasets : the datasets it runs by default; ``dataset_choices`` the only ones it can run (default: those).
     classifiers, classifier_choices : the same for OFSP's base classifiers (empty for the Siamese deep forest).
-    repetitions : draws (per cell) or repetitions it runs by default, as the protocol's text says.
     options : which of the kind's options apply (``SDF_OPTIONS`` / ``OFSP_OPTIONS`` or a part of them).
     tasks : ``tasks(datasets=..., classifiers=..., repetitions=..., pairs_grid=..., trees_grid=..., **extra)`` ->
         the draws to compute (the keys of ``options`` that apply, plus those of ``extra_options``).
@@ -76,7 +75,6 @@ class Reading:
     dataset_choices: tuple = ()
     classifiers: tuple = ()
     classifier_choices: tuple = ()
-    repetitions: Callable | int = 10
     options: Sequence[str] = ()
     extra_options: dict = field(default_factory=dict)
     figure: Callable | None = None
@@ -92,6 +90,10 @@ class Reading:
     def command(self) -> str:
         """The command that computes it: ``python -m mvlab reproduce <name>``."""
         return f"python -m mvlab reproduce {self.name}"
+
+    def count_draws(self, draws: pd.DataFrame) -> int:
+        """How many draws (or repetitions) ``draws`` holds: its distinct keys (:attr:`DrawsFile.key`)."""
+        return draws[self.draws_file(".").key].drop_duplicates().shape[0] if len(draws) else 0
 
     def read_draws(self, folder) -> pd.DataFrame:
         """Its draws in ``folder`` (empty, with the columns, when none are there yet)."""

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from mvlab.reproduction.cells import DrawsFile
-from mvlab.reproduction.markdown import cell_text, fmt, generated_head, verdict_counts, verdict_line
+from mvlab.reproduction.markdown import cell_text, count_true, fmt, generated_head, verdict_counts, verdict_line
 from mvlab.reproduction.reading import SDF_OPTIONS, Reading
 from mvlab.reproduction.sdf_paper import (
     DRAW_COLUMNS,
@@ -115,7 +115,7 @@ def readings_line(cells: pd.DataFrame) -> str:
         stats = {}
         for reading in ("disjoint", "shared"):
             gap = group[("mean", reading)] - paper
-            stats[reading] = (gap.mean(), gap.abs().mean(), int(group[("inside", reading)].astype(bool).sum()))
+            stats[reading] = (gap.mean(), gap.abs().mean(), count_true(group[("inside", reading)]))
         word = compare_word(stats["shared"][1], stats["disjoint"][1])
         closer = {"higher": "`disjoint`", "lower": "`shared`", "level": "neither (a tie)"}[word]
         parts.append(f"N = {n} ({len(group)} cells): " + ", ".join(
@@ -147,13 +147,20 @@ def gain_line(part: pd.DataFrame) -> str:
             f"paper's {paper.mean():+.3f} (SDF {_counted(paper)}).")
 
 
-def _table9_verdict(row: dict) -> str:
-    """Rule 4 of :mod:`mvlab.reproduction.verdicts` on one row of :func:`mvlab.reproduction.sdf_paper.table9`."""
+def _table9_significance(row: dict) -> str:
+    """Rule 4 of :mod:`mvlab.reproduction.verdicts`, its first half, on one row of
+    :func:`mvlab.reproduction.sdf_paper.table9`: significant as the paper tests it, or not."""
     significant = row["p"] < ALPHA and np.sign(row["mean"]) == np.sign(row["paper mean"])
+    return f"{'significant' if significant else 'not significant'} as the paper tests it"
+
+
+def _table9_verdict(row: dict) -> str:
+    """Rule 4 of :mod:`mvlab.reproduction.verdicts` on one row of :func:`mvlab.reproduction.sdf_paper.table9`, in
+    words with the numbers it rests on."""
     size = row["ci_low"] <= row["paper mean"] <= row["ci_high"]
-    return (f"{'significant' if significant else 'not significant'} as the paper tests it (p = {fmt(row['p'])}), "
-            f"its size {'reproduced' if size else 'not reproduced'} (ours {row['mean']:+.3f} "
-            f"[{fmt(row['ci_low'])}, {fmt(row['ci_high'])}], the paper's {row['paper mean']:+.3f})")
+    return (f"{_table9_significance(row)} (p = {fmt(row['p'])}), its size {'reproduced' if size else 'not reproduced'} "
+            f"(ours {row['mean']:+.3f} [{fmt(row['ci_low'])}, {fmt(row['ci_high'])}], the paper's "
+            f"{row['paper mean']:+.3f})")
 
 
 def sdf_markdown(cells: pd.DataFrame, draws: pd.DataFrame, head: bool = True) -> str:
@@ -162,7 +169,7 @@ def sdf_markdown(cells: pd.DataFrame, draws: pd.DataFrame, head: bool = True) ->
     and the paper's best-cell reading) and Table 9."""
     if cells.empty:
         return f"_No draw has been computed yet: run `{READING.command}`._"
-    out = [generated_head(READING, f"{len(draws)} rows, {draws[DRAW_KEY].drop_duplicates().shape[0]} draws, "
+    out = [generated_head(READING, f"{len(draws)} rows, {READING.count_draws(draws)} draws, "
                           f"{draws['seconds'].sum() / 3600:.1f} h of model fitting",
                           "A cell reads *ours ± half-width of the 95 % t interval (draws) / the paper's*; the "
                           "paper's value is **bold** when it lies outside our interval of the mean, **bold†** when "
@@ -231,7 +238,7 @@ def _table8_markdown(cells: pd.DataFrame, reading: str) -> list[str]:
             out.append(f"| {r['difference']} | {r['datasets']} | {fmt(r['p'])} | {r['mean']:+.3f} | "
                        f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}] | {r['paper p']} | "
                        f"{r['paper mean']:+.3f} {r['paper CI']} | {fmt(r['paper, same datasets: p'])}, "
-                       f"{r['paper, same datasets: mean']:+.3f} | {_table9_verdict(r).split(' (')[0]} |")
+                       f"{r['paper, same datasets: mean']:+.3f} | {_table9_significance(r)} |")
     return out
 
 
@@ -339,7 +346,7 @@ READING = Reading(
     reason="The paper's protocol as mvlab reads it: N training and 2N/3 test pairs, gcForest and SDF on the same "
            "pairs and first-level trees, λ chosen on the training pairs only; test pairs from unseen instances "
            "(`disjoint`) or from one shared pool (`shared`), which the paper does not say.",
-    datasets=SDF_DATASETS, dataset_choices=SDF_DATASETS, repetitions=draws_for, options=SDF_OPTIONS,
+    datasets=SDF_DATASETS, dataset_choices=SDF_DATASETS, options=SDF_OPTIONS,
     extra_options={"--readings": {"nargs": "+", "default": ["disjoint", "shared"], "choices": ["disjoint", "shared"],
                                   "help": "pair-sampling readings to run (default both)"},
                    "--draws-scale": {"type": float, "default": 1.0,
@@ -362,6 +369,6 @@ def sdf_reading(name: str, title: str, reason: str, *, grid, datasets, dataset_c
         return grid(datasets=datasets, Ns=pairs_grid or GRID_N, Ts=tuple(trees_grid or trees), draws=draws)
 
     return Reading(name=name, paper="sdf", title=title, reason=reason, datasets=tuple(datasets),
-                   dataset_choices=tuple(dataset_choices or datasets), repetitions=draws_for, options=SDF_OPTIONS,
+                   dataset_choices=tuple(dataset_choices or datasets), options=SDF_OPTIONS,
                    tasks=tasks, draws_file=lambda folder: sdf_draws_file(folder, stem), run=run_paper_protocol,
                    cells=summary, markdown=markdown, facts=facts or (lambda cells, draws, others: {}))

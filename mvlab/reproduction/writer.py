@@ -75,8 +75,8 @@ class Files:
         """``(cells, draws)`` of the reading ``name``, or ``(None, None)`` when its draws file is missing or empty."""
         if name not in self._cache:
             r = reading(name)
-            draws = r.read_draws(self.folder) if _path(name, "draws", self.folder).exists() else None
-            if draws is None or draws.empty:
+            draws = r.read_draws(self.folder)
+            if draws.empty:
                 self._cache[name] = (None, None)
             else:
                 self._cache[name] = (r.cells(draws, self.folder), draws)
@@ -126,7 +126,7 @@ def render_report(folder=None, template=None, files: Files | None = None) -> str
             if draws is None:
                 return f"_(not computed yet: `{r.command}`)_"
             if name not in facts:
-                facts[name] = {**common_facts(r, draws, files.folder), **r.facts(cells, draws, files)}
+                facts[name] = {**common_facts(r, draws), **r.facts(cells, draws, files)}
         if fact not in facts[name]:
             raise ValueError(f"the report's template asks for {{{{{name}.{fact}}}}}, which {name!r} does not give; "
                              f"it gives {', '.join(sorted(facts[name]))}.")
@@ -135,13 +135,12 @@ def render_report(folder=None, template=None, files: Files | None = None) -> str
     return PLACEHOLDER.sub(fill, text)
 
 
-def common_facts(r: Reading, draws: pd.DataFrame, folder) -> dict:
+def common_facts(r: Reading, draws: pd.DataFrame) -> dict:
     """The facts every reading gives: ``draws`` (how many draws or repetitions its file holds), ``hours`` (of model
     fitting, its ``seconds`` column summed, where those add up, ``Reading.seconds_add_up``; else a dash), ``file`` (a
     link to its draws file)."""
-    key = r.draws_file(folder).key
     hours = f"{draws['seconds'].sum() / 3600:.1f}" if r.seconds_add_up else "—"
-    return {"draws": str(draws[key].drop_duplicates().shape[0]), "hours": hours,
+    return {"draws": str(r.count_draws(draws)), "hours": hours,
             "file": f"[{r.stem}_draws.csv](reproduction/{r.stem}_draws.csv)"}
 
 
@@ -151,7 +150,7 @@ def readings_table(files: Files) -> str:
              "do not add up) |", "|---|---|---|---|---|---|"]
     for r in READINGS.values():
         _, draws = files(r.name)
-        facts = common_facts(r, draws, files.folder) if draws is not None else {"draws": "0", "hours": "—"}
+        facts = common_facts(r, draws) if draws is not None else {"draws": "0", "hours": "—"}
         lines.append(f"| {r.paper} | {r.title} | `{r.command}` | [{r.stem}_draws.csv](reproduction/{r.stem}_draws.csv) "
                      f"| {facts['draws']} | {facts['hours']} |")
     return "\n".join(lines)
