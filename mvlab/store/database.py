@@ -26,7 +26,8 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import URL, make_url
 
-__all__ = ["Database", "database_url", "default_location", "absolute_location", "shown_location", "error_reason"]
+__all__ = ["Database", "StoreUnavailable", "database_url", "default_location", "absolute_location", "shown_location",
+           "error_reason"]
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
@@ -74,6 +75,17 @@ def shown_location(location) -> str:
         return make_url(text.strip()).render_as_string(hide_password=True)
     except sa.exc.ArgumentError:
         return re.sub(r"//([^:/@]*):[^@]*@", r"//\1:***@", text)
+
+
+class StoreUnavailable(RuntimeError):
+    """The store could not be reached, or stayed locked, for the time a call may wait (PostgreSQL stopped or
+    unreachable, SQLite's write lock held by another process past the busy timeout). Nothing was written: the call
+    can be made again once the store is back. Its message says so in words, the location's password hidden."""
+
+
+_UNAVAILABLE = (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.TimeoutError)
+"""SQLAlchemy's errors of a store that cannot answer now (the driver's OperationalError and InterfaceError: a
+server down, a connection lost, a lock not granted in time; the pool's TimeoutError: no connection in time)."""
 
 
 def error_reason(exc: BaseException) -> str:
@@ -139,6 +151,18 @@ class Database:
         cursor.execute(f"PRAGMA busy_timeout={int(self.timeout * 1000)}")
         cursor.close()
 
+    def _open(self, what: str, prepare) -> None:
+        """Run ``prepare()`` (create the tables, migrate an old file) on the store being opened; a store that cannot
+        be opened (a folder not writable, a server not reachable) is a ``ValueError`` naming ``what`` and the
+        location, its connections closed."""
+        try:
+            prepare()
+        except (OSError, sa.exc.SQLAlchemyError, StoreUnavailable) as exc:
+            self.dispose()
+            cause = exc.__cause__ if isinstance(exc, StoreUnavailable) else exc
+            raise ValueError(f"Cannot open {what} at {self.shown}: {error_reason(cause)}. "
+                             "Set MVLAB_STORE to a writable file path or a reachable postgresql:// URL.") from None
+
     def _create(self, metadata: sa.MetaData) -> None:
         """Create the folder and the file if missing (SQLite: WAL journal), then the tables and indexes of
         ``metadata`` that are missing. On PostgreSQL the processes that start at once take turns (an advisory lock),
@@ -156,16 +180,28 @@ class Database:
                     index.create(conn, checkfirst=True)
 
     @contextmanager
+    def _unavailable_in_words(self):
+        """A store that cannot answer now raises :class:`StoreUnavailable` (with the driver's reason) instead of
+        the driver's error; the block's own errors (a refusal, a constraint) pass as they are."""
+        try:
+            yield
+        except _UNAVAILABLE as exc:
+            raise StoreUnavailable(f"The results store ({self.shown}) is unavailable right now: "
+                                   f"{error_reason(exc)}.") from exc
+
+    @contextmanager
     def _connect(self):
-        """A connection for reading (SQLite: autocommit, each statement sees what is committed when it runs)."""
-        with self.engine.connect() as conn:
+        """A connection for reading (SQLite: autocommit, each statement sees what is committed when it runs); a
+        store that cannot answer raises :class:`StoreUnavailable`."""
+        with self._unavailable_in_words(), self.engine.connect() as conn:
             yield conn
 
     @contextmanager
     def _transaction(self):
         """A connection in one transaction, committed at the end of the block or rolled back on an error (SQLite:
-        holding the file's write lock from the start)."""
-        with self.engine.connect() as conn:
+        holding the file's write lock from the start); a store that cannot answer raises :class:`StoreUnavailable`,
+        and nothing of the block is kept."""
+        with self._unavailable_in_words(), self.engine.connect() as conn:
             conn.execution_options(mvlab_write=True)
             with conn.begin():
                 yield conn

@@ -37,7 +37,7 @@ from sqlalchemy.schema import CreateTable
 
 from mvlab.core.serialize import _jsonable
 from mvlab.core.version import VERSION
-from mvlab.store.database import Database, default_location, error_reason
+from mvlab.store.database import Database, default_location
 
 __all__ = ["ResultsStore", "default_location", "package_versions", "process_identity", "STATUSES"]
 
@@ -214,14 +214,13 @@ class ResultsStore(Database):
 
     def __init__(self, location=None, timeout: float = 30.0):
         super().__init__(default_location() if location is None else location, timeout)
-        try:
-            if self.path is not None and self.path.exists():
-                _migrate_sqlite(self.engine)
-            self._create(_METADATA)
-        except (OSError, sa.exc.SQLAlchemyError) as exc:
-            self.dispose()
-            raise ValueError(f"Cannot open the results store at {self.shown}: {error_reason(exc)}. "
-                             "Set MVLAB_STORE to a writable file path or a reachable postgresql:// URL.") from None
+        self._open("the results store", self._prepare)
+
+    def _prepare(self) -> None:
+        """An old SQLite file migrated, then the tables and indexes that are missing created."""
+        if self.path is not None and self.path.exists():
+            _migrate_sqlite(self.engine)
+        self._create(_METADATA)
 
     # ------------------------------------------------------------------ writing
     def start_run(self, kind: str, dataset: str, fingerprint: str, seed: int | None,

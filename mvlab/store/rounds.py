@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from mvlab.store.database import Database, default_location, error_reason
+from mvlab.store.database import Database, default_location
 
 __all__ = ["ClassRounds", "Round", "RoundStarted", "RoundError", "CODE_ALPHABET", "normal_code"]
 
@@ -145,12 +145,7 @@ class ClassRounds(Database):
         super().__init__(default_location() if location is None else location, timeout)
         self.retention_days = float(retention_days)
         self.max_answers = int(max_answers)
-        try:
-            self._create(_METADATA)
-        except (OSError, sa.exc.SQLAlchemyError) as exc:
-            self.dispose()
-            raise ValueError(f"Cannot open the class rounds at {self.shown}: {error_reason(exc)}. "
-                             "Set MVLAB_STORE to a writable file path or a reachable postgresql:// URL.") from None
+        self._open("the class rounds", lambda: self._create(_METADATA))
 
     # -------------------------------------------------------------------------------- reading
     def _oldest_kept(self, now: float | None) -> float:
