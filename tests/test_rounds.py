@@ -32,6 +32,98 @@ def test_a_student_who_changes_their_mind_is_counted_once(rounds):
     assert rounds.answer_of(r.code, "a", 1) == 1 and rounds.counts(r.code, 2) == {}
 
 
+def test_a_flood_of_tokens_fills_a_capped_round_only_as_far_as_its_cap_and_a_resent_answer_counts_once(
+        store_location):
+    """Fails when the cap counts per token instead of per round, or when an answer sent again (a retry after a
+    failure, a second tab) is stored as a new one (tried: the early return on the same choice removed, the
+    second send's time replaced the first's)."""
+    rounds = ClassRounds(store_location, max_answers=20)
+    code = rounds.start("dvs").round.code
+    refused = 0
+    for i in range(60):  # sixty tokens, as a script opening sessions in a loop
+        try:
+            rounds.answer(code, f"bot{i}", 1, i % 3, now=1000.0 + i)
+        except RoundError as exc:
+            assert "full" in str(exc) and "Tell your teacher" in str(exc)
+            refused += 1
+    assert refused == 40 and sum(rounds.counts(code, 1).values()) == 20
+    rounds.answer(code, "bot0", 1, 0, now=5000.0)  # the same answer sent again: nothing changes
+    with rounds.engine.connect() as conn:
+        kept = conn.exec_driver_sql("SELECT choice, time FROM class_answers WHERE token = 'bot0'").all()
+    assert [tuple(row) for row in kept] == [(0, 1000.0)] and sum(rounds.counts(code, 1).values()) == 20
+
+
+@pytest.mark.parametrize("step, choice, words", [
+    (1, 3, "choice 3 is out of range"), (1, -3, "choice -3 is out of range"), (1, "7", "is not a whole number"),
+    (1, "abc", "'abc' is not a whole number"), (1, 10 ** 30, "out of range"), (1, 1.0, "not a whole number"),
+    (1, True, "not a whole number"), (-1, 0, "step -1 is out of range"), ("2", 0, "not a whole number"),
+    (10 ** 6, 0, "out of range"), (1, None, "not a whole number")])
+def test_every_value_of_an_answer_is_checked_and_refused_in_words(rounds, step, choice, words):
+    """Fails when a hand-made value (a string, a negative or huge number, a bool) is stored or raises anything
+    but a RoundError (tried: the choice's range check removed: "-3" and 3 were stored and counted)."""
+    code = rounds.start("dvs").round.code
+    with pytest.raises(RoundError, match=words):
+        rounds.answer(code, "a", step, choice, choices=3)
+    assert rounds.counts(code, 1) == {} and rounds.counts(code, 0) == {}
+    rounds.answer(code, "a", 1, 2, choices=3)
+    assert rounds.counts(code, 1) == {2: 1}
+
+
+@pytest.mark.parametrize("code, token", [("K7Q", "a"), ("K7Q2X", "a"), ("K0Q2", "a"), ("<b>", "a"),
+                                         ("K7Q2", ""), ("K7Q2", "a b"), ("K7Q2", "x" * 65), ("K7Q2", None)])
+def test_a_code_or_token_that_cannot_be_one_is_refused_before_any_look_up(rounds, code, token):
+    with pytest.raises(RoundError, match="round code|browser's token"):
+        rounds.answer(code, token, 0, 0)
+    with pytest.raises(RoundError, match="round code|browser's token"):
+        rounds.join(code, token)
+
+
+def test_joining_is_limited_per_browser_and_new_browsers_per_address_and_a_known_browser_keeps_its_place(
+        store_location):
+    """Fails when new browsers from one address are not limited (a script opening sessions in a loop fills the
+    round), when a browser that joined before is refused for its address's new ones (a student who reloads
+    loses their place), or when the window never ends (tried each: the address count removed, the known-browser
+    return moved after the address check, the window reset removed)."""
+    rounds = ClassRounds(store_location, joins_per_browser=3, new_per_address=5, join_window=60)
+    code = rounds.start("dvs").round.code
+    for i in range(5):
+        rounds.join(code, f"b{i}", "203.0.113.7", now=100.0 + i)
+    with pytest.raises(RoundError, match=r"5 new students joined from your network address .* wait 55 s"):
+        rounds.join(code, "b5", "203.0.113.7", now=105.0)
+    rounds.join(code, "c0", "198.51.100.2", now=105.0)  # another address is not held back
+    rounds.join(code, "b0", "203.0.113.7", now=106.0)  # a known browser reloads: not refused for its address
+    rounds.join(code, "b0", "203.0.113.7", now=107.0)
+    with pytest.raises(RoundError, match="opened the round 3 times"):
+        rounds.join(code, "b0", "203.0.113.7", now=108.0)
+    rounds.join(code, "b0", "203.0.113.7", now=161.0)  # a new window
+    rounds.join(code, "b5", "203.0.113.7", now=161.0)  # the address's first joins are older than the window
+    for i in range(100):
+        rounds.join(code, f"local{i}", None, now=170.0)  # the server's own machine: no address limit
+    with pytest.raises(RoundError, match="no round"):
+        rounds.join("QQQQ", "b0", "203.0.113.7")
+
+
+def test_a_store_that_cannot_answer_raises_store_unavailable_and_keeps_nothing(tmp_path):
+    """SQLite's write lock held by another connection past the busy timeout: the answer is StoreUnavailable (in
+    words, not the driver's error), nothing is stored, and the same answer goes in once the lock is gone. Fails
+    when the driver's OperationalError passes through (tried: _unavailable_in_words removed)."""
+    import sqlite3
+
+    from mvlab.store import StoreUnavailable
+
+    path = tmp_path / "store.sqlite"
+    rounds = ClassRounds(path, timeout=0.2)
+    code = rounds.start("dvs").round.code
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    with pytest.raises(StoreUnavailable, match=r"unavailable right now: database is locked"):
+        rounds.answer(code, "a", 1, 0)
+    holder.execute("ROLLBACK")
+    assert rounds.counts(code, 1) == {}
+    rounds.answer(code, "a", 1, 0)
+    assert rounds.counts(code, 1) == {0: 1}
+
+
 def test_only_the_teacher_key_reveals_advances_renames_exports_and_deletes(rounds):
     started = rounds.start("dvs")
     code = started.round.code
@@ -66,7 +158,7 @@ def test_a_full_round_says_so_and_still_lets_a_student_change_their_answer(store
     code = rounds.start("ofsp").round.code
     for token in "abc":
         rounds.answer(code, token, 0, 0)
-    with pytest.raises(RoundError, match="full: it has taken its 3 answers"):
+    with pytest.raises(RoundError, match="full: it has taken the 3 answers"):
         rounds.answer(code, "d", 0, 0)
     rounds.answer(code, "a", 0, 1)
     assert rounds.counts(code, 0) == {0: 2, 1: 1}

@@ -1,12 +1,19 @@
 """Class rounds of a lesson: the room's answers to the predict-first questions, counted, nobody named.
 
 A teacher starts a *round* of a lesson and gets a short code (``K7Q2``) that the students' link carries, and a
-*teacher key* that only the teacher's link carries: revealing a step's answer, moving everyone to the next
-step, renaming, exporting and deleting the round all need the key (only its SHA-256 is stored). A student's
-answer is recorded under a random token of their browser tab, once per step: a student who changes their
-mind replaces their answer, a flood from one token counts once; once a step is revealed its answers are
-closed, so what is stored is each student's answer *before* the discussion. A round holds at most
-``max_answers`` answers, and rounds older than ``retention_days`` are deleted by :meth:`ClassRounds.sweep`.
+*teacher key* that only the teacher holds: revealing a step's answer, moving everyone to the next step,
+renaming, exporting and deleting the round all need the key (only its SHA-256 is stored). A student's answer is
+recorded under an anonymous token of their browser, once per step: a student who changes their mind replaces
+their answer, the same answer sent twice counts once, a flood from one token counts once; once a step is
+revealed its answers are closed, so what is stored is each student's answer *before* the discussion. Every value
+is checked before it is stored (a code of the round alphabet, a step and a choice that are whole numbers in
+their range, a token of URL-safe characters), and refused in words (:class:`RoundError`).
+
+A browser that opens a round *joins* it (:meth:`ClassRounds.join`): one browser may join ``joins_per_browser``
+times per ``join_window`` seconds (reloads, tabs), and one network address may bring ``new_per_address`` new
+browsers per window, so a script that opens sessions in a loop cannot fill a round in the honest students'
+place. A round holds at most ``max_answers`` answers, and rounds older than ``retention_days`` are deleted by
+:meth:`ClassRounds.sweep`.
 
 The rounds live in the results store's database (its SQLite file, or its PostgreSQL server:
 :mod:`mvlab.store.database`), so several web-server processes serving one class on one store count together, and a
@@ -18,6 +25,8 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import operator
+import re
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -27,7 +36,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from mvlab.store.database import Database, default_location
 
-__all__ = ["ClassRounds", "Round", "RoundStarted", "RoundError", "CODE_ALPHABET", "normal_code"]
+__all__ = ["ClassRounds", "Round", "RoundStarted", "RoundError", "CODE_ALPHABET", "normal_code", "valid_code",
+           "valid_token"]
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Letters and digits of a round's code: none that reads like another (no O/0, I/1)."""
@@ -54,6 +64,16 @@ ANSWERS = sa.Table(
     sa.Column("choice", sa.Integer, nullable=False),
     sa.Column("time", sa.Double, nullable=False),
 )
+JOINS = sa.Table(
+    "class_joins", _METADATA,
+    sa.Column("code", sa.Text, sa.ForeignKey("class_rounds.code", ondelete="CASCADE"), primary_key=True),
+    sa.Column("browser", sa.Text, primary_key=True),
+    sa.Column("address", sa.Text, nullable=False),
+    sa.Column("first", sa.Double, nullable=False),
+    sa.Column("window_start", sa.Double, nullable=False),
+    sa.Column("joins", sa.Integer, nullable=False),
+    sa.Index("class_joins_address", "code", "address", "first"),
+)
 _PUBLIC = (ROUNDS.c.code, ROUNDS.c.lesson, ROUNDS.c.name, ROUNDS.c.created, ROUNDS.c.step, ROUNDS.c.revealed,
            ROUNDS.c.share, ROUNDS.c.max_answers)
 _UPSERT = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
@@ -73,6 +93,15 @@ _KEY_HASH = sa.select(ROUNDS.c.key_hash).where(ROUNDS.c.code == _CODE)
 _OPEN_ROUND = (sa.select(ROUNDS.c.revealed, ROUNDS.c.max_answers)
                .where(ROUNDS.c.code == _CODE, ROUNDS.c.created >= _OLDEST).with_for_update())
 _ANSWERS_IN = sa.select(sa.func.count()).where(ANSWERS.c.code == _CODE)
+_JOINED = (sa.select(JOINS.c.window_start, JOINS.c.joins)
+           .where(JOINS.c.code == _CODE, JOINS.c.browser == sa.bindparam("browser")))
+_NEW_FROM = sa.select(sa.func.count(), sa.func.min(JOINS.c.first)).where(
+    JOINS.c.code == _CODE, JOINS.c.address == sa.bindparam("address"), JOINS.c.first >= sa.bindparam("since"))
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+MAX_STEPS = 100
+"""Steps a round may have (a lesson has six): a step number past it is refused."""
+MAX_CHOICES = 26
+"""Choices a question may have ((a) to (z)), where the caller does not say how many its step has."""
 
 
 def _upsert(dialect: str):
@@ -124,6 +153,32 @@ def normal_code(code) -> str:
     return str(code or "").strip().upper()
 
 
+def valid_code(code) -> str | None:
+    """The round code ``code`` names (:func:`normal_code`), or None when it cannot be one: not
+    ``CODE_LENGTH`` characters of :data:`CODE_ALPHABET` (a value from an address is checked before any look-up)."""
+    code = normal_code(code)
+    return code if len(code) == CODE_LENGTH and all(c in CODE_ALPHABET for c in code) else None
+
+
+def valid_token(token) -> bool:
+    """Whether ``token`` can be a browser's token: 1 to 64 URL-safe characters (letters, digits, ``-``, ``_``)."""
+    return isinstance(token, str) and _TOKEN.fullmatch(token) is not None
+
+
+def _whole(value, what: str, below: int) -> int:
+    """``value`` as a whole number in ``[0, below)``, else a :class:`RoundError` in words (a string, a float, a
+    bool, a number out of range: whatever a page or an address sent)."""
+    if isinstance(value, bool):
+        raise RoundError(f"{what} {value!r} is not a whole number.")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise RoundError(f"{what} {str(value)[:20]!r} is not a whole number.") from None
+    if not 0 <= number < below:
+        raise RoundError(f"{what} {str(number)[:20]} is out of range (0 to {below - 1}).")
+    return number
+
+
 class ClassRounds(Database):
     """The class rounds kept in the results store's database.
 
@@ -135,16 +190,33 @@ class ClassRounds(Database):
         Rounds older than this are deleted by :meth:`sweep` (and are not found by :meth:`get`).
     max_answers : int, default 5000
         Answers a new round accepts in all (one per student and step).
+    joins_per_browser : int, default 30
+        Times one browser may join a round (open it: a page load, a reload, a tab) per ``join_window``.
+    new_per_address : int, default 120
+        New browsers one network address may bring into a round per ``join_window`` (0: no limit). A class behind
+        one NAT shares an address: raise it for a large class that reaches the server through one.
+    join_window : float, default 60
+        Seconds over which joins are counted.
+    timeout : float, default 30
+        Seconds a call waits for the store (another writer's lock, a connection) before it is
+        :class:`~mvlab.store.database.StoreUnavailable`.
     """
 
-    def __init__(self, location=None, *, retention_days: float = 30.0, max_answers: int = 5000, timeout: float = 30.0):
+    def __init__(self, location=None, *, retention_days: float = 30.0, max_answers: int = 5000,
+                 joins_per_browser: int = 30, new_per_address: int = 120, join_window: float = 60.0,
+                 timeout: float = 30.0):
         if not retention_days > 0:
             raise ValueError(f"retention_days must be > 0; got {retention_days!r}.")
         if int(max_answers) < 1:
             raise ValueError(f"max_answers must be >= 1; got {max_answers!r}.")
+        if int(joins_per_browser) < 1 or int(new_per_address) < 0 or not join_window > 0:
+            raise ValueError("joins_per_browser must be >= 1, new_per_address >= 0 and join_window > 0; got "
+                             f"{joins_per_browser!r}, {new_per_address!r} and {join_window!r}.")
         super().__init__(default_location() if location is None else location, timeout)
         self.retention_days = float(retention_days)
         self.max_answers = int(max_answers)
+        self.joins_per_browser, self.new_per_address = int(joins_per_browser), int(new_per_address)
+        self.join_window = float(join_window)
         self._open("the class rounds", lambda: self._create(_METADATA))
 
     # -------------------------------------------------------------------------------- reading
@@ -231,23 +303,72 @@ class ClassRounds(Database):
                                 key)
         raise RoundError("no free round code was found; delete old rounds.")
 
-    def answer(self, code, token: str, step: int, choice: int, now: float | None = None) -> None:
-        """Record ``token``'s choice on ``step`` (replacing its earlier one); a ``RoundError`` says why not.
-        The round's row is locked meanwhile (PostgreSQL), so answers given at once never pass its cap."""
-        code = normal_code(code)
-        if not token or len(token) > 64:
-            raise RoundError("an answer needs the browser tab's token.")
+    def join(self, code, browser: str, address: str | None = None, now: float | None = None) -> None:
+        """``browser`` opens round ``code`` from network ``address`` (None: unknown, or the server's own machine,
+        not counted by address). A ``RoundError`` says when it may not, and how long to wait: the browser
+        joined ``joins_per_browser`` times in the last ``join_window`` seconds, or it is new and its address
+        brought ``new_per_address`` new browsers in that time. A browser that joined before is never refused
+        for its address (a student who reloads keeps their place)."""
+        code, browser = self._checked(code, browser)
+        now = time.time() if now is None else now
+        with self._transaction() as conn:
+            if conn.execute(_OPEN_ROUND, {"code": code, "oldest": self._oldest_kept(now)}).first() is None:
+                raise RoundError(f"there is no round {code!r} (or it has expired).")
+            known = conn.execute(_JOINED, {"code": code, "browser": browser}).first()
+            if known is not None:
+                start, joins = known
+                if now - start >= self.join_window:
+                    start, joins = now, 0
+                if joins >= self.joins_per_browser:
+                    raise RoundError(f"this browser opened the round {joins} times in the last "
+                                     f"{self.join_window:.0f} s; wait {start + self.join_window - now:.0f} s.")
+                conn.execute(JOINS.update().where(JOINS.c.code == code, JOINS.c.browser == browser)
+                             .values(window_start=start, joins=joins + 1))
+                return
+            if address and self.new_per_address:
+                since = now - self.join_window
+                new, oldest = conn.execute(_NEW_FROM, {"code": code, "address": address, "since": since}).first()
+                if new >= self.new_per_address:
+                    raise RoundError(f"{new} new students joined from your network address in the last "
+                                     f"{self.join_window:.0f} s, the most this server lets in; wait "
+                                     f"{oldest + self.join_window - now:.0f} s and open the link again.")
+            conn.execute(JOINS.insert().values(code=code, browser=browser, address=address or "", first=now,
+                                               window_start=now, joins=1))
+
+    @staticmethod
+    def _checked(code, token) -> tuple[str, str]:
+        """``(code, token)`` checked (:func:`valid_code`, :func:`valid_token`), else a :class:`RoundError`."""
+        checked = valid_code(code)
+        if checked is None:
+            raise RoundError(f"{str(code)[:20]!r} is not a round code ({CODE_LENGTH} letters and digits).")
+        if not valid_token(token):
+            raise RoundError("an answer needs the browser's token (1 to 64 letters, digits, - or _).")
+        return checked, token
+
+    def answer(self, code, token: str, step: int, choice: int, now: float | None = None, *,
+               choices: int = MAX_CHOICES) -> None:
+        """Record ``token``'s choice on ``step`` (replacing its earlier one; the same choice again changes
+        nothing); a ``RoundError`` says why not: a value that is not a whole number in range (``step`` below
+        :data:`MAX_STEPS`, ``choice`` below ``choices``, the number of the step's choices), the step revealed,
+        the round full. The round's row is locked meanwhile (PostgreSQL), so answers given at once never pass
+        its cap."""
+        code, token = self._checked(code, token)
+        step = _whole(step, "step", MAX_STEPS)
+        choice = _whole(choice, "choice", _whole(choices, "the number of choices", MAX_CHOICES + 1))
         with self._transaction() as conn:
             row = conn.execute(_OPEN_ROUND, {"code": code, "oldest": self._oldest_kept(now)}).first()
             if row is None:
                 raise RoundError(f"there is no round {code!r} (or it has expired).")
-            if str(int(step)) in row[0].split(","):
+            if str(step) in row[0].split(","):
                 raise RoundError("the teacher has revealed this step's answer: answers to it are closed.")
-            known = conn.execute(_ANSWER_OF, {"code": code, "token": token, "step": int(step)}).first()
+            known = conn.execute(_ANSWER_OF, {"code": code, "token": token, "step": step}).first()
+            if known is not None and known[0] == choice:
+                return  # sent again (a retry after a failure, a second tab): counted once, its time kept
             if known is None and conn.execute(_ANSWERS_IN, {"code": code}).scalar() >= row[1]:
-                raise RoundError(f"this round is full: it has taken its {row[1]} answers.")
-            conn.execute(_RECORD_ANSWER[self.dialect], {"code": code, "token": token, "step": int(step),
-                                                        "choice": int(choice),
+                raise RoundError(f"this round is full: it has taken the {row[1]} answers it was started with, so "
+                                 "yours could not be counted. Tell your teacher.")
+            conn.execute(_RECORD_ANSWER[self.dialect], {"code": code, "token": token, "step": step,
+                                                        "choice": choice,
                                                         "time": time.time() if now is None else now})
 
     def _as_teacher(self, conn, code: str, key: str):
@@ -269,16 +390,16 @@ class ClassRounds(Database):
 
     def reveal(self, code, key: str, step: int) -> None:
         """Reveal ``step``'s answer to the class (and close its answers)."""
-        code = normal_code(code)
+        code, step = normal_code(code), _whole(step, "step", MAX_STEPS)
         with self._transaction() as conn:
             _, revealed, _ = self._as_teacher(conn, code, key)
-            steps = {s for s in revealed.split(",") if s} | {str(int(step))}
+            steps = {s for s in revealed.split(",") if s} | {str(step)}
             conn.execute(ROUNDS.update().where(ROUNDS.c.code == code)
                          .values(revealed=",".join(sorted(steps, key=int))))
 
     def move_to(self, code, key: str, step: int) -> None:
-        """Move everyone to ``step`` (0-based)."""
-        self._teacher_sets(code, key, step=int(step))
+        """Move everyone to ``step`` (0-based, below :data:`MAX_STEPS`)."""
+        self._teacher_sets(code, key, step=_whole(step, "step", MAX_STEPS))
 
     def rename(self, code, key: str, name: str) -> None:
         """Rename the round (its teacher only: ``key``); the name is stripped and cut to 80 characters, and may
