@@ -1,0 +1,108 @@
+"""The wake's fallback on a real Streamlit server: where the installed Streamlit lacks a part a wake uses (here
+``AppSession._client_state`` renamed in every method of the class, as an upgrade could rename it), the server says
+so in its log, a waiting student's page sets itself a timer (``STUDENT_REFRESH``), and the reveal and the next step
+still reach it within a few seconds, each tick a rerun of the waiting part alone."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from browser import ROOT, free_port
+from mvlab.lessons import get_lesson
+from mvlab.lessons.results import warm
+from mvlab.store import ClassRounds, ResultsStore
+from mvlab.ui.rounds import STUDENT_REFRESH
+from mvlab.ui.serve import wait_healthy
+from streamlit_client import StudentSession
+
+SOON = STUDENT_REFRESH + 2.0
+"""Seconds for a change to reach a student on the timer: one tick, and the page's rerun on a busy machine."""
+
+SERVER = """
+import sys
+sys.path.insert(0, {tests!r})
+from streamlit.runtime.app_session import AppSession
+from test_wake import rename_attribute
+rename_attribute(AppSession, "_client_state", "_client_state_renamed")
+from streamlit.web.cli import main
+main(prog_name="streamlit")
+"""
+"""``streamlit run`` in a process whose Streamlit keeps a session's client state under another name: the server
+works as before, but the wake's check finds ``_client_state`` gone."""
+
+
+@contextmanager
+def running_app_without_client_state(store: Path):
+    """The dashboard served by a Streamlit that renamed ``AppSession._client_state``; yields its URL and its log."""
+    port = free_port()
+    env = {"MVLAB_STORE": str(store), "MVLAB_WORKERS": "1"}
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "server.log"
+        with log.open("w") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "-c", SERVER.format(tests=str(ROOT / "tests")), "run", "app.py",
+                 "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+                 "--browser.gatherUsageStats", "false"],
+                cwd=ROOT, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_healthy(url, proc, "streamlit", log, timeout=60)
+            yield url, log
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    store = tmp_path_factory.mktemp("fallback") / "results.sqlite"
+    warm(get_lesson("ofsp"), ResultsStore(store), say=lambda line: None)
+    with running_app_without_client_state(store) as (url, log):
+        yield url, store, log
+
+
+def reaches(student: StudentSession, words: str, timeout: float = 10.0) -> float | None:
+    """Seconds until an element with ``words`` arrives, the student's page rerunning its timed parts as a
+    browser does; None if it does not come within ``timeout``."""
+    start = time.perf_counter()
+    return time.perf_counter() - start if student.watch(words, timeout) else None
+
+
+def test_without_a_part_of_the_wake_the_student_page_looks_on_a_timer_and_the_class_still_moves(server):
+    """Fails when the fallback timer is removed (tried: ``mvlab.ui.rounds.STUDENT_REFRESH = None`` set in the
+    server, the waiting part a fragment without ``run_every``: no timer, and with the timer assert left out, the
+    reveal never arrives), and failed before ``available()`` checked ``AppSession._client_state`` (tried with it
+    left out of ``PRIVATE_PARTS``: the server took the push for on, set no timer, and its wakes raised on the
+    event loop)."""
+    url, store, log = server
+    lesson = get_lesson("ofsp")
+    started = ClassRounds(store).start("ofsp")
+    code, key = started.round.code, started.key
+    student = StudentSession(url, "lessons", f"lesson=ofsp&step=2&round={code}")
+    student.choose(lesson.steps[1].question.prompt, 1)
+    student.click("Send my answer")
+    assert student.wait_for_text("Your answer is in", 60)
+    student._read_until(lambda: False, 30)  # the rest of that run
+    assert "AppSession._client_state" in log.read_text()  # the server said why it wakes no one
+    assert student.auto and {interval for interval, _ in student.auto.values()} == {STUDENT_REFRESH}, student.auto
+
+    ClassRounds(store).reveal(code, key, 1)  # as the teacher's button does, on any process
+    took = reaches(student, f"Answer: ({chr(97 + lesson.steps[1].question.answer)})")
+    assert took is not None and took <= SOON, took
+    student._read_until(lambda: False, 30)
+
+    ClassRounds(store).move_to(code, key, 2)
+    took = reaches(student, lesson.steps[2].title)
+    assert took is not None and took <= SOON, took
+    assert not student.exceptions, student.exceptions
+    assert "Traceback" not in log.read_text()
+    student.close()
