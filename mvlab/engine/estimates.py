@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 
-from mvlab.engine.records import store_at
+from mvlab.engine import records
 
 __all__ = ["DEFAULT_SECONDS", "estimated_start", "typical_seconds"]
 
@@ -15,10 +15,13 @@ DEFAULT_SECONDS = 30.0
 def typical_seconds(measured: list[float] | None, kind: str | None = None,
                     store_location: str | None = None) -> float:
     """Typical computing seconds of runs like this one: the median of the last 20 ``measured`` (this
-    server's), else of the results store's finished runs of ``kind``, else :data:`DEFAULT_SECONDS`."""
+    server's), else of the results store's finished runs of ``kind``, else :data:`DEFAULT_SECONDS`.
+
+    Reads the results store when nothing was measured: call it without holding the engine's lock.  A store that
+    cannot be opened counts as no runs; one that cannot answer now raises :class:`mvlab.store.StoreUnavailable`."""
     if not measured and kind is not None:
         try:
-            measured = store_at(store_location).typical_seconds(kind)
+            measured = records.store_at(store_location).typical_seconds(kind)
         except ValueError:
             measured = []
     return float(statistics.median(measured[-20:])) if measured else DEFAULT_SECONDS

@@ -19,13 +19,21 @@ A page submits a :class:`Request` (what to compute and its identity ``key``) on 
   ``running``, then ``finished`` with the result's rows and artifact, ``failed`` or ``stopped``),
   from the engine's own thread, so a result is kept even when every page that asked for it has
   closed; a computation that records its own runs (the Benchmark page's) writes through the engine too
-  (:mod:`mvlab.engine.relay`): no worker ever opens the results store.
+  (:mod:`mvlab.engine.relay`): no worker ever opens the results store;
+* never holds its lock while it reads or writes the results store (a store that is slow to answer holds up the
+  caller that asked, not every page's status), and takes a new run back out when anything fails before its task
+  is submitted (the store unavailable when the run is recorded as ``queued``): the caller gets
+  :class:`RunNotStarted` in words and the same request can start again at once;
+* says why a run's worker died, from what distributed keeps (:func:`worker_death`): over its memory limit (the
+  nanny's restart), killed by a signal from outside, an exit status, or not known.
 """
 
 from __future__ import annotations
 
 import itertools
 import queue
+import re
+import signal
 import threading
 import time
 import uuid
@@ -39,10 +47,11 @@ from mvlab.engine import records
 from mvlab.engine.cluster import EngineConfig, connect
 from mvlab.engine.estimates import DEFAULT_SECONDS, estimated_start, typical_seconds
 from mvlab.engine.relay import Applier, StoreRelay
-from mvlab.engine.requests import JobStatus, Request, ServerBusy, ServerStatus
+from mvlab.engine.requests import JobStatus, Request, RunNotStarted, ServerBusy, ServerStatus
 from mvlab.engine.task import TOPIC, Outcome, RunStopped, execute, stop_flag_name
+from mvlab.store import StoreUnavailable
 
-__all__ = ["Engine"]
+__all__ = ["Engine", "Death", "worker_death", "death_message"]
 
 @dataclass
 class Holder:
@@ -64,6 +73,11 @@ class Job:
     message: str = ""
     worker: str | None = None
     memory_limit: int = 0
+    pid: int | None = None
+    """The process id of the worker that runs it, its nanny's address and its memory in use at the last progress
+    message: what tells a worker's death for what it was (:func:`worker_death`)."""
+    nanny: str | None = None
+    memory: int = 0
     outcome: Outcome | None = None
     error: str | None = None
     run_id: str | None = None
@@ -92,12 +106,17 @@ class Engine:
     keep_finished : float
         Seconds a finished run stays in memory for the pages that wait on it (it is in the
         results store anyway).
+    death_wait : float
+        Seconds a run whose worker died waits for the worker's nanny to say why (it says so once its new worker
+        has started); past them the cause is said to be unknown.
     """
 
-    def __init__(self, config: EngineConfig | None = None, stop_grace: float = 20.0, keep_finished: float = 600.0):
+    def __init__(self, config: EngineConfig | None = None, stop_grace: float = 20.0, keep_finished: float = 600.0,
+                 death_wait: float = 15.0):
         self.config = config or EngineConfig.from_env()
         self.stop_grace = stop_grace
         self.keep_finished = keep_finished
+        self.death_wait = death_wait
         self._lock = threading.RLock()
         self._jobs: dict[str, Job] = {}
         self._by_key: dict[str, str] = {}
@@ -176,8 +195,12 @@ class Engine:
         A holder holds one run: its previous run is detached first (and stopped if nobody else
         waits on it).  ``alive()`` says whether the holder is still there (a closed browser tab
         is released when it returns False).  Raises :class:`ServerBusy` when ``max_queued`` runs
-        already wait and this one would be new."""
+        already wait and this one would be new, and :class:`RunNotStarted` when a new run could not be started
+        (the results store unavailable, the scheduler unreachable): then nothing of it is left in the engine, and
+        the same request submitted again starts it.  The results store is read and written outside the engine's
+        lock, so a store that is slow to answer holds up this caller only."""
         client = self.client
+        typical = None if self._attachable(request.key) else self._typical(request)
         with self._lock:
             self._holders[holder] = Holder(holder, alive)
             same = self._by_key.get(request.key)
@@ -197,25 +220,59 @@ class Engine:
                                      f"{_minutes(wait)} before a new one could start. Try again in a few minutes.")
                 replaced = self._detach_locked(holder)
                 job = new = Job(uuid.uuid4().hex[:12], request, next(self._order), time.time(), {holder},
-                                typical=self._typical(request))
+                                typical=typical if typical is not None else self._measured_typical(request))
                 if isinstance(request.data, StoreRelay):
                     job.relayed = Applier(lambda location=request.data.location: records.store_at(location))
                 self._jobs[job.id] = job
                 self._by_key[request.key] = job.id
                 self._held[holder] = job.id
-        self._signal_stop(replaced)  # Dask calls only outside the lock (its event thread takes the lock too)
-        if new is not None:
-            new.run_id = records.start(request.record)
-            if not new.active:  # stopped (its holder left) before it reached the scheduler
-                records.update(request.record, new.run_id, "finish_run", None, status="stopped")
-                return job.id
-            # the data travel with the task (not scattered ahead): a task without dependencies waits in the
-            # scheduler's queue, in submission order, until a worker is free, and leaves it at once on a Stop
-            new.future = client.submit(execute, new.id, request.fn, request.data, self.config.run_threads(),
-                                       new.run_id is not None, key=f"mvlab-{request.kind}-{new.id}", pure=False,
-                                       retries=0)
-            new.future.add_done_callback(lambda _f, j=new: self._todo.put(("ended", j)))
+        if new is None:
+            self._signal_stop(replaced)  # Dask calls only outside the lock (its event thread takes the lock too)
+            return job.id
+        try:  # from here to its task's submission, anything that fails takes the new run back out of the engine
+            self._signal_stop(replaced)
+            self._launch(new, client)
+        except Exception as exc:  # noqa: BLE001 - every failure: a job left without a task would wait forever
+            said = _not_started(exc)
+            self._withdraw(new, holder, said)
+            raise RunNotStarted(said) from exc
         return job.id
+
+    def _launch(self, job: Job, client) -> None:
+        """Record the new run ``job`` as queued in the results store and submit its Dask task."""
+        request = job.request
+        job.run_id = records.start(request.record)
+        if not job.active:  # stopped (its holder left) before it reached the scheduler
+            records.update(request.record, job.run_id, "finish_run", None, status="stopped")
+            return
+        # the data travel with the task (not scattered ahead): a task without dependencies waits in the
+        # scheduler's queue, in submission order, until a worker is free, and leaves it at once on a Stop
+        job.future = client.submit(execute, job.id, request.fn, request.data, self.config.run_threads(),
+                                   job.run_id is not None, key=f"mvlab-{request.kind}-{job.id}", pure=False,
+                                   retries=0)
+        job.future.add_done_callback(lambda _f, j=job: self._todo.put(("ended", j)))
+
+    def _withdraw(self, job: Job, holder: str, said: str) -> None:
+        """Take back a new run whose start failed (see :meth:`submit`): its key is free again and ``holder`` holds
+        nothing; the holders that attached to it meanwhile see it failed with ``said``; a record it started is
+        marked failed."""
+        with self._lock:
+            if self._by_key.get(job.request.key) == job.id:
+                del self._by_key[job.request.key]
+            if self._held.get(holder) == job.id:
+                del self._held[holder]
+            job.holders.discard(holder)
+            if not job.holders:
+                self._jobs.pop(job.id, None)
+            if job.active:
+                job.state, job.ended, job.error = "failed", time.time(), said
+        job.done.set()
+        if job.future is not None:
+            try:
+                job.future.cancel()
+            except Exception:  # noqa: BLE001 - the scheduler is what failed: its task, if any, goes with it
+                pass
+        records.update(job.request.record, job.run_id, "finish_run", {"error": said}, status="failed")
 
     def detach(self, holder: str) -> tuple[str, int]:
         """``holder`` no longer waits on its run; the run is stopped when nobody else does.
@@ -326,10 +383,30 @@ class Engine:
                             self._cluster is not None)
 
     # ------------------------------------------------------------------ estimates
+    def _attachable(self, key: str) -> bool:
+        """Whether a run with this key is in progress (a request for it attaches to it)."""
+        with self._lock:
+            job = self._jobs.get(self._by_key.get(key) or "")
+            return job is not None and job.active
+
+    def _measured_typical(self, request: Request) -> float:
+        """Typical seconds of runs like ``request`` from this server's own measures alone (no store read)."""
+        with self._lock:
+            measured = list(self._durations.get(request.key) or self._durations.get(request.kind) or [])
+        return typical_seconds(measured)
+
     def _typical(self, request: Request) -> float:
-        measured = self._durations.get(request.key) or self._durations.get(request.kind)
+        """Typical seconds of runs like ``request``: this server's measures, else the results store's (read
+        outside the engine's lock).  A store that cannot answer now raises :class:`RunNotStarted`: the run's start
+        would need it too."""
+        with self._lock:
+            measured = list(self._durations.get(request.key) or self._durations.get(request.kind) or [])
         record = request.record
-        return typical_seconds(measured, record.kind if record else None, record.store_location if record else None)
+        try:
+            return typical_seconds(measured, record.kind if record else None,
+                                   record.store_location if record else None)
+        except StoreUnavailable as exc:
+            raise RunNotStarted(_not_started(exc)) from exc
 
     def _remaining(self, job: Job, now: float) -> float:
         elapsed = now - (job.started or now)
@@ -357,12 +434,15 @@ class Engine:
                 return
             if job is None or not job.active:
                 return
-            if msg.get("state") == "running" and job.state == "queued":
-                job.state, job.started = "running", time.time()
+            if msg.get("state") == "running":  # also a task tried again on another worker: the worker it is on
                 job.worker, job.memory_limit = msg.get("worker"), int(msg.get("memory_limit") or 0)
-                self._todo.put(("running", job))
+                job.pid, job.nanny, job.memory = msg.get("pid"), msg.get("nanny"), 0
+                if job.state == "queued":
+                    job.state, job.started = "running", time.time()
+                    self._todo.put(("running", job))
             elif msg.get("state") == "progress":
                 job.fraction, job.message = float(msg.get("fraction", 0.0)), str(msg.get("message", ""))
+                job.memory = int(msg.get("memory") or 0)
 
     def _bookkeeper(self) -> None:
         """Records what the workers say in the results store and ends runs as their tasks finish
@@ -400,14 +480,14 @@ class Engine:
         except (RunStopped, CancelledError):
             self._end(job, "stopped")
             return
-        except KilledWorker:
+        except KilledWorker as exc:
             if job.stop_requested is not None:  # its worker was restarted to stop it
                 self._end(job, "stopped")
                 return
-            gb = job.memory_limit / 1e9 if job.memory_limit else self.config.memory_per_worker() / 1e9
-            job.error = (f"This run needed more memory than a worker has ({gb:.1f} GB), so its worker was "
-                         "restarted: use fewer instances or trees.")
-            self._end(job, "failed")
+            # why it died is told by its nanny once the nanny's new worker has registered: asked on a thread of
+            # its own, so that the other runs' records do not wait for it
+            threading.Thread(target=self._fail_on_death, args=(job, exc), daemon=True,
+                             name=f"mvlab-engine-death-{job.id}").start()
             return
         except ValueError as exc:  # settings that do not suit these data: the library's own words
             job.error = str(exc)
@@ -428,6 +508,22 @@ class Engine:
                                    outcome.artifact) or job.error
         self._end(job, "finished")
 
+    def _fail_on_death(self, job: Job, exc: KilledWorker) -> None:
+        """End the run whose worker died, saying why (:func:`worker_death`, :func:`death_message`)."""
+        last = exc.last_worker
+        address = getattr(last, "address", None) or job.worker
+        nanny = getattr(last, "nanny", None) or job.nanny
+        try:
+            death = worker_death(self.client, address, nanny, job.pid, self.death_wait)
+        except Exception:  # noqa: BLE001 - a scheduler that cannot say: the cause is unknown, not a guess
+            death = Death("unknown")
+        if job.stop_requested is not None:  # stopped meanwhile
+            self._end(job, "stopped")
+            return
+        limit = job.memory_limit or self.config.memory_per_worker()
+        job.error = death_message(death, limit, job.memory)
+        self._end(job, "failed")
+
     def _end(self, job: Job, state: str) -> None:
         with self._lock:
             if not job.active:
@@ -435,10 +531,13 @@ class Engine:
             job.state, job.ended = state, time.time()
             if self._by_key.get(job.request.key) == job.id:
                 del self._by_key[job.request.key]
-        if state != "finished":
-            records.update(job.request.record, job.run_id, "finish_run", {"error": job.error} if job.error else None,
-                           status="failed" if state == "failed" else "stopped")
-        job.done.set()
+        try:
+            if state != "finished":
+                records.update(job.request.record, job.run_id, "finish_run",
+                               {"error": job.error} if job.error else None,
+                               status="failed" if state == "failed" else "stopped")
+        finally:  # the pages that wait on it are told even when its record could not be written
+            job.done.set()
 
     def _reaper(self) -> None:
         """Every second: release the holders that left, restart the workers of runs that ignore
@@ -494,3 +593,111 @@ class Engine:
 
 def _minutes(seconds: float) -> str:
     return "less than a minute" if seconds < 60 else f"{seconds / 60:.0f} min"
+
+
+def _not_started(exc: BaseException) -> str:
+    """Why a new run could not be started, in words, and what to do."""
+    if isinstance(exc, RunNotStarted):
+        return str(exc)
+    if isinstance(exc, StoreUnavailable):
+        return f"{exc} Your run was not started: try again in a moment."
+    return (f"Your run could not be started ({type(exc).__name__}: {exc}). Nothing of it is left waiting: "
+            "try again in a moment.")
+
+
+MEMORY_RESTART_TOPIC = "worker-restart-memory"
+"""The event that distributed's nanny logs on the scheduler when it restarts a worker over its memory limit
+(``distributed.worker.memory.terminate``), with the worker's address, process id and memory in use."""
+NEAR_LIMIT = 0.9
+"""A worker killed while it used at least this share of its memory limit most likely ran out of memory (the
+system's out-of-memory killer sends SIGKILL)."""
+
+
+@dataclass(frozen=True)
+class Death:
+    """Why a worker process ended while it ran a task: ``cause`` is ``"memory"`` (its nanny restarted it over its
+    memory limit; ``rss``: what it used), ``"killed"`` (by the signal ``signal``, from outside), ``"exited"``
+    (with the status ``status``) or ``"unknown"`` (nothing said why)."""
+
+    cause: str
+    signal: int | None = None
+    status: int | None = None
+    rss: int = 0
+
+
+def worker_death(client, address: str | None, nanny: str | None, pid: int | None, wait: float = 15.0) -> Death:
+    """Why the worker ``address`` (process ``pid``, its nanny at ``nanny``) died, from what distributed keeps: the
+    nanny's memory-limit restart (an event on the scheduler, :data:`MEMORY_RESTART_TOPIC`), else the nanny's log
+    line of the process's end ("Worker process <pid> was killed by signal 9", "... exited with status 1"), read once
+    the nanny's new worker has registered (up to ``wait`` seconds).  ``Death("unknown")`` when neither says."""
+    deadline = time.monotonic() + wait
+    while True:
+        for _, event in client.get_events(MEMORY_RESTART_TOPIC):
+            if (pid is not None and event.get("pid") == pid) or (address and event.get("worker") == address):
+                return Death("memory", rss=int(event.get("rss") or 0))
+        if nanny is not None and pid is not None:
+            found = _death_in_log(_nanny_log(client, nanny), pid)
+            if found is not None:
+                return found
+        if time.monotonic() >= deadline or nanny is None or pid is None:
+            return Death("unknown")
+        time.sleep(0.25)
+
+
+def _nanny_log(client, nanny: str) -> list[str]:
+    """The recent log lines of the nanny at ``nanny`` (empty while no worker of it is registered)."""
+    workers = [addr for addr, info in client.scheduler_info(n_workers=-1).get("workers", {}).items()
+               if info.get("nanny") == nanny]
+    if not workers:
+        return []
+    logs = client.get_worker_logs(n=200, workers=workers, nanny=True)
+    return [line for lines in logs.values() if isinstance(lines, (list, tuple))
+            for entry in lines for line in [entry[-1] if isinstance(entry, (list, tuple)) else entry]]
+
+
+def _death_in_log(lines: list[str], pid: int) -> Death | None:
+    """The end of the process ``pid`` as its nanny logged it, or None when the log does not say."""
+    for line in lines:
+        if f"(pid={pid}) exceeded" in line and "memory budget" in line:
+            return Death("memory")
+    for line in lines:
+        if found := re.search(rf"Worker process {pid} was killed by signal (\d+)", line):
+            return Death("killed", signal=int(found.group(1)))
+        if found := re.search(rf"Worker process {pid} exited with status (\d+)", line):
+            return Death("exited", status=int(found.group(1)))
+        if f"Worker process {pid} was killed by unknown signal" in line:
+            return Death("killed")
+    return None
+
+
+def _signal_name(number: int | None) -> str:
+    if number is None:
+        return "an unknown signal"
+    try:
+        return f"signal {number}, {signal.Signals(number).name}"
+    except ValueError:
+        return f"signal {number}"
+
+
+def death_message(death: Death, memory_limit: int, memory_used: int = 0) -> str:
+    """What a page says of a run whose worker died (:func:`worker_death`): out of memory only on evidence (the
+    nanny's memory-limit restart, or a worker killed while it used at least :data:`NEAR_LIMIT` of its limit),
+    killed by a signal from outside, an exit status, or a cause not known; never a guess."""
+    gb = memory_limit / 1e9
+    near = memory_limit > 0 and memory_used >= NEAR_LIMIT * memory_limit
+    if death.cause == "memory":
+        return (f"This run needed more memory than a worker has ({gb:.1f} GB), so its worker was "
+                "restarted: use fewer instances or trees.")
+    if near and death.cause in ("killed", "unknown") and death.signal in (None, signal.SIGKILL):
+        how = f"killed ({_signal_name(death.signal)})" if death.cause == "killed" else "ended"
+        return (f"This run's worker was {how} while it used {memory_used / 1e9:.1f} of its {gb:.1f} GB: most likely "
+                "it ran out of memory. Use fewer instances or trees.")
+    if death.cause == "killed":
+        return (f"This run's worker process was killed ({_signal_name(death.signal)}) from outside mvlab, by an "
+                "administrator or the system; the worker has been restarted: try again.")
+    if death.cause == "exited":
+        return (f"This run's worker process exited with status {death.status} while it ran; the worker has been "
+                "restarted: try again.")
+    return ("This run's worker process stopped while it ran, and nothing says why (no memory-limit restart, no exit "
+            "status from its nanny); the worker has been restarted: try again, and tell the server's administrator "
+            "if it happens again (the workers' logs may say more).")

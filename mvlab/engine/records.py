@@ -1,13 +1,15 @@
 """How the job engine records a run in the results store as it goes: ``queued`` when submitted,
 ``running`` when a worker takes it, then ``finished`` with the result's rows and artifact, or
-``failed`` / ``stopped``.  A store that cannot be written only costs the record, never the run."""
+``failed`` / ``stopped``.  Once a run is started, a store that cannot be written only costs the record, never the
+run; a store unavailable when a run would start (:class:`mvlab.store.StoreUnavailable`) keeps it from starting, so
+that the page says so and the student presses Train again when the store is back."""
 
 from __future__ import annotations
 
 import functools
 
 from mvlab.engine.requests import RunRecord
-from mvlab.store import ResultsStore
+from mvlab.store import ResultsStore, StoreUnavailable
 
 __all__ = ["start", "update", "finish", "store_at"]
 
@@ -24,7 +26,9 @@ def store_at(location: str | None) -> ResultsStore:
 
 
 def start(record: RunRecord | None) -> str | None:
-    """Record a new run as ``queued``; its id, or None (no record asked for, or no usable store)."""
+    """Record a new run as ``queued``; its id, or None (no record asked for, or no usable store: a location that
+    cannot be opened).  A store that cannot answer now raises :class:`mvlab.store.StoreUnavailable`: nothing was
+    recorded, and the run must not start (the engine says so and forgets it)."""
     if record is None:
         return None
     try:
@@ -36,12 +40,15 @@ def start(record: RunRecord | None) -> str | None:
 
 
 def update(record: RunRecord | None, run_id: str | None, method: str, *args, **kwargs) -> None:
-    """Call ``ResultsStore.<method>(run_id, ...)`` (``mark_running``, ``finish_run``) on the record's store."""
+    """Call ``ResultsStore.<method>(run_id, ...)`` (``mark_running``, ``finish_run``) on the record's store.  A store
+    that refuses it or cannot answer now costs this step of the record only: the run goes on, and a record left
+    ``queued`` or ``running`` is marked ``interrupted`` by the server's next start
+    (:meth:`mvlab.store.ResultsStore.sweep_orphans`)."""
     if record is None or run_id is None:
         return
     try:
         getattr(store_at(record.store_location), method)(run_id, *args, **kwargs)
-    except ValueError:
+    except (ValueError, StoreUnavailable):
         pass
 
 
@@ -57,6 +64,6 @@ def finish(record: RunRecord | None, run_id: str | None, result, seconds: float,
         store.add_results(run_id, result.result_rows())
         store.put_artifact(run_id, "result", artifact if artifact is not None else result.to_npz())
         store.finish_run(run_id, {"compute_seconds": seconds})
-    except ValueError as exc:
+    except (ValueError, StoreUnavailable) as exc:
         return f"The result is shown but could not be saved in the results store: {exc}"
     return None

@@ -8,11 +8,17 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-__all__ = ["Request", "RunRecord", "JobStatus", "ServerStatus", "ServerBusy", "result_key", "settings_request"]
+__all__ = ["Request", "RunRecord", "JobStatus", "ServerStatus", "ServerBusy", "RunNotStarted", "result_key",
+           "settings_request"]
 
 
 class ServerBusy(ValueError):
     """Too many runs already wait for a worker; the message says how many and for how long."""
+
+
+class RunNotStarted(ValueError):
+    """A run could not be started (the results store unavailable, the scheduler unreachable); the message says why.
+    Nothing of it is left waiting in the engine: the same request can be submitted again at once."""
 
 
 @dataclass(frozen=True)

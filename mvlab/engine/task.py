@@ -5,7 +5,8 @@ A computation is ``fn(data, progress)`` (e.g. a page's ``settings.run(ds, progre
 worker tells the engine when it starts and how far it is (Dask's event topics, :data:`TOPIC`),
 and checks its job's stop flag (a Dask :class:`distributed.Event`) at most twice a second, from
 the progress callback: the library's long loops already call it, so no thread is ever killed
-(:mod:`mvlab.engine.jobs` restarts the worker of a run that ignores its Stop for too long).
+(:mod:`mvlab.engine.jobs` restarts the worker of a run that ignores its Stop for too long).  The messages carry
+the worker's process id, its nanny and its memory in use, so that a worker's death can be told for what it was.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import psutil
 from distributed import Event, get_worker
 from joblib import parallel_config
 
@@ -51,6 +53,15 @@ class Outcome:
     stored: list = field(default_factory=list)
 
 
+def _used(process: psutil.Process) -> int:
+    """The worker process's resident memory in bytes (0 when it cannot be read): sent with each progress message, so
+    that the engine can say whether a worker that died was near its memory limit."""
+    try:
+        return int(process.memory_info().rss)
+    except psutil.Error:
+        return 0
+
+
 def stop_flag_name(job_id: str) -> str:
     """Name of the Dask :class:`distributed.Event` whose setting stops the job ``job_id``."""
     return f"mvlab-stop-{job_id}"
@@ -76,7 +87,9 @@ def execute(job_id: str, fn: Callable[[Any, Callable[[float, str], None]], Any],
     relayed = None
     if isinstance(data, StoreRelay):
         data = relayed = data.open(send=lambda operation: tell(state="store", operation=operation))
-    tell(state="running", worker=worker.address, memory_limit=int(worker.memory_manager.memory_limit or 0))
+    me = psutil.Process()
+    tell(state="running", worker=worker.address, memory_limit=int(worker.memory_manager.memory_limit or 0),
+         pid=me.pid, nanny=worker.nanny)
     clock = {"sent": 0.0, "checked": time.monotonic()}
 
     def progress(fraction: float, message: str) -> None:
@@ -87,7 +100,7 @@ def execute(job_id: str, fn: Callable[[Any, Callable[[float, str], None]], Any],
                 raise RunStopped()
         if now - clock["sent"] >= SEND_EVERY or fraction >= 1:
             clock["sent"] = now
-            tell(state="progress", fraction=float(fraction), message=str(message))
+            tell(state="progress", fraction=float(fraction), message=str(message), memory=_used(me))
 
     start = time.perf_counter()
     # threads, never loky's process-wide executor: the pool belongs to this run alone; n_jobs=None in the

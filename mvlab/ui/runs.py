@@ -24,7 +24,7 @@ from mvlab.datasets.container import MultiViewDataset
 from mvlab.engine import Engine, JobStatus, Request, shared_engine
 from mvlab.engine.relay import StoreRelay
 from mvlab.engine.requests import result_key, settings_request
-from mvlab.store import ResultsStore
+from mvlab.store import ResultsStore, StoreUnavailable
 from mvlab.ui import shared
 
 T = TypeVar("T")
@@ -44,7 +44,8 @@ def results_store() -> ResultsStore:
 def lookup(settings, ds: MultiViewDataset, result_type: type[T]) -> T | None:
     """A finished result for these data and settings, from this session or the store; else None.
 
-    ``result_type`` has ``from_npz(bytes)`` (the artifact stored by :func:`train`)."""
+    ``result_type`` has ``from_npz(bytes)`` (the artifact stored by :func:`train`).  A store that cannot answer now
+    is said on the page (``st.warning``) and asked again at the next rerun."""
     cache = st.session_state.setdefault(_CACHE, {})
     key = result_key(settings, ds)
     if key not in cache:
@@ -52,6 +53,9 @@ def lookup(settings, ds: MultiViewDataset, result_type: type[T]) -> T | None:
             result = shared.stored_result(results_store(), settings.kind, ds.fingerprint(), settings.key(), result_type)
         except ValueError:
             result = None  # an unusable store only costs the cache
+        except StoreUnavailable as exc:  # looked up again at the next rerun, once the store is back
+            st.warning(f"{exc} A result stored earlier cannot be shown until it is back.")
+            result = None
         if result is None:
             return None
         cache[key] = result
@@ -264,8 +268,8 @@ def engine_button(request: Request, key: str, label: str, button: str = "Train",
         st.session_state.pop(stopped_key, None)
         try:
             eng.submit(request, me, session_alive_probe())
-        except ValueError as exc:  # the server is busy, or the engine cannot be reached
-            st.error(str(exc))
+        except ValueError as exc:  # the server is busy, the results store or the engine cannot be reached (the
+            st.error(str(exc))  # run was not started and nothing of it is left waiting: Train again starts it)
             return None
     job = eng.job_of(me)
     if job is None:
@@ -284,7 +288,11 @@ def train_button(settings, ds: MultiViewDataset, key: str, label: str = "Trainin
     """The page's Train button (:func:`engine_button` for the page's settings on ``ds``; ``auto``:
     computed without a click); a finished result is cached for the session.  Returns the new
     result or None."""
-    request = request_for(settings, ds, label)
+    try:
+        request = request_for(settings, ds, label)
+    except (ValueError, StoreUnavailable) as exc:  # the results store cannot be opened now: tried again next rerun
+        st.error(f"{exc} Your run was not started: try again in a moment.")
+        return None
     outcome = engine_button(request, key, label, button=button, auto=auto)
     if outcome is None:
         return None

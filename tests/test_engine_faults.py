@@ -1,0 +1,307 @@
+"""mvlab.engine when something fails under it (issue #53, item 4): a run whose start fails (the results store locked
+or down, the scheduler refusing its task) leaves nothing registered and starts when asked again; the engine's lock is
+never held while the store is read or written; a worker's death is said for what it was (killed, out of memory,
+exit status, unknown), never guessed."""
+
+import os
+import signal
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from test_engine import Rows, request, steps, wait_state
+
+from mvlab.engine import Engine, EngineConfig, records
+from mvlab.engine.jobs import Death, _death_in_log, death_message
+from mvlab.engine.requests import RunNotStarted
+from mvlab.store import ResultsStore
+
+
+def reports_pid(data, progress):
+    """``data = (pid file, n steps)``: writes this worker's process id, then reports progress every 0.05 s."""
+    path, n = data
+    Path(path).write_text(str(os.getpid()))
+    for i in range(n):
+        time.sleep(0.05)
+        progress((i + 1) / n, f"step {i + 1} of {n}")
+    return Rows(1.0)
+
+
+@pytest.fixture(scope="module")
+def engine():
+    eng = Engine(EngineConfig(n_workers=1, dashboard=None), stop_grace=3.0)
+    eng.connect()  # one embedded worker for the module
+    yield eng
+    eng.close()
+
+
+@pytest.fixture
+def quick_store(tmp_path, monkeypatch):
+    """The store the engine records in, with a busy timeout of 0.3 s (the default 30 s would make each test wait)."""
+    store = ResultsStore(tmp_path / "r.sqlite", timeout=0.3)
+    monkeypatch.setattr(records, "store_at", lambda location: store)
+    return store
+
+
+def registered(engine, key):
+    """What the engine keeps of runs with this key: (jobs, key entries, queued count)."""
+    status = engine.server_status()
+    jobs = [j for j in engine._jobs.values() if j.request.key == key]
+    return jobs, key in engine._by_key, status.queued
+
+
+def test_a_start_the_locked_store_refuses_leaves_no_run_and_the_same_train_starts_once_it_is_free(engine, quick_store):
+    """Another process holds SQLite's write lock past the busy timeout: the Train is refused in words, nothing of it
+    stays in the engine, and the same Train (this holder's or another's) starts as soon as the lock is gone.
+
+    Fails when the registration is not undone on a failed start (tried: ``_withdraw`` reduced to ``pass``: the
+    retry attaches to a run that has no task, queued forever, and the engine keeps the job)."""
+    req = request(steps, (2, 0.05, 0.5), quick_store, key="locked-once")
+    other = sqlite3.connect(quick_store.path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process's write lock, held
+    try:
+        with pytest.raises(RunNotStarted, match=r"results store .* is unavailable right now: .*locked.* Your run "
+                                                r"was not started: try again in a moment"):
+            engine.submit(req, "ann")
+        assert registered(engine, req.key) == ([], False, 0)
+        assert engine.job_of("ann") is None
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    again = engine.submit(req, "bob")  # another student's Train on the same settings
+    assert wait_state(engine, again, ("finished",), timeout=60).state == "finished"
+    runs = quick_store.runs()
+    assert runs["status"].tolist() == ["finished"]  # the refused start left no record behind
+
+
+def test_a_task_the_scheduler_refuses_is_taken_back_and_its_record_marked_failed(engine, quick_store, monkeypatch):
+    """Anything failing between the run's registration and its task's submission (here the Dask client) takes the
+    run back out; the record it had started is marked failed with the reason, and the next Train starts.
+
+    Fails when the failure is not caught in ``submit`` (tried: the ``try`` around ``_launch`` removed: an
+    OSError, not RunNotStarted, and the job stays registered)."""
+    req = request(steps, (2, 0.05, 0.25), quick_store, key="refused-once")
+    real = engine.client.submit
+    calls = []
+
+    def refuse_once(*args, **kwargs):
+        calls.append(args[0])
+        if len(calls) == 1:
+            raise OSError("the scheduler closed the connection")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine.client, "submit", refuse_once)
+    with pytest.raises(RunNotStarted, match="could not be started .*OSError: the scheduler closed the connection"):
+        engine.submit(req, "cy")
+    assert registered(engine, req.key) == ([], False, 0) and engine.job_of("cy") is None
+    failed = quick_store.runs()
+    assert failed["status"].tolist() == ["failed"] and "scheduler closed" in failed.loc[0, "summary"]["error"]
+    again = engine.submit(req, "cy")
+    assert wait_state(engine, again, ("finished",), timeout=60).state == "finished"
+
+
+def train_page(location):
+    """A page with one Train button on the engine (:func:`mvlab.ui.runs.engine_button`), recorded at ``location``."""
+    from types import SimpleNamespace
+
+    import streamlit as st
+    from test_engine import request, steps
+
+    from mvlab.ui import runs
+
+    outcome = runs.engine_button(request(steps, (2, 0.05, 0.5), SimpleNamespace(location=location), key="ui-locked"),
+                                 "train", "Training")
+    if outcome is not None:
+        st.write(f"value {outcome.result.value}")
+
+
+@pytest.fixture
+def shared(engine):
+    """The module's engine as the pages' shared one."""
+    from mvlab.engine import use_engine
+
+    previous = use_engine(engine)
+    yield engine
+    use_engine(previous)
+
+
+def test_a_train_while_the_store_is_locked_says_so_in_words_and_the_next_train_runs(shared, quick_store):
+    """The page of a Train refused by a locked store shows the reason and that the run was not started (an
+    ``st.error``, no exception), and the same button runs it once the store is free.
+
+    Fails when the page lets the store's error through (tried: ``RunNotStarted`` deriving from RuntimeError, which
+    ``engine_button`` does not catch: the AppTest holds the exception)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(train_page, args=(quick_store.location,), default_timeout=60).run()
+    other = sqlite3.connect(quick_store.path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        at.button(key="train").click().run()
+        assert not at.exception, at.exception
+        [said] = [e.value for e in at.error]
+        assert "is unavailable right now" in said and "Your run was not started: try again in a moment" in said
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    at.button(key="train").click().run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    assert [m.value for m in at.markdown if m.value.startswith("value")] == ["value 0.5"]
+
+
+def lookup_page():
+    """A page that looks up a stored result (:func:`mvlab.ui.runs.lookup`)."""
+    from types import SimpleNamespace
+
+    import streamlit as st
+    from test_engine import Rows
+
+    from mvlab.ui import runs
+
+    settings, data = SimpleNamespace(kind="test", key=lambda: {"trees": 1}), SimpleNamespace(fingerprint=lambda: "fp")
+    found = runs.lookup(settings, data, Rows)
+    st.write(f"found {found}")
+
+
+def test_a_store_that_cannot_answer_is_said_on_the_page_and_looked_up_again_once_it_is_back(monkeypatch):
+    """Fails when ``lookup`` lets StoreUnavailable through (tried: its ``except StoreUnavailable`` removed: a
+    traceback in the AppTest)."""
+    from streamlit.testing.v1 import AppTest
+
+    from mvlab.store import StoreUnavailable
+    from mvlab.ui import runs
+
+    real = runs.shared.stored_result
+
+    def down(*args, **kwargs):
+        raise StoreUnavailable("The results store (postgresql://mvlab@db/mvlab) is unavailable right now: "
+                               "connection refused.")
+
+    monkeypatch.setattr(runs.shared, "stored_result", down)
+    at = AppTest.from_function(lookup_page, default_timeout=30).run()
+    assert not at.exception, at.exception
+    [said] = [w.value for w in at.warning]
+    assert "unavailable right now: connection refused" in said and "cannot be shown until it is back" in said
+    monkeypatch.setattr(runs.shared, "stored_result", real)
+    at.run()
+    assert not at.exception and not at.warning
+    assert [m.value for m in at.markdown] == ["found None"]
+
+
+def held_by_another_thread(lock) -> bool:
+    """Whether any thread holds ``lock``: asked from a thread of its own (an RLock lets its owner in again)."""
+    got = []
+
+    def probe():
+        if lock.acquire(timeout=0.05):
+            lock.release()
+            got.append(False)
+        else:
+            got.append(True)
+
+    thread = threading.Thread(target=probe)
+    thread.start()
+    thread.join()
+    return got[0]
+
+
+class LockWatchingStore:
+    """A results store that notes, for each call, whether the engine's lock was held while it was made."""
+
+    def __init__(self, store, lock):
+        self._store, self._lock, self.calls = store, lock, []
+
+    def __getattr__(self, name):
+        attr = getattr(self._store, name)
+        if not callable(attr):
+            return attr
+
+        def watched(*args, **kwargs):
+            self.calls.append((name, held_by_another_thread(self._lock)))
+            return attr(*args, **kwargs)
+
+        return watched
+
+
+def test_the_engine_lock_is_never_held_while_the_store_is_read_or_written(engine, tmp_path, monkeypatch):
+    """Every store call of a run (its typical duration read, its start, running mark, results, artifact and end)
+    is made with the engine's lock free: a store slow to answer (SQLite locked for 30 s) holds up the caller
+    that asked, never every page's status and every other Train.
+
+    Fails when the store is read under the lock (tried: ``self._typical(request)`` called inside ``with
+    self._lock`` in ``submit``, as before: ``typical_seconds`` is noted as held)."""
+    watching = LockWatchingStore(ResultsStore(tmp_path / "watched.sqlite"), engine._lock)
+    monkeypatch.setattr(records, "store_at", lambda location: watching)
+    req = request(steps, (2, 0.05, 0.75), watching, kind=f"watched-{time.time_ns()}")  # never measured: store read
+    job = engine.submit(req, "dee")
+    assert wait_state(engine, job, ("finished",), timeout=60).state == "finished"
+    assert engine.wait(job, timeout=10)
+    called = [name for name, _ in watching.calls]
+    for expected in ("typical_seconds", "start_run", "mark_running", "add_results", "put_artifact", "finish_run"):
+        assert expected in called, called
+    assert [name for name, held in watching.calls if held] == []
+
+
+def test_a_worker_killed_during_a_run_is_said_killed_not_out_of_memory(engine, tmp_path):
+    """SIGKILL sent to the worker that runs a Train, from outside: the run fails saying its worker was killed by
+    signal 9, not that it needed more memory; the restarted worker takes the next run.
+
+    Fails when every worker death is said to be memory (tried: ``death_message`` returning the memory message for
+    every cause, as before)."""
+    pid_file = tmp_path / "pid"
+    job = engine.submit(request(reports_pid, (str(pid_file), 600)), "eve")
+    wait_state(engine, job, ("running",))
+    deadline = time.time() + 30
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.time() < deadline
+        time.sleep(0.05)
+    os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    status = wait_state(engine, job, ("failed",), timeout=60)
+    assert "killed (signal 9, SIGKILL) from outside mvlab" in status.error, status.error
+    assert "memory" not in status.error
+    nxt = engine.submit(request(steps, (2, 0.05, 1.0)), "eve")
+    assert wait_state(engine, nxt, ("finished",), timeout=60).state == "finished"
+
+
+NANNY_LINES = [  # as distributed 2026.8's nanny logs them, newest first
+    "2026-11-27 03:33:33,503 - distributed.nanny - WARNING - Restarting worker (status=Status.running)",
+    "2026-11-27 03:33:33,499 - distributed.nanny - INFO - Worker process 7957 was killed by signal 15",
+    "2026-11-27 03:33:33,489 - distributed.nanny.memory - WARNING - Worker tcp://127.0.0.1:39757 (pid=7957) "
+    "exceeded 95% memory budget. Restarting...",
+    "2026-11-27 03:30:00,000 - distributed.nanny - INFO - Worker process 7001 exited with status 3",
+    "2026-11-27 03:29:00,000 - distributed.nanny - INFO - Worker process 6999 was killed by signal 9",
+]
+
+
+def test_the_nanny_log_tells_each_death_of_its_own_process():
+    """Fails when a death is read from another process's line (tried: matching any "Worker process N" line: 7001
+    reads as the newest line's signal 15), or when the memory restart is read as a plain SIGTERM."""
+    assert _death_in_log(NANNY_LINES, 7957) == Death("memory")  # its SIGTERM came from the memory monitor
+    assert _death_in_log(NANNY_LINES, 7001) == Death("exited", status=3)
+    assert _death_in_log(NANNY_LINES, 6999) == Death("killed", signal=9)
+    assert _death_in_log(NANNY_LINES, 1234) is None
+
+
+NOT_MEMORY = ("needed more memory", "out of memory")
+NOT_OUTSIDE = ("from outside", "nothing says why")
+
+
+@pytest.mark.parametrize("death, used, said, not_said", [
+    (Death("memory"), 0, "needed more memory than a worker has (2.0 GB)", NOT_OUTSIDE),
+    (Death("killed", signal=9), 100_000_000, "killed (signal 9, SIGKILL) from outside mvlab", NOT_MEMORY),
+    (Death("killed", signal=9), 1_900_000_000, "killed (signal 9, SIGKILL) while it used 1.9 of its 2.0 GB: most "
+                                               "likely it ran out of memory", NOT_OUTSIDE),
+    (Death("killed", signal=15), 1_900_000_000, "killed (signal 15, SIGTERM) from outside mvlab", NOT_MEMORY),
+    (Death("exited", status=3), 0, "exited with status 3", NOT_MEMORY),
+    (Death("unknown"), 0, "nothing says why", NOT_MEMORY),
+])
+def test_a_death_is_said_for_what_the_evidence_shows(death, used, said, not_said):
+    """Out of memory only on evidence: the nanny's memory restart, or a SIGKILL while the worker used 90 % of its
+    limit (the system's out-of-memory killer); a SIGTERM near the limit is still someone's kill.
+
+    Fails when memory is guessed (tried: the memory message for any death with ``used`` near the limit: the
+    SIGTERM row fails)."""
+    text = death_message(death, 2_000_000_000, used)
+    assert said in text and not any(words in text for words in not_said), text
