@@ -8,10 +8,17 @@ or an existing cluster named by its scheduler's address.
     ``dask scheduler`` and ``dask worker tls://host:8786 --nthreads 1 --memory-limit 8GB`` on other
     machines, all with the certificates of ``mvlab certificates``: docs/guide/deploy.md).  Unset or ``local``:
     an embedded :class:`distributed.LocalCluster`.  Whoever reaches a scheduler runs code on its workers, so
-    an address on another machine must be ``tls://`` with Dask's own TLS settings
-    (``DASK_DISTRIBUTED__COMM__TLS__CA_FILE``, ``…__CLIENT__CERT``, ``…__CLIENT__KEY``); plain ``tcp://`` is
-    refused there unless ``MVLAB_ALLOW_PLAIN_TCP=1`` (a network nobody else reaches).  On connecting, workers
-    whose mvlab or libraries differ from this process's are named, with their versions (:func:`check_versions`).
+    the address is checked against an allow-list before any byte is sent (:func:`checked_scheduler`):
+    ``tls://`` or ``wss://`` with Dask's own TLS settings (``DASK_DISTRIBUTED__COMM__TLS__CA_FILE``,
+    ``…__CLIENT__CERT``, ``…__CLIENT__KEY``) to any machine; plain ``tcp://`` or ``ws://`` only when every
+    address its host name resolves to is a loopback address (this machine); any other scheme is refused.
+``MVLAB_ALLOW_PLAIN_TCP``
+    On (``1``, ``true``, ``yes``, ``on``): plain ``tcp://`` to another machine is allowed too, for a network
+    nobody else reaches.  Off: ``0``, ``false``, ``no``, ``off``, empty or unset; any other value is an error
+    (:func:`env_switch`).  It never allows ``ws://`` to another machine: use ``wss://``.
+
+On connecting, workers whose mvlab or libraries differ from this process's are named, with their versions
+(:func:`check_versions`).
 ``MVLAB_WORKERS``
     Worker processes of the embedded cluster (default: as many as cores).
 ``MVLAB_WORKER_MEMORY``
@@ -29,18 +36,27 @@ or an existing cluster named by its scheduler's address.
     and one person alone may prefer ``MVLAB_WORKERS=1`` (one worker with every core).
 ``MVLAB_DASHBOARD``
     Where the embedded engine serves Dask's own dashboard (default ``127.0.0.1:8787``, this
-    machine only; ``:8787`` for every interface; ``off`` for none).  It needs ``bokeh``.
+    machine only; ``:8787`` for every interface; ``off``, ``0``, ``false``, ``no`` or empty for none; ``on``,
+    ``1``, ``true`` or ``yes`` for the default).  It needs ``bokeh``.
 
 Every worker runs one computation at a time (``nthreads=1``): a run's own parallelism uses
 threads inside its worker (scikit-learn's forests already do), never the process-wide loky
 executor of the web server, so one run's Stop, failure or memory blow-up cannot touch another's.
+
+The embedded workers never get the results store's location (a ``postgresql://`` URL may hold its password): the
+process that starts them records what they compute, so while an embedded cluster runs, the variables that hold it
+(:func:`store_variables`) are taken out of the environment its child processes inherit (the workers, the ones their
+nannies restart, multiprocessing's resource tracker), and kept in ``os.environ``, where this process reads them.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
+import socket
 import sys
+import threading
 import types
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -50,9 +66,45 @@ import psutil
 from distributed import Client, LocalCluster
 from distributed.diagnostics.plugin import WorkerPlugin
 
-__all__ = ["EngineConfig", "connect", "parse_bytes", "check_versions", "version_differences", "scheduler_security"]
+__all__ = ["EngineConfig", "connect", "parse_bytes", "check_versions", "version_differences", "scheduler_security",
+           "checked_scheduler", "env_switch", "store_variables"]
 
-_LOOPBACK = ("127.", "localhost", "[::1]", "::1")
+_SWITCH_ON = ("1", "true", "yes", "on")
+_SWITCH_OFF = ("", "0", "false", "no", "off")
+_ENCRYPTED = ("tls", "wss")  # Dask's transports with TLS: mvlab's certificates on both ends
+_PLAIN = ("tcp", "ws")  # plain text: this machine only
+_DEFAULT_DASHBOARD = "127.0.0.1:8787"
+
+
+def env_switch(name: str, environ=None) -> bool:
+    """The on/off environment variable ``name`` (of ``os.environ``, or the mapping ``environ``), parsed strictly:
+    ``1``, ``true``, ``yes``, ``on`` are on; ``0``, ``false``, ``no``, ``off``, empty or unset are off (any case,
+    spaces around ignored); anything else is a ``ValueError`` naming the variable, since a typo must neither open
+    nor close a door silently."""
+    env = os.environ if environ is None else environ
+    raw = env.get(name)
+    value = "" if raw is None else str(raw).strip().lower()
+    if value in _SWITCH_ON:
+        return True
+    if value in _SWITCH_OFF:
+        return False
+    raise ValueError(f"{name}={raw!r} is neither on nor off: write 1, true, yes or on to turn it on, and 0, false, "
+                     "no, off or nothing to leave it off.")
+
+
+def _dashboard_address(raw: str) -> str | None:
+    """``MVLAB_DASHBOARD``'s value: None for off, the default for on, else ``[host]:port``; ``ValueError`` in words
+    for anything else."""
+    value = raw.strip()
+    if value.lower() in _SWITCH_OFF + ("none",):
+        return None
+    if value.lower() in _SWITCH_ON:
+        return _DEFAULT_DASHBOARD
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536 or any(c.isspace() for c in host):
+        raise ValueError(f"MVLAB_DASHBOARD={raw!r} is not valid: give host:port (127.0.0.1:8787), :port for every "
+                         "interface, or off.")
+    return value
 
 
 def parse_bytes(text: str) -> int:
@@ -71,7 +123,7 @@ class EngineConfig:
     n_workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     worker_memory: int | None = None
     max_queued: int = 60
-    dashboard: str | None = "127.0.0.1:8787"
+    dashboard: str | None = _DEFAULT_DASHBOARD
     threads_per_run: int | None = None
 
     @classmethod
@@ -84,8 +136,7 @@ class EngineConfig:
             scheduler = None
         values = {"scheduler": scheduler}
         if "MVLAB_DASHBOARD" in env:
-            dashboard = env["MVLAB_DASHBOARD"].strip()
-            values["dashboard"] = None if dashboard.lower() in ("", "off", "none", "no") else dashboard
+            values["dashboard"] = _dashboard_address(env["MVLAB_DASHBOARD"])
         for name, key, parse in (("n_workers", "MVLAB_WORKERS", int), ("max_queued", "MVLAB_MAX_QUEUED", int),
                                  ("threads_per_run", "MVLAB_THREADS_PER_RUN", int),
                                  ("worker_memory", "MVLAB_WORKER_MEMORY", parse_bytes)):
@@ -97,6 +148,7 @@ class EngineConfig:
                     raise ValueError(f"{key}={raw!r} is not valid: give "
                                      + ("an amount of memory such as 4GB." if parse is parse_bytes
                                         else "a whole number.")) from None
+        env_switch("MVLAB_ALLOW_PLAIN_TCP", env)  # a typo is said when the server starts, not at its first run
         config = cls(**values)
         if config.n_workers < 1 or config.max_queued < 1 or (config.threads_per_run or 1) < 1:
             raise ValueError("MVLAB_WORKERS, MVLAB_MAX_QUEUED and MVLAB_THREADS_PER_RUN must be at least 1.")
@@ -131,6 +183,77 @@ class _PoliteWorker(WorkerPlugin):
         import mvlab.experiments.settings  # noqa: F401  (warm the imports)
 
 
+_WITHHELD_LOCK = threading.Lock()
+_withholding = 0  # embedded clusters alive in this process: while any is, children inherit no store variable
+
+
+def _holds_database_url(value: str) -> bool:
+    """Whether ``value`` is a PostgreSQL URL (``postgresql://``, ``postgres://``, ``postgresql+driver://``), which
+    names a database and may carry its password."""
+    scheme = value.strip().partition("://")[0].lower()
+    return "://" in value and scheme.split("+", 1)[0] in ("postgresql", "postgres")
+
+
+def store_variables(environ=None) -> list[str]:
+    """The names of the environment variables (of ``os.environ``, or the mapping ``environ``) that hold the results
+    store's location: ``MVLAB_STORE``, any other whose value is the same location, and any that holds a PostgreSQL
+    URL (a deployment's ``DATABASE_URL``, say).  libpq's own variables (``PGPASSWORD``, ``PGPASSFILE``) are not
+    among them: this process's libpq reads them from the very environment its children inherit."""
+    env = os.environ if environ is None else environ
+    store = str(env.get("MVLAB_STORE", "")).strip()
+    return [name for name, value in env.items()
+            if name == "MVLAB_STORE" or (store and str(value).strip() == store) or _holds_database_url(str(value))]
+
+
+def _withhold_store_from_children() -> None:
+    """Take the store's variables (:func:`store_variables`) out of the environment that processes started from now
+    on inherit (the C library's, which ``multiprocessing`` and ``subprocess`` pass on when given none), and leave them
+    in ``os.environ``, where this process's own code reads them.  Undone by :func:`_give_store_back_to_children` once
+    no embedded cluster needs it."""
+    global _withholding
+    with _WITHHELD_LOCK:
+        _withholding += 1
+        for name in store_variables():
+            os.unsetenv(name)
+
+
+def _give_store_back_to_children() -> None:
+    """The end of one :func:`_withhold_store_from_children`: when no embedded cluster is left, processes started
+    afterwards inherit ``os.environ``'s store variables again (as they did before the engine started)."""
+    global _withholding
+    with _WITHHELD_LOCK:
+        _withholding = max(0, _withholding - 1)
+        if _withholding == 0:
+            for name in store_variables():
+                os.putenv(name, os.environ[name])
+
+
+class _EmbeddedCluster(LocalCluster):
+    """The embedded engine's :class:`distributed.LocalCluster`: its worker processes (those its nannies restart later
+    included) and multiprocessing's helper processes start without the results store's variables, from its start
+    to its close (:func:`_withhold_store_from_children`)."""
+
+    def __init__(self, *args, **kwargs):
+        _withhold_store_from_children()
+        self._withholding_store = True
+        try:
+            super().__init__(*args, **kwargs)
+        except BaseException:
+            self._stop_withholding_store()
+            raise
+
+    def _stop_withholding_store(self) -> None:
+        if getattr(self, "_withholding_store", False):
+            self._withholding_store = False
+            _give_store_back_to_children()
+
+    async def _close(self):
+        try:
+            await super()._close()
+        finally:
+            self._stop_withholding_store()
+
+
 @contextmanager
 def _workers_start_clean():
     """multiprocessing's spawn re-runs the file of ``sys.modules["__main__"]`` in every new worker.
@@ -147,31 +270,94 @@ def _workers_start_clean():
             sys.modules["__main__"] = real
 
 
-def scheduler_security(address: str, environ=None):
-    """Dask's :class:`distributed.Security` for a scheduler's address, from Dask's own settings (its config files or
-    ``DASK_DISTRIBUTED__COMM__TLS__*`` variables), or ``ValueError`` in words: ``tls://`` without a certificate
-    authority and a client certificate, or plain ``tcp://`` to another machine (anyone who reaches that port runs
-    code on the workers) unless ``MVLAB_ALLOW_PLAIN_TCP=1``."""
+def _engine_tls_security(address: str):
+    """Dask's :class:`distributed.Security` from its own settings (its config files or
+    ``DASK_DISTRIBUTED__COMM__TLS__*`` variables), or ``ValueError`` naming the settings a ``tls://`` or ``wss://``
+    client still lacks."""
     from distributed import Security
 
+    security = Security()
+    missing = [name for name, value in (("DASK_DISTRIBUTED__COMM__TLS__CA_FILE", security.tls_ca_file),
+                                        ("DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT", security.tls_client_cert),
+                                        ("DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY", security.tls_client_key
+                                         or security.tls_client_cert))
+               if not value]
+    if missing:
+        raise ValueError(f"MVLAB_SCHEDULER={address} needs the engine's certificates: set {', '.join(missing)} "
+                         "(mvlab certificates DIR writes them and the settings file; docs/guide/deploy.md).")
+    return security
+
+
+def _is_loopback(ip: str) -> bool:
+    """Whether the numeric address ``ip`` (as ``getaddrinfo`` gives it, an IPv6 scope ``%eth0`` included) is this
+    machine's loopback, ``::ffff:127.0.0.1`` included."""
+    address = ipaddress.ip_address(ip.split("%", 1)[0])
+    mapped = getattr(address, "ipv4_mapped", None)
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)
+
+
+def _resolved(address: str, host: str, port: int) -> list[str]:
+    """Every numeric address ``host`` resolves to (``socket.getaddrinfo``, as a connection would), or ``ValueError``
+    in words when it resolves to none."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:  # socket.gaierror is an OSError
+        raise ValueError(f"MVLAB_SCHEDULER={address} names the host {host!r}, which does not resolve to any address "
+                         f"({exc}): check the name, or give the scheduler's IP address.") from None
+    ips = list(dict.fromkeys(info[4][0] for info in found))
+    if not ips:
+        raise ValueError(f"MVLAB_SCHEDULER={address} names the host {host!r}, which does not resolve to any address: "
+                         "check the name, or give the scheduler's IP address.")
+    return ips
+
+
+def checked_scheduler(address: str, environ=None):
+    """The address to connect to and Dask's :class:`distributed.Security` for it (None for plain text), once the
+    scheduler's address ``address`` has passed mvlab's allow-list, or ``ValueError`` in words.
+
+    Whoever reaches a scheduler runs code on its workers, so the decision is made on the address as Dask parses it
+    (its default scheme when none is written), with the host name resolved: ``tls://`` and ``wss://`` go anywhere,
+    with the engine's certificates (:func:`mvlab.engine.certificates.make_certificates`); plain ``tcp://`` and
+    ``ws://`` only when *every* address the name resolves to is a loopback address, and then to the checked
+    address itself (a name cannot resolve elsewhere between the check and the connection); plain ``tcp://`` to
+    another machine only with ``MVLAB_ALLOW_PLAIN_TCP`` on (:func:`env_switch`, of ``os.environ`` or the mapping
+    ``environ``). Any other scheme, a missing port and a host that resolves to nothing are refused."""
+    from distributed.comm.addressing import parse_address, parse_host_port, unparse_host_port
+
     env = os.environ if environ is None else environ
-    scheme, _, rest = address.partition("://") if "://" in address else ("tcp", "", address)
-    if scheme == "tls":
-        security = Security()
-        missing = [name for name, value in (("DASK_DISTRIBUTED__COMM__TLS__CA_FILE", security.tls_ca_file),
-                                            ("DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT", security.tls_client_cert),
-                                            ("DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY", security.tls_client_key
-                                             or security.tls_client_cert))
-                   if not value]
-        if missing:
-            raise ValueError(f"MVLAB_SCHEDULER={address} needs the engine's certificates: set {', '.join(missing)} "
-                             "(mvlab certificates DIR writes them and the settings file; docs/guide/deploy.md).")
-        return security
-    if scheme == "tcp" and not rest.startswith(_LOOPBACK) and not env.get("MVLAB_ALLOW_PLAIN_TCP"):
-        raise ValueError(f"MVLAB_SCHEDULER={address} is plain tcp:// to another machine: anyone who reaches that "
-                         "port runs code on the workers. Use tls:// with certificates (mvlab certificates; "
-                         "docs/guide/deploy.md), or set MVLAB_ALLOW_PLAIN_TCP=1 on a network nobody else reaches.")
-    return None
+    scheme, location = parse_address(address.strip())
+    if scheme not in _ENCRYPTED + _PLAIN:
+        raise ValueError(f"MVLAB_SCHEDULER={address} uses the transport {scheme + '://'!r}, which mvlab's engine does "
+                         "not speak: give tls://host:8786 (or wss://) with the engine's certificates, or tcp:// to "
+                         "this machine (docs/guide/deploy.md).")
+    try:
+        host, port = parse_host_port(location)
+    except ValueError as exc:
+        raise ValueError(f"MVLAB_SCHEDULER={address} is not a scheduler's address ({exc}): write "
+                         f"{scheme}://host:8786, an IPv6 address in brackets ({scheme}://[::1]:8786).") from None
+    if not host or not 0 < int(port) < 65536:
+        raise ValueError(f"MVLAB_SCHEDULER={address} is not a scheduler's address: it needs a host and a port "
+                         f"between 1 and 65535 ({scheme}://host:8786).")
+    ips = _resolved(address, host, port)
+    if scheme in _ENCRYPTED:
+        return f"{scheme}://{location}", _engine_tls_security(address)
+    if all(_is_loopback(ip) for ip in ips):
+        return f"{scheme}://{unparse_host_port(ips[0], port)}", None
+    if scheme == "tcp" and env_switch("MVLAB_ALLOW_PLAIN_TCP", env):
+        return f"{scheme}://{location}", None
+    elsewhere = ", ".join(ip for ip in ips if not _is_loopback(ip))
+    where = host if elsewhere == host else f"{host} resolves to {elsewhere}"
+    allow = ("" if scheme != "tcp" else
+             ", or set MVLAB_ALLOW_PLAIN_TCP=1 on a network nobody else reaches")
+    raise ValueError(f"MVLAB_SCHEDULER={address} is plain {scheme}:// to another machine ({where}): "
+                     f"anyone who reaches that port runs code on the workers. Use tls:// (or wss://) with "
+                     f"certificates (mvlab certificates; docs/guide/deploy.md){allow}.")
+
+
+def scheduler_security(address: str, environ=None):
+    """Dask's :class:`distributed.Security` for a scheduler's address (None for plain text to this machine), or
+    ``ValueError`` in words: :func:`checked_scheduler`'s allow-list."""
+    return checked_scheduler(address, environ)[1]
 
 
 def version_differences(here: dict, workers: dict) -> list[str]:
@@ -225,9 +411,9 @@ def connect(config: EngineConfig) -> tuple[Client, LocalCluster | None]:
     this process; a worker killed for memory fails its run at once (``allowed-failures: 0``) rather than retrying it
     on the next worker."""
     if config.scheduler is not None:
-        security = scheduler_security(config.scheduler)
+        address, security = checked_scheduler(config.scheduler)
         try:
-            client = Client(config.scheduler, timeout="10s", set_as_default=False, security=security)
+            client = Client(address, timeout="10s", set_as_default=False, security=security)
         except (OSError, TimeoutError) as exc:
             raise ValueError(f"Cannot reach the Dask scheduler at MVLAB_SCHEDULER={config.scheduler}: {exc}. "
                              "Start it (dask scheduler) or unset MVLAB_SCHEDULER to use the embedded engine."
@@ -255,9 +441,9 @@ def connect(config: EngineConfig) -> tuple[Client, LocalCluster | None]:
         # run (the view-construction sweep) 1.5x slower in its worker
         "distributed.worker.profile.enabled": False,
     }), _workers_start_clean():
-        cluster = LocalCluster(n_workers=config.n_workers, threads_per_worker=1, processes=True,
-                               memory_limit=config.memory_per_worker(), dashboard_address=dashboard,
-                               scheduler_port=0, silence_logs=logging.ERROR)
+        cluster = _EmbeddedCluster(n_workers=config.n_workers, threads_per_worker=1, processes=True,
+                                   memory_limit=config.memory_per_worker(), dashboard_address=dashboard,
+                                   scheduler_port=0, silence_logs=logging.ERROR)
         client = Client(cluster, set_as_default=False)
     client.register_plugin(_PoliteWorker())
     return client, cluster
