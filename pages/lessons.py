@@ -6,10 +6,18 @@ import streamlit as st
 from mvlab.lessons import LESSONS
 from mvlab.ui import lessons as ui
 from mvlab.ui import rounds, runs
+from mvlab.ui.prose import markdown_literal
 from mvlab.ui.state import plain_sidebar
 
 place, notes = ui.place_from_address()
-view, round_notes = rounds.join(place.round, place.key)
+try:
+    view, round_notes = rounds.join(place.round, st.query_params.get("key"))
+except rounds.StoreUnavailable as exc:  # the round stays in the address; the page looks again by itself
+    plain_sidebar(server=False)
+    st.warning(f"Class round {place.round}: {exc} Nothing is lost: this page looks again by itself.",
+               icon=":material/cloud_off:")
+    rounds.wait_for_the_store(place.round)
+    st.stop()
 state = view.state() if view is not None else None
 if place.round and (state is None or state.lesson != place.lesson):
     place = ui.Place(place.lesson, place.step, place.teacher)  # an unknown round, or another lesson's: none
@@ -18,10 +26,12 @@ if place.round and (state is None or state.lesson != place.lesson):
 elif view is not None and (moved := rounds.moved_to(view, state)) is not None:
     place = place.moved(moved + 1)  # the teacher moved the class on: this page goes there
     ui.publish_place(place)
+elif "key" in st.query_params:
+    ui.publish_place(place)  # a teacher link's key leaves the address at once (the browser keeps it)
 student = view is not None and not view.teacher  # in a class round: the teacher moves the class on
 plain_sidebar(server=not student)
 for note in notes + round_notes:
-    st.warning(note)
+    st.warning(markdown_literal(note))
 if place.teacher:
     ui.teacher_style()
 
@@ -35,8 +45,7 @@ if not student:  # a student in a round follows the teacher's lesson: no lesson 
                                  "a class round: when you reveal them).")
     if chosen != place.lesson or teacher != place.teacher:
         same = chosen == place.lesson
-        ui.publish_place(ui.Place(chosen, place.step if same else 1, teacher, place.round if same else None,
-                                  place.key if same else None))
+        ui.publish_place(ui.Place(chosen, place.step if same else 1, teacher, place.round if same else None))
         st.rerun()
 
 lesson = LESSONS[place.lesson]
@@ -62,8 +71,9 @@ if ctx is not None:
     items = ui.step_items(step, ctx, [lesson.id, place.step, runs.result_key(ctx.settings, ctx.data)])
     if answered:
         if view is not None and not view.teacher:
-            rounds.class_distribution(step, rounds.class_rounds().counts(view.code, place.step - 1), correct=True,
-                                      teacher=False)
+            with rounds.store_trouble("The class's answers cannot be read now. "):
+                rounds.class_distribution(step, rounds.class_rounds().counts(view.code, place.step - 1),
+                                          correct=True, teacher=False)
         ui.show_items(items, step, key, place.teacher)
         st.markdown(f":material/visibility: **What to notice.** {step.notice}")
         st.markdown(f":material/error: **A common mistake.** {step.mistake}")

@@ -21,11 +21,13 @@ from websockets.sync.client import connect
 
 
 class StudentSession:
-    def __init__(self, url: str, page: str, query: str = "", timeout: float = 120.0, cookie: str | None = None):
+    def __init__(self, url: str, page: str, query: str = "", timeout: float = 120.0, cookie: str | None = None,
+                 headers: dict[str, str] | None = None):
         parts = urlsplit(url)
         self.page, self.query, self.timeout = page, query, timeout
+        sent = dict(headers or {}) | ({"Cookie": cookie} if cookie else {})
         self.ws = connect(f"ws://{parts.netloc}/_stcore/stream", subprotocols=["streamlit"], max_size=None,
-                          additional_headers={"Cookie": cookie} if cookie else None,
+                          additional_headers=sent or None,
                           open_timeout=timeout, ping_interval=None,  # a session read in turns: no keepalive
                           max_queue=None, close_timeout=5)  # read in turns: its frames wait, unbounded
         self.buttons: dict[str, str] = {}

@@ -30,15 +30,34 @@ def values(elements):
     return [e.value for e in elements]
 
 
+def drawn(at) -> str:
+    """Everything the page draws (every element's message, the sidebar's too), as text: what a projector shows."""
+    texts = []
+
+    def walk(node):
+        for child in getattr(node, "children", {}).values():
+            if hasattr(child, "proto") and not getattr(child, "children", None):
+                texts.append(str(child.proto))
+            walk(child)
+
+    walk(at._tree)
+    return "\n".join(texts)
+
+
 def test_a_round_from_start_to_the_next_step(app):
+    """Fails when the teacher key is drawn on the projected page or kept in the address (tried: the old caption with
+    the teacher's own link put back, Place.query() writing key= again)."""
     teacher = session(lesson="ofsp", step=2, teacher=1)
     teacher.button(key="round_start").click().run()
     assert not teacher.exception, teacher.exception
     code = teacher.query_params["round"][0] if isinstance(teacher.query_params["round"], list) \
         else teacher.query_params["round"]
-    assert "key" in teacher.query_params  # the teacher's own address keeps the key (a reload stays teacher)
+    key = teacher.session_state["_round_keys"][code]
+    assert "key" not in teacher.query_params  # the address bar on the projector carries no key
+    assert key not in drawn(teacher) and "key=" not in drawn(teacher)
     assert any(f"lessons?lesson=ofsp&step=2&round={code}" in c.value and "key=" not in c.value for c in teacher.code)
     assert not [b for b in teacher.button if b.key == "lesson_ofsp_2_reveal"]  # the teacher does not answer
+    assert [b for b in teacher.button if b.key == "round_reveal_1"]  # ... and controls the round
 
     students = [session(lesson="ofsp", step=2, round=code) for _ in range(3)]
     for s, choice in zip(students, (1, 1, 0)):
@@ -47,7 +66,8 @@ def test_a_round_from_start_to_the_next_step(app):
         assert not s.exception, s.exception
         assert any("Your answer is in" in i.value for i in s.info)
         assert not s.success  # no answer before the teacher reveals it
-    students[2].radio(key="lesson_ofsp_2_choice").set_value(1).run()  # a change of mind replaces the answer
+    students[2].radio(key="lesson_ofsp_2_choice").set_value(1).run()  # a change of mind, sent, replaces the answer
+    students[2].button(key="lesson_ofsp_2_reveal").click().run()
     rounds = ClassRounds(ResultsStore().path)
     assert rounds.counts(code, 1) == {1: 3}
 
@@ -61,9 +81,45 @@ def test_a_round_from_start_to_the_next_step(app):
 
     teacher.button(key="round_next_1").click().run()
     assert values(teacher.header) == [get_lesson("ofsp").steps[2].title]
+    assert "key" not in teacher.query_params and key not in drawn(teacher)
     students[1].run()
     assert values(students[1].header) == [get_lesson("ofsp").steps[2].title]  # moved by the teacher
     assert "key" not in students[1].query_params
+
+
+@pytest.fixture
+def cookies(monkeypatch):
+    """The cookies the browser sends (AppTest sends none): a dict the test fills, read by mvlab.ui.identity."""
+    jar: dict[str, str] = {}
+    monkeypatch.setattr("mvlab.ui.identity._cookie", jar.get)
+    return jar
+
+
+def test_a_reload_or_a_second_tab_is_the_same_student_and_the_same_teacher(app, cookies):
+    """One browser (its cookie), three sessions: the answer is counted once and shown as sent after the reload; the
+    teacher's browser controls the round after a reload without any key in the address. Fails when the token is the
+    session's instead of the cookie's (tried: the old per-session token: {1: 2}) or when the teacher's cookie is not
+    read (tried: teacher_key returning the session's only)."""
+    rounds = ClassRounds(ResultsStore().path)
+    started = rounds.start("ofsp")
+    code = started.round.code
+    cookies["mvlab_id"] = "a-browser-token-0123456789"
+    first = session(lesson="ofsp", step=2, round=code)
+    first.radio(key="lesson_ofsp_2_choice").set_value(1).run()
+    first.button(key="lesson_ofsp_2_reveal").click().run()
+    again = session(lesson="ofsp", step=2, round=code)  # a reload, a second tab, a restarted server process
+    assert any("Your answer is in" in i.value for i in again.info)
+    assert again.radio(key="lesson_ofsp_2_choice").value == 1
+    assert not [b for b in again.button if b.key == "lesson_ofsp_2_reveal"]
+    again.radio(key="lesson_ofsp_2_choice").set_value(2).run()
+    again.button(key="lesson_ofsp_2_reveal").click().run()  # "Send my new answer": replaces, never adds
+    assert rounds.counts(code, 1) == {2: 1}
+
+    del cookies["mvlab_id"]
+    cookies[f"mvlab_teacher_{code}"] = started.key
+    teacher = session(lesson="ofsp", step=2, teacher=1, round=code)  # the teacher reloads: no key in the address
+    assert [b for b in teacher.button if b.key == "round_reveal_1"]
+    assert started.key not in drawn(teacher)
 
 
 def test_a_students_link_cannot_reveal_and_an_unknown_round_says_so(app):
@@ -72,6 +128,88 @@ def test_a_students_link_cannot_reveal_and_an_unknown_round_says_so(app):
     forged = session(lesson="ofsp", step=2, round=started.round.code, key="guessed", teacher=1)
     assert any("not this round's" in w.value for w in forged.warning)
     assert not [b for b in forged.button if (b.key or "").startswith("round_reveal")]
+    assert "key" not in forged.query_params
     unknown = session(lesson="ofsp", step=2, round="ZZZZ")
     assert any("There is no class round 'ZZZZ'" in w.value for w in unknown.warning)
     assert "round" not in unknown.query_params
+
+
+def test_a_teacher_link_file_opens_the_round_as_its_teacher_and_its_key_leaves_the_address(app):
+    rounds = ClassRounds(ResultsStore().path)
+    started = rounds.start("ofsp")
+    opened = session(lesson="ofsp", step=2, round=started.round.code, key=started.key, teacher=1)
+    assert [b for b in opened.button if b.key == "round_reveal_1"]
+    assert "key" not in opened.query_params
+    opened.run()  # the first run's script kept the key in the browser's cookie; from then on it is never drawn
+    assert started.key not in drawn(opened) and [b for b in opened.button if b.key == "round_reveal_1"]
+
+
+@pytest.mark.parametrize("query, shown", [
+    ({"lesson": "[click me](http://evil.example)", "step": 2}, "[click me](http://evil.example)"),
+    ({"lesson": "ofsp", "step": "**9**"}, "**9**"),
+    ({"lesson": "ofsp", "step": 2, "round": ":red[OWNED]"}, ":red[OWNED]"),
+    ({"lesson": "ofsp", "step": "99999999999999999999"}, "99999999999999999999"),
+])
+def test_values_from_the_address_are_refused_in_words_and_shown_as_text(app, query, shown):
+    """Fails when a note puts an address's value into Markdown as it is (tried: st.warning(note) without
+    markdown_literal: the link and the bold were drawn)."""
+    from mvlab.ui.prose import markdown_literal
+
+    at = session(**query)
+    assert not at.exception
+    warnings = [w.value for w in at.warning]
+    assert any(markdown_literal(shown) in w for w in warnings), warnings
+    if markdown_literal(shown) != shown:
+        assert not any(shown in w for w in warnings)  # never the raw Markdown
+
+
+def test_an_answer_the_store_could_not_take_is_not_shown_as_sent_and_can_be_sent_again(app, monkeypatch):
+    """The store fails as the student sends: the page says the answer was not sent (no traceback, no "Your answer is
+    in"), the Send button stays; sent again once the store is back, it counts once. Fails when the page marks the
+    answer sent before the store confirms it (tried: the old send(), sent = True first: "Your answer is in" with
+    nothing stored)."""
+    from mvlab.store import StoreUnavailable
+
+    rounds = ClassRounds(ResultsStore().path)
+    code = rounds.start("ofsp").round.code
+    student = session(lesson="ofsp", step=2, round=code)
+    real = ClassRounds.answer
+
+    def down(self, *args, **kwargs):
+        raise StoreUnavailable("The results store (x) is unavailable right now: connection refused.")
+
+    monkeypatch.setattr(ClassRounds, "answer", down)
+    student.radio(key="lesson_ofsp_2_choice").set_value(2).run()
+    student.button(key="lesson_ofsp_2_reveal").click().run()
+    assert not student.exception, student.exception
+    assert any("Your answer was not sent" in e.value and "connection refused" in e.value for e in student.error)
+    assert not any("Your answer is in" in i.value for i in student.info)
+    monkeypatch.setattr(ClassRounds, "answer", real)
+    student.button(key="lesson_ofsp_2_reveal").click().run()
+    assert any("Your answer is in" in i.value for i in student.info)
+    student.button  # the page after the send: no Send button
+    assert not [b for b in student.button if b.key == "lesson_ofsp_2_reveal"]
+    assert rounds.counts(code, 1) == {2: 1}
+
+
+def test_a_page_opened_while_the_store_is_down_says_so_keeps_the_round_and_recovers(app, monkeypatch):
+    """Fails when the page shows a traceback, or drops the round from the address, while the store cannot answer
+    (tried: the StoreUnavailable branch of the page removed: an exception)."""
+    from mvlab.store import StoreUnavailable
+
+    rounds = ClassRounds(ResultsStore().path)
+    code = rounds.start("ofsp").round.code
+    real = ClassRounds.get
+
+    def down(self, *args, **kwargs):
+        raise StoreUnavailable("The results store (x) is unavailable right now: the database is locked.")
+
+    monkeypatch.setattr(ClassRounds, "get", down)
+    student = session(lesson="ofsp", step=2, round=code)
+    assert not student.exception, student.exception
+    assert any("unavailable right now" in w.value and "looks again by itself" in w.value for w in student.warning)
+    assert student.query_params["round"] in (code, [code])
+    monkeypatch.setattr(ClassRounds, "get", real)
+    student.run()
+    assert not student.exception and not student.warning
+    assert [b for b in student.button if b.key == "lesson_ofsp_2_reveal"]

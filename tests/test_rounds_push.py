@@ -13,13 +13,14 @@ from mvlab.store import ClassRounds, ResultsStore
 from streamlit_client import StudentSession
 
 LIVE = 2.0  # seconds: the bound for the reveal and the next step to reach a student
+JOINS_PER_ADDRESS = 5  # the server's limit of new students from one network address per minute (default 120)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     store = tmp_path_factory.mktemp("push") / "results.sqlite"
     warm(get_lesson("ofsp"), ResultsStore(store), say=lambda line: None)
-    with running_app(store, MVLAB_WORKERS="1") as url:
+    with running_app(store, MVLAB_WORKERS="1", MVLAB_ROUND_JOINS_PER_ADDRESS=str(JOINS_PER_ADDRESS)) as url:
         yield url, store
 
 
@@ -94,3 +95,59 @@ def test_a_round_that_shares_its_distribution_updates_it_and_still_reveals(serve
     took = arrives(student, f"Answer: ({chr(97 + lesson.steps[1].question.answer)})", 10)
     assert took is not None and took <= LIVE, took
     student.close()
+
+
+@pytest.mark.parametrize("made_up", ["7", "-3", "abc", "9" * 30])
+def test_a_made_up_choice_sent_by_a_script_is_refused_in_words_and_never_counted(server, made_up):
+    """The radio's value in the protocol's message is one the page never offered: refused in words, nothing stored,
+    no exception, never "Your answer is in". The page checks the value (checked_choice) and so does the store
+    (_whole): fails when neither does (tried: send() passing the radio's value on and the store's int(choice):
+    "7" and "-3" were stored and counted, "abc" and the long one raised)."""
+    url, store = server
+    lesson = get_lesson("ofsp")
+    code = ClassRounds(store).start("ofsp").round.code
+    student = StudentSession(url, "lessons", f"lesson=ofsp&step=2&round={code}")
+    widget_id, _ = student.radios[lesson.steps[1].question.prompt]
+    student.values[widget_id] = made_up
+    student.choose(lesson.steps[1].question.prompt, 0)
+    student.values[widget_id] = made_up  # choose() set a real option; the script sends its own
+    student.click("Send my answer")
+    student._read_until(lambda: False, 30)
+    assert not student.exceptions, student.exceptions
+    assert any("not one of the choices" in t for t in student.texts), student.texts
+    assert not any("Your answer is in" in t for t in student.texts)
+    assert ClassRounds(store).counts(code, 1) == {}
+    student.close()
+
+
+def test_one_browser_is_one_student_across_sessions_and_a_new_address_flood_is_held_back(server):
+    """Two sessions of one browser (its cookie, as after a reload or in a second tab) answer once between them and
+    the second finds the answer sent; sessions that each come as a new browser from one network address (through
+    the proxy's X-Real-IP, believed from this machine only) are refused past the address's limit, in words. Fails
+    when the token is per session (tried: {1: 2}) or when joins are not limited (tried: the address check removed:
+    every session joined)."""
+    url, store = server
+    lesson = get_lesson("ofsp")
+    prompt = lesson.steps[1].question.prompt
+    code = ClassRounds(store).start("ofsp").round.code
+    query = f"lesson=ofsp&step=2&round={code}"
+    cookie = "mvlab_id=one-browser-0123456789abcdef"
+    first = StudentSession(url, "lessons", query, cookie=cookie)
+    first.choose(prompt, 1)
+    first.click("Send my answer")
+    assert first.wait_for_text("Your answer is in", 60)
+    again = StudentSession(url, "lessons", query, cookie=cookie)
+    assert any("Your answer is in" in t for t in again.texts), again.texts
+    assert ClassRounds(store).counts(code, 1) == {1: 1}
+    for s in (first, again):
+        s.close()
+
+    refused = []
+    for i in range(JOINS_PER_ADDRESS + 3):
+        s = StudentSession(url, "lessons", query, headers={"X-Real-IP": "203.0.113.9"})
+        refused += [t for t in s.texts if "new students joined from your network address" in t]
+        s.close()
+        if refused:
+            break
+    assert refused and i == JOINS_PER_ADDRESS, (i, refused)
+

@@ -25,29 +25,27 @@ ADDRESS_KEYS = ("lesson", "step", "teacher", "round", "key")
 
 class Place:
     """Where the reader is: a lesson id, a step number (1-based), teacher mode on or off, and the class round
-    taken part in (its code, and the teacher key on the teacher's own link only)."""
+    taken part in (its code). A teacher key is never part of a place: a link that carries one (``key=``) is read
+    once by :func:`mvlab.ui.rounds.join` and leaves the address when the place is published."""
 
-    def __init__(self, lesson: str, step: int, teacher: bool, round: str | None = None, key: str | None = None):
-        self.lesson, self.step, self.teacher, self.round, self.key = lesson, step, teacher, round, key
+    def __init__(self, lesson: str, step: int, teacher: bool, round: str | None = None):
+        self.lesson, self.step, self.teacher, self.round = lesson, step, teacher, round
 
     def moved(self, step: int) -> "Place":
         """The same place at another step."""
-        return Place(self.lesson, step, self.teacher, self.round, self.key)
+        return Place(self.lesson, step, self.teacher, self.round)
 
     def address(self) -> str:
         """The query of this place as a link's text (``lesson=dvs&step=2...``)."""
         return "&".join(f"{k}={v}" for k, v in self.query().items())
 
     def query(self) -> dict[str, str]:
-        """The place as URL query values: ``lesson`` and ``step``, and ``teacher``, ``round`` and ``key`` when
-        set."""
+        """The place as URL query values: ``lesson`` and ``step``, and ``teacher`` and ``round`` when set."""
         out = {"lesson": self.lesson, "step": str(self.step)}
         if self.teacher:
             out["teacher"] = "1"
         if self.round:
             out["round"] = self.round
-            if self.key:
-                out["key"] = self.key
         return out
 
 
@@ -55,19 +53,16 @@ def _read_address(notes: list[str]) -> Place:
     q = st.query_params
     lesson = q.get("lesson", next(iter(LESSONS)))
     if lesson not in LESSONS:
-        notes.append(f"There is no lesson '{lesson}'; the lessons are {', '.join(LESSONS)}. Showing the first.")
+        notes.append(f"There is no lesson '{lesson[:40]}'; the lessons are {', '.join(LESSONS)}. Showing the first.")
         lesson = next(iter(LESSONS))
     total = len(LESSONS[lesson].steps)
     raw = q.get("step", "1")
-    try:
-        step = int(raw)
-        if not 1 <= step <= total:
-            raise ValueError
-    except ValueError:
-        notes.append(f"'step={raw}' is not a step of this lesson (1 to {total}); showing step 1.")
+    step = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else 0
+    if not 1 <= step <= total:
+        notes.append(f"'step={raw[:40]}' is not a step of this lesson (1 to {total}); showing step 1.")
         step = 1
     teacher = q.get("teacher", "0").lower() in ("1", "true", "yes", "on")
-    return Place(lesson, step, teacher, q.get("round") or None, q.get("key") or None)
+    return Place(lesson, step, teacher, q.get("round") or None)
 
 
 def place_from_address() -> tuple[Place, list[str]]:
@@ -93,12 +88,12 @@ def publish_place(place: Place) -> None:
 
 def round_panel(lesson: Lesson, place: Place, view) -> None:
     """Teacher mode's class-round panel (:func:`mvlab.ui.rounds.teacher_panel`) with this step's links: the
-    students' (the round's code) and the teacher's own (also its key)."""
+    students' (the round's code) and, only in a file to download, the teacher's own (also its key)."""
     rounds.teacher_panel(
         lesson, view,
         student_query=lambda code: Place(lesson.id, place.step, False, code).address(),
-        teacher_query=lambda code, key: Place(lesson.id, place.step, True, code, key).address(),
-        on_start=lambda code, key: publish_place(Place(lesson.id, place.step, True, code, key)))
+        teacher_query=lambda code, key: Place(lesson.id, place.step, True, code).address() + f"&key={key}",
+        on_start=lambda code: publish_place(Place(lesson.id, place.step, True, code)))
 
 
 def teacher_style() -> None:
@@ -114,36 +109,48 @@ def question(step: Step, key: str, teacher: bool, view=None, step_index: int = 0
     """The predict-first question; returns True once the answer is shown.
 
     Alone: the reader reveals it (teacher mode: shown at once). In a class round (``view``, a
-    :class:`mvlab.ui.rounds.RoundView`): a student sends their answer (recorded; a change of mind before the
-    reveal replaces it) and the answer shows when the teacher reveals it to the class, for the teacher too."""
+    :class:`mvlab.ui.rounds.RoundView`): a student sends their answer, shown as sent only once the store has
+    confirmed it (``{key}_revealed``; a failure is said and the answer can be sent again), a change of mind before
+    the reveal is sent the same way and replaces it, and a student who reloads or opens another tab finds the
+    answer their browser sent; the answer shows when the teacher reveals it to the class, for the teacher too. A
+    choice that is not one of the question's (a value a browser made up) is refused in words."""
     q = step.question
     st.markdown(f"**Predict first:** {q.prompt}")
     letters = [f"({chr(97 + i)}) {c}" for i, c in enumerate(q.choices)]
     student = view is not None and not view.teacher
-    sent = f"{key}_revealed"
-
-    def changed():  # a student who already sent an answer and changes their mind: the new one replaces it
-        if student and st.session_state.get(sent):
-            rounds.record(view, step_index, st.session_state.get(f"{key}_choice"))
+    sent, confirmed_key = f"{key}_revealed", f"{key}_sent"
+    if student and confirmed_key not in st.session_state:  # a reload, a tab: what this browser sent before
+        before = rounds.sent_before(view, step_index)
+        st.session_state[confirmed_key] = before
+        if before is not None:
+            st.session_state[f"{key}_choice"], st.session_state[sent] = before, True
 
     def send():
-        st.session_state[sent] = True
-        if student:
-            rounds.record(view, step_index, st.session_state.get(f"{key}_choice"))
+        choice = rounds.checked_choice(st.session_state.get(f"{key}_choice"), len(q.choices))
+        if not student:
+            st.session_state[sent] = choice is not None
+        elif rounds.record(view, step_index, choice, len(q.choices)):
+            st.session_state[sent], st.session_state[confirmed_key] = True, choice
 
     chosen = st.radio(q.prompt, range(len(q.choices)), index=None, key=f"{key}_choice", label_visibility="collapsed",
-                      format_func=lambda i: letters[i], on_change=changed, disabled=view is not None and view.teacher)
+                      format_func=lambda i: letters[i] if isinstance(i, int) and 0 <= i < len(letters) else str(i),
+                      disabled=view is not None and view.teacher)
+    chosen = rounds.checked_choice(chosen, len(q.choices))
     if view is None:
         revealed = teacher or st.session_state.get(sent, False)
     else:
         state = view.state()
         revealed = state is not None and step_index in state.revealed
-    if not revealed and (view is None or student) and not st.session_state.get(sent):
-        st.button("Send my answer" if student else "Reveal the answer", key=f"{key}_reveal", disabled=chosen is None,
-                  on_click=send, help="Choose an answer first: predicting before you see is the point.")
+    confirmed = st.session_state.get(confirmed_key)
+    unsent = not st.session_state.get(sent) or (student and chosen is not None and chosen != confirmed)
+    if not revealed and (view is None or student) and unsent:
+        label = ("Reveal the answer" if not student else "Send my answer" if confirmed is None
+                 else "Send my new answer")
+        st.button(label, key=f"{key}_reveal", disabled=chosen is None, on_click=send,
+                  help="Choose an answer first: predicting before you see is the point.")
     refused = st.session_state.pop("_round_refused", None)
     if refused:
-        st.error(f"Your answer was not counted: {refused}")
+        st.error(refused)
     if revealed:
         verdict = "" if chosen is None or (view is not None and view.teacher) else (
             "You were right. " if chosen == q.answer else f"You chose ({chr(97 + chosen)}). ")

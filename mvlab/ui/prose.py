@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-__all__ = ["page_text", "text_names"]
+__all__ = ["page_text", "text_names", "markdown_literal"]
 
 TEXT_DIR = "text"
 """The folder of ``mvlab.ui`` that holds one folder of Markdown files per page."""
@@ -43,3 +43,17 @@ def page_text(page: str, name: str, /, **values) -> str:
                                 f"the page's texts: {text_names(page) or 'none'}.")
     text = source.read_text(encoding="utf-8").strip("\n")
     return text.format(**values) if values else text
+
+
+_MARKDOWN_SIGNS = frozenset("\\`*_[]<>#|~:$&")
+"""The characters that can make Markdown, HTML or Streamlit's own syntax inside a line (emphasis, links, images,
+code, tables, strike-through, ``:red[...]``, ``:material/...:``, ``$math$``, entities): each is written escaped
+(CommonMark lets any ASCII punctuation be escaped with a backslash). A line's own start (``#``, ``-``, ``1.``) is
+the caller's words, and line breaks become spaces."""
+
+
+def markdown_literal(text) -> str:
+    """``text`` as Markdown that shows it as it is: a value from an address or a page (``[link](http://...)``,
+    ``**bold**``, ``:red[x]``, ``<b>``) is shown as those characters, never interpreted; line breaks become spaces."""
+    return "".join("\\" + c if c in _MARKDOWN_SIGNS else " " if c in "\r\n" else c for c in str(text))
+

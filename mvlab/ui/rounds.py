@@ -1,41 +1,50 @@
 """A class round on the Lessons page: every student predicts, the teacher sees the room's answers live,
 reveals the answer to everyone and moves the class on (the store part: :mod:`mvlab.store.rounds`).
 
-A teacher (teacher mode) starts a round and gets two links: the students' (``?lesson=dvs&step=2&round=K7Q2``,
-also as a QR code drawn here, on the server) and the teacher's own, which also carries the teacher key
-(``&key=...``: whoever has it can reveal, advance, rename, download and delete; a student's link never carries
-it, and the key is checked by the store, not hidden in the page). A student's committed answer is recorded
-under a random token of their browser tab. Live parts refresh themselves as fragments (``run_every``), not as
+A teacher (teacher mode) starts a round and gets the students' link (``?lesson=dvs&step=2&round=K7Q2``, also as a
+QR code drawn here, on the server). The teacher key (whoever has it can reveal, advance, rename, download and
+delete; the store checks it) is never shown on the projected page nor kept in the address: the teacher's browser
+holds it in its session and a cookie (:mod:`mvlab.ui.identity`), so a reload or a second tab still controls the
+round; a file with a link that carries it can be downloaded to take the round to another device, and that link's
+key leaves the address as soon as the page has read it. A student's answer is recorded under their browser's
+anonymous token (a cookie: a reload, a tab, a restarted server find the same student), only once the store has
+confirmed it is the answer shown as sent, and every value a page sends is checked against what the step allows.
+When the store cannot answer (PostgreSQL stopped, SQLite locked), the pages say so in words and look again by
+themselves until it is back. Live parts refresh themselves as fragments (``run_every``), not as
 reruns of the whole page: the teacher's count of answers every second. A student's page does not look at
 the round at all: one reader per server process (:class:`mvlab.ui.wake.Watch`) looks at every followed round
 four times a second and reruns only the students whose round changed (the reveal, the next step, and, when the
 round shares it, the class's distribution every ``SHARE_REFRESH`` seconds); where the server cannot wake a
 session (:func:`mvlab.ui.wake.available`), the student's page looks every ``STUDENT_REFRESH`` seconds instead.
 
-Settings: ``MVLAB_ROUND_RETENTION_DAYS`` (default 30: older rounds are deleted by the server) and
-``MVLAB_ROUND_MAX_ANSWERS`` (default 5000 answers per round).
+Settings: ``MVLAB_ROUND_RETENTION_DAYS`` (default 30: older rounds are deleted by the server),
+``MVLAB_ROUND_MAX_ANSWERS`` (default 5000 answers per round), ``MVLAB_ROUND_JOINS_PER_ADDRESS`` (default 120 new
+students per network address and minute; 0: no limit; raise it when a large class reaches the server through one
+NAT address) and ``MVLAB_ROUND_STORE_WAIT`` (default 5: seconds an answer waits for a locked or unreachable store
+before the student is told it was not sent).
 """
 
 from __future__ import annotations
 
 import html
 import os
-import secrets
 import time
+from contextlib import contextmanager
 from datetime import datetime
 from urllib.parse import urlsplit
 
 import streamlit as st
 
 from mvlab.lessons import Lesson, Step
-from mvlab.store import ClassRounds, Round, RoundError
-from mvlab.store.rounds import normal_code
-from mvlab.ui import runs, shared, touch, wake
+from mvlab.store import ClassRounds, Round, RoundError, StoreUnavailable
+from mvlab.store.rounds import normal_code, valid_code
+from mvlab.ui import identity, runs, shared, touch, wake
 from mvlab.ui.figure_text import show_figure
 from mvlab.viz.class_figures import answer_distribution
 
-__all__ = ["class_rounds", "RoundView", "join", "teacher_panel", "record", "live_answers", "follow_the_round",
-           "class_distribution", "moved_to", "round_watch", "students_base"]
+__all__ = ["class_rounds", "RoundView", "join", "teacher_panel", "record", "sent_before", "live_answers",
+           "follow_the_round", "class_distribution", "moved_to", "round_watch", "students_base", "store_trouble",
+           "wait_for_the_store", "StoreUnavailable"]
 
 TEACHER_REFRESH = 1.0
 """Seconds between two looks of the teacher's view at the answers."""
@@ -45,24 +54,69 @@ SHARE_REFRESH = 2.0
 """Seconds between two updates of the class's distribution on the waiting students' pages (rounds that share it)."""
 STUDENT_REFRESH = 1.0
 """Seconds between two looks of a student's page at the round where the server cannot wake it (the fallback)."""
+STORE_RETRY = 2.0
+"""Seconds between two looks of a page at a store that could not answer, until it is back."""
 
 
 @st.cache_resource(show_spinner=False)
-def _rounds(path: str, retention: float, cap: int) -> ClassRounds:
-    store = ClassRounds(path, retention_days=retention, max_answers=cap)
+def _rounds(path: str, retention: float, cap: int, per_address: int, wait: float) -> ClassRounds:
+    store = ClassRounds(path, retention_days=retention, max_answers=cap, new_per_address=per_address, timeout=wait)
     store.sweep()  # once per server process (and path): rounds past the retention go
     return store
 
 
-def _settings() -> tuple[str, float, int]:
-    retention = float(os.environ.get("MVLAB_ROUND_RETENTION_DAYS", "30"))
-    cap = int(os.environ.get("MVLAB_ROUND_MAX_ANSWERS", "5000"))
-    return runs.results_store().location, retention, cap
+def _number(name: str, default: str, kind=float):
+    text = os.environ.get(name, default).strip() or default
+    try:
+        return kind(text)
+    except ValueError:
+        raise ValueError(f"{name}={text!r} is not a number; leave it unset for {default}.") from None
+
+
+def _settings() -> tuple[str, float, int, int, float]:
+    return (runs.results_store().location, _number("MVLAB_ROUND_RETENTION_DAYS", "30"),
+            _number("MVLAB_ROUND_MAX_ANSWERS", "5000", int), _number("MVLAB_ROUND_JOINS_PER_ADDRESS", "120", int),
+            _number("MVLAB_ROUND_STORE_WAIT", "5"))
 
 
 def class_rounds() -> ClassRounds:
-    """The rounds in this server's results store (the retention and cap from the environment)."""
-    return _rounds(*_settings())
+    """The rounds in this server's results store (the retention, cap, join limit and wait from the environment); a
+    store that cannot be opened now is :class:`StoreUnavailable`."""
+    try:
+        return _rounds(*_settings())
+    except StoreUnavailable:
+        raise
+    except ValueError as exc:  # the store could not be opened (a server down at the first look)
+        raise StoreUnavailable(str(exc)) from exc
+
+
+def _unavailable_words(exc: StoreUnavailable) -> str:
+    return f"{exc} Nothing is lost: this page looks again by itself every {STORE_RETRY:.0f} s."
+
+
+@contextmanager
+def store_trouble(prefix: str = ""):
+    """A block whose store calls may fail: a store that cannot answer is said in words (``prefix`` first), not a
+    traceback, and the rest of the page goes on."""
+    try:
+        yield
+    except StoreUnavailable as exc:
+        st.warning(prefix + _unavailable_words(exc), icon=":material/cloud_off:")
+
+
+def wait_for_the_store(code: str) -> None:
+    """Where the store could not answer as this page opened round ``code``: say so, look again every
+    ``STORE_RETRY`` seconds, and reload the page by itself once the store answers."""
+
+    @st.fragment(run_every=STORE_RETRY)
+    def look_again():
+        try:
+            class_rounds().get(code)
+        except StoreUnavailable:
+            return
+        st.rerun(scope="app")
+
+    look_again()
 
 
 class RoundNow:
@@ -91,18 +145,23 @@ def _reader(rounds: ClassRounds):
 
 
 @st.cache_resource(show_spinner=False)
-def _watch(path: str, retention: float, cap: int) -> wake.Watch:
-    return wake.Watch(_reader(_rounds(path, retention, cap)), interval=WATCH_INTERVAL)
+def _watch(path: str, retention: float, cap: int, per_address: int, wait: float) -> wake.Watch:
+    return wake.Watch(_reader(_rounds(path, retention, cap, per_address, wait)), interval=WATCH_INTERVAL)
 
 
 def round_watch() -> wake.Watch:
     """This server process's watch of the rounds its students follow (:class:`mvlab.ui.wake.Watch`)."""
-    return _watch(*_settings())
+    try:
+        return _watch(*_settings())
+    except StoreUnavailable:
+        raise
+    except ValueError as exc:
+        raise StoreUnavailable(str(exc)) from exc
 
 
 class RoundView:
-    """The round this browser tab takes part in: its code, the teacher key when this tab holds it, and the
-    tab's token (the only thing an answer is recorded under)."""
+    """The round this browser takes part in: its code, the teacher key when this browser holds it, and the
+    browser's anonymous token (the only thing an answer is recorded under)."""
 
     def __init__(self, code: str, key: str | None):
         self.code, self.key = code, key
@@ -110,13 +169,14 @@ class RoundView:
 
     @property
     def teacher(self) -> bool:
-        """Whether this tab holds the round's teacher key."""
+        """Whether this browser holds the round's teacher key."""
         return self.key is not None
 
     @property
     def token(self) -> str:
-        """This tab's token (made once per session), under which its answers are recorded."""
-        return st.session_state.setdefault("_round_token", secrets.token_urlsafe(12))
+        """This browser's anonymous token (:func:`mvlab.ui.identity.browser_token`), under which its answers are
+        recorded."""
+        return identity.browser_token()
 
     def state(self, fresh: bool = False) -> Round | None:
         """The round as this run of the page draws it (read once per run; ``fresh``: read it again), or None
@@ -136,23 +196,46 @@ def _student_look(code: str) -> Round | None:
     return None if now is None else now.round
 
 
+def _teacher_key(found: Round, offered: str | None, notes: list[str]) -> str | None:
+    """The teacher key this browser holds for ``found`` (the one a link ``offered``, kept from then on in the
+    session and a cookie; else the session's or the cookie's), checked by the store; None for a student."""
+    for key in (offered, identity.teacher_key(found.code)):
+        if key is None:
+            continue
+        if class_rounds().holds(found.code, key):
+            identity.keep_teacher_key(found.code, key, class_rounds().retention_days)
+            return key
+        if key is offered:
+            notes.append("This link's teacher key is not this round's: you take part as a student.")
+    return None
+
+
 def join(code: str | None, key: str | None) -> tuple[RoundView | None, list[str]]:
-    """The round of the address (``round=``, and ``key=`` on the teacher's link), or None; with notes for a
-    code that is unknown or expired (the lesson then runs without a round) or a key that is not the round's."""
+    """The round of the address (``round=``; ``key`` a teacher key a link carried, once), or None; with notes, in
+    words, for a code that cannot be one, is unknown or expired (the lesson then runs without a round), a key that is
+    not the round's, or a student the round does not let in now (:meth:`mvlab.store.ClassRounds.join`: too many
+    joins from this browser or new students from its network). :class:`StoreUnavailable` when the store cannot
+    answer (the caller keeps the round in the address and waits for it: :func:`wait_for_the_store`)."""
     if not code:
         return None, []
-    found = _student_look(code) if key is None else None
+    checked = valid_code(code)
+    if checked is None:
+        return None, [f"'{str(code)[:20]}' is not a class round's code (four letters and digits): the lesson runs "
+                      "without a round. Ask your teacher for the current link."]
+    found = _student_look(checked) if key is None else None
     if found is None:
-        found = class_rounds().get(code)
+        found = class_rounds().get(checked)
     if found is None:
-        return None, [f"There is no class round '{code}' (or it has expired): the lesson runs without a round, "
+        return None, [f"There is no class round '{checked}' (or it has expired): the lesson runs without a round, "
                       "and your answers are not counted. Ask your teacher for the current link."]
-    notes = []
-    if key is not None and not class_rounds().holds(found.code, key):
-        notes.append("This link's teacher key is not this round's: you take part as a student.")
-        key = None
-    if key is not None:
-        st.session_state.setdefault("_round_keys", {})[found.code] = key
+    notes: list[str] = []
+    key = _teacher_key(found, key, notes)
+    if key is None and st.session_state.get("_round_joined") != found.code:
+        try:  # once per session: a page load, a reload, a tab
+            class_rounds().join(found.code, identity.browser_token(), identity.client_address())
+        except RoundError as exc:
+            return None, [f"You could not join class round {found.code}: {exc}"]
+        st.session_state["_round_joined"] = found.code
     if st.session_state.get("_round_seen") is None or st.session_state.get("_round_code") != found.code:
         st.session_state["_round_code"] = found.code
         st.session_state["_round_seen"] = found.step  # joining does not move anyone; the teacher's next steps do
@@ -161,14 +244,42 @@ def join(code: str | None, key: str | None) -> tuple[RoundView | None, list[str]
     return view, notes
 
 
-def record(view: RoundView, step_index: int, choice: int | None) -> None:
-    """Record this tab's choice on a step (0-based); a refusal (step revealed, round full) shown in words."""
+def checked_choice(value, choices: int):
+    """``value`` (what the page's radio sent) when it is one of ``choices`` choices (0-based), else None: a value a
+    browser made up (``"7"``, ``"-3"``, ``"abc"``) is never recorded nor drawn."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < choices:
+        st.error(f"That answer is not one of the choices (a) to ({chr(96 + choices)}): choose one of them.")
+        return None
+    return value
+
+
+def record(view: RoundView, step_index: int, choice: int | None, choices: int) -> bool:
+    """Record this browser's choice on a step (0-based) of ``choices`` choices; True once the store has confirmed
+    it. A refusal (step revealed, round full, a value out of range) or a store that cannot answer is said in words
+    on the page (the answer is then not shown as sent, and can be sent again)."""
     if choice is None:
-        return
+        return False
     try:
-        class_rounds().answer(view.code, view.token, step_index, int(choice))
+        class_rounds().answer(view.code, view.token, step_index, choice, choices=choices)
     except RoundError as exc:
-        st.session_state["_round_refused"] = str(exc)
+        st.session_state["_round_refused"] = f"Your answer was not counted: {exc}"
+        return False
+    except StoreUnavailable as exc:
+        st.session_state["_round_refused"] = (f"Your answer was not sent: {exc} Send it again in a moment (the same "
+                                              "answer sent twice counts once).")
+        return False
+    return True
+
+
+def sent_before(view: RoundView, step_index: int) -> int | None:
+    """The choice this browser sent on a step before (a reload, another tab, a restarted server), or None (none, or
+    the store cannot answer now)."""
+    try:
+        return class_rounds().answer_of(view.code, view.token, step_index)
+    except StoreUnavailable:
+        return None
 
 
 def class_distribution(step: Step, counts: dict, correct: bool, teacher: bool) -> None:
@@ -187,24 +298,29 @@ def live_answers(view: RoundView, step: Step, step_index: int, total: int, on_ne
 
     @st.fragment(run_every=TEACHER_REFRESH)
     def panel():
-        now = view.state(fresh=True)
-        if now is None:
-            st.warning("This round no longer exists.")
-            return
-        counts = class_rounds().counts(view.code, step_index)
-        revealed = step_index in now.revealed
-        class_distribution(step, counts, correct=revealed, teacher=True)
+        with store_trouble("The room's answers cannot be read now. "):
+            now = view.state(fresh=True)
+            if now is None:
+                st.warning("This round no longer exists.")
+                return
+            counts = class_rounds().counts(view.code, step_index)
+            revealed = step_index in now.revealed
+            class_distribution(step, counts, correct=revealed, teacher=True)
+        drawn = view.state()  # as just read, or as last read where the store could not answer
         left, right = st.columns(2)
-        if left.button("Reveal the answer to the class", key=f"round_reveal_{step_index}", disabled=revealed,
+        if left.button("Reveal the answer to the class", key=f"round_reveal_{step_index}",
+                       disabled=drawn is None or step_index in drawn.revealed,
                        type="primary", width="stretch"):
-            class_rounds().reveal(view.code, view.key, step_index)
-            st.rerun()  # the whole page: the answer and the figures show on the projector too
+            with store_trouble("The answer was not revealed. "):
+                class_rounds().reveal(view.code, view.key, step_index)
+                st.rerun()  # the whole page: the answer and the figures show on the projector too
         if right.button("Next step for everyone →", key=f"round_next_{step_index}", disabled=step_index + 1 >= total,
                         width="stretch"):
-            class_rounds().move_to(view.code, view.key, step_index + 1)
-            st.session_state["_round_seen"] = step_index + 1
-            on_next()
-            st.rerun()
+            with store_trouble("The class was not moved on. "):
+                class_rounds().move_to(view.code, view.key, step_index + 1)
+                st.session_state["_round_seen"] = step_index + 1
+                on_next()
+                st.rerun()
 
     panel()
 
@@ -247,18 +363,19 @@ def follow_the_round(view: RoundView, step: Step, step_index: int, answered: boo
                                                                        (page(drawn), _counts_key(counts)), fragment))
 
     def waiting_part():
-        now = view.state(fresh=True)
-        if now is None or page(now) != page(drawn):
-            st.rerun(scope="app")
-        if waiting:
-            st.info("Your answer is in; wait for the discussion.", icon=":material/how_to_vote:")
-        if share:
-            seen = round_watch().latest(view.code, 2 * SHARE_REFRESH) if push else None
-            counts = (seen.counts or {}).get(step_index, {}) if seen is not None and seen.counts is not None \
-                else class_rounds().counts(view.code, step_index)  # the counts the watch compares with
-            class_distribution(step, counts, correct=False, teacher=False)
-            if push:
-                follow(counts, wake.current_fragment())  # a rerun of this part alone follows on from here
+        with store_trouble("The round cannot be looked at now. "):
+            now = view.state(fresh=True)
+            if now is None or page(now) != page(drawn):
+                st.rerun(scope="app")
+            if waiting:
+                st.info("Your answer is in; wait for the discussion.", icon=":material/how_to_vote:")
+            if share:
+                seen = round_watch().latest(view.code, 2 * SHARE_REFRESH) if push else None
+                counts = (seen.counts or {}).get(step_index, {}) if seen is not None and seen.counts is not None \
+                    else class_rounds().counts(view.code, step_index)  # the counts the watch compares with
+                class_distribution(step, counts, correct=False, teacher=False)
+                if push:
+                    follow(counts, wake.current_fragment())  # a rerun of this part alone follows on from here
 
     if not push:
         st.fragment(run_every=STUDENT_REFRESH)(waiting_part)()
@@ -321,18 +438,25 @@ def students_base(page_url: str | None, public: str | None) -> tuple[str, str | 
 
 
 def teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teacher_query, on_start) -> None:
-    """Teacher mode: start a round of this lesson, or the running round's links (the students' as a QR code),
-    its downloads, renaming and deleting; ``student_query(code)`` / ``teacher_query(code, key)`` give the
-    addresses' queries, ``on_start(code, key)`` moves this page into the new round."""
+    """Teacher mode: start a round of this lesson, or the running round's students' link (and its QR code), its
+    downloads, renaming and deleting; ``student_query(code)`` / ``teacher_query(code, key)`` give the addresses'
+    queries, ``on_start(code)`` moves this page into the new round. The teacher key is kept in this browser
+    (:func:`mvlab.ui.identity.keep_teacher_key`), never drawn: only a downloaded file carries a link with it."""
+    with store_trouble("The class round's panel cannot reach the store. "):
+        _teacher_panel(lesson, view, student_query, teacher_query, on_start)
+
+
+def _teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teacher_query, on_start) -> None:
     with st.expander("Class round: the room's answers, live" + (f" (round {view.code})" if view else ""),
                      expanded=view is None or not st.session_state.get("_round_panel_seen")):
         if view is None or not view.teacher:
             share = st.checkbox("Students who answered see the class's distribution before the reveal",
                                 key="round_share", help="For peer discussion; the right answer stays hidden.")
             if st.button("Start a class round", key="round_start", type="primary"):
-                started = class_rounds().start(lesson.id, share=share)
-                st.session_state.setdefault("_round_keys", {})[started.round.code] = started.key
-                on_start(started.round.code, started.key)
+                rounds = class_rounds()
+                started = rounds.start(lesson.id, share=share)
+                identity.keep_teacher_key(started.round.code, started.key, rounds.retention_days)
+                on_start(started.round.code)
                 st.rerun()
             return
         st.session_state["_round_panel_seen"] = True
@@ -347,11 +471,25 @@ def teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teacher
         c1, c2 = st.columns([3, 1])
         c1.markdown(f"**Round {view.code}**. Students open:")
         c1.code(students, language=None)
-        c1.caption("Your own link (keep it to yourself: it carries the teacher key that reveals, advances and "
-                   f"deletes): `?{teacher_query(view.code, view.key)}`")
+        c1.caption("You control this round from this browser (a reload or a new tab too). To control it from "
+                   "another device, download its teacher link there, away from the projector: whoever has that "
+                   "link can reveal, move the class on and delete the round.")
+        c1.download_button("Teacher link for another device (a file)", key="round_teacher_link",
+                           data=lambda: _teacher_link_file(base, view.code, teacher_query(view.code, view.key)),
+                           file_name=f"round-{view.code}-teacher-link.html", mime="text/html",
+                           icon=":material/key:")
         c2.html(_qr_image(students))
         c2.caption("the students' link")
         _after_class(lesson, view)
+
+
+def _teacher_link_file(base: str, code: str, query: str) -> str:
+    """A small HTML file whose link opens round ``code`` as its teacher (``query`` carries the key; the page takes
+    it out of the address at once)."""
+    link = html.escape(f"{base}/lessons?{query}", quote=True)
+    return (f"<!doctype html><meta charset='utf-8'><title>Teacher link of round {code}</title>"
+            f"<p>Open <a href=\"{link}\">round {code} as its teacher</a> on the device you will control the round "
+            "from. Keep this file to yourself: the link carries the round's teacher key.</p>")
 
 
 def _after_class(lesson: Lesson, view: RoundView) -> None:

@@ -1,0 +1,111 @@
+"""Who a browser is, without knowing who a person is: the anonymous token a class round counts a student's answers
+under, the teacher keys a browser holds, and the network address a student comes from.
+
+- **The browser's token** is a random value kept in a cookie (``mvlab_id``), so a reload, a second tab and a
+  restarted server process all find the same student: one student, one answer. A browser that sends none (its first
+  visit, or cookies refused) gets a new token for its session, written into the cookie by the page; a value that
+  cannot be a token (:func:`mvlab.store.rounds.valid_token`, at least ``MIN_TOKEN`` characters) is replaced, never
+  used. Nothing personal is in it.
+- **A teacher key** never travels in the address after a round starts (a projected address bar would give it to the
+  room): it is kept in the teacher's session and in a cookie of the teacher's browser named after the round
+  (``mvlab_teacher_K7Q2``), so the teacher who reloads or opens a second tab still controls the round.
+- **The address** is the connection's; behind ``mvlab serve``'s nginx (a connection from this machine) the one nginx
+  forwards (``X-Real-IP``). A header is believed only from this machine: a browser cannot choose its address.
+
+The cookies are written by a script of the page (``st.html`` with JavaScript: Streamlit has no server-side way to set
+one), ``SameSite=Strict``, ``Secure`` when the page is served over https, and read back by Streamlit from the next
+connection's request (``st.context.cookies``).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import secrets
+
+import streamlit as st
+
+from mvlab.store.rounds import valid_code, valid_token
+
+__all__ = ["BROWSER_COOKIE", "browser_token", "teacher_key", "keep_teacher_key", "client_address"]
+
+BROWSER_COOKIE = "mvlab_id"
+"""The cookie that holds a browser's anonymous token."""
+TEACHER_COOKIE = "mvlab_teacher_"
+"""Prefix of the cookie that holds a round's teacher key (the round's code follows)."""
+MIN_TOKEN = 16
+"""Characters a browser's token has at least (``secrets.token_urlsafe(16)`` gives 22): a hand-made short value such
+as ``a`` is not taken, so nobody takes another student's place by guessing."""
+TOKEN_DAYS = 365
+"""Days a browser keeps its token."""
+
+
+def _cookie(name: str) -> str | None:
+    try:
+        return st.context.cookies.get(name)
+    except (AttributeError, RuntimeError):  # outside a browser's session (a bare script run)
+        return None
+
+
+def _write_cookie(name: str, value: str, days: float) -> None:
+    """Write a cookie from the page, once per session for each name and value, and not when the browser sent it
+    already (the script that writes it is then never on the page)."""
+    written = st.session_state.setdefault("_cookies_written", {})
+    if written.get(name) == value or _cookie(name) == value:
+        return
+    secure = "; Secure" if str(st.context.url or "").startswith("https:") else ""
+    cookie = f"{name}={value}; Path=/; Max-Age={int(days * 86400)}; SameSite=Strict{secure}"
+    st.html(f"<script>document.cookie = {json.dumps(cookie)};</script>", unsafe_allow_javascript=True, width=1)
+    written[name] = value
+
+
+def browser_token() -> str:
+    """This browser's anonymous token: the cookie's when it holds one, else a new one for this session, written into
+    the cookie (the next reload or tab brings it back)."""
+    sent = _cookie(BROWSER_COOKIE)
+    if valid_token(sent) and len(sent) >= MIN_TOKEN:
+        return sent
+    token = st.session_state.setdefault("_browser_token", secrets.token_urlsafe(MIN_TOKEN))
+    _write_cookie(BROWSER_COOKIE, token, TOKEN_DAYS)
+    return token
+
+
+def teacher_key(code: str) -> str | None:
+    """The teacher key of round ``code`` this browser holds (its session's, else its cookie's), or None. Not checked
+    here: the store checks a key against the round (:meth:`mvlab.store.ClassRounds.holds`)."""
+    code = valid_code(code)
+    if code is None:
+        return None
+    key = st.session_state.get("_round_keys", {}).get(code) or _cookie(TEACHER_COOKIE + code)
+    return key if valid_token(key) else None
+
+
+def keep_teacher_key(code: str, key: str, days: float) -> None:
+    """Keep round ``code``'s teacher key in this session and, for ``days``, in this browser's cookie."""
+    code = valid_code(code)
+    if code is None or not valid_token(key):
+        return
+    st.session_state.setdefault("_round_keys", {})[code] = key
+    _write_cookie(TEACHER_COOKIE + code, key, days)
+
+
+def _ip(text) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(str(text).strip())
+    except ValueError:
+        return None
+
+
+def client_address() -> str | None:
+    """The network address this session's browser connected from, or None when it is this machine itself (or not
+    known). A connection from this machine is nginx's (``mvlab serve``): its ``X-Real-IP`` header then names the
+    browser's address; from anywhere else a header is not believed."""
+    try:
+        direct, forwarded = st.context.ip_address, st.context.headers.get("X-Real-IP")
+    except (AttributeError, RuntimeError):
+        return None
+    peer = _ip(direct) if direct else None
+    if peer is not None and not peer.is_loopback:
+        return str(peer)
+    proxied = _ip(forwarded) if forwarded else None
+    return None if proxied is None or proxied.is_loopback else str(proxied)
