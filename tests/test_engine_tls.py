@@ -2,7 +2,10 @@
 tls:// with the certificates of `mvlab certificates`, exactly as docs/guide/deploy.md starts them; plain tcp:// to
 another machine refused; workers whose versions differ named plainly."""
 
+import json
 import os
+import socket
+import ssl
 import subprocess
 import sys
 import textwrap
@@ -34,6 +37,20 @@ def tls_settings(folder: Path) -> dict:
     return dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
 
 
+def wait_listening(port: int, proc: subprocess.Popen, log: Path, timeout: float = 60.0) -> None:
+    """Return once something accepts connections on 127.0.0.1:``port``; fail with ``proc``'s log if it exits or
+    ``timeout`` seconds pass first."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=2).close()
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the scheduler did not listen on {port}: {log.read_text()[-2000:]}")
+            time.sleep(0.2)
+
+
 @pytest.fixture(scope="module")
 def tls_cluster(tmp_path_factory):
     """`mvlab certificates`, then `dask scheduler` and `dask worker` as two processes over TLS: the deployment
@@ -43,12 +60,15 @@ def tls_cluster(tmp_path_factory):
     env = {**os.environ, **tls_settings(folder / "certs")}
     port = free_port()
     address = f"tls://127.0.0.1:{port}"
-    scheduler = subprocess.Popen(guide_command("dask scheduler", port), env=env, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE)
+    log = folder / "scheduler.log"
+    with log.open("w") as out:
+        scheduler = subprocess.Popen(guide_command("dask scheduler", port), env=env, stdout=subprocess.DEVNULL,
+                                     stderr=out)
     worker = subprocess.Popen(guide_command("dask worker", port), env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)
+                              stderr=subprocess.DEVNULL)
     try:
-        yield address, env, folder
+        wait_listening(port, scheduler, log)
+        yield address, env, folder, log
     finally:
         for proc in (worker, scheduler):
             proc.terminate()
@@ -89,7 +109,7 @@ CLIENT = textwrap.dedent('''
 
 
 def test_a_server_runs_a_benchmark_on_a_tls_scheduler_and_records_it_itself(tls_cluster, tmp_path):
-    address, env, _ = tls_cluster
+    address, env, _, _ = tls_cluster
     script = tmp_path / "client.py"
     script.write_text(CLIENT)
     done = subprocess.run([sys.executable, str(script), str(tmp_path / "server.sqlite")], capture_output=True,
@@ -101,16 +121,113 @@ def test_a_server_runs_a_benchmark_on_a_tls_scheduler_and_records_it_itself(tls_
     assert lines["stored"] == "finished 2 True"  # both splits, recorded by the asking process
 
 
-def test_a_client_without_the_certificates_cannot_use_the_scheduler(tls_cluster):
-    address, _, _ = tls_cluster
-    plain = address.replace("tls://", "tcp://")
-    probe = ("from distributed import Client\n"
-             f"try:\n    Client({plain!r}, timeout='5s').close()\nexcept Exception as e:\n    print('refused')\n"
-             "else:\n    print('connected')")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DASK_")}
-    started = time.time()
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env)
-    assert done.stdout.strip() == "refused", (done.stdout, done.stderr[-2000:], time.time() - started)
+PLAIN_PROBE = textwrap.dedent('''
+    import json, sys
+    from distributed import Client
+    from mvlab.engine.cluster import EngineConfig, connect
+
+    def with_dask(address):
+        """Dask's own client in plain text, no certificates: the exception it meets, by type and words."""
+        try:
+            Client(address, timeout="3s", set_as_default=False).close()
+        except Exception as exc:
+            return [type(exc).__name__, str(exc)]
+        return ["connected", ""]
+
+    def with_mvlab(address):
+        """mvlab's engine asked for the same: its words."""
+        try:
+            client, _ = connect(EngineConfig(scheduler=address))
+        except ValueError as exc:
+            return str(exc)
+        client.close()
+        return "connected"
+
+    tls_port, idle_port = sys.argv[1:]
+    print(json.dumps({
+        "dask to the TLS port": with_dask(f"tcp://127.0.0.1:{tls_port}"),
+        "dask where nothing listens": with_dask(f"tcp://127.0.0.1:{idle_port}"),
+        "mvlab to this machine": with_mvlab(f"tcp://127.0.0.1:{tls_port}"),
+        "mvlab to another machine": with_mvlab(f"tcp://192.0.2.1:{tls_port}"),
+        "mvlab ws to another machine": with_mvlab(f"ws://192.0.2.1:{tls_port}"),
+    }))
+''')
+
+
+def tls_probe(port: int, certs: Path | None, folder: Path):
+    """A TLS 1.3 handshake with the scheduler, trusting the engine's authority, presenting ``certs``'s certificate
+    (None: none), then one read: ``("answered", bytes, the scheduler's certificate)`` or ``("refused", reason)``."""
+    context = ssl.create_default_context(cafile=str(folder / "ca.pem"))
+    context.check_hostname = False  # Dask's certificates name no host; the authority's signature is the check
+    context.minimum_version = ssl.TLSVersion.TLSv1_3
+    if certs is not None:
+        context.load_cert_chain(str(certs / "cert.pem"), str(certs / "key.pem"))
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+        try:
+            with context.wrap_socket(raw) as tls:
+                peer = dict(field for part in tls.getpeercert()["subject"] for field in part)
+                return "answered", tls.recv(16), peer["commonName"]
+        except ssl.SSLError as exc:
+            return "refused", exc.reason
+
+
+def handshake_failures(log: Path, reason: str, at_least: int, timeout: float = 10.0) -> int:
+    """How many times the scheduler's log says a TLS handshake failed for ``reason``, once there are ``at_least``
+    (or ``timeout`` seconds have passed)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        count = sum(1 for line in log.read_text().splitlines()
+                    if "TLS handshake failed" in line and reason in line)
+        if count >= at_least or time.monotonic() > deadline:
+            return count
+        time.sleep(0.2)
+
+
+def test_a_client_without_the_certificates_cannot_use_the_scheduler(tls_cluster, tmp_path):
+    """Refused by TLS, not merely unanswered: the port listens (a port where nothing does refuses the connection
+    itself); Dask's plain client meets a reset connection there (``CommClosedError``) where it meets a connect
+    timeout on the idle port, and the scheduler logs a failed TLS handshake for it (``WRONG_VERSION_NUMBER``: plain
+    bytes where a TLS record was due); a TLS client without a certificate is refused with TLS's own alert
+    (``TLSV13_ALERT_CERTIFICATE_REQUIRED``) while the same client with the engine's certificate is answered; and
+    mvlab's own guard refuses plain ``tcp://`` and ``ws://`` to another machine before connecting, and says in
+    words that plain text to this TLS port does not reach the scheduler.
+
+    Fails when the scheduler speaks plain text (tried: the guide's scheduler started with ``--protocol tcp`` and
+    ``DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION=False``: Dask's plain client connected), when the probe asks the
+    wrong port (tried: Dask's plain client sent to the idle port, which the old probe called refused too: it met
+    a connect timeout, not a reset) and when mvlab's guard is gone (tried: ``connect`` without
+    :func:`~mvlab.engine.cluster.checked_scheduler`: 192.0.2.1 was tried for 10 s and said unreachable)."""
+    address, _, folder, log = tls_cluster
+    port = int(address.rsplit(":", 1)[1])
+    idle = free_port()
+    socket.create_connection(("127.0.0.1", port), timeout=5).close()  # the TLS port listens
+    with pytest.raises(ConnectionRefusedError):  # and this one does not
+        socket.create_connection(("127.0.0.1", idle), timeout=5).close()
+
+    plain_before = handshake_failures(log, "WRONG_VERSION_NUMBER", 0, timeout=0)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DASK_")}  # no certificates, no TLS settings
+    script = tmp_path / "plain_probe.py"
+    script.write_text(PLAIN_PROBE)
+    done = subprocess.run([sys.executable, str(script), str(port), str(idle)], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    kind, words = seen["dask to the TLS port"]
+    assert kind == "CommClosedError" and "Connection reset by peer" in words, seen
+    kind, words = seen["dask where nothing listens"]
+    assert kind == "OSError" and "Timed out trying to connect" in words, seen
+    assert seen["mvlab to this machine"].startswith(f"Cannot reach the Dask scheduler at MVLAB_SCHEDULER=tcp://"
+                                                    f"127.0.0.1:{port}"), seen
+    assert "plain tcp:// to another machine (192.0.2.1)" in seen["mvlab to another machine"], seen
+    assert "plain ws:// to another machine (192.0.2.1)" in seen["mvlab ws to another machine"], seen
+    # both plain clients (Dask's and mvlab's) reached the port and were refused by its TLS, said by the scheduler
+    assert handshake_failures(log, "WRONG_VERSION_NUMBER", plain_before + 2) >= plain_before + 2, log.read_text()
+
+    certless_before = handshake_failures(log, "PEER_DID_NOT_RETURN_A_CERTIFICATE", 0, timeout=0)
+    assert tls_probe(port, None, folder / "certs") == ("refused", "TLSV13_ALERT_CERTIFICATE_REQUIRED")
+    assert handshake_failures(log, "PEER_DID_NOT_RETURN_A_CERTIFICATE", certless_before + 1) == certless_before + 1
+    answered, first_bytes, name = tls_probe(port, folder / "certs", folder / "certs")
+    assert (answered, name) == ("answered", "mvlab engine") and first_bytes  # the scheduler speaks, over TLS only
 
 
 def test_tls_without_certificates_and_plain_tcp_to_another_machine_are_refused_in_words():
