@@ -227,6 +227,30 @@ def test_a_process_that_cannot_be_started_again_counts_as_a_quick_death_and_the_
         RestartPolicy(give_up_after=0)
 
 
+def test_serve_gives_up_only_when_nginx_or_every_server_process_is_given_up(tmp_path):
+    """What makes ``mvlab serve`` stop by itself (Served.failure): nginx given up, or every server process given
+    up; one server process given up is not a failure (the others serve its students). Fails when one given-up
+    process ends the lecture (tried: ``any`` for ``all``) and when a given-up nginx goes unnoticed (tried: its
+    check removed)."""
+    from mvlab.ui.serve import Served
+
+    supervisor, clock, lines, started, spawn = _supervised(RestartPolicy(1, 30, 60, 1))
+    served = Served("http://127.0.0.1:8600", "tcp://127.0.0.1:1", tmp_path, supervisor)
+    served.servers = [supervisor.add(f"server process {i}", spawn, tmp_path / f"server-{i}.log") for i in (1, 2)]
+    served.nginx = supervisor.add("nginx", spawn, tmp_path / "error.log")
+    assert served.failure() is None and served.pids() == [100, 101, 102]
+    served.servers[0].process.returncode = 1
+    supervisor.check()
+    assert served.servers[0].gave_up and served.failure() is None  # the other process goes on
+    served.servers[1].process.returncode = 1
+    supervisor.check()
+    assert "every server process kept dying" in served.failure() and "server-2.log" in served.failure()
+    served.servers[1].process, served.servers[1].gave_up = _Process(200), False  # as if it had come back
+    served.nginx.process.returncode = -signal.SIGKILL
+    supervisor.check()
+    assert served.failure().startswith("nginx kept dying")
+
+
 def which_process(url: str, cookie: str | None = None) -> tuple[str, str]:
     """(the process that answered, the cookie the proxy set) for one request."""
     request = urllib.request.Request(url + "/_stcore/health", headers={"Cookie": cookie} if cookie else {})
