@@ -286,3 +286,47 @@ def test_certificates_are_never_overwritten(tmp_path):
                                                          "key.pem"]
     assert oct((tmp_path / "key.pem").stat().st_mode & 0o777) == "0o600"
     assert main(["certificates", str(tmp_path)]) == 2  # "already holds": the machines using them keep talking
+
+
+WSS_CLIENT = textwrap.dedent('''
+    from mvlab.engine.cluster import EngineConfig, connect
+
+    if __name__ == "__main__":
+        client, _ = connect(EngineConfig.from_env())
+        client.wait_for_workers(1, timeout=60)
+        print(client.scheduler.address, client.submit(sum, [40, 2]).result())
+        client.close()
+''')
+
+
+def test_wss_with_the_same_certificates_reaches_a_scheduler_as_tls_does(tls_cluster, tmp_path):
+    """``wss://`` is the allow-list's other encrypted transport: a scheduler and a worker over it, with the
+    certificates and settings file of ``mvlab certificates``, run what mvlab's engine sends. Fails when the
+    allow-list drops ``wss://`` (tried: ``_ENCRYPTED = ("tls",)``: the client was refused in words). Dask's client
+    takes its TLS settings from the settings file even when given no ``Security``, so this test cannot tell the
+    security :func:`~mvlab.engine.cluster.checked_scheduler` returns from Dask's own (tried: none returned for
+    ``wss://``: still connected)."""
+    _, env, folder, _ = tls_cluster
+    port = free_port()
+    log = tmp_path / "wss-scheduler.log"
+    with log.open("w") as out:
+        scheduler = subprocess.Popen([DASK, "scheduler", "--protocol", "wss", "--host", "127.0.0.1", "--port",
+                                      str(port), "--no-dashboard"], env=env, stdout=subprocess.DEVNULL, stderr=out)
+    worker = subprocess.Popen([DASK, "worker", f"wss://127.0.0.1:{port}", "--nthreads", "1", "--memory-limit", "2GB",
+                               "--no-dashboard"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_listening(port, scheduler, log)
+        script = tmp_path / "wss_client.py"
+        script.write_text(WSS_CLIENT)
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=180,
+                              env={**env, "MVLAB_SCHEDULER": f"wss://127.0.0.1:{port}"})
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.stdout.split() == [f"wss://127.0.0.1:{port}", "42"]
+    finally:
+        for proc in (worker, scheduler):
+            proc.terminate()
+        for proc in (worker, scheduler):
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
