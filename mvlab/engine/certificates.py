@@ -1,4 +1,5 @@
-"""Certificates for the job engine across machines: Dask's TLS (``tls://``), made with ``openssl``.
+"""Certificates for the job engine across machines: Dask's TLS (``tls://``, and ``wss://`` with the same files), made
+with ``openssl``.
 
 ``mvlab certificates DIR`` writes a certificate authority (``ca.pem``; its key ``ca-key.pem`` signs, and stays with
 whoever sets up the machines), one certificate and key signed by it (``cert.pem``, ``key.pem``) that the scheduler,
@@ -6,7 +7,8 @@ the workers and the dashboard's servers present to each other, and ``engine-tls.
 at them (``DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION`` and ``DASK_DISTRIBUTED__COMM__TLS__*``), as ``NAME=value``
 lines for a shell (``set -a; . DIR/engine-tls.env; set +a``) or a systemd unit (``EnvironmentFile=``). Copy the
 folder, without ``ca-key.pem``, to every machine of the engine. Only a holder of a certificate signed by this
-authority can talk to the scheduler, and everything on the wire is encrypted.
+authority can talk to the scheduler, and everything on the wire is encrypted; mvlab's engine speaks nothing else to
+another machine (:func:`mvlab.engine.cluster.checked_scheduler`).
 """
 
 from __future__ import annotations
