@@ -11,14 +11,13 @@ or an existing cluster named by its scheduler's address.
     the address is checked against an allow-list before any byte is sent (:func:`checked_scheduler`):
     ``tls://`` or ``wss://`` with Dask's own TLS settings (``DASK_DISTRIBUTED__COMM__TLS__CA_FILE``,
     ``…__CLIENT__CERT``, ``…__CLIENT__KEY``) to any machine; plain ``tcp://`` or ``ws://`` only when every
-    address its host name resolves to is a loopback address (this machine); any other scheme is refused.
+    address its host name resolves to is a loopback address (this machine); any other scheme is refused.  On
+    connecting, workers whose mvlab or libraries differ from this process's are named, with their versions
+    (:func:`check_versions`).
 ``MVLAB_ALLOW_PLAIN_TCP``
     On (``1``, ``true``, ``yes``, ``on``): plain ``tcp://`` to another machine is allowed too, for a network
     nobody else reaches.  Off: ``0``, ``false``, ``no``, ``off``, empty or unset; any other value is an error
     (:func:`env_switch`).  It never allows ``ws://`` to another machine: use ``wss://``.
-
-On connecting, workers whose mvlab or libraries differ from this process's are named, with their versions
-(:func:`check_versions`).
 ``MVLAB_WORKERS``
     Worker processes of the embedded cluster (default: as many as cores).
 ``MVLAB_WORKER_MEMORY``
