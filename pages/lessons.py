@@ -4,8 +4,8 @@ round, every student predicts and the teacher sees the room's answers live."""
 import streamlit as st
 
 from mvlab.lessons import LESSONS
+from mvlab.ui import identity, rounds, runs
 from mvlab.ui import lessons as ui
-from mvlab.ui import rounds, runs
 from mvlab.ui.prose import markdown_literal
 from mvlab.ui.state import plain_sidebar
 
@@ -92,3 +92,4 @@ link.caption(f"Link to this step: `?{ui.Place(lesson.id, place.step, place.teach
              "(add it to the page's address; students who reload stay on their step).")
 if not place.teacher:
     ui.handout_button(lesson)
+identity.write_cookies()  # this browser's token and the teacher's key, kept for a reload, a tab, a restart

@@ -80,6 +80,11 @@ def test_a_class_round_live(browser, server):
     students_link = teacher.locator("[data-testid=stCode]").first.inner_text()
     assert f"round={code}" in students_link and "key=" not in students_link
     teacher.wait_for_selector("img[alt^='QR code of the students']", timeout=30_000)  # the students' link as a QR code
+    projected_carries_no_key(teacher, code)
+    teacher.reload()  # the teacher reloads (or opens a second tab): still the teacher, still no key in sight
+    teacher.wait_for_selector("text=Reveal the answer to the class", timeout=60_000)
+    settle(teacher)
+    projected_carries_no_key(teacher, code)
     assert not (found := axe_violations(teacher, "teacher, round started: ")), found  # WCAG 2.0/2.1 A and AA
 
     students = [open_tab(browser, f"{url}/lessons?lesson=ofsp&step=2&round={code}") for _ in range(6)]
@@ -89,6 +94,10 @@ def test_a_class_round_live(browser, server):
     for page, choice in zip(students[4:], (1, 1)):  # two change their minds: their last answer counts
         page.get_by_text(f"({chr(97 + choice)}) {step2.question.choices[choice]}", exact=True).click()
         settle(page)
+        page.get_by_role("button", name="Send my new answer").click()
+        settle(page)
+    students[0].reload()  # a student reloads: the same browser, the same student, the answer shown as sent
+    students[0].wait_for_selector("text=Your answer is in", timeout=60_000)
     last_answer = time.perf_counter()
     assert ClassRounds(store).counts(code, 1) == {1: 5, 0: 1}
 
@@ -121,6 +130,19 @@ def test_a_class_round_live(browser, server):
     assert not (found := axe_violations(students[1], "student, next step: ")), found
     for page in students + [teacher]:
         page.context.close()
+
+
+def projected_carries_no_key(teacher, code: str) -> None:
+    """What the teacher's tab shows and its address carry nothing of the round's teacher key (the key the browser
+    keeps in its cookie): a student who photographs the projector cannot act as the teacher. Fails when the
+    teacher's own link is drawn or the address keeps ``key=`` (tried: the old caption put back)."""
+    keys = [c["value"] for c in teacher.context.cookies() if c["name"] == f"mvlab_teacher_{code}"]
+    assert keys, "the teacher's browser keeps no key: a reload would lose the round"
+    shown = teacher.evaluate("document.body.innerText") + teacher.url
+    assert "key=" not in teacher.url and keys[0] not in shown
+    assert keys[0] not in teacher.evaluate("[...document.querySelectorAll('[data-testid=stMain] *')]"
+                                           ".map(e => e.innerText + [...e.attributes].map(a => a.value).join(' '))"
+                                           ".join(' ')")
 
 
 def answer(page, step, choice: int) -> None:

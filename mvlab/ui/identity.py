@@ -27,7 +27,7 @@ import streamlit as st
 
 from mvlab.store.rounds import valid_code, valid_token
 
-__all__ = ["BROWSER_COOKIE", "browser_token", "teacher_key", "keep_teacher_key", "client_address"]
+__all__ = ["BROWSER_COOKIE", "browser_token", "teacher_key", "keep_teacher_key", "write_cookies", "client_address"]
 
 BROWSER_COOKIE = "mvlab_id"
 """The cookie that holds a browser's anonymous token."""
@@ -48,15 +48,27 @@ def _cookie(name: str) -> str | None:
 
 
 def _write_cookie(name: str, value: str, days: float) -> None:
-    """Write a cookie from the page, once per session for each name and value, and not when the browser sent it
-    already (the script that writes it is then never on the page)."""
-    written = st.session_state.setdefault("_cookies_written", {})
-    if written.get(name) == value or _cookie(name) == value:
+    """Ask for a cookie to be written by :func:`write_cookies` at the end of this run, once per session for each
+    name and value, and not when the browser sent it already (the script that writes it is then never drawn)."""
+    if st.session_state.get("_cookies_written", {}).get(name) == value or _cookie(name) == value:
+        return
+    st.session_state.setdefault("_cookies_pending", {})[name] = (value, days)
+
+
+def write_cookies() -> None:
+    """Write the cookies asked for in this session (:func:`browser_token`, :func:`keep_teacher_key`): one script
+    drawn at the end of the page's run (a run stopped by ``st.rerun`` would take an element drawn earlier away before
+    the browser ran it), then never again."""
+    pending = st.session_state.pop("_cookies_pending", {})
+    if not pending:
         return
     secure = "; Secure" if str(st.context.url or "").startswith("https:") else ""
-    cookie = f"{name}={value}; Path=/; Max-Age={int(days * 86400)}; SameSite=Strict{secure}"
-    st.html(f"<script>document.cookie = {json.dumps(cookie)};</script>", unsafe_allow_javascript=True, width=1)
-    written[name] = value
+    cookies = [f"{name}={value}; Path=/; Max-Age={int(days * 86400)}; SameSite=Strict{secure}"
+               for name, (value, days) in pending.items()]
+    lines = "".join(f"document.cookie = {json.dumps(cookie)};" for cookie in cookies)
+    forget = "if (document.currentScript) document.currentScript.textContent = '';"  # the key not left in the page
+    st.html(f"<script>{lines}{forget}</script>", unsafe_allow_javascript=True, width=1)
+    st.session_state.setdefault("_cookies_written", {}).update({name: v for name, (v, _) in pending.items()})
 
 
 def browser_token() -> str:
