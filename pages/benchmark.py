@@ -7,6 +7,7 @@ import streamlit as st
 from mvlab.experiments.families import FAMILIES, family_of_run
 from mvlab.experiments.report import family_reports, format_critical
 from mvlab.experiments.settings import BenchmarkSettings
+from mvlab.store import StoreUnavailable
 from mvlab.ui import links, runs, widgets
 from mvlab.ui.figure_text import show_figure
 from mvlab.ui.prose import page_text
@@ -45,6 +46,14 @@ links.publish(settings)
 
 @runs.training_part
 def train_and_show():
+    try:
+        run_and_show_batches()
+    except StoreUnavailable as exc:  # no traceback: the page shows its batches again once the store is back
+        st.warning(f"{exc} The benchmark's runs cannot be started or shown until it is back; press **R** to look "
+                   "again.", icon=":material/cloud_off:")
+
+
+def run_and_show_batches():
     store = runs.results_store()
     problems = settings.problems()
     outcome = None

@@ -140,3 +140,25 @@ def test_sign_test_chart_table_and_verdict_agree_and_the_cd_diagram_shows(app):
     assert not app.exception, app.exception
     assert any(t.startswith("Holm against dvs, α = 0.05") for t in _charts(app))
     assert any("from dvs, the one in bold vermillion" in c.value for c in app.caption)
+
+
+def test_a_results_store_that_cannot_be_opened_is_said_in_words_and_the_page_recovers(app, monkeypatch):
+    """PostgreSQL down at the page's first look at the store: a warning in words, no traceback; once the store opens
+    again the page shows its batches. Fails when the page reads the store outside its guard (tried: the
+    try/except around run_and_show_batches removed: the ValueError of the store's opening was the page's
+    exception)."""
+    import mvlab.ui.runs as runs
+
+    opened = runs._opened_store
+
+    def down():
+        raise ValueError("Cannot open the results store at postgresql://mvlab:***@db:5432/mvlab: connection refused. "
+                         "Set MVLAB_STORE to a writable file path or a reachable postgresql:// URL.")
+
+    monkeypatch.setattr(runs, "_opened_store", down)
+    app.switch_page("pages/benchmark.py").run()
+    assert not app.exception, app.exception
+    assert any("connection refused" in w.value and "cannot be started or shown" in w.value for w in app.warning)
+    monkeypatch.setattr(runs, "_opened_store", opened)
+    app.run()
+    assert not app.exception and not any("connection refused" in w.value for w in app.warning)

@@ -32,13 +32,23 @@ _CACHE = "_results"
 
 
 @st.cache_resource(show_spinner=False)
-def results_store() -> ResultsStore:
-    """The results store at its default location (``$MVLAB_STORE`` or ``~/.mvlab/results.sqlite``),
-    opened once per server: runs that an earlier server left queued or running are marked
-    ``interrupted`` (:meth:`ResultsStore.sweep_orphans`)."""
+def _opened_store() -> ResultsStore:
     store = ResultsStore()
     store.sweep_orphans()
     return store
+
+
+def results_store() -> ResultsStore:
+    """The results store at its default location (``$MVLAB_STORE`` or ``~/.mvlab/results.sqlite``),
+    opened once per server: runs that an earlier server left queued or running are marked
+    ``interrupted`` (:meth:`ResultsStore.sweep_orphans`). A store that cannot be opened now (a PostgreSQL server
+    down at the first look, a folder not writable) is :class:`StoreUnavailable`, opened again at the next call."""
+    try:
+        return _opened_store()
+    except StoreUnavailable:
+        raise
+    except ValueError as exc:
+        raise StoreUnavailable(str(exc)) from exc
 
 
 def lookup(settings, ds: MultiViewDataset, result_type: type[T]) -> T | None:
