@@ -36,7 +36,7 @@ from mvlab.experiments.report import family_reports, markdown
 from mvlab.experiments.view_construction import CLASSIFIERS
 from mvlab.reproduction.bundled import REPRODUCTIONS, Reproduction
 from mvlab.reproduction.writer import write_outputs
-from mvlab.store import ResultsStore, absolute_location
+from mvlab.store import ResultsStore, absolute_location, shown_location
 
 
 def _load(name: str, n: int | None, seed: int, synthetic: dict) -> datasets.MultiViewDataset:
@@ -644,6 +644,18 @@ def _add_server_commands(sub) -> None:
     certs.set_defaults(func=cmd_certificates)
 
 
+def redacted_argv(argv: Sequence[str]) -> list[str]:
+    """``argv`` with every database URL's password hidden (``--store postgresql://u:***@host/db``, the ``--store=…``
+    form too). multiprocessing gives a spawned process the parent's ``sys.argv``: the engine's workers and helpers
+    must not receive the store's password (:func:`mvlab.store.shown_location`). What ``ps`` shows of this process's
+    own command line cannot be changed afterwards: give the password by ``MVLAB_STORE`` or ``~/.pgpass`` instead."""
+    out = []
+    for arg in argv:
+        prefix, sep, value = arg.partition("=") if arg.startswith("--") else ("", "", arg)
+        out.append(prefix + sep + shown_location(value) if "://" in value else arg)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line on ``argv`` (``sys.argv[1:]`` when None); returns the exit status: the command's
     (0 on success), or 2 after printing the message of a ``ValueError`` (settings that cannot work)."""
@@ -657,6 +669,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "dashboard":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    sys.argv = redacted_argv(sys.argv)  # a --store URL's password never reaches the processes this one spawns
     try:
         return args.func(args, rest) if args.command == "dashboard" else args.func(args)
     except ValueError as exc:

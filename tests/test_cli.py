@@ -241,3 +241,19 @@ def test_the_paper_protocols_write_their_cells_against_the_papers_as_png(tmp_pat
     assert main([*store, "reproduce", "sdf-lambda", "--out", str(empty), "--report", str(empty / "r.md"),
                  "--report-only", "--figures", str(empty / "figures")]) == 0  # a reading without a figure
     assert "figure" not in capsys.readouterr().out and not (empty / "figures").exists()
+
+
+def test_a_store_urls_password_never_reaches_the_processes_the_command_spawns(monkeypatch):
+    """multiprocessing hands a spawned process the parent's sys.argv: after parsing, main() hides a --store URL's
+    password there (both spellings), and leaves everything else as it was. Fails without the redaction in main()
+    (tried: the sys.argv line removed: the worker's argv held 'secret')."""
+    from mvlab.cli import main, redacted_argv
+
+    assert redacted_argv(["mvlab", "--store", "postgresql://u:secret@h:5432/x", "--store=postgres://v:pw@h/y",
+                          "runs", "/tmp/a:b"]) == ["mvlab", "--store", "postgresql://u:***@h:5432/x",
+                                                   "--store=postgres://v:***@h/y", "runs", "/tmp/a:b"]
+    monkeypatch.setattr("sys.argv", ["mvlab", "--store", "postgresql://u:secret@127.0.0.1:1/x", "datasets"])
+    assert main(["--store", "postgresql://u:secret@127.0.0.1:1/x", "datasets"]) == 0
+    import sys
+
+    assert "secret" not in " ".join(sys.argv) and "postgresql://u:***@127.0.0.1:1/x" in sys.argv
