@@ -75,6 +75,14 @@ def free_port() -> int:
 def running_app(store: Path, **env_vars: str):
     """Start ``streamlit run app.py`` on a free loopback port (with these extra environment
     variables, e.g. ``MVLAB_WORKER_MEMORY``); yield its URL; stop it."""
+    with running_streamlit(store, ("-m", "streamlit"), **env_vars) as (url, _log):
+        yield url
+
+
+@contextmanager
+def running_streamlit(store: Path, launcher: tuple[str, ...], **env_vars: str):
+    """:func:`running_app` started by ``python <launcher> run app.py ...`` (``("-m", "streamlit")``, or a ``-c``
+    script that changes Streamlit before it starts); yields its URL and its log's path."""
     import tempfile
 
     from mvlab.ui.serve import wait_healthy
@@ -85,20 +93,27 @@ def running_app(store: Path, **env_vars: str):
         log = Path(tmp) / "server.log"
         with log.open("w") as out:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
+                [sys.executable, *launcher, "run", "app.py", "--server.headless", "true", "--server.port",
                  str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
             )
         url = f"http://127.0.0.1:{port}"
         try:
             wait_healthy(url, proc, "streamlit", log, timeout=60)
-            yield url
+            yield url, log
         finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_processes(proc)
+
+
+def stop_processes(*procs, wait: float = 10) -> None:
+    """Terminate these processes, then kill those still running after ``wait`` seconds."""
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(wait)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def settle(page, timeout: float = 300_000) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from browser import stop_processes
 from mvlab.cli import main
 from mvlab.engine.cluster import check_versions, scheduler_security, version_differences
 from mvlab.ui.serve import free_port
@@ -70,13 +71,7 @@ def tls_cluster(tmp_path_factory):
         wait_listening(port, scheduler, log)
         yield address, env, folder, log
     finally:
-        for proc in (worker, scheduler):
-            proc.terminate()
-        for proc in (worker, scheduler):
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_processes(worker, scheduler, wait=20)
 
 
 CLIENT = textwrap.dedent('''
@@ -323,10 +318,4 @@ def test_wss_with_the_same_certificates_reaches_a_scheduler_as_tls_does(tls_clus
         assert done.returncode == 0, done.stderr[-3000:]
         assert done.stdout.split() == [f"wss://127.0.0.1:{port}", "42"]
     finally:
-        for proc in (worker, scheduler):
-            proc.terminate()
-        for proc in (worker, scheduler):
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_processes(worker, scheduler, wait=20)

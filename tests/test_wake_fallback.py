@@ -3,22 +3,16 @@
 so in its log, a waiting student's page sets itself a timer (``STUDENT_REFRESH``), and the reveal and the next step
 still reach it within a few seconds, each tick a rerun of the waiting part alone."""
 
-import os
-import subprocess
-import sys
-import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from browser import ROOT, free_port
+from browser import ROOT, running_streamlit
 from mvlab.lessons import get_lesson
 from mvlab.lessons.results import warm
 from mvlab.store import ClassRounds, ResultsStore
 from mvlab.ui.rounds import STUDENT_REFRESH
-from mvlab.ui.serve import wait_healthy
 from streamlit_client import StudentSession
 
 SOON = STUDENT_REFRESH + 2.0
@@ -37,29 +31,9 @@ main(prog_name="streamlit")
 works as before, but the wake's check finds ``_client_state`` gone."""
 
 
-@contextmanager
 def running_app_without_client_state(store: Path):
     """The dashboard served by a Streamlit that renamed ``AppSession._client_state``; yields its URL and its log."""
-    port = free_port()
-    env = {"MVLAB_STORE": str(store), "MVLAB_WORKERS": "1"}
-    with tempfile.TemporaryDirectory() as tmp:
-        log = Path(tmp) / "server.log"
-        with log.open("w") as out:
-            proc = subprocess.Popen(
-                [sys.executable, "-c", SERVER.format(tests=str(ROOT / "tests")), "run", "app.py",
-                 "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-                 "--browser.gatherUsageStats", "false"],
-                cwd=ROOT, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            wait_healthy(url, proc, "streamlit", log, timeout=60)
-            yield url, log
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    return running_streamlit(store, ("-c", SERVER.format(tests=str(ROOT / "tests"))), MVLAB_WORKERS="1")
 
 
 @pytest.fixture(scope="module")
