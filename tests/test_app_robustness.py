@@ -108,3 +108,21 @@ def test_results_on_uploaded_data_stay_with_the_data_and_can_be_forgotten(app):
     assert any("Forgot" in s.value for s in app.success)
     assert not any(r.dataset.startswith("secret") for r in store.runs(include_private=True).itertuples())
     assert store.find_finished("dissimilarity", mine[0].fingerprint, mine[0].settings) is None
+
+
+def test_a_links_values_are_shown_as_text_never_as_markdown():
+    """A link whose values are Markdown (a link, bold, Streamlit's colour syntax) is refused and named in words, and
+    the note shows those characters instead of drawing them. Fails when the note puts the address's value into
+    Markdown as it is (tried: publish() without markdown_literal: the link and the bold were drawn)."""
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import APP
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["dataset"] = "[win a prize](http://evil.example)"
+    at.query_params["seed"] = "**7**:red[x]"
+    at.run()
+    assert not at.exception, at.exception
+    notes = " ".join(i.value for i in at.info)
+    assert "\\[win a prize\\](http\\://evil.example)" in notes and "\\*\\*7\\*\\*\\:red\\[x\\]" in notes, notes
+    assert "[win a prize](http://evil.example)" not in notes

@@ -22,6 +22,7 @@ from urllib.parse import urlencode, urlsplit
 import streamlit as st
 
 import mvlab.datasets as datasets
+from mvlab.ui.prose import markdown_literal
 from mvlab.ui.query import parse_value, settings_from_query, settings_to_query
 
 __all__ = ["start", "apply_page", "pending", "publish", "share_box", "settings_link", "SYNTHETIC"]
@@ -153,7 +154,7 @@ def publish(settings=None) -> dict:
     share_box(query, uploaded=query.get("dataset") == "upload")
     notes = st.session_state.get(_NOTES) or []
     if notes:
-        st.info("Some settings of the link were not used:\n\n" + "\n".join(f"- {n}" for n in notes))
+        st.info("Some settings of the link were not used:\n\n" + "\n".join(f"- {markdown_literal(n)}" for n in notes))
         st.session_state[_NOTES] = []
     return query
 
