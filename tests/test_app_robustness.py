@@ -123,6 +123,8 @@ def test_a_links_values_are_shown_as_text_never_as_markdown():
     at.query_params["seed"] = "**7**:red[x]"
     at.run()
     assert not at.exception, at.exception
+    from mvlab.ui.prose import markdown_literal
+
     notes = " ".join(i.value for i in at.info)
-    assert "\\[win a prize\\](http\\://evil.example)" in notes and "\\*\\*7\\*\\*\\:red\\[x\\]" in notes, notes
-    assert "[win a prize](http://evil.example)" not in notes
+    assert markdown_literal("[win a prize](http://evil.example)") in notes, notes
+    assert markdown_literal("**7**:red[x]") in notes and "[win a prize](http://evil.example)" not in notes

@@ -45,15 +45,25 @@ def page_text(page: str, name: str, /, **values) -> str:
     return text.format(**values) if values else text
 
 
-_MARKDOWN_SIGNS = frozenset("\\`*_[]<>#|~:$&")
-"""The characters that can make Markdown, HTML or Streamlit's own syntax inside a line (emphasis, links, images,
-code, tables, strike-through, ``:red[...]``, ``:material/...:``, ``$math$``, entities): each is written escaped
-(CommonMark lets any ASCII punctuation be escaped with a backslash). A line's own start (``#``, ``-``, ``1.``) is
-the caller's words, and line breaks become spaces."""
+_MARKDOWN_SIGNS = frozenset("\\`*_[]<>#|~$&")
+"""The characters that can make Markdown or HTML inside a line (emphasis, links, images, code, tables,
+strike-through, ``$math$``, entities): each is written escaped (CommonMark lets any ASCII punctuation be escaped
+with a backslash)."""
+_JOINED = frozenset(":@")
+"""The characters after which (and ``.``, before which) an invisible word joiner (U+2060) is written: Streamlit's
+``:red[…]``, ``:material/…:`` and emoji short codes, and GitHub's autolinks (``http://…``, ``www.…``, ``a@b.c``) are
+not stopped by a backslash, and a joiner breaks each of them without changing what the reader sees."""
 
 
 def markdown_literal(text) -> str:
     """``text`` as Markdown that shows it as it is: a value from an address or a page (``[link](http://...)``,
-    ``**bold**``, ``:red[x]``, ``<b>``) is shown as those characters, never interpreted; line breaks become spaces."""
-    return "".join("\\" + c if c in _MARKDOWN_SIGNS else " " if c in "\r\n" else c for c in str(text))
-
+    ``**bold**``, ``:red[x]``, ``<b>``, ``www.example.com``) is shown as those characters, never interpreted; line
+    breaks become spaces. A line's own start (``#``, ``-``, ``1.``) is the caller's words."""
+    out = []
+    for c in str(text):
+        if c == ".":
+            out.append("\u2060")
+        out.append("\\" + c if c in _MARKDOWN_SIGNS else " " if c in "\r\n" else c)
+        if c in _JOINED:
+            out.append("\u2060")
+    return "".join(out)
