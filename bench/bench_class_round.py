@@ -88,16 +88,28 @@ def one_student(url, code, prompt, heading, open_at, answer_at, deadline, seed, 
         row["error"] = f"{type(exc).__name__}: {exc}"[:200]
 
 
-def client_process(url, code, prompt, heading, plan, deadline, queue):
-    """Students ``plan`` (seed, open_at, answer_at) as threads of this process; their rows go to ``queue``."""
+def client_process(student, plans, queue):
+    """Simulated students as threads of this process: ``student(*plan, out)`` for each plan, each writing its row
+    into ``out`` (a dict, by its seed); ``out`` goes to ``queue`` once all have ended. ``student`` is a function of a
+    module (a spawned process imports it)."""
     out: dict[int, dict] = {}
-    threads = [threading.Thread(target=one_student, args=(url, code, prompt, heading, o, a, deadline, s, out),
-                                daemon=True) for s, o, a in plan]
+    threads = [threading.Thread(target=student, args=(*plan, out), daemon=True) for plan in plans]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     queue.put(out)
+
+
+def start_clients(student, plans: list[tuple], clients: int):
+    """``plans`` shared over ``clients`` spawned processes (:func:`client_process`); returns the processes and the
+    queue their rows come back on (one dict per process)."""
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    workers = [ctx.Process(target=client_process, args=(student, plans[c::clients], queue)) for c in range(clients)]
+    for w in workers:
+        w.start()
+    return workers, queue
 
 
 class ServerLoad(MemoryPeak):
@@ -130,21 +142,30 @@ def server(store: Path, processes: int):
                        " ".join(p.info["cmdline"] or []) and "streamlit" in " ".join(p.info["cmdline"] or []))
             yield url, [pid]
     else:
-        import os
+        with served_by_mvlab(store, processes, env) as served:
+            yield served.url, served.pids()
 
-        from mvlab.ui.serve import serving
 
-        saved = {k: os.environ.get(k) for k in env}
-        os.environ.update(env)  # the engine started by serving() reads them
-        try:
-            with serving(processes, store=str(store), env=env, say=lambda line: None) as served:
-                yield served.url, served.pids()
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+@contextmanager
+def served_by_mvlab(store, processes: int, env: dict, say=lambda line: None):
+    """``mvlab serve``'s processes on ``store`` (a path or a URL): :func:`mvlab.ui.serve.serving`'s
+    :class:`~mvlab.ui.serve.Served` (its processes, nginx, the supervisor), with ``env`` also set here while it runs
+    (the engine that serving() starts in this process reads it)."""
+    import os
+
+    from mvlab.ui.serve import serving
+
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        with serving(processes, store=str(store), env=env, say=say) as served:
+            yield served
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def _cpu(procs) -> float:
@@ -245,13 +266,8 @@ def run_round(n: int, processes: int, clients: int, open_within: float, answer_w
                     for i in range(n)]
             spies = profile(pids[:processes], profile_dir / f"{n}-students", deadline - time.time()) \
                 if profile_dir else []
-            ctx = multiprocessing.get_context("spawn")
-            queue = ctx.Queue()
-            workers = [ctx.Process(target=client_process, args=(url, code, prompt, heading, plan[c::clients],
-                                                                deadline, queue))
-                       for c in range(clients)]
-            for w in workers:
-                w.start()
+            workers, queue = start_clients(one_student, [(url, code, prompt, heading, o, a, deadline, s)
+                                                         for s, o, a in plan], clients)
             seen: dict[str, float] = {}
             opens: dict[str, float] = {}
 
