@@ -164,7 +164,7 @@ def open_page(url: str, query: str, cookie: str, row: dict, until: float, rng: r
 
 
 def keep_exceptions(b: Browser, row: dict) -> None:
-    """Count the tracebacks this session's page showed (their first line kept, to be reported)."""
+    """Count the tracebacks this session's page showed (their message and the app's frames kept, to be reported)."""
     row["exceptions"] = row.get("exceptions", 0) + len(b.exceptions)
     row.setdefault("tracebacks", []).extend(e.replace("\n", " ")[:600] for e in b.exceptions)
     b.exceptions = []
@@ -220,9 +220,9 @@ def wait_moved(b: Browser, url: str, heading: str, cookie: str, clicked, end: fl
             time.sleep(rng.uniform(*RECONNECT_AFTER))
             b = open_page(url, query, cookie, row, end, rng)
             if b.has(heading):
-                row["moved"] = time.time()
+                row["moved"], row["reopened moved"] = time.time(), True
                 return b
-            row["kept"] = b.has(IN)  # the reconnected page finds the answer this browser sent
+            row["kept after reconnecting"] = b.has(IN)  # the reconnected page finds the answer this browser sent
     return b
 
 
@@ -380,7 +380,7 @@ def forge(url: str, rounds, code: str, teacher: Browser, cookies: list[str], rng
                 else:  # the teacher's widget id, replayed in the protocol (ids are the same in every session)
                     b._send([teacher.buttons[label]], teacher.fragments.get(label, "") if replay != "whole page"
                             else "")
-                b.settle(5)  # a replayed fragment the session does not have ends no run: nothing comes back
+                b.settle(3)  # a replayed fragment the session does not have ends no run: nothing comes back
                 after = rounds.get(code)
                 tries.append({"how": how, "action": label, "replay": replay, "drawn": drawn,
                               "forged": (after.step, after.revealed) != (before.step, before.revealed),
@@ -528,6 +528,8 @@ def summary(r: dict) -> dict:
          "store waits": sum(row.get("store_waits", 0) for row in rows.values()),
          "sends": sum(row.get("sends", 0) for row in rows.values()),
          "reconnected": sum(row.get("reconnects", 0) > 0 for row in rows.values()),
+         "reconnected kept": sum(bool(row.get("kept after reconnecting")) for row in rows.values()),
+         "reopened moved": sum(bool(row.get("reopened moved")) for row in rows.values()),
          "tracebacks": sorted({t for row in [*rows.values(), r] for t in row.get("tracebacks", [])}),
          "last pages": [row["last page"] for row in rows.values() if "last page" in row],
          "stuck": sorted({tuple(row.get("processes", [])) for row in rows.values() if "moved" not in row})}
@@ -579,7 +581,8 @@ def details(r: dict, s: dict) -> list[str]:
     elif r["fault"] == "kill":
         lines.append(f"killed {r['killed']}; it answered again {r.get('restarted', float('nan')):.1f} s after its "
                      f"death; the click {r['clicked'] - r['death']:.1f} s after the death; {s['reconnected']} "
-                     f"students reconnected; slowest move from the click "
+                     f"students reconnected: {s['reopened moved']} opened on the next step, {s['reconnected kept']} "
+                     f"found their answer on the step they left; slowest move from the click "
                      f"{s['max'] - (r['clicked'] - r['death']):.2f} s")
     if not r["round moved"]:
         lines.append("the teacher's click did not move the round in the store")
