@@ -54,6 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 import psutil  # noqa: E402
 from _memory import MemoryPeak  # noqa: E402
+from bench_streamlit_floor import floor  # noqa: E402
 
 from browser import running_app  # noqa: E402
 from streamlit_client import StudentSession  # noqa: E402
@@ -61,6 +62,9 @@ from streamlit_client import StudentSession  # noqa: E402
 LESSON, STEP = "dvs", 2  # the step (1-based) everyone answers; the teacher then moves the class to STEP + 1
 PAGE_FILES = {"app.py", *(p.name for p in (ROOT / "pages").glob("*.py"))}
 WAIT = 5.0  # seconds the answered class waits before the teacher moves it on (its server CPU is measured)
+LOOK = 3.0  # seconds the class looks at the revealed answer before the teacher moves it on
+RATIO = 1.5  # target: a woken student's rerun costs the server at most this many times Streamlit's floor
+FLOOR_SESSIONS, FLOOR_SECONDS = 60, 10.0  # the floor measured in the same run: sessions, seconds
 
 
 def warm(store: Path) -> None:
@@ -68,8 +72,9 @@ def warm(store: Path) -> None:
                    cwd=ROOT, check=True, capture_output=True)
 
 
-def one_student(url, code, prompt, heading, open_at, answer_at, deadline, seed, out):
-    """One student: open the link at ``open_at``, answer at ``answer_at``, then wait for the next step."""
+def one_student(url, code, prompt, answer, heading, after, open_at, answer_at, deadline, seed, out):
+    """One student: open the link at ``open_at``, answer at ``answer_at``, then wait for the answer, the next step
+    (``heading``) and the step after it (``after``)."""
     rng, row = random.Random(seed), {}
     out[seed] = row
     try:
@@ -81,8 +86,9 @@ def one_student(url, code, prompt, heading, open_at, answer_at, deadline, seed, 
         session.click("Send my answer")
         session.wait_for_text("Your answer is in", 60)
         row["sent"] = time.time()
-        if session.watch(heading, max(0.1, deadline - time.time())):
-            row["moved"] = time.time()
+        for name, words in (("revealed", answer), ("moved", heading), ("moved again", after)):
+            if session.watch(words, max(0.1, deadline - time.time())):
+                row[name] = time.time()
         session.close()
     except Exception as exc:  # noqa: BLE001 - a lost session is counted, with its reason
         row["error"] = f"{type(exc).__name__}: {exc}"[:200]
@@ -245,8 +251,9 @@ def run_round(n: int, processes: int, clients: int, open_within: float, answer_w
     from mvlab.store import ClassRounds
 
     lesson = LESSONS[LESSON]
-    prompt = lesson.steps[STEP - 1].question.prompt
-    heading = lesson.steps[STEP].title
+    question = lesson.steps[STEP - 1].question
+    prompt, answer = question.prompt, f"**Answer: ({chr(97 + question.answer)})"
+    heading, after = lesson.steps[STEP].title, lesson.steps[STEP + 1].title
     rng = random.Random(0)
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "results.sqlite"
@@ -266,7 +273,7 @@ def run_round(n: int, processes: int, clients: int, open_within: float, answer_w
                     for i in range(n)]
             spies = profile(pids[:processes], profile_dir / f"{n}-students", deadline - time.time()) \
                 if profile_dir else []
-            workers, queue = start_clients(one_student, [(url, code, prompt, heading, o, a, deadline, s)
+            workers, queue = start_clients(one_student, [(url, code, prompt, answer, heading, after, o, a, deadline, s)
                                                          for s, o, a in plan], clients)
             seen: dict[str, float] = {}
             opens: dict[str, float] = {}
@@ -289,20 +296,26 @@ def run_round(n: int, processes: int, clients: int, open_within: float, answer_w
             time.sleep(WAIT)
             waiting = (load.cpu_now() - waiting0) / WAIT
             harness = [psutil.Process(w.pid) for w in workers]
-            samples: list[tuple[float, float, float]] = []  # (time, server CPU s, students' CPU s) during the push
+            samples: list[tuple[float, float, float]] = []  # (time, server CPU s, students' CPU s) from the reveal
             sampling = threading.Event()
 
             def sample_push():
-                while not sampling.wait(0.1):
+                while not sampling.wait(0.05):
                     samples.append((time.time(), load.cpu_now(), _cpu(harness)))
 
             samples.append((time.time(), load.cpu_now(), _cpu(harness)))
             sampler = threading.Thread(target=sample_push, daemon=True)
             sampler.start()
+            revealed = time.time()  # as the teacher's button does: the woken students' reruns alone, measured
+            rounds.reveal(code, key, STEP - 1)
+            time.sleep(LOOK)
             clicked = time.time()
             opener = threading.Thread(target=timed_open, args=(url, opens, "at the next step"))
             opener.start()
             teacher.click("Next step for everyone →")
+            time.sleep(LOOK + 2.0)
+            again = time.time()  # the class moved on once more, as the teacher's button does: measured alone
+            rounds.move_to(code, key, STEP + 1)
             rows: dict[int, dict] = {}
             for _ in workers:
                 rows.update(queue.get())
@@ -316,15 +329,35 @@ def run_round(n: int, processes: int, clients: int, open_within: float, answer_w
             for s in spies:
                 s.wait()
     moves = sorted(r["moved"] - clicked for r in rows.values() if "moved" in r)
-    end = clicked + (max(moves) if moves else 0.0)
-    during = [x for x in samples if x[0] <= end + 0.1] or samples[:1]
-    push_server, push_students = during[-1][1] - samples[0][1], during[-1][2] - samples[0][2]
+    push_server, push_students = _during(samples, clicked, moves)
     errors = [r["error"] for r in rows.values() if "error" in r]
     return {"n": n, "processes": processes, "counted": counted,
             "teacher": seen["all"] - last_answer if "all" in seen and last_answer else float("nan"),
             "moves": moves, "opens": opens, "lost": n - len(moves), "errors": errors,
             "cpu": load.cpu1 - load.cpu0, "peak": load.peak, "rss0": load.rss0,
-            "push_cpu": (push_server, push_students), "waiting": waiting}
+            "push_cpu": (push_server, push_students), "waiting": waiting,
+            "woken": {"reveal": _per_woken(samples, revealed, [r["revealed"] - revealed for r in rows.values()
+                                                               if "revealed" in r], waiting),
+                      "next step": _per_woken(samples, again, [r["moved again"] - again for r in rows.values()
+                                                               if "moved again" in r], waiting)}}
+
+
+def _during(samples: list[tuple[float, float, float]], start: float, delays: list[float]) -> tuple[float, float]:
+    """Server and students' CPU seconds from ``start`` to the last of ``delays`` (seconds after it)."""
+    end = start + (max(delays) if delays else 0.0)
+    window = [x for x in samples if start - 0.05 <= x[0] <= end + 0.05] or \
+        [min(samples, key=lambda x: abs(x[0] - start))]
+    return window[-1][1] - window[0][1], window[-1][2] - window[0][2]
+
+
+def _per_woken(samples, start: float, delays: list[float], idle: float) -> tuple[int, float]:
+    """``(students woken, server CPU ms per woken student's rerun)`` for a change made at ``start`` that reached
+    students after ``delays`` seconds: the server's CPU until the last, less what it spends meanwhile without it
+    (``idle``: cores while the class waited)."""
+    if not delays:
+        return 0, float("nan")
+    server, _ = _during(samples, start, delays)
+    return len(delays), 1000 * max(0.0, server - idle * max(delays)) / len(delays)
 
 
 def report(results: list[dict], clients: int, open_within: float, answer_within: float) -> None:
@@ -347,10 +380,30 @@ def report(results: list[dict], clients: int, open_within: float, answer_within:
         print(f"         while the class waits: the server {100 * r['waiting']:.0f} % of a core; during the push: the "
               f"server {r['push_cpu'][0]:.1f} CPU s, the simulated students {r['push_cpu'][1]:.1f} CPU s "
               "(on the same cores)")
+        print("         " + woken_words(r["woken"], r.get("floor")))
+        if r.get("floors"):
+            print("         Streamlit's floor before and after the round: " + " and ".join(
+                f"{f['ms']:.2f} ms ({f['done']:.0f} of {f['asked']:.0f} reruns/s)" for f in r["floors"])
+                  + "; the lower is the one compared")
         for e in sorted(set(r["errors"]))[:3]:
             print(f"         lost: {e}")
     print("targets: every answer counted once; the teacher's count within 2 s of the last answer; every student "
-          "on the next step within 2 s; a page opens in under 3 s meanwhile; no session lost")
+          "on the next step within 2 s; a page opens in under 3 s meanwhile; no session lost; a woken student's "
+          f"rerun at most {RATIO}x Streamlit's floor measured in the same run")
+
+
+def woken_words(woken: dict[str, tuple[int, float]], floor: dict | None) -> str:
+    """The server's CPU per woken student's rerun (the reveal; the next step, measured on a second move made alone)
+    against Streamlit's floor (bench_streamlit_floor's trivial rerun, measured just after the round), in words."""
+    costs = ", ".join(f"{what} {ms:.2f} ms ({count} woken)" for what, (count, ms) in woken.items())
+    if not floor:
+        return f"a woken student's rerun costs the server: {costs}"
+    ratios = {what: ms / floor["ms"] for what, (_, ms) in woken.items()}
+    verdicts = ", ".join(f"{what} {ratio:.2f}x: {'met' if ratio <= RATIO else 'NOT met'}"
+                         for what, ratio in ratios.items())
+    return (f"a woken student's rerun costs the server: {costs}; Streamlit's floor in this run "
+            f"{floor['ms']:.2f} ms per trivial rerun ({floor['sessions']} sessions, {floor['done']:.0f} of "
+            f"{floor['asked']:.0f} reruns/s done); against the {RATIO}x target: {verdicts}")
 
 
 def main() -> int:
@@ -369,8 +422,12 @@ def main() -> int:
           f"{psutil.cpu_count()} cores")
     results = []
     for n in args.students:
+        before = floor(FLOOR_SESSIONS, args.client_processes, FLOOR_SECONDS)  # Streamlit's floor, in this run
         results.append(run_round(n, args.processes, args.client_processes, args.open_within, args.answer_within,
                                  args.profile))
+        after = floor(FLOOR_SESSIONS, args.client_processes, FLOOR_SECONDS)
+        results[-1]["floors"] = (before, after)
+        results[-1]["floor"] = min(before, after, key=lambda f: f["ms"])  # the stricter of the two
         print(f"  {n} students: done", flush=True)
     report(results, args.client_processes, args.open_within, args.answer_within)
     if args.profile:

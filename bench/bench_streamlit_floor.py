@@ -85,6 +85,29 @@ def measure(url: str, pid: int, sessions: int, clients: int, seconds: float) -> 
             "ms": 1000 * cpu / seconds / done if done else float("nan")}
 
 
+def floor(sessions: int, clients: int, seconds: float) -> dict:
+    """The floor at ``sessions`` sessions (:func:`measure`): :data:`APP` served by one ``streamlit run`` of its own,
+    started for this and stopped after (``bench/bench_class_round.py`` measures it in its own run this way)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        app = Path(tmp) / "floor.py"
+        app.write_text(APP)
+        port = free_port()
+        log = Path(tmp) / "server.log"
+        with log.open("w") as out:
+            proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), "--server.headless",
+                                     "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+                                     "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+                                     "--runner.postScriptGC", "false"],
+                                    cwd=tmp, env=os.environ, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            url = f"http://127.0.0.1:{port}"
+            wait_healthy(url, proc, "streamlit", log)
+            return measure(url, proc.pid, sessions, clients, seconds)
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sessions", type=int, nargs="+", default=[30, 60, 120, 180, 240, 300])
@@ -95,27 +118,10 @@ def main() -> int:
           f"{psutil.cpu_count()} cores, {args.client_processes} client processes, {args.seconds:.0f} s per size")
     print(f"{'sessions':>8} {'reruns asked/s':>15} {'done/s':>7} {'server CPU (cores)':>19} "
           f"{'ms of CPU per rerun':>20}")
-    with tempfile.TemporaryDirectory() as tmp:
-        app = Path(tmp) / "floor.py"
-        app.write_text(APP)
-        for n in args.sessions:
-            port = free_port()
-            log = Path(tmp) / "server.log"
-            with log.open("w") as out:
-                proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), "--server.headless",
-                                         "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-                                         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-                                         "--runner.postScriptGC", "false"],
-                                        cwd=tmp, env=os.environ, stdout=out, stderr=subprocess.STDOUT)
-            try:
-                url = f"http://127.0.0.1:{port}"
-                wait_healthy(url, proc, "streamlit", log)
-                r = measure(url, proc.pid, n, args.client_processes, args.seconds)
-            finally:
-                proc.terminate()
-                proc.wait(10)
-            print(f"{r['sessions']:>8} {r['asked']:>15.0f} {r['done']:>7.0f} {r['cpu']:>19.2f} {r['ms']:>20.1f}",
-                  flush=True)
+    for n in args.sessions:
+        r = floor(n, args.client_processes, args.seconds)
+        print(f"{r['sessions']:>8} {r['asked']:>15.0f} {r['done']:>7.0f} {r['cpu']:>19.2f} {r['ms']:>20.1f}",
+              flush=True)
     return 0
 
 
