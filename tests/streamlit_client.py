@@ -78,8 +78,9 @@ class StudentSession:
             elif kind == "auto_rerun":
                 self.auto[msg.auto_rerun.fragment_id] = (msg.auto_rerun.interval,
                                                          time.time() + msg.auto_rerun.interval)
-            elif kind == "stop_auto_rerun":
-                self.auto.clear()
+            elif kind == "stop_auto_rerun":  # the fragments the server let go (their timers only), as a browser does
+                for fragment in msg.stop_auto_rerun.fragment_ids:
+                    self.auto.pop(fragment, None)
             elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                 self._record(msg.delta.new_element)
                 if msg.delta.new_element.WhichOneof("type") == "button":

@@ -5,6 +5,7 @@ server's watch (mvlab.ui.wake), within the 2 s a class waits at most."""
 import time
 
 import pytest
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from browser import running_app
 from mvlab.lessons import get_lesson
@@ -61,6 +62,67 @@ def test_a_waiting_student_is_woken_by_the_server_for_the_reveal_and_the_next_st
     assert not any(s.exceptions for s in students)
     for s in students:
         s.close()
+
+
+def woken_run(session: StudentSession, timeout: float = 10.0) -> dict:
+    """What the server sent ``session`` (woken, asking nothing) until that run finished: the fragments its elements
+    were drawn in ("" for the page's own), whether it was a fragment's run, how often it wrote the address, and the
+    texts."""
+    parts, writes, texts, finished = set(), 0, [], None
+    deadline = time.time() + timeout
+    while finished is None:
+        msg = ForwardMsg()
+        msg.ParseFromString(session.ws.recv(timeout=max(0.01, deadline - time.time())))
+        kind = msg.WhichOneof("type")
+        if kind == "delta":
+            parts.add(msg.delta.fragment_id)
+            element = msg.delta.new_element if msg.delta.WhichOneof("type") == "new_element" else None
+            if element is not None and element.WhichOneof("type") in ("heading", "markdown", "alert"):
+                texts.append(getattr(element, element.WhichOneof("type")).body)
+        elif kind == "page_info_changed":
+            writes += 1
+            session.query = msg.page_info_changed.query_string
+        elif kind == "script_finished" and msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+            finished = msg.script_finished
+    return {"parts": parts, "fragment run": finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
+            "writes": writes, "texts": texts}
+
+
+def test_a_woken_student_reruns_its_step_alone_and_the_whole_page_only_where_its_buttons_change(server):
+    """The reveal and the next step rerun the student's step alone (one fragment: the navigation, the sidebar and
+    the page's setup are not run nor sent again); the next step writes the address once, the reveal not at all; a
+    move to the last step reruns the whole page, whose Next button goes. Fails when the watch wakes the whole page
+    (tried: follow_the_round's step_part left "": every element sent again, outside the fragment), when the address is
+    written even where it says so already (tried: publish_place without its check: the last step's run wrote it
+    twice), and when the move to the last
+    step stays in the part (tried: student_step's check of the buttons removed: a fragment's run)."""
+    url, store = server
+    lesson = get_lesson("ofsp")
+    started = ClassRounds(store).start("ofsp")
+    code, key = started.round.code, started.key
+    student = StudentSession(url, "lessons", f"lesson=ofsp&step=2&round={code}")
+    student.choose(lesson.steps[1].question.prompt, 1)
+    student.click("Send my answer")
+    assert student.wait_for_text("Your answer is in", 60)
+    student._read_until(lambda: False, 30)
+
+    ClassRounds(store).reveal(code, key, 1)
+    revealed = woken_run(student)
+    assert revealed["fragment run"] and len(revealed["parts"]) == 1 and "" not in revealed["parts"], revealed["parts"]
+    assert any(f"Answer: ({chr(97 + lesson.steps[1].question.answer)})" in t for t in revealed["texts"])
+    assert revealed["writes"] == 0
+
+    ClassRounds(store).move_to(code, key, 2)
+    moved = woken_run(student)
+    assert moved["fragment run"] and moved["parts"] == revealed["parts"]
+    assert lesson.steps[2].title in moved["texts"] and moved["writes"] == 1 and "step=3" in student.query
+
+    ClassRounds(store).move_to(code, key, len(lesson.steps) - 1)
+    last = woken_run(student)
+    assert not last["fragment run"] and "" in last["parts"]  # the whole page: Next is disabled on the last step
+    assert lesson.steps[-1].title in last["texts"] and f"step={len(lesson.steps)}" in student.query
+    assert last["writes"] == 1  # the part wrote the address; the page's own run found it said so already
+    student.close()
 
 
 def test_a_deleted_round_reaches_its_students_as_a_note(server):

@@ -66,6 +66,28 @@ def test_one_look_reads_every_topic_once_and_reruns_only_the_changed_sessions():
     assert watch.look() == {"c": ""} and len(watch) == 0
 
 
+def test_the_part_rerun_is_the_one_that_shows_what_changed():
+    """A subscription whose fragment is a function of the newer view: in one look, the session drawn on another step
+    has its step's part rerun, the one drawn on this step its waiting part (new counts). Fails when the watch passes
+    the function on instead of calling it with the newer view (tried: ``requests[...] = sub.fragment``)."""
+    state = {"A": {"step": 1, "counts": 0}}
+    server = FakeServer()
+    watch = Watch(lambda topics: {t: dict(state[t]) for t in topics}, interval=10, rerun=server.rerun,
+                  connected=lambda s: True)
+    watch._thread = object()
+
+    def project(value):
+        return value["step"], value["counts"]
+
+    def drawn_at(step):  # as mvlab.ui.rounds.follow_the_round: the step's part when the step changed
+        return lambda now: "step-part" if now[0] != step else "waiting-part"
+
+    watch.follow("on step 1", Subscription("A", project, (1, 0), drawn_at(1)))
+    watch.follow("on step 2", Subscription("A", project, (2, 0), drawn_at(2)))
+    state["A"] = {"step": 2, "counts": 3}
+    assert watch.look() == {"on step 1": "step-part", "on step 2": "waiting-part"}
+
+
 def test_sessions_whose_browser_has_gone_stop_being_followed():
     connected = {"a", "b"}
     watch = Watch(lambda topics: {t: {"step": 1} for t in topics}, interval=10, rerun=lambda r, done: True,

@@ -77,7 +77,9 @@ def browser_token() -> str:
     sent = _cookie(BROWSER_COOKIE)
     if valid_token(sent) and len(sent) >= MIN_TOKEN:
         return sent
-    token = st.session_state.setdefault("_browser_token", secrets.token_urlsafe(MIN_TOKEN))
+    token = st.session_state.get("_browser_token")
+    if token is None:
+        token = st.session_state["_browser_token"] = secrets.token_urlsafe(MIN_TOKEN)
     _write_cookie(BROWSER_COOKIE, token, TOKEN_DAYS)
     return token
 

@@ -4,17 +4,22 @@ computed on the job engine once per server and shared by every session that open
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import plotly.graph_objects as go
 import streamlit as st
 
 from mvlab.lessons import LESSONS, Lesson, Step, StepContext, StepRun
 from mvlab.lessons.handout import render_handout
-from mvlab.ui import rounds, runs, shared, touch
+from mvlab.ui import rounds, runs, shared, touch, wake
 from mvlab.ui.figure_text import show_figure
+from mvlab.ui.prose import markdown_literal
 from mvlab.viz.frozen import freeze
 
-__all__ = ["ADDRESS_KEYS", "Place", "place_from_address", "publish_place", "question", "round_panel", "teacher_style",
-           "step_result", "step_items", "show_items", "prepare", "handout_button"]
+__all__ = ["ADDRESS_KEYS", "Place", "place_from_address", "current_place", "publish_place", "round_panel",
+           "teacher_style", "step_top", "Asked", "ask", "show_answer", "question", "show_step", "student_step",
+           "nav_state", "step_navigation", "stored_context", "step_result", "step_items", "show_items", "prepare",
+           "handout_button"]
 
 TEACHER_FONT = 20
 """Font size (px) of figures in teacher mode (projector)."""
@@ -53,13 +58,15 @@ def _read_address(notes: list[str]) -> Place:
     q = st.query_params
     lesson = q.get("lesson", next(iter(LESSONS)))
     if lesson not in LESSONS:
-        notes.append(f"There is no lesson '{lesson[:40]}'; the lessons are {', '.join(LESSONS)}. Showing the first.")
+        notes.append(f"There is no lesson '{markdown_literal(lesson[:40])}'; the lessons are {', '.join(LESSONS)}. "
+                     "Showing the first.")
         lesson = next(iter(LESSONS))
     total = len(LESSONS[lesson].steps)
     raw = q.get("step", "1")
     step = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else 0
     if not 1 <= step <= total:
-        notes.append(f"'step={raw[:40]}' is not a step of this lesson (1 to {total}); showing step 1.")
+        notes.append(f"'step={markdown_literal(raw[:40])}' is not a step of this lesson (1 to {total}); "
+                     "showing step 1.")
         step = 1
     teacher = q.get("teacher", "0").lower() in ("1", "true", "yes", "on")
     return Place(lesson, step, teacher, q.get("round") or None)
@@ -67,7 +74,8 @@ def _read_address(notes: list[str]) -> Place:
 
 def place_from_address() -> tuple[Place, list[str]]:
     """The place in the address when it changed since this session last wrote it (a link, a
-    reload, the browser's back button), else the session's own; with notes on ignored values."""
+    reload, the browser's back button), else the session's own; with notes on ignored values (Markdown, the values
+    written as text: :func:`mvlab.ui.prose.markdown_literal`)."""
     notes: list[str] = []
     address = {k: st.query_params.get(k) for k in ADDRESS_KEYS if k in st.query_params}
     mine = st.session_state.get("_lesson_place")
@@ -77,13 +85,23 @@ def place_from_address() -> tuple[Place, list[str]]:
     return st.session_state["_lesson_place"], notes
 
 
+def current_place() -> Place:
+    """The place this session shows (:func:`place_from_address` read it, :func:`publish_place` changed it)."""
+    return st.session_state["_lesson_place"]
+
+
 def publish_place(place: Place) -> None:
-    """Write the place into the session and the address (a reload or a shared link comes back here)."""
+    """Write the place into the session and the address (a reload or a shared link comes back here); the address
+    is written only when it says something else (each write is a message to the browser)."""
     st.session_state["_lesson_place"] = place
+    wanted = place.query()
+    if {k: st.query_params.get_all(k) for k in ADDRESS_KEYS if k in st.query_params} == \
+            {k: [v] for k, v in wanted.items()}:
+        return
     for key in ADDRESS_KEYS:
         if key not in place.query() and key in st.query_params:
             del st.query_params[key]
-    st.query_params.update(place.query())
+    st.query_params.update(wanted)
 
 
 def round_panel(lesson: Lesson, place: Place, view) -> None:
@@ -105,22 +123,46 @@ def teacher_style() -> None:
         unsafe_allow_html=True)
 
 
-def question(step: Step, key: str, teacher: bool, view=None, step_index: int = 0) -> bool:
-    """The predict-first question; returns True once the answer is shown.
+def step_top(lesson: Lesson, place: Place, view=None) -> None:
+    """The step's progress, title and text, ending with its question's prompt (one element: a class woken to the
+    next step is sent as few as the step needs)."""
+    step, total = lesson.step(place.step), len(lesson.steps)
+    if place.step == 1 and not place.teacher:
+        st.caption(lesson.summary)
+    st.progress(place.step / total,
+                text=f"Step {place.step} of {total}" + (f" · class round {view.code}" if view is not None else ""))
+    st.header(step.title)
+    st.markdown(f"{step.text}\n\n**Predict first:** {step.question.prompt}")
+
+
+class Asked:
+    """What :func:`ask` drew: whether the answer is shown (``revealed``), the reader's checked choice (or None),
+    whether a *Send*/*Reveal* button was drawn (``sendable``: it goes when the answer is shown)."""
+
+    def __init__(self, revealed: bool, chosen: int | None, sendable: bool):
+        self.revealed, self.chosen, self.sendable = revealed, chosen, sendable
+
+
+def ask(step: Step, key: str, teacher: bool, view=None, step_index: int = 0, look_up: bool = True) -> Asked:
+    """The predict-first question's choices (its prompt ends :func:`step_top`) and the button that sends or reveals.
 
     Alone: the reader reveals it (teacher mode: shown at once). In a class round (``view``, a
     :class:`mvlab.ui.rounds.RoundView`): a student sends their answer, shown as sent only once the store has
     confirmed it (``{key}_revealed``; a failure is said and the answer can be sent again), a change of mind before
     the reveal is sent the same way and replaces it, and a student who reloads or opens another tab finds the
     answer their browser sent; the answer shows when the teacher reveals it to the class, for the teacher too. A
-    choice that is not one of the question's (a value a browser made up) is refused in words."""
+    choice that is not one of the question's (a value a browser made up) is refused in words.
+
+    ``look_up`` False (a student's page the teacher just moved to this step): what this browser sent on the step is
+    not asked of the store (the class moved at once would each ask it); the session's own answer is still shown, and
+    an answer another tab of the browser sent ahead of the class shows as unsent here (sent again, it replaces
+    itself: counted once)."""
     q = step.question
-    st.markdown(f"**Predict first:** {q.prompt}")
-    letters = [f"({chr(97 + i)}) {c}" for i, c in enumerate(q.choices)]
+    letters = _letters(step)
     student = view is not None and not view.teacher
     sent, confirmed_key = f"{key}_revealed", f"{key}_sent"
     if student and confirmed_key not in st.session_state:  # a reload, a tab: what this browser sent before
-        before = rounds.sent_before(view, step_index)
+        before = rounds.sent_before(view, step_index) if look_up else None
         st.session_state[confirmed_key] = before
         if before is not None:
             st.session_state[f"{key}_choice"], st.session_state[sent] = before, True
@@ -143,7 +185,8 @@ def question(step: Step, key: str, teacher: bool, view=None, step_index: int = 0
         revealed = state is not None and step_index in state.revealed
     confirmed = st.session_state.get(confirmed_key)
     unsent = not st.session_state.get(sent) or (student and chosen is not None and chosen != confirmed)
-    if not revealed and (view is None or student) and unsent:
+    sendable = not revealed and (view is None or student) and unsent
+    if sendable:
         label = ("Reveal the answer" if not student else "Send my answer" if confirmed is None
                  else "Send my new answer")
         st.button(label, key=f"{key}_reveal", disabled=chosen is None, on_click=send,
@@ -151,11 +194,118 @@ def question(step: Step, key: str, teacher: bool, view=None, step_index: int = 0
     refused = st.session_state.pop("_round_refused", None)
     if refused:
         st.error(refused)
-    if revealed:
-        verdict = "" if chosen is None or (view is not None and view.teacher) else (
-            "You were right. " if chosen == q.answer else f"You chose ({chr(97 + chosen)}). ")
-        st.success(f"{verdict}**Answer: {letters[q.answer]}.** {q.why}", icon=":material/lightbulb:")
-    return revealed
+    return Asked(revealed, chosen, sendable)
+
+
+def _letters(step: Step) -> list[str]:
+    return [f"({chr(97 + i)}) {c}" for i, c in enumerate(step.question.choices)]
+
+
+def show_answer(step: Step, chosen: int | None, view=None) -> None:
+    """The question's answer and why, with the reader's own verdict (not the teacher's of a round)."""
+    q = step.question
+    verdict = "" if chosen is None or (view is not None and view.teacher) else (
+        "You were right. " if chosen == q.answer else f"You chose ({chr(97 + chosen)}). ")
+    st.success(f"{verdict}**Answer: {_letters(step)[q.answer]}.** {q.why}", icon=":material/lightbulb:")
+
+
+def question(step: Step, key: str, teacher: bool, view=None, step_index: int = 0) -> bool:
+    """The predict-first question (:func:`ask`) and, once it is shown, its answer (:func:`show_answer`); returns
+    True once the answer is shown."""
+    asked = ask(step, key, teacher, view, step_index)
+    if asked.revealed:
+        show_answer(step, asked.chosen, view)
+    return asked.revealed
+
+
+def show_step(lesson: Lesson, place: Place, view=None) -> None:
+    """A step for a reader alone or the teacher (teacher mode; in a class round, the room's answers live and the
+    class's next step prepared): :func:`step_top`, the question, and the step's figures once the answer is shown."""
+    step = lesson.step(place.step)
+    step_top(lesson, place, view)
+    key = f"lesson_{lesson.id}_{place.step}"
+    answered = question(step, key, place.teacher, view, place.step - 1)
+    if view is not None:
+        rounds.live_answers(view, step, place.step - 1, len(lesson.steps),
+                            on_next=lambda: publish_place(place.moved(place.step + 1)))
+        prepare(lesson, place.step + 1)  # the class's next step, ready before the teacher moves everyone there
+    ctx = step_result(step.run, f"lesson_run_{lesson.id}", place.step)
+    if ctx is None:
+        return
+    if answered:
+        _figures(lesson, place, step, ctx, key)
+    elif view is None:
+        st.info("Make your prediction above, then reveal the answer to see the figures.")
+
+
+def _figures(lesson: Lesson, place: Place, step: Step, ctx: StepContext, key: str) -> None:
+    items = step_items(step, ctx, [lesson.id, place.step, runs.result_key(ctx.settings, ctx.data)])
+    show_items(items, step, key, place.teacher)
+    st.markdown(f":material/visibility: **What to notice.** {step.notice}\n\n"
+                f":material/error: **A common mistake.** {step.mistake}")
+
+
+def nav_state(lesson: Lesson, place: Place) -> tuple[bool, bool]:
+    """Whether *Back* and *Next* are disabled at this place (the first and the last step)."""
+    return place.step == 1, place.step == len(lesson.steps)
+
+
+def student_step(lesson: Lesson, view) -> None:
+    """A student's step in a class round, drawn as a fragment that the server's watch reruns alone for the reveal
+    and the next step (:func:`mvlab.ui.rounds.follow_the_round`): the page's navigation, sidebar and setup stay as
+    they are, except where the *Back*/*Next* buttons below it change (the first and the last step: then the whole
+    page). The student's own choosing and sending rerun this part too. A rerun of this part alone takes the round
+    from the server process's watch, not the store, and does not ask the store what this browser sent on a step the
+    teacher just moved the class to (:func:`ask`)."""
+    drawn_nav = nav_state(lesson, current_place())
+    first = [True]  # the page's own run: the round as join() read it; a rerun of this part alone looks again
+
+    def step_part():
+        place, moved = current_place(), None
+        if not first[0]:
+            now = view.state(fresh=True)
+            if now is None:
+                st.rerun(scope="app")  # the round is gone (deleted, expired): the whole page says so
+            moved = rounds.moved_to(view, now)
+            if moved is not None:
+                place = place.moved(moved + 1)  # the teacher moved the class on: this part goes there
+                publish_place(place)
+                if nav_state(lesson, place) != drawn_nav:
+                    st.rerun(scope="app")
+        first[0] = False
+        step = lesson.step(place.step)
+        step_top(lesson, place, view)
+        key = f"lesson_{lesson.id}_{place.step}"
+        asked = ask(step, key, False, view, place.step - 1, look_up=moved is None)
+        if asked.revealed:
+            show_answer(step, asked.chosen, view)
+        rounds.follow_the_round(view, step, place.step - 1, st.session_state.get(f"{key}_revealed", False),
+                                step_part=wake.current_fragment())
+        if not asked.revealed:
+            return
+        ctx = step_result(step.run, f"lesson_run_{lesson.id}", place.step)
+        if ctx is not None:
+            with rounds.store_trouble("The class's answers cannot be read now. "):
+                rounds.class_distribution(step, rounds.revealed_counts(view, place.step - 1), correct=True,
+                                          teacher=False)
+            _figures(lesson, place, step, ctx, key)
+
+    st.fragment(step_part)()
+
+
+def step_navigation(lesson: Lesson, place: Place, link: bool = True) -> None:
+    """*Back* and *Next* (a step of the reader's own), and the link to this step (``link``)."""
+    back, middle, forward = st.columns([1, 3, 1])
+    first, last = nav_state(lesson, place)
+    if back.button("← Back", disabled=first, key="lesson_back", width="stretch"):
+        publish_place(current_place().moved(current_place().step - 1))
+        st.rerun()
+    if forward.button("Next →", disabled=last, key="lesson_next", type="primary", width="stretch"):
+        publish_place(current_place().moved(current_place().step + 1))
+        st.rerun()
+    if link:
+        middle.caption(f"Link to this step: `?{Place(lesson.id, place.step, place.teacher, place.round).address()}` "
+                       "(add it to the page's address; students who reload stay on their step).")
 
 
 def _data(run: StepRun):
@@ -163,14 +313,37 @@ def _data(run: StepRun):
     return shared.value("lesson_data", [run.dataset, run.settings.kind, run.settings.key()], run.data)
 
 
+class _NotStored(Exception):
+    """A step's run has no stored result yet: nothing is kept, the next reader looks again."""
+
+
+def stored_context(run: StepRun) -> StepContext | None:
+    """The run's stored result with its data, looked up once per server (the class shown a step shares one look at
+    the store instead of one per student), or None while the store has none (looked for again at the next call)."""
+
+    def read() -> StepContext:
+        data = _data(run)
+        result = runs.lookup(run.settings, data, run.result_type)
+        if result is None:
+            raise _NotStored
+        return StepContext(result, data, run.settings)
+
+    try:
+        return shared.value("lesson_stored", [run.dataset, run.settings.kind, run.settings.key(),
+                                              run.result_type.__name__], read)
+    except _NotStored:
+        return None
+
+
 def step_result(run: StepRun, key: str, number: int):
-    """The run's result: stored already (this session, or the results store), or computed now on the
-    job engine for this session (shared with every session opening the same step)."""
+    """The run's result: stored already (:func:`stored_context`), or computed now on the job engine for this
+    session (shared with every session opening the same step)."""
+    ctx = stored_context(run)
+    if ctx is not None:
+        return ctx
     data = _data(run)
-    result = runs.lookup(run.settings, data, run.result_type)
-    if result is None:
-        result = runs.train_button(run.settings, data, key, label=f"Computing step {number}", auto=True,
-                                   button="Compute this step")
+    result = runs.train_button(run.settings, data, key, label=f"Computing step {number}", auto=True,
+                               button="Compute this step")
     return None if result is None else StepContext(result, data, run.settings)
 
 
@@ -187,10 +360,8 @@ def prepare(lesson: Lesson, number: int) -> None:
     if not 1 <= number <= len(lesson.steps):
         return
     step = lesson.step(number)
-    data = _data(step.run)
-    result = runs.lookup(step.run.settings, data, step.run.result_type)
-    if result is not None:
-        ctx = StepContext(result, data, step.run.settings)
+    ctx = stored_context(step.run)
+    if ctx is not None:
         step_items(step, ctx, [lesson.id, number, runs.result_key(ctx.settings, ctx.data)])
 
 
@@ -202,11 +373,12 @@ def _larger(fig: go.Figure) -> go.Figure:
 
 
 def show_items(items: list, step: Step, key: str, teacher: bool) -> None:
-    """The step's figures and tables, in order, with their captions, in the rows of ``step.layout``."""
+    """The step's figures and tables, in order, with their captions, in the rows of ``step.layout`` (a row of one
+    drawn in place: no container of its own, one element less to send to each of a class)."""
     i = 0
     for width in step.rows(len(items)):
-        for column in st.columns(width) if width > 1 else [st.container()]:
-            with column:
+        for column in st.columns(width) if width > 1 else [None]:
+            with column if column is not None else nullcontext():
                 item = items[i]
                 if isinstance(item, go.Figure):
                     show_figure(st, _larger(item) if teacher else touch.for_this_screen(item), key=f"{key}_fig{i}")
@@ -219,11 +391,7 @@ def show_items(items: list, step: Step, key: str, teacher: bool) -> None:
 
 def handout_button(lesson: Lesson) -> None:
     """The handout of the lesson as a download, once every run of the lesson is stored."""
-    contexts = {}
-    for run in lesson.runs():
-        data = _data(run)
-        result = runs.lookup(run.settings, data, run.result_type)
-        contexts[run] = None if result is None else StepContext(result, data, run.settings)
+    contexts = {run: stored_context(run) for run in lesson.runs()}
     missing = [n for n, step in enumerate(lesson.steps, 1) if contexts[step.run] is None]
     if missing:
         st.caption(f"The handout can be downloaded once every step has been computed (steps {missing} are not yet: "

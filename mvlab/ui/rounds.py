@@ -14,8 +14,11 @@ themselves until it is back. Live parts refresh themselves as fragments (``run_e
 reruns of the whole page: the teacher's count of answers every second. A student's page does not look at
 the round at all: one reader per server process (:class:`mvlab.ui.wake.Watch`) looks at every followed round
 four times a second and reruns only the students whose round changed (the reveal, the next step, and, when the
-round shares it, the class's distribution every ``SHARE_REFRESH`` seconds); where the server cannot wake a
-session (:func:`mvlab.ui.wake.available`), the student's page looks every ``STUDENT_REFRESH`` seconds instead.
+round shares it, the class's distribution every ``SHARE_REFRESH`` seconds), and of their page only the part that
+shows the change (the step, a fragment: :func:`follow_the_round`); where the server cannot wake a session
+(:func:`mvlab.ui.wake.available`), the student's page looks every ``STUDENT_REFRESH`` seconds instead. What a woken
+class shows is read and built once per server process: the round (the watch's look), a revealed step's counts
+(:func:`revealed_counts`), the step's figures (:mod:`mvlab.ui.shared`).
 
 Settings: ``MVLAB_ROUND_RETENTION_DAYS`` (default 30: older rounds are deleted by the server),
 ``MVLAB_ROUND_MAX_ANSWERS`` (default 5000 answers per round), ``MVLAB_ROUND_JOINS_PER_ADDRESS`` (default 120 new
@@ -40,11 +43,12 @@ from mvlab.store import ClassRounds, Round, RoundError, StoreUnavailable
 from mvlab.store.rounds import normal_code, valid_code
 from mvlab.ui import identity, runs, shared, touch, wake
 from mvlab.ui.figure_text import show_figure
+from mvlab.ui.prose import markdown_literal
 from mvlab.viz.class_figures import answer_distribution
 
 __all__ = ["class_rounds", "RoundView", "join", "teacher_panel", "record", "sent_before", "live_answers",
-           "follow_the_round", "class_distribution", "moved_to", "round_watch", "students_base", "store_trouble",
-           "wait_for_the_store", "StoreUnavailable"]
+           "follow_the_round", "class_distribution", "revealed_counts", "moved_to", "round_watch", "students_base",
+           "store_trouble", "wait_for_the_store", "StoreUnavailable"]
 
 TEACHER_REFRESH = 1.0
 """Seconds between two looks of the teacher's view at the answers."""
@@ -79,15 +83,33 @@ def _settings() -> tuple[str, float, int, int, float]:
             _number("MVLAB_ROUND_STORE_WAIT", "5"))
 
 
+_ENVIRONMENT = ("MVLAB_STORE", "HOME", "MVLAB_ROUND_RETENTION_DAYS", "MVLAB_ROUND_MAX_ANSWERS",
+                "MVLAB_ROUND_JOINS_PER_ADDRESS", "MVLAB_ROUND_STORE_WAIT")
+"""The environment :func:`_settings` comes from (the store's location, and the rounds' settings)."""
+_KEPT: dict[tuple, object] = {}
+"""This process's rounds and watch by that environment: found by a dict lookup on every page run (a student woken
+by the watch asks for both; Streamlit's ``cache_resource`` inspects the function's signature at each call)."""
+
+
+def _kept(kind: str, open_it):
+    """``open_it()`` once per process for the present environment (:data:`_ENVIRONMENT`), kept; a store that cannot
+    be opened now is :class:`StoreUnavailable` (nothing kept: opened again at the next call)."""
+    key = (kind, *map(os.environ.get, _ENVIRONMENT))
+    found = _KEPT.get(key)
+    if found is None:
+        try:
+            found = _KEPT[key] = open_it(*_settings())
+        except StoreUnavailable:
+            raise
+        except ValueError as exc:  # the store could not be opened (a server down at the first look)
+            raise StoreUnavailable(str(exc)) from exc
+    return found
+
+
 def class_rounds() -> ClassRounds:
     """The rounds in this server's results store (the retention, cap, join limit and wait from the environment); a
     store that cannot be opened now is :class:`StoreUnavailable`."""
-    try:
-        return _rounds(*_settings())
-    except StoreUnavailable:
-        raise
-    except ValueError as exc:  # the store could not be opened (a server down at the first look)
-        raise StoreUnavailable(str(exc)) from exc
+    return _kept("rounds", _rounds)
 
 
 def _unavailable_words(exc: StoreUnavailable) -> str:
@@ -151,12 +173,7 @@ def _watch(path: str, retention: float, cap: int, per_address: int, wait: float)
 
 def round_watch() -> wake.Watch:
     """This server process's watch of the rounds its students follow (:class:`mvlab.ui.wake.Watch`)."""
-    try:
-        return _watch(*_settings())
-    except StoreUnavailable:
-        raise
-    except ValueError as exc:
-        raise StoreUnavailable(str(exc)) from exc
+    return _kept("watch", _watch)
 
 
 class RoundView:
@@ -180,9 +197,11 @@ class RoundView:
 
     def state(self, fresh: bool = False) -> Round | None:
         """The round as this run of the page draws it (read once per run; ``fresh``: read it again), or None
-        when it has expired or was deleted."""
+        when it has expired or was deleted. A student's page takes it from the server process's watch when it read
+        it just now (:func:`_student_look`), else from the store; the teacher's, from the store."""
         if fresh or self._drawn is None:
-            self._drawn = (class_rounds().get(self.code),)
+            looked = None if self.teacher else _student_look(self.code)
+            self._drawn = (looked if looked is not None else class_rounds().get(self.code),)
         return self._drawn[0]
 
 
@@ -212,16 +231,17 @@ def _teacher_key(found: Round, offered: str | None, notes: list[str]) -> str | N
 
 def join(code: str | None, key: str | None) -> tuple[RoundView | None, list[str]]:
     """The round of the address (``round=``; ``key`` a teacher key a link carried, once), or None; with notes, in
-    words, for a code that cannot be one, is unknown or expired (the lesson then runs without a round), a key that is
-    not the round's, or a student the round does not let in now (:meth:`mvlab.store.ClassRounds.join`: too many
-    joins from this browser or new students from its network). :class:`StoreUnavailable` when the store cannot
-    answer (the caller keeps the round in the address and waits for it: :func:`wait_for_the_store`)."""
+    words (Markdown, a value from the address written as text: :func:`mvlab.ui.prose.markdown_literal`), for a code
+    that cannot be one, is unknown or expired (the lesson then runs without a round), a key that is not the round's,
+    or a student the round does not let in now (:meth:`mvlab.store.ClassRounds.join`: too many joins from this
+    browser or new students from its network). :class:`StoreUnavailable` when the store cannot answer (the caller
+    keeps the round in the address and waits for it: :func:`wait_for_the_store`)."""
     if not code:
         return None, []
     checked = valid_code(code)
     if checked is None:
-        return None, [f"'{str(code)[:20]}' is not a class round's code (four letters and digits): the lesson runs "
-                      "without a round. Ask your teacher for the current link."]
+        return None, [f"'{markdown_literal(str(code)[:20])}' is not a class round's code (four letters and digits): "
+                      "the lesson runs without a round. Ask your teacher for the current link."]
     found = _student_look(checked) if key is None else None
     if found is None:
         found = class_rounds().get(checked)
@@ -282,6 +302,17 @@ def sent_before(view: RoundView, step_index: int) -> int | None:
         return None
 
 
+def revealed_counts(view: RoundView, step_index: int) -> dict:
+    """The class's answers to a revealed step (``{choice: count}``), read once per server process for the round:
+    once the answer is revealed, the store takes no more answers to it (:meth:`mvlab.store.ClassRounds.answer`),
+    so the class woken by the reveal shares one read instead of each student asking the store. The caller has seen
+    the step revealed (a read before the reveal would be kept as final)."""
+    now = view.state()
+    created = now.created if now is not None else None
+    return shared.value("revealed_counts", [view.code, created, int(step_index)],
+                        lambda: class_rounds().counts(view.code, step_index))
+
+
 def class_distribution(step: Step, counts: dict, correct: bool, teacher: bool) -> None:
     """The room's answers to the step's question (the right choice marked once revealed), built once per server
     for these counts (a class looking at the same counts shares the figure)."""
@@ -338,29 +369,34 @@ def _counts_key(counts: dict | None):
     return None if counts is None else tuple(sorted(counts.items()))
 
 
-def follow_the_round(view: RoundView, step: Step, step_index: int, answered: bool) -> None:
+def follow_the_round(view: RoundView, step: Step, step_index: int, answered: bool, step_part: str = "") -> None:
     """A student's page in a round: it is rerun when the teacher reveals this step (the answer and figures
     appear) or moves the class on (:func:`moved_to` takes the page there). Before the reveal, an answered
     student is told to wait, and sees the class's distribution (without the answer) when the round shares it.
 
     The page is woken by the server process's watch (:func:`round_watch`), which looks at the round for all
-    its students at once (the shared distribution: its part alone, every ``SHARE_REFRESH`` seconds at most);
-    where the server cannot wake a session, the waiting part looks every ``STUDENT_REFRESH`` seconds itself."""
+    its students at once, and reruns only the part of the page that shows the change: for the reveal and the next
+    step, the part that draws the step (``step_part``, a fragment's id; "" for the whole page); for the shared
+    distribution, the waiting part alone (every ``SHARE_REFRESH`` seconds at most). Where the server cannot wake a
+    session, the waiting part looks every ``STUDENT_REFRESH`` seconds itself."""
     drawn = view.state()
     if drawn is None:
         return
     waiting = answered and step_index not in drawn.revealed
     share, push = waiting and drawn.share, wake.available()
 
-    def page(r: Round):  # what the whole page shows of the round
+    def page(r: Round):  # what the page shows of the round
         return r.step, step_index in r.revealed
 
     def project(now: RoundNow):
         return page(now.round), _counts_key((now.counts or {}).get(step_index, {}) if share else None)
 
-    def follow(counts: dict | None, fragment: str = "") -> None:  # wake this session when its view changes
+    def follow(counts: dict | None, waiting_part: str = "") -> None:  # wake this session when its view changes
+        def part(now) -> str:  # the step's part for the reveal and the next step, the waiting part for the counts
+            return step_part if now[0] != page(drawn) or not waiting_part else waiting_part
+
         round_watch().follow(wake.current_session(), wake.Subscription(view.code, project,
-                                                                       (page(drawn), _counts_key(counts)), fragment))
+                                                                       (page(drawn), _counts_key(counts)), part))
 
     def waiting_part():
         with store_trouble("The round cannot be looked at now. "):

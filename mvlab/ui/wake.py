@@ -221,13 +221,18 @@ def rerun_sessions(requests: dict[str, str], done: Callable[[dict[str, str]], No
 @dataclass
 class Subscription:
     """What one session shows of one topic: ``seen`` is ``project(value)`` of the value it was drawn from; the
-    session is woken (its ``fragment``, or the whole page when "") when ``project`` of the topic's newer value
-    differs."""
+    session is woken when ``project`` of the topic's newer value differs: its ``fragment``, or the whole page when
+    "". ``fragment`` may also be a function of the newer projected value that names the part to rerun (what
+    changed decides: a page whose parts change apart reruns only the part that shows the change)."""
 
     topic: str
     project: Callable[[Any], Hashable]
     seen: Hashable
-    fragment: str = ""
+    fragment: str | Callable[[Hashable], str] = ""
+
+    def part_for(self, now: Hashable) -> str:
+        """The fragment to rerun for the newer projected value ``now`` ("" for the whole page)."""
+        return self.fragment(now) if callable(self.fragment) else self.fragment
 
 
 class Watch:
@@ -308,7 +313,7 @@ class Watch:
             value = values.get(sub.topic)
             now = sub.project(value) if value is not None else None
             if now != sub.seen:
-                requests[session_id] = sub.fragment if value is not None else ""
+                requests[session_id] = sub.part_for(now) if value is not None else ""
         if requests:
             self.rerun(requests, lambda outcome: self._asked(subscriptions, outcome))
         return requests
