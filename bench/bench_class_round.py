@@ -28,7 +28,12 @@ Measured, on the issue's targets:
 * the server's CPU seconds (its web processes, not the engine's workers nor the students) from the first
   student's arrival to the last move, and its peak resident memory (web processes and proxy), each also per
   student; the server's CPU while the answered class waits ``WAIT`` seconds (a waiting student should cost
-  nothing), and during the push, beside what the simulated students took of the same cores meanwhile.
+  nothing), and during the push, beside what the simulated students took of the same cores meanwhile;
+* a woken student's rerun: the server's CPU per student woken by the reveal (made before the push) and by a second
+  move (made ``LOOK`` + 2 s after it), each made as the teacher's buttons do but through the store, so that nothing
+  else runs meanwhile (the server's idle rate taken off), against Streamlit's floor measured in the same run
+  (``bench_streamlit_floor.floor``: its trivial fragment rerun at ``FLOOR_SESSIONS`` sessions, just before and just
+  after the round, the lower compared; target: at most ``RATIO`` times it).
 
 Prints a table; docs/bench/bench_class_round.txt keeps the latest output.
 """

@@ -8,7 +8,8 @@ A one-line app whose fragment refreshes itself every 0.5 s (``st.fragment(run_ev
 ``streamlit run`` of it, and N sessions speaking Streamlit's protocol (``tests/streamlit_client.py``) spread over
 ``--client-processes`` processes, each rerunning the fragment when it is due, as a browser does. Measured over
 ``--seconds``: the reruns asked for and done per second, and the server's CPU per rerun. Prints a table; the docs
-keep the latest output in docs/bench/bench_streamlit_floor.txt.
+keep the latest output in docs/bench/bench_streamlit_floor.txt. ``bench/bench_class_round.py`` measures the same
+floor in its own run (:func:`floor`) and compares a woken student's rerun with it.
 """
 
 from __future__ import annotations
