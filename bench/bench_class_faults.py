@@ -411,7 +411,7 @@ def run_fault(fault: str, served, store: str, outage, n: int, clients: int, open
     prompt, heading = lesson.steps[STEP - 1].question.prompt, lesson.steps[STEP].title
     rng = random.Random(seed)
     rounds = ClassRounds(store)
-    started = rounds.start(LESSON)
+    started = rounds.start(LESSON, step=STEP - 1)
     code, key = started.round.code, started.key
     url = served.url
     teacher_id = "".join(rng.choice(TOKEN_CHARS) for _ in range(22))

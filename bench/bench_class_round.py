@@ -263,7 +263,7 @@ def run_round(n: int, processes: int, clients: int, open_within: float, answer_w
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "results.sqlite"
         warm(store)
-        started = ClassRounds(store).start(LESSON)
+        started = ClassRounds(store).start(LESSON, step=STEP - 1)
         code, key = started.round.code, started.key
         with server(store, processes) as (url, pids):
             # proxies (nginx) are measured but not profiled

@@ -10,7 +10,7 @@ from mvlab.ui.state import plain_sidebar
 
 place, notes = ui.place_from_address()
 try:
-    view, round_notes = rounds.join(place.round, st.query_params.get("key"))
+    view, round_notes = rounds.join(place.round, st.query_params.get("key"), place.step - 1)
 except rounds.StoreUnavailable as exc:  # the round stays in the address; the page looks again by itself
     plain_sidebar(server=False)
     st.warning(f"Class round {place.round}: {exc} Nothing is lost: this page looks again by itself.",

@@ -104,7 +104,7 @@ def test_a_reload_or_a_second_tab_is_the_same_student_and_the_same_teacher(app, 
     session's instead of the cookie's (tried: the old per-session token: {1: 2}) or when the teacher's cookie is not
     read (tried: teacher_key returning the session's only)."""
     rounds = ClassRounds(ResultsStore().path)
-    started = rounds.start("ofsp")
+    started = rounds.start("ofsp", step=1)
     code = started.round.code
     cookies["mvlab_id"] = "a-browser-token-0123456789"
     first = session(lesson="ofsp", step=2, round=code)
@@ -127,7 +127,7 @@ def test_a_reload_or_a_second_tab_is_the_same_student_and_the_same_teacher(app, 
 
 def test_a_students_link_cannot_reveal_and_an_unknown_round_says_so(app):
     rounds = ClassRounds(ResultsStore().path)
-    started = rounds.start("ofsp")
+    started = rounds.start("ofsp", step=1)
     forged = session(lesson="ofsp", step=2, round=started.round.code, key="guessed", teacher=1)
     assert any("not this round's" in w.value for w in forged.warning)
     assert not [b for b in forged.button if (b.key or "").startswith("round_reveal")]
@@ -139,7 +139,7 @@ def test_a_students_link_cannot_reveal_and_an_unknown_round_says_so(app):
 
 def test_a_teacher_link_file_opens_the_round_as_its_teacher_and_its_key_leaves_the_address(app):
     rounds = ClassRounds(ResultsStore().path)
-    started = rounds.start("ofsp")
+    started = rounds.start("ofsp", step=1)
     opened = session(lesson="ofsp", step=2, round=started.round.code, key=started.key, teacher=1)
     assert [b for b in opened.button if b.key == "round_reveal_1"]
     assert "key" not in opened.query_params
@@ -175,7 +175,7 @@ def test_an_answer_the_store_could_not_take_is_not_shown_as_sent_and_can_be_sent
     from mvlab.store import StoreUnavailable
 
     rounds = ClassRounds(ResultsStore().path)
-    code = rounds.start("ofsp").round.code
+    code = rounds.start("ofsp", step=1).round.code
     student = session(lesson="ofsp", step=2, round=code)
     real = ClassRounds.answer
 
@@ -201,7 +201,7 @@ def test_a_page_opened_while_the_store_is_down_says_so_keeps_the_round_and_recov
     from mvlab.store import StoreUnavailable
 
     rounds = ClassRounds(ResultsStore().path)
-    code = rounds.start("ofsp").round.code
+    code = rounds.start("ofsp", step=1).round.code
     real = ClassRounds.get
 
     def down(self, *args, **kwargs):
@@ -216,3 +216,18 @@ def test_a_page_opened_while_the_store_is_down_says_so_keeps_the_round_and_recov
     student.run()
     assert not student.exception and not student.warning
     assert [b for b in student.button if b.key == "lesson_ofsp_2_reveal"]
+
+
+def test_a_student_who_reconnects_after_the_move_or_opens_an_old_link_lands_where_the_class_is(app):
+    """A browser that reconnects (its process died, it reloads) while the teacher moves the class opens a new
+    session at its address's step: it is taken to the round's step, and a student opening the link at the round's
+    step stays there. Fails when a new session takes the round's step as seen (tried: join's old
+    _round_seen = found.step: the page stayed on step 2 for good, as the fault bench's killed process showed)."""
+    rounds = ClassRounds(ResultsStore().path)
+    started = rounds.start("ofsp", step=1)
+    fresh = session(lesson="ofsp", step=2, round=started.round.code)
+    assert values(fresh.header) == [get_lesson("ofsp").steps[1].title]  # started at step 2: nobody moves
+    rounds.move_to(started.round.code, started.key, 2)
+    late = session(lesson="ofsp", step=2, round=started.round.code)
+    assert values(late.header) == [get_lesson("ofsp").steps[2].title]
+    assert late.query_params["step"] in ("3", ["3"])

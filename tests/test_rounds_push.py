@@ -38,7 +38,7 @@ def arrives(session: StudentSession, words: str, timeout: float) -> float | None
 def test_a_waiting_student_is_woken_by_the_server_for_the_reveal_and_the_next_step(server):
     url, store = server
     lesson = get_lesson("ofsp")
-    started = ClassRounds(store).start("ofsp")
+    started = ClassRounds(store).start("ofsp", step=1)
     code, key = started.round.code, started.key
     students = [StudentSession(url, "lessons", f"lesson=ofsp&step=2&round={code}") for _ in range(3)]
     for s, choice in zip(students, (1, 0, 1)):
@@ -98,7 +98,7 @@ def test_a_woken_student_reruns_its_step_alone_and_the_whole_page_only_where_its
     step stays in the part (tried: student_step's check of the buttons removed: a fragment's run)."""
     url, store = server
     lesson = get_lesson("ofsp")
-    started = ClassRounds(store).start("ofsp")
+    started = ClassRounds(store).start("ofsp", step=1)
     code, key = started.round.code, started.key
     student = StudentSession(url, "lessons", f"lesson=ofsp&step=2&round={code}")
     student.choose(lesson.steps[1].question.prompt, 1)
@@ -127,7 +127,7 @@ def test_a_woken_student_reruns_its_step_alone_and_the_whole_page_only_where_its
 
 def test_a_deleted_round_reaches_its_students_as_a_note(server):
     url, store = server
-    started = ClassRounds(store).start("ofsp")
+    started = ClassRounds(store).start("ofsp", step=1)
     student = StudentSession(url, "lessons", f"lesson=ofsp&step=2&round={started.round.code}")
     ClassRounds(store).delete(started.round.code, started.key)
     assert arrives(student, "There is no class round", 10) is not None
@@ -139,7 +139,7 @@ def test_a_round_that_shares_its_distribution_updates_it_and_still_reveals(serve
     a page woken that way still follows the round: the reveal reaches it after an update of the counts."""
     url, store = server
     lesson = get_lesson("ofsp")
-    started = ClassRounds(store).start("ofsp", share=True)
+    started = ClassRounds(store).start("ofsp", share=True, step=1)
     code, key = started.round.code, started.key
     ClassRounds(store).answer(code, "someone", 1, 0)
     student = StudentSession(url, "lessons", f"lesson=ofsp&step=2&round={code}")
@@ -167,7 +167,7 @@ def test_a_made_up_choice_sent_by_a_script_is_refused_in_words_and_never_counted
     "7" and "-3" were stored and counted, "abc" and the long one raised)."""
     url, store = server
     lesson = get_lesson("ofsp")
-    code = ClassRounds(store).start("ofsp").round.code
+    code = ClassRounds(store).start("ofsp", step=1).round.code
     student = StudentSession(url, "lessons", f"lesson=ofsp&step=2&round={code}")
     widget_id, _ = student.radios[lesson.steps[1].question.prompt]
     student.values[widget_id] = made_up
@@ -191,7 +191,7 @@ def test_one_browser_is_one_student_across_sessions_and_a_new_address_flood_is_h
     url, store = server
     lesson = get_lesson("ofsp")
     prompt = lesson.steps[1].question.prompt
-    code = ClassRounds(store).start("ofsp").round.code
+    code = ClassRounds(store).start("ofsp", step=1).round.code
     query = f"lesson=ofsp&step=2&round={code}"
     cookie = "mvlab_id=one-browser-0123456789abcdef"
     first = StudentSession(url, "lessons", query, cookie=cookie)

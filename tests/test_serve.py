@@ -305,7 +305,7 @@ def test_a_round_spans_the_processes_teacher_on_one_students_on_the_other(two_pr
     on = keys_for_each_process(served.url, 2)
     teacher_process, student_process = sorted(on)
     lesson = get_lesson("ofsp")
-    started = ClassRounds(store).start("ofsp")
+    started = ClassRounds(store).start("ofsp", step=1)
     code, key = started.round.code, started.key
     # the teacher's browser holds the round's key in its cookie (a link with the key is read once, then dropped)
     teacher = StudentSession(served.url, "lessons", f"lesson=ofsp&step=2&teacher=1&round={code}&key={key}",

@@ -59,7 +59,7 @@ def test_without_a_part_of_the_wake_the_student_page_looks_on_a_timer_and_the_cl
     event loop)."""
     url, store, log = server
     lesson = get_lesson("ofsp")
-    started = ClassRounds(store).start("ofsp")
+    started = ClassRounds(store).start("ofsp", step=1)
     code, key = started.round.code, started.key
     student = StudentSession(url, "lessons", f"lesson=ofsp&step=2&round={code}")
     student.choose(lesson.steps[1].question.prompt, 1)

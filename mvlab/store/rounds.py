@@ -282,9 +282,11 @@ class ClassRounds(Database):
         return None if choice is None else int(choice)
 
     # -------------------------------------------------------------------------------- writing
-    def start(self, lesson: str, *, name: str | None = None, share: bool = False,
+    def start(self, lesson: str, *, name: str | None = None, share: bool = False, step: int = 0,
               now: float | None = None) -> RoundStarted:
-        """A new round of ``lesson`` with a fresh code and teacher key (the key is not stored, only its hash)."""
+        """A new round of ``lesson`` with a fresh code and teacher key (the key is not stored, only its hash), the
+        class at ``step`` (0-based: where the teacher starts it, where the students' link opens)."""
+        step = _whole(step, "step", MAX_STEPS)
         created = time.time() if now is None else now
         key = secrets.token_urlsafe(16)
         for _ in range(50):
@@ -295,12 +297,12 @@ class ClassRounds(Database):
                     conn.execute(ROUNDS.delete().where(ROUNDS.c.code == code,
                                                        ROUNDS.c.created < self._oldest_kept(now)))
                     conn.execute(ROUNDS.insert().values(code=code, lesson=lesson, name=label, key_hash=_hash(key),
-                                                        created=created, share=int(bool(share)),
+                                                        created=created, share=int(bool(share)), step=step,
                                                         max_answers=self.max_answers))
             except sa.exc.IntegrityError:
                 continue  # the code is taken: draw another
-            return RoundStarted(Round(code, lesson, label, created, 0, frozenset(), bool(share), self.max_answers),
-                                key)
+            return RoundStarted(Round(code, lesson, label, created, step, frozenset(), bool(share),
+                                      self.max_answers), key)
         raise RoundError("no free round code was found; delete old rounds.")
 
     def join(self, code, browser: str, address: str | None = None, now: float | None = None) -> None:

@@ -111,7 +111,7 @@ def round_panel(lesson: Lesson, place: Place, view) -> None:
         lesson, view,
         student_query=lambda code: Place(lesson.id, place.step, False, code).address(),
         teacher_query=lambda code, key: Place(lesson.id, place.step, True, code).address() + f"&key={key}",
-        on_start=lambda code: publish_place(Place(lesson.id, place.step, True, code)))
+        on_start=lambda code: publish_place(Place(lesson.id, place.step, True, code)), step_index=place.step - 1)
 
 
 def teacher_style() -> None:

@@ -229,8 +229,10 @@ def _teacher_key(found: Round, offered: str | None, notes: list[str]) -> str | N
     return None
 
 
-def join(code: str | None, key: str | None) -> tuple[RoundView | None, list[str]]:
-    """The round of the address (``round=``; ``key`` a teacher key a link carried, once), or None; with notes, in
+def join(code: str | None, key: str | None, at_step: int | None = None) -> tuple[RoundView | None, list[str]]:
+    """The round of the address (``round=``; ``key`` a teacher key a link carried, once; ``at_step`` the address's
+    step, 0-based: a new session there is moved to the round's step when the class is elsewhere, as after a
+    reconnection or an old link), or None; with notes, in
     words (Markdown, a value from the address written as text: :func:`mvlab.ui.prose.markdown_literal`), for a code
     that cannot be one, is unknown or expired (the lesson then runs without a round), a key that is not the round's,
     or a student the round does not let in now (:meth:`mvlab.store.ClassRounds.join`: too many joins from this
@@ -258,7 +260,9 @@ def join(code: str | None, key: str | None) -> tuple[RoundView | None, list[str]
         st.session_state["_round_joined"] = found.code
     if st.session_state.get("_round_seen") is None or st.session_state.get("_round_code") != found.code:
         st.session_state["_round_code"] = found.code
-        st.session_state["_round_seen"] = found.step  # joining does not move anyone; the teacher's next steps do
+        # a new session saw the step of its address: where the class is elsewhere (the teacher moved it while this
+        # browser reconnected, a late student's old link), moved_to takes it there
+        st.session_state["_round_seen"] = found.step if at_step is None else at_step
     view = RoundView(found.code, key)
     view._drawn = (found,)  # this run draws the round as just read
     return view, notes
@@ -473,16 +477,18 @@ def students_base(page_url: str | None, public: str | None) -> tuple[str, str | 
     return base, None
 
 
-def teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teacher_query, on_start) -> None:
+def teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teacher_query, on_start,
+                  step_index: int = 0) -> None:
     """Teacher mode: start a round of this lesson, or the running round's students' link (and its QR code), its
     downloads, renaming and deleting; ``student_query(code)`` / ``teacher_query(code, key)`` give the addresses'
     queries, ``on_start(code)`` moves this page into the new round. The teacher key is kept in this browser
     (:func:`mvlab.ui.identity.keep_teacher_key`), never drawn: only a downloaded file carries a link with it."""
     with store_trouble("The class round's panel cannot reach the store. "):
-        _teacher_panel(lesson, view, student_query, teacher_query, on_start)
+        _teacher_panel(lesson, view, student_query, teacher_query, on_start, step_index)
 
 
-def _teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teacher_query, on_start) -> None:
+def _teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teacher_query, on_start,
+                   step_index: int) -> None:
     with st.expander("Class round: the room's answers, live" + (f" (round {view.code})" if view else ""),
                      expanded=view is None or not st.session_state.get("_round_panel_seen")):
         if view is None or not view.teacher:
@@ -490,7 +496,7 @@ def _teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teache
                                 key="round_share", help="For peer discussion; the right answer stays hidden.")
             if st.button("Start a class round", key="round_start", type="primary"):
                 rounds = class_rounds()
-                started = rounds.start(lesson.id, share=share)
+                started = rounds.start(lesson.id, share=share, step=step_index)
                 identity.keep_teacher_key(started.round.code, started.key, rounds.retention_days)
                 on_start(started.round.code)
                 st.rerun()
