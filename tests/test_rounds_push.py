@@ -25,6 +25,19 @@ def server(tmp_path_factory):
         yield url, store
 
 
+def one_student_answered(url: str, store) -> tuple[StudentSession, str, str]:
+    """A round of the ofsp lesson started at step 2, and one student's session that sent (b) there and read the rest
+    of that run; with the round's code and teacher key."""
+    started = ClassRounds(store).start("ofsp", step=1)
+    code, key = started.round.code, started.key
+    student = StudentSession(url, "lessons", f"lesson=ofsp&step=2&round={code}")
+    student.choose(get_lesson("ofsp").steps[1].question.prompt, 1)
+    student.click("Send my answer")
+    assert student.wait_for_text("Your answer is in", 60)
+    student._read_until(lambda: False, 30)  # the rest of that run
+    return student, code, key
+
+
 def arrives(session: StudentSession, words: str, timeout: float) -> float | None:
     """Seconds until an element with ``words`` arrives, reading only (the session sends nothing)."""
     start, session.texts = time.perf_counter(), []
@@ -98,13 +111,7 @@ def test_a_woken_student_reruns_its_step_alone_and_the_whole_page_only_where_its
     step stays in the part (tried: student_step's check of the buttons removed: a fragment's run)."""
     url, store = server
     lesson = get_lesson("ofsp")
-    started = ClassRounds(store).start("ofsp", step=1)
-    code, key = started.round.code, started.key
-    student = StudentSession(url, "lessons", f"lesson=ofsp&step=2&round={code}")
-    student.choose(lesson.steps[1].question.prompt, 1)
-    student.click("Send my answer")
-    assert student.wait_for_text("Your answer is in", 60)
-    student._read_until(lambda: False, 30)
+    student, code, key = one_student_answered(url, store)
 
     ClassRounds(store).reveal(code, key, 1)
     revealed = woken_run(student)

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_rounds_push import one_student_answered
 
 from browser import ROOT, running_streamlit
 from mvlab.lessons import get_lesson
@@ -59,13 +60,7 @@ def test_without_a_part_of_the_wake_the_student_page_looks_on_a_timer_and_the_cl
     event loop)."""
     url, store, log = server
     lesson = get_lesson("ofsp")
-    started = ClassRounds(store).start("ofsp", step=1)
-    code, key = started.round.code, started.key
-    student = StudentSession(url, "lessons", f"lesson=ofsp&step=2&round={code}")
-    student.choose(lesson.steps[1].question.prompt, 1)
-    student.click("Send my answer")
-    assert student.wait_for_text("Your answer is in", 60)
-    student._read_until(lambda: False, 30)  # the rest of that run
+    student, code, key = one_student_answered(url, store)
     assert "AppSession._client_state" in log.read_text()  # the server said why it wakes no one
     assert student.auto and {interval for interval, _ in student.auto.values()} == {STUDENT_REFRESH}, student.auto
 
