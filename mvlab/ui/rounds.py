@@ -62,7 +62,6 @@ STORE_RETRY = 2.0
 """Seconds between two looks of a page at a store that could not answer, until it is back."""
 
 
-@st.cache_resource(show_spinner=False)
 def _rounds(path: str, retention: float, cap: int, per_address: int, wait: float) -> ClassRounds:
     store = ClassRounds(path, retention_days=retention, max_answers=cap, new_per_address=per_address, timeout=wait)
     store.sweep()  # once per server process (and path): rounds past the retention go
@@ -166,9 +165,9 @@ def _reader(rounds: ClassRounds):
     return read
 
 
-@st.cache_resource(show_spinner=False)
-def _watch(path: str, retention: float, cap: int, per_address: int, wait: float) -> wake.Watch:
-    return wake.Watch(_reader(_rounds(path, retention, cap, per_address, wait)), interval=WATCH_INTERVAL)
+def _watch(*_settings) -> wake.Watch:
+    """The watch, on this process's rounds (:func:`class_rounds`: one store and one pool of connections for both)."""
+    return wake.Watch(_reader(class_rounds()), interval=WATCH_INTERVAL)
 
 
 def round_watch() -> wake.Watch:
