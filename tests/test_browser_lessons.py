@@ -2,6 +2,7 @@
 then its figures, no exception); a step's link opens that step and survives a reload; teacher mode;
 two students opening an uncomputed step share one run; the handout opens with the network off."""
 
+import plotly.graph_objects as go
 import pytest
 
 from axe import violations as axe_violations
@@ -34,6 +35,18 @@ def items_shown(page, expected: int) -> None:
     page.wait_for_function(
         f"document.querySelectorAll('.js-plotly-plot .main-svg, [data-testid=stDataFrame]').length >= {expected}",
         timeout=120_000)
+
+
+def data_tables_open(page, figures: int) -> None:
+    """Each figure's data is a real, closed disclosure under it (drawn as HTML, not written out as text), and the
+    first opens on a table with rows (the axe check that follows then reads an open one). Fails when the text
+    alternative's HTML is shown as text (tried: ``show_figure``'s caption without ``unsafe_allow_html``)."""
+    disclosures = page.locator("details", has=page.locator("summary", has_text="The figure's data as a table"))
+    assert disclosures.count() == figures
+    if figures:
+        assert disclosures.first.locator("table").is_hidden()
+        disclosures.first.locator("summary").click()
+        assert disclosures.first.locator("tbody tr").first.is_visible()
 
 
 def answer_and_reveal(page, step) -> None:
@@ -92,6 +105,7 @@ def test_walk_every_step(browser, server, lesson_id):
         answer_and_reveal(page, step)
         ctx = step_contexts(lesson, ResultsStore(store))[step.run]
         items_shown(page, len(step.figures(ctx)))
+        data_tables_open(page, sum(isinstance(item, go.Figure) for item in step.figures(ctx)))
         assert page.get_by_text("What to notice.").count() == 1
         assert not exceptions(page), exceptions(page)
         assert not (found := axe_violations(page, f"step {number}, revealed: ")), found

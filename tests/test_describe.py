@@ -42,3 +42,24 @@ def test_the_dvs_choices_say_which_subsets_were_chosen_for_what_share():
     fig = dvs_figures.subset_frequencies(["{1}", "{2}", "{1, 2}", "{3}"], [0.5, 0.3, 0.15, 0.05])
     assert describe(fig).sentence.startswith("DVS chose 4 different view subsets: {1} for 50 %, {2} for 30 %, "
                                              "{1, 2} for 15 % of the test instances, and others for the rest.")
+
+
+def test_the_data_disclosure_is_one_line_of_escaped_html_and_says_what_it_leaves_out():
+    """Fails when a figure's labels reach the page as HTML or Markdown (tried: ``to_html(escape=False)``), when the
+    disclosure spans several lines (a blank line would end Markdown's HTML block and read the rest as Markdown; tried:
+    the newlines kept), or when a cut table does not say how much is left out (tried: the note dropped)."""
+    import pandas as pd
+
+    from mvlab.ui.figure_text import text_alternative
+    from mvlab.viz.describe import DATA_SUMMARY, data_disclosure
+
+    hostile = pd.DataFrame({"<b>x</b>": ["<img src=x onerror=alert(1)>", "a\n\n**b**", "c"], "v": [1 / 3, 2.0, 3.0]})
+    written = data_disclosure(hostile, rows=2)
+    assert "\n" not in written and written.startswith(f"<details><summary>{DATA_SUMMARY}</summary><table")
+    assert "<img" not in written and "&lt;img src=x" in written and "&lt;b&gt;x&lt;/b&gt;" in written
+    assert "0.3333" in written and "1 more row not written here." in written and ">c<" not in written
+    assert data_disclosure(pd.DataFrame()) == ""
+    fig = go.Figure(go.Bar(x=["x<y & z", "b"], y=[1, 2]), layout=dict(title="T\n\n# not a heading"))
+    body = text_alternative(fig, caption="**A step's caption.**")
+    assert body.startswith("**A step's caption.**\n\n<p>Figure: ") and body.count("\n") == 2
+    assert "x<y" not in body and body.count("x&lt;y &amp; z") == 2  # the sentence's and the table's

@@ -14,7 +14,7 @@ from plotly.offline import get_plotlyjs
 
 from mvlab.core.version import VERSION
 from mvlab.lessons.model import Lesson, Step, StepContext, StepRun
-from mvlab.viz.describe import describe
+from mvlab.viz.describe import data_disclosure, describe
 
 __all__ = ["inline_markdown", "render_handout"]
 
@@ -46,9 +46,7 @@ def _shown_html(item, div_id: str) -> str:
         chart = item.to_html(full_html=False, include_plotlyjs=False, div_id=div_id,
                              config={"displaylogo": False, "responsive": True})
         sentence = html.escape(described.sentence)
-        table = (f"<details><summary>The figure's data as a table</summary>"
-                 f"{described.table.to_html(index=False, na_rep='—', border=0, float_format=lambda v: f'{v:.4g}')}"
-                 f"</details>") if not described.table.empty else ""
+        table = data_disclosure(described.table)
         return (f"<figure role='group' aria-describedby='{div_id}-text'>{chart}"
                 f"<figcaption id='{div_id}-text' class='caption'>Figure: {sentence}</figcaption>{table}</figure>")
     if isinstance(item, pd.DataFrame):

@@ -1,45 +1,50 @@
-"""A figure on a page with its text alternative (issue #47): the chart, then a sentence that says what it shows for
-this run and, in an expander, its data as a table (:func:`mvlab.viz.describe.describe`), read by a screen reader
-right after the chart. A figure shared by many sessions (:mod:`mvlab.viz.frozen`) keeps its text with it, made once."""
+"""A figure on a page with its text alternative (issue #47): the chart, then one element under it that says what it
+shows for this run in a sentence and holds its data as a table in a closed disclosure
+(:func:`mvlab.viz.describe.describe`, :func:`mvlab.viz.describe.data_disclosure`), read by a screen reader right after
+the chart. One element, not three (a caption, an expander and its table): a class woken to a revealed answer is sent
+each figure's text once per student (issue #53, item 10). A figure shared by many sessions (:mod:`mvlab.viz.frozen`)
+keeps its text with it, made once."""
 
 from __future__ import annotations
 
+import html
+
 import streamlit as st
 
-from mvlab.experiments.report import markdown
-from mvlab.viz.describe import describe
+from mvlab.viz.describe import data_disclosure, describe
 
-__all__ = ["show_figure", "figure_text"]
+__all__ = ["show_figure", "figure_text", "text_alternative"]
 
 ROWS_SHOWN, COLUMNS_SHOWN = 200, 12
 """The part of a figure's data table written on the page (a larger table says how much more there is)."""
 
 
 def figure_text(figure) -> tuple[str, str]:
-    """``(sentence, markdown table)`` of a figure, kept on the figure object (sessions that share a frozen figure
-    share its text too)."""
+    """``(sentence, data)`` of a figure: its sentence ("Figure: …", plain text) and its data as an HTML disclosure
+    (:func:`mvlab.viz.describe.data_disclosure`, at most ``ROWS_SHOWN`` × ``COLUMNS_SHOWN``; "" for a figure with no
+    data). Kept on the figure object: sessions that share a frozen figure share its text too."""
     kept = getattr(figure, "_text_alternative", None)
     if kept is not None:
         return kept
     described = describe(figure)
-    table = described.table
-    more_rows, more_columns = len(table) - ROWS_SHOWN, table.shape[1] - COLUMNS_SHOWN
-    shown = table.iloc[:ROWS_SHOWN, :COLUMNS_SHOWN]
-    text = markdown(shown.round(4), index=False) if not table.empty else ""
-    more = [f"{n} more {what}" for n, what in ((more_rows, "rows"), (more_columns, "columns")) if n > 0]
-    if more:
-        text += f"\n\n{' and '.join(more)} not written here."
-    figure._text_alternative = kept = (f"Figure: {described.sentence}", text)
+    figure._text_alternative = kept = (f"Figure: {described.sentence}",
+                                       data_disclosure(described.table, rows=ROWS_SHOWN, columns=COLUMNS_SHOWN))
     return kept
 
 
-def show_figure(where, figure, *, key: str | None = None, **chart_options):
-    """Draw ``figure`` in ``where`` (``st``, a column, a container) followed by its sentence and its data; returns
-    what ``plotly_chart`` returns (a selection, with ``on_select``)."""
+def text_alternative(figure, caption: str = "") -> str:
+    """The body of the one element under ``figure``: ``caption`` (Markdown written by mvlab, e.g. a lesson step's
+    caption) first when given, then the sentence, escaped, and the data disclosure, as one HTML block (nothing from
+    the figure's data is read as Markdown or HTML)."""
+    sentence, data = figure_text(figure)
+    block = f"<p>{html.escape(' '.join(sentence.split()), quote=False)}</p>{data}"
+    return f"{caption}\n\n{block}" if caption else block
+
+
+def show_figure(where, figure, *, key: str | None = None, caption: str = "", **chart_options):
+    """Draw ``figure`` in ``where`` (``st``, a column, a container) followed by its text alternative
+    (:func:`text_alternative`, with ``caption`` first) as one caption element; returns what ``plotly_chart`` returns
+    (a selection, with ``on_select``)."""
     drawn = where.plotly_chart(figure, key=key, **chart_options)
-    sentence, table = figure_text(figure)
-    where.caption(sentence)
-    if table:
-        with where.expander("The figure's data as a table"):
-            st.markdown(table)
+    where.caption(text_alternative(figure, caption), unsafe_allow_html=True)
     return drawn

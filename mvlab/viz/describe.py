@@ -15,9 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["Description", "describe", "plain"]
+__all__ = ["Description", "describe", "plain", "DATA_SUMMARY", "data_disclosure"]
 
 _TAG = re.compile(r"<[^>]+>")
+_LINES = re.compile(r"\s*\n\s*")
 
 
 def plain(text) -> str:
@@ -91,6 +92,27 @@ def _box(trace):
 
 
 _READERS = {"bar": _bar, "scatter": _points, "scattergl": _points, "heatmap": _heatmap, "box": _box}
+
+
+DATA_SUMMARY = "The figure's data as a table"
+"""The words of the disclosure that holds a figure's data (:func:`data_disclosure`)."""
+
+
+def data_disclosure(table: pd.DataFrame, *, rows: int | None = None, columns: int | None = None) -> str:
+    """A figure's data (``table``, :attr:`Description.table`) as a closed HTML disclosure on one line:
+    ``<details><summary>The figure's data as a table</summary><table>…</table></details>``, numbers to four
+    significant digits, every cell and heading escaped (a figure's labels may come from a reader's file). At most
+    ``rows`` × ``columns`` are written (None: all), with a sentence saying how many more are not. One line, with no
+    blank line in it, so that Markdown takes it whole as HTML (nothing in it is read as Markdown); "" for an empty
+    table."""
+    if table.empty:
+        return ""
+    more = [f"{n} more {what}{'s' if n > 1 else ''}" for n, what in (
+        (len(table) - (rows or len(table)), "row"), (table.shape[1] - (columns or table.shape[1]), "column")) if n > 0]
+    shown = table.iloc[:rows, :columns]
+    written = shown.to_html(index=False, na_rep="—", border=0, escape=True, float_format=lambda v: f"{v:.4g}")
+    note = f"<p>{' and '.join(more)} not written here.</p>" if more else ""
+    return f"<details><summary>{DATA_SUMMARY}</summary>{_LINES.sub(' ', written)}{note}</details>"
 
 
 def describe(fig) -> Description:
