@@ -49,7 +49,9 @@ def drawn(at) -> str:
 
 def test_a_round_from_start_to_the_next_step(app):
     """Fails when the teacher key is drawn on the projected page or kept in the address (tried: the old caption with
-    the teacher's own link put back, Place.query() writing key= again)."""
+    the teacher's own link put back, Place.query() writing key= again), and when a student's question stays open
+    after the reveal or its verdict is not the answer the student sent (tried: ask() drawing the radio again when
+    revealed; show_answer without "You sent no answer")."""
     teacher = session(lesson="ofsp", step=2, teacher=1)
     teacher.button(key="round_start").click().run()
     assert not teacher.exception, teacher.exception
@@ -81,6 +83,12 @@ def test_a_round_from_start_to_the_next_step(app):
     assert rounds.get(code).revealed == frozenset({1})
     students[0].run()
     assert any("**Answer:" in s.value for s in students[0].success)
+    # closed once revealed: no choices drawn, the sent answer stands (students[2] changed its mind to (b) and sent it)
+    students[2].run()
+    assert not students[2].radio and not [b for b in students[2].button if b.key == "lesson_ofsp_2_reveal"]
+    assert any("You were right. **Answer: (b)" in s.value for s in students[2].success)
+    silent = session(lesson="ofsp", step=2, round=code)  # joined after the reveal, sent nothing
+    assert not silent.radio and any("You sent no answer. **Answer: (b)" in s.value for s in silent.success)
 
     teacher.button(key="round_next_1").click().run()
     assert values(teacher.header) == [get_lesson("ofsp").steps[2].title]

@@ -151,7 +151,9 @@ def ask(step: Step, key: str, teacher: bool, view=None, step_index: int = 0, loo
     confirmed it (``{key}_revealed``; a failure is said and the answer can be sent again), a change of mind before
     the reveal is sent the same way and replaces it, and a student who reloads or opens another tab finds the
     answer their browser sent; the answer shows when the teacher reveals it to the class, for the teacher too. A
-    choice that is not one of the question's (a value a browser made up) is refused in words.
+    choice that is not one of the question's (a value a browser made up) is refused in words. Once the answer is
+    revealed, a student's question is closed: its choices are not drawn (a woken class is sent one widget fewer
+    each) and what the student sent stands, shown by :func:`show_answer`.
 
     ``look_up`` False (a student's page the teacher just moved to this step): what this browser sent on the step is
     not asked of the store (the class moved at once would each ask it); the session's own answer is still shown, and
@@ -174,15 +176,13 @@ def ask(step: Step, key: str, teacher: bool, view=None, step_index: int = 0, loo
         elif rounds.record(view, step_index, choice, len(q.choices)):
             st.session_state[sent], st.session_state[confirmed_key] = True, choice
 
+    if student and step_index in _revealed(view):  # closed: what the student sent stands, no choices are drawn
+        return Asked(True, st.session_state.get(confirmed_key), False)
     chosen = st.radio(q.prompt, range(len(q.choices)), index=None, key=f"{key}_choice", label_visibility="collapsed",
                       format_func=lambda i: letters[i] if isinstance(i, int) and 0 <= i < len(letters) else str(i),
                       disabled=view is not None and view.teacher)
     chosen = rounds.checked_choice(chosen, len(q.choices))
-    if view is None:
-        revealed = teacher or st.session_state.get(sent, False)
-    else:
-        state = view.state()
-        revealed = state is not None and step_index in state.revealed
+    revealed = (teacher or st.session_state.get(sent, False)) if view is None else step_index in _revealed(view)
     confirmed = st.session_state.get(confirmed_key)
     unsent = not st.session_state.get(sent) or (student and chosen is not None and chosen != confirmed)
     sendable = not revealed and (view is None or student) and unsent
@@ -197,6 +197,12 @@ def ask(step: Step, key: str, teacher: bool, view=None, step_index: int = 0, loo
     return Asked(revealed, chosen, sendable)
 
 
+def _revealed(view) -> frozenset | set:
+    """The steps whose answer the round has shown (none while the round cannot be read)."""
+    state = view.state()
+    return frozenset() if state is None else state.revealed
+
+
 def _letters(step: Step) -> list[str]:
     return [f"({chr(97 + i)}) {c}" for i, c in enumerate(step.question.choices)]
 
@@ -204,8 +210,12 @@ def _letters(step: Step) -> list[str]:
 def show_answer(step: Step, chosen: int | None, view=None) -> None:
     """The question's answer and why, with the reader's own verdict (not the teacher's of a round)."""
     q = step.question
-    verdict = "" if chosen is None or (view is not None and view.teacher) else (
-        "You were right. " if chosen == q.answer else f"You chose ({chr(97 + chosen)}). ")
+    if view is not None and view.teacher:
+        verdict = ""
+    elif chosen is None:
+        verdict = "" if view is None else "You sent no answer. "
+    else:
+        verdict = "You were right. " if chosen == q.answer else f"You chose ({chr(97 + chosen)}). "
     st.success(f"{verdict}**Answer: {_letters(step)[q.answer]}.** {q.why}", icon=":material/lightbulb:")
 
 
@@ -379,13 +389,14 @@ def show_items(items: list, step: Step, key: str, teacher: bool) -> None:
     for width in step.rows(len(items)):
         for column in st.columns(width) if width > 1 else [None]:
             with column if column is not None else nullcontext():
-                item = items[i]
-                if isinstance(item, go.Figure):
-                    show_figure(st, _larger(item) if teacher else touch.for_this_screen(item), key=f"{key}_fig{i}")
+                item, caption = items[i], step.captions[i] if i < len(step.captions) else ""
+                if isinstance(item, go.Figure):  # the caption joins the figure's text: one element
+                    show_figure(st, _larger(item) if teacher else touch.for_this_screen(item), key=f"{key}_fig{i}",
+                                caption=caption)
                 else:
                     st.dataframe(item, hide_index=True, width="stretch")
-                if i < len(step.captions):
-                    st.caption(step.captions[i])
+                    if caption:
+                        st.caption(caption)
             i += 1
 
 
