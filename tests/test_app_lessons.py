@@ -3,6 +3,7 @@ after the prediction, Next and Back in the address, teacher mode, a bad link nam
 
 import pytest
 
+from conftest import step_titles
 from mvlab.lessons import get_lesson
 from mvlab.lessons.results import warm
 from mvlab.store import ResultsStore
@@ -24,7 +25,7 @@ def open_lesson(app, **query):
 def test_a_step_from_its_link_shows_figures_only_after_the_prediction(app):
     ofsp = get_lesson("ofsp")
     open_lesson(app, lesson="ofsp", step=4)
-    assert [h.value for h in app.header] == [ofsp.steps[3].title]
+    assert step_titles(app) == [ofsp.steps[3].title]
     assert any("Make your prediction above" in i.value for i in app.info)
     assert not app.get("plotly_chart")
     app.radio(key="lesson_ofsp_4_choice").set_value(1).run()
@@ -37,11 +38,11 @@ def test_a_step_from_its_link_shows_figures_only_after_the_prediction(app):
     assert len(figure_text) == 1 and "OFSP" in figure_text[0]
     assert "<details><summary>The figure's data as a table</summary><table" in figure_text[0]
     app.button(key="lesson_next").click().run()
-    assert [h.value for h in app.header] == [ofsp.steps[4].title]
+    assert step_titles(app) == [ofsp.steps[4].title]
     assert app.query_params["step"] == ["5"] or app.query_params["step"] == "5"
     app.button(key="lesson_back").click().run()
     app.button(key="lesson_back").click().run()
-    assert [h.value for h in app.header] == [ofsp.steps[2].title]
+    assert step_titles(app) == [ofsp.steps[2].title]
 
 
 def test_teacher_mode_shows_the_answer_at_once(app):
@@ -54,4 +55,4 @@ def test_teacher_mode_shows_the_answer_at_once(app):
 def test_a_bad_link_is_named_and_falls_back(app):
     open_lesson(app, lesson="ofsp", step=0)
     assert any("'step=0' is not a step of this lesson (1 to 6); showing step 1." in w.value for w in app.warning)
-    assert [h.value for h in app.header] == [get_lesson("ofsp").steps[0].title]
+    assert step_titles(app) == [get_lesson("ofsp").steps[0].title]

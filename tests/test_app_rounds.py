@@ -5,7 +5,7 @@ link has no teacher key, an unknown round says so."""
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP
+from conftest import APP, step_titles
 from mvlab.lessons import get_lesson
 from mvlab.lessons.results import warm
 from mvlab.store import ClassRounds, ResultsStore
@@ -91,10 +91,10 @@ def test_a_round_from_start_to_the_next_step(app):
     assert not silent.radio and any("You sent no answer. **Answer: (b)" in s.value for s in silent.success)
 
     teacher.button(key="round_next_1").click().run()
-    assert values(teacher.header) == [get_lesson("ofsp").steps[2].title]
+    assert step_titles(teacher) == [get_lesson("ofsp").steps[2].title]
     assert "key" not in teacher.query_params and key not in drawn(teacher)
     students[1].run()
-    assert values(students[1].header) == [get_lesson("ofsp").steps[2].title]  # moved by the teacher
+    assert step_titles(students[1]) == [get_lesson("ofsp").steps[2].title]  # moved by the teacher
     assert "key" not in students[1].query_params
 
 
@@ -234,8 +234,8 @@ def test_a_student_who_reconnects_after_the_move_or_opens_an_old_link_lands_wher
     rounds = ClassRounds(ResultsStore().path)
     started = rounds.start("ofsp", step=1)
     fresh = session(lesson="ofsp", step=2, round=started.round.code)
-    assert values(fresh.header) == [get_lesson("ofsp").steps[1].title]  # started at step 2: nobody moves
+    assert step_titles(fresh) == [get_lesson("ofsp").steps[1].title]  # started at step 2: nobody moves
     rounds.move_to(started.round.code, started.key, 2)
     late = session(lesson="ofsp", step=2, round=started.round.code)
-    assert values(late.header) == [get_lesson("ofsp").steps[2].title]
+    assert step_titles(late) == [get_lesson("ofsp").steps[2].title]
     assert late.query_params["step"] in ("3", ["3"])

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import html
 
-import streamlit as st
-
 from mvlab.viz.describe import data_disclosure, describe
 
 __all__ = ["show_figure", "figure_text", "text_alternative"]

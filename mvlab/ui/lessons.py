@@ -4,6 +4,7 @@ computed on the job engine once per server and shared by every session that open
 
 from __future__ import annotations
 
+import html
 from contextlib import nullcontext
 
 import plotly.graph_objects as go
@@ -14,12 +15,13 @@ from mvlab.lessons.handout import render_handout
 from mvlab.ui import rounds, runs, shared, touch, wake
 from mvlab.ui.figure_text import show_figure
 from mvlab.ui.prose import markdown_literal
+from mvlab.viz import palette
 from mvlab.viz.frozen import freeze
 
 __all__ = ["ADDRESS_KEYS", "Place", "place_from_address", "current_place", "publish_place", "round_panel",
-           "teacher_style", "step_top", "Asked", "ask", "show_answer", "question", "show_step", "student_step",
-           "nav_state", "step_navigation", "stored_context", "step_result", "step_items", "show_items", "prepare",
-           "handout_button"]
+           "teacher_style", "progress_html", "step_top", "Asked", "ask", "show_answer", "question", "show_step",
+           "student_step", "nav_state", "step_navigation", "stored_context", "step_result", "step_items", "show_items",
+           "prepare", "handout_button"]
 
 TEACHER_FONT = 20
 """Font size (px) of figures in teacher mode (projector)."""
@@ -123,16 +125,24 @@ def teacher_style() -> None:
         unsafe_allow_html=True)
 
 
+def progress_html(number: int, total: int, label: str) -> str:
+    """Step ``number`` of ``total`` as one line of HTML: ``label`` (escaped) over a ``<progress>`` bar named by it
+    (its colour the palette's blue), for the top of a step (:func:`step_top`)."""
+    said = html.escape(label)
+    return (f"<p style='margin-bottom:0.3rem'>{said}</p><progress value='{number}' max='{total}' "
+            f"aria-label='{said}' style='width:100%;height:0.5rem;accent-color:{palette.BLUE}'></progress>")
+
+
 def step_top(lesson: Lesson, place: Place, view=None) -> None:
-    """The step's progress, title and text, ending with its question's prompt (one element: a class woken to the
-    next step is sent as few as the step needs)."""
+    """The step's progress (:func:`progress_html`), title (a level-2 heading) and text, ending with its question's
+    prompt: one element, not three (a class woken to the next step is sent it once per student, issue #53 item
+    10)."""
     step, total = lesson.step(place.step), len(lesson.steps)
     if place.step == 1 and not place.teacher:
         st.caption(lesson.summary)
-    st.progress(place.step / total,
-                text=f"Step {place.step} of {total}" + (f" · class round {view.code}" if view is not None else ""))
-    st.header(step.title)
-    st.markdown(f"{step.text}\n\n**Predict first:** {step.question.prompt}")
+    label = f"Step {place.step} of {total}" + (f" · class round {view.code}" if view is not None else "")
+    st.markdown(f"{progress_html(place.step, total, label)}\n\n## {step.title}\n\n{step.text}\n\n"
+                f"**Predict first:** {step.question.prompt}", unsafe_allow_html=True)
 
 
 class Asked:
