@@ -4,6 +4,7 @@ import streamlit as st
 
 from mvlab.experiments.settings import SiameseSettings, ViewConstructionSettings
 from mvlab.reproduction import ofsp_paper, sdf_paper
+from mvlab.reproduction.coverage import CommittedFiles, coverage_markdown
 from mvlab.reproduction.markdown import CLASSIFIER_NAMES, cell_table, verdict_line
 from mvlab.reproduction.ofsp_paper_report import (
     beside_the_protocol,
@@ -11,8 +12,18 @@ from mvlab.reproduction.ofsp_paper_report import (
     ofsp_tables_markdown,
     ofsp_verdicts,
 )
+from mvlab.reproduction.ofsp_paper_report import (
+    one_draw_counts as ofsp_one_draw,
+)
 from mvlab.reproduction.registry import READINGS, readings_of
-from mvlab.reproduction.sdf_paper_report import gap_by_n, grid_markdown, progress_line, readings_line
+from mvlab.reproduction.sdf_paper_report import (
+    gap_by_n,
+    grid_markdown,
+    means_note,
+    one_draw_counts,
+    progress_line,
+    readings_line,
+)
 from mvlab.reproduction.verdicts import rules_markdown
 from mvlab.reproduction.writer import read_cells, read_draws
 from mvlab.ui import links
@@ -68,6 +79,12 @@ def show_reading(reading) -> None:
     st.markdown(reading.markdown(cells, draws, head=False))
 
 
+def show_coverage(paper: str) -> None:
+    """The paper's coverage table: every table, figure and test it printed and what mvlab ran of each."""
+    st.markdown("**What the paper printed and what was run** (each cell counted once; from the committed files)")
+    st.markdown(coverage_markdown(paper, CommittedFiles()))
+
+
 def coloured(frame):
     colour = {"inside": "background-color: #d7f0d0", "outside": "background-color: #fbe0c4",
               "outside (inside one draw's)": "background-color: #fdf3c8"}
@@ -78,6 +95,7 @@ def coloured(frame):
 sdf_tab, ofsp_tab, dvs_tab = st.tabs(["Siamese deep forest (Utkin & Ryabinin)", "OFSP (Kumar & Minz)",
                                       "Dynamic view selection (Bernard et al.)"])
 with sdf_tab:
+    show_coverage("sdf")
     cells = read_cells("sdf-paper")
     if cells is None or cells.empty:
         st.info(f"No draw of the paper's protocol is committed yet: `{READINGS['sdf-paper'].command}`.")
@@ -89,8 +107,8 @@ with sdf_tab:
                            help="The paper says only that N training and 2N/3 test pairs were drawn at random; "
                                 "both readings are run.")
         part = cells[cells["reading"] == reading]
-        st.markdown(f"**{verdict_line(part)}.** λ is chosen on training pairs only from "
-                    f"{', '.join(f'{v:g}' for v in sdf_paper.LAM_GRID)}; a cell's *open* link trains that "
+        st.markdown(f"**{verdict_line(part, one_draw_counts())}.** {means_note()} λ is chosen on training pairs "
+                    f"only from {', '.join(f'{v:g}' for v in sdf_paper.LAM_GRID)}; a cell's *open* link trains that "
                     "dataset, N and T on the Siamese deep forest page (with the sidebar's seed and one λ).")
         sdf_draws = read_draws("sdf-paper")
         if sdf_draws is not None:
@@ -104,18 +122,20 @@ with sdf_tab:
             if rows.empty:
                 continue
             st.subheader(title)
-            st.caption(verdict_line(rows) + ". A cell reads: mvlab ± half-width of its 95 % interval (draws) / the "
-                       "paper's value, **bold** when outside, **bold†** when also outside that of one draw.")
+            st.caption(verdict_line(rows, one_draw_counts()) + ". A cell reads: mvlab ± half-width of its 95 % "
+                       "interval (draws) / the paper's value, **bold** when outside.")
             if table < 8:
                 for name in sorted(rows["dataset"].unique()):
                     st.markdown((f"{name}\n\n" if table == 7 else "") + grid_markdown(rows[rows["dataset"] == name]))
-            st.dataframe(coloured(cell_table(rows, siamese_link)), hide_index=True, width="stretch",
+            st.dataframe(coloured(cell_table(rows, siamese_link, one_draw_counts())), hide_index=True,
+                         width="stretch",
                          column_config={"open": st.column_config.LinkColumn("open", display_text="train it")})
         st.caption("Table 9 (paired t-tests over the datasets) and the paper's best-cell reading of Table 8 are in "
                    "docs/reproduction.md, generated from the committed files.")
     for reading in readings_of("sdf")[1:]:
         show_reading(reading)
 with ofsp_tab:
+    show_coverage("ofsp")
     cells, draws = read_cells("ofsp-paper"), read_draws("ofsp-paper")
     if cells is None or cells.empty:
         st.info("OFSP's Table 3 and 4 rows (All-AML leukemia on the 3,051-gene Golub copy, a Madelon-like set) are not "
@@ -132,7 +152,8 @@ with ofsp_tab:
             st.markdown(ofsp_tables_markdown(every, pending=True))
             part = every[every["table"] == 3]
             part = part.sort_values("model", key=lambda m: m != "OFSP", kind="stable")  # the paper's cells first
-            st.dataframe(coloured(cell_table(part, view_construction_link)), hide_index=True, width="stretch",
+            st.dataframe(coloured(cell_table(part, view_construction_link, ofsp_one_draw(3))), hide_index=True,
+                         width="stretch",
                          column_config={"open": st.column_config.LinkColumn("open", display_text="train it")})
             if draws is not None:
                 show_figure(st, k_sweep_boxes(
@@ -150,6 +171,7 @@ with ofsp_tab:
     for reading in readings_of("ofsp")[1:]:
         show_reading(reading)
 with dvs_tab:
+    show_coverage("dvs")
     st.markdown("The paper's per-dataset accuracies (its Table 2) were lost from the text mvlab works from, so only "
                 "its average ranks and its sign test can be compared: see docs/reproduction.md §1 (at the paper's "
                 "sizes, DVS is not the best method on mvlab's ten datasets).")

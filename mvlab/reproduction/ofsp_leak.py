@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from mvlab.reproduction.markdown import CLASSIFIER_NAMES, verdict_counts
+from mvlab.reproduction.markdown import CLASSIFIER_NAMES, is_false, verdict_counts
 from mvlab.reproduction.ofsp_paper import (
     CLASSIFIERS,
     DATASETS,
@@ -26,7 +26,13 @@ from mvlab.reproduction.ofsp_paper import (
     OfspTask,
     run_fold_reading,
 )
-from mvlab.reproduction.ofsp_paper_report import ofsp_reading, ofsp_tables_markdown, ofsp_verdicts, repetitions_head
+from mvlab.reproduction.ofsp_paper_report import (
+    ONE_DRAW_NOTE,
+    ofsp_reading,
+    ofsp_tables_markdown,
+    ofsp_verdicts,
+    repetitions_head,
+)
 from mvlab.reproduction.verdicts import compare_word
 
 __all__ = ["LEAK_METHOD", "READING", "run_leak_draw", "ofsp_leak_markdown", "ofsp_leak_facts"]
@@ -57,7 +63,7 @@ def ofsp_leak_markdown(cells: pd.DataFrame, draws: pd.DataFrame, head: bool = Tr
     the verdict, per dataset."""
     out = [repetitions_head(READING, draws, "A cell reads *ours ± half-width (repetitions) / the paper's*, **bold** "
                             "when outside our interval of the mean, **bold†** when also outside that of one "
-                            "repetition.") if head else ""]
+                            f"repetition (Table 4 alone: {ONE_DRAW_NOTE}).") if head else ""]
     if cells.empty:
         return out[0] + "\n\nNo repetition yet."
     for dataset in [d for d in DATASETS if d in set(cells["dataset"])]:
@@ -99,7 +105,39 @@ def ofsp_leak_facts(cells: pd.DataFrame, draws: pd.DataFrame, others) -> dict:
     c = verdict_counts(golub)
     return {"rows": "\n".join(lines),
             "allaml": f"{c['inside']} of the paper's {c['cells']} All-AML accuracy cells inside our intervals",
+            **allaml_verdict(cells, draws),
             "allaml_features": f"{kept.min():.1f}–{kept.max():.1f} %" if len(kept) else "not computed"}
+
+
+def allaml_verdict(cells: pd.DataFrame, draws: pd.DataFrame) -> dict:
+    """What this reading accounts for on All-AML, table by table: a table is accounted for when more than half of
+    the paper's cells lie inside our intervals of the mean (``allaml_verdict``); and the disagreement's cells
+    against ours (``allaml_disagreement``): how many of the paper's are non-zero, and how many lie outside even the
+    interval of one repetition, beside the range of ours over every repetition."""
+    golub = cells[(cells["dataset"] == "golub-3051") & cells["paper"].notna()]
+    if golub.empty:
+        return {"allaml_verdict": "not computed yet", "allaml_disagreement": "not computed yet"}
+    parts, accounted = [], {}
+    for table, (column, _) in PAPER_TABLES.items():
+        c = verdict_counts(golub[golub["table"] == table])
+        if c["cells"]:
+            accounted[column] = c["inside"] * 2 > c["cells"]
+            parts.append(f"{c['inside']} of its {c['cells']} {column} cells inside our intervals")
+    yes = [k for k, v in accounted.items() if v]
+    no = [k for k, v in accounted.items() if not v]
+    verdict = (f"choosing OFSP's features by accuracy on the test fold accounts for the paper's All-AML "
+               f"{' and '.join(yes) or 'nothing'}" + (f", not for its {' and '.join(no)}" if no else "")
+               + f" ({'; '.join(parts)})")
+    t4 = golub[golub["table"] == 4]
+    ours = draws[(draws["dataset"] == "golub-3051") & draws["disagreement"].notna()]["disagreement"]
+    nonzero = t4[t4["paper"] > 0]
+    outside = int(t4["inside_one_draw"].map(is_false).sum())
+    disagreement = (f"the paper's All-AML disagreement is non-zero in {len(nonzero)} of its {len(t4)} cells "
+                    f"({nonzero['paper'].min():.4f}–{nonzero['paper'].max():.4f}), while with the features chosen on "
+                    f"the test fold OFSP's members disagree by {ours.min():.3f}–{ours.max():.3f} over every "
+                    f"repetition and k; {outside} of the {len(t4)} cells lie outside even the interval of one "
+                    "repetition") if len(t4) and len(nonzero) else "no disagreement cell computed yet"
+    return {"allaml_verdict": verdict, "allaml_disagreement": disagreement}
 
 
 READING = ofsp_reading(

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from mvlab.reproduction.cells import DrawsFile
+from mvlab.reproduction.coverage import says_means
 from mvlab.reproduction.markdown import (
     CLASSIFIER_NAMES,
     cell_text,
@@ -38,7 +39,7 @@ from mvlab.reproduction.ofsp_paper import (
     run_ofsp_protocol,
 )
 from mvlab.reproduction.reading import OFSP_OPTIONS, Reading
-from mvlab.reproduction.verdicts import gap_word
+from mvlab.reproduction.verdicts import gap_counts, group_text, group_word
 
 __all__ = ["READING", "TABLE3_CAPTION", "TABLE4_CAPTION", "ofsp_draws_file", "ofsp_markdown", "ofsp_tables_markdown",
            "ofsp_verdicts", "ofsp_repetitions_line", "ofsp_grid_markdown", "classifier_reading_markdown",
@@ -49,6 +50,16 @@ TABLE3_CAPTION = "Accuracy at k views (Table 3):"
 TABLE4_CAPTION = ("Disagreement among the k members (Table 4, DM_total; two members at least, so k >= 2; the "
                   "paper's rows hold nine values, read as k = 2..10; its SVM block is lost):")
 _OFSP_TABLES = ((3, TABLE3_CAPTION, 3), (4, TABLE4_CAPTION, 4))  # table, caption, the paper's printed decimals
+
+
+ONE_DRAW_NOTE = ("the paper says its Table 3 values are means over its 10 repetitions, so the interval of one "
+                 "repetition is not counted there (rule 1)")
+
+
+def one_draw_counts(table: int) -> bool:
+    """Whether the prediction interval of one repetition is a yardstick for the paper's ``table`` (rule 1): only
+    where its text does not say the values are means (:func:`mvlab.reproduction.coverage.says_means`)."""
+    return not says_means("ofsp", f"Table {table}")
 
 
 def ofsp_draws_file(folder, stem: str = "ofsp_paper") -> DrawsFile:
@@ -71,7 +82,8 @@ def ofsp_tables_markdown(part: pd.DataFrame, model: str = "OFSP", pending: bool 
         rows = part[part["table"] == table]
         if rows.empty:
             continue
-        blocks += [caption, ofsp_grid_markdown(rows, model, paper_digits=digits, pending=pending)]
+        blocks += [caption, ofsp_grid_markdown(rows, model, paper_digits=digits, pending=pending,
+                                               one_draw=one_draw_counts(table))]
         mine = rows[rows["model"] == model]
         if ((mine["ci_high"] - mine["ci_low"]) == 0).any():
             blocks.append("_± 0.000: every repetition gave the same value, an interval without width that any other "
@@ -84,7 +96,7 @@ def ofsp_verdicts(cells: pd.DataFrame, model: str = "OFSP") -> str:
     ``cells`` holds (:data:`mvlab.reproduction.ofsp_paper.PAPER_TABLES`: Table 3 the accuracy, Table 4 the
     disagreement)."""
     mine = cells[cells["model"] == model]
-    return "; ".join(f"Table {t} ({column}): {verdict_line(mine[mine['table'] == t])}"
+    return "; ".join(f"Table {t} ({column}): {verdict_line(mine[mine['table'] == t], one_draw_counts(t))}"
                      for t, (column, _) in PAPER_TABLES.items() if (mine["table"] == t).any())
 
 
@@ -102,7 +114,8 @@ def ofsp_repetitions_line(cells: pd.DataFrame) -> str:
     return f"{head} ({fewer}, still computing)"
 
 
-def ofsp_grid_markdown(part: pd.DataFrame, model: str = "OFSP", paper_digits: int = 3, pending: bool = False) -> str:
+def ofsp_grid_markdown(part: pd.DataFrame, model: str = "OFSP", paper_digits: int = 3, pending: bool = False,
+                       one_draw: bool = True) -> str:
     """``model``'s cells of one dataset and table: a row per classifier, a column per k, ``ours ± half-width (draws)
     / paper`` (the paper's value with ``paper_digits`` decimals). With ``pending``, a classifier whose printed row
     (:data:`mvlab.reproduction.ofsp_paper.PAPER_TABLES`) has no cell yet gets its row too, ``not yet / paper``."""
@@ -119,8 +132,8 @@ def ofsp_grid_markdown(part: pd.DataFrame, model: str = "OFSP", paper_digits: in
             lines.append(f"| {CLASSIFIER_NAMES[clf]} (not computed yet) | " + " | ".join(texts) + " |")
             continue
         row = part[(part["classifier"] == clf) & (part["model"] == model)].set_index("k")
-        lines.append(f"| {CLASSIFIER_NAMES[clf]} | " + " | ".join(cell_text(row.loc[k], paper_digits) if k in row.index
-                                                                  else "not run" for k in ks) + " |")
+        texts = (cell_text(row.loc[k], paper_digits, one_draw) if k in row.index else "not run" for k in ks)
+        lines.append(f"| {CLASSIFIER_NAMES[clf]} | " + " | ".join(texts) + " |")
     return "\n".join(lines)
 
 
@@ -144,7 +157,7 @@ def ofsp_markdown(cells: pd.DataFrame, draws: pd.DataFrame, head: bool = True) -
         return f"_No repetition has been computed yet: run `{READING.command}`._"
     how = ("A cell reads *ours ± half-width of the 95 % t interval over the repetitions (repetitions) / the paper's*, "
            "**bold** when outside our interval of the mean, **bold†** when also outside the prediction interval of one "
-           "repetition.")
+           f"repetition (Table 4 alone: {ONE_DRAW_NOTE}).")
     out = [repetitions_head(READING, draws, how), ""] if head else []
     out.append(f"**OFSP's cells**: {ofsp_verdicts(cells)}. Neither dataset is the paper's own (see each heading), so "
                "a gap here measures the data as much as the method.")
@@ -233,7 +246,9 @@ def ofsp_facts(cells: pd.DataFrame, draws: pd.DataFrame, others=None) -> dict:
     """The numbers of the report's prose on OFSP's Table 3 and 4 rows, written from the cells and draws by the
     rules of :mod:`mvlab.reproduction.verdicts`: ``summary`` (its bullet of *In short*) and ``rows`` (one line per
     dataset and classifier: ours over k against the paper's, the gap's word, OFSP's place among the six methods
-    and the features it keeps)."""
+    and the features it keeps); the scope from :mod:`mvlab.reproduction.coverage`."""
+    from mvlab.reproduction.coverage import coverage_facts
+
     mine = cells[(cells["model"] == "OFSP") & (cells["table"] == 3)]
     c = verdict_counts(mine)
     lines, places = [], []
@@ -246,19 +261,42 @@ def ofsp_facts(cells: pd.DataFrame, draws: pd.DataFrame, others=None) -> dict:
             kept = kept.groupby("k")["percent_features"].mean().median()
             place = _rank_of_ofsp(cells, dataset, clf)
             places.append(place)
+            one = (f", {count_true(row['inside_one_draw'])} inside that of one repetition" if one_draw_counts(3)
+                   else "")
             lines.append(f"- {PAPER_ROW[dataset]}, {CLASSIFIER_NAMES[clf]}: ours {row['mean'].min():.3f}–"
-                         f"{row['mean'].max():.3f} over k against the paper's {low:.3f}–{high:.3f}; ours "
-                         f"{gap_word(float(np.mean(gap)))} the paper's on average ({np.mean(gap):+.3f}, from "
-                         f"{gap.min():+.3f} to {gap.max():+.3f}), {count_true(row['inside'])} of "
-                         f"{len(row)} cells inside our interval, {count_true(row['inside_one_draw'])} "
-                         f"inside that of one repetition; OFSP {_place(place)} of the six methods by its median over "
-                         f"k, keeping {kept:.1f} % of the features (median over k).")
-    summary = (f"{c['inside']} of Table 3's {c['cells']} accuracy cells lie inside our intervals of the mean, "
-               f"{c['inside_one_draw']} inside that of one repetition, {c['near']} near ours, on the data we have "
-               "(the 3,051-gene Golub copy, a synthetic Madelon); OFSP is first of the six methods in "
-               f"{places.count(1)} of the {len(places)} rows")
+                         f"{row['mean'].max():.3f} over k against the paper's {low:.3f}–{high:.3f}; "
+                         f"{group_text(gap)}; ours minus the paper's: mean {np.mean(gap):+.3f}, from {gap.min():+.3f} "
+                         f"to {gap.max():+.3f}; {count_true(row['inside'])} of {len(row)} cells inside our "
+                         f"interval{one}; OFSP {_place(place)} of the six methods by its median over k, keeping "
+                         f"{kept:.1f} % of the features (median over k).")
+    have = mine[mine["paper"].notna() & mine["ci_low"].notna()]
+    scope = coverage_facts(others)["ofsp_scope"] if others is not None else "of Table 3's accuracy cells"
+    summary = (f"{scope}. Of the {c['cells']} accuracy cells run, {c['inside']} lie inside our intervals of the "
+               f"mean; by rule 5 they are {group_text(have['mean'] - have['paper'])}; OFSP is first of the six "
+               f"methods in {places.count(1)} of the {len(places)} rows")
     return {"summary": summary, "rows": "\n".join(lines), "disagreement": _disagreement_lines(cells, draws),
-            "svm_time": _svm_time(draws), "allaml_others": _others_line(cells, "golub-3051")}
+            "svm_time": _svm_time(draws), "allaml_others": _others_line(cells, "golub-3051"),
+            "allaml_places": _places_line(cells, "golub-3051"), "madelon_rows": _madelon_rows(cells)}
+
+
+def _places_line(cells: pd.DataFrame, dataset: str) -> str:
+    """OFSP's place among the six methods by its median accuracy over k on ``dataset``, per classifier."""
+    part = cells[(cells["dataset"] == dataset) & (cells["table"] == 3)]
+    return ", ".join(f"{CLASSIFIER_NAMES[c]} {_place(_rank_of_ofsp(cells, dataset, c)).removeprefix('is ')}"
+                     for c in CLASSIFIER_NAMES if c in set(part["classifier"]))
+
+
+def _madelon_rows(cells: pd.DataFrame) -> str:
+    """Madelon's linear-SVM and KNN rows of OFSP against the paper's, each by rule 5."""
+    out = []
+    for clf in ("svm", "knn"):
+        row = _row(cells, "madelon-500", clf)
+        row = row[row["paper"].notna()]
+        if len(row):
+            gap = row["mean"] - row["paper"]
+            out.append(f"our {CLASSIFIER_NAMES[clf]} row is {group_word(gap_counts(gap))} the paper's "
+                       f"({group_text(gap).split(': ', 1)[1]})")
+    return ", ".join(out) or "not computed yet"
 
 
 def _place(place: int) -> str:
@@ -277,12 +315,14 @@ def _disagreement_lines(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
             row = row[row["paper"].notna()]
             if row.empty:
                 continue
-            gap = float((row["mean"] - row["paper"]).mean())
+            gap = row["mean"] - row["paper"]
+            one = (f", {count_true(row['inside_one_draw'])} inside that of one repetition" if one_draw_counts(4)
+                   else "")
             lines.append(f"- {PAPER_ROW[dataset]}, {CLASSIFIER_NAMES[clf]}: the paper's {row['paper'].median():.3f} "
                          f"(median over k; {row['paper'].min():.3f}–{row['paper'].max():.3f}), ours "
-                         f"{row['mean'].median():.3f} ({row['mean'].min():.3f}–{row['mean'].max():.3f}); ours "
-                         f"{gap_word(gap)} the paper's on average ({gap:+.3f}), "
-                         f"{count_true(row['inside'])} of {len(row)} cells inside our interval.")
+                         f"{row['mean'].median():.3f} ({row['mean'].min():.3f}–{row['mean'].max():.3f}); "
+                         f"{group_text(gap)}; {count_true(row['inside'])} of {len(row)} cells inside our "
+                         f"interval{one}.")
         panels = figure_panels(draws, dataset, metrics=("disagreement",))
         medians = {m: frame[m].median() for frame in panels.values() for m in frame.columns}
         others = [v for m, v in medians.items() if m != "OFSP"]

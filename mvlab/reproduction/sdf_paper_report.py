@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from mvlab.reproduction.cells import DrawsFile
+from mvlab.reproduction.coverage import counted_once, repeats_a_grid_cell, says_means
 from mvlab.reproduction.markdown import cell_text, count_true, fmt, generated_head, verdict_counts, verdict_line
 from mvlab.reproduction.reading import SDF_OPTIONS, Reading
 from mvlab.reproduction.sdf_paper import (
@@ -21,6 +22,7 @@ from mvlab.reproduction.sdf_paper import (
     DRAW_KEY,
     GRID_N,
     LAM_GRID,
+    PAPER,
     SDF_DATASETS,
     TABLE8,
     draws_for,
@@ -30,12 +32,31 @@ from mvlab.reproduction.sdf_paper import (
     table8_best_cells,
     table9,
 )
-from mvlab.reproduction.verdicts import ALPHA, compare_word, count_words, gap_word
+from mvlab.reproduction.verdicts import ALPHA, compare_word, count_words, gap_word, group_text
 
 __all__ = ["READING", "sdf_markdown", "grid_markdown", "progress_line", "gap_by_n", "readings_line", "gain_line",
            "sdf_facts", "sdf_draws_file", "sdf_reading"]
 
 TABLE_NAMES = {4: "Ecoli", 5: "Yeast", 6: "Ionosphere", 7: "Mammographic masses and Haberman"}
+REPEAT_MARK = "‡"
+"""After a Table 8 cell whose draws and printed value are those of a cell of Tables 4-7 (counted there)."""
+
+
+def one_draw_counts() -> bool:
+    """Whether the prediction interval of one draw is a yardstick for the paper's Tables 4-8 (rule 1): not where the
+    paper says its values are means (:func:`mvlab.reproduction.coverage.says_means`)."""
+    return not all(says_means("sdf", f"Table {t}") for t in range(4, 9))
+
+
+def means_note() -> str:
+    """What the paper says of its values and what follows for the one-draw yardstick."""
+    from mvlab.reproduction.coverage import ITEMS
+
+    if one_draw_counts():
+        return "The prediction interval of one draw is counted (rule 1)."
+    words = next(i.means for i in ITEMS if i.paper == "sdf" and i.name == "Table 4")
+    return (f"The paper says its values are means ({words}), so the prediction interval of one draw is not "
+            "counted for them (rule 1).")
 
 
 def sdf_draws_file(folder, stem: str = "sdf_paper") -> DrawsFile:
@@ -53,7 +74,7 @@ def grid_markdown(cells: pd.DataFrame) -> str:
         for t in Ts:
             for model in ("gcForest", "SDF"):
                 hit = cells[(cells["N"] == n) & (cells["T"] == t) & (cells["model"] == model)]
-                parts.append(cell_text(hit.iloc[0] if len(hit) else None))
+                parts.append(cell_text(hit.iloc[0] if len(hit) else None, one_draw=one_draw_counts()))
         lines.append(f"| {n} | " + " | ".join(parts) + " |")
     return "\n".join(lines)
 
@@ -81,12 +102,12 @@ def progress_line(draws: pd.DataFrame, workers: int = 2) -> str:
 
 
 def gap_by_n(cells: pd.DataFrame) -> str:
-    """Mean of ours minus the paper's per number of training pairs N and reading (cells of Tables 4-7)."""
+    """Per number of training pairs N and reading (cells of Tables 4-7), the cells' verdict by rule 5 of
+    :mod:`mvlab.reproduction.verdicts`: how many near, above and below the paper's, and the mean |gap|."""
     have = cells[(cells["table"] < 8) & cells["paper"].notna()]
     parts = []
     for n, group in have.groupby("N"):
-        by_reading = ", ".join(f"{r} {(g['mean'] - g['paper']).mean():+.3f} ({len(g)} cells)"
-                               for r, g in group.groupby("reading"))
+        by_reading = ", ".join(f"{r} {group_text(g['mean'] - g['paper'])}" for r, g in group.groupby("reading"))
         parts.append(f"N = {n}: {by_reading}")
     return "; ".join(parts) or "no cell yet"
 
@@ -103,10 +124,10 @@ def _both_readings(cells: pd.DataFrame) -> pd.DataFrame:
 
 
 def readings_line(cells: pd.DataFrame) -> str:
-    """The two pair-sampling readings on the cells run both ways, per N: how far each lands from the paper's cells
-    on average and how many of those cells lie inside its intervals, and which reading lies closer (smaller mean
-    absolute gap; equal gaps a tie)."""
-    wide = _both_readings(cells)
+    """The two pair-sampling readings on the cells run both ways (each counted once), per N: how far each lands from
+    the paper's cells on average and how many of those cells lie inside its intervals, and which reading lies closer
+    (smaller mean absolute gap; equal gaps a tie)."""
+    wide = _both_readings(counted_once(cells))
     if wide.empty:
         return "not yet measured (no cell with an interval in both readings)"
     parts = []
@@ -172,13 +193,19 @@ def sdf_markdown(cells: pd.DataFrame, draws: pd.DataFrame, head: bool = True) ->
     out = [generated_head(READING, f"{len(draws)} rows, {READING.count_draws(draws)} draws, "
                           f"{draws['seconds'].sum() / 3600:.1f} h of model fitting",
                           "A cell reads *ours ± half-width of the 95 % t interval (draws) / the paper's*; the "
-                          "paper's value is **bold** when it lies outside our interval of the mean, **bold†** when "
-                          "also outside the prediction interval of one draw."), ""] if head else []
+                          "paper's value is **bold** when it lies outside our interval of the mean"
+                          + (", **bold†** when also outside the prediction interval of one draw"
+                             if one_draw_counts() else "") + f"; {REPEAT_MARK} marks a Table 8 cell whose draws and "
+                          "printed value are a cell of Tables 4–7, counted there only."), ""] if head else []
+    one = one_draw_counts()
+    once = counted_once(cells)
     out.append(f"**Progress**: {progress_line(draws)}.")
-    out.append(f"**All cells**: {verdict_line(cells)}.")
+    out.append(means_note())
+    out.append(f"**All cells** (each counted once): {verdict_line(once, one)}.")
     for reading in sorted(cells["reading"].unique()):
-        out.append(f"- reading `{reading}`: {verdict_line(cells[cells['reading'] == reading])}.")
-    out.append(f"- ours minus the paper's by N (every cell with a paper value, one draw or more): {gap_by_n(cells)}.")
+        out.append(f"- reading `{reading}`: {verdict_line(once[once['reading'] == reading], one)}.")
+    out.append(f"- ours against the paper's by N (Tables 4–7, every cell with a paper value, by rule 5): "
+               f"{gap_by_n(cells)}.")
     out.append(f"- which pair sampling the paper's numbers fit: {readings_line(cells)}.")
     for table in (4, 5, 6, 7):
         for reading in sorted(cells["reading"].unique()):
@@ -186,7 +213,7 @@ def sdf_markdown(cells: pd.DataFrame, draws: pd.DataFrame, head: bool = True) ->
             if part.empty:
                 continue
             out += ["", f"#### Table {table} ({TABLE_NAMES[table]}), reading `{reading}`", "",
-                    f"Verdict: {verdict_line(part)}."]
+                    f"Verdict: {verdict_line(part, one_draw_counts())}."]
             gain = gain_line(part)
             if gain:
                 out.append(gain)
@@ -205,14 +232,18 @@ def _table8_markdown(cells: pd.DataFrame, reading: str) -> list[str]:
     t8 = cells[(cells["table"] == 8) & (cells["reading"] == reading)]
     if t8.empty:
         return []
+    repeats = repeats_a_grid_cell(cells).loc[t8.index]
     out = ["", f"#### Table 8 (N = 2000, T = 700 for every model, fixed in advance), reading `{reading}`", "",
-           f"Verdict: {verdict_line(t8)}. The paper's SNN (a Siamese neural network) is not run: mvlab depends on "
-           "no neural-network library.", "", "| dataset | gcForest | Bagging | RF | SDF |", "|---|---|---|---|---|"]
+           f"Verdict: {verdict_line(t8, one_draw_counts())}; {int(repeats.sum())} of these {len(t8)} cells "
+           f"({REPEAT_MARK}) repeat a cell of Tables 4–7, its draws and printed value, and are counted there in every "
+           "total. The paper's SNN (a Siamese neural network) is not run: mvlab depends on no neural-network "
+           "library.", "", "| dataset | gcForest | Bagging | RF | SDF |", "|---|---|---|---|---|"]
     for name in sorted(t8["dataset"].unique()):
         row = [name]
         for model in ("gcForest", "Bagging", "RF", "SDF"):
             hit = t8[(t8["dataset"] == name) & (t8["model"] == model)]
-            row.append(cell_text(hit.iloc[0] if len(hit) else None))
+            mark = REPEAT_MARK if len(hit) and repeats.loc[hit.index[0]] else ""
+            row.append(cell_text(hit.iloc[0] if len(hit) else None, one_draw=one_draw_counts(), mark=mark))
         out.append("| " + " | ".join(row) + " |")
     sources = t8[t8["model"].isin(["gcForest", "SDF"])]
     out += ["", "Where the paper's Table 8 values were printed before (its cells of Tables 4–7 with the same value; "
@@ -250,15 +281,16 @@ def _halfwidths(part: pd.DataFrame) -> str:
 
 
 def _by_n_lines(part: pd.DataFrame) -> list[str]:
-    """Per N, the verdict counts of ``part`` and the word (:func:`mvlab.reproduction.verdicts.gap_word`) of its mean
-    gap."""
+    """Per N, the verdict of ``part``'s cells by rule 5 (:func:`mvlab.reproduction.verdicts.group_text`: how many
+    near, above, below, the mean |gap|), how many lie inside our interval, and the signed mean and range beside."""
     lines = []
     for n, group in part.groupby("N"):
         c = verdict_counts(group)
         if c["cells"]:
-            lines.append(f"  - N = {n}: ours {gap_word(c['mean'])} the paper's on average ({c['mean']:+.3f}, from "
-                         f"{c['low']:+.3f} to {c['high']:+.3f}); {c['inside']} of {c['cells']} cells inside our "
-                         f"interval, {c['inside_one_draw']} inside that of one draw, {c['near']} near.")
+            have = group[group["paper"].notna() & group["ci_low"].notna()]
+            lines.append(f"  - N = {n}: {group_text(have['mean'] - have['paper'])}; {c['inside']} inside our "
+                         f"interval; ours minus the paper's: mean {c['mean']:+.3f}, from {c['low']:+.3f} to "
+                         f"{c['high']:+.3f}.")
     return lines
 
 
@@ -280,41 +312,64 @@ def _single_run_grain(cells: pd.DataFrame) -> str:
             f"{len(part) * 0.067:.1f}")
 
 
+def gain_comparison(main: pd.DataFrame) -> str:
+    """SDF minus gcForest over ``main``'s cells, ours against the paper's: the two means, the word of rule 2 on
+    them, and cell by cell (ours minus the paper's gain) the verdict of rule 5."""
+    ours, paper = _gains(main, "mean"), _gains(main, "paper")
+    both = pd.concat([ours.rename("ours"), paper.rename("paper")], axis=1).dropna()
+    if both.empty:
+        return "not comparable yet"
+    o, q = both["ours"].mean(), both["paper"].mean()
+    return (f"ours {o:+.3f} against the paper's {q:+.3f} on average, {gap_word(o - q)} by rule 2; cell by cell, ours "
+            f"minus the paper's gain: {group_text(both['ours'] - both['paper'])}")
+
+
 def sdf_facts(cells: pd.DataFrame, draws: pd.DataFrame, others=None) -> dict:
     """The numbers of the report's prose on the Siamese deep forest paper: ``summary`` (its bullet of *In short*)
     and ``findings`` (what the draws say), written from the cells and draws by the rules of
-    :mod:`mvlab.reproduction.verdicts`."""
+    :mod:`mvlab.reproduction.verdicts`; the scope (how many of the paper's cells) from
+    :mod:`mvlab.reproduction.coverage`, each cell counted once."""
+    from mvlab.reproduction.coverage import coverage_facts
+
     main = cells[(cells["reading"] == "disjoint") & (cells["table"] < 8)]
-    all_main = cells[cells["reading"] == "disjoint"]
-    c = verdict_counts(all_main)
+    once = counted_once(cells[cells["reading"] == "disjoint"])
+    have = once[once["paper"].notna() & once["ci_low"].notna()]
+    t8 = have[have["table"] == 8]
+    c = verdict_counts(once)
     t9 = table9(cells, "disjoint")
     gc = t9[t9["difference"] == "SDF - gcForest"].to_dict("records") if len(t9) else []
     gain_test = _table9_verdict(gc[0]) if gc else "not computed (no Table 8 cell in two datasets yet)"
     ours, paper = _gains(main, "mean"), _gains(main, "paper")
-    by_n = "; ".join(f"N = {n}: {gap_word(g)} ({g:+.3f})"
-                     for n, g in (main["mean"] - main["paper"]).groupby(main["N"]).mean().items())
-    summary = (f"of the paper's {c['cells']} cells of Tables 4–8, with test pairs from instances unseen in training "
-               f"(`disjoint`), {c['inside']} lie inside our 95 % interval, {c['inside_one_draw']} inside that of one "
-               f"draw and {c['near']} near ours; by N, ours against the paper's on average: {by_n}. SDF − gcForest "
-               f"over Tables 4–7: ours {ours.mean():+.3f} (SDF {_counted(ours)} of {len(ours)} cells), the paper's "
-               f"{paper.mean():+.3f}; Table 9's test of SDF − gcForest: {gain_test}. Progress of the grid: "
-               f"{progress_line(draws)}")
+    by_n = "; ".join(f"N = {n}: {group_text(g['mean'] - g['paper'])}"
+                     for n, g in main[main["paper"].notna()].groupby("N"))
+    scope = coverage_facts(others)["sdf_scope"] if others is not None else "of the paper's cells of Tables 4–8"
+    summary = (f"{scope}. With test pairs from instances unseen in training (`disjoint`), {c['inside']} of those "
+               f"{c['cells']} lie inside our 95 % interval; by rule 5 they are "
+               f"{group_text(have['mean'] - have['paper'])}. By N (Tables 4–7): {by_n}; Table 8's other cells: "
+               f"{group_text(t8['mean'] - t8['paper'])}. SDF − gcForest over Tables 4–7: {gain_comparison(main)}; "
+               f"Table 9's test of SDF − gcForest: {gain_test}. Progress of the grid: {progress_line(draws)}")
     findings = [f"- *The intervals*: half-widths of the 95 % t intervals by N ({_halfwidths(main)}); with 5 draws "
                 "at N = 2000, the t quantile widens them.",
-                "- *By N* (Tables 4–7, `disjoint`; the rules above):", *_by_n_lines(main),
+                "- *By N* (Tables 4–7, `disjoint`; rule 5):", *_by_n_lines(main),
                 f"- *Which pair sampling fits* (the cells run both ways): {readings_line(cells)}.",
-                f"- *The SDF gain over gcForest* (Tables 4–7, `disjoint`): ours {ours.mean():+.3f} on average, SDF "
-                f"{_counted(ours)} of {len(ours)} cells; the paper's {paper.mean():+.3f}, SDF {_counted(paper)}. "
-                f"Table 9's test (Table 8's setting, our five datasets): {gain_test}.",
-                f"- *Single runs?* {_single_run_grain(cells)}: a printed cell that is one run is judged by the "
-                "prediction interval of one draw (the second count of every verdict line)."]
+                f"- *The SDF gain over gcForest* (Tables 4–7, `disjoint`): SDF {_counted(ours)} of {len(ours)} cells "
+                f"in ours, {_counted(paper)} in the paper's; {gain_comparison(main)}. Table 9's test (Table 8's "
+                f"setting, our five datasets): {gain_test}.",
+                f"- *Single runs?* {_single_run_grain(cells)}. {means_note()}"]
     small = main[main["N"] == 100]["mean"]
-    word = {"lower": "below", "higher": "above", "level": "level with"}[compare_word(ours.mean(), paper.mean())] \
-        if len(ours) and len(paper) else "not comparable yet with"
+    both = pd.concat([ours.rename("o"), paper.rename("p")], axis=1).dropna()
+    word = gap_word(both["o"].mean() - both["p"].mean()) if len(both) else "not comparable yet with"
     return {"summary": summary, "findings": "\n".join(findings), "halfwidths": _halfwidths(main),
             "n100_range": f"{small.min():.3f}–{small.max():.3f}" if len(small) else "no cell yet",
-            "gain_word": f"{word} ({ours.mean():+.3f} against {paper.mean():+.3f})",
+            "n100_paper_range": _paper_range_at_100(("yeast", "ionosphere")),
+            "gain_word": f"{word} ({both['o'].mean():+.3f} against {both['p'].mean():+.3f}, rule 2)",
             "lam_grid": ", ".join(f"{v:g}" for v in LAM_GRID), "paper_table9": _paper_table9()}
+
+
+def _paper_range_at_100(datasets) -> str:
+    """The smallest and largest of the paper's cells at N = 100 on ``datasets`` (Tables 4-6)."""
+    values = [v for (t, name, n, _, _), v in PAPER.items() if t < 8 and name in datasets and n == 100]
+    return f"{min(values):.3f}–{max(values):.3f}"
 
 
 def _paper_table9() -> str:

@@ -5,8 +5,9 @@ Nothing here computes a model. Each reading of :data:`mvlab.reproduction.registr
 rendered whole from its template (``report_template.md`` beside this module): the readings' sections replace the
 template's ``<!-- BEGIN name -->`` ... ``<!-- END name -->`` blocks, and every ``{{name.fact}}`` of its prose is
 filled in with that reading's fact (:attr:`mvlab.reproduction.reading.Reading.facts`), ``{{rules}}`` with the rules
-of :mod:`mvlab.reproduction.verdicts`. So the report says nothing the files do not: ``reproduce report`` rewrites it
-byte for byte from the committed files, and a test holds it to that.
+of :mod:`mvlab.reproduction.verdicts`, ``{{coverage.x}}`` with the coverage tables and scope numbers of
+:mod:`mvlab.reproduction.coverage`. ``reproduce report`` rewrites it byte for byte from the committed files, and a
+test holds it to that; the sections that quote a command's printed output say so (the report's header names them).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from mvlab.core import resources
+from mvlab.reproduction.coverage import coverage_facts
 from mvlab.reproduction.markdown import replace_section
 from mvlab.reproduction.outputs import OUTPUT_FACTS
 from mvlab.reproduction.reading import Reading
@@ -114,7 +116,10 @@ def render_report(folder=None, template=None, files: Files | None = None) -> str
         name, fact = match.group(1), match.group(2)
         if fact is None and name in SPECIAL:
             return SPECIAL[name](files)
-        if name in OUTPUT_FACTS:
+        if name in FILES_FACTS:
+            if name not in facts:
+                facts[name] = FILES_FACTS[name](files)
+        elif name in OUTPUT_FACTS:
             if name not in facts:
                 try:
                     facts[name] = OUTPUT_FACTS[name](files.folder)
@@ -158,6 +163,9 @@ def readings_table(files: Files) -> str:
 
 SPECIAL = {"rules": lambda files: rules_markdown(), "readings": readings_table}
 """The placeholders without a fact: ``{{rules}}`` and ``{{readings}}``."""
+FILES_FACTS = {"coverage": coverage_facts}
+"""Facts computed from every reading's files at once, by name (``{{coverage.sdf}}``: the coverage tables of
+:mod:`mvlab.reproduction.coverage`)."""
 
 
 def write_report(folder, report, template=None, files: Files | None = None) -> Path:

@@ -1,0 +1,392 @@
+"""What each paper printed and what mvlab ran of it, table by table: the report's coverage tables.
+
+Every table, figure and statistical test of the three papers is one :class:`Item` of :data:`ITEMS`, declared here
+once, as data: how many values it prints (its ``shape``: the factors counted from the paper's text, e.g. OFSP's
+Table 3 is 16 datasets x 3 classifiers x 10 values of k), how many of those survive in the text mvlab works from,
+on which data it is run, why not where it is not, and whether the paper says its values are means. How many were
+run is counted from the committed files (:func:`coverage_rows`), never written by hand, and a cell of ours that
+repeats another's draws and printed value (Table 8 of the Siamese deep forest paper, where ``paper_source`` names
+a cell of Tables 4-7 at Table 8's own setting) is marked and counted once. Every total of the report and every
+"of the paper's N cells" comes from here (:func:`scope`, :func:`coverage_facts`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+
+from mvlab.reproduction.sdf_paper import SDF_DATASETS, TABLE8_SETTING
+
+__all__ = ["Item", "ITEMS", "CommittedFiles", "PAPER_NAMES", "OFSP_DATASETS", "DVS_DATASETS",
+           "SDF_DATASETS_OF_THE_PAPER", "NOT_FOUND", "repeats_a_grid_cell", "counted_once", "coverage_rows",
+           "coverage_markdown", "scope", "says_means", "coverage_facts"]
+
+PAPER_NAMES = {"sdf": "Siamese deep forest (Utkin & Ryabinin 2018)", "ofsp": "OFSP (Kumar & Minz 2016)",
+               "dvs": "Dynamic view selection (Bernard et al. 2020)"}
+
+SDF_DATASETS_OF_THE_PAPER = ("Parkinsons", "Ecoli", "Yeast", "Ionosphere", "Mammographic masses", "Haberman",
+                             "Breast Tissue", "Lung Cancer", "ILPD", "Seeds")
+"""The Siamese deep forest paper's ten datasets (its Table 2)."""
+OFSP_DATASETS = ("All-AML Leukemia", "Arcene", "Breast cancer", "Central Nervous System", "Colon Cancer",
+                 "Color Tumor", "DLBCL Tumor", "DLBCL-NIH", "DLBCL Stanford", "Leukemia", "Lung Cancer Harvard2",
+                 "Lung Cancer Michigan", "Lung Cancer Ontario", "Madelon", "Prostate Tumor versus Normal", "SECOM")
+"""OFSP's sixteen datasets (its Table 2)."""
+DVS_DATASETS = ("AWA8", "AWA15", "BBC", "BBCSport", "Cal7", "Cal20", "IDHcodel", "LowGrade", "LSVT", "Metabolomic",
+                "Mfeat", "NonIDH1", "NUS-WIDE2", "NUS-WIDE3", "Progression")
+"""The dynamic-view-selection paper's fifteen datasets (its Table 1)."""
+
+NOT_FOUND = "not found in PyPI or Debian packages (searched 2026-11-25)"
+"""Where a dataset that is not run was looked for."""
+
+
+def repeats_a_grid_cell(cells: pd.DataFrame) -> pd.Series:
+    """Whether each cell of the Siamese deep forest's cells file repeats a cell of Tables 4-7: a Table 8 cell whose
+    printed value the paper printed at Table 8's own setting (N = 2000, T = 700, its ``paper_source``), so that
+    our draws and the paper's value are both that grid cell's, in a reading that ran it."""
+    setting = f"N={TABLE8_SETTING[0]}, T={TABLE8_SETTING[1]}"
+    t8 = (cells["table"] == 8) & cells["paper_source"].fillna("").astype(str).str.contains(setting, regex=False)
+    grid = cells[cells["table"] < 8]
+    ran = set(zip(grid["dataset"], grid["N"], grid["T"], grid["model"], grid["reading"]))
+    in_grid = [(d, n, t, m, r) in ran for d, n, t, m, r in
+               zip(cells["dataset"], cells["N"], cells["T"], cells["model"], cells["reading"])]
+    return t8 & pd.Series(in_grid, index=cells.index)
+
+
+def counted_once(cells: pd.DataFrame) -> pd.DataFrame:
+    """``cells`` without the cells that repeat another's draws and printed value (:func:`repeats_a_grid_cell`)."""
+    if "paper_source" not in cells or "N" not in cells:
+        return cells
+    return cells[~repeats_a_grid_cell(cells)]
+
+
+# ------------------------------------------------------------------------------------- counting what was run
+def _sdf_table(table: int) -> Callable:
+    def count(files) -> dict:
+        cells = files("sdf-paper")[0]
+        if cells is None:
+            return {"run": 0, "repeats": 0, "compared": 0}
+        part = cells[cells["table"] == table]
+        key = ["dataset", "N", "T", "model"]
+        run = part.drop_duplicates(key)
+        repeats = part[repeats_a_grid_cell(cells).loc[part.index]].drop_duplicates(key)
+        compared = run[run["paper"].notna()]
+        return {"run": len(run), "repeats": len(repeats),
+                "compared": len(compared) - len(repeats[repeats["paper"].notna()])}
+    return count
+
+
+def _sdf_table9(files) -> dict:
+    from mvlab.reproduction.sdf_paper import table9
+
+    cells = files("sdf-paper")[0]
+    run = len(table9(cells, "disjoint")) if cells is not None else 0
+    return {"run": run, "repeats": 0, "compared": run}
+
+
+def _ofsp_table(table: int) -> Callable:
+    def count(files) -> dict:
+        cells = files("ofsp-paper")[0]
+        if cells is None:
+            return {"run": 0, "repeats": 0, "compared": 0}
+        part = cells[(cells["table"] == table) & (cells["model"] == "OFSP")].drop_duplicates(
+            ["dataset", "classifier", "k"])
+        return {"run": len(part), "repeats": 0, "compared": int(part["paper"].notna().sum())}
+    return count
+
+
+def _ofsp_figure(metric: str, methods: bool = True) -> Callable:
+    def count(files) -> dict:
+        draws = files("ofsp-paper")[1]
+        if draws is None:
+            return {"run": 0, "repeats": 0, "compared": 0}
+        have = draws[draws[metric].notna()] if methods else draws[draws[metric].notna() & (draws["method"] == "OFSP")]
+        key = ["dataset", "classifier", "method"] if methods else ["dataset", "classifier", "k"]
+        return {"run": len(have.drop_duplicates(key)), "repeats": 0, "compared": 0}
+    return count
+
+
+def _dvs_table(folder: Path) -> pd.DataFrame | None:
+    from mvlab.reproduction.outputs import accuracy_table
+
+    path = Path(folder) / "dvs_paper.txt"
+    return accuracy_table(path) if path.exists() else None
+
+
+def _dvs_accuracies(files) -> dict:
+    from mvlab.reproduction.outputs import PAPER_METHODS
+
+    table = _dvs_table(files.folder)
+    if table is None:
+        return {"run": 0, "repeats": 0, "compared": 0}
+    ours = {name.lower() for name in DVS_DATASETS} & {name.split(" (")[0].lower() for name in table.index}
+    return {"run": len(ours) * len(PAPER_METHODS), "repeats": 0, "compared": 0}
+
+
+def _dvs_ranks(files) -> dict:
+    from mvlab.reproduction.outputs import PAPER_METHODS
+
+    table = _dvs_table(files.folder)
+    run = len(PAPER_METHODS) if table is not None else 0
+    return {"run": run, "repeats": 0, "compared": run}
+
+
+def _dvs_sign_tests(files) -> dict:
+    from mvlab.reproduction.outputs import PAPER_METHODS
+
+    table = _dvs_table(files.folder)
+    run = len(PAPER_METHODS) - 1 if table is not None else 0  # each method against Avg
+    return {"run": run, "repeats": 0, "compared": run}
+
+
+# ------------------------------------------------------------------------------------------- the items
+@dataclass(frozen=True)
+class Item:
+    """One table, figure or statistical test of a paper.
+
+    Parameters
+    ----------
+    paper : ``"sdf"``, ``"ofsp"`` or ``"dvs"``.
+    name : as the paper names it (``"Table 3"``, ``"Fig. 4"``, ``"Friedman and Bonferroni–Dunn tests (§8)"``).
+    holds : what it prints, in words.
+    unit : what its values are (``"cells"``, ``"tests"``, ``"boxes"``, ``"points"``, ``"values"``), empty for an
+        item without results (a diagram, a list of datasets).
+    shape : the factors of its count, counted from the paper's text: ``(("datasets", 16), ("classifiers", 3),
+        ("k", 10))``; the item prints their product.
+    in_text : how many of its values survive in the text mvlab works from (None: all).
+    ran : ``ran(files)`` -> ``{"run", "repeats", "compared"}`` counted from the committed files (None: nothing run).
+    data : on which data it is run: ``"the paper's own"``, ``"a substitute"`` (with what) or ``"none"``.
+    why_not : why the rest is not run (the datasets not found, the model not implemented, the values lost).
+    means : the paper's words saying that its values are means over repetitions, where it says so; then the
+        prediction interval of one draw is not a yardstick for its cells.
+    """
+
+    paper: str
+    name: str
+    holds: str
+    unit: str = ""
+    shape: tuple = ()
+    in_text: int | None = None
+    ran: Callable | None = None
+    data: str = "none"
+    why_not: str = ""
+    means: str = ""
+
+    @property
+    def printed(self) -> int:
+        """How many values it prints: the product of its ``shape`` (0 without results)."""
+        return math.prod(n for _, n in self.shape) if self.shape else 0
+
+    @property
+    def surviving(self) -> int:
+        """How many of them survive in the text mvlab works from."""
+        return self.printed if self.in_text is None else self.in_text
+
+
+_SDF_MEANS = ("\"To evaluate the average accuracy, we perform a cross-validation with 100 repetitions\" "
+              "(§8)")
+_OFSP_MEANS = "\"To obtain the generalized accuracy, 5-fold cross-validation is performed 10 times … Average " \
+              "classification accuracies are noted\" (§4.2)"
+_DVS_MEANS = "\"The mean accuracy, with standard deviations, are computed over the 10 runs\" (§5.1)"
+_SDF_OWN = ("the paper's own (Ecoli, Yeast, Ionosphere, Mammographic masses without its 131 incomplete masses, "
+            "Haberman)")
+_SDF_MISSING = f"Parkinsons, Breast Tissue, Lung Cancer, ILPD and Seeds: {NOT_FOUND}"
+_OFSP_SUBSTITUTE = ("a substitute: All-AML on Bioconductor's filtered 3,051-gene copy of its 38 samples (the paper: "
+                    "7,129 genes), Madelon made by Guyon's recipe (not NIPS 2003's draw)")
+_OFSP_MISSING = f"the other 14 datasets (Arcene, NIPS 2003's Madelon, the gene-expression sets, SECOM): {NOT_FOUND}"
+
+ITEMS: tuple[Item, ...] = (
+    # ---------------------------------------------------------------------------------- Siamese deep forest
+    Item("sdf", "Table 1", "notation for indices (no results)"),
+    Item("sdf", "Table 2", "the ten datasets (no results)"),
+    Item("sdf", "Table 3", "Parkinsons: gcForest and SDF accuracy over N x T", "cells",
+         (("N", 4), ("T", 4), ("models", 2)), why_not=f"Parkinsons: {NOT_FOUND}", means=_SDF_MEANS),
+    Item("sdf", "Table 4", "Ecoli: gcForest and SDF accuracy over N x T", "cells",
+         (("N", 4), ("T", 4), ("models", 2)), ran=_sdf_table(4), data="the paper's own", means=_SDF_MEANS),
+    Item("sdf", "Table 5", "Yeast: gcForest and SDF accuracy over N x T", "cells",
+         (("N", 4), ("T", 4), ("models", 2)), ran=_sdf_table(5), data="the paper's own", means=_SDF_MEANS),
+    Item("sdf", "Table 6", "Ionosphere: gcForest and SDF accuracy over N x T", "cells",
+         (("N", 4), ("T", 4), ("models", 2)), ran=_sdf_table(6), data="the paper's own", means=_SDF_MEANS),
+    Item("sdf", "Table 7", "five datasets at N = 1000 and 2000, T = 700: gcForest and SDF", "cells",
+         (("datasets", 5), ("N", 2), ("models", 2)), ran=_sdf_table(7),
+         data="the paper's own for Mammographic masses (830 of its 961 masses, the incomplete ones left out) and "
+              "Haberman", why_not=f"Breast Tissue, ILPD, Seeds: {NOT_FOUND}", means=_SDF_MEANS),
+    Item("sdf", "Table 8", "ten datasets x gcForest, Bagging, RF, SNN, SDF", "cells",
+         (("datasets", 10), ("models", 5)), ran=_sdf_table(8), data=_SDF_OWN,
+         why_not=f"{_SDF_MISSING}; the SNN (a Siamese neural network): mvlab depends on no neural-network library",
+         means=_SDF_MEANS),
+    Item("sdf", "Text of §8: Lung Cancer", "gcForest and SDF on Lung Cancer (the values of Table 8's row)", "values",
+         (("models", 2),), why_not=f"Lung Cancer: {NOT_FOUND}"),
+    Item("sdf", "Table 9", "paired t-tests of SDF minus gcForest, Bagging, RF, SNN over the ten datasets", "tests",
+         (("differences", 4),), ran=_sdf_table9, data="the paper's own, 5 of its 10 datasets",
+         why_not="SDF minus the SNN: the SNN is not run"),
+    Item("sdf", "Friedman and Bonferroni–Dunn tests (§8)", "the two tests' p-values for the four differences",
+         "tests", (("tests", 2), ("differences", 4)),
+         why_not="not computed by mvlab yet: its Friedman and Bonferroni–Dunn code (mvlab.stats) is not run on "
+                 "Table 8's cells, and the SNN, one of the five classifiers, is not run"),
+    Item("sdf", "Table 10", "MNIST with multi-grained scanning: gcForest and SDF over N x T", "cells",
+         (("N", 3), ("T", 4), ("models", 2)), why_not=f"MNIST: {NOT_FOUND}", means=_SDF_MEANS),
+    Item("sdf", "Text of §8: CIFAR-10", "gcForest and SDF on 1,000 CIFAR-10 pairs, 1,500 trees", "values",
+         (("models", 2),), why_not=f"CIFAR-10: {NOT_FOUND}"),
+    Item("sdf", "Figs. 1–4", "diagrams of the SNN, the cascade, the class vectors and the scanning (no results)"),
+    # ----------------------------------------------------------------------------------------------- OFSP
+    Item("ofsp", "Table 1", "the OFSP algorithm (no results)"),
+    Item("ofsp", "Table 2", "the sixteen datasets (no results)"),
+    Item("ofsp", "Table 3", "OFSP's accuracy at k = 1..10 views", "cells",
+         (("datasets", len(OFSP_DATASETS)), ("classifiers", 3), ("k", 10)), ran=_ofsp_table(3),
+         data=_OFSP_SUBSTITUTE, why_not=_OFSP_MISSING, means=_OFSP_MEANS),
+    Item("ofsp", "Table 4", "OFSP's disagreement among its k members, k = 2..10", "cells",
+         (("datasets", len(OFSP_DATASETS)), ("classifiers", 3), ("k", 9)),
+         in_text=len(OFSP_DATASETS) * 2 * 9, ran=_ofsp_table(4), data=_OFSP_SUBSTITUTE,
+         why_not=f"its SVM block is lost from the text; {_OFSP_MISSING}"),
+    Item("ofsp", "Table 5", "the classifiers' execution times for two to ten views", "cells",
+         (("datasets", len(OFSP_DATASETS)), ("classifiers", 3), ("k", 9)), in_text=0,
+         why_not="lost from the text mvlab works from; mvlab's seconds (Fig. 6's row) time building the views and "
+                 "fitting the ensemble, not the classifiers"),
+    *(Item("ofsp", f"Table {t}", f"Friedman aligned ranks and Holm's test of the six methods on {what}, per dataset "
+           "and classifier", "tests", (("datasets", len(OFSP_DATASETS)), ("classifiers", 3)), in_text=0,
+           why_not="lost from the text mvlab works from (section 2 runs Holm's test against OFSP on mvlab's bundled "
+                   "sets, not on these)")
+      for t, what in ((6, "accuracy"), (7, "disagreement"), (8, "execution time"))),
+    Item("ofsp", "Figs. 1–3", "diagrams of a partition, the framework and a box plot (no results)"),
+    Item("ofsp", "Fig. 4", "box plots of the six methods' accuracy over k", "boxes",
+         (("datasets", len(OFSP_DATASETS)), ("classifiers", 3), ("methods", 6)), in_text=0,
+         ran=_ofsp_figure("accuracy"), data=_OFSP_SUBSTITUTE,
+         why_not=f"a figure: its values are not in the text; {_OFSP_MISSING}"),
+    Item("ofsp", "Fig. 5", "box plots of the six methods' disagreement over k", "boxes",
+         (("datasets", len(OFSP_DATASETS)), ("classifiers", 3), ("methods", 6)), in_text=0,
+         ran=_ofsp_figure("disagreement"), data=_OFSP_SUBSTITUTE,
+         why_not=f"a figure: its values are not in the text; {_OFSP_MISSING}"),
+    Item("ofsp", "Fig. 6", "box plots of the six methods' execution time over k", "boxes",
+         (("datasets", len(OFSP_DATASETS)), ("classifiers", 3), ("methods", 6)), in_text=0,
+         ran=_ofsp_figure("seconds"), data=_OFSP_SUBSTITUTE + "; another clock (wall-clock of building the views "
+                                                              "and the ensemble, not the classifiers' CPU time)",
+         why_not=f"a figure: its values are not in the text; {_OFSP_MISSING}"),
+    Item("ofsp", "Fig. 7", "the percentage of features OFSP keeps at k = 1..10", "points",
+         (("datasets", len(OFSP_DATASETS)), ("classifiers", 3), ("k", 10)), in_text=0,
+         ran=_ofsp_figure("percent_features", methods=False), data=_OFSP_SUBSTITUTE,
+         why_not=f"a figure: its values are not in the text; {_OFSP_MISSING}"),
+    # ------------------------------------------------------------------------------------------------ DVS
+    Item("dvs", "Table 1", "the fifteen multi-view datasets (no results)"),
+    Item("dvs", "Table 2, accuracies", "mean ± sd accuracy of the five methods per dataset", "cells",
+         (("datasets", len(DVS_DATASETS)), ("methods", 5)), in_text=0, ran=_dvs_accuracies,
+         data="the paper's own for Mfeat (a stratified sample of 600 of mvlab's 2,000 mfeat instances)",
+         why_not=f"lost from the text mvlab works from, so nothing can be compared cell by cell; the other 14 "
+                 f"datasets: {NOT_FOUND}", means=_DVS_MEANS),
+    Item("dvs", "Table 2, average ranks", "the five methods' average ranks over the fifteen datasets", "values",
+         (("methods", 5),), ran=_dvs_ranks,
+         data="a substitute: mvlab's ten bundled datasets (Mfeat the only one of the paper's)"),
+    Item("dvs", "Fig. 3", "sign tests of each method against Avg (wins, ties, losses)", "tests", (("methods", 4),),
+         ran=_dvs_sign_tests, data="a substitute: mvlab's ten bundled datasets (Mfeat the only one of the paper's)",
+         why_not="a figure: its counts are not in the text, only its verdicts (DVS alone significant)"),
+    Item("dvs", "Figs. 1–2", "diagrams of the framework and the procedure (no results)"),
+)
+"""Every table, figure and statistical test of the three papers, in the papers' order."""
+
+
+def says_means(paper: str, name: str) -> bool:
+    """Whether the paper's text says the values of its item ``name`` (``"Table 4"``) are means over repetitions
+    (then the prediction interval of one draw is not counted for its cells)."""
+    return any(i.paper == paper and i.name == name and i.means for i in ITEMS)
+
+
+class CommittedFiles:
+    """The committed cells and draws files of ``folder`` (default: the report's), read as they are (the Papers
+    page's view), called like :class:`mvlab.reproduction.writer.Files`: ``files(name) -> (cells, draws)``."""
+
+    def __init__(self, folder=None):
+        from mvlab.reproduction import writer
+
+        self.folder = Path(folder or writer.REPRODUCTION_DIR)
+
+    def __call__(self, name: str):
+        """``(cells, draws)`` of the reading ``name`` as committed (None where a file is missing)."""
+        from mvlab.reproduction.writer import read_cells, read_draws
+
+        return read_cells(name, self.folder), read_draws(name, self.folder)
+
+
+def coverage_rows(paper: str, files) -> pd.DataFrame:
+    """One row per item of ``paper``: what it holds, its unit, how many it prints, how many survive in the text, how
+    many we ran (counted once), how many of ours repeat another cell's draws (marked, not counted), how many of ours
+    are compared with a surviving printed value, on which data, and why not (``files``:
+    :class:`mvlab.reproduction.writer.Files`)."""
+    rows = []
+    for item in (i for i in ITEMS if i.paper == paper):
+        counts = item.ran(files) if item.ran else {"run": 0, "repeats": 0, "compared": 0}
+        run = counts["run"] - counts["repeats"]
+        rows.append({"item": item.name, "holds": item.holds, "unit": item.unit, "printed": item.printed,
+                     "in the text": item.surviving, "run": run, "repeats": counts["repeats"],
+                     "compared": counts["compared"], "data": item.data if run else "none",
+                     "not run, and why": item.why_not if run < item.printed else "",
+                     "means": item.means})
+    return pd.DataFrame(rows)
+
+
+def _count(row) -> str:
+    return f"{row['printed']} {row['unit']}" if row["unit"] else "—"
+
+
+def coverage_markdown(paper: str, files) -> str:
+    """``paper``'s coverage table (:func:`coverage_rows`) in Markdown, with a line of totals per unit."""
+    frame = coverage_rows(paper, files)
+    lines = ["| item | what it prints | printed | in the text we have | run (counted once) | compared with a "
+             "printed value | data | not run, and why |", "|---|---|---|---|---|---|---|---|"]
+    for r in frame.to_dict("records"):
+        if not r["unit"]:
+            lines.append(f"| {r['item']} | {r['holds']} | — | — | — | — | — | |")
+            continue
+        repeats = f" (+{r['repeats']} that repeat a cell of Tables 4–7: its draws and printed value)" \
+            if r["repeats"] else ""
+        lines.append(f"| {r['item']} | {r['holds']} | {_count(r)} | {r['in the text']} | {r['run']}{repeats} | "
+                     f"{r['compared']} | {r['data']} | {r['not run, and why']} |")
+    totals = []
+    for unit, group in frame[frame["unit"] != ""].groupby("unit", sort=False):
+        totals.append(f"{int(group['run'].sum())} of {int(group['printed'].sum())} {unit} run "
+                      f"({int(group['compared'].sum())} compared with a printed value)")
+    return "\n".join(lines) + "\n\nIn all: " + "; ".join(totals) + "."
+
+
+def scope(paper: str, names, files) -> dict:
+    """Totals over the items ``names`` of ``paper``: ``printed``, ``in_text``, ``run`` (counted once), ``repeats``,
+    ``compared``."""
+    frame = coverage_rows(paper, files)
+    part = frame[frame["item"].isin(list(names))]
+    if len(part) != len(set(names)):
+        raise ValueError(f"{paper} has no item among {sorted(set(names) - set(part['item']))}; its items are "
+                         f"{', '.join(frame['item'])}.")
+    return {"printed": int(part["printed"].sum()), "in_text": int(part["in the text"].sum()),
+            "run": int(part["run"].sum()), "repeats": int(part["repeats"].sum()),
+            "compared": int(part["compared"].sum())}
+
+
+def coverage_facts(files) -> dict:
+    """The coverage tables and the scope numbers the report's prose quotes (``{{coverage.<fact>}}``)."""
+    sdf = scope("sdf", [f"Table {t}" for t in range(4, 9)], files)
+    sdf_all = scope("sdf", ["Table 3", *(f"Table {t}" for t in range(4, 9)), "Table 10"], files)
+    t3 = scope("ofsp", ["Table 3"], files)
+    t4 = scope("ofsp", ["Table 4"], files)
+    dvs = scope("dvs", ["Table 2, accuracies"], files)
+    sdf_cells = files("sdf-paper")[0]
+    repeated = sorted({source.split(":")[0] for source in sdf_cells.loc[repeats_a_grid_cell(sdf_cells), "paper_source"]
+                       for source in source.split("; ")}) if sdf_cells is not None else []
+    ofsp_cells = files("ofsp-paper")[0]
+    ofsp_datasets = ofsp_cells["dataset"].nunique() if ofsp_cells is not None else 0
+    return {"sdf": coverage_markdown("sdf", files), "ofsp": coverage_markdown("ofsp", files),
+            "dvs": coverage_markdown("dvs", files),
+            "sdf_scope": (f"of the paper's {sdf['printed']} cells of Tables 4–8, {sdf['run']} are run (counted once; "
+                          f"{sdf['repeats']} more of Table 8 repeat a cell of "
+                          f"{' or '.join(repeated) or 'Tables 4–7'}), "
+                          f"{sdf_all['printed'] - sdf['printed']} more in Tables 3 and 10 are not"),
+            "ofsp_scope": (f"of Table 3's {t3['printed']} accuracy cells, {t3['run']} are run, on {ofsp_datasets} "
+                           "of its "
+                           f"{len(OFSP_DATASETS)} datasets and neither the paper's own data; of Table 4's "
+                           f"{t4['printed']} disagreement cells ({t4['in_text']} in the text we have), "
+                           f"{t4['compared']} are compared"),
+            "sdf_datasets": (f"{len(SDF_DATASETS)} of the paper's {len(SDF_DATASETS_OF_THE_PAPER)} datasets"),
+            "dvs_scope": (f"{dvs['run']} of Table 2's {dvs['printed']} accuracy cells are run (Mfeat, "
+                          f"{dvs['run'] // 5} of its "
+                          f"{len(DVS_DATASETS)} datasets), none compared: the table is lost from the text")}
