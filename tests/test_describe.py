@@ -63,3 +63,19 @@ def test_the_data_disclosure_is_one_line_of_escaped_html_and_says_what_it_leaves
     body = text_alternative(fig, caption="**A step's caption.**")
     assert body.startswith("**A step's caption.**\n\n<p>Figure: ") and body.count("\n") == 2
     assert "x<y" not in body and body.count("x&lt;y &amp; z") == 2  # the sentence's and the table's
+
+
+def test_the_class_bars_say_in_text_what_the_figure_shows_and_give_nothing_away_before_the_reveal():
+    """The students' HTML bars (one element instead of a chart and its text): every count and share written, the
+    right choice marked only once revealed, labels escaped. Fails when the bars give the answer away before the
+    reveal (tried: the green colour for ``correct=None`` taken as choice 0), when a label is not escaped (tried:
+    ``html.escape`` dropped) or a bar's length is not its share of the largest count (tried: of the total)."""
+    from mvlab.viz.class_figures import answer_bars_html
+    from mvlab.viz.palette import GREEN
+
+    before = answer_bars_html(["a<b>", "no", "maybe"], {0: 4, 1: 8})
+    assert "The class's answers: 12 answered" in before and "4 (33 %)" in before and "8 (67 %)" in before
+    assert "right" not in before and GREEN not in before and "<b>" not in before and "(a) a&lt;b&gt;" in before
+    assert "width:50.0%" in before and "width:100.0%" in before and "width:0.0%" in before
+    after = answer_bars_html(["a<b>", "no", "maybe"], {0: 4, 1: 8}, correct=1)
+    assert "8 (67 %)  ✓ right" in after and after.count(GREEN) == 1 and "\n" not in after

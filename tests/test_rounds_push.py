@@ -113,7 +113,7 @@ def test_a_woken_student_reruns_its_step_alone_and_the_whole_page_only_where_its
     step stays in the part (tried: student_step's check of the buttons removed: a fragment's run). Fails too when a
     woken student is sent more than the step needs (issue #53 item 10; tried: the step's progress, title and text
     drawn as three elements again; a figure's text as a caption, an expander and a table; the radio drawn after the
-    reveal)."""
+    reveal; the notes in an element of their own; the class's answers as a plotly figure)."""
     url, store = server
     lesson = get_lesson("ofsp")
     student, code, key = one_student_answered(url, store)
@@ -123,9 +123,9 @@ def test_a_woken_student_reruns_its_step_alone_and_the_whole_page_only_where_its
     assert revealed["fragment run"] and len(revealed["parts"]) == 1 and "" not in revealed["parts"], revealed["parts"]
     assert any(f"Answer: ({chr(97 + lesson.steps[1].question.answer)})" in t for t in revealed["texts"])
     assert revealed["writes"] == 0
-    # what a woken reveal sends each student: the step's top in one element, no choices (closed), the answer, and
-    # each figure (the class's answers, the step's one figure) as a chart and one element of text, then the notes
-    assert revealed["sent"] == ["add_block", "markdown", "alert"] + ["plotly_chart", "markdown"] * 2 + ["markdown"]
+    # what a woken reveal sends each student: the step's top in one element, no choices (closed), the answer with
+    # its notes, the class's answers as HTML bars, and the step's one figure as a chart and one element of text
+    assert revealed["sent"] == ["add_block", "markdown", "alert", "markdown", "plotly_chart", "markdown"]
 
     ClassRounds(store).move_to(code, key, 2)
     moved = woken_run(student)

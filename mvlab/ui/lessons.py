@@ -218,7 +218,9 @@ def _letters(step: Step) -> list[str]:
 
 
 def show_answer(step: Step, chosen: int | None, view=None) -> None:
-    """The question's answer and why, with the reader's own verdict (not the teacher's of a round)."""
+    """The question's answer and why, with the reader's own verdict (not the teacher's of a round), then what to
+    notice in the step's figures and the common mistake: one element (a class woken to the reveal is sent it once
+    per student)."""
     q = step.question
     if view is not None and view.teacher:
         verdict = ""
@@ -226,7 +228,13 @@ def show_answer(step: Step, chosen: int | None, view=None) -> None:
         verdict = "" if view is None else "You sent no answer. "
     else:
         verdict = "You were right. " if chosen == q.answer else f"You chose ({chr(97 + chosen)}). "
-    st.success(f"{verdict}**Answer: {_letters(step)[q.answer]}.** {q.why}", icon=":material/lightbulb:")
+    st.success(f"{verdict}**Answer: {_letters(step)[q.answer]}.** {q.why}\n\n{_notes(step)}",
+               icon=":material/lightbulb:")
+
+
+def _notes(step: Step) -> str:
+    return (f":material/visibility: **What to notice.** {step.notice}\n\n"
+            f":material/error: **A common mistake.** {step.mistake}")
 
 
 def question(step: Step, key: str, teacher: bool, view=None, step_index: int = 0) -> bool:
@@ -261,8 +269,6 @@ def show_step(lesson: Lesson, place: Place, view=None) -> None:
 def _figures(lesson: Lesson, place: Place, step: Step, ctx: StepContext, key: str) -> None:
     items = step_items(step, ctx, [lesson.id, place.step, runs.result_key(ctx.settings, ctx.data)])
     show_items(items, step, key, place.teacher)
-    st.markdown(f":material/visibility: **What to notice.** {step.notice}\n\n"
-                f":material/error: **A common mistake.** {step.mistake}")
 
 
 def nav_state(lesson: Lesson, place: Place) -> tuple[bool, bool]:

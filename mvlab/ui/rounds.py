@@ -41,10 +41,10 @@ import streamlit as st
 from mvlab.lessons import Lesson, Step
 from mvlab.store import ClassRounds, Round, RoundError, StoreUnavailable
 from mvlab.store.rounds import normal_code, valid_code
-from mvlab.ui import identity, runs, shared, touch, wake
+from mvlab.ui import identity, runs, shared, wake
 from mvlab.ui.figure_text import show_figure
 from mvlab.ui.prose import markdown_literal
-from mvlab.viz.class_figures import answer_distribution
+from mvlab.viz.class_figures import answer_bars_html, answer_distribution
 
 __all__ = ["class_rounds", "RoundView", "join", "teacher_panel", "record", "sent_before", "live_answers",
            "follow_the_round", "class_distribution", "revealed_counts", "moved_to", "round_watch", "students_base",
@@ -316,14 +316,24 @@ def revealed_counts(view: RoundView, step_index: int) -> dict:
                         lambda: class_rounds().counts(view.code, step_index))
 
 
+PROJECTOR_FONT = 20
+"""Font size (px) of the class's answers on the teacher's projector."""
+
+
 def class_distribution(step: Step, counts: dict, correct: bool, teacher: bool) -> None:
     """The room's answers to the step's question (the right choice marked once revealed), built once per server
-    for these counts (a class looking at the same counts shares the figure)."""
+    for these counts (a class looking at the same counts shares it): on the teacher's projector a figure, on a
+    student's page its bars as one element of HTML (:func:`mvlab.viz.class_figures.answer_bars_html`: no chart
+    for a phone to draw, and one element sent to each of a class woken to the reveal instead of two)."""
     choices, answer = list(step.question.choices), step.question.answer if correct else None
-    font = 20 if teacher else None
-    figure = shared.figure("class_distribution", [choices, sorted(counts.items()), answer, font],
-                           lambda: answer_distribution(choices, counts, correct=answer, font_size=font))
-    show_figure(st, figure if teacher else touch.for_this_screen(figure))
+    key = [choices, sorted(counts.items()), answer]
+    if not teacher:
+        st.markdown(shared.value("class_bars", key, lambda: answer_bars_html(choices, counts, correct=answer)),
+                    unsafe_allow_html=True)
+        return
+    figure = shared.figure("class_distribution", key + [PROJECTOR_FONT],
+                           lambda: answer_distribution(choices, counts, correct=answer, font_size=PROJECTOR_FONT))
+    show_figure(st, figure)
 
 
 def live_answers(view: RoundView, step: Step, step_index: int, total: int, on_next) -> None:
