@@ -1,0 +1,108 @@
+"""The coverage tables of docs/reproduction.md: the papers' counts declared once, recounted here; a cell that
+repeats another's draws and printed value counted once; the one-draw yardstick only where the paper does not say
+its values are means; the Papers page opens each paper with its table."""
+
+import math
+
+import pandas as pd
+
+from mvlab.reproduction import coverage, writer
+from mvlab.reproduction.ofsp_paper import PAPER as OFSP_TABLE3
+from mvlab.reproduction.ofsp_paper import PAPER_DISAGREEMENT
+from mvlab.reproduction.sdf_paper import PAPER as SDF_PAPER
+from mvlab.reproduction.sdf_paper import TABLE8, TABLE8_MODELS
+
+# What each paper prints, counted by hand from its text: rows x columns of each table as printed.
+PRINTED = {
+    # Siamese deep forest: Tables 3-6 are 4 N x 4 T x (gcF, SDF); Table 7 is 5 datasets x 2 N x (gcF, SDF);
+    # Table 8 is 10 datasets x 5 models; Table 9 four t-tests D1-D4; Table 10 is 3 N x 4 T x 2 (MNIST).
+    ("sdf", "Table 3"): 32, ("sdf", "Table 4"): 32, ("sdf", "Table 5"): 32, ("sdf", "Table 6"): 32,
+    ("sdf", "Table 7"): 20, ("sdf", "Table 8"): 50, ("sdf", "Table 9"): 4, ("sdf", "Table 10"): 24,
+    # OFSP: Table 3 is 16 datasets x 3 classifiers x 10 k; Table 4's rows hold 9 values (k = 2..10).
+    ("ofsp", "Table 3"): 480, ("ofsp", "Table 4"): 432,
+    # DVS: Table 2 is 15 datasets x 5 methods (lost from the text), its average ranks 5 values.
+    ("dvs", "Table 2, accuracies"): 75, ("dvs", "Table 2, average ranks"): 5,
+}
+
+
+def _item(paper, name):
+    return next(i for i in coverage.ITEMS if i.paper == paper and i.name == name)
+
+
+def test_the_declared_counts_are_the_papers_recounted():
+    """Fails when a shape of coverage.ITEMS is changed, e.g. Table 7 given 4 datasets instead of 5 (tried)."""
+    for (paper, name), printed in PRINTED.items():
+        assert _item(paper, name).printed == printed, (paper, name)
+    assert sum(_item("sdf", f"Table {t}").printed for t in range(4, 9)) == 166
+    # the tables transcribed whole agree with their declared shapes
+    for table in (4, 5, 6):
+        assert sum(k[0] == table for k in SDF_PAPER) == _item("sdf", f"Table {table}").printed
+    assert len(TABLE8) * len(TABLE8_MODELS) == _item("sdf", "Table 8").printed
+    per_row3 = {len([k for k in OFSP_TABLE3 if k[:2] == row]) for row in {k[:2] for k in OFSP_TABLE3}}
+    per_row4 = {len([k for k in PAPER_DISAGREEMENT if k[:2] == row]) for row in {k[:2] for k in PAPER_DISAGREEMENT}}
+    assert per_row3 == {dict(_item("ofsp", "Table 3").shape)["k"]}
+    assert per_row4 == {dict(_item("ofsp", "Table 4").shape)["k"]}
+    assert dict(_item("ofsp", "Table 3").shape)["datasets"] == len(coverage.OFSP_DATASETS) == 16
+    assert dict(_item("dvs", "Table 2, accuracies").shape)["datasets"] == len(coverage.DVS_DATASETS) == 15
+    assert all(i.printed == math.prod(n for _, n in i.shape) for i in coverage.ITEMS if i.shape)
+
+
+def test_a_table8_cell_that_repeats_a_grid_cell_is_marked_and_counted_once():
+    """Fails when repeats_a_grid_cell marks every Table 8 cell (tried: 40 marked instead of 10, and the first
+    pair differs) or none."""
+    cells = writer.read_cells("sdf-paper")
+    marked = cells[coverage.repeats_a_grid_cell(cells)]
+    # found independently: a Table 8 cell with the same draws' mean and printed value as a grid cell at (2000, 700)
+    grid = cells[(cells["table"] < 8) & (cells["N"] == 2000) & (cells["T"] == 700)]
+    same = cells[cells["table"] == 8].merge(grid, on=["dataset", "model", "reading", "mean", "paper"])
+    assert sorted(zip(marked["dataset"], marked["model"], marked["reading"])) == \
+        sorted(zip(same["dataset"], same["model"], same["reading"]))
+    assert len(marked) == 10  # haberman and mammographic gcF + SDF, yeast SDF; both readings
+    rows = coverage.coverage_rows("sdf", writer.Files())
+    t8 = rows[rows["item"] == "Table 8"].iloc[0]
+    assert (t8["run"], t8["repeats"]) == (15, 5)
+    assert len(coverage.counted_once(cells)) == len(cells) - 10
+
+
+def test_the_one_draw_yardstick_is_counted_only_where_the_paper_does_not_say_means():
+    """Fails when the OFSP Table 4 item is given the paper's words on means (tried: ``ofsp_one_draw(4)`` turns
+    False) or the SDF tables lose theirs (the † comes back)."""
+    from mvlab.reproduction.ofsp_paper_report import one_draw_counts as ofsp_one_draw
+    from mvlab.reproduction.sdf_paper_report import one_draw_counts
+
+    assert coverage.says_means("sdf", "Table 4") and coverage.says_means("ofsp", "Table 3")
+    assert not coverage.says_means("ofsp", "Table 4")
+    assert not one_draw_counts() and not ofsp_one_draw(3) and ofsp_one_draw(4)
+    report = (writer.REPRODUCTION_DIR.parent / "reproduction.md").read_text(encoding="utf-8")
+    sdf = report.split("<!-- BEGIN sdf-paper -->")[1].split("<!-- END sdf-paper -->")[0]
+    assert "†" not in sdf and "inside that of one draw" not in sdf
+    ofsp = report.split("<!-- BEGIN ofsp-paper -->")[1].split("<!-- END ofsp-paper -->")[0]
+    table3 = ofsp.split("Accuracy at k views")[1].split("Disagreement among")[0]
+    assert "†" not in table3 and "Table 4 (disagreement): 1 of 36 of the paper's cells inside our 95 % interval, 4 " \
+        "inside that of one draw" in ofsp
+
+
+def test_a_coverage_table_says_what_was_not_run_and_why():
+    """Fails when a row with fewer cells run than printed has no reason (tried: Table 3's why_not emptied)."""
+    for paper in coverage.PAPER_NAMES:
+        rows = coverage.coverage_rows(paper, writer.Files())
+        results = rows[rows["unit"] != ""]
+        short = results[results["run"] < results["printed"]]
+        assert (short["not run, and why"].str.len() > 0).all(), short["item"].tolist()
+        assert set(rows["item"]) >= {"Table 1"}
+    text = coverage.coverage_markdown("ofsp", writer.Files())
+    assert "| Table 3 | OFSP's accuracy at k = 1..10 views | 480 cells | 480 | 60 | 60 |" in text
+    assert "not found in PyPI or Debian packages" in text
+
+
+def test_the_papers_page_opens_each_paper_with_its_coverage_table(app):
+    """Fails when the page leaves out show_coverage for a tab (tried on the DVS tab)."""
+    app.switch_page("pages/papers.py").run()
+    assert not app.exception, app.exception
+    texts = [m.value for m in app.markdown]
+    tables = [t for t in texts if t.startswith("| item | what it prints |")]
+    assert len(tables) == 3
+    assert "| Table 10 | MNIST" in tables[0] and "| Table 3 | OFSP's accuracy" in tables[1]
+    assert "| Table 2, accuracies |" in tables[2]
+    frame = pd.DataFrame(coverage.coverage_rows("sdf", coverage.CommittedFiles()))
+    assert frame.loc[frame["item"] == "Table 8", "run"].item() == 15

@@ -1,0 +1,191 @@
+"""docs/reproduction.md read as a reviewer would: every generated sentence's numbers and words recomputed from the
+committed cells and draws files by a second, small implementation (plain pandas and the stated rules, none of
+mvlab.reproduction's code), and any mismatch a failure.
+
+Broken once on purpose (tried): with ``mvlab.reproduction.verdicts.group_word`` deciding by the mean of signed gaps
+again (``return gap_word(counts["mean"])``) and the report rewritten, the SDF by-N line read "N = 1000: near"
+again and ``test_the_sdf_by_n_lines_and_the_summary_recompute`` failed (7 near, 10 above, 11 below: mixed).
+"""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+REPORT = (ROOT / "docs" / "reproduction.md").read_text(encoding="utf-8")
+FOLDER = ROOT / "docs" / "reproduction"
+MARGIN = 0.02  # rule 2, as the report states it
+NUM = r"([+-]?\d+\.\d+)"
+
+
+def _cells(stem):
+    cells = pd.read_csv(FOLDER / f"{stem}_cells.csv")
+    cells["paper_source"] = cells["paper_source"].fillna("")
+    return cells
+
+
+def _judge(frame):
+    """Over rows with a paper value and an interval: inside, inside for one draw, near/above/below, gaps."""
+    have = frame[frame["paper"].notna() & frame["ci_low"].notna()]
+    gap = have["mean"] - have["paper"]
+    near = (gap.abs() <= MARGIN + 1e-12)
+    return {"cells": len(have),
+            "inside": int(((have["paper"] >= have["ci_low"]) & (have["paper"] <= have["ci_high"])).sum()),
+            "one": int(((have["paper"] >= have["pi_low"]) & (have["paper"] <= have["pi_high"])).sum()),
+            "near": int(near.sum()), "above": int((~near & (gap > 0)).sum()), "below": int((~near & (gap < 0)).sum()),
+            "mean_abs": gap.abs().mean(), "mean": gap.mean(), "low": gap.min(), "high": gap.max()}
+
+
+def _word(j):
+    for w in ("near", "above", "below"):
+        if 2 * j[w] > j["cells"]:
+            return w
+    return "mixed"
+
+
+def _f(x):
+    return f"{x:.3f}"
+
+
+def _s(x):
+    return f"{x:+.3f}"
+
+
+def _group(j):
+    return (f"{_word(j)}: {j['near']} near, {j['above']} above, {j['below']} below of {j['cells']} cells, mean |gap| "
+            f"{_f(j['mean_abs'])}")
+
+
+def _line(j, one):
+    ones = f", {j['one']} inside that of one draw" if one else ""
+    return (f"{j['inside']} of {j['cells']} of the paper's cells inside our 95 % interval{ones}; {j['near']} near "
+            f"ours, {j['above']} above, {j['below']} below (mean |gap| {_f(j['mean_abs'])}); ours minus the paper's: "
+            f"mean {_s(j['mean'])}, from {_s(j['low'])} to {_s(j['high'])}")
+
+
+def _once(cells):
+    """Table 8 cells whose mean and printed value equal a grid cell's at N = 2000, T = 700 (the same draws and
+    printed value) left out: each such cell counted once."""
+    grid = cells[(cells["table"] < 8) & (cells["N"] == 2000) & (cells["T"] == 700)]
+    keys = set(zip(grid["dataset"], grid["model"], grid["reading"], grid["mean"].round(9), grid["paper"]))
+    repeat = [(t == 8 and (d, m, r, round(v, 9), p) in keys) for t, d, m, r, v, p in
+              zip(cells["table"], cells["dataset"], cells["model"], cells["reading"], cells["mean"], cells["paper"])]
+    return cells[~np.array(repeat)]
+
+
+SDF = _cells("sdf_paper")
+OFSP = _cells("ofsp_paper")
+LEAK = _cells("ofsp_leak")
+
+
+# ---------------------------------------------------------------------------------- the Siamese deep forest
+def test_the_sdf_verdict_lines_recompute_cell_by_cell():
+    once = _once(SDF)
+    assert f"**All cells** (each counted once): {_line(_judge(once), False)}." in REPORT
+    for reading in ("disjoint", "shared"):
+        assert f"- reading `{reading}`: {_line(_judge(once[once['reading'] == reading]), False)}." in REPORT
+    for table in (4, 5, 6, 7, 8):
+        for reading in ("disjoint", "shared"):
+            part = SDF[(SDF["table"] == table) & (SDF["reading"] == reading)]
+            if len(part):
+                assert f"Verdict: {_line(_judge(part), False)}" in REPORT, (table, reading)
+
+
+def test_the_sdf_by_n_lines_and_the_summary_recompute():
+    main = SDF[(SDF["reading"] == "disjoint") & (SDF["table"] < 8)]
+    for n, group in main.groupby("N"):
+        j = _judge(group)
+        assert (f"  - N = {n}: {_group(j)}; {j['inside']} inside our interval; ours minus the paper's: mean "
+                f"{_s(j['mean'])}, from {_s(j['low'])} to {_s(j['high'])}.") in REPORT, n
+    once = _once(SDF[SDF["reading"] == "disjoint"])
+    j = _judge(once)
+    run = len(_once(SDF).drop_duplicates(["table", "dataset", "N", "T", "model"]))
+    # the paper's Tables 4-8 hold 32 + 32 + 32 + 20 + 50 cells
+    assert f"of the paper's 166 cells of Tables 4–8, {run} are run (counted once; " in REPORT
+    assert (f"{j['inside']} of those {j['cells']} lie inside our 95 % interval; by rule 5 they are {_group(j)}. "
+            "By N (Tables 4–7): ") in REPORT
+    t8 = _judge(once[once["table"] == 8])
+    assert f"; Table 8's other cells: {_group(t8)}." in REPORT
+
+
+def test_the_sdf_gain_sentence_recomputes_with_rule_2():
+    main = SDF[(SDF["reading"] == "disjoint") & (SDF["table"] < 8)]
+    wide = main.pivot_table(index=["dataset", "N", "T"], columns="model", values=["mean", "paper"])
+    ours = wide[("mean", "SDF")] - wide[("mean", "gcForest")]
+    paper = wide[("paper", "SDF")] - wide[("paper", "gcForest")]
+    o, p = ours.mean(), paper.mean()
+    word = "near" if abs(o - p) <= MARGIN + 1e-12 else ("above" if o > p else "below")
+    per_cell = ours - paper
+    j = {"cells": len(per_cell), "near": int((per_cell.abs() <= MARGIN + 1e-12).sum()),
+         "above": int(((per_cell.abs() > MARGIN + 1e-12) & (per_cell > 0)).sum()),
+         "below": int(((per_cell.abs() > MARGIN + 1e-12) & (per_cell < 0)).sum()), "mean_abs": per_cell.abs().mean()}
+    sentence = (f"ours {_s(o)} against the paper's {_s(p)} on average, {word} by rule 2; cell by cell, ours minus the "
+                f"paper's gain: {_group(j)}")
+    assert sentence in REPORT
+    assert f"mvlab's mean gain is {word} ({_s(o)} against {_s(p)}, rule 2) the paper's" in " ".join(REPORT.split())
+
+
+# ----------------------------------------------------------------------------------------------------- OFSP
+ROWS = {"golub-3051": "All-AML leukemia", "madelon-500": "Madelon"}
+CLASSIFIERS = {"knn": "KNN", "nb": "naive Bayes", "svm": "linear SVM"}
+
+
+def test_the_ofsp_rows_recompute_cell_by_cell():
+    mine = OFSP[OFSP["model"] == "OFSP"]
+    for (dataset, clf), row in mine[mine["table"] == 3].groupby(["dataset", "classifier"]):
+        j = _judge(row)
+        head = (f"- {ROWS[dataset]}, {CLASSIFIERS[clf]}: ours {_f(row['mean'].min())}–{_f(row['mean'].max())} over k "
+                f"against the paper's {_f(row['paper'].min())}–{_f(row['paper'].max())}; {_group(j)}; ours minus the "
+                f"paper's: mean {_s(j['mean'])}, from {_s(j['low'])} to {_s(j['high'])}; {j['inside']} of "
+                f"{j['cells']} cells inside our interval; OFSP is ")
+        assert head in REPORT, head
+    for (dataset, clf), row in mine[(mine["table"] == 4) & mine["paper"].notna()].groupby(["dataset", "classifier"]):
+        j = _judge(row)
+        line = (f"- {ROWS[dataset]}, {CLASSIFIERS[clf]}: the paper's {_f(row['paper'].median())} (median over k; "
+                f"{_f(row['paper'].min())}–{_f(row['paper'].max())}), ours {_f(row['mean'].median())} "
+                f"({_f(row['mean'].min())}–{_f(row['mean'].max())}); {_group(j)}; {j['inside']} of {j['cells']} cells "
+                f"inside our interval, {j['one']} inside that of one repetition.")
+        assert line in REPORT, line
+    t3, t4 = (_judge(mine[mine["table"] == t]) for t in (3, 4))
+    assert (f"**OFSP's cells**: Table 3 (accuracy): {_line(t3, False)}; Table 4 (disagreement): {_line(t4, True)}."
+            in REPORT)
+    # the scope: Table 3 prints 16 datasets x 3 classifiers x 10 k
+    assert (f"of Table 3's 480 accuracy cells, {len(mine[mine['table'] == 3])} are run, on "
+            f"{mine['dataset'].nunique()} of its 16 datasets") in REPORT
+    assert f"Of the {t3['cells']} accuracy cells run, {t3['inside']} lie inside our intervals of the mean; by rule 5 " \
+           f"they are {_group(t3)}" in REPORT
+
+
+def test_the_all_aml_disagreement_sentence_says_what_the_leak_cells_hold():
+    t4 = LEAK[(LEAK["dataset"] == "golub-3051") & (LEAK["table"] == 4) & LEAK["paper"].notna()]
+    nonzero = t4[t4["paper"] > 0]
+    outside = int(((t4["paper"] < t4["pi_low"]) | (t4["paper"] > t4["pi_high"])).sum())
+    draws = pd.read_csv(FOLDER / "ofsp_leak_draws.csv")
+    ours = draws[(draws["dataset"] == "golub-3051")]["disagreement"].dropna()
+    sentence = (f"the paper's All-AML disagreement is non-zero in {len(nonzero)} of its {len(t4)} cells "
+                f"({nonzero['paper'].min():.4f}–{nonzero['paper'].max():.4f}), while with the features chosen on the "
+                f"test fold OFSP's members disagree by {_f(ours.min())}–{_f(ours.max())} over every repetition and k; "
+                f"{outside} of the {len(t4)} cells lie outside even the interval of one repetition")
+    assert sentence in REPORT
+    assert (len(nonzero), len(t4), outside) == (14, 18, 14)  # what the issue's audit found in the same file
+    inside = {t: _judge(LEAK[(LEAK["dataset"] == "golub-3051") & (LEAK["table"] == t)]) for t in (3, 4)}
+    accounted = [w for t, w in ((3, "accuracy"), (4, "disagreement")) if 2 * inside[t]["inside"] > inside[t]["cells"]]
+    assert accounted == ["accuracy"]
+    assert "accounts for the paper's All-AML accuracy, not for its disagreement" in REPORT
+    for sentence in ("accuracy and disagreement\nalike", "so they never disagree", "points the same way as its"):
+        assert sentence not in REPORT, sentence
+
+
+# ---------------------------------------------------------------------------------------------- coverage
+@pytest.mark.parametrize("table", [4, 5, 6, 7, 8])
+def test_the_sdf_coverage_rows_count_what_the_cells_file_holds(table):
+    once = _once(SDF)
+    run = once[once["table"] == table].drop_duplicates(["dataset", "N", "T", "model"])
+    repeats = len(SDF[SDF["table"] == table].drop_duplicates(["dataset", "N", "T", "model"])) - len(run)
+    printed = {4: 32, 5: 32, 6: 32, 7: 20, 8: 50}[table]
+    extra = f" (+{repeats} that repeat" if repeats else " |"
+    pattern = rf"\| Table {table} \| [^|]+ \| {printed} cells \| {printed} \| {len(run)}{re.escape(extra)}"
+    assert re.search(pattern, REPORT), pattern
