@@ -347,7 +347,11 @@ def coverage_markdown(paper: str, files) -> str:
     for unit, group in frame[frame["unit"] != ""].groupby("unit", sort=False):
         totals.append(f"{int(group['run'].sum())} of {int(group['printed'].sum())} {unit} run "
                       f"({int(group['compared'].sum())} compared with a printed value)")
-    return "\n".join(lines) + "\n\nIn all: " + "; ".join(totals) + "."
+    said = frame[frame["means"] != ""]
+    means = "".join(f" Where the paper says its values are means ({', '.join(group['item'])}: {quote}), the "
+                    "prediction interval of one draw is not counted (rule 1)."
+                    for quote, group in said.groupby("means", sort=False))
+    return "\n".join(lines) + "\n\nIn all: " + "; ".join(totals) + "." + means
 
 
 def scope(paper: str, names, files) -> dict:
