@@ -111,11 +111,26 @@ def test_oob_class_vectors(cancer):
     assert not np.allclose(cf.train_class_vectors_[0][:, 2], insample)
 
 
+def _plain_codes(train_column, column, n_bins):
+    """Bin codes written out plainly (§C.2, DF21 setting): the edges lie halfway between the distinct training
+    values when there are at most ``n_bins`` of them, else at the midpoint percentiles ``100 k / n_bins``;
+    a value's code is the number of edges strictly below it."""
+    distinct = sorted(set(train_column.tolist()))
+    if len(distinct) <= n_bins:
+        edges = [(a + b) / 2 for a, b in zip(distinct[:-1], distinct[1:])]
+    else:
+        edges = sorted(set(np.percentile(train_column, [100 * k / n_bins for k in range(1, n_bins)],
+                                         method="midpoint").tolist()))
+    return np.array([sum(e < x for e in edges) for x in column.tolist()], dtype=np.float64)
+
+
 def _reference_cascade(params, X, y, X_new):
     """The cascade of §C.2 written out plainly: one forest at a time, float64 level inputs
     (scikit-learn converts them), scikit-learn's own ``predict_proba``, OOB vectors averaged
-    tree by tree. Seeds are drawn as documented: one per forest per level from ``random_state``,
-    then the k-fold's seed and one per fold-model (or one for the OOB forest).
+    tree by tree, with ``n_bins`` every input column replaced by its plain bin codes (:func:`_plain_codes`,
+    the class vectors' bins fitted on each level's training vectors). Seeds are drawn as documented: one
+    per forest per level from ``random_state``, then the k-fold's seed and one per fold-model (or one for
+    the OOB forest). ``compact_trees`` changes nothing here: the reference keeps scikit-learn's forests.
 
     Returns (training class vectors of the kept levels, level scores, probabilities of X_new).
     """
@@ -126,17 +141,30 @@ def _reference_cascade(params, X, y, X_new):
     p = CascadeForest(**params).get_params()
     classes, y = np.unique(y, return_inverse=True)
     n, C = len(y), classes.size
-    kinds = ["crf"] * p["n_completely_random"] + ["rf"] * p["n_random"]
+    kinds = ["crf"] * p["n_completely_random"] + ["rf"] * p["n_random"] + ["et"] * p["n_extra_trees"]
     oob_mode = p["class_vectors"] == "oob"
+    bins = p["n_bins"]
 
     def forest(kind, seed):
         if kind == "crf":
             return ExtraTreesClassifier(p["n_estimators"], max_features=1, bootstrap=oob_mode, random_state=seed)
+        if kind == "et":
+            return ExtraTreesClassifier(p["n_estimators"], max_features="sqrt", bootstrap=oob_mode, random_state=seed)
         return RandomForestClassifier(p["n_estimators"], max_features="sqrt", bootstrap=True, random_state=seed)
 
+    def coded(train_block, block):
+        if bins is None:
+            return block
+        return np.column_stack([_plain_codes(train_block[:, j], block[:, j], bins) for j in range(block.shape[1])])
+
+    train_vectors = []  # the training class vectors of every level: the bins of each level's vectors
+
     def level_input(X0, vectors):
-        kept = vectors if p["propagation"] == "cumulative" else vectors[-1:]
-        return np.hstack([X0] + [v.reshape(len(X0), -1) for v in kept])
+        first = 0 if p["propagation"] == "cumulative" else max(len(vectors) - 1, 0)
+        parts = [coded(X, X0)]
+        for j in range(first, len(vectors)):
+            parts.append(coded(train_vectors[j].reshape(len(X), -1), vectors[j].reshape(len(X0), -1)))
+        return np.hstack(parts)
 
     rng = np.random.RandomState(p["random_state"])
     levels, vectors, scores, best, best_score = [], [], [], -1, -np.inf
@@ -171,6 +199,7 @@ def _reference_cascade(params, X, y, X_new):
         scores.append(float(np.mean(np.argmax(V.mean(axis=1), axis=1) == y)))
         levels.append(models)
         vectors.append(V)
+        train_vectors.append(V)
         if scores[-1] > best_score + p["min_gain"] or best < 0:
             best, best_score = q, scores[-1]
         elif q - best >= p["patience"]:
@@ -183,15 +212,24 @@ def _reference_cascade(params, X, y, X_new):
 
 
 @pytest.mark.parametrize(
-    "class_vectors,propagation,n_jobs",
-    [("kfold", "cumulative", None), ("kfold", "cumulative", 2), ("kfold", "previous", 2), ("oob", "cumulative", 2)],
+    "class_vectors,propagation,n_jobs,more",
+    [("kfold", "cumulative", None, {}), ("kfold", "cumulative", 2, {}), ("kfold", "previous", 2, {}),
+     ("oob", "cumulative", 2, {}),
+     ("oob", "previous", None, dict(n_completely_random=0, n_extra_trees=2, n_bins=255, compact_trees=True)),
+     ("oob", "cumulative", 2, dict(n_extra_trees=1, n_bins=7, compact_trees=True)),
+     ("kfold", "previous", 2, dict(n_extra_trees=1, n_bins=16, compact_trees=True))],
 )
-def test_threaded_float32_cascade_equals_the_plain_one(cancer, class_vectors, propagation, n_jobs):
+def test_threaded_float32_cascade_equals_the_plain_one(cancer, class_vectors, propagation, n_jobs, more):
     """The fast path (level inputs converted to float32 once, the models of a level fitted and
-    evaluated on threads) gives the plain cascade's class vectors, stopping and predictions."""
+    evaluated on threads, out-of-bag sums kept instead of every tree's probabilities, the features and
+    class vectors binned, the forests compact, new rows' older levels let go) gives the plain cascade's
+    class vectors, stopping and predictions. Fails when a row's bin code counts the edges up to and
+    including its value, when the class vectors are binned with the features' bins, or when compact
+    thresholds are rounded to the nearest float32 on data where that matters (tried: see
+    test_cascade_df21.py for the last)."""
     Xtr, ytr, Xte, _ = cancer
     params = dict(n_estimators=8, max_levels=3, patience=2, class_vectors=class_vectors,
-                  propagation=propagation, random_state=3)
+                  propagation=propagation, random_state=3, **more)
     cf = CascadeForest(n_jobs=n_jobs, **params).fit(Xtr, ytr)
     ref_vectors, ref_scores, ref_proba = _reference_cascade(params, Xtr, ytr, Xte)
     assert cf.level_scores_ == ref_scores

@@ -1,10 +1,11 @@
 """gcForest: the cascade forest (docs/algorithms.md §C.2).
 
 :class:`CascadeForest` grows levels of forests; every level holds ``n_completely_random``
-completely-random tree forests (ExtraTrees with ``max_features=1``) and ``n_random`` random
-forests (``max_features="sqrt"``), 2 + 2 in the SDF paper. Each forest outputs a class vector
-(Eq. 9: the average over its trees of the leaf class frequencies); the class vectors of a level
-are appended to the input of the next level, cumulatively (SDF Eqs. 10-11, the default) or
+completely-random tree forests (ExtraTrees with ``max_features=1``), ``n_random`` random
+forests (``max_features="sqrt"``) and ``n_extra_trees`` extremely randomised forests (ExtraTrees with
+``max_features="sqrt"``, DF21's second kind): 2 + 2 + 0 in the SDF paper, 0 + 2 + 2 in DF21. Each
+forest outputs a class vector (Eq. 9: the average over its trees of the leaf class frequencies); the
+class vectors of a level are appended to the input of the next level, cumulatively (SDF Eqs. 10-11, the default) or
 from the previous level only (official gcForest). Training class vectors are out-of-fold
 (stratified k-fold, paper: 3 folds; test rows average the k fold-models) or out-of-bag. Levels
 are added while the training (out-of-fold) accuracy of the averaged class vectors improves,
@@ -15,12 +16,19 @@ How a forest turns its trees' probabilities into a class vector is a hook: a sub
 becomes ``sum_t w_t p^{(t)}`` (SDF Eq. 12); ``None`` keeps the plain average (Eq. 9). The hook
 may also supply the held-out rows' class vectors itself (for cross-fitted weights).
 
+Two settings make a cascade smaller and faster without changing what it computes from its trees:
+``n_bins`` grows the trees on one-byte bin codes of the features and of the class vectors
+(:mod:`mvlab.siamese.binning`), and ``compact_trees`` keeps every fitted forest in a few bytes a node
+(:mod:`mvlab.siamese.compact`), predicting bit for bit as the scikit-learn forest did.
+:meth:`CascadeForest.df21` is DF21's setting (:data:`DF21_SETTINGS`); the papers' own settings are the defaults.
+
 Multi-grained scanning, which can precede a cascade, is :mod:`mvlab.siamese.scanning`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import numbers
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
@@ -44,13 +52,35 @@ from mvlab.core.params import (
     OPTIONAL_POSITIVE_INT,
     POSITIVE_INT,
     RANDOM_STATE,
+    Interval,
     StrOptions,
 )
 from mvlab.core.progress import ProgressCallback
 from mvlab.core.progress import report as _report
 from mvlab.core.threads import chunk_count, split_workers
+from mvlab.siamese.binning import MAX_BINS, QuantileBinner
+from mvlab.siamese.compact import CompactForest
 
-__all__ = ["CascadeForest", "ForestUnit", "forest_proba", "tree_probas"]
+__all__ = ["DF21_SETTINGS", "CascadeForest", "ForestUnit", "forest_proba", "tree_probas"]
+
+DF21_SETTINGS = dict(
+    n_estimators=100,
+    n_completely_random=0,
+    n_random=2,
+    n_extra_trees=2,
+    class_vectors="oob",
+    propagation="previous",
+    max_levels=20,
+    patience=2,
+    min_gain=1e-5,
+    n_bins=255,
+    compact_trees=True,
+)
+"""DF21's cascade (``deep-forest`` 0.1.7 / ``deep-forest-py310`` 0.1.9 defaults, docs/algorithms.md §C.2):
+2 random forests and 2 extremely randomised forests (``max_features="sqrt"``, bootstrapped) of 100 trees a
+level, out-of-bag class vectors, the previous level's vectors appended to the input, features and class
+vectors binned into 255 bins, at most 20 levels, stopped after 2 levels without a gain of 1e-5; and, for
+memory only, compact trees. :meth:`CascadeForest.df21` builds it."""
 
 _MAX_SEED = np.iinfo(np.int32).max
 _MIN_ROWS_FOR_THREADS = 512  # prediction: rows below which the models of a level run on one thread
@@ -123,6 +153,26 @@ def _combine(tp, w):
     return np.tensordot(w, tp, axes=(0, 0))
 
 
+def _oob_sums(forest, F, n_classes):
+    """Out-of-bag sums of a fitted bootstrapped forest on its training rows ``F`` (float32): ``total``
+    (n, n_classes), every row's class probabilities summed over the trees that did not draw it, and
+    ``count`` (n,), how many trees those are. Each tree predicts its out-of-bag rows only (about 37 %),
+    and no (T, n, C) array of every tree's probabilities is made."""
+    n = F.shape[0]
+    total = np.zeros((n, n_classes))
+    count = np.zeros(n)
+    cols = np.asarray(forest.classes_, dtype=np.int64)
+    for tree, inbag in zip(forest.estimators_, forest.estimators_samples_):
+        out = np.ones(n, dtype=bool)
+        out[inbag] = False
+        rows = np.flatnonzero(out)
+        p = tree.tree_.predict(F[rows])
+        for j, c in enumerate(cols):
+            total[rows, c] += p[:, j]
+        count[rows] += 1
+    return total, count
+
+
 def _model_proba(model, F, n_classes, n_jobs):
     """Class vector of one fold-model ``model = (forest, tree weights)`` on the rows ``F``."""
     forest, weights = model
@@ -165,9 +215,10 @@ class ForestUnit:
 
     Attributes
     ----------
-    kind : {"completely_random", "random"}
+    kind : {"completely_random", "random", "extra_trees"}
     estimators : list of fitted forests
-        The k fold-models (``class_vectors="kfold"``) or one forest (``"oob"``).
+        The k fold-models (``class_vectors="kfold"``) or one forest (``"oob"``); scikit-learn forests, or
+        :class:`mvlab.siamese.compact.CompactForest` with ``compact_trees=True``.
     weights : list of (ndarray of shape (T,) or None)
         Tree weights of each estimator (Eq. 12); ``None`` is the plain average (Eq. 9).
     """
@@ -185,7 +236,7 @@ class ForestUnit:
 
 
 class CascadeForest(ClassifierMixin, BaseEstimator):
-    """gcForest cascade of completely-random and random forests (§C.2).
+    """gcForest cascade of completely-random and random forests (§C.2), or DF21's (:meth:`df21`).
 
     Parameters
     ----------
@@ -195,6 +246,9 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         Completely-random tree forests per level (ExtraTrees, ``max_features=1``).
     n_random : int, default=2
         Random forests per level (``max_features="sqrt"``).
+    n_extra_trees : int, default=0
+        Extremely randomised forests per level (ExtraTrees, ``max_features="sqrt"``; bootstrapped with
+        ``class_vectors="oob"``): DF21's second kind, 2 in :data:`DF21_SETTINGS`.
     n_folds : int, default=3
         Folds of the stratified, shuffled k-fold that produces training class vectors.
     class_vectors : {"kfold", "oob"}, default="kfold"
@@ -212,6 +266,15 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         the best training accuracy so far (1 = C-leo's strict-improvement rule, 4 = official).
     min_gain : float, default=0.0
     max_depth, min_samples_split, min_samples_leaf : forest parameters.
+    n_bins : int from 2 to 255, or None, default=None
+        ``None``: the trees split the features' values. An int: every level's forests grow on bin codes
+        (:class:`mvlab.siamese.binning.QuantileBinner`, fitted on the training rows): the features are
+        binned once, each level's training class vectors get their own bins, and new rows are coded with
+        the training bins (DF21: 255).
+    compact_trees : bool, default=False
+        Keep every fitted forest as a :class:`mvlab.siamese.compact.CompactForest` (about a seventh of a
+        scikit-learn forest's memory; the same predictions bit for bit). ``levels_`` then holds compact
+        forests, not scikit-learn ones.
     n_jobs : int, optional
         Threads. The models of a level (its forests, times ``n_folds`` fold-models with
         ``"kfold"``) are fitted, and evaluated at prediction, in parallel, each on one thread
@@ -221,10 +284,11 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
+    ``CascadeForest.df21()`` is DF21's setting (:data:`DF21_SETTINGS`; keyword arguments override it).
     Cost: with ``"kfold"`` every forest is ``n_folds`` fold-models, so a level fits
     ``n_folds`` forests on ``(n_folds - 1) / n_folds`` of the rows and predicts with
     ``n_folds`` times the trees of one forest; ``"oob"`` fits and evaluates one forest (DF21's
-    choice). ``bench/bench_peers.py`` measures both against DF21.
+    choice). ``bench/bench_peers.py`` and ``bench/bench_cascade_peers.py`` measure them against DF21.
 
     Attributes
     ----------
@@ -232,6 +296,11 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
     levels_ : list of list of ForestUnit
         Kept levels (up to the best one), each with ``n_completely_random + n_random`` forests.
     n_levels_ : int
+    feature_binner_ : QuantileBinner or None
+        The features' bins (``n_bins``), else None.
+    vector_binners_ : list of QuantileBinner
+        With ``n_bins``: the bins of every kept level's class vectors (flattened, ``n_forests * n_classes``
+        columns), fitted on its training class vectors; empty otherwise.
     level_scores_ : list of float
         Training (out-of-fold / out-of-bag) accuracy of every level built, kept or not.
     train_class_vectors_ : list of ndarray of shape (n_samples, n_forests, n_classes)
@@ -248,6 +317,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         "n_estimators": POSITIVE_INT,
         "n_completely_random": NON_NEGATIVE_INT,
         "n_random": NON_NEGATIVE_INT,
+        "n_extra_trees": NON_NEGATIVE_INT,
         "n_folds": FOLDS,
         "class_vectors": [StrOptions({"kfold", "oob"})],
         "propagation": [StrOptions({"cumulative", "previous"})],
@@ -257,6 +327,8 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         "max_depth": OPTIONAL_POSITIVE_INT,
         "min_samples_split": MIN_SAMPLES_SPLIT,
         "min_samples_leaf": MIN_SAMPLES_LEAF,
+        "n_bins": [Interval(numbers.Integral, 2, MAX_BINS, closed="both"), None],
+        "compact_trees": ["boolean"],
         "n_jobs": N_JOBS,
         "random_state": RANDOM_STATE,
     }
@@ -277,10 +349,16 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         min_samples_leaf=1,
         n_jobs=None,
         random_state=None,
+        n_extra_trees=0,
+        n_bins=None,
+        compact_trees=False,
     ):
         self.n_estimators = n_estimators
         self.n_completely_random = n_completely_random
         self.n_random = n_random
+        self.n_extra_trees = n_extra_trees
+        self.n_bins = n_bins
+        self.compact_trees = compact_trees
         self.n_folds = n_folds
         self.class_vectors = class_vectors
         self.propagation = propagation
@@ -292,6 +370,16 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         self.min_samples_leaf = min_samples_leaf
         self.n_jobs = n_jobs
         self.random_state = random_state
+
+    @classmethod
+    def df21(cls, **overrides):
+        """A cascade with DF21's setting (:data:`DF21_SETTINGS`), any of it replaced by ``overrides``.
+
+        ``CascadeForest.df21(random_state=0)`` is DF21's ``CascadeForestClassifier()`` in mvlab: 2 random
+        forests and 2 extremely randomised forests of 100 trees a level, out-of-bag class vectors of the
+        previous level only, 255 bins, at most 20 levels, 2 levels of patience.
+        """
+        return cls(**{**DF21_SETTINGS, **overrides})
 
     # ----------------------------------------------------------------- hooks for subclasses
     def _tree_weights(self, level, forest_index, estimator, tp_out, y_out, X_in, y_in):
@@ -326,9 +414,9 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
     def _check_data_params(self, counts):
         """The checks ``_parameter_constraints`` cannot express: across parameters, and against
         the class counts ``counts`` (n_classes,) of the training rows."""
-        if self.n_completely_random + self.n_random < 1:
+        if self.n_completely_random + self.n_random + self.n_extra_trees < 1:
             raise ValueError(
-                "a level needs at least one forest: n_completely_random + n_random >= 1."
+                "a level needs at least one forest: n_completely_random + n_random + n_extra_trees >= 1."
             )
         if self.class_vectors == "kfold" and counts.min() < self.n_folds:
             raise ValueError(
@@ -350,6 +438,8 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             return ExtraTreesClassifier(
                 max_features=1, bootstrap=self.class_vectors == "oob", **common
             )
+        if kind == "extra_trees":
+            return ExtraTreesClassifier(max_features="sqrt", bootstrap=self.class_vectors == "oob", **common)
         return RandomForestClassifier(max_features="sqrt", bootstrap=True, **common)
 
     def _plan_unit(self, kind, F, y, seed):
@@ -367,20 +457,30 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             return [(kind, tr, te, rs.randint(_MAX_SEED)) for tr, te in skf.split(F, y)]
         return [(kind, None, None, rs.randint(_MAX_SEED))]
 
+    def _weighs_trees(self):
+        """Whether a subclass overrides :meth:`_tree_weights` (then every tree's probabilities are kept
+        for it); the plain cascade averages its trees as it goes."""
+        return type(self)._tree_weights is not CascadeForest._tree_weights
+
     def _fit_model(self, F, y, model, n_jobs):
         """Fit one model of a plan; return it with its trees' probabilities (T, n, C) on its
-        held-out rows (``"kfold"``) or, in-sample, on all rows (``"oob"``)."""
+        held-out rows (``"kfold"``) or, in-sample, on all rows (``"oob"``); for the plain cascade's
+        ``"oob"`` (no tree weights) the out-of-bag sums of :func:`_oob_sums` instead."""
         kind, tr, te, seed = model
         C = self.classes_.size
         est = self._make_forest(kind, seed, n_jobs)
         if tr is None:
             fit_forest(est, F, y)
-            tp = tree_probas(est, F, C, n_jobs)
+            tp = tree_probas(est, F, C, n_jobs) if self._weighs_trees() else _oob_sums(est, F, C)
         else:
             fit_forest(est, F[tr], y[tr])
             tp = tree_probas(est, F[te], C, n_jobs)
         est.set_params(n_jobs=self.n_jobs)  # as if fitted alone (threads only change the speed)
         return est, tp
+
+    def _kept(self, est):
+        """The fitted forest as the cascade keeps it: itself, or compact (``compact_trees``)."""
+        return CompactForest(est) if self.compact_trees else est
 
     def _finish_unit(self, level, k, kind, F, y, plan, fitted):
         """ForestUnit and training class vectors (n, C) of one forest from its fitted models."""
@@ -392,9 +492,17 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             for (_, tr, te, _), (est, tp) in zip(plan, fitted):
                 w, v_out = self._tree_weights(level, k, est, tp, y[te], F[tr], y[tr])
                 oof[te] = _combine(tp, w) if v_out is None else v_out
-                estimators.append(est)
+                estimators.append(self._kept(est))
                 weights.append(w)
             return ForestUnit(kind, estimators, weights), oof
+        if not self._weighs_trees():
+            (est, (total, count)), = fitted
+            vec = np.empty((n, C))
+            seen = count > 0
+            vec[seen] = total[seen] / count[seen, None]
+            if not seen.all():  # rows never out of bag (rare beyond a few trees): the in-sample vector
+                vec[~seen] = forest_proba(est, F[~seen], C)
+            return ForestUnit(kind, [self._kept(est)], [None]), vec
         (est, tp), = fitted  # in-sample probabilities, masked to out-of-bag below
         w, _ = self._tree_weights(level, k, est, None, None, F, y)
         wt = np.full(tp.shape[0], 1.0 / tp.shape[0]) if w is None else w
@@ -409,7 +517,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         seen = mass > 0
         vec[seen] /= mass[seen, None]
         vec[~seen] = insample[~seen]
-        return ForestUnit(kind, [est], [w]), vec
+        return ForestUnit(kind, [self._kept(est)], [w]), vec
 
     def _model_key(self, F, y, model):
         """What determines a fitted model of a plan and its held-out tree probabilities: the level's
@@ -420,7 +528,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             if part is not None:
                 digest.update(np.ascontiguousarray(part).tobytes())
         return (digest.hexdigest(), F.shape, kind, seed, self.n_estimators, self.max_depth, self.min_samples_split,
-                self.min_samples_leaf, self.class_vectors)
+                self.min_samples_leaf, self.class_vectors, self.compact_trees)
 
     def _fit_level(self, q, kinds, seeds, F, y, progress=None, model_cache=None):
         """All forests of level ``q``: their models are fitted on threads (``n_jobs``), each
@@ -464,11 +572,24 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
 
     def _level_input(self, X, vectors):
         """Input of the next level, float32 (the dtype scikit-learn's trees split on, so the
-        conversion happens once per level instead of once per forest): ``X`` and the class
-        vectors (cumulative, Eq. 11) or the last level's only."""
-        kept = vectors if self.propagation == "cumulative" else vectors[-1:]
-        parts = [X] + [v.reshape(v.shape[0], -1) for v in kept]
+        conversion happens once per level instead of once per forest): ``X`` (prepared by
+        :meth:`_prepared_features`) and the class vectors (cumulative, Eq. 11) or the last level's only;
+        with ``n_bins`` each level's vectors are coded with that level's bins (``vector_binners_``)."""
+        first = 0 if self.propagation == "cumulative" else max(len(vectors) - 1, 0)
+        parts = [X]
+        for j in range(first, len(vectors)):
+            v = vectors[j].reshape(vectors[j].shape[0], -1)
+            parts.append(v if self.n_bins is None else self.vector_binners_[j].transform(v))
         return np.ascontiguousarray(np.concatenate(parts, axis=1, dtype=np.float32))
+
+    def _prepared_features(self, X, fitting=False):
+        """The features as the first level reads them: float32, or with ``n_bins`` their bin codes (uint8;
+        the bins fitted on ``X`` when ``fitting``)."""
+        if self.n_bins is None:
+            return np.ascontiguousarray(X, dtype=np.float32)
+        if fitting:
+            self.feature_binner_ = QuantileBinner(self.n_bins).fit(X)
+        return self.feature_binner_.transform(X)
 
     def _fit_encoded(self, X, y_enc, progress=None, model_cache=None, X_eval=None, keep_forests=True):
         """Grow the cascade on validated float features ``X`` and encoded labels ``y_enc``
@@ -482,18 +603,22 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         if not keep_forests and X_eval is None:
             raise ValueError("keep_forests=False needs X_eval: a cascade without its forests can score nothing else.")
         rng = check_random_state(self.random_state)
-        kinds = ["completely_random"] * self.n_completely_random + ["random"] * self.n_random
+        kinds = (["completely_random"] * self.n_completely_random + ["random"] * self.n_random
+                 + ["extra_trees"] * self.n_extra_trees)
         levels, vectors, scores, eval_vectors = [], [], [], []
         best, best_score = -1, -np.inf
-        X = np.ascontiguousarray(X, dtype=np.float32)
+        self.feature_binner_, self.vector_binners_ = None, []
+        X = self._prepared_features(X, fitting=True)
         if X_eval is not None:
-            X_eval = np.ascontiguousarray(X_eval, dtype=np.float32)
+            X_eval = self._prepared_features(X_eval)
         for q in range(self.max_levels):
             F = self._level_input(X, vectors)
             seeds = [int(rng.randint(_MAX_SEED)) for _ in kinds]
             units, vecs = self._fit_level(q, kinds, seeds, F, y_enc, progress, model_cache)
             V = np.stack(vecs, axis=1)  # (n, M, C)
             score = float(np.mean(self._decide(V) == y_enc))
+            if self.n_bins is not None:  # the bins of this level's vectors, for the next level's input
+                self.vector_binners_.append(QuantileBinner(self.n_bins).fit(V.reshape(V.shape[0], -1)))
             if X_eval is not None:
                 eval_vectors.append(self._units_vectors(units, self._level_input(X_eval, eval_vectors)))
                 if not keep_forests:
@@ -508,6 +633,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             elif q - best >= self.patience:
                 break
         self.levels_ = levels[: best + 1]
+        self.vector_binners_ = self.vector_binners_[: best + 1]
         self.train_class_vectors_ = vectors[: best + 1]
         self.level_scores_ = scores
         self.n_levels_ = best + 1
@@ -573,15 +699,19 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
                              "the fit (eval_class_vectors_) and kept no forest to score other rows; fit it again "
                              "with keep_forests=True to predict.")
 
-    def _level_vectors(self, X):
+    def _level_vectors(self, X, last_only=False):
         """Class vectors of every kept level for validated rows, list of (n, M, C): each level's input is
-        converted to float32 once and scored by :meth:`_units_vectors`."""
+        converted to float32 once and scored by :meth:`_units_vectors`. ``last_only``: the last level's
+        alone, holding no more levels' vectors than the next input needs (one with ``"previous"``)."""
         self._check_forests()
-        X = np.ascontiguousarray(X, dtype=np.float32)
+        X = self._prepared_features(X)
         vectors = []
         for units in self.levels_:
-            vectors.append(self._units_vectors(units, self._level_input(X, vectors)))
-        return vectors
+            V = self._units_vectors(units, self._level_input(X, vectors))
+            if last_only and self.propagation == "previous":
+                vectors = [None] * len(vectors)  # the older levels' vectors are never read again
+            vectors.append(V)
+        return vectors[-1:] if last_only else vectors
 
     def level_class_vectors(self, X):
         """Class vectors of every kept level: list of arrays of shape (n, n_forests, n_classes)."""
@@ -589,11 +719,17 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self._level_vectors(X)
 
+    def _last_level_vectors(self, X):
+        """The last kept level's class vectors (n, M, C) of new rows ``X``, validated."""
+        check_is_fitted(self, "levels_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self._level_vectors(X, last_only=True)[-1]
+
     def predict_proba(self, X):
         """Average of the last level's class vectors, shape (n_samples, n_classes)."""
-        return self.level_class_vectors(X)[-1].mean(axis=1)
+        return self._last_level_vectors(X).mean(axis=1)
 
     def predict(self, X):
         """Class labels, shape (n_samples,): argmax of :meth:`predict_proba` (ties: first class)."""
-        V = self.level_class_vectors(X)[-1]
+        V = self._last_level_vectors(X)  # first: it raises NotFittedError before classes_ is read
         return self.classes_[self._decide(V)]

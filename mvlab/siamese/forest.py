@@ -202,9 +202,11 @@ class SiameseDeepForest(CascadeForest):
         instances, shape (n_pairs, 2, n_features).
     n_estimators, n_completely_random, n_random, n_folds, class_vectors, propagation,
     max_levels, patience, min_gain, max_depth, min_samples_split, min_samples_leaf, n_jobs,
-    random_state :
+    random_state, n_extra_trees, n_bins, compact_trees :
         As :class:`mvlab.siamese.cascade.CascadeForest` (paper: 2 + 2 forests, 3 folds, automatic
-        number of levels, cumulative propagation Eq. 11).
+        number of levels, cumulative propagation Eq. 11; no extremely randomised forests, no bins,
+        scikit-learn forests). The tree-weight QP sees the fitted scikit-learn forest's tree
+        probabilities before any compaction, so ``compact_trees`` changes no weight.
 
     Attributes
     ----------
@@ -270,6 +272,9 @@ class SiameseDeepForest(CascadeForest):
         n_jobs=None,
         random_state=None,
         preprocessor=None,
+        n_extra_trees=0,
+        n_bins=None,
+        compact_trees=False,
     ):
         super().__init__(
             n_estimators=n_estimators,
@@ -286,6 +291,9 @@ class SiameseDeepForest(CascadeForest):
             min_samples_leaf=min_samples_leaf,
             n_jobs=n_jobs,
             random_state=random_state,
+            n_extra_trees=n_extra_trees,
+            n_bins=n_bins,
+            compact_trees=compact_trees,
         )
         self.weighting = weighting
         self.lam = lam

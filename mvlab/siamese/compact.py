@@ -1,0 +1,193 @@
+"""Fitted forests kept in a few bytes a node, predicting exactly as the scikit-learn forests they came from.
+
+A scikit-learn tree keeps 64 bytes a node (children, feature, threshold, impurity, sample counts) and a
+class distribution of ``8 n_classes`` bytes for every node, internal ones included: a cascade of fully grown
+trees on 10,000 rows holds gigabytes. :class:`CompactForest` keeps what prediction reads, for all the trees
+of a forest in flat arrays: the two children (2 or 4 bytes each), the feature (1, 2 or 4 bytes), the
+threshold as ``float32`` (4 bytes) and, for leaves only, their class counts and total (1, 2 or 4 bytes
+each).
+
+Exactness. scikit-learn compares a ``float32`` feature value ``x`` with a ``float64`` threshold ``t``;
+``x <= t`` holds exactly when ``x <= t32``, ``t32`` the largest ``float32`` not above ``t``, which is
+what is stored. A leaf's class distribution is its (bootstrap-weighted) class counts divided by their
+sum, which is how scikit-learn computes it; the counts are read back from the tree and checked to give
+its distribution bit for bit (a tree whose leaves do not, e.g. one fitted with fractional sample weights,
+keeps its distributions as ``float64`` instead). To predict, a tree's nodes are rebuilt as a scikit-learn
+``Tree`` one tree at a time (:meth:`CompactTree.predict`), scikit-learn's compiled ``apply`` finds the
+leaves, and the leaves' counts are divided by their sums, so the probabilities are those of the original
+forest, bit for bit (``tests/test_cascade_compact.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.tree._tree import NODE_DTYPE, Tree
+
+__all__ = ["CompactForest", "CompactTree", "float32_floor"]
+
+_LEAF = -1  # scikit-learn's TREE_LEAF
+
+
+def float32_floor(t):
+    """The largest ``float32`` not above each ``float64`` in ``t``: for every ``float32`` x,
+    ``x <= t`` exactly when ``x <= float32_floor(t)``."""
+    t = np.asarray(t, dtype=np.float64)
+    t32 = t.astype(np.float32)
+    above = t32.astype(np.float64) > t
+    t32[above] = np.nextafter(t32[above], np.float32(-np.inf))
+    return t32
+
+
+def _smallest_int(max_value, signed):
+    """The narrowest integer dtype holding ``max_value`` (and -1 when ``signed``)."""
+    for dt in ((np.int16, np.int32, np.int64) if signed else (np.uint8, np.uint16, np.uint32, np.uint64)):
+        if max_value <= np.iinfo(dt).max:
+            return dt
+    raise ValueError(f"{max_value} does not fit a 64-bit integer.")
+
+
+def _leaf_counts(value, weighted_n):
+    """Integer class counts of the leaves from their distributions ``value`` (n_leaves, C) and weights
+    ``weighted_n`` (n_leaves,), or None when the counts do not give back ``value`` bit for bit."""
+    counts = np.rint(value * weighted_n[:, None])
+    total = counts.sum(axis=1)
+    if counts.min(initial=0) < 0 or not np.array_equal(total, weighted_n):
+        return None
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if not np.array_equal(counts / total[:, None], value):
+            return None
+    return counts.astype(_smallest_int(int(counts.max(initial=0)), signed=False))
+
+
+class CompactTree:
+    """One tree of a :class:`CompactForest`, read as scikit-learn reads a tree: ``tree.tree_.predict(X32)``.
+
+    ``predict`` rebuilds the tree's nodes as a scikit-learn ``Tree`` (children, features, thresholds: what
+    its compiled ``apply`` reads), finds every row's leaf with it, and divides that leaf's class counts by
+    their sum, as scikit-learn computed the leaf's distribution.
+    """
+
+    __slots__ = ("_forest", "_index")
+
+    def __init__(self, forest, index):
+        self._forest = forest
+        self._index = index
+
+    @property
+    def tree_(self):
+        """The object whose ``predict`` gives the tree's class distributions (this tree)."""
+        return self
+
+    def predict(self, X32):
+        """Class distribution of the leaf of every row of ``X32`` (float32, C-contiguous), shape
+        (n_samples, n_classes_): what the original ``tree_.predict`` gave, bit for bit."""
+        return self._forest._tree_predict(self._index, X32)
+
+
+class CompactForest:
+    """A fitted ``RandomForestClassifier`` / ``ExtraTreesClassifier`` in flat compact arrays.
+
+    It predicts as the forest it was made from did, bit for bit, and offers what the cascade reads of a
+    forest: ``estimators_`` (trees whose ``tree_`` predicts), ``classes_``, ``n_features_in_`` and
+    :meth:`predict_proba`. The fitted forest itself is not kept.
+
+    Parameters
+    ----------
+    forest : fitted RandomForestClassifier or ExtraTreesClassifier (one output)
+    """
+
+    def __init__(self, forest):
+        trees = [est.tree_ for est in forest.estimators_]
+        if not trees or trees[0].n_outputs != 1:
+            raise ValueError("CompactForest needs a fitted single-output forest with at least one tree.")
+        self.classes_ = np.asarray(forest.classes_)
+        self.n_features_in_ = int(forest.n_features_in_)
+        self.n_classes_ = int(trees[0].n_classes[0])
+        node_counts = np.array([t.node_count for t in trees])
+        self.node_offsets_ = np.concatenate([[0], np.cumsum(node_counts)])
+        child_dt = _smallest_int(int(node_counts.max()), signed=True)
+        feat_dt = _smallest_int(self.n_features_in_, signed=False)
+        left, right, feature, threshold, leaf_values, leaf_counts = [], [], [], [], [], []
+        exact_counts = True
+        for t in trees:
+            is_leaf = t.children_left == _LEAF
+            left.append(t.children_left.astype(child_dt))
+            right.append(t.children_right.astype(child_dt))
+            feature.append(np.where(is_leaf, 0, t.feature).astype(feat_dt))
+            threshold.append(np.where(is_leaf, np.float32(0), float32_floor(t.threshold)))
+            value = t.value[is_leaf, 0, :]
+            leaf_values.append(value)
+            if exact_counts:
+                counts = _leaf_counts(value, t.weighted_n_node_samples[is_leaf])
+                exact_counts = counts is not None
+                leaf_counts.append(counts)
+        self.max_depths_ = np.array([t.max_depth for t in trees], dtype=np.int32)
+        self.children_left_ = np.concatenate(left)
+        self.children_right_ = np.concatenate(right)
+        self.feature_ = np.concatenate(feature)
+        self.threshold_ = np.concatenate(threshold)
+        self.leaf_offsets_ = np.concatenate([[0], np.cumsum([v.shape[0] for v in leaf_values])])
+        if exact_counts:
+            counts_dt = np.result_type(*[c.dtype for c in leaf_counts])
+            self.leaf_counts_, self.leaf_values_ = np.concatenate(leaf_counts).astype(counts_dt), None
+            totals = self.leaf_counts_.sum(axis=1, dtype=np.uint64)
+            self.leaf_totals_ = totals.astype(_smallest_int(int(totals.max(initial=0)), signed=False))
+        else:
+            self.leaf_counts_, self.leaf_totals_, self.leaf_values_ = None, None, np.concatenate(leaf_values)
+
+    @property
+    def n_estimators(self):
+        """Number of trees."""
+        return self.max_depths_.size
+
+    @property
+    def estimators_(self):
+        """The trees (:class:`CompactTree`), read as scikit-learn trees are: ``tree.tree_.predict(X32)``."""
+        return [CompactTree(self, i) for i in range(self.n_estimators)]
+
+    @property
+    def nbytes(self):
+        """Bytes of the arrays that hold the trees."""
+        arrays = (self.children_left_, self.children_right_, self.feature_, self.threshold_, self.max_depths_,
+                  self.node_offsets_, self.leaf_offsets_, self.leaf_counts_, self.leaf_totals_, self.leaf_values_)
+        return int(sum(a.nbytes for a in arrays if a is not None))
+
+    def _rebuild(self, i):
+        """Tree ``i`` as a scikit-learn ``Tree`` holding what its ``apply`` reads (children, features,
+        thresholds; no impurities, sample counts or distributions), and the leaf rank of every node."""
+        lo, hi = self.node_offsets_[i], self.node_offsets_[i + 1]
+        n = int(hi - lo)
+        nodes = np.zeros(n, dtype=NODE_DTYPE)
+        left = self.children_left_[lo:hi]
+        nodes["left_child"] = left
+        nodes["right_child"] = self.children_right_[lo:hi]
+        nodes["feature"] = self.feature_[lo:hi]
+        nodes["threshold"] = self.threshold_[lo:hi]
+        tree = Tree(self.n_features_in_, np.array([self.n_classes_], dtype=np.intp), 1)
+        tree.__setstate__({"max_depth": int(self.max_depths_[i]), "node_count": n, "nodes": nodes,
+                           "values": np.zeros((n, 1, self.n_classes_))})
+        leaf_rank = np.cumsum(left == _LEAF) - 1
+        return tree, leaf_rank
+
+    def _leaf_distributions(self, i):
+        """Class distributions of tree ``i``'s leaves (n_leaves, n_classes_): counts over their sums, as
+        scikit-learn divides them."""
+        lo, hi = self.leaf_offsets_[i], self.leaf_offsets_[i + 1]
+        if self.leaf_values_ is not None:
+            return self.leaf_values_[lo:hi]
+        return self.leaf_counts_[lo:hi] / self.leaf_totals_[lo:hi, None].astype(np.float64)
+
+    def _tree_predict(self, i, X32):
+        """Class distributions of tree ``i`` for the rows of ``X32``: the rows' leaves by scikit-learn's
+        ``apply``, then those leaves' distributions."""
+        tree, leaf_rank = self._rebuild(i)
+        return self._leaf_distributions(i).take(leaf_rank.take(tree.apply(X32)), axis=0)
+
+    def predict_proba(self, X):
+        """Mean of the trees' class distributions, shape (n_samples, n_classes_), as the original forest's
+        ``predict_proba``."""
+        X32 = np.ascontiguousarray(X, dtype=np.float32)
+        total = np.zeros((X32.shape[0], self.n_classes_))
+        for i in range(self.n_estimators):
+            total += self._tree_predict(i, X32)
+        return total / self.n_estimators
