@@ -1,0 +1,244 @@
+"""The cascade against DF21 on a large training set (issue 54, item 3): accuracy, fit, predict, peak memory.
+
+Data: scikit-learn's ``make_classification`` with 50 features (10 informative, 10 redundant), 3 classes,
+``--rows`` training rows and ``--test-rows`` test rows per split (stratified, ``--splits`` splits drawn from
+one data set of ``rows + test_rows`` rows, seed 0). The methods, each on the same splits:
+
+* ``mvlab defaults``: ``CascadeForest()``, the papers' setting (2 completely-random + 2 random forests of
+  100 trees, 3-fold class vectors, cumulative input, patience 1);
+* ``mvlab oob, previous``: the same with ``class_vectors="oob", propagation="previous"`` (the issue's
+  "DF21-like" row);
+* ``mvlab DF21 setting``: ``CascadeForest.df21()`` (2 random + 2 extremely randomised forests of 100 trees,
+  out-of-bag class vectors of the previous level, 255 bins, patience 2 at gain 1e-5, at most 20 levels,
+  compact trees);
+* ``DF21``: ``deepforest.CascadeForestClassifier()`` (``deep-forest-py310`` 0.1.9), its defaults (2 random
+  forests + 2 extra-trees forests of 100 trees a layer, 255 bins, 2 tolerant rounds).
+
+Every (method, split) runs in a fresh interpreter (mvlab's with this one, DF21's with the peers' venv,
+``.venv-peers`` from ``bench/requirements-peers.txt``, made by ``bench/bench_peers.py``), one thread
+(``n_jobs=1``, BLAS/OpenMP pinned to 1), DF21 first on each split and then mvlab's methods, so a change in
+the machine's load reaches both sides. fit = one fit; predict = best of 3 on the test rows; peak memory =
+the worker's peak resident memory (``ru_maxrss``: the interpreter, its imports, the data, the fit and the
+predictions), "after imports" the same read before the data is loaded, and "above imports" their
+difference. Ratios are against DF21 on the same split (median over the splits, per-split range in brackets).
+
+Run from the repository root::
+
+    .venv/bin/python bench/bench_cascade_peers.py --rows 10000 --splits 3
+    .venv/bin/python bench/bench_cascade_peers.py --rows 50000 --splits 1 --methods df21 "mvlab DF21 setting"
+
+docs/bench/bench_cascade_peers.txt holds both outputs (``--out`` appends to a file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+MVLAB_METHODS = {  # method -> the CascadeForest's settings (each also gets n_jobs=1, random_state=split)
+    "mvlab defaults": {},
+    "mvlab oob, previous": {"class_vectors": "oob", "propagation": "previous"},
+    "mvlab DF21 setting": "df21",
+}
+ALL_METHODS = ("DF21", "mvlab DF21 setting", "mvlab defaults", "mvlab oob, previous")
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def peak_mb():
+    """This process's peak resident memory so far, MB (Linux reports kilobytes)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def make_data(rows, test_rows, n_splits):
+    """X, y and the splits [(train rows, test rows)]: stratified, ``rows`` train and ``test_rows`` test each."""
+    from sklearn.datasets import make_classification
+    from sklearn.model_selection import train_test_split
+
+    X, y = make_classification(n_samples=rows + test_rows, n_features=50, n_informative=10, n_redundant=10,
+                               n_classes=3, random_state=0)
+    idx = np.arange(len(y))
+    splits = [tuple(np.sort(p) for p in train_test_split(idx, train_size=rows, stratify=y, random_state=r))
+              for r in range(n_splits)]
+    return X, y, splits
+
+
+# ============================================================================================ worker
+def worker(method, job, split, out):
+    """Fit and predict one method on one split, in this fresh interpreter; write its row as JSON."""
+    after_imports = peak_mb()
+    if method == "DF21":
+        from importlib import metadata
+
+        from deepforest import CascadeForestClassifier
+
+        def make(r):
+            return CascadeForestClassifier(n_jobs=1, random_state=r, verbose=0)
+
+        version = f"deep-forest-py310 {metadata.version('deep-forest-py310')}"
+    else:
+        import mvlab
+        from mvlab.siamese.cascade import CascadeForest
+
+        def make(r):
+            settings = MVLAB_METHODS[method]
+            if settings == "df21":
+                return CascadeForest.df21(n_jobs=1, random_state=r)
+            return CascadeForest(**settings, n_jobs=1, random_state=r)
+
+        version = f"mvlab {mvlab.__version__}"
+    import sklearn
+
+    after_imports = max(after_imports, peak_mb())
+    with np.load(job) as z:
+        X, y, tr, te = z["X"], z["y"], z[f"train_{split}"], z[f"test_{split}"]
+    est = make(split)
+    t0 = time.perf_counter()
+    est.fit(X[tr], y[tr])
+    fit = time.perf_counter() - t0
+    times = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        pred = est.predict(X[te])
+        times.append(time.perf_counter() - t0)
+    levels = int(est.n_layers_) if method == "DF21" else int(est.n_levels_)
+    row = dict(method=method, split=split, accuracy=float(np.mean(pred == y[te])), fit=fit, predict=min(times),
+               peak_mb=peak_mb(), after_imports_mb=after_imports, levels=levels,
+               versions=f"{version}, scikit-learn {sklearn.__version__}, numpy {np.__version__}")
+    Path(out).write_text(json.dumps(row))
+
+
+# ====================================================================================== orchestrator
+def run_one(python, method, job, split, tmp):
+    out = Path(tmp) / f"{method.replace(' ', '_').replace(',', '')}.{split}.json"
+    cmd = [str(python), str(Path(__file__).resolve()), "--worker", method, "--job", str(job), "--split", str(split),
+           "--result", str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **ONE_THREAD})
+    if done.returncode:
+        raise RuntimeError(f"{method} on split {split} failed:\n{done.stderr[-4000:]}")
+    return json.loads(out.read_text())
+
+
+def table(rows, methods):
+    """The issue's table: one line per method, ratios against DF21 on the same splits."""
+    by = {m: sorted((r for r in rows if r["method"] == m), key=lambda r: r["split"]) for m in methods}
+    ref = by.get("DF21")
+    lines = ["| method | accuracy | fit s (fastest) | predict s (fastest) | peak memory MB (after imports) "
+             "| above imports MB | levels | fit / DF21 | predict / DF21 | memory / DF21 | above imports / DF21 |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for m in methods:
+        rs = by[m]
+        if not rs:
+            continue
+        acc = np.array([r["accuracy"] for r in rs])
+        fit, pred = np.array([r["fit"] for r in rs]), np.array([r["predict"] for r in rs])
+        mem = np.array([r["peak_mb"] for r in rs])
+        imp = np.array([r["after_imports_mb"] for r in rs])
+        own = mem - imp
+        std = f"{acc.std(ddof=1):.4f}" if len(acc) > 1 else "(1 split)"
+        cells = [m, f"{acc.mean():.4f} ± {std}", f"{np.median(fit):.1f} ({fit.min():.1f})",
+                 f"{np.median(pred):.3f} ({pred.min():.3f})", f"{mem.min():.0f}–{mem.max():.0f} ({np.median(imp):.0f})",
+                 f"{own.min():.0f}–{own.max():.0f}", " ".join(str(r["levels"]) for r in rs)]
+        if ref and m != "DF21" and [r["split"] for r in ref] == [r["split"] for r in rs]:
+            for key in ("fit", "predict", "peak_mb", "above"):
+                if key == "above":
+                    # at least 1 MB below: a small fit may add nothing to the peak of the imports
+                    q = np.array([max(a["peak_mb"] - a["after_imports_mb"], 1.0)
+                                  / max(b["peak_mb"] - b["after_imports_mb"], 1.0) for a, b in zip(rs, ref)])
+                else:
+                    q = np.array([a[key] / b[key] for a, b in zip(rs, ref)])
+                cells.append(f"{np.median(q):.2f} ({q.min():.2f}–{q.max():.2f})")
+            acc_ref = np.array([r["accuracy"] for r in ref])
+            cells[1] += f" ({'+' if acc.mean() >= acc_ref.mean() else ''}{100 * (acc.mean() - acc_ref.mean()):.1f} pt; "
+            cells[1] += f"{int(np.sum(acc >= acc_ref))}/{len(acc)} splits ≥ DF21)"
+        else:
+            cells += ["", "", "", ""]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--job", help=argparse.SUPPRESS)
+    ap.add_argument("--split", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--result", help=argparse.SUPPRESS)
+    ap.add_argument("--rows", type=int, default=10000, help="training rows per split (default 10000)")
+    ap.add_argument("--test-rows", type=int, default=5000, help="test rows per split (default 5000)")
+    ap.add_argument("--splits", type=int, default=3, help="stratified splits (default 3)")
+    ap.add_argument("--methods", nargs="+", choices=ALL_METHODS, default=list(ALL_METHODS))
+    ap.add_argument("--peers-venv", type=Path, default=REPO / ".venv-peers")
+    ap.add_argument("--out", type=Path, help="also append the output to this file")
+    ap.add_argument("--json", type=Path, help="also write every worker's row to this JSON file")
+    args = ap.parse_args(argv)
+    if args.worker:
+        return worker(args.worker, args.job, args.split, args.result)
+
+    from bench_peers import parallel_probe, peers_python
+
+    lines = []
+
+    def say(text=""):
+        print(text, flush=True)
+        lines.append(text)
+
+    methods = [m for m in ALL_METHODS if m in args.methods]
+    peers_py = None
+    if "DF21" in methods:
+        peers_py, why = peers_python(args.peers_venv, setup=True)
+        if peers_py is None:
+            say(f"DF21 NOT MEASURED: {why}")
+            methods.remove("DF21")
+    say(f"# The cascade against DF21: {args.rows} training rows x 50 features, 3 classes, {args.test_rows} test rows, "
+        f"{args.splits} stratified split(s), one thread (bench/bench_cascade_peers.py)")
+    say(f"python {platform.python_version()}; {os.cpu_count()} cores, two busy processes ran {parallel_probe():.2f}x "
+        "one at the start (2.00 = two free cores; the machine is shared)")
+    t_start = time.perf_counter()
+    X, y, splits = make_data(args.rows, args.test_rows, args.splits)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        job = Path(tmp) / "job.npz"
+        arrays = {"X": X, "y": y}
+        for r, (tr, te) in enumerate(splits):
+            arrays[f"train_{r}"], arrays[f"test_{r}"] = tr, te
+        np.savez(job, **arrays)
+        for r in range(args.splits):
+            for m in methods:
+                python = peers_py if m == "DF21" else Path(sys.executable)
+                row = run_one(python, m, job, r, tmp)
+                rows.append(row)
+                if args.json:
+                    args.json.write_text(json.dumps(rows, indent=1))
+                say(f"  split {r}: {m:22s} accuracy {row['accuracy']:.4f}  fit {row['fit']:7.1f} s  predict "
+                    f"{row['predict']:.3f} s  peak {row['peak_mb']:.0f} MB  levels {row['levels']}")
+    say()
+    for line in table(rows, methods):
+        say(line)
+    say()
+    say("accuracy: mean ± std over the splits (points and splits against DF21); fit, predict: median over the splits "
+        "(fastest); peak memory: range over the splits (after imports: median); above imports: peak minus after "
+        "imports (what the data, the fit and the predictions added); levels: kept, per split; ratios: median of the "
+        "per-split ratios (range)")
+    versions = {r["method"].split()[0]: r["versions"] for r in rows}
+    say("versions: " + "; ".join(f"{k}: {v}" for k, v in versions.items()))
+    say(f"total {time.perf_counter() - t_start:.0f} s; two busy processes ran {parallel_probe():.2f}x one at the end")
+    if args.out:
+        with args.out.open("a") as fh:
+            fh.write("\n".join(lines) + "\n\n")
+
+
+if __name__ == "__main__":
+    main()
