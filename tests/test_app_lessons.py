@@ -31,7 +31,7 @@ def test_a_step_from_its_link_shows_figures_only_after_the_prediction(app):
     app.radio(key="lesson_ofsp_4_choice").set_value(1).run()
     app.button(key="lesson_ofsp_4_reveal").click().run()
     assert not app.exception, app.exception
-    assert any("You were right. **Answer: (b) OFSP.**" in s.value for s in app.success)
+    assert any("You were right. **Answer: (b) OFSP.**" in s.value for s in app.markdown)
     assert len(app.get("plotly_chart")) == 1
     # the figure's text alternative in one element: a sentence from its data, and the data in a closed disclosure
     figure_text = [c.value for c in app.caption if "<p>Figure: " in c.value]
@@ -47,7 +47,7 @@ def test_a_step_from_its_link_shows_figures_only_after_the_prediction(app):
 
 def test_teacher_mode_shows_the_answer_at_once(app):
     open_lesson(app, lesson="ofsp", step=3, teacher=1)
-    assert any("**Answer: (b)" in s.value for s in app.success)
+    assert any("**Answer: (b)" in s.value for s in app.markdown)
     assert any("useful share" in d.value.columns for d in app.dataframe)  # the step's table, without a click
     assert not [b for b in app.button if b.key == "lesson_ofsp_3_reveal"]
 

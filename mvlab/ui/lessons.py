@@ -217,10 +217,15 @@ def _letters(step: Step) -> list[str]:
     return [f"({chr(97 + i)}) {c}" for i, c in enumerate(step.question.choices)]
 
 
-def show_answer(step: Step, chosen: int | None, view=None) -> None:
+ANSWER_BOX = ("<div role='note' aria-label='The answer' style='background:rgba(33,195,84,0.12);color:#0f4a24;"
+              "border-radius:0.5rem;padding:0.9rem 1rem 0.1rem;margin-bottom:1rem'>")
+"""The answer's box: the green of Streamlit's success message, its text at about 8:1 (WCAG AA asks 4.5:1)."""
+
+
+def show_answer(step: Step, chosen: int | None, view=None, below: str = "") -> None:
     """The question's answer and why, with the reader's own verdict (not the teacher's of a round), then what to
-    notice in the step's figures and the common mistake: one element (a class woken to the reveal is sent it once
-    per student)."""
+    notice in the step's figures and the common mistake, and ``below`` (HTML: the class's answers, on a student's
+    page in a round), in a green box: one element (a class woken to the reveal is sent it once per student)."""
     q = step.question
     if view is not None and view.teacher:
         verdict = ""
@@ -228,8 +233,8 @@ def show_answer(step: Step, chosen: int | None, view=None) -> None:
         verdict = "" if view is None else "You sent no answer. "
     else:
         verdict = "You were right. " if chosen == q.answer else f"You chose ({chr(97 + chosen)}). "
-    st.success(f"{verdict}**Answer: {_letters(step)[q.answer]}.** {q.why}\n\n{_notes(step)}",
-               icon=":material/lightbulb:")
+    st.markdown(f"{ANSWER_BOX}\n\n:material/lightbulb: {verdict}**Answer: {_letters(step)[q.answer]}.** {q.why}"
+                f"\n\n{_notes(step)}\n\n{below}\n\n</div>", unsafe_allow_html=True)
 
 
 def _notes(step: Step) -> str:
@@ -303,17 +308,14 @@ def student_step(lesson: Lesson, view) -> None:
         step_top(lesson, place, view)
         key = f"lesson_{lesson.id}_{place.step}"
         asked = ask(step, key, False, view, place.step - 1, look_up=moved is None)
-        if asked.revealed:
-            show_answer(step, asked.chosen, view)
+        if asked.revealed:  # the answer, its notes and the class's answers: one element
+            show_answer(step, asked.chosen, view, below=rounds.revealed_bars(view, step, place.step - 1))
         rounds.follow_the_round(view, step, place.step - 1, st.session_state.get(f"{key}_revealed", False),
                                 step_part=wake.current_fragment())
         if not asked.revealed:
             return
         ctx = step_result(step.run, f"lesson_run_{lesson.id}", place.step)
         if ctx is not None:
-            with rounds.store_trouble("The class's answers cannot be read now. "):
-                rounds.class_distribution(step, rounds.revealed_counts(view, place.step - 1), correct=True,
-                                          teacher=False)
             _figures(lesson, place, step, ctx, key)
 
     st.fragment(step_part)()

@@ -47,8 +47,8 @@ from mvlab.ui.prose import markdown_literal
 from mvlab.viz.class_figures import answer_bars_html, answer_distribution
 
 __all__ = ["class_rounds", "RoundView", "join", "teacher_panel", "record", "sent_before", "live_answers",
-           "follow_the_round", "class_distribution", "revealed_counts", "moved_to", "round_watch", "students_base",
-           "store_trouble", "wait_for_the_store", "StoreUnavailable"]
+           "follow_the_round", "class_distribution", "class_bars", "revealed_bars", "revealed_counts", "moved_to",
+           "round_watch", "students_base", "store_trouble", "wait_for_the_store", "StoreUnavailable"]
 
 TEACHER_REFRESH = 1.0
 """Seconds between two looks of the teacher's view at the answers."""
@@ -316,6 +316,23 @@ def revealed_counts(view: RoundView, step_index: int) -> dict:
                         lambda: class_rounds().counts(view.code, step_index))
 
 
+def class_bars(step: Step, counts: dict, correct: bool) -> str:
+    """The class's answers as HTML bars (:func:`mvlab.viz.class_figures.answer_bars_html`, the right choice marked
+    once revealed: ``correct``), built once per server for these counts."""
+    choices, answer = list(step.question.choices), step.question.answer if correct else None
+    return shared.value("class_bars", [choices, sorted(counts.items()), answer],
+                        lambda: answer_bars_html(choices, counts, correct=answer))
+
+
+def revealed_bars(view: RoundView, step: Step, step_index: int) -> str:
+    """The class's answers to a revealed step as HTML bars (:func:`class_bars`, from :func:`revealed_counts`), or,
+    where the store cannot answer now, a sentence saying so."""
+    try:
+        return class_bars(step, revealed_counts(view, step_index), correct=True)
+    except StoreUnavailable as exc:
+        return f"<p>The class's answers cannot be read now. {html.escape(_unavailable_words(exc))}</p>"
+
+
 PROJECTOR_FONT = 20
 """Font size (px) of the class's answers on the teacher's projector."""
 
@@ -325,13 +342,11 @@ def class_distribution(step: Step, counts: dict, correct: bool, teacher: bool) -
     for these counts (a class looking at the same counts shares it): on the teacher's projector a figure, on a
     student's page its bars as one element of HTML (:func:`mvlab.viz.class_figures.answer_bars_html`: no chart
     for a phone to draw, and one element sent to each of a class woken to the reveal instead of two)."""
-    choices, answer = list(step.question.choices), step.question.answer if correct else None
-    key = [choices, sorted(counts.items()), answer]
     if not teacher:
-        st.markdown(shared.value("class_bars", key, lambda: answer_bars_html(choices, counts, correct=answer)),
-                    unsafe_allow_html=True)
+        st.markdown(class_bars(step, counts, correct), unsafe_allow_html=True)
         return
-    figure = shared.figure("class_distribution", key + [PROJECTOR_FONT],
+    choices, answer = list(step.question.choices), step.question.answer if correct else None
+    figure = shared.figure("class_distribution", [choices, sorted(counts.items()), answer, PROJECTOR_FONT],
                            lambda: answer_distribution(choices, counts, correct=answer, font_size=PROJECTOR_FONT))
     show_figure(st, figure)
 
