@@ -1,11 +1,14 @@
 """mvlab.viz.frozen: a figure whose wire form is computed once is drawn exactly as the figure itself."""
 
+import json
+
 import numpy as np
+import plotly.graph_objects as go
 import plotly.io
 import plotly.tools
 
 from mvlab.viz import dissimilarity_figures
-from mvlab.viz.frozen import FrozenFigure, freeze
+from mvlab.viz.frozen import FrozenFigure, derived, freeze, without_drag
 
 
 def figure():
@@ -16,20 +19,39 @@ def figure():
 def test_frozen_figure_has_the_json_of_the_figure_itself():
     fig, frozen = figure(), freeze(figure())
     assert isinstance(frozen, FrozenFigure)
-    assert plotly.io.to_json(frozen) == plotly.io.to_json(fig)
-    assert frozen.to_dict() == fig.to_dict()
+    assert json.loads(plotly.io.to_json(frozen)) == json.loads(plotly.io.to_json(fig))  # the same values (a copy
+    assert frozen.to_dict() == fig.to_dict()                                            # may order keys otherwise)
     # what st.plotly_chart sends (its own dict of the figure, then JSON without validation)
     sent = [plotly.io.to_json(plotly.tools.return_figure_from_figure_or_data(f, validate_figure=True), validate=False)
             for f in (fig, frozen)]
-    assert sent[0] == sent[1] and '"bdata"' in sent[0]  # the heatmap travels as an encoded array
+    assert json.loads(sent[0]) == json.loads(sent[1]) and '"bdata"' in sent[0]  # the heatmap as an encoded array
 
 
-def test_frozen_figure_encodes_once_and_is_shared_not_copied():
+def test_frozen_figure_encodes_once_and_leaves_the_figure_as_it_was():
+    """Fails when a frozen figure encodes its arrays again for each session (tried: ``to_dict`` without its kept
+    dict) or when freezing changes the figure given (tried: the old swap of its class)."""
     fig = figure()
     frozen = freeze(fig)
-    assert frozen is fig and freeze(frozen) is frozen and frozen.to_dict() is frozen.to_dict()
+    assert freeze(frozen) is frozen and frozen.to_dict() is frozen.to_dict()
+    assert type(fig) is go.Figure and fig.to_dict() is not fig.to_dict()
     plotly.io.to_json(frozen)  # plotly's own pass over the dict (it drops trace uids) changes nothing
     assert frozen.to_dict() == figure().to_dict()
+
+
+def test_what_is_derived_from_a_frozen_figure_is_computed_once_and_kept_with_it():
+    """One explicit cache (:func:`derived`) for what pages derive from a shared figure: computed once per frozen
+    figure, each time for a figure built for one session; the drag-free variant is kept there and the figure keeps
+    its drag mode. Fails when the cache is skipped (tried: ``derived`` returning ``compute()`` always) or when the
+    variant changes the shared figure (tried: ``update_layout`` on ``figure`` itself)."""
+    fig, calls = figure(), []
+    frozen = freeze(fig)
+    for _ in range(3):
+        assert derived(frozen, "words", lambda: calls.append(1) or "a sentence") == "a sentence"
+        derived(fig, "words", lambda: calls.append(2) or "a sentence")
+    assert calls == [1, 2, 2, 2]
+    plain = without_drag(frozen)
+    assert without_drag(frozen) is plain and plain.layout.dragmode is False and frozen.layout.dragmode is None
+    assert plain.to_dict()["layout"]["dragmode"] is False and "dragmode" not in frozen.to_dict()["layout"]
 
 
 def strict(constant):

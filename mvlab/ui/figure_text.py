@@ -3,13 +3,14 @@ shows for this run in a sentence and holds its data as a table in a closed discl
 (:func:`mvlab.viz.describe.describe`, :func:`mvlab.viz.describe.data_disclosure`), read by a screen reader right after
 the chart. One element, not three (a caption, an expander and its table): a class woken to a revealed answer is sent
 each figure's text once per student (issue #53, item 10). A figure shared by many sessions (:mod:`mvlab.viz.frozen`)
-keeps its text with it, made once."""
+keeps its text in its cache, made once."""
 
 from __future__ import annotations
 
 import html
 
 from mvlab.viz.describe import data_disclosure, describe
+from mvlab.viz.frozen import derived
 
 __all__ = ["show_figure", "figure_text", "text_alternative"]
 
@@ -20,14 +21,15 @@ ROWS_SHOWN, COLUMNS_SHOWN = 200, 12
 def figure_text(figure) -> tuple[str, str]:
     """``(sentence, data)`` of a figure: its sentence ("Figure: …", plain text) and its data as an HTML disclosure
     (:func:`mvlab.viz.describe.data_disclosure`, at most ``ROWS_SHOWN`` × ``COLUMNS_SHOWN``; "" for a figure with no
-    data). Kept on the figure object: sessions that share a frozen figure share its text too."""
-    kept = getattr(figure, "_text_alternative", None)
-    if kept is not None:
-        return kept
-    described = describe(figure)
-    figure._text_alternative = kept = (f"Figure: {described.sentence}",
-                                       data_disclosure(described.table, rows=ROWS_SHOWN, columns=COLUMNS_SHOWN))
-    return kept
+    data). Kept in a frozen figure's cache (:func:`mvlab.viz.frozen.derived`): the sessions that share the figure
+    share its text too."""
+
+    def text() -> tuple[str, str]:
+        described = describe(figure)
+        return (f"Figure: {described.sentence}",
+                data_disclosure(described.table, rows=ROWS_SHOWN, columns=COLUMNS_SHOWN))
+
+    return derived(figure, "text_alternative", text)
 
 
 def text_alternative(figure, caption: str = "") -> str:
