@@ -36,7 +36,8 @@ import scipy.sparse as sp
 
 from mvlab.core.threads import run_threads, worker_count
 
-__all__ = ["cooccurrence", "product_csr", "onehot", "AUTO_PAIRS_PER_CELL", "SCIPY_KERNEL_VALIDATED",
+__all__ = ["cooccurrence", "product_csr", "product_sorted", "product_bound", "onehot", "leaf_incidence",
+           "reference_incidence", "locality_order", "AUTO_PAIRS_PER_CELL", "SCIPY_KERNEL_VALIDATED",
            "PrivateKernelWarning"]
 
 SCIPY_KERNEL_VALIDATED = ("1.17",)
@@ -427,6 +428,141 @@ def onehot(G: np.ndarray, n_leaves: int, W: Optional[np.ndarray] = None) -> sp.c
     if W is not None:
         L.eliminate_zeros()  # in-bag entries of an OOB side form no pairs
     return L
+
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+def _transpose(n_row: int, n_col: int, indptr, indices, data):
+    """The CSR arrays of the (n_col, n_row) transpose, by scipy's ``csr_tocsc`` (a counting sort, O(nnz + n_col)):
+    within each row of the result the column indices ascend, whatever the order of the input."""
+    from scipy.sparse._sparsetools import csr_tocsc
+
+    nnz = int(indptr[-1])
+    t_indptr = np.empty(n_col + 1, dtype=indptr.dtype)
+    t_indices = np.empty(nnz, dtype=indices.dtype)
+    t_data = np.empty(nnz, dtype=data.dtype)
+    csr_tocsc(n_row, n_col, indptr, indices, data, t_indptr, t_indices, t_data)
+    return t_indptr, t_indices, t_data
+
+
+def leaf_incidence(G: np.ndarray, n_leaves: int, W: Optional[np.ndarray] = None, dtype=np.float32,
+                   own: Optional[np.ndarray] = None, own_weight: float = 1.0, n_own: int = 0) -> sp.csr_matrix:
+    """The weighted one-hot leaf matrix ``W o L`` (n, n_leaves + n_own) of rows with global leaves ``G`` (n, T).
+
+    CSR with int32 indices and ``dtype`` data, built once (no int64 index arrays to convert at every product);
+    entries of zero weight are dropped (in-bag entries of an OOB side form no pairs).  With ``own`` (n,): one
+    more entry per row, at column ``n_leaves + own[i]`` with weight ``own_weight``.  Multiplied with a
+    :func:`reference_incidence` that carries the same column for the same training row, it puts the pair (row,
+    itself) into the product with ``own_weight`` added, whatever the leaves say: the diagonal is found inside
+    the product (an ``own_weight`` above every co-occurrence marks it) instead of being searched and inserted
+    after it.
+    """
+    n, T = G.shape
+    if n_leaves + n_own > _INT32_MAX:
+        raise ValueError(f"{n_leaves + n_own} leaf columns do not fit 32-bit indices; use fewer trees or rows.")
+    extra = own is not None
+    cols = np.empty((n, T + extra), dtype=np.int32)
+    cols[:, :T] = G
+    data = np.empty((n, T + extra), dtype=dtype)
+    data[:, :T] = 1.0 if W is None else W
+    if extra:
+        cols[:, T] = n_leaves + np.asarray(own)
+        data[:, T] = own_weight
+    indptr = np.zeros(n + 1, dtype=np.int32 if n * (T + extra) <= _INT32_MAX else np.int64)
+    if W is None:
+        np.cumsum(np.full(n, T + extra), out=indptr[1:])
+        return sp.csr_matrix((data.ravel(), cols.ravel(), indptr), shape=(n, n_leaves + n_own))
+    keep = data != 0
+    np.cumsum(keep.sum(axis=1), out=indptr[1:])
+    return sp.csr_matrix((data[keep], cols[keep], indptr), shape=(n, n_leaves + n_own))
+
+
+def reference_incidence(G: np.ndarray, n_leaves: int, W: Optional[np.ndarray] = None, dtype=np.float32,
+                        own: Optional[np.ndarray] = None, n_own: int = 0) -> sp.csr_matrix:
+    """``(W o L_B)^T`` (n_leaves + n_own, n) of the reference (training) rows as CSR, int32 indices ascending in
+    each row: the right factor of :func:`product_sorted`.  ``own`` (n,): the rows' own columns (weight 1), as
+    :func:`leaf_incidence`."""
+    B = leaf_incidence(G, n_leaves, W, dtype, own, 1.0, n_own)
+    indptr, indices, data = _transpose(B.shape[0], B.shape[1], B.indptr, B.indices, B.data)
+    return sp.csr_matrix((data, indices, indptr), shape=(B.shape[1], B.shape[0]))
+
+
+def locality_order(G: np.ndarray) -> np.ndarray:
+    """An order of the rows with global leaves ``G`` (n, T) in which the rows of a leaf lie close together: by
+    their leaf in the first tree, then in the second (members of the first tree's leaves are contiguous, and the
+    other trees' leaves overlap them).  Stored in this order, the reference of :func:`product_sorted` makes
+    the kernel's additions fall into a few cache lines instead of all over the accumulator."""
+    return np.lexsort(G[:, :2].T[::-1]) if G.shape[1] else np.arange(G.shape[0])
+
+
+def product_bound(A: sp.csr_matrix, BT: sp.csr_matrix) -> np.ndarray:
+    """Per row of ``A @ BT``, an upper bound of its stored entries: the smaller of the number of columns and of
+    the products formed (the sum, over the row's entries, of the sizes of the rows of ``BT`` they meet)."""
+    sizes = np.diff(BT.indptr).astype(np.int64)[A.indices]
+    ends = np.zeros(sizes.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=ends[1:])
+    return np.minimum(ends[A.indptr[1:]] - ends[A.indptr[:-1]], BT.shape[1])
+
+
+def product_sorted(A: sp.csr_matrix, BT: sp.csr_matrix, column_map: Optional[np.ndarray] = None,
+                   sort: bool = True):
+    """``A @ BT`` (both CSR, int32 indices, one data type) as CSR arrays whose columns ascend in every row.
+
+    scipy's Gustavson kernel (``csr_matmat``, without its counting pass, as :func:`product_csr`) leaves each
+    row's columns in the order of its linked list; two transpositions (``csr_tocsc``, counting sorts in
+    O(nnz + columns)) order them, in about 40% of the time of a per-row comparison sort (``sort_indices``).
+    The accumulation is in ``A``'s data type: float32 is exact for 0/1 weights (integer sums below 2**24).
+
+    Parameters
+    ----------
+    A : csr_matrix (n_a, L)
+    BT : csr_matrix (L, n_b)
+    column_map : int array (n_b,), optional
+        The result's column of each column of ``BT`` (a permutation): ``BT``'s columns may be stored in an order
+        that keeps the rows of a leaf close together (:func:`locality_order`), which makes the kernel's scattered
+        additions hit the cache (1.4-1.9 times faster at 20,000-100,000 rows); the columns are renamed before
+        they are sorted.
+    sort : bool
+        False: leave each row's columns in the kernel's order (for a caller that scatters them into a dense
+        matrix, where the order does not matter).
+
+    Returns
+    -------
+    indptr : int32 array (n_a + 1,)
+    indices : int32 array (nnz,), ascending within each row (with ``sort``)
+    data : array (nnz,) of ``A``'s data type
+    """
+    n_a, n_b = A.shape[0], BT.shape[1]
+    dtype = A.data.dtype
+    if _csr_matmat is None or max(A.nnz, BT.nnz, n_a, n_b, BT.shape[0]) > _INT32_MAX:
+        C = sp.csr_matrix(A @ BT)
+        indices = C.indices.astype(np.int32)
+        if column_map is not None:
+            indices = np.asarray(column_map, dtype=np.int32)[indices]
+        C = sp.csr_matrix((C.data.astype(dtype, copy=False), indices, C.indptr.astype(np.int32)), shape=C.shape)
+        if sort:
+            C.sort_indices()
+        return C.indptr, C.indices, C.data
+    bound = int(product_bound(A, BT).sum())
+    if bound > _INT32_MAX:
+        raise ValueError(f"a block of {n_a} rows would form {bound} entries, more than 32-bit indices hold; "
+                         "ask for fewer rows at a time.")
+    Cp = np.empty(n_a + 1, dtype=np.int32)
+    Cj = np.empty(bound, dtype=np.int32)  # pages beyond the entries formed are never touched (not resident)
+    Cx = np.empty(bound, dtype=dtype)
+    i32 = partial(np.asarray, dtype=np.int32)
+    _csr_matmat(n_a, n_b, i32(A.indptr), i32(A.indices), A.data, i32(BT.indptr), i32(BT.indices),
+                BT.data.astype(dtype, copy=False), Cp, Cj, Cx)
+    nnz = int(Cp[-1])
+    Cj, Cx = Cj[:nnz], Cx[:nnz]
+    if column_map is not None:
+        np.take(np.asarray(column_map, dtype=np.int32), Cj, out=Cj)
+    if not sort:
+        return Cp, Cj, Cx
+    Tp, Tj, Tx = _transpose(n_a, n_b, Cp, Cj, Cx)
+    del Cj, Cx
+    return _transpose(n_b, n_a, Tp, Tj, Tx)
 
 
 AUTO_PAIRS_PER_CELL = 4.0

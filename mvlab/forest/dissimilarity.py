@@ -178,6 +178,13 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         -------
         self
         """
+        return self._fit(X, y, progress)
+
+    def _fit(self, X, y, progress: ProgressCallback = None, forest=None):
+        """:meth:`fit`, or with ``forest`` (a :class:`RandomForestClassifier` already grown on ``X, y`` with
+        bootstrap) everything after the growth: the leaves, the out-of-bag quantities, the measure's preparation
+        and the matrix (``bench/bench_proximity_peers.py`` times this part against another library on the same
+        forest)."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
@@ -189,30 +196,8 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
                              f"{measure.title} measure needs the dense (n_train, n_train) matrix "
                              f"({4 * X.shape[0] ** 2 / 1e9:.1f} GB); use Breiman, OOB, RF-GAP or RFD "
                              "(weighted_proximity), a sample of the rows, or raise dense_max_rows.")
-        _report(progress, 0.0, "growing the forest")
-        rs = self.random_state
-        if not (rs is None or isinstance(rs, numbers.Integral)):
-            rs = int(check_random_state(rs).randint(_MAX_INT))
-        forest = RandomForestClassifier(
-            n_estimators=self.n_estimators,
-            max_features=self.max_features,
-            max_depth=self.max_depth,
-            min_samples_leaf=self.min_samples_leaf,
-            bootstrap=True,
-            random_state=rs,
-            n_jobs=self.n_jobs,
-        )
-        if progress is not None and self.n_estimators >= 20:
-            # Grow in ~10 batches with warm_start (sklearn guarantees the same trees).
-            forest.set_params(warm_start=True)
-            sizes = np.unique(np.linspace(0, self.n_estimators, 11).round().astype(int))[1:]
-            for m in sizes:
-                forest.set_params(n_estimators=int(m))
-                forest.fit(X, y)
-                _report(progress, 0.7 * m / self.n_estimators, f"grew {m}/{self.n_estimators} trees")
-            forest.set_params(warm_start=False)
-        else:
-            forest.fit(X, y)
+        if forest is None:
+            forest = self._grow(X, y, progress)
         self.forest_ = forest
         self.classes_ = forest.classes_
         y_enc = np.searchsorted(self.classes_, y)
@@ -247,6 +232,34 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
             self._train_dense = self._dissimilarity(self.leaves_, train=True, progress=scaled(progress, 0.8, 0.2))
         _report(progress, 1.0, "done")
         return self
+
+    def _grow(self, X, y, progress: ProgressCallback = None) -> RandomForestClassifier:
+        """The random forest of the settings, grown on ``X, y`` (in ~10 batches with ``progress``)."""
+        _report(progress, 0.0, "growing the forest")
+        rs = self.random_state
+        if not (rs is None or isinstance(rs, numbers.Integral)):
+            rs = int(check_random_state(rs).randint(_MAX_INT))
+        forest = RandomForestClassifier(
+            n_estimators=self.n_estimators,
+            max_features=self.max_features,
+            max_depth=self.max_depth,
+            min_samples_leaf=self.min_samples_leaf,
+            bootstrap=True,
+            random_state=rs,
+            n_jobs=self.n_jobs,
+        )
+        if progress is not None and self.n_estimators >= 20:
+            # Grow in ~10 batches with warm_start (sklearn guarantees the same trees).
+            forest.set_params(warm_start=True)
+            sizes = np.unique(np.linspace(0, self.n_estimators, 11).round().astype(int))[1:]
+            for m in sizes:
+                forest.set_params(n_estimators=int(m))
+                forest.fit(X, y)
+                _report(progress, 0.7 * m / self.n_estimators, f"grew {m}/{self.n_estimators} trees")
+            forest.set_params(warm_start=False)
+        else:
+            forest.fit(X, y)
+        return forest
 
     @property
     def train_dissimilarity_(self) -> np.ndarray:
@@ -287,8 +300,8 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         -------
         mvlab.core.sparse_rows.SparseRows
             ``to_dense()`` is the (n, n_cols) block of ``train_dissimilarity_`` (or of
-            ``transform(X)``): the same numbers for Breiman and OOB, equal up to float32 rounding
-            of a float64 sum taken in another order for RF-GAP and RFD.  Memory: the stored entries.
+            ``transform(X)``), the same numbers (both come from these rows).  Computed by blocks of
+            rows on ``n_jobs`` threads; memory: the stored entries (8 bytes each) and one block.
 
         Raises
         ------
@@ -302,9 +315,9 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
                 raise ValueError("columns must be ascending distinct training row indices.")
         if X is None and leaves is None:
             idx = np.arange(self.leaves_.shape[0])[slice(None) if rows is None else rows]
-            return self.measure_.sparse_rows(self, self.leaves_[idx], rows=idx, columns=columns)
+            return self.measure_.sparse_rows(self, self.leaves_[idx], rows=idx, columns=columns, n_jobs=self.n_jobs)
         G = self.leaves(X) if leaves is None else np.asarray(leaves)
-        return self.measure_.sparse_rows(self, G, rows=None, columns=columns)
+        return self.measure_.sparse_rows(self, G, rows=None, columns=columns, n_jobs=self.n_jobs)
 
     def dissimilarity_rows(self, X=None, rows=None, columns=None) -> np.ndarray:
         """A dense block of dissimilarity rows, float32 (n, n_cols): :meth:`sparse_rows` made dense, or a

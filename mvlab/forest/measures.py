@@ -33,7 +33,10 @@ when returned, every value in [0, 1].
 
 from __future__ import annotations
 
+import math
 import numbers
+import threading
+from functools import partial
 from typing import ClassVar, Optional
 
 import numpy as np
@@ -43,11 +46,33 @@ from mvlab.core.params import POSITIVE_INT, Interval, StrOptions
 from mvlab.core.progress import ProgressCallback
 from mvlab.core.progress import report as _report
 from mvlab.core.sparse_rows import SparseRows
-from mvlab.forest._leaf_product import cooccurrence, onehot, product_csr
+from mvlab.core.threads import run_threads, worker_count
+from mvlab.forest._leaf_product import (
+    cooccurrence,
+    leaf_incidence,
+    locality_order,
+    product_bound,
+    product_sorted,
+    reference_incidence,
+)
 from mvlab.forest.kdn import kdn_per_tree
 
 __all__ = ["Measure", "SameLeafMeasure", "Breiman", "PathLength", "RFD", "OOBProximity", "RFGAP", "MEASURES",
-           "resolve_measure", "measure_spec"]
+           "resolve_measure", "measure_spec", "BLOCK_ENTRIES"]
+
+BLOCK_ENTRIES = 1 << 20
+"""Entries aimed at in one product block inside :meth:`SameLeafMeasure.sparse_rows`.  A block's arrays take about
+24 bytes an entry (about 25 MB).  The first block is cut by :func:`mvlab.forest._leaf_product.product_bound` (an
+upper bound of its entries), the next ones by the density the blocks so far had (the entries formed are 1 in 2 to
+1 in 5 of the bound on the issue's data): blocks of about 100 rows at 100,000 training rows, few enough that the
+per-block costs (a pass over the columns) stay small."""
+
+_CACHE_LOCK = threading.Lock()
+
+
+def _largest(W: Optional[np.ndarray]) -> float:
+    """The largest absolute weight (1 for None, all ones)."""
+    return 1.0 if W is None else float(np.max(np.abs(W), initial=0.0))
 
 
 class Measure(BaseEstimator):
@@ -90,16 +115,15 @@ class Measure(BaseEstimator):
         return False
 
     def sparse_rows(self, fd, G: np.ndarray, rows: Optional[np.ndarray] = None,
-                    columns: Optional[np.ndarray] = None) -> SparseRows:
+                    columns: Optional[np.ndarray] = None, n_jobs=None) -> SparseRows:
         """Rows of the dissimilarity as :class:`mvlab.core.sparse_rows.SparseRows` (background 1).
 
         ``G`` (n, T) are the global leaves of the query rows; ``rows`` (n,) their indices among the
         training rows when they *are* training rows (out-of-bag semantics and the zero diagonal
         of ``train_dissimilarity_`` apply), None for new rows; ``columns`` (ascending training
-        indices) restricts the columns, None = every training row.  ``to_dense()`` equals the
-        same block of ``train_dissimilarity_`` / ``transform``: exactly for integer
-        co-occurrences (Breiman, OOB), to the last float32 bit or so for weighted ones (RF-GAP,
-        RFD), whose float64 sums are added in another order.
+        indices) restricts the columns, None = every training row; ``n_jobs`` threads.
+        ``to_dense()`` equals the same block of ``train_dissimilarity_`` / ``transform`` (for
+        the measures of this module, whose dense matrices are made from these rows).
         """
         raise ValueError(f"the {self.title} measure has no sparse form (its value is not 1 at pairs that share no "
                          "leaf); it needs the dense (n, n_train) matrices, so it is limited to "
@@ -144,54 +168,169 @@ class SameLeafMeasure(Measure):
         is handled by the caller."""
         raise NotImplementedError
 
-    def _reference(self, fd, train: bool, columns: Optional[np.ndarray]):
-        """``(W o L_B)^T`` of the training columns as CSR (n_leaves, n_cols); the all-columns one is cached."""
-        W = self.reference_weights(fd, train)
-        cache = self.__dict__.setdefault("_sparse_cache", [])  # (weights object, matrix): one per distinct W
-        if columns is None:
-            for W_cached, BT in cache:
-                if W_cached is W:
-                    return BT
-        G = fd.leaves_ if columns is None else fd.leaves_[columns]
-        BT = onehot(G, fd.n_leaves_, W if (W is None or columns is None) else W[columns]).T.tocsr()
-        if columns is None:
-            cache.append((W, BT))  # keeps W alive, so the identity test stays valid
-        return BT
+    def normalise_stored(self, fd, S: np.ndarray, indptr: np.ndarray, cols: np.ndarray,
+                         rows: Optional[np.ndarray]) -> np.ndarray:
+        """Dissimilarities (float32, in [0, 1]) of the stored entries of a block of rows, from their co-occurrences.
 
-    def sparse_rows(self, fd, G, rows=None, columns=None):
-        """Rows of the dissimilarity as :class:`mvlab.core.sparse_rows.SparseRows` (see
-        :meth:`Measure.sparse_rows`): the sparse co-occurrence of the query rows with the training columns,
-        :meth:`normalise_entries` on its stored entries, clipped to [0, 1]; the training rows' own entries set to
-        0 when :attr:`zero_diagonal`."""
+        ``S`` (nnz,) float32 or float64, row by row (``indptr``, (n + 1,)), may be overwritten; ``cols`` (nnz,) the
+        training column of each entry; ``rows`` (n,) the block's training indices (None for new rows).  The
+        diagonal is handled by the caller (its ``S`` is 0 here).  This default applies :meth:`normalise_entries`
+        to float64 entries; the measures of this module override it with fewer passes over the entries and the
+        same numbers.
+        """
+        counts = np.diff(indptr)
+        r_local = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+        r = None if rows is None else rows[r_local]
+        vals = self.normalise_entries(fd, S.astype(np.float64, copy=False), r, cols.astype(np.int64), r_local)
+        return np.clip(vals, 0.0, 1.0).astype(np.float32)
+
+    def _has_stored_normalisation(self) -> bool:
+        """Whether :meth:`normalise_stored` can run: a sparse form and a normalisation of stored entries (a measure
+        defined outside this module may only have the dense :meth:`normalise`)."""
+        cls = type(self)
+        return self.supports_sparse() and (cls.normalise_stored is not SameLeafMeasure.normalise_stored
+                                           or cls.normalise_entries is not SameLeafMeasure.normalise_entries)
+
+    def _reference(self, fd, W: Optional[np.ndarray], columns: Optional[np.ndarray]):
+        """``(W o L_B | own)^T`` of the training columns (:func:`reference_incidence`, float32) and the column map
+        of :func:`product_sorted`: all the training rows are stored in :func:`locality_order` (that one is cached
+        per weights object), a restricted set of columns in its order (map None)."""
+        n_train = fd.leaves_.shape[0]
+        if columns is not None:
+            BT = reference_incidence(fd.leaves_[columns], fd.n_leaves_, None if W is None else W[columns],
+                                     np.float32, own=columns, n_own=n_train)
+            return BT, None
+        with _CACHE_LOCK:  # sparse_rows runs on threads (row blocks of ViewRows): build each matrix once
+            cache = self.__dict__.setdefault("_sparse_cache", [])  # (weights object, matrix, column map)
+            for W_cached, BT, order in cache:
+                if W_cached is W:
+                    return BT, order
+            order = locality_order(fd.leaves_).astype(np.int32)
+            BT = reference_incidence(fd.leaves_[order], fd.n_leaves_, None if W is None else W[order], np.float32,
+                                     own=order, n_own=n_train)
+            cache.append((W, BT, order))  # keeps W alive, so the identity test stays valid
+            return BT, order
+
+    def _product_setup(self, fd, G, rows, columns):
+        """The left factor ``A`` (own columns set for a zero diagonal), the reference ``BT`` with its column map,
+        and the weight that marks the diagonal (None without one)."""
         train = rows is not None
         U = self.query_weights(fd, train)
         if U is not None:
             U = U[rows]
-        BT = self._reference(fd, train, columns)
-        S = product_csr(onehot(G, fd.n_leaves_, U), BT)
-        S.sort_indices()
-        n, n_cols = G.shape[0], BT.shape[1]
-        indptr = S.indptr.astype(np.int64)
-        cols = S.indices.astype(np.int64)
-        r_local = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-        c_glob = cols if columns is None else np.asarray(columns, dtype=np.int64)[cols]
-        vals = self.normalise_entries(fd, np.asarray(S.data, dtype=np.float64),
-                                      None if rows is None else np.asarray(rows, dtype=np.int64)[r_local], c_glob,
-                                      r_local)
-        out = SparseRows(indptr, cols, np.clip(vals, 0.0, 1.0).astype(np.float32), 1.0, n_cols)
+        W = self.reference_weights(fd, train)
+        BT, column_map = self._reference(fd, W, columns)
+        marker = None
         if train and self.zero_diagonal:
-            out = _with_zero_diagonal(out, np.asarray(rows, dtype=np.int64), columns)
-        return out
+            # above every co-occurrence: S <= T max(U) max(W); a power of 2, so that S + marker >= marker
+            top = fd.leaves_.shape[1] * _largest(U) * _largest(W)
+            marker = float(2.0 ** math.ceil(math.log2(2.0 * top + 2.0)))
+        A = leaf_incidence(G, fd.n_leaves_, U, np.float32, own=rows if marker else None,
+                           own_weight=marker or 1.0, n_own=fd.leaves_.shape[0])
+        return A, BT, column_map, marker
+
+    def _stored_block(self, fd, A, BT, column_map, rows, columns, marker, sort=True):
+        """One block of rows: the sparse product (columns ascending in each row with ``sort``), the diagonal found
+        by its marker, the normalisation.  Returns ``(indptr int32, cols int32, values float32)``."""
+        indptr, cols, S = product_sorted(A, BT, column_map, sort)
+        diag = None
+        if marker is not None:
+            diag = S >= marker
+            S[diag] = 0.0
+        vals = self.normalise_stored(fd, S, indptr, cols if columns is None else columns[cols], rows)
+        if diag is not None:
+            vals[diag] = 0.0
+        return indptr, cols, vals
+
+    def _blocks(self, fd, G, rows, columns, n_jobs, sort=True):
+        """``(row slice, indptr, cols, values)`` of every block of rows, in order, as they are computed (``n_jobs``
+        blocks at a time), each of about :data:`BLOCK_ENTRIES` entries (:func:`_next_blocks`)."""
+        A, BT, column_map, marker = self._product_setup(fd, G, rows, columns)
+        ends = np.cumsum(product_bound(A, BT))
+        n, n_threads = G.shape[0], max(1, worker_count(n_jobs))
+        start, formed, bounded = 0, 0, 0
+        while start < n:
+            density = formed / bounded if bounded else 1.0  # entries formed per entry of the bound, so far
+            wave = _next_blocks(ends, start, n_threads, BLOCK_ENTRIES / max(density, 1e-3))
+            done = [None] * len(wave)
+
+            def job(out, i, b):
+                out[i] = self._stored_block(fd, A[b], BT, column_map, None if rows is None else rows[b], columns,
+                                            marker, sort)
+
+            run_threads([partial(job, done, i, b) for i, b in enumerate(wave)], len(wave))
+            for b, part in zip(wave, done):
+                formed += part[1].size
+                bounded += int(ends[b.stop - 1] - (ends[b.start - 1] if b.start else 0))
+                yield (b, *part)
+            start = wave[-1].stop
+
+    def sparse_rows(self, fd, G, rows=None, columns=None, n_jobs=None):
+        """Rows of the dissimilarity as :class:`mvlab.core.sparse_rows.SparseRows` (see :meth:`Measure.sparse_rows`).
+
+        By blocks of rows (about :data:`BLOCK_ENTRIES` entries each, ``n_jobs`` blocks at a time): the
+        sparse co-occurrence of the query rows with the training columns (:func:`product_sorted`, accumulated in
+        float32: exact for 0/1 weights, integer sums below 2**24; within a few float32 units in the last place of the
+        float64 sums for weighted measures), :meth:`normalise_stored` on its entries; for training rows and
+        a :attr:`zero_diagonal`, each row's own column is part of the product (:func:`leaf_incidence`) and set to
+        0.  Each block's entries are copied into the result as the block is done (the result grows by ``realloc``
+        from the first block's density), so the peak is the result and one block of ``n_jobs``.
+        """
+        rows = None if rows is None else np.asarray(rows, dtype=np.int64)
+        columns = None if columns is None else np.asarray(columns, dtype=np.int64)
+        n_cols = fd.leaves_.shape[0] if columns is None else columns.size
+        indptr = np.zeros(G.shape[0] + 1, dtype=np.int64)
+        cols = vals = None
+        at = 0
+        for b, p, c, v in self._blocks(fd, G, rows, columns, n_jobs):
+            if cols is None and b.stop == G.shape[0]:  # one block: its arrays are the result
+                indptr[1:] = p[1:]
+                return SparseRows(indptr, c, v, 1.0, n_cols)
+            if cols is None:  # room for the entries the first block's density predicts, grown when short
+                cols, vals = np.empty(0, dtype=np.int32), np.empty(0, dtype=np.float32)
+            need = at + c.size
+            if need > cols.size:
+                grow = max(need, int(1.5 * cols.size), int(1.05 * need * G.shape[0] / b.stop))
+                cols.resize(grow, refcheck=False)  # realloc: large arrays are moved, not copied
+                vals.resize(grow, refcheck=False)
+            indptr[b.start + 1:b.stop + 1] = p[1:] + at
+            cols[at:need], vals[at:need] = c, v
+            at = need
+        if cols is None:
+            return SparseRows(indptr, np.empty(0, dtype=np.int32), np.empty(0, dtype=np.float32), 1.0, n_cols)
+        cols.resize(at, refcheck=False)
+        vals.resize(at, refcheck=False)
+        return SparseRows(indptr, cols, vals, 1.0, n_cols)
 
     def dissimilarity(self, fd, G, train, engine="auto", progress=None):
-        """Dense dissimilarity (n, n_train), float32: the co-occurrence ``S`` of ``G`` (n, T) with the training
-        leaves under the weights ``U`` and ``W``, then :meth:`normalise`, clipped to [0, 1]."""
+        """Dense dissimilarity (n, n_train), float32.
+
+        ``engine="auto"`` with a normalisation of stored entries: the sparse rows of :meth:`sparse_rows`, block by
+        block, written into a matrix of 1s (the same numbers as :meth:`sparse_rows`; the peak is the float32
+        result and one block).  Otherwise (``"pairs"``, ``"scipy"``, or a measure with only :meth:`normalise`):
+        the dense co-occurrence ``S`` of ``G`` (n, T) with the training leaves under the weights ``U`` and ``W``
+        (:func:`cooccurrence`), then :meth:`normalise`, clipped to [0, 1].
+        """
+        if engine == "auto" and self._has_stored_normalisation():
+            return self._dense_from_blocks(fd, G, train, progress)
         U = self.query_weights(fd, train)
         W = self.reference_weights(fd, train)
         S = cooccurrence(G, None if train else fd.leaves_, fd.n_leaves_, WA=U, WB=W, engine=engine,
                          n_jobs=fd.n_jobs)
         D = self.normalise(fd, S, train)
         return np.clip(D, 0.0, 1.0, out=D).astype(np.float32)
+
+    def _dense_from_blocks(self, fd, G, train, progress=None):
+        n, n_train = G.shape[0], fd.leaves_.shape[0]
+        D = np.ones((n, n_train), dtype=np.float32)
+        rows = np.arange(n, dtype=np.int64) if train else None
+        for b, indptr, cols, vals in self._blocks(fd, G, rows, None, fd.n_jobs, sort=False):
+            counts = np.diff(indptr)
+            flat = np.repeat(np.arange(counts.size, dtype=np.int64) * n_train, counts)
+            flat += cols
+            D[b].reshape(-1)[flat] = vals
+            _report(progress, b.stop / max(n, 1), f"dissimilarity rows {b.stop}/{n}")
+        return D
 
 
 class Breiman(SameLeafMeasure):
@@ -204,9 +343,14 @@ class Breiman(SameLeafMeasure):
     title = "Breiman (shared leaves)"
     reference = "§A.3"
 
-    def normalise_entries(self, fd, S, r, c, r_local):
-        """``1 - S / T`` on the stored entries."""
-        return 1.0 - np.divide(S, fd.leaves_.shape[1])
+    def normalise_stored(self, fd, S, indptr, cols, rows):
+        """``1 - S / T`` on the stored entries: a table of the T + 1 values, computed as the dense normalisation
+        computes them (float64, then float32), read at the integer counts."""
+        T = fd.leaves_.shape[1]
+        table = (1.0 - np.arange(T + 1) / T).astype(np.float32)
+        if S.dtype == np.float32:
+            return np.take(table, S.astype(np.int32), out=S)  # in place: no second array of the block's size
+        return table[S.astype(np.int32)]
 
     def normalise(self, fd, S, train):
         """``1 - S / T`` (n, n_train), in place in ``S``; a zero diagonal for the training matrix."""
@@ -274,7 +418,7 @@ class RFD(SameLeafMeasure):
         rows share no leaf varies by column)."""
         return self.form == "weighted_proximity"  # the other form's value at no shared leaf varies by column
 
-    def sparse_rows(self, fd, G, rows=None, columns=None):
+    def sparse_rows(self, fd, G, rows=None, columns=None, n_jobs=None):
         """As :meth:`SameLeafMeasure.sparse_rows`; ``ValueError`` for ``form="weighted_dissimilarity"``, which has
         no sparse form."""
         if not self.supports_sparse():
@@ -282,7 +426,7 @@ class RFD(SameLeafMeasure):
                              "share no leaf, mean_t(1 - kDN_t(x_i)), differs by column); use "
                              "form='weighted_proximity' (the same final forest) above "
                              "ForestDissimilarity.dense_max_rows training rows.")
-        return super().sparse_rows(fd, G, rows, columns)
+        return super().sparse_rows(fd, G, rows, columns, n_jobs)
 
     def normalise_entries(self, fd, S, r, c, r_local):
         """``1 - S / T`` on the stored entries (the ``"weighted_proximity"`` form)."""
@@ -316,8 +460,8 @@ class OOBProximity(SameLeafMeasure):
     reference = "Rhodes, Cutler & Moon 2023"
 
     def prepare(self, fd, X, y, progress=None):
-        """Keep the out-of-bag indicator ``I(x_i OOB in t)`` (n_train, T) as float64 weights."""
-        self.oob_weights_ = fd.oob_mask_.astype(np.float64)
+        """Keep the out-of-bag indicator ``I(x_i OOB in t)`` (n_train, T) as the weights (boolean: 0/1)."""
+        self.oob_weights_ = fd.oob_mask_
 
     def query_weights(self, fd, train):
         """``U``: the out-of-bag indicator (n_train, T) for the training rows; None (all ones) for new rows,
@@ -329,20 +473,33 @@ class OOBProximity(SameLeafMeasure):
         symmetric product)."""
         return self.oob_weights_  # the same object as U for training rows: symmetric product
 
-    def normalise_entries(self, fd, S, r, c, r_local):
-        """``1 - S / N`` on the stored entries, ``N`` the trees in which both rows are out-of-bag (for new rows,
-        the training row's out-of-bag trees); 1 where ``N = 0``."""
-        if r is not None:
-            bits = self.__dict__.get("_oob_bits")
-            if bits is None:
-                bits = self._oob_bits = np.packbits(fd.oob_mask_, axis=1)
-            N = np.zeros(S.shape[0], dtype=np.int64)
-            for j in range(bits.shape[1]):  # popcount of the common out-of-bag trees, byte by byte
-                N += np.bitwise_count(bits[r, j] & bits[c, j])
-            N = N.astype(np.float64)
+    def normalise_stored(self, fd, S, indptr, cols, rows):
+        """``1 - S / N`` on the stored entries, ``N`` the trees in which both rows are out-of-bag (for new rows, the
+        training row's out-of-bag trees); 1 where ``N = 0``.  ``N`` is a popcount of the rows' out-of-bag trees
+        packed in 64-bit words; ``1 - S / N`` a table of the (T + 1)^2 values, computed as the dense normalisation
+        computes them (float64, then float32), read at the integer pair ``(S, N)``."""
+        T = fd.leaves_.shape[1]
+        words = self.__dict__.get("_oob_words")
+        if words is None:  # (n_words, n_train) uint64: bit t of word t // 64 = out-of-bag in tree t
+            packed = np.packbits(fd.oob_mask_, axis=1, bitorder="little")
+            packed = np.pad(packed, ((0, 0), (0, -packed.shape[1] % 8)))
+            words = self._oob_words = np.ascontiguousarray(packed.view(np.uint64).T)
+        if rows is None:
+            N = fd.oob_mask_.sum(axis=1, dtype=np.int32)[cols]
         else:
-            N = fd.oob_mask_.sum(axis=1).astype(np.float64)[c]
-        return 1.0 - np.divide(S, N, out=np.zeros_like(S), where=N > 0)
+            counts = np.diff(indptr)
+            N = np.zeros(cols.size, dtype=np.int32)
+            for word in words:
+                both = np.repeat(word[rows], counts)
+                np.bitwise_and(both, word[cols], out=both)
+                N += np.bitwise_count(both)
+        table = self.__dict__.get("_table")
+        if table is None:
+            s, m = np.meshgrid(np.arange(T + 1.0), np.arange(T + 1.0), indexing="ij")
+            table = self._table = (1.0 - np.divide(s, m, out=np.zeros_like(s), where=m > 0)).astype(np.float32)
+        key = S.astype(np.int32) * np.int32(T + 1)
+        key += N
+        return table.ravel()[key]
 
     def normalise(self, fd, S, train):
         """``1 - S / N`` (n, n_train), ``N`` the trees in which both rows are out-of-bag (for new rows, the
@@ -398,43 +555,39 @@ class RFGAP(SameLeafMeasure):
     def query_weights(self, fd, train):
         """``U``: the out-of-bag indicator (n_train, T) for the training rows (only the trees where the row is
         out-of-bag count); None (every tree) for new rows."""
-        return fd.oob_mask_.astype(np.float64) if train else None
+        return fd.oob_mask_ if train else None
 
     def reference_weights(self, fd, train):
         """``W = c_i(t) / |M_t(leaf)|`` (n_train, T), computed by :meth:`prepare`."""
         return self.weights_
 
-    def normalise_entries(self, fd, S, r, c, r_local):
-        """``1 - p`` on the stored entries, ``p = S / |S_x|`` (``|S_x|`` the query row's out-of-bag trees, ``T``
-        for new rows) and 0 at a training row's own column; with ``scaling="row_max"``, ``p`` divided by its
-        row's largest stored value first."""
+    def normalise_stored(self, fd, S, indptr, cols, rows):
+        """``1 - p`` on the stored entries, ``p = S / |S_x|`` (``|S_x|`` the query row's out-of-bag trees, ``T`` for
+        new rows; the caller has set ``S`` to 0 at a training row's own column); with ``scaling="row_max"``, ``p``
+        divided by its row's largest stored value first.  The float64 operations of the dense normalisation."""
         T = fd.leaves_.shape[1]
-        n_oob = fd.oob_mask_.sum(axis=1).astype(np.float64)[r] if r is not None else np.full(S.shape[0], float(T))
-        P = np.divide(S, n_oob, out=np.zeros_like(S), where=n_oob > 0)
-        if r is not None:
-            P[r == c] = 0.0
-        if self.scaling == "row_max":
-            mx = self._entries_row_max(P, r_local)
+        counts = np.diff(indptr)
+        n_oob = fd.oob_mask_.sum(axis=1).astype(np.float64)[rows] if rows is not None else np.full(counts.size,
+                                                                                                    float(T))
+        den = np.repeat(n_oob, counts)
+        P = np.divide(S, den, out=np.zeros(S.shape, dtype=np.float64), where=den > 0)
+        if self.scaling == "row_max" and P.size:
+            filled = counts > 0
+            mx = np.zeros(counts.size)
+            mx[filled] = np.maximum.reduceat(P, indptr[:-1][filled].astype(np.int64))
+            mx = np.repeat(mx, counts)
             P = np.divide(P, mx, out=np.zeros_like(P), where=mx > 0)
-        return 1.0 - P
+        np.subtract(1.0, P, out=P)
+        return np.clip(P, 0.0, 1.0, out=P).astype(np.float32)
 
-    @staticmethod
-    def _entries_row_max(P, key):
-        # entries arrive grouped by query row (CSR order): the maximum per group
-        if P.size == 0:
-            return P
-        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-        mx = np.maximum.reduceat(P, starts)
-        return np.repeat(mx, np.diff(np.r_[starts, P.size]))
-
-    def sparse_rows(self, fd, G, rows=None, columns=None):
+    def sparse_rows(self, fd, G, rows=None, columns=None, n_jobs=None):
         """As :meth:`SameLeafMeasure.sparse_rows`; with ``scaling="row_max"`` and ``columns``, the full rows
         first (the scale is the maximum over the whole row), then their ``columns``."""
         if self.scaling == "row_max" and columns is not None:
             # the scale is the maximum over the whole row: take the full rows, then the columns
-            full = super().sparse_rows(fd, G, rows, None)
+            full = super().sparse_rows(fd, G, rows, None, n_jobs)
             return _restrict_columns(full, np.asarray(columns, dtype=np.int64))
-        return super().sparse_rows(fd, G, rows, columns)
+        return super().sparse_rows(fd, G, rows, columns, n_jobs)
 
     def normalise(self, fd, S, train):
         """``1 - p`` (n, n_train), ``p = S / |S_x|`` (divided by its row's maximum with ``scaling="row_max"``);
@@ -496,33 +649,16 @@ class PathLength(Measure):
         return np.clip(D, 0.0, 1.0).astype(np.float32)
 
 
-def _with_zero_diagonal(rows: SparseRows, query: np.ndarray, columns: Optional[np.ndarray]) -> SparseRows:
-    """``rows`` with the entry of every query row at its own training column set to 0 (stored)."""
-    n = rows.n_rows
-    if columns is None:
-        own = query.copy()
-        present = np.ones(n, dtype=bool)
-    else:
-        columns = np.asarray(columns, dtype=np.int64)
-        pos = np.searchsorted(columns, query)
-        present = (pos < columns.size) & (columns[np.minimum(pos, max(columns.size - 1, 0))] == query)
-        own = np.where(present, pos, -1)
-    keys = rows.row_index() * np.int64(rows.n_cols) + rows.cols
-    diag = np.flatnonzero(present) * np.int64(rows.n_cols) + own[present]
-    values = rows.values.copy()
-    at = np.searchsorted(keys, diag)
-    found = (at < keys.size) & (keys[np.minimum(at, max(keys.size - 1, 0))] == diag)
-    values[at[found]] = 0.0
-    missing = diag[~found]
-    if missing.size:
-        keys = np.concatenate([keys, missing])
-        values = np.concatenate([values, np.zeros(missing.size, dtype=np.float32)])
-        order = np.argsort(keys, kind="stable")
-        keys, values = keys[order], values[order]
-    row_of = keys // np.int64(rows.n_cols)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(row_of, minlength=n), out=indptr[1:])
-    return SparseRows(indptr, keys - row_of * rows.n_cols, values, rows.background, rows.n_cols)
+def _next_blocks(ends: np.ndarray, start: int, count: int, budget: float) -> list[slice]:
+    """Up to ``count`` consecutive row blocks from ``start``, each holding at least one row and rows whose bounds
+    (cumulative: ``ends``) add up to at most ``budget``."""
+    blocks = []
+    while start < ends.size and len(blocks) < count:
+        before = ends[start - 1] if start else 0
+        stop = max(start + 1, int(np.searchsorted(ends, before + budget, side="right")))
+        blocks.append(slice(start, min(stop, ends.size)))
+        start = blocks[-1].stop
+    return blocks
 
 
 def _restrict_columns(rows: SparseRows, columns: np.ndarray) -> SparseRows:

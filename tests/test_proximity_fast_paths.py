@@ -1,0 +1,231 @@
+"""The fast paths of the forest proximities (issue 54) against slow, obviously correct references.
+
+The sorted float32 product, the row blocks of ``sparse_rows`` and their assembly, the diagonal found inside the
+product, the locality order of the reference, the dense matrices made from the sparse rows, the popcount of the
+out-of-bag normalisation over several 64-bit words and the histogram selection of the k smallest entries.  Each
+test says in its docstring how the code was broken to see it fail.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_classification
+
+import mvlab.forest.measures as measures_module
+from mvlab.core.neighbours import k_smallest_indices
+from mvlab.core.sparse_rows import SELECTION_BINS, SparseRows, k_smallest_sparse
+from mvlab.forest import _leaf_product
+from mvlab.forest._leaf_product import leaf_incidence, product_sorted, reference_incidence
+from mvlab.forest.dissimilarity import ForestDissimilarity
+from mvlab.forest.measures import RFGAP
+
+ATOL = 2e-6  # float32 output
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(n_samples=90, n_features=6, n_informative=4, n_redundant=0, n_classes=3,
+                               n_clusters_per_class=1, random_state=5)
+    return X[:70], y[:70], X[70:]
+
+
+# ----------------------------------------------------------------------------- slow references
+def ref_proximity(fd, G, train):
+    """``p`` = 1 - d of rows with leaves ``G`` to the training rows, by a loop over pairs and trees."""
+    L, oob, counts, T = fd.leaves_, fd.oob_mask_, fd.in_bag_counts_, fd.leaves_.shape[1]
+    n, m = G.shape[0], L.shape[0]
+    P = np.zeros((n, m))
+    name = fd.measure_.name
+    for a in range(n):
+        for b in range(m):
+            if name == "breiman":
+                P[a, b] = sum(G[a, t] == L[b, t] for t in range(T)) / T
+            elif name == "oob":
+                common = [t for t in range(T) if oob[b, t] and (not train or oob[a, t])]
+                P[a, b] = sum(G[a, t] == L[b, t] for t in common) / len(common) if common else 0.0
+            else:  # rfgap
+                trees = [t for t in range(T) if not train or oob[a, t]]
+                total = 0.0
+                for t in trees:
+                    if G[a, t] == L[b, t]:
+                        total += counts[b, t] / sum(counts[j, t] for j in range(m) if L[j, t] == G[a, t])
+                P[a, b] = total / len(trees) if trees else 0.0
+    if train:
+        np.fill_diagonal(P, 1.0)  # d(x_i, x_i) = 0 for every measure here
+    return P
+
+
+def fitted(data, measure, trees=12, **kw):
+    X, y, _ = data
+    return ForestDissimilarity(measure, n_estimators=trees, random_state=2, dense_max_rows=0, **kw).fit(X, y)
+
+
+# ----------------------------------------------------------------------------- the product
+@pytest.mark.parametrize("weighted", [False, True])
+def test_sorted_product_is_the_public_product(weighted):
+    """``product_sorted`` gives scipy's ``A @ BT`` with every row's columns ascending, renamed by a column map,
+    and the same entries unsorted with ``sort=False``.  Fails when the second transposition is left out (returning
+    the transposed arrays: wrong shape and order) or when the column map is applied after the sort (tried both)."""
+    rng = np.random.default_rng(0)
+    G = rng.integers(0, 9, size=(40, 5)) + np.arange(5) * 9
+    W = rng.random((40, 5)).astype(np.float32) * (rng.random((40, 5)) > 0.3) if weighted else None
+    A = leaf_incidence(G[:17], 45, None if W is None else W[:17])
+    order = rng.permutation(40).astype(np.int32)
+    BT = reference_incidence(G[order], 45, None if W is None else W[order])
+    want = (leaf_incidence(G[:17], 45, None if W is None else W[:17]).astype(np.float64)
+            @ leaf_incidence(G, 45, W).astype(np.float64).T).toarray()
+    indptr, cols, vals = product_sorted(A, BT, column_map=order)
+    assert cols.dtype == np.int32 and indptr.shape == (18,)
+    got = sp.csr_matrix((vals, cols, indptr), shape=(17, 40))
+    for r in range(17):
+        assert np.all(np.diff(cols[indptr[r]:indptr[r + 1]]) > 0)
+    np.testing.assert_allclose(got.toarray(), want, rtol=1e-6)
+    indptr_u, cols_u, vals_u = product_sorted(A, BT, column_map=order, sort=False)
+    np.testing.assert_allclose(sp.csr_matrix((vals_u, cols_u, indptr_u), shape=(17, 40)).toarray(), want, rtol=1e-6)
+
+
+def test_sorted_product_without_the_private_kernel(monkeypatch):
+    """The public product (scipy's kernel missing) gives the same sorted arrays.  Fails when the fallback skips
+    ``sort_indices`` (tried)."""
+    rng = np.random.default_rng(1)
+    G = rng.integers(0, 6, size=(30, 4)) + np.arange(4) * 6
+    A, BT = leaf_incidence(G[:9], 24), reference_incidence(G, 24)
+    fast = product_sorted(A, BT, column_map=np.arange(30)[::-1].copy())
+    monkeypatch.setattr(_leaf_product, "_csr_matmat", None)
+    slow = product_sorted(A, BT, column_map=np.arange(30)[::-1].copy())
+    for f, s in zip(fast, slow):
+        np.testing.assert_array_equal(f, s)
+
+
+# ----------------------------------------------------------------------------- sparse rows by blocks
+@pytest.mark.parametrize("measure", ["breiman", "oob", "rfgap"])
+@pytest.mark.parametrize("bound", [40, 1 << 23])
+def test_sparse_rows_in_many_blocks_match_the_pair_loop(data, measure, bound, monkeypatch):
+    """All rows, some rows and new rows, in blocks of a few rows (``BLOCK_ENTRIES`` 40) or one block: the pair-loop
+    proximities, columns ascending and 32-bit, the training rows' own entries stored with 0.  Fails when the
+    assembly forgets a block's offset in ``indptr`` (rows point into the first block), when the diagonal is not
+    set to 0 after the normalisation, or when the locality order's column map is not applied (tried all three)."""
+    monkeypatch.setattr(measures_module, "BLOCK_ENTRIES", bound)
+    fd = fitted(data, measure)
+    _, _, Xn = data
+    n = fd.leaves_.shape[0]
+    ref_train = ref_proximity(fd, fd.leaves_, True)
+    R = fd.sparse_rows()
+    assert R.cols.dtype == np.int32 and R.indptr.dtype == np.int64
+    for r in range(n):
+        seg = R.cols[R.indptr[r]:R.indptr[r + 1]]
+        assert np.all(np.diff(seg) > 0)
+        assert r in seg.tolist()  # the own column is stored (0), whatever the measure
+    np.testing.assert_allclose(1.0 - R.to_dense(), ref_train, atol=ATOL, rtol=0)
+    np.testing.assert_array_equal(np.diag(R.to_dense()), 0.0)
+    rows = np.arange(11, 47)
+    np.testing.assert_allclose(1.0 - fd.sparse_rows(rows=rows).to_dense(), ref_train[rows], atol=ATOL, rtol=0)
+    ref_new = ref_proximity(fd, fd.leaves(Xn), False)
+    np.testing.assert_allclose(1.0 - fd.sparse_rows(Xn).to_dense(), ref_new, atol=ATOL, rtol=0)
+    cols = np.array([0, 3, 12, 13, 40, 69])
+    np.testing.assert_allclose(1.0 - fd.sparse_rows(rows=rows, columns=cols).to_dense(), ref_train[rows][:, cols],
+                               atol=ATOL, rtol=0)
+
+
+@pytest.mark.parametrize("measure", ["breiman", "oob", "rfgap", RFGAP(scaling="row_max"), "rfd"])
+def test_dense_matrices_are_the_sparse_rows_and_the_old_engines(data, measure, monkeypatch):
+    """The dense training and test matrices come from the sparse rows, block by block (the same numbers), and agree
+    with the dense engines they replace: exactly for the integer counts (Breiman, OOB), within float32 rounding for
+    the weighted measures.  Fails when the scatter into the dense matrix misses the block's rows (tried: every block
+    written into the first rows)."""
+    monkeypatch.setattr(measures_module, "BLOCK_ENTRIES", 60)
+    X, y, Xn = data
+    fd = ForestDissimilarity(measure, n_estimators=12, random_state=2, dense_max_rows=None).fit(X, y)
+    D = fd.train_dissimilarity_
+    np.testing.assert_array_equal(D, fd.sparse_rows().to_dense())
+    np.testing.assert_array_equal(fd.transform(Xn), fd.sparse_rows(Xn).to_dense())
+    exact = fd.measure_.name in ("breiman", "oob")
+    for engine in ("pairs", "scipy"):
+        old = fd._dissimilarity(fd.leaves_, train=True, engine=engine)
+        if exact:
+            np.testing.assert_array_equal(D, old)
+        else:
+            np.testing.assert_allclose(D, old, atol=3e-7, rtol=0)
+
+
+def test_oob_counts_trees_over_several_words(data):
+    """With 150 trees the out-of-bag masks take three 64-bit words: the popcount of the common out-of-bag trees
+    must read all of them.  Fails when only the first word is counted (tried)."""
+    fd = fitted(data, "oob", trees=150)
+    R = fd.sparse_rows()
+    np.testing.assert_allclose(1.0 - R.to_dense(), ref_proximity(fd, fd.leaves_, True), atol=ATOL, rtol=0)
+
+
+def test_threads_give_the_same_rows(data, monkeypatch):
+    """Blocks computed two at a time are assembled in row order: the same arrays as one at a time.  Fails when a
+    wave's results are taken in completion order reversed (tried: ``reversed(done)``)."""
+    monkeypatch.setattr(measures_module, "BLOCK_ENTRIES", 40)
+    one, two = fitted(data, "rfgap", n_jobs=1), fitted(data, "rfgap", n_jobs=2)
+    a, b = one.sparse_rows(), two.sparse_rows()
+    for x, z in ((a.indptr, b.indptr), (a.cols, b.cols), (a.values, b.values)):
+        np.testing.assert_array_equal(x, z)
+
+
+def test_all_rows_peak_is_the_result_and_one_block(data, monkeypatch):
+    """The all-rows call moves each block into the result and frees it: the peak of numpy's allocations stays
+    near the result's size (8 bytes an entry), not twice it.  Fails when the blocks are joined with
+    ``np.concatenate`` (the peak doubles; tried)."""
+    X, y, _ = data
+    Xb = np.repeat(X, 8, axis=0) + np.random.default_rng(0).normal(scale=1e-3, size=(8 * len(X), X.shape[1]))
+    yb = np.repeat(y, 8)
+    fd = ForestDissimilarity("breiman", n_estimators=20, min_samples_leaf=15, random_state=0,
+                             dense_max_rows=0).fit(Xb, yb)
+    monkeypatch.setattr(measures_module, "BLOCK_ENTRIES", 2_000)  # blocks of about 10 rows
+    fd.sparse_rows(rows=np.arange(4))  # the cached reference, built outside the measurement
+    tracemalloc.start()
+    try:
+        R = fd.sparse_rows()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    result = R.cols.nbytes + R.values.nbytes
+    assert R.nnz > 100_000
+    assert peak < 1.5 * result, (peak, result)
+
+
+def test_fit_on_a_given_forest_uses_it(data):
+    """``_fit(forest=...)`` (the bench's path: the forest grown elsewhere) keeps that very forest and gives the
+    matrices of a fit that grew it.  Fails when ``_fit`` grows its own forest anyway (tried)."""
+    X, y, Xn = data
+    grown = ForestDissimilarity("oob", n_estimators=9, random_state=11).fit(X, y)
+    reused = ForestDissimilarity("oob", n_estimators=9, random_state=0)._fit(X, y, forest=grown.forest_)
+    assert reused.forest_ is grown.forest_
+    np.testing.assert_array_equal(reused.train_dissimilarity_, grown.train_dissimilarity_)
+    np.testing.assert_array_equal(reused.transform(Xn), grown.transform(Xn))
+
+
+# ----------------------------------------------------------------------------- k smallest by histograms
+@pytest.mark.parametrize("grid", [0, 7, 100])
+def test_histogram_selection_is_the_dense_search(grid):
+    """2,600 rows (three chunks of histograms), values on a coarse grid (ties across bins' edges), continuous
+    values (``grid=0``) or negative ones, short rows and an excluded column: the dense lowest-index search.
+    Fails when the candidates stop before the k-th value's bin (``bins < last``), or when the chunks' row offset
+    is dropped (tried both)."""
+    rng = np.random.default_rng(grid)
+    n, n_cols = 2600, 40
+    mask = rng.random((n, n_cols)) < rng.choice([0.05, 0.4, 1.0], size=(n, 1))
+    raw = rng.random((n, n_cols))
+    vals = (np.round(raw * grid) / grid if grid else raw - 0.3).astype(np.float32)
+    dense = np.where(mask, vals, 1.0).astype(np.float32)
+    r, c = np.nonzero(mask)
+    indptr = np.r_[0, np.cumsum(mask.sum(axis=1))].astype(np.int64)
+    rows = SparseRows(indptr, c.astype(np.int32), dense[r, c], 1.0, n_cols)
+    exclude = rng.integers(0, n_cols, size=n)
+    loo = dense.astype(np.float64)
+    loo[np.arange(n), exclude] = np.inf
+    for k in (1, 5, 12):
+        idx, val = k_smallest_sparse(rows, k)
+        np.testing.assert_array_equal(idx, k_smallest_indices(dense, k))
+        np.testing.assert_array_equal(val, np.take_along_axis(dense, idx, axis=1))
+        idx, _ = k_smallest_sparse(rows, k, exclude=exclude)
+        np.testing.assert_array_equal(idx, k_smallest_indices(loo, k))
+    assert SELECTION_BINS >= 2
