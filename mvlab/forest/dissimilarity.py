@@ -33,6 +33,7 @@ no leaf is not constant); they refuse above ``dense_max_rows`` with a ``ValueErr
 from __future__ import annotations
 
 import numbers
+from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
@@ -54,6 +55,7 @@ from mvlab.core.params import (
 from mvlab.core.progress import ProgressCallback, scaled
 from mvlab.core.progress import report as _report
 from mvlab.core.sparse_rows import SparseRows
+from mvlab.core.threads import run_threads, worker_count
 from mvlab.forest._leaf_product import onehot
 from mvlab.forest.measures import MEASURES, Measure, resolve_measure
 from mvlab.forest.tree_layout import _TreeLayout
@@ -213,15 +215,14 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         self._node_to_leaf = np.concatenate(
             [np.where(lay.leaf_pos >= 0, lay.leaf_pos + off, -1) for lay, off in zip(self._layouts, self._leaf_offsets)]
         )
-        nodes = forest.apply(X)
-        self.leaves_ = self._nodes_to_leaves(nodes)
+        self.leaves_ = self._apply_leaves(X)
 
         counts = np.zeros((X.shape[0], T), dtype=np.int32)
         for t, idx in enumerate(forest.estimators_samples_):
             counts[:, t] = np.bincount(idx, minlength=X.shape[0])
         self.in_bag_counts_ = counts
         self.oob_mask_ = counts == 0
-        self._set_oob_scores(nodes, y_enc)
+        self._set_oob_scores(y_enc)
 
         measure.prepare(self, X, y_enc, progress=scaled(progress, 0.75, 0.05))
         self.measure_ = measure
@@ -279,7 +280,7 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         """Global leaf ids (n, T) int32 of new rows ``X`` (n, m_q) in every tree."""
         check_is_fitted(self, "leaves_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self._nodes_to_leaves(self.forest_.apply(X))
+        return self._apply_leaves(X)
 
     def sparse_rows(self, X=None, rows=None, columns=None, leaves=None) -> SparseRows:
         """A block of dissimilarity rows, kept sparse (stored entries and a background of 1).
@@ -327,18 +328,35 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
             return D if columns is None else D[:, np.asarray(columns, dtype=np.int64)]
         return self.sparse_rows(X, rows=rows, columns=columns).to_dense()
 
-    def _nodes_to_leaves(self, nodes: np.ndarray) -> np.ndarray:
-        return self._node_to_leaf[nodes + self._node_offsets[None, :]].astype(np.int32)
+    def _apply_leaves(self, X: np.ndarray) -> np.ndarray:
+        """Global leaf ids (n, T) int32 of the rows ``X`` (validated), tree by tree on ``n_jobs`` threads: no
+        (n, T) int64 array of node ids (``forest.apply``'s), 80 MB at 100,000 rows and 100 trees, and its copy."""
+        X32 = np.ascontiguousarray(X, dtype=np.float32)  # the trees' own dtype, converted once
+        trees = self.forest_.estimators_
+        G = np.empty((X32.shape[0], len(trees)), dtype=np.int32)
+        node_to_leaf = self._node_to_leaf.astype(np.int32)
 
-    def _set_oob_scores(self, nodes: np.ndarray, y_enc: np.ndarray) -> None:
-        n, T = nodes.shape
+        def leaves_of(ts) -> None:
+            for t in ts:
+                G[:, t] = node_to_leaf[trees[t].apply(X32, check_input=False) + self._node_offsets[t]]
+
+        n_threads = max(1, min(worker_count(self.n_jobs), len(trees)))
+        run_threads([partial(leaves_of, ts) for ts in np.array_split(np.arange(len(trees)), n_threads)],
+                    n_threads)
+        return G
+
+    def _set_oob_scores(self, y_enc: np.ndarray) -> None:
+        n, T = self.leaves_.shape
         C = len(self.classes_)
         acc = np.zeros((n, C), dtype=np.float64)
+        leaf_node = np.empty(self.n_leaves_, dtype=np.int64)  # global leaf id -> its node in its tree
+        leaf_node[self._node_to_leaf[self._node_to_leaf >= 0]] = np.concatenate(
+            [np.flatnonzero(lay.leaf_pos >= 0) for lay in self._layouts])
         for t, est in enumerate(self.forest_.estimators_):
             oob = self.oob_mask_[:, t]
             if not oob.any():
                 continue
-            val = est.tree_.value[nodes[oob, t], 0, :]
+            val = est.tree_.value[leaf_node[self.leaves_[oob, t]], 0, :]
             acc[oob] += val / val.sum(axis=1, keepdims=True)
         n_oob = self.oob_mask_.sum(axis=1)
         has = n_oob > 0
@@ -365,7 +383,7 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "leaves_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         _report(progress, 0.0, "locating leaves")
-        G = self._nodes_to_leaves(self.forest_.apply(X))
+        G = self._apply_leaves(X)
         D = self._dissimilarity(G, train=False, progress=progress)
         _report(progress, 1.0, "done")
         return D
@@ -392,7 +410,7 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
             G = self.leaves_
         else:
             X = validate_data(self, X, dtype=np.float64, reset=False)
-            G = self._nodes_to_leaves(self.forest_.apply(X))
+            G = self._apply_leaves(X)
         return onehot(G, self.n_leaves_)
 
     def _dissimilarity(self, G: np.ndarray, train: bool, progress: ProgressCallback = None,

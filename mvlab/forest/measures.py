@@ -60,11 +60,11 @@ from mvlab.forest.kdn import kdn_per_tree
 __all__ = ["Measure", "SameLeafMeasure", "Breiman", "PathLength", "RFD", "OOBProximity", "RFGAP", "MEASURES",
            "resolve_measure", "measure_spec", "BLOCK_ENTRIES"]
 
-BLOCK_ENTRIES = 1 << 20
+BLOCK_ENTRIES = 1 << 19
 """Entries aimed at in one product block inside :meth:`SameLeafMeasure.sparse_rows`.  A block's arrays take about
-24 bytes an entry (about 25 MB).  The first block is cut by :func:`mvlab.forest._leaf_product.product_bound` (an
+24 bytes an entry (about 12 MB).  The first block is cut by :func:`mvlab.forest._leaf_product.product_bound` (an
 upper bound of its entries), the next ones by the density the blocks so far had (the entries formed are 1 in 2 to
-1 in 5 of the bound on the issue's data): blocks of about 100 rows at 100,000 training rows, few enough that the
+1 in 5 of the bound on the issue's data): blocks of about 50 rows at 100,000 training rows, few enough that the
 per-block costs (a pass over the columns) stay small."""
 
 _CACHE_LOCK = threading.Lock()
@@ -184,6 +184,13 @@ class SameLeafMeasure(Measure):
         vals = self.normalise_entries(fd, S.astype(np.float64, copy=False), r, cols.astype(np.int64), r_local)
         return np.clip(vals, 0.0, 1.0).astype(np.float32)
 
+    def _oob_counts(self, fd) -> np.ndarray:
+        """Out-of-bag trees of every training row, int32 (n_train,), counted once."""
+        counts = self.__dict__.get("_oob_count_cache")
+        if counts is None:
+            counts = self._oob_count_cache = fd.oob_mask_.sum(axis=1, dtype=np.int32)
+        return counts
+
     def _has_stored_normalisation(self) -> bool:
         """Whether :meth:`normalise_stored` can run: a sparse form and a normalisation of stored entries (a measure
         defined outside this module may only have the dense :meth:`normalise`)."""
@@ -211,6 +218,16 @@ class SameLeafMeasure(Measure):
             cache.append((W, BT, order))  # keeps W alive, so the identity test stays valid
             return BT, order
 
+    def _largest_reference(self, W: Optional[np.ndarray]) -> float:
+        """:func:`_largest` of the reference weights, remembered per weights object (a pass over (n_train, T))."""
+        known = self.__dict__.setdefault("_largest_cache", [])
+        for W_known, top in known:
+            if W_known is W:
+                return top
+        top = _largest(W)
+        known.append((W, top))
+        return top
+
     def _product_setup(self, fd, G, rows, columns):
         """The left factor ``A`` (own columns set for a zero diagonal), the reference ``BT`` with its column map,
         and the weight that marks the diagonal (None without one)."""
@@ -223,7 +240,7 @@ class SameLeafMeasure(Measure):
         marker = None
         if train and self.zero_diagonal:
             # above every co-occurrence: S <= T max(U) max(W); a power of 2, so that S + marker >= marker
-            top = fd.leaves_.shape[1] * _largest(U) * _largest(W)
+            top = fd.leaves_.shape[1] * _largest(U) * self._largest_reference(W)
             marker = float(2.0 ** math.ceil(math.log2(2.0 * top + 2.0)))
         A = leaf_incidence(G, fd.n_leaves_, U, np.float32, own=rows if marker else None,
                            own_weight=marker or 1.0, n_own=fd.leaves_.shape[0])
@@ -243,8 +260,9 @@ class SameLeafMeasure(Measure):
         return indptr, cols, vals
 
     def _blocks(self, fd, G, rows, columns, n_jobs, sort=True):
-        """``(row slice, indptr, cols, values)`` of every block of rows, in order, as they are computed (``n_jobs``
-        blocks at a time), each of about :data:`BLOCK_ENTRIES` entries (:func:`_next_blocks`)."""
+        """``(row slice, indptr, cols, values, bound)`` of every block of rows, in order, as they are computed
+        (``n_jobs`` blocks at a time), each of about :data:`BLOCK_ENTRIES` entries (:func:`_next_blocks`); ``bound``
+        is the cumulative :func:`product_bound` of the rows."""
         A, BT, column_map, marker = self._product_setup(fd, G, rows, columns)
         ends = np.cumsum(product_bound(A, BT))
         n, n_threads = G.shape[0], max(1, worker_count(n_jobs))
@@ -262,7 +280,7 @@ class SameLeafMeasure(Measure):
             for b, part in zip(wave, done):
                 formed += part[1].size
                 bounded += int(ends[b.stop - 1] - (ends[b.start - 1] if b.start else 0))
-                yield (b, *part)
+                yield (b, *part, ends)
             start = wave[-1].stop
 
     def sparse_rows(self, fd, G, rows=None, columns=None, n_jobs=None):
@@ -282,15 +300,16 @@ class SameLeafMeasure(Measure):
         indptr = np.zeros(G.shape[0] + 1, dtype=np.int64)
         cols = vals = None
         at = 0
-        for b, p, c, v in self._blocks(fd, G, rows, columns, n_jobs):
+        ends = np.ones(1)
+        for b, p, c, v, ends in self._blocks(fd, G, rows, columns, n_jobs):
             if cols is None and b.stop == G.shape[0]:  # one block: its arrays are the result
                 indptr[1:] = p[1:]
                 return SparseRows(indptr, c, v, 1.0, n_cols)
             if cols is None:  # room for the entries the first block's density predicts, grown when short
                 cols, vals = np.empty(0, dtype=np.int32), np.empty(0, dtype=np.float32)
             need = at + c.size
-            if need > cols.size:
-                grow = max(need, int(1.5 * cols.size), int(1.05 * need * G.shape[0] / b.stop))
+            if need > cols.size:  # the entries so far, extrapolated by the bound of the rows to come
+                grow = max(need, int(1.5 * cols.size), int(1.05 * need * ends[-1] / ends[b.stop - 1]))
                 cols.resize(grow, refcheck=False)  # realloc: large arrays are moved, not copied
                 vals.resize(grow, refcheck=False)
             indptr[b.start + 1:b.stop + 1] = p[1:] + at
@@ -324,7 +343,7 @@ class SameLeafMeasure(Measure):
         n, n_train = G.shape[0], fd.leaves_.shape[0]
         D = np.ones((n, n_train), dtype=np.float32)
         rows = np.arange(n, dtype=np.int64) if train else None
-        for b, indptr, cols, vals in self._blocks(fd, G, rows, None, fd.n_jobs, sort=False):
+        for b, indptr, cols, vals, _ in self._blocks(fd, G, rows, None, fd.n_jobs, sort=False):
             counts = np.diff(indptr)
             flat = np.repeat(np.arange(counts.size, dtype=np.int64) * n_train, counts)
             flat += cols
@@ -485,7 +504,7 @@ class OOBProximity(SameLeafMeasure):
             packed = np.pad(packed, ((0, 0), (0, -packed.shape[1] % 8)))
             words = self._oob_words = np.ascontiguousarray(packed.view(np.uint64).T)
         if rows is None:
-            N = fd.oob_mask_.sum(axis=1, dtype=np.int32)[cols]
+            N = self._oob_counts(fd)[cols]
         else:
             counts = np.diff(indptr)
             N = np.zeros(cols.size, dtype=np.int32)
@@ -567,8 +586,8 @@ class RFGAP(SameLeafMeasure):
         divided by its row's largest stored value first.  The float64 operations of the dense normalisation."""
         T = fd.leaves_.shape[1]
         counts = np.diff(indptr)
-        n_oob = fd.oob_mask_.sum(axis=1).astype(np.float64)[rows] if rows is not None else np.full(counts.size,
-                                                                                                    float(T))
+        n_oob = self._oob_counts(fd)[rows].astype(np.float64) if rows is not None else np.full(counts.size,
+                                                                                                float(T))
         den = np.repeat(n_oob, counts)
         P = np.divide(S, den, out=np.zeros(S.shape, dtype=np.float64), where=den > 0)
         if self.scaling == "row_max" and P.size:
