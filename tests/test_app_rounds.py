@@ -258,3 +258,28 @@ def test_the_revealed_answers_say_in_words_when_the_store_cannot_read_them(monke
     monkeypatch.setattr(rounds, "revealed_counts", down)
     said = rounds.revealed_bars(None, step, 1)
     assert said.startswith("<p>The class's answers cannot be read now.") and "&lt;db&gt;" in said
+
+
+def test_a_students_part_rerun_while_the_store_is_down_goes_on_with_the_round_it_drew(monkeypatch):
+    """A student's step part rerun during an outage (their choosing, their Send: no watch look to take the round
+    from) reads the round again; where the store cannot answer, it goes on with the round as last drawn instead of
+    a traceback (the fault bench's PostgreSQL outage found one). A page that never drew the round still says the
+    store's trouble. Fails when the failure escapes (tried: looked_again without its ``except``)."""
+    from mvlab.store import Round, StoreUnavailable
+    from mvlab.ui import rounds
+
+    drawn = Round(code="ABCD", lesson="ofsp", name="", created=0.0, step=1)
+
+    class Down:
+        def get(self, code):
+            raise StoreUnavailable("The results store cannot be reached.")
+
+    monkeypatch.setattr(rounds, "_student_look", lambda code: None)
+    monkeypatch.setattr(rounds, "class_rounds", lambda: Down())
+    view = rounds.RoundView("ABCD", None)
+    with pytest.raises(StoreUnavailable):
+        view.looked_again()  # nothing drawn yet: the page's own run says the store's trouble
+    view._drawn = (drawn,)
+    assert view.looked_again() is drawn
+    with pytest.raises(StoreUnavailable):
+        view.state(fresh=True)  # the plain fresh read still says so (the waiting part and the teacher rely on it)

@@ -294,7 +294,7 @@ def student_step(lesson: Lesson, view) -> None:
     def step_part():
         place, moved = current_place(), None
         if not first[0]:
-            now = view.state(fresh=True)
+            now = view.looked_again()  # as last drawn while the store cannot answer
             if now is None:
                 st.rerun(scope="app")  # the round is gone (deleted, expired): the whole page says so
             moved = rounds.moved_to(view, now)

@@ -63,6 +63,8 @@ STORE_RETRY = 2.0
 
 
 def _rounds(path: str, retention: float, cap: int, per_address: int, wait: float) -> ClassRounds:
+    """The rounds at the results store's location, on its connections (one engine per process and location:
+    :mod:`mvlab.store.connections`), each call waiting at most ``wait`` seconds for the store."""
     store = ClassRounds(path, retention_days=retention, max_answers=cap, new_per_address=per_address, timeout=wait)
     store.sweep()  # once per server process (and path): rounds past the retention go
     return store
@@ -202,6 +204,17 @@ class RoundView:
             looked = None if self.teacher else _student_look(self.code)
             self._drawn = (looked if looked is not None else class_rounds().get(self.code),)
         return self._drawn[0]
+
+    def looked_again(self) -> Round | None:
+        """The round read again (:meth:`state` with ``fresh``), or, where the store cannot answer now, as this page
+        last drew it: a student's part of the page rerun during an outage (their choosing, their Send) goes on
+        with what it shows, and what needs the store says so itself (:func:`record`: "not sent")."""
+        try:
+            return self.state(fresh=True)
+        except StoreUnavailable:
+            if self._drawn is None:
+                raise
+            return self._drawn[0]
 
 
 def _student_look(code: str) -> Round | None:
