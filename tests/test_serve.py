@@ -404,3 +404,26 @@ def test_serve_outlives_a_killed_process_and_nginx_and_stops_everything_when_ask
         if serve.poll() is None:
             serve.kill()
             serve.wait()
+
+
+def test_serve_refuses_a_connection_budget_over_postgresqls_limit_before_starting_anything(postgres_url,
+                                                                                             monkeypatch):
+    """19 processes × 16 connections > the 297 the test server accepts (max_connections=300 less 3 reserved):
+    refused in words before an engine, a process or nginx starts; 8 connections per process (the documented
+    variable, given as serve's children will have it) fit. Fails when serving() does not check (tried:
+    _connection_budget not called: the engine started)."""
+    from mvlab.ui import serve
+
+    def started(*_):
+        raise AssertionError("something started before the budget was checked")
+
+    monkeypatch.setattr(serve, "_engine", started)
+    monkeypatch.setattr(serve, "_nginx", started)
+    monkeypatch.delenv("MVLAB_STORE_CONNECTIONS", raising=False)
+    with pytest.raises(ValueError, match=r"19 server processes may open 16 connections each .*accepts 297 "
+                                         r"\(max_connections.*--processes 18 or fewer.*MVLAB_STORE_CONNECTIONS"):
+        with serving(19, store=postgres_url, say=lambda line: None):
+            pass
+    with pytest.raises(AssertionError, match="started before the budget"):  # fits: on to starting
+        with serving(19, store=postgres_url, env={"MVLAB_STORE_CONNECTIONS": "8"}, say=lambda line: None):
+            pass

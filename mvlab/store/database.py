@@ -12,7 +12,8 @@ machines write is a PostgreSQL server's.
 - PostgreSQL: transactions at READ COMMITTED; the writes that read before they write lock the row they read
   (``SELECT … FOR UPDATE``: SQLite's write lock already covers the whole file).
 - Connections are kept for the next calls (opening one cost a class round's pages a third of their time, profiled with
-  ``bench/bench_class_round.py --profile``).
+  ``bench/bench_class_round.py --profile``), in one engine per process and location that every store on it shares
+  (:mod:`mvlab.store.connections`): a process opens at most ``MVLAB_STORE_CONNECTIONS`` (16) to a PostgreSQL server.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import sqlalchemy as sa
-from sqlalchemy import event
 from sqlalchemy.engine import URL, make_url
+
+from mvlab.store.connections import SQLITE_KEPT, shared_engine, waiting
 
 __all__ = ["Database", "StoreUnavailable", "database_url", "default_location", "absolute_location", "shown_location",
            "error_reason"]
@@ -115,8 +117,9 @@ class Database:
         ``"sqlite"`` or ``"postgresql"``.
     """
 
-    KEPT = 8
-    """Connections kept open for the next calls (more are opened when more threads call at once)."""
+    KEPT = SQLITE_KEPT
+    """Connections to a SQLite file kept open for the next calls (more are opened when more threads call at once;
+    PostgreSQL's are bounded per process: :func:`mvlab.store.connections.connections_per_process`)."""
 
     def __init__(self, location, timeout: float = 30.0):
         self.url = database_url(location)
@@ -125,31 +128,23 @@ class Database:
         if self.dialect == "sqlite":
             self.path = Path(self.url.database)
             self.location = str(self.path)
-            self.engine = sa.create_engine(
-                self.url, pool_size=self.KEPT, max_overflow=-1, poolclass=sa.pool.QueuePool,
-                connect_args={"timeout": self.timeout, "check_same_thread": False})
-            event.listen(self.engine, "connect", self._sqlite_connection)
-            event.listen(self.engine, "begin", _sqlite_begin)
         else:
             self.path = None
             self.location = self.url.render_as_string(hide_password=False)
-            self.engine = sa.create_engine(
-                self.url, pool_size=self.KEPT, max_overflow=self.KEPT, pool_timeout=self.timeout,
-                pool_pre_ping=True, connect_args={"connect_timeout": max(1, int(self.timeout))})
+        self._pid, self._engine = os.getpid(), shared_engine(self.url)
+
+    @property
+    def engine(self) -> sa.Engine:
+        """This process's one engine on the location, shared with every other store on it
+        (:func:`mvlab.store.connections.shared_engine`; after a fork, the child's own)."""
+        if self._pid != os.getpid():
+            self._pid, self._engine = os.getpid(), shared_engine(self.url)
+        return self._engine
 
     @property
     def shown(self) -> str:
         """The location as messages show it (a URL's password hidden)."""
         return shown_location(self.location)
-
-    def _sqlite_connection(self, dbapi_connection, _record) -> None:
-        """A new SQLite connection: autocommit at the driver (the transactions are ours, see :func:`_sqlite_begin`),
-        foreign keys on, the busy timeout."""
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute(f"PRAGMA busy_timeout={int(self.timeout * 1000)}")
-        cursor.close()
 
     def _open(self, what: str, prepare) -> None:
         """Run ``prepare()`` (create the tables, migrate an old file) on the store being opened; a store that cannot
@@ -169,7 +164,7 @@ class Database:
         so no two create one table."""
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.engine.connect() as conn:
+            with self._checked_out() as conn:
                 conn.exec_driver_sql("PRAGMA journal_mode=WAL")
         with self._transaction() as conn:
             if self.dialect == "postgresql":
@@ -189,11 +184,16 @@ class Database:
             raise StoreUnavailable(f"The results store ({self.shown}) is unavailable right now: "
                                    f"{error_reason(exc)}.") from exc
 
+    def _checked_out(self) -> sa.Connection:
+        """A connection of the shared engine, waiting at most this store's ``timeout`` for it."""
+        with waiting(self.timeout):
+            return self.engine.connect()
+
     @contextmanager
     def _connect(self):
         """A connection for reading (SQLite: autocommit, each statement sees what is committed when it runs); a
         store that cannot answer raises :class:`StoreUnavailable`."""
-        with self._unavailable_in_words(), self.engine.connect() as conn:
+        with self._unavailable_in_words(), self._checked_out() as conn:
             yield conn
 
     @contextmanager
@@ -201,17 +201,13 @@ class Database:
         """A connection in one transaction, committed at the end of the block or rolled back on an error (SQLite:
         holding the file's write lock from the start); a store that cannot answer raises :class:`StoreUnavailable`,
         and nothing of the block is kept."""
-        with self._unavailable_in_words(), self.engine.connect() as conn:
+        with self._unavailable_in_words(), self._checked_out() as conn:
             conn.execution_options(mvlab_write=True)
             with conn.begin():
                 yield conn
 
     def dispose(self) -> None:
-        """Close the kept connections."""
+        """Close the kept connections of this process's engine on the location (every store on it opens new ones at
+        its next call)."""
         self.engine.dispose()
 
-
-def _sqlite_begin(conn) -> None:
-    """SQLite's transaction of a write starts with the write lock (``BEGIN IMMEDIATE``); a read starts none."""
-    if conn.get_execution_options().get("mvlab_write"):
-        conn.exec_driver_sql("BEGIN IMMEDIATE")

@@ -41,8 +41,10 @@ def _opened_store() -> ResultsStore:
 def results_store() -> ResultsStore:
     """The results store at its default location (``$MVLAB_STORE`` or ``~/.mvlab/results.sqlite``),
     opened once per server: runs that an earlier server left queued or running are marked
-    ``interrupted`` (:meth:`ResultsStore.sweep_orphans`). A store that cannot be opened now (a PostgreSQL server
-    down at the first look, a folder not writable) is :class:`StoreUnavailable`, opened again at the next call."""
+    ``interrupted`` (:meth:`ResultsStore.sweep_orphans`). Its connections are the process's one pool on the location,
+    shared with the engine's records and the class rounds (:mod:`mvlab.store.connections`). A store that cannot be
+    opened now (a PostgreSQL server down at the first look, a folder not writable) is :class:`StoreUnavailable`,
+    opened again at the next call."""
     try:
         return _opened_store()
     except StoreUnavailable:

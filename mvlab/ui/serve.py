@@ -39,7 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mvlab.core import resources
-from mvlab.store.database import absolute_location
+from mvlab.store.connections import check_connection_budget
+from mvlab.store.database import absolute_location, database_url, default_location
 
 __all__ = ["ROOT", "nginx_config", "free_port", "wait_healthy", "RestartPolicy", "Supervised", "Supervisor",
            "Served", "serving", "serve_forever"]
@@ -397,6 +398,16 @@ def _child_env(scheduler: str, store: str | None, env: dict | None) -> dict:
     return child_env
 
 
+def _connection_budget(processes: int, store: str | None, env: dict | None) -> str | None:
+    """The store's connection budget, checked before anything starts: on PostgreSQL, ``processes`` × the connections
+    one process may open against the server's ``max_connections`` (``ValueError`` in words, saying what to do, when
+    they do not fit: :func:`mvlab.store.connections.check_connection_budget`); the sum in words, or None for a SQLite
+    file. ``MVLAB_STORE_CONNECTIONS`` is read from the environment the server processes will have."""
+    environment = {**os.environ, **(env or {})}
+    location = store if store is not None else environment.get("MVLAB_STORE") or default_location()
+    return check_connection_budget(database_url(location), processes, environ=environment)
+
+
 @contextmanager
 def serving(processes: int, port: int | None = None, address: str = "127.0.0.1", store: str | None = None,
             streamlit_args=(), env: dict | None = None, say=print, policy: RestartPolicy | None = None):
@@ -410,6 +421,7 @@ def serving(processes: int, port: int | None = None, address: str = "127.0.0.1",
     < 1; ``RuntimeError`` when a process does not start the first time (its log's end says why)."""
     if int(processes) < 1:
         raise ValueError(f"--processes must be at least 1; got {processes!r}.")
+    budget = _connection_budget(int(processes), store, env)
     nginx = _nginx()
     port = free_port(address) if port is None else int(port)
     with ExitStack() as stack:
@@ -444,6 +456,8 @@ def serving(processes: int, port: int | None = None, address: str = "127.0.0.1",
         for child in served.servers + [served.nginx]:
             say(f"mvlab: {child.name}: pid {child.process.pid}, log {child.log}")
         say(f"mvlab: {processes} server process(es) behind nginx at {served.url} (engine {scheduler})")
+        if budget:
+            say(f"mvlab: store: {budget}")
         yield served
 
 
