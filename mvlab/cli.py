@@ -184,8 +184,8 @@ def _reproduce_ofsp(rep: Reproduction, mode: str, args, store: ResultsStore) -> 
                                    for _, r in part.iterrows()))
             medians[clf][ds.name] = dict(zip(part["method"], part["median"]))
             test = sweep_test(result, clf, "accuracy", control="OFSP")
-            print(f"  Friedman aligned ranks (blocks = k): T = {test.friedman.statistic:.3f}, "
-                  f"p = {test.friedman.p_value:.4f}; Holm against OFSP (z with the within-block permutation SE):")
+            print(f"  {test.friedman.to_text('values of k')}; Holm against OFSP (z with the within-block "
+                  "permutation SE):")
             print(markdown(test.table().round(4), index=False))
         pct = summary[(summary["metric"] == "percent_features") & (summary["method"] == "OFSP")]
         print("  OFSP keeps " + ", ".join(f"{r['median']:.1f}% ({r['classifier']})" for _, r in pct.iterrows())
@@ -210,8 +210,7 @@ def _print_across_datasets(medians: dict) -> dict:
         if len(frame) < 2 or frame.shape[1] < 2:
             continue
         print(f"\n## Across datasets, {clf} (blocks = {len(frame)} datasets, median accuracy over k)\n")
-        friedman = friedman_test(frame)
-        print(f"Friedman: chi2 = {friedman.statistic:.3f}, p = {friedman.p_value:.4f}")
+        print(friedman_test(frame).to_text("datasets"))
         cds = {"nemenyi": critical_difference_groups(frame)}
         if "OFSP" in frame.columns:
             cds["holm"] = critical_difference_groups(frame, test="holm", control="OFSP")
@@ -230,27 +229,45 @@ def _write_figures(figures: dict, folder) -> None:
             print(f"figure: {path}")
 
 
-def cmd_reproduce(args) -> int:
-    """``python -m mvlab reproduce <name>``: a paper's protocol on the bundled data (``dvs``, ``ofsp``, ``sdf``), one
-    reading of a paper's own tables (:data:`mvlab.reproduction.registry.READINGS`), or ``report`` (every cells file
-    and docs/reproduction.md rewritten from the committed draws); on the job engine unless ``--n-jobs 1``; returns
-    the exit status."""
-    from mvlab.reproduction.registry import READINGS
-
-    if args.paper_name == "report":
-        return _reproduce_report(args)
+def _check_counts(args) -> None:
+    """``--trees`` and ``--repetitions`` refused in words when negative (0, the default: the size's own)."""
     for flag in ("trees", "repetitions"):
         if getattr(args, flag, 0) and getattr(args, flag) < 0:
             raise ValueError(f"--{flag} must be 1 or more (0, the default: the size's own), got {getattr(args, flag)}.")
+
+
+def _size(args) -> str:
+    """The protocol's size asked for: ``paper`` with ``--paper``, else ``quick``."""
+    return "paper" if getattr(args, "paper", False) else "quick"
+
+
+def cmd_reproduce_protocol(args) -> int:
+    """``python -m mvlab reproduce dvs|sdf``: a paper's protocol on the bundled data, every dataset's runs stored and
+    read back, then the family's reports; on the job engine unless ``--n-jobs 1``; returns the exit status."""
+    _check_counts(args)
     store = ResultsStore(args.store)
     with on_engine(args, store):
-        if args.paper_name in READINGS:
-            return _reproduce_reading(READINGS[args.paper_name], args, store)
-        mode = "paper" if getattr(args, "paper", False) else "quick"
-        rep = REPRODUCTIONS[args.paper_name]
-        if args.paper_name == "ofsp":
-            return _reproduce_ofsp(rep, mode, args, store)
-        return _reproduce(rep, mode, args, store)
+        return _reproduce(args.protocol, REPRODUCTIONS[args.protocol], _size(args), args, store)
+
+
+def cmd_reproduce_ofsp(args) -> int:
+    """``python -m mvlab reproduce ofsp``: OFSP's k sweep on the bundled data, reported per dataset and classifier
+    and across datasets (:func:`_reproduce_ofsp`); returns the exit status."""
+    _check_counts(args)
+    store = ResultsStore(args.store)
+    with on_engine(args, store):
+        return _reproduce_ofsp(REPRODUCTIONS[args.protocol], _size(args), args, store)
+
+
+def cmd_reproduce_reading(args) -> int:
+    """``python -m mvlab reproduce <reading>``: one reading of a paper's own tables
+    (:data:`mvlab.reproduction.registry.READINGS`, :func:`_reproduce_reading`); returns the exit status."""
+    from mvlab.reproduction.registry import READINGS
+
+    _check_counts(args)
+    store = ResultsStore(args.store)
+    with on_engine(args, store):
+        return _reproduce_reading(READINGS[args.reading], args, store)
 
 
 def _say(line: str) -> None:
@@ -291,7 +308,7 @@ def _reproduce_reading(reading, args, store: ResultsStore) -> int:
     return status
 
 
-def _reproduce_report(args) -> int:
+def cmd_reproduce_report(args) -> int:
     """``reproduce report``: every reading's cells file and the whole report rewritten from the draws files of
     ``--out``, and with ``--figures`` every reading's figure; computes nothing."""
     from mvlab.reproduction.registry import READINGS
@@ -321,7 +338,9 @@ def _write_reading_figures(readings, out: Path, folder) -> None:
             _write_figures({name: figure}, folder)
 
 
-def _reproduce(rep: Reproduction, mode: str, args, store: ResultsStore) -> int:
+def _reproduce(name: str, rep: Reproduction, mode: str, args, store: ResultsStore) -> int:
+    """Protocol ``name`` (``rep``) at size ``mode`` on every dataset of it, stored in ``store`` as it runs and read
+    back when it ran before; then the family's reports, the DVS choices and, with ``--figures``, the charts."""
     family = get_family(rep.family)
     preset = family.presets[mode]
     params, protocol = dict(preset.params), preset.protocol
@@ -330,10 +349,10 @@ def _reproduce(rep: Reproduction, mode: str, args, store: ResultsStore) -> int:
     if args.repetitions:
         protocol = dataclasses.replace(protocol, n_repetitions=args.repetitions)
     data = list(rep.datasets) + [(name, None) for name in rep.synthetic]
-    print(f"Reproducing {args.paper_name} ({mode}): {family.name}, {type(protocol).__name__}"
+    print(f"Reproducing {name} ({mode}): {family.name}, {type(protocol).__name__}"
           f"{tuple(vars(protocol).values())}, {params}")
     tables, computed, start = [], 0.0, time.perf_counter()
-    kind = f"reproduce:{args.paper_name}:{mode}"
+    kind = f"reproduce:{name}:{mode}"
     for name, n in data:
         ds = _load(name, n, args.seed, rep.synthetic)
         try:
@@ -477,7 +496,7 @@ def _add_reading_parsers(readings_sub, parents) -> None:
                               "of the protocol's own")
         for flag, options in reading.extra_options.items():
             cmd.add_argument(flag, **options)
-        cmd.set_defaults(func=cmd_reproduce)
+        cmd.set_defaults(func=cmd_reproduce_reading, reading=reading.name)
 
 
 def _reading_common_options() -> argparse.ArgumentParser:
@@ -611,11 +630,12 @@ def _add_reproduce_commands(sub) -> None:
                               "cross-validation")
         cmd.add_argument("--figures", metavar="DIR", help="also write the charts (average ranks, sign test, "
                          "critical-difference diagrams) as PNG files into DIR (needs the system's chromium)")
-        cmd.set_defaults(func=cmd_reproduce)
+        cmd.set_defaults(func=cmd_reproduce_ofsp if protocol.family == "view-construction" else
+                         cmd_reproduce_protocol, protocol=name)
     common = _reading_common_options()
     report = kinds.add_parser("report", parents=[common], help="rewrite every cells file and the report from the "
                               "committed draws files (computes nothing)")
-    report.set_defaults(func=cmd_reproduce, report_only=True, n_jobs=1)
+    report.set_defaults(func=cmd_reproduce_report)
     only = argparse.ArgumentParser(add_help=False)
     only.add_argument("--report-only", action="store_true",
                       help="compute nothing: rewrite this reading's cells file and the report")

@@ -257,3 +257,45 @@ def test_a_store_urls_password_never_reaches_the_processes_the_command_spawns(mo
     import sys
 
     assert "secret" not in " ".join(sys.argv) and "postgresql://u:***@127.0.0.1:1/x" in sys.argv
+
+
+def test_each_reproduce_target_is_its_own_function_and_none_redispatches_on_its_name():
+    """argparse picks the handler (set_defaults(func=…)): a protocol on the bundled data, OFSP's k sweep, each reading
+    of the papers' tables (told by name) and the report, each a function of its own; no handler looks at which
+    subcommand was typed. Fails when one handler dispatches on the name again
+    (tried: report's func set back to a cmd_reproduce that branches on args.paper_name)."""
+    import inspect
+
+    import mvlab.cli as cli
+    from mvlab.reproduction.registry import READINGS
+
+    parser = cli.build_parser()
+    for name, func in {"dvs": cli.cmd_reproduce_protocol, "sdf": cli.cmd_reproduce_protocol,
+                       "ofsp": cli.cmd_reproduce_ofsp}.items():
+        args = parser.parse_args(["reproduce", name])
+        assert args.func is func and args.protocol == name
+    for name in READINGS:
+        args = parser.parse_args(["reproduce", name, "--report-only"])
+        assert args.func is cli.cmd_reproduce_reading and args.reading == name
+    assert parser.parse_args(["reproduce", "report"]).func is cli.cmd_reproduce_report
+    handlers = [f for n, f in vars(cli).items() if n.startswith(("cmd_", "_reproduce")) and inspect.isfunction(f)]
+    assert not [f.__name__ for f in handlers if "paper_name" in inspect.getsource(f)]
+
+
+def test_the_statistics_the_command_line_prints_are_the_librarys_text(capsys):
+    """The across-dataset Friedman test and the per-dataset aligned-ranks test are formatted by mvlab.stats
+    (``to_text``) and only printed here. Fails when the command line formats them itself (tried: the old
+    f-string "Friedman: chi2 = …" in _print_across_datasets)."""
+    from mvlab.cli import _print_across_datasets
+    from mvlab.stats import friedman_aligned_ranks_test, friedman_test
+
+    by_dataset = {"a": {"OFSP": 0.9, "RFSP": 0.8, "AB": 0.7}, "b": {"OFSP": 0.8, "RFSP": 0.75, "AB": 0.6},
+                  "c": {"OFSP": 0.95, "RFSP": 0.9, "AB": 0.85}}
+    _print_across_datasets({"knn": by_dataset})
+    frame = pd.DataFrame(by_dataset).T
+    said = friedman_test(frame).to_text("datasets")
+    assert said in capsys.readouterr().out.splitlines()
+    assert said.startswith("Friedman over 3 datasets: chi2 = 6.000 (df = 2), p = 0.0498; Iman-Davenport F = ")
+    aligned = friedman_aligned_ranks_test(frame)
+    assert aligned.to_text("values of k") == (f"Friedman aligned ranks over 3 values of k: T = "
+                                              f"{aligned.statistic:.3f} (df = 2), p = {aligned.p_value:.4f}")

@@ -47,6 +47,14 @@ class FriedmanResult(_RanksOfMethods, _Result):
             index=pd.Index(["Friedman chi2", "Iman-Davenport F"], name="test"),
         )
 
+    def to_text(self, block_name: str = "blocks") -> str:
+        """The test in one line, for people: ``Friedman over 3 datasets: chi2 = 6.000 (df = 2), p = 0.0498;
+        Iman-Davenport F = inf (df = 2, 4), p = 0.0000``."""
+        a, b = self.iman_davenport_df
+        return (f"Friedman over {self.n_blocks} {block_name}: chi2 = {self.statistic:.3f} (df = {self.df}), "
+                f"p = {self.p_value:.4f}; Iman-Davenport F = {self.iman_davenport:.3f} (df = {a}, {b}), "
+                f"p = {self.iman_davenport_p_value:.4f}")
+
 
 def _iman_davenport(chi2: float, n: int, k: int) -> tuple[float, float]:
     denom = n * (k - 1) - chi2
@@ -140,6 +148,12 @@ class FriedmanAlignedResult(_RanksOfMethods, _Result):
             {"rank_total": self.rank_totals, "average_aligned_rank": self.average_ranks},
             index=pd.Index(self.methods, name="method"),
         )
+
+    def to_text(self, block_name: str = "blocks") -> str:
+        """The test in one line, for people: ``Friedman aligned ranks over 10 values of k: T = 12.345 (df = 5),
+        p = 0.0304``."""
+        return (f"Friedman aligned ranks over {self.n_blocks} {block_name}: T = {self.statistic:.3f} "
+                f"(df = {self.df}), p = {self.p_value:.4f}")
 
 
 def friedman_aligned_ranks_test(scores, higher_is_better: bool = True) -> FriedmanAlignedResult:
