@@ -173,7 +173,17 @@ def keep_exceptions(b: Browser, row: dict) -> None:
 def send_until_in(b: Browser, prompt: str, choice: int, until: float, rng: random.Random, row: dict) -> bool:
     """Choose ``choice`` and press Send until the page says the answer is in (True), as a person does: again a
     moment after "not sent", after the page came back by itself where it said the store is unavailable; False at
-    ``until``. Nothing to press (the choice is the one already confirmed): True when the page says it is in."""
+    ``until``. Nothing to press (the choice is the one already confirmed): True when the page says it is in. A page
+    that opened while the store was away has no question yet: wait for it (it comes back by itself), as a person
+    does, instead of failing on the missing choices."""
+    if prompt not in b.radios:
+        row["store_waits"] = row.get("store_waits", 0) + 1
+        if not b.watch(QUESTION, max(0.1, until - time.time())):
+            return False
+        b.settle()
+        b.auto.clear()
+        if prompt not in b.radios:
+            return False
     b.choose(prompt, choice)
     while time.time() < until:
         label = next((lb for lb in SEND if lb in b.drawn), None)
