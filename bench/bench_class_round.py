@@ -164,7 +164,7 @@ def served_by_mvlab(store, processes: int, env: dict, say=lambda line: None):
     (the engine that serving() starts in this process reads it)."""
     import os
 
-    from mvlab.ui.serve import serving
+    from mvlab.deploy.serve import serving
 
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 import psutil  # noqa: E402
 
 from browser import free_port  # noqa: E402
-from mvlab.ui.serve import wait_healthy  # noqa: E402
+from mvlab.deploy.serve import wait_healthy  # noqa: E402
 from streamlit_client import StudentSession  # noqa: E402
 
 APP = """import time

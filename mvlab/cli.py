@@ -535,8 +535,8 @@ def cmd_dashboard(args, streamlit_options: Sequence[str] = ()) -> int:
 
 
 def cmd_serve(args) -> int:
-    """``serve``: :func:`mvlab.ui.serve.serve_forever` on the store of ``--store`` (or the default)."""
-    from mvlab.ui.serve import serve_forever
+    """``serve``: :func:`mvlab.deploy.serve.serve_forever` on the store of ``--store`` (or the default)."""
+    from mvlab.deploy.serve import serve_forever
 
     return serve_forever(args.processes, args.port, args.address, args.store)
 

@@ -85,7 +85,7 @@ def running_streamlit(store: Path, launcher: tuple[str, ...], **env_vars: str):
     script that changes Streamlit before it starts); yields its URL and its log's path."""
     import tempfile
 
-    from mvlab.ui.serve import wait_healthy
+    from mvlab.deploy.serve import wait_healthy
 
     port = free_port()
     env = {**os.environ, "MVLAB_STORE": str(store), **env_vars}

@@ -15,7 +15,7 @@ import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
-from mvlab.ui.serve import free_port
+from mvlab.deploy.serve import free_port
 
 __all__ = ["binaries", "postgres_server", "new_database"]
 

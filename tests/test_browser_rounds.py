@@ -184,7 +184,7 @@ def test_a_round_through_the_proxy_with_the_teacher_and_the_students_on_differen
     moves the class, and every student page follows without a click."""
     from test_serve import keys_for_each_process
 
-    from mvlab.ui.serve import COOKIE, serving
+    from mvlab.deploy.serve import COOKIE, serving
 
     store = tmp_path / "results.sqlite"
     warm(get_lesson("ofsp"), ResultsStore(store), say=lambda line: None)

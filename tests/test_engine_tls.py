@@ -16,8 +16,8 @@ import pytest
 
 from browser import stop_processes
 from mvlab.cli import main
+from mvlab.deploy.serve import free_port
 from mvlab.engine.cluster import check_versions, scheduler_security, version_differences
-from mvlab.ui.serve import free_port
 
 DASK = str(Path(sys.executable).parent / "dask")
 GUIDE = Path(__file__).resolve().parent.parent / "docs" / "guide" / "deploy.md"

@@ -19,7 +19,7 @@ LAYERS = [
     {"rfd", "construction"},
     {"experiments"},
     {"viz", "engine", "reproduction"},
-    {"lessons"},
+    {"lessons", "deploy"},
     {"ui", "cli", "__main__"},
 ]
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
@@ -163,3 +163,35 @@ def test_modules_and_functions_stay_readable():
     long_functions = [f"{where} ({n} lines)" for n, where in function_lengths() if n > MAX_FUNCTION_LINES]
     assert not long_functions, f"split these functions into named steps: {long_functions}"
     assert max(n for n, _ in function_lengths()) > 40  # the scan does see the functions
+
+
+def _mvlab_imports_of_a_test_file(path: Path) -> set[str]:
+    """The mvlab modules a test file imports, and those of the tests' helpers it imports (``postgres_server``,
+    ``streamlit_client``), followed as far as they go."""
+    seen, todo, found = set(), [path], set()
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        for node in ast.walk(ast.parse(current.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else []
+            for name in names:
+                if name.split(".")[0] == "mvlab":
+                    found.add(name)
+                elif (helper := ROOT / "tests" / f"{name}.py").exists():
+                    todo.append(helper)
+    return found
+
+
+def test_the_serve_room_and_its_tests_import_nothing_of_the_dashboard():
+    """``serve`` starts processes and nginx: it lives in mvlab/deploy/, not among the dashboard's Streamlit glue, and
+    neither it nor its tests (tests/test_serve.py with the helpers it imports) import mvlab.ui; they reach the
+    dashboard as a browser does, over HTTP. Fails when serve goes back under ui/ or a test of it imports the
+    dashboard (tried: tests/test_serve.py importing mvlab.ui.rounds)."""
+    assert (PACKAGE / "deploy" / "serve.py").exists() and not (PACKAGE / "ui" / "serve.py").exists()
+    room = {name: imported_modules(path, name) for name, path in modules() if top(name) == "deploy"}
+    assert room and not [f"{n} -> {m}" for n, ms in room.items() for m in ms if top(m) == "ui"], room
+    tests = _mvlab_imports_of_a_test_file(ROOT / "tests" / "test_serve.py")
+    assert "mvlab.deploy.serve" in tests and not [m for m in tests if top(m) == "ui"], sorted(tests)

@@ -19,10 +19,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from mvlab.deploy.serve import COOKIE, SKIP_DEAD_FOR, RestartPolicy, Supervisor, free_port, nginx_config, serving
 from mvlab.lessons import get_lesson
 from mvlab.lessons.results import warm
 from mvlab.store import ClassRounds, ResultsStore
-from mvlab.ui.serve import COOKIE, SKIP_DEAD_FOR, RestartPolicy, Supervisor, free_port, nginx_config, serving
 from streamlit_client import StudentSession
 
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
@@ -232,7 +232,7 @@ def test_serve_gives_up_only_when_nginx_or_every_server_process_is_given_up(tmp_
     up; one server process given up is not a failure (the others serve its students). Fails when one given-up
     process ends the lecture (tried: ``any`` for ``all``) and when a given-up nginx goes unnoticed (tried: its
     check removed)."""
-    from mvlab.ui.serve import Served
+    from mvlab.deploy.serve import Served
 
     supervisor, clock, lines, started, spawn = _supervised(RestartPolicy(1, 30, 60, 1))
     served = Served("http://127.0.0.1:8600", "tcp://127.0.0.1:1", tmp_path, supervisor)
@@ -412,7 +412,7 @@ def test_serve_refuses_a_connection_budget_over_postgresqls_limit_before_startin
     refused in words before an engine, a process or nginx starts; 8 connections per process (the documented
     variable, given as serve's children will have it) fit. Fails when serving() does not check (tried:
     _connection_budget not called: the engine started)."""
-    from mvlab.ui import serve
+    from mvlab.deploy import serve
 
     def started(*_):
         raise AssertionError("something started before the budget was checked")

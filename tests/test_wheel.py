@@ -68,7 +68,7 @@ def test_installed_from_the_wheel_it_loads_every_dataset_and_serves_the_papers_p
                             cwd=elsewhere, env={**env, "MVLAB_DASHBOARD": "off", "MVLAB_WORKERS": "1"},
                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        from mvlab.ui.serve import wait_healthy
+        from mvlab.deploy.serve import wait_healthy
 
         url = f"http://127.0.0.1:{port}"
         wait_healthy(url, proc, "mvlab dashboard", tmp_path / "dashboard.log")
