@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.requirements-installed
 PORT   ?= 8501
 ARGS   ?=
 
-.PHONY: run lint test docs bench bench-peers clean lock
+.PHONY: run lint test docs bench bench-peers bench-proximity-peers clean lock
 
 # The environment is installed from the lock (requirements.lock: every package pinned, with its hashes), so a fresh
 # machine gets what the tests last passed on; requirements.txt holds the ranges the lock is compiled from.
@@ -56,13 +56,16 @@ docs: $(DOCS_STAMP)
 	@echo "the site: docs/_build/html/index.html"
 
 # bench_peers builds its own venv (.venv-peers: DF21 and DESlib pin old libraries) and takes ~20 min,
-# so it has its own target.
+# so it has its own target; so does bench_proximity_peers (.venv-forestgeom: forestgeom is GPL, never a dependency).
 bench: $(STAMP)
-	@for f in bench/bench_*.py; do case $$f in *bench_peers.py) continue;; esac; \
+	@for f in bench/bench_*.py; do case $$f in *bench_peers.py|*bench_proximity_peers.py) continue;; esac; \
 	  echo "== $$f"; $(PY) $$f || exit 1; done
 
 bench-peers: $(STAMP)
 	$(PY) bench/bench_peers.py
+
+bench-proximity-peers: $(STAMP)
+	$(PY) bench/bench_proximity_peers.py
 
 clean:
 	rm -rf $(VENV) .venv-peers .pytest_cache docs/_build docs/generated docs/auto_examples

@@ -11,7 +11,10 @@ route       mvlab                                       forestgeom (its public A
 ==========  ==========================================  =====================================================
 dense       ``train_dissimilarity_``                    ``training_proximity(return_dense=True)``
 sparse      ``sparse_rows()`` (all rows)                ``training_proximity()`` (CSR)
-blocked     ``sparse_rows(rows=b)`` per block           ``query_map()[b] @ reference_map().T`` per block
+blocked     ``sparse_rows(rows=b, sort=False)`` per     ``query_map()[b] @ reference_map().T`` per block
+            block (columns in the product's order)      (scipy's product: columns in its order too)
+sorted      ``sparse_rows(rows=b)`` (columns            the same, then ``sort_indices()`` (canonical CSR)
+            ascending: mvlab's default)
 knn         blocked + ``k_smallest_sparse``             blocked + a plain top-k (this file; forestgeom has no
             (leave-one-out, ties to the lowest index)   neighbour search): sort by (row, -p, column)
 ==========  ==========================================  =====================================================
@@ -61,8 +64,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run from anywhere without installing
 
 MEASURES = {"breiman": "uniform", "oob": "oob", "rfgap": "gap"}  # mvlab name -> forestgeom weight_scheme
-ROUTES = {"breiman": ("dense", "sparse", "blocked", "knn"), "oob": ("dense", "sparse"),
-          "rfgap": ("dense", "sparse", "blocked", "knn")}
+ROUTES = {"breiman": ("dense", "sparse", "blocked", "sorted", "knn"), "oob": ("dense", "sparse"),
+          "rfgap": ("dense", "sparse", "blocked", "sorted", "knn")}
 DENSE_MAX = 20_000
 
 
@@ -128,17 +131,18 @@ def worker_mvlab(job, measure, route, out):
     elif route == "sparse":
         R = fd.sparse_rows()
         result["rows"] = 1.0 - _dense_rows(R, sample)
-    elif route == "blocked":
+    elif route in ("blocked", "sorted"):
         got = []
         for b in _blocks(n, spec["block"]):
-            R = fd.sparse_rows(rows=b)
+            R = fd.sparse_rows(rows=b, sort=route == "sorted")
             inside = sample[(sample >= b.start) & (sample < b.stop)]
             got.append(1.0 - _dense_rows(R, inside - b.start))
         result["rows"] = np.concatenate(got)
     else:
         idx, val = np.empty((n, k), np.int64), np.empty((n, k), np.float32)
         for b in _blocks(n, spec["block"]):
-            idx[b], val[b] = k_smallest_sparse(fd.sparse_rows(rows=b), k, exclude=np.arange(b.start, b.stop))
+            idx[b], val[b] = k_smallest_sparse(fd.sparse_rows(rows=b, sort=False), k,
+                                               exclude=np.arange(b.start, b.stop))
         result["idx"], result["val"] = idx, 1.0 - val
     seconds = time.perf_counter() - t0
     return _finish(out, seconds, baseline, result)
@@ -171,12 +175,14 @@ def worker_forestgeom(job, measure, route, out):
         got, idx, val = [], np.empty((n, k), np.int64), np.empty((n, k), np.float32)
         for b in _blocks(n, spec["block"]):
             P = Q[b] @ WT
-            if route == "blocked":
+            if route == "sorted":
+                P.sort_indices()
+            if route in ("blocked", "sorted"):
                 inside = sample[(sample >= b.start) & (sample < b.stop)]
                 got.append(P[inside - b.start].toarray())
             else:
                 idx[b], val[b] = _topk(P, b.start, k)
-        if route == "blocked":
+        if route in ("blocked", "sorted"):
             result["rows"] = np.concatenate(got)
         else:
             result["idx"], result["val"] = idx, val
@@ -279,7 +285,7 @@ def main():
     ap.add_argument("--n-jobs", type=int, default=1, help="threads of both sides (products, apply)")
     ap.add_argument("--max-all-rows", type=int, default=DENSE_MAX, help="largest size for the all-rows sparse route")
     ap.add_argument("--measures", default=",".join(MEASURES))
-    ap.add_argument("--routes", default="dense,sparse,blocked,knn")
+    ap.add_argument("--routes", default="dense,sparse,blocked,sorted,knn")
     ap.add_argument("--venv", type=Path, default=REPO / ".venv-forestgeom")
     ap.add_argument("--no-setup", action="store_true", help="do not create forestgeom's venv when it is missing")
     ap.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)

@@ -69,7 +69,7 @@ def fitted(data, measure, trees=12, **kw):
 def test_sorted_product_is_the_public_product(weighted):
     """``product_sorted`` gives scipy's ``A @ BT`` with every row's columns ascending, renamed by a column map,
     and the same entries unsorted with ``sort=False``.  Fails when the second transposition is left out (returning
-    the transposed arrays: wrong shape and order) or when the column map is applied after the sort (tried both)."""
+    the transposed arrays: wrong shape and order; tried)."""
     rng = np.random.default_rng(0)
     G = rng.integers(0, 9, size=(40, 5)) + np.arange(5) * 9
     W = rng.random((40, 5)).astype(np.float32) * (rng.random((40, 5)) > 0.3) if weighted else None
@@ -171,9 +171,9 @@ def test_threads_give_the_same_rows(data, monkeypatch):
 
 
 def test_all_rows_peak_is_the_result_and_one_block(data, monkeypatch):
-    """The all-rows call moves each block into the result and frees it: the peak of numpy's allocations stays
-    near the result's size (8 bytes an entry), not twice it.  Fails when the blocks are joined with
-    ``np.concatenate`` (the peak doubles; tried)."""
+    """The all-rows call copies each block into the result as it is done: the peak of numpy's allocations is the
+    result's room (8 bytes an entry, with the margin of its estimate) and one block, under twice the result.
+    Fails when the blocks are kept and joined with ``np.concatenate`` at the end (tried: 2.1 times)."""
     X, y, _ = data
     Xb = np.repeat(X, 8, axis=0) + np.random.default_rng(0).normal(scale=1e-3, size=(8 * len(X), X.shape[1]))
     yb = np.repeat(y, 8)
@@ -189,7 +189,7 @@ def test_all_rows_peak_is_the_result_and_one_block(data, monkeypatch):
         tracemalloc.stop()
     result = R.cols.nbytes + R.values.nbytes
     assert R.nnz > 100_000
-    assert peak < 1.5 * result, (peak, result)
+    assert peak < 1.8 * result, (peak, result)
 
 
 def test_fit_on_a_given_forest_uses_it(data):
@@ -229,3 +229,27 @@ def test_histogram_selection_is_the_dense_search(grid):
         idx, _ = k_smallest_sparse(rows, k, exclude=exclude)
         np.testing.assert_array_equal(idx, k_smallest_indices(loo, k))
     assert SELECTION_BINS >= 2
+
+
+def test_selection_does_not_need_sorted_columns():
+    """Rows asked for with ``sort=False`` keep the product's column order: the k smallest, ties to the lowest
+    column, are those of the sorted rows.  Fails when the candidates are ordered by (row, value) alone, trusting
+    the column order (tried)."""
+    rng = np.random.default_rng(7)
+    n, n_cols = 300, 50
+    dense = np.where(rng.random((n, n_cols)) < 0.5, np.round(rng.random((n, n_cols)) * 3) / 3, 1.0)
+    dense = dense.astype(np.float32)
+    r, c = np.nonzero(dense < 1.0)
+    shuffled = np.lexsort((rng.random(r.size), r))  # each row's entries in a random order
+    indptr = np.r_[0, np.cumsum(np.bincount(r, minlength=n))].astype(np.int64)
+    rows = SparseRows(indptr, c[shuffled].astype(np.int32), dense[r, c][shuffled], 1.0, n_cols)
+    for k in (1, 4, 9):
+        np.testing.assert_array_equal(k_smallest_sparse(rows, k)[0], k_smallest_indices(dense, k))
+
+
+def test_unsorted_rows_hold_the_same_entries(data):
+    """``sparse_rows(sort=False)`` holds the entries of the sorted rows, in another order within each row."""
+    fd = fitted(data, "oob")
+    a, b = fd.sparse_rows(), fd.sparse_rows(sort=False)
+    np.testing.assert_array_equal(a.indptr, b.indptr)
+    np.testing.assert_array_equal(a.to_dense(), b.to_dense())

@@ -43,8 +43,8 @@ class SparseRows:
     Attributes
     ----------
     indptr : ndarray of int64, shape (n_rows + 1,)
-        Row ``r``'s entries are ``cols[indptr[r]:indptr[r + 1]]`` (ascending) and the same slice
-        of ``values``.
+        Row ``r``'s entries are ``cols[indptr[r]:indptr[r + 1]]`` (ascending, unless the rows were asked
+        for with ``sort=False``: every operation here accepts any order) and the same slice of ``values``.
     cols : ndarray of int32 or int64, shape (nnz,)
         (int32 from the forest measures: 4 bytes an entry, half the memory of int64.)
     values : ndarray of float32, shape (nnz,)
@@ -137,30 +137,37 @@ dissimilarities of a forest of up to 1,024 trees, multiples of 1/T, fall one lev
 def _selection_candidates(rows: SparseRows, k: int, exclude: Optional[np.ndarray]):
     """``(row, column, value)`` of the stored entries below the background (without each row's excluded
     column) that can be among the row's ``k`` smallest: those whose bin is at most the bin of the row's k-th
-    smallest value.  In the rows' order (row, then column)."""
+    smallest value.  Row by row."""
     n = rows.n_rows
     counts = np.diff(rows.indptr)
     bg = np.float32(rows.background)
-    keep = rows.values < bg
-    if exclude is not None:
-        keep &= rows.cols != np.repeat(np.asarray(exclude, dtype=rows.cols.dtype), counts)
-    r = np.repeat(np.arange(n, dtype=np.int64), counts)[keep]
-    c, v = rows.cols[keep], rows.values[keep]
-    if v.size == 0:
-        return r, c, v
-    low = np.float32(v.min())
+    r = np.repeat(np.arange(n, dtype=np.int32), counts)  # 32-bit temporaries: a block's entries are many
+    if rows.nnz == 0:
+        return r.astype(np.int64), rows.cols, rows.values
+    low = np.float32(rows.values.min())
     scale = np.float32((SELECTION_BINS - 1) / max(float(bg) - float(low), np.finfo(np.float32).tiny))
-    bins = np.minimum((v - low) * scale, np.float32(SELECTION_BINS - 1)).astype(np.int64)  # monotone in v
-    last = np.empty(n, dtype=np.int64)  # per row, the bin of its k-th smallest value (the last bin if short)
-    step = max(1, (1 << 20) // SELECTION_BINS)  # histograms of 1M counts at a time
+    t = rows.values - low
+    t *= scale
+    np.minimum(t, np.float32(SELECTION_BINS - 1), out=t)
+    bins = t.astype(np.int32)  # monotone in the value
+    del t
+    bins[rows.values >= bg] = SELECTION_BINS  # the background is never a candidate: a bin past the last
+    if exclude is not None:
+        bins[rows.cols == np.repeat(np.asarray(exclude, dtype=rows.cols.dtype), counts)] = SELECTION_BINS
+    width = SELECTION_BINS + 1
+    last = np.empty(n, dtype=np.int32)  # per row, the bin of its k-th smallest value (the last bin if short)
+    step = max(1, (1 << 20) // width)  # histograms of 1M counts at a time
     ends = np.searchsorted(r, np.arange(0, n + step, step))  # r ascends: the entries of each chunk of rows
     for i, a in enumerate(range(0, n, step)):
         m, lo, hi = min(step, n - a), ends[i], ends[i + 1]
-        hist = np.bincount((r[lo:hi] - a) * SELECTION_BINS + bins[lo:hi], minlength=m * SELECTION_BINS)
-        reached = np.cumsum(hist.reshape(m, SELECTION_BINS), axis=1) >= k
+        key = r[lo:hi] - np.int32(a)
+        key *= np.int32(width)
+        key += bins[lo:hi]
+        hist = np.bincount(key, minlength=m * width).reshape(m, width)[:, :SELECTION_BINS]
+        reached = np.cumsum(hist, axis=1) >= k
         last[a:a + m] = np.where(reached.any(axis=1), reached.argmax(axis=1), SELECTION_BINS - 1)
     sel = bins <= last[r]
-    return r[sel], c[sel], v[sel]
+    return r[sel].astype(np.int64), rows.cols[sel], rows.values[sel]
 
 
 def k_smallest_sparse(rows: SparseRows, k: int, exclude: Optional[np.ndarray] = None
@@ -171,7 +178,7 @@ def k_smallest_sparse(rows: SparseRows, k: int, exclude: Optional[np.ndarray] = 
     column ``exclude[r]`` is ``+inf``), in ``O(nnz + n_rows * k)`` time and memory: a histogram of
     every row's values (:data:`SELECTION_BINS` bins, a monotone map of the value) gives the bin of its
     ``k``-th smallest, and only the entries up to that bin (the k smallest and their ties, a few
-    dozen per row) are sorted, by ``(row, value)`` in the rows' column order.
+    dozen per row) are sorted, by ``(row, value, column)`` (the columns need not ascend in the rows).
 
     Parameters
     ----------
@@ -196,10 +203,10 @@ def k_smallest_sparse(rows: SparseRows, k: int, exclude: Optional[np.ndarray] = 
         raise ValueError("a stored value exceeds the background value; the sparse k-smallest search needs "
                          "the background to be the largest value of every row.")
     r, c, v = _selection_candidates(rows, k, exclude)
-    # stable sort by (row, value); entries are in (row, column) order, so ties keep column order
+    # sort the candidates by (row, value, column): the columns need not ascend within the rows
     bits = (v + np.float32(0.0)).view(np.int32)
     ordered = (bits ^ ((bits >> 31) & 0x7FFFFFFF)).astype(np.int64) + 2**31
-    order = np.argsort((r << 32) | ordered, kind="stable")
+    order = np.lexsort((c, (r << 32) | ordered))
     r, c, v = r[order], c[order], v[order]
     counts = np.bincount(r, minlength=n)
     first = np.cumsum(counts) - counts

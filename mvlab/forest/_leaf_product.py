@@ -37,7 +37,7 @@ import scipy.sparse as sp
 from mvlab.core.threads import run_threads, worker_count
 
 __all__ = ["cooccurrence", "product_csr", "product_sorted", "product_bound", "onehot", "leaf_incidence",
-           "reference_incidence", "locality_order", "AUTO_PAIRS_PER_CELL", "SCIPY_KERNEL_VALIDATED",
+           "reference_incidence", "locality_order", "Workspace", "AUTO_PAIRS_PER_CELL", "SCIPY_KERNEL_VALIDATED",
            "PrivateKernelWarning"]
 
 SCIPY_KERNEL_VALIDATED = ("1.17",)
@@ -433,15 +433,37 @@ def onehot(G: np.ndarray, n_leaves: int, W: Optional[np.ndarray] = None) -> sp.c
 _INT32_MAX = np.iinfo(np.int32).max
 
 
-def _transpose(n_row: int, n_col: int, indptr, indices, data):
+class Workspace:
+    """Work arrays of :func:`product_sorted`, kept from one block of rows to the next (grown, never shrunk).
+
+    A block's product, its two transpositions and their index arrays are a few MB each; allocated afresh for
+    every block they come from the C heap, whose freed memory the process keeps (glibc raises its mmap threshold to
+    the sizes it has seen freed), so that a long run of blocks held tens of MB more than it used.  Reused, they
+    cost their largest size once.  The arrays a product returns are views into the workspace: valid until its
+    next product.  One workspace per thread.
+    """
+
+    def __init__(self):
+        self._arrays: dict = {}
+
+    def take(self, name: str, size: int, dtype) -> np.ndarray:
+        """A ``size``-long array of ``dtype`` (a view of the kept one, grown by a quarter when short)."""
+        a = self._arrays.get(name)
+        if a is None or a.size < size or a.dtype != dtype:
+            a = self._arrays[name] = np.empty(max(size, int(1.25 * a.size) if a is not None else size), dtype)
+        return a[:size]
+
+
+def _transpose(n_row: int, n_col: int, indptr, indices, data, work: Optional[Workspace] = None, tag: str = ""):
     """The CSR arrays of the (n_col, n_row) transpose, by scipy's ``csr_tocsc`` (a counting sort, O(nnz + n_col)):
     within each row of the result the column indices ascend, whatever the order of the input."""
     from scipy.sparse._sparsetools import csr_tocsc
 
     nnz = int(indptr[-1])
-    t_indptr = np.empty(n_col + 1, dtype=indptr.dtype)
-    t_indices = np.empty(nnz, dtype=indices.dtype)
-    t_data = np.empty(nnz, dtype=data.dtype)
+    new = (lambda name, size, dtype: np.empty(size, dtype)) if work is None else work.take
+    t_indptr = new(tag + "p", n_col + 1, indptr.dtype)
+    t_indices = new(tag + "j", nnz, indices.dtype)
+    t_data = new(tag + "x", nnz, data.dtype)
     csr_tocsc(n_row, n_col, indptr, indices, data, t_indptr, t_indices, t_data)
     return t_indptr, t_indices, t_data
 
@@ -506,7 +528,7 @@ def product_bound(A: sp.csr_matrix, BT: sp.csr_matrix) -> np.ndarray:
 
 
 def product_sorted(A: sp.csr_matrix, BT: sp.csr_matrix, column_map: Optional[np.ndarray] = None,
-                   sort: bool = True):
+                   sort: bool = True, work: Optional[Workspace] = None):
     """``A @ BT`` (both CSR, int32 indices, one data type) as CSR arrays whose columns ascend in every row.
 
     scipy's Gustavson kernel (``csr_matmat``, without its counting pass, as :func:`product_csr`) leaves each
@@ -526,6 +548,8 @@ def product_sorted(A: sp.csr_matrix, BT: sp.csr_matrix, column_map: Optional[np.
     sort : bool
         False: leave each row's columns in the kernel's order (for a caller that scatters them into a dense
         matrix, where the order does not matter).
+    work : Workspace, optional
+        Arrays to reuse (the results are then views into it, valid until its next product); None: new arrays.
 
     Returns
     -------
@@ -548,9 +572,10 @@ def product_sorted(A: sp.csr_matrix, BT: sp.csr_matrix, column_map: Optional[np.
     if bound > _INT32_MAX:
         raise ValueError(f"a block of {n_a} rows would form {bound} entries, more than 32-bit indices hold; "
                          "ask for fewer rows at a time.")
-    Cp = np.empty(n_a + 1, dtype=np.int32)
-    Cj = np.empty(bound, dtype=np.int32)  # pages beyond the entries formed are never touched (not resident)
-    Cx = np.empty(bound, dtype=dtype)
+    new = (lambda name, size, dtype: np.empty(size, dtype)) if work is None else work.take
+    Cp = new("Cp", n_a + 1, np.int32)
+    Cj = new("Cj", bound, np.int32)  # pages beyond the entries formed are never touched (not resident)
+    Cx = new("Cx", bound, dtype)
     i32 = partial(np.asarray, dtype=np.int32)
     _csr_matmat(n_a, n_b, i32(A.indptr), i32(A.indices), A.data, i32(BT.indptr), i32(BT.indices),
                 BT.data.astype(dtype, copy=False), Cp, Cj, Cx)
@@ -560,9 +585,9 @@ def product_sorted(A: sp.csr_matrix, BT: sp.csr_matrix, column_map: Optional[np.
         np.take(np.asarray(column_map, dtype=np.int32), Cj, out=Cj)
     if not sort:
         return Cp, Cj, Cx
-    Tp, Tj, Tx = _transpose(n_a, n_b, Cp, Cj, Cx)
+    Tp, Tj, Tx = _transpose(n_a, n_b, Cp, Cj, Cx, work, "T")
     del Cj, Cx
-    return _transpose(n_b, n_a, Tp, Tj, Tx)
+    return _transpose(n_b, n_a, Tp, Tj, Tx, work, "D")
 
 
 AUTO_PAIRS_PER_CELL = 4.0

@@ -282,7 +282,7 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self._apply_leaves(X)
 
-    def sparse_rows(self, X=None, rows=None, columns=None, leaves=None) -> SparseRows:
+    def sparse_rows(self, X=None, rows=None, columns=None, leaves=None, sort=True) -> SparseRows:
         """A block of dissimilarity rows, kept sparse (stored entries and a background of 1).
 
         Parameters
@@ -296,6 +296,9 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
             Training columns to keep (prototypes); None = all.
         leaves : ndarray (n_new, T), optional
             The new rows' :meth:`leaves`, when already known (instead of ``X``).
+        sort : bool, default=True
+            Columns ascending in every row (canonical CSR).  False: in the sparse product's order, about
+            20% faster; every operation of :mod:`mvlab.core.sparse_rows` accepts either.
 
         Returns
         -------
@@ -316,9 +319,10 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
                 raise ValueError("columns must be ascending distinct training row indices.")
         if X is None and leaves is None:
             idx = np.arange(self.leaves_.shape[0])[slice(None) if rows is None else rows]
-            return self.measure_.sparse_rows(self, self.leaves_[idx], rows=idx, columns=columns, n_jobs=self.n_jobs)
+            return self.measure_.sparse_rows(self, self.leaves_[idx], rows=idx, columns=columns, n_jobs=self.n_jobs,
+                                             sort=sort)
         G = self.leaves(X) if leaves is None else np.asarray(leaves)
-        return self.measure_.sparse_rows(self, G, rows=None, columns=columns, n_jobs=self.n_jobs)
+        return self.measure_.sparse_rows(self, G, rows=None, columns=columns, n_jobs=self.n_jobs, sort=sort)
 
     def dissimilarity_rows(self, X=None, rows=None, columns=None) -> np.ndarray:
         """A dense block of dissimilarity rows, float32 (n, n_cols): :meth:`sparse_rows` made dense, or a

@@ -48,6 +48,7 @@ from mvlab.core.progress import report as _report
 from mvlab.core.sparse_rows import SparseRows
 from mvlab.core.threads import run_threads, worker_count
 from mvlab.forest._leaf_product import (
+    Workspace,
     cooccurrence,
     leaf_incidence,
     locality_order,
@@ -60,12 +61,12 @@ from mvlab.forest.kdn import kdn_per_tree
 __all__ = ["Measure", "SameLeafMeasure", "Breiman", "PathLength", "RFD", "OOBProximity", "RFGAP", "MEASURES",
            "resolve_measure", "measure_spec", "BLOCK_ENTRIES"]
 
-BLOCK_ENTRIES = 1 << 19
+BLOCK_ENTRIES = 1 << 18
 """Entries aimed at in one product block inside :meth:`SameLeafMeasure.sparse_rows`.  A block's arrays take about
-24 bytes an entry (about 12 MB).  The first block is cut by :func:`mvlab.forest._leaf_product.product_bound` (an
-upper bound of its entries), the next ones by the density the blocks so far had (the entries formed are 1 in 2 to
-1 in 5 of the bound on the issue's data): blocks of about 50 rows at 100,000 training rows, few enough that the
-per-block costs (a pass over the columns) stay small."""
+24 bytes an entry (about 6 MB), in work arrays reused from block to block.  The first block is cut by
+:func:`mvlab.forest._leaf_product.product_bound` (an upper bound of its entries), the next ones by the density the
+blocks so far had (the entries formed are 1 in 2 to 1 in 5 of the bound on the issue's data): blocks of about 28
+rows at 100,000 training rows, few enough that the per-block costs (a pass over the columns) stay small."""
 
 _CACHE_LOCK = threading.Lock()
 
@@ -115,13 +116,14 @@ class Measure(BaseEstimator):
         return False
 
     def sparse_rows(self, fd, G: np.ndarray, rows: Optional[np.ndarray] = None,
-                    columns: Optional[np.ndarray] = None, n_jobs=None) -> SparseRows:
+                    columns: Optional[np.ndarray] = None, n_jobs=None, sort: bool = True) -> SparseRows:
         """Rows of the dissimilarity as :class:`mvlab.core.sparse_rows.SparseRows` (background 1).
 
         ``G`` (n, T) are the global leaves of the query rows; ``rows`` (n,) their indices among the
         training rows when they *are* training rows (out-of-bag semantics and the zero diagonal
         of ``train_dissimilarity_`` apply), None for new rows; ``columns`` (ascending training
-        indices) restricts the columns, None = every training row; ``n_jobs`` threads.
+        indices) restricts the columns, None = every training row; ``n_jobs`` threads; ``sort=False``
+        leaves each row's columns in the product's order (two counting passes fewer).
         ``to_dense()`` equals the same block of ``train_dissimilarity_`` / ``transform`` (for
         the measures of this module, whose dense matrices are made from these rows).
         """
@@ -246,10 +248,11 @@ class SameLeafMeasure(Measure):
                            own_weight=marker or 1.0, n_own=fd.leaves_.shape[0])
         return A, BT, column_map, marker
 
-    def _stored_block(self, fd, A, BT, column_map, rows, columns, marker, sort=True):
+    def _stored_block(self, fd, A, BT, column_map, rows, columns, marker, sort=True, work=None):
         """One block of rows: the sparse product (columns ascending in each row with ``sort``), the diagonal found
-        by its marker, the normalisation.  Returns ``(indptr int32, cols int32, values float32)``."""
-        indptr, cols, S = product_sorted(A, BT, column_map, sort)
+        by its marker, the normalisation.  Returns ``(indptr int32, cols int32, values float32)``, views into
+        ``work`` (a :class:`Workspace`) when given."""
+        indptr, cols, S = product_sorted(A, BT, column_map, sort, work)
         diag = None
         if marker is not None:
             diag = S >= marker
@@ -262,10 +265,12 @@ class SameLeafMeasure(Measure):
     def _blocks(self, fd, G, rows, columns, n_jobs, sort=True):
         """``(row slice, indptr, cols, values, bound)`` of every block of rows, in order, as they are computed
         (``n_jobs`` blocks at a time), each of about :data:`BLOCK_ENTRIES` entries (:func:`_next_blocks`); ``bound``
-        is the cumulative :func:`product_bound` of the rows."""
+        is the cumulative :func:`product_bound` of the rows.  The arrays are views into work arrays reused by the
+        next blocks: use them before asking for the next."""
         A, BT, column_map, marker = self._product_setup(fd, G, rows, columns)
         ends = np.cumsum(product_bound(A, BT))
         n, n_threads = G.shape[0], max(1, worker_count(n_jobs))
+        works = [Workspace() for _ in range(n_threads)]  # one per thread, reused block after block
         start, formed, bounded = 0, 0, 0
         while start < n:
             density = formed / bounded if bounded else 1.0  # entries formed per entry of the bound, so far
@@ -274,7 +279,7 @@ class SameLeafMeasure(Measure):
 
             def job(out, i, b):
                 out[i] = self._stored_block(fd, A[b], BT, column_map, None if rows is None else rows[b], columns,
-                                            marker, sort)
+                                            marker, sort, works[i])
 
             run_threads([partial(job, done, i, b) for i, b in enumerate(wave)], len(wave))
             for b, part in zip(wave, done):
@@ -283,7 +288,7 @@ class SameLeafMeasure(Measure):
                 yield (b, *part, ends)
             start = wave[-1].stop
 
-    def sparse_rows(self, fd, G, rows=None, columns=None, n_jobs=None):
+    def sparse_rows(self, fd, G, rows=None, columns=None, n_jobs=None, sort=True):
         """Rows of the dissimilarity as :class:`mvlab.core.sparse_rows.SparseRows` (see :meth:`Measure.sparse_rows`).
 
         By blocks of rows (about :data:`BLOCK_ENTRIES` entries each, ``n_jobs`` blocks at a time): the
@@ -301,15 +306,15 @@ class SameLeafMeasure(Measure):
         cols = vals = None
         at = 0
         ends = np.ones(1)
-        for b, p, c, v, ends in self._blocks(fd, G, rows, columns, n_jobs):
-            if cols is None and b.stop == G.shape[0]:  # one block: its arrays are the result
+        for b, p, c, v, ends in self._blocks(fd, G, rows, columns, n_jobs, sort):
+            if cols is None and b.stop == G.shape[0]:  # one block: copies of its arrays are the result
                 indptr[1:] = p[1:]
-                return SparseRows(indptr, c, v, 1.0, n_cols)
+                return SparseRows(indptr, c.copy(), v.copy(), 1.0, n_cols)
             if cols is None:  # room for the entries the first block's density predicts, grown when short
                 cols, vals = np.empty(0, dtype=np.int32), np.empty(0, dtype=np.float32)
             need = at + c.size
-            if need > cols.size:  # the entries so far, extrapolated by the bound of the rows to come
-                grow = max(need, int(1.5 * cols.size), int(1.05 * need * ends[-1] / ends[b.stop - 1]))
+            if need > cols.size:  # the entries so far, extrapolated by the bound of the rows to come, and a margin
+                grow = max(need, 2 * cols.size, int(1.25 * need * ends[-1] / ends[b.stop - 1]))
                 cols.resize(grow, refcheck=False)  # realloc: large arrays are moved, not copied
                 vals.resize(grow, refcheck=False)
             indptr[b.start + 1:b.stop + 1] = p[1:] + at
@@ -437,7 +442,7 @@ class RFD(SameLeafMeasure):
         rows share no leaf varies by column)."""
         return self.form == "weighted_proximity"  # the other form's value at no shared leaf varies by column
 
-    def sparse_rows(self, fd, G, rows=None, columns=None, n_jobs=None):
+    def sparse_rows(self, fd, G, rows=None, columns=None, n_jobs=None, sort=True):
         """As :meth:`SameLeafMeasure.sparse_rows`; ``ValueError`` for ``form="weighted_dissimilarity"``, which has
         no sparse form."""
         if not self.supports_sparse():
@@ -445,7 +450,7 @@ class RFD(SameLeafMeasure):
                              "share no leaf, mean_t(1 - kDN_t(x_i)), differs by column); use "
                              "form='weighted_proximity' (the same final forest) above "
                              "ForestDissimilarity.dense_max_rows training rows.")
-        return super().sparse_rows(fd, G, rows, columns, n_jobs)
+        return super().sparse_rows(fd, G, rows, columns, n_jobs, sort)
 
     def normalise_entries(self, fd, S, r, c, r_local):
         """``1 - S / T`` on the stored entries (the ``"weighted_proximity"`` form)."""
@@ -599,14 +604,14 @@ class RFGAP(SameLeafMeasure):
         np.subtract(1.0, P, out=P)
         return np.clip(P, 0.0, 1.0, out=P).astype(np.float32)
 
-    def sparse_rows(self, fd, G, rows=None, columns=None, n_jobs=None):
+    def sparse_rows(self, fd, G, rows=None, columns=None, n_jobs=None, sort=True):
         """As :meth:`SameLeafMeasure.sparse_rows`; with ``scaling="row_max"`` and ``columns``, the full rows
         first (the scale is the maximum over the whole row), then their ``columns``."""
         if self.scaling == "row_max" and columns is not None:
             # the scale is the maximum over the whole row: take the full rows, then the columns
-            full = super().sparse_rows(fd, G, rows, None, n_jobs)
+            full = super().sparse_rows(fd, G, rows, None, n_jobs, sort)
             return _restrict_columns(full, np.asarray(columns, dtype=np.int64))
-        return super().sparse_rows(fd, G, rows, columns, n_jobs)
+        return super().sparse_rows(fd, G, rows, columns, n_jobs, sort)
 
     def normalise(self, fd, S, train):
         """``1 - p`` (n, n_train), ``p = S / |S_x|`` (divided by its row's maximum with ``scaling="row_max"``);
