@@ -296,8 +296,8 @@ class SameLeafMeasure(Measure):
         float32: exact for 0/1 weights, integer sums below 2**24; within a few float32 units in the last place of the
         float64 sums for weighted measures), :meth:`normalise_stored` on its entries; for training rows and
         a :attr:`zero_diagonal`, each row's own column is part of the product (:func:`leaf_incidence`) and set to
-        0.  Each block's entries are copied into the result as the block is done (the result grows by ``realloc``
-        from the first block's density), so the peak is the result and one block of ``n_jobs``.
+        0.  Each block's entries are copied into the result as the block is done, into room for the entries the
+        blocks so far predict (20% more; rarely grown), so the peak is the result and one block of ``n_jobs``.
         """
         rows = None if rows is None else np.asarray(rows, dtype=np.int64)
         columns = None if columns is None else np.asarray(columns, dtype=np.int64)
@@ -310,21 +310,18 @@ class SameLeafMeasure(Measure):
             if cols is None and b.stop == G.shape[0]:  # one block: copies of its arrays are the result
                 indptr[1:] = p[1:]
                 return SparseRows(indptr, c.copy(), v.copy(), 1.0, n_cols)
-            if cols is None:  # room for the entries the first block's density predicts, grown when short
-                cols, vals = np.empty(0, dtype=np.int32), np.empty(0, dtype=np.float32)
             need = at + c.size
-            if need > cols.size:  # the entries so far, extrapolated by the bound of the rows to come, and a margin
-                grow = max(need, 2 * cols.size, int(1.25 * need * ends[-1] / ends[b.stop - 1]))
-                cols.resize(grow, refcheck=False)  # realloc: large arrays are moved, not copied
-                vals.resize(grow, refcheck=False)
+            if cols is None or need > cols.size:  # room for the entries so far, extrapolated by the rows' bound
+                room = max(need, int(1.2 * need * ends[-1] / ends[b.stop - 1]))
+                cols = _grown(cols, at, room, np.int32)
+                vals = _grown(vals, at, room, np.float32)
             indptr[b.start + 1:b.stop + 1] = p[1:] + at
             cols[at:need], vals[at:need] = c, v
             at = need
         if cols is None:
             return SparseRows(indptr, np.empty(0, dtype=np.int32), np.empty(0, dtype=np.float32), 1.0, n_cols)
-        cols.resize(at, refcheck=False)
-        vals.resize(at, refcheck=False)
-        return SparseRows(indptr, cols, vals, 1.0, n_cols)
+        # views of the room: pages past the entries were never touched, so they take no memory
+        return SparseRows(indptr, cols[:at], vals[:at], 1.0, n_cols)
 
     def dissimilarity(self, fd, G, train, engine="auto", progress=None):
         """Dense dissimilarity (n, n_train), float32.
@@ -671,6 +668,14 @@ class PathLength(Measure):
             D = 0.5 * (D + D.T)  # exact symmetry despite float32 partial sums
             np.fill_diagonal(D, 0.0)
         return np.clip(D, 0.0, 1.0).astype(np.float32)
+
+
+def _grown(a: Optional[np.ndarray], used: int, size: int, dtype) -> np.ndarray:
+    """An array of ``size`` with the first ``used`` values of ``a`` (None: nothing to keep)."""
+    out = np.empty(size, dtype=dtype)
+    if a is not None:
+        out[:used] = a[:used]
+    return out
 
 
 def _next_blocks(ends: np.ndarray, start: int, count: int, budget: float) -> list[slice]:
