@@ -4,7 +4,7 @@ import streamlit as st
 
 from mvlab.experiments.settings import SiameseSettings, ViewConstructionSettings
 from mvlab.reproduction import ofsp_paper, sdf_paper
-from mvlab.reproduction.coverage import CommittedFiles, coverage_markdown
+from mvlab.reproduction.coverage import coverage_markdown
 from mvlab.reproduction.markdown import CLASSIFIER_NAMES, cell_table, verdict_line
 from mvlab.reproduction.ofsp_paper_report import (
     beside_the_protocol,
@@ -25,7 +25,7 @@ from mvlab.reproduction.sdf_paper_report import (
     readings_line,
 )
 from mvlab.reproduction.verdicts import rules_markdown
-from mvlab.reproduction.writer import read_cells, read_draws
+from mvlab.reproduction.writer import CommittedFiles, read_cells, read_draws
 from mvlab.ui import links
 from mvlab.ui.figure_text import show_figure
 from mvlab.ui.state import sidebar

@@ -104,5 +104,5 @@ def test_the_papers_page_opens_each_paper_with_its_coverage_table(app):
     assert len(tables) == 3
     assert "| Table 10 | MNIST" in tables[0] and "| Table 3 | OFSP's accuracy" in tables[1]
     assert "| Table 2, accuracies |" in tables[2]
-    frame = pd.DataFrame(coverage.coverage_rows("sdf", coverage.CommittedFiles()))
+    frame = pd.DataFrame(coverage.coverage_rows("sdf", writer.CommittedFiles()))
     assert frame.loc[frame["item"] == "Table 8", "run"].item() == 15

@@ -134,7 +134,7 @@ def test_every_reading_is_one_record_that_the_writer_the_command_line_and_the_te
         assert reading.name == name and reading.paper in registry.PAPERS
         assert f"<!-- BEGIN {name} -->" in template, f"the report has no section for {name}"
         args = parser.parse_args(["reproduce", name, "--report-only"])
-        assert args.paper_name == name and args.func.__name__ == "cmd_reproduce"
+        assert args.func.__name__ == "cmd_reproduce_reading" and args.reading == name
         assert (FOLDER / f"{reading.stem}_draws.csv").exists() and (FOLDER / f"{reading.stem}_cells.csv").exists()
         with pytest.raises(SystemExit):  # argparse refuses a dataset the reading does not run on
             parser.parse_args(["reproduce", name, "--datasets", "mfeat"])

@@ -21,7 +21,7 @@ import pandas as pd
 
 from mvlab.reproduction.sdf_paper import SDF_DATASETS, TABLE8_SETTING
 
-__all__ = ["Item", "ITEMS", "CommittedFiles", "PAPER_NAMES", "OFSP_DATASETS", "DVS_DATASETS",
+__all__ = ["Item", "ITEMS", "PAPER_NAMES", "OFSP_DATASETS", "DVS_DATASETS",
            "SDF_DATASETS_OF_THE_PAPER", "NOT_FOUND", "repeats_a_grid_cell", "counted_once", "coverage_rows",
            "coverage_markdown", "scope", "says_means", "coverage_facts"]
 
@@ -291,22 +291,6 @@ def says_means(paper: str, name: str) -> bool:
     """Whether the paper's text says the values of its item ``name`` (``"Table 4"``) are means over repetitions
     (then the prediction interval of one draw is not counted for its cells)."""
     return any(i.paper == paper and i.name == name and i.means for i in ITEMS)
-
-
-class CommittedFiles:
-    """The committed cells and draws files of ``folder`` (default: the report's), read as they are (the Papers
-    page's view), called like :class:`mvlab.reproduction.writer.Files`: ``files(name) -> (cells, draws)``."""
-
-    def __init__(self, folder=None):
-        from mvlab.reproduction import writer
-
-        self.folder = Path(folder or writer.REPRODUCTION_DIR)
-
-    def __call__(self, name: str):
-        """``(cells, draws)`` of the reading ``name`` as committed (None where a file is missing)."""
-        from mvlab.reproduction.writer import read_cells, read_draws
-
-        return read_cells(name, self.folder), read_draws(name, self.folder)
 
 
 def coverage_rows(paper: str, files) -> pd.DataFrame:

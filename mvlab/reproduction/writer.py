@@ -26,7 +26,7 @@ from mvlab.reproduction.registry import READINGS, reading
 from mvlab.reproduction.verdicts import rules_markdown
 
 __all__ = ["REPRODUCTION_DIR", "TEMPLATE", "read_draws", "read_cells", "write_cells", "render_report",
-           "write_report", "write_outputs", "PLACEHOLDER", "Files"]
+           "write_report", "write_outputs", "PLACEHOLDER", "Files", "CommittedFiles"]
 
 REPRODUCTION_DIR = resources.path("docs", "reproduction")
 """The committed draws and cells files (``<stem>_draws.csv``, ``<stem>_cells.csv``)."""
@@ -83,6 +83,18 @@ class Files:
             else:
                 self._cache[name] = (r.cells(draws, self.folder), draws)
         return self._cache[name]
+
+
+class CommittedFiles:
+    """The committed cells and draws files of ``folder`` (default: the report's), read as they are (the Papers
+    page's view), called like :class:`Files`: ``files(name) -> (cells, draws)``."""
+
+    def __init__(self, folder=None):
+        self.folder = Path(folder or REPRODUCTION_DIR)
+
+    def __call__(self, name: str):
+        """``(cells, draws)`` of the reading ``name`` as committed (None where a file is missing)."""
+        return read_cells(name, self.folder), read_draws(name, self.folder)
 
 
 def write_cells(name: str, folder, files: Files | None = None) -> Path:
