@@ -4,7 +4,7 @@ for 20 s, a server process killed. Does every answer count once, and does every 
     python bench/bench_class_faults.py                                   # 100 students, both stores, every fault
     python bench/bench_class_faults.py --store sqlite --faults reload kill --students 60
 
-The server is ``mvlab serve`` with two Streamlit processes behind nginx (:func:`mvlab.ui.serve.serving`, its
+The server is ``mvlab serve`` with two Streamlit processes behind nginx (:func:`mvlab.deploy.serve.serving`, its
 supervisor included), on a SQLite file and on a real PostgreSQL server (a throw-away cluster of Debian's package,
 started as ``tests/postgres_server.py`` does), the DVS lesson warmed first, as in ``bench/bench_class_round.py``
 (whose helpers this bench imports: the warm-up, the server, the client processes, the server's CPU). Each fault

@@ -159,8 +159,8 @@ def server(store: Path, processes: int):
 
 @contextmanager
 def served_by_mvlab(store, processes: int, env: dict, say=lambda line: None):
-    """``mvlab serve``'s processes on ``store`` (a path or a URL): :func:`mvlab.ui.serve.serving`'s
-    :class:`~mvlab.ui.serve.Served` (its processes, nginx, the supervisor), with ``env`` also set here while it runs
+    """``mvlab serve``'s processes on ``store`` (a path or a URL): :func:`mvlab.deploy.serve.serving`'s
+    :class:`~mvlab.deploy.serve.Served` (its processes, nginx, the supervisor), with ``env`` also set here while it runs
     (the engine that serving() starts in this process reads it)."""
     import os
 
