@@ -63,7 +63,7 @@ from mvlab.store import package_versions
 
 __all__ = [
     "APP_N_JOBS", "ExperimentSettings", "DissimilaritySettings", "DVSSettings", "ViewConstructionSettings",
-    "SiameseSettings", "ProximitySettings", "BenchmarkSettings", "make_region_demo",
+    "SiameseSettings", "ProximitySettings", "BenchmarkSettings", "make_region_demo", "region_demo_name", "page_data",
 ]
 
 APP_N_JOBS = None
@@ -288,8 +288,11 @@ class DVSSettings(_MeasureChoice):
         return dataclasses.replace(self, **self._paper()) if self.paper else self
 
     def data(self, ds: MultiViewDataset) -> MultiViewDataset:
-        """The data of the page: the region-structured demo (seeded by the sidebar's seed) or ``ds``."""
-        return make_region_demo(self.seed) if self.source == "demo" else ds
+        """The data of the page: the region-structured demo (seeded by the sidebar's seed) or ``ds``; the demo
+        itself when ``ds`` already is it (:func:`page_data`: built once per request, then handed on)."""
+        if self.source != "demo":
+            return ds
+        return page_data(ds, region_demo_name(self.seed), lambda: make_region_demo(self.seed))
 
     def problems(self, ds):
         """Why DVS cannot run on the page's data: a single view, or a pool of candidates too large."""
@@ -314,11 +317,29 @@ class DVSSettings(_MeasureChoice):
                                     k=s.k, random_state=s.seed, n_jobs=APP_N_JOBS, progress=progress)
 
 
+def region_demo_name(seed: int) -> str:
+    """The name of the region demo of ``seed`` (:func:`make_region_demo`): the sidebar's synthetic data never bear
+    it, so :func:`page_data` knows the demo by it."""
+    return f"region demo (seed {seed})"
+
+
 def make_region_demo(seed: int = 0) -> MultiViewDataset:
     """The Dynamic view selection page's default data: 600 instances, 4 views of 10 features,
-    3 classes, view q carrying the class in latent region q (visible in every view)."""
-    return make_multiview_classification(600, n_views=4, n_features=10, n_classes=3, relevance="region",
-                                         random_state=seed)
+    3 classes, view q carrying the class in latent region q (visible in every view), named
+    :func:`region_demo_name` (its rows, and so its fingerprint, are those of the generator's)."""
+    ds = make_multiview_classification(600, n_views=4, n_features=10, n_classes=3, relevance="region",
+                                       random_state=seed)
+    return ds.subset(np.arange(ds.n_samples), name=region_demo_name(seed))
+
+
+def page_data(ds, name: str, build) -> MultiViewDataset:
+    """The data a page generates for itself (the region demo, the Madelon-like set), built once per request: ``ds``
+    when it already is that data (synthetic and named ``name``; the page built it and hands it on to its checks,
+    cost estimates and the worker's run), else ``build()``. An upload or the sidebar's synthetic data never bear a
+    generated set's name, so neither is taken for it."""
+    if isinstance(ds, MultiViewDataset) and ds.origin == "synthetic" and ds.name == name:
+        return ds
+    return build()
 
 
 # ============================================================================ view construction
@@ -402,8 +423,12 @@ class ViewConstructionSettings(ExperimentSettings):
         return out
 
     def data(self, ds: MultiViewDataset) -> MultiViewDataset:
-        """The data the sweep runs on: the sidebar's dataset or the Madelon-like set."""
-        return make_madelon(self.madelon_n, random_state=self.seed) if self.source == "madelon" else ds
+        """The data the sweep runs on: the sidebar's dataset or the Madelon-like set; the set itself when ``ds``
+        already is it (:func:`page_data`: built once per request, then handed on)."""
+        if self.source != "madelon":
+            return ds
+        return page_data(ds, f"madelon-like ({self.madelon_n}, seed {self.seed})",
+                         lambda: make_madelon(self.madelon_n, random_state=self.seed))
 
     def run(self, ds, progress=None):
         """The k sweep (:func:`mvlab.experiments.view_construction.k_sweep`) on the page's data, on one thread."""

@@ -120,12 +120,13 @@ def current_seed() -> int:
     return int(st.session_state.get("seed", 0))
 
 
-def sidebar() -> MultiViewDataset:
+def sidebar(page: str | None = None) -> MultiViewDataset:
     """Draw the dataset and seed controls; return the dataset in use.
 
-    Reads a new query of the address into the widgets first (:mod:`mvlab.ui.links`); the page
+    ``page`` is the page's name (its file in pages/, e.g. ``"dvs"``); by default the file that called this
+    function. Reads a new query of the address into the widgets first (:mod:`mvlab.ui.links`); the page
     then calls :func:`mvlab.ui.links.publish` to write the current state back."""
-    _route_through_app(_caller_page())
+    _route_through_app(page or _caller_page())
     links.start(set_kept)
     with st.sidebar:
         st.header("Data")

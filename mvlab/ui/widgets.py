@@ -16,11 +16,12 @@ from typing import Iterable, Mapping
 
 import streamlit as st
 
+from mvlab.ui import links
 from mvlab.ui.query import query_fields
-from mvlab.ui.state import keep, set_kept
+from mvlab.ui.state import keep, kept, set_kept
 
 __all__ = ["widget_keys", "SHORT_NAMES", "number", "slider", "select", "radio", "multiselect", "toggle", "choice",
-           "field_default", "field_range", "field_help"]
+           "field_default", "field_range", "field_help", "Form", "pending_choice", "resolve_keys"]
 
 
 SHORT_NAMES = {"n_estimators": "trees", "test_size": "test", "repetitions": "reps", "n_repeats": "reps"}
@@ -164,3 +165,78 @@ def choice(where, label: str, options, key: str, default, kind: str = "selectbox
         set_kept(key, fallback)
         st.session_state[key] = fallback
     return getattr(where, kind)(label, options, **kw, **kwargs)
+
+
+class Form:
+    """The widgets of one page's settings: each draws a field of ``settings_cls`` under the key the page maps it to
+    (``keys``, :func:`widget_keys`), so a page's controls name only the field, the label and the place.
+
+    ``ds`` (the sidebar's dataset) and ``seed`` (the sidebar's seed) are what controls depend on (a bound, a label);
+    :meth:`settings` makes the settings object with that seed.
+    """
+
+    def __init__(self, settings_cls, keys: Mapping[str, str], ds=None, seed: int = 0):
+        self.settings_cls, self.keys, self.ds, self.seed = settings_cls, dict(keys), ds, seed
+
+    def number(self, where, name: str, label: str, **kwargs):
+        """:func:`number` for the field ``name``."""
+        return number(where, self.settings_cls, name, label, self.keys[name], **kwargs)
+
+    def slider(self, where, name: str, label: str, step, **kwargs):
+        """:func:`slider` for the field ``name``."""
+        return slider(where, self.settings_cls, name, label, self.keys[name], step, **kwargs)
+
+    def select(self, where, name: str, label: str, **kwargs):
+        """:func:`select` for the field ``name``."""
+        return select(where, self.settings_cls, name, label, self.keys[name], **kwargs)
+
+    def radio(self, where, name: str, label: str, **kwargs):
+        """:func:`radio` for the field ``name``."""
+        return radio(where, self.settings_cls, name, label, self.keys[name], **kwargs)
+
+    def multiselect(self, where, name: str, label: str, **kwargs):
+        """:func:`multiselect` for the field ``name``."""
+        return multiselect(where, self.settings_cls, name, label, self.keys[name], **kwargs)
+
+    def toggle(self, where, name: str, label: str, **kwargs):
+        """:func:`toggle` for the field ``name``."""
+        return toggle(where, self.settings_cls, name, label, self.keys[name], **kwargs)
+
+    def kept(self, name: str):
+        """The kept value of the field's widget (what it shows, e.g. a choice drawn with the result), else the
+        field's default."""
+        return kept(self.keys[name], field_default(self.settings_cls, name))
+
+    def settings(self, **values):
+        """The settings object of these values and the sidebar's seed."""
+        return self.settings_cls(seed=self.seed, **values)
+
+
+def pending_choice(settings_cls, name: str, key: str):
+    """The value the field ``name`` will have in this run, before its widget is drawn: the one a link being applied
+    names when the field allows it, else the kept one, else the default (for a widget key that depends on another
+    field, e.g. the methods of the Benchmark page's family). A link's value the field does not allow is not used."""
+    value = kept(key, field_default(settings_cls, name))
+    asked = links.pending(name, value)
+    options = _field(settings_cls, name).metadata.get("options")
+    return asked if options is None or asked in options else value
+
+
+def resolve_keys(keys: Mapping[str, str], settings_cls, ds=None) -> dict[str, str]:
+    """The widget keys of a page as they are in this run: ``keys`` (:func:`widget_keys`) with their parts in braces
+    filled, ``{pending_<field>}`` by the value ``<field>`` will have (:func:`pending_choice`) and ``{shape_key}`` by
+    the images' shape of ``ds`` (``"28x28"``; ``""`` for data that are not images).
+
+    Examples
+    --------
+    >>> from mvlab.experiments.settings import BenchmarkSettings
+    >>> keys = widget_keys(BenchmarkSettings, "bm", names={"methods": "methods_{pending_family}"})
+    >>> keys["methods"]
+    'bm_methods_{pending_family}'
+    """
+    shape = getattr(ds, "image_shape", None)
+    values = {"shape_key": "x".join(map(str, shape)) if shape is not None else ""}
+    for field in dataclasses.fields(settings_cls):
+        if field.name in keys and any(f"{{pending_{field.name}}}" in k for k in keys.values()):
+            values[f"pending_{field.name}"] = pending_choice(settings_cls, field.name, keys[field.name])
+    return {name: key.format_map(values) for name, key in keys.items()}

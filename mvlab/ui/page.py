@@ -1,0 +1,166 @@
+"""A page is a declaration: :func:`run_page` runs it from its settings class and a view.
+
+Every page of the dashboard does the same things in the same order: the sidebar, the header (title, caption and
+"What am I looking at?", from the page's text files ``mvlab/ui/text/<page>/``: :func:`page_header`), the widgets of
+its settings' fields (:class:`mvlab.ui.widgets.Form`, under the keys :func:`mvlab.ui.widgets.widget_keys` gives),
+a link that restores them (:mod:`mvlab.ui.links`), the data the run needs built once (``settings.data``), the checks
+before training (:func:`mvlab.ui.runs.checks`), the result looked up or trained
+(:func:`mvlab.ui.runs.result_or_train`), then the view: a plain function of ``mvlab/ui/views/`` that draws one
+result (its figures through :func:`mvlab.ui.figure_text.show_figure`). A page file declares a :class:`TrainingPage`
+and hands it to :func:`run_page`; only what the page really has of its own (its controls, what it says before a
+result, its view) is written for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import streamlit as st
+
+from mvlab.datasets.container import MultiViewDataset
+from mvlab.ui import links, runs
+from mvlab.ui.prose import page_text, text_names
+from mvlab.ui.state import current_seed, set_kept, sidebar
+from mvlab.ui.widgets import Form, resolve_keys
+
+__all__ = ["HEADER", "EXPLANATION", "header_parts", "page_header", "Shown", "TrainingPage", "open_page", "run_data",
+           "run_page", "result_part"]
+
+HEADER = "header"
+"""The text of a page that holds its title (its first line, ``# Title``) and its caption (the rest)."""
+EXPLANATION = "what_am_i_looking_at"
+"""The text of a page shown in its "What am I looking at?" expander (where the page has one)."""
+
+
+def header_parts(page: str) -> tuple[str, str]:
+    """``(title, caption)`` of ``page`` from its header text (``mvlab/ui/text/<page>/header.md``): the first line
+    without its ``#``, and the paragraphs under it.
+
+    Raises
+    ------
+    ValueError
+        When the text does not start with a ``# Title`` line.
+    """
+    first, _, rest = page_text(page, HEADER).partition("\n")
+    if not first.startswith("# "):
+        raise ValueError(f"mvlab/ui/text/{page}/{HEADER}.md must start with a '# Title' line, not {first[:40]!r}.")
+    paragraphs = [" ".join(p.split()) for p in rest.strip().split("\n\n")]  # a text file's wrapped lines joined
+    return first[2:].strip(), "\n\n".join(paragraphs)
+
+
+def page_header(page: str) -> None:
+    """The page's title and caption (:func:`header_parts`), then its "What am I looking at?" expander when the page
+    has that text."""
+    title, caption = header_parts(page)
+    st.title(title)
+    st.caption(caption)
+    if EXPLANATION in text_names(page):
+        with st.expander("What am I looking at?"):
+            st.markdown(page_text(page, EXPLANATION))
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a view draws one result with: the settings it was trained with, the data the run used (built once:
+    the sidebar's dataset or the page's own, e.g. the region demo), the result's key (its figures are built once
+    per server under it, :mod:`mvlab.ui.shared`) and the page's widget keys."""
+
+    settings: Any
+    data: MultiViewDataset
+    key: str
+    widgets: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TrainingPage:
+    """A page that trains one experiment and shows its result.
+
+    Parameters
+    ----------
+    name : str
+        The page's file in pages/ and its folder of texts in mvlab/ui/text/ (e.g. ``"dvs"``).
+    settings_cls : settings dataclass (:mod:`mvlab.experiments.settings`)
+    result_type : type
+        What the run returns, read back from the store with ``from_npz``.
+    keys : mapping field -> widget key
+        The page's widget keys (:func:`mvlab.ui.widgets.widget_keys`), parts in braces filled as the page runs
+        (:func:`mvlab.ui.widgets.resolve_keys`).
+    controls : callable Form -> settings
+        Draws the page's widgets (:class:`mvlab.ui.widgets.Form`) and returns the settings they choose.
+    view : callable (result, Shown) -> None
+        Draws one result.
+    waiting : callable Shown -> None
+        What the page says while there is no result (before Train).
+    train_key : str
+        The key of the page's Train button (its Stop button's key starts with it).
+    label : str
+        What the run is called while it runs.
+    summary : callable Shown -> None, optional
+        Drawn above the Train button, with or without a result (what the run will build).
+    """
+
+    name: str
+    settings_cls: type
+    result_type: type
+    keys: Mapping[str, str]
+    controls: Callable[[Form], Any]
+    view: Callable[[Any, Shown], None]
+    waiting: Callable[[Shown], None]
+    train_key: str
+    label: str = "Training"
+    summary: Callable[[Shown], None] | None = None
+
+
+def open_page(name: str, settings_cls, keys: Mapping[str, str],
+              controls: Callable[[Form], Any]) -> tuple[MultiViewDataset, Any, dict[str, str]]:
+    """The part every page with settings shares: the sidebar, the header, the widgets of the settings' fields under
+    ``keys`` (:func:`mvlab.ui.widgets.resolve_keys`; a link's values applied to them first) and the link written
+    back. Returns ``(the sidebar's dataset, settings, the widget keys of this run)``."""
+    ds = sidebar(name)
+    seed = current_seed()
+    page_header(name)
+    keys = resolve_keys(keys, settings_cls, ds)
+    links.apply_page(settings_cls, keys, set_kept, seed)
+    settings = controls(Form(settings_cls, keys, ds, seed))
+    links.publish(settings)
+    return ds, settings, keys
+
+
+def run_data(settings, ds: MultiViewDataset) -> MultiViewDataset:
+    """The data the run needs, built once for this request (``settings.data``: the region demo, the Madelon-like set,
+    or the sidebar's dataset) and handed on to the checks, the run and the view. A set that cannot be generated is
+    said in words (``st.error``) and the page stops."""
+    if not hasattr(settings, "data"):
+        return ds
+    try:
+        return settings.data(ds)
+    except ValueError as exc:
+        st.error(f"Cannot generate the page's data: {exc}")
+        st.stop()
+
+
+def run_page(page: TrainingPage) -> None:
+    """Run a training page (:class:`TrainingPage`): :func:`open_page`, the data built once (:func:`run_data`), the
+    checks (:func:`mvlab.ui.runs.checks`), then the result part (:func:`result_part`)."""
+    ds, settings, keys = open_page(page.name, page.settings_cls, page.keys, page.controls)
+    data = run_data(settings, ds)
+    runs.checks(settings, data)
+    result_part(page, Shown(settings, data, runs.result_key(settings, data), keys))
+
+
+def _draw_result(page: TrainingPage, shown: Shown) -> None:
+    """The page's summary, its result looked up or trained (Train, progress, Stop), then its view, or what it says
+    before a result."""
+    if page.summary is not None:
+        page.summary(shown)
+    result = runs.result_or_train(shown.settings, shown.data, page.result_type, page.train_key, label=page.label)
+    if result is None:
+        page.waiting(shown)
+    else:
+        page.view(result, shown)
+
+
+result_part = runs.training_part(_draw_result)
+"""The result part of a page (:func:`_draw_result`) as a fragment: Train, Stop and a widget of the result rerun it
+alone (:func:`mvlab.ui.runs.training_part`)."""
