@@ -87,3 +87,28 @@ def test_the_rounds_and_their_watch_are_kept_per_process_for_their_environment(m
         rounds.class_rounds()
     monkeypatch.setattr(rounds, "_rounds", lambda *settings: "opened")
     assert rounds.class_rounds() == "opened"
+
+
+def test_a_steps_keys_are_worked_out_once_per_process_and_equal_the_plain_ones(monkeypatch):
+    """A step's result key (and its stored-result and data keys) come from its settings once per process, not at
+    each woken run of each student; each equals the key worked out directly (the reference). Fails when the key is
+    worked out again (tried: _once calling compute() always) or kept for another run (tried: keyed by kind alone)."""
+    from mvlab.lessons import LESSONS
+    from mvlab.lessons.model import StepContext
+    from mvlab.ui import runs
+
+    monkeypatch.setattr(lessons_ui, "_ONCE", {})
+    keys = {}
+    for lesson in LESSONS.values():
+        for step in lesson.steps:
+            data = lessons_ui._data(step.run)
+            ctx = StepContext(None, data, step.run.settings)
+            keys[step.run] = lessons_ui._result_key(step, ctx)
+            assert keys[step.run] == runs.result_key(step.run.settings, data)  # the plain reference
+    assert len(set(keys.values())) == len(keys)  # each run its own key
+    calls = []
+    original = type(next(iter(keys)).settings).key
+    monkeypatch.setattr(type(next(iter(keys)).settings), "key", lambda self: calls.append(1) or original(self))
+    for run in keys:
+        lessons_ui._once("result", run, lambda: calls.append("again"))
+    assert "again" not in calls and not calls

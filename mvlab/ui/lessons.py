@@ -272,7 +272,7 @@ def show_step(lesson: Lesson, place: Place, view=None) -> None:
 
 
 def _figures(lesson: Lesson, place: Place, step: Step, ctx: StepContext, key: str) -> None:
-    items = step_items(step, ctx, [lesson.id, place.step, runs.result_key(ctx.settings, ctx.data)])
+    items = step_items(step, ctx, [lesson.id, place.step, _result_key(step, ctx)])
     show_items(items, step, key, place.teacher)
 
 
@@ -338,11 +338,31 @@ def step_navigation(lesson: Lesson, place: Place, link: bool = True) -> None:
 
 def _data(run: StepRun):
     """The run's data, built once per server (the synthetic sets are generated, not loaded)."""
-    return shared.value("lesson_data", [run.dataset, run.settings.kind, run.settings.key()], run.data)
+    return shared.value("lesson_data", _once("data", run, lambda: [run.dataset, run.settings.kind,
+                                                                   run.settings.key()]), run.data)
 
 
 class _NotStored(Exception):
     """A step's run has no stored result yet: nothing is kept, the next reader looks again."""
+
+
+_ONCE: dict[tuple[str, int], tuple[object, object]] = {}
+
+
+def _once(kind: str, run: StepRun, compute):
+    """``compute()`` once per process for a lesson's step run ``run`` (the lessons' own objects, which live as long
+    as the process, with settings that never change): a step's keys, worked out anew from its settings at each
+    woken run of each student before (about 0.2 ms each under a class's load, issue #53 item 10)."""
+    found = _ONCE.get((kind, id(run)))
+    if found is None or found[0] is not run:
+        found = _ONCE[kind, id(run)] = (run, compute())
+    return found[1]
+
+
+def _result_key(step: Step, ctx: StepContext) -> str:
+    """The identity of a step's result (:func:`mvlab.ui.runs.result_key`), once per process: a step's context is
+    always its run's own settings and data."""
+    return _once("result", step.run, lambda: runs.result_key(ctx.settings, ctx.data))
 
 
 def stored_context(run: StepRun) -> StepContext | None:
@@ -357,8 +377,8 @@ def stored_context(run: StepRun) -> StepContext | None:
         return StepContext(result, data, run.settings)
 
     try:
-        return shared.value("lesson_stored", [run.dataset, run.settings.kind, run.settings.key(),
-                                              run.result_type.__name__], read)
+        return shared.value("lesson_stored", _once("stored", run, lambda: [
+            run.dataset, run.settings.kind, run.settings.key(), run.result_type.__name__]), read)
     except _NotStored:
         return None
 
@@ -390,7 +410,7 @@ def prepare(lesson: Lesson, number: int) -> None:
     step = lesson.step(number)
     ctx = stored_context(step.run)
     if ctx is not None:
-        step_items(step, ctx, [lesson.id, number, runs.result_key(ctx.settings, ctx.data)])
+        step_items(step, ctx, [lesson.id, number, _result_key(step, ctx)])
 
 
 def _larger(fig: go.Figure) -> go.Figure:
