@@ -75,7 +75,7 @@ def test_a_text_is_the_markdown_without_its_surrounding_blank_lines():
     text = page_text("dvs", "what_am_i_looking_at")
     assert text.startswith("One forest per view") and text.endswith("stacking.")
     assert "**Why ties happen.**" in text and "\n\n" in text  # Markdown, paragraphs kept
-    assert text_names("dvs") == ["what_am_i_looking_at"] and text_names("no_such_page") == []
+    assert text_names("dvs") == ["header", "what_am_i_looking_at"] and text_names("no_such_page") == []
 
 
 def test_a_missing_text_is_a_clear_error():
