@@ -195,3 +195,31 @@ def test_the_serve_room_and_its_tests_import_nothing_of_the_dashboard():
     assert room and not [f"{n} -> {m}" for n, ms in room.items() for m in ms if top(m) == "ui"], room
     tests = _mvlab_imports_of_a_test_file(ROOT / "tests" / "test_serve.py")
     assert "mvlab.deploy.serve" in tests and not [m for m in tests if top(m) == "ui"], sorted(tests)
+
+
+MAX_VIEW_FUNCTION_LINES = 40
+VIEWS = PACKAGE / "ui" / "views"
+
+
+def test_a_page_run_by_the_runner_is_a_declaration_and_its_view_plain_functions():
+    """docs/design.md, pages: a page that mvlab.ui.page runs is a few lines with no function of its own; its view
+    (mvlab/ui/views/) is functions of at most 40 lines that import nothing from pages/, and the runner imports no
+    view (a view depends on the runner's Shown, never the reverse). Fails when a view grows a long function or a
+    page defines one (tried: the limit lowered to 12, which names dvs.one_instance, dvs.view and others)."""
+    declared = [p for p in sorted((ROOT / "pages").glob("*.py")) if "mvlab.ui.page " in p.read_text()]
+    assert len(declared) >= 3
+    for page in declared:
+        tree = ast.parse(page.read_text())
+        assert not [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.Lambda))], page.name
+        assert len(page.read_text().splitlines()) <= 20, page.name
+    long = []
+    for path in sorted(VIEWS.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef):
+                body = node.body
+                has_doc = isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant)
+                first = body[1] if has_doc and len(body) > 1 else body[0]
+                if node.end_lineno - first.lineno + 1 > MAX_VIEW_FUNCTION_LINES:
+                    long.append(f"{path.name}:{node.lineno} {node.name}")
+    assert not long, f"split these view functions into named parts: {long}"
+    assert not [m for m in imported_modules(PACKAGE / "ui" / "page.py", "mvlab.ui.page") if ".views" in m]
