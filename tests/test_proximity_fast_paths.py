@@ -88,6 +88,26 @@ def test_sorted_product_is_the_public_product(weighted):
     np.testing.assert_allclose(sp.csr_matrix((vals_u, cols_u, indptr_u), shape=(17, 40)).toarray(), want, rtol=1e-6)
 
 
+@pytest.mark.parametrize("per_chunk", [1, 2, 8])
+def test_reference_built_tree_by_tree_is_the_transpose(per_chunk):
+    """The reference built a few trees at a time (a forest's leaf ids: one range per tree, with unused ids between
+    the ranges) and built in one piece (ranges out of order) are the transpose of the one-hot matrix, own columns
+    included, zero weights dropped.  Fails when a chunk's rows are placed one leaf off (``counts[first + 1:...]``,
+    tried)."""
+    rng = np.random.default_rng(per_chunk)
+    G = rng.integers(0, 7, size=(25, 5)) + np.arange(5) * 9  # ids 7 and 8 of every tree unused
+    W = (rng.random((25, 5)) * (rng.random((25, 5)) > 0.25)).astype(np.float32)
+    own = rng.permutation(25)
+    for GG, WW in ((G, W), (G, None), (G[:, ::-1].copy(), W)):  # the last: ranges descending, built in one piece
+        want = leaf_incidence(GG, 45, WW, own=own, n_own=30).T.tocsr()
+        want.sort_indices()
+        got = reference_incidence(GG, 45, WW, own=own, n_own=30, trees_per_chunk=per_chunk)
+        assert got.shape == want.shape == (75, 25)
+        np.testing.assert_array_equal(got.indptr, want.indptr)
+        np.testing.assert_array_equal(got.indices, want.indices)
+        np.testing.assert_array_equal(got.data, want.data)
+
+
 def test_sorted_product_without_the_private_kernel(monkeypatch):
     """The public product (scipy's kernel missing) gives the same sorted arrays.  Fails when the fallback skips
     ``sort_indices`` (tried)."""

@@ -117,7 +117,7 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         Global leaf id (column of :meth:`leaf_indicator`) of every training row in every tree.
     n_leaves_ : int
         Leaves in the whole forest.
-    in_bag_counts_ : ndarray of int32, shape (n_train, T)
+    in_bag_counts_ : ndarray of uint8 (int32 if a count exceeds 255), shape (n_train, T)
         ``c_i(t)``: how often row i was drawn into the bootstrap of tree t.
     oob_mask_ : ndarray of bool, shape (n_train, T)
         ``in_bag_counts_ == 0``.
@@ -217,9 +217,12 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         )
         self.leaves_ = self._apply_leaves(X)
 
-        counts = np.zeros((X.shape[0], T), dtype=np.int32)
+        counts = np.zeros((X.shape[0], T), dtype=np.uint8)  # a row is drawn about once per tree
         for t, idx in enumerate(forest.estimators_samples_):
-            counts[:, t] = np.bincount(idx, minlength=X.shape[0])
+            drawn = np.bincount(idx, minlength=X.shape[0])
+            if drawn.max(initial=0) > np.iinfo(counts.dtype).max:
+                counts = counts.astype(np.int32)
+            counts[:, t] = drawn
         self.in_bag_counts_ = counts
         self.oob_mask_ = counts == 0
         self._set_oob_scores(y_enc)
@@ -319,8 +322,8 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
                 raise ValueError("columns must be ascending distinct training row indices.")
         if X is None and leaves is None:
             idx = np.arange(self.leaves_.shape[0])[slice(None) if rows is None else rows]
-            return self.measure_.sparse_rows(self, self.leaves_[idx], rows=idx, columns=columns, n_jobs=self.n_jobs,
-                                             sort=sort)
+            G = self.leaves_ if rows is None else self.leaves_[idx]  # all rows: no copy of the leaves
+            return self.measure_.sparse_rows(self, G, rows=idx, columns=columns, n_jobs=self.n_jobs, sort=sort)
         G = self.leaves(X) if leaves is None else np.asarray(leaves)
         return self.measure_.sparse_rows(self, G, rows=None, columns=columns, n_jobs=self.n_jobs, sort=sort)
 

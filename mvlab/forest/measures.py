@@ -52,9 +52,9 @@ from mvlab.forest._leaf_product import (
     cooccurrence,
     leaf_incidence,
     locality_order,
-    product_bound,
     product_sorted,
     reference_incidence,
+    row_bounds,
 )
 from mvlab.forest.kdn import kdn_per_tree
 
@@ -72,8 +72,10 @@ _CACHE_LOCK = threading.Lock()
 
 
 def _largest(W: Optional[np.ndarray]) -> float:
-    """The largest absolute weight (1 for None, all ones)."""
-    return 1.0 if W is None else float(np.max(np.abs(W), initial=0.0))
+    """The largest absolute weight (1 for None, all ones), without an array of the absolute values."""
+    if W is None:
+        return 1.0
+    return float(max(abs(np.max(W, initial=0)), abs(np.min(W, initial=0))))
 
 
 class Measure(BaseEstimator):
@@ -231,8 +233,8 @@ class SameLeafMeasure(Measure):
         return top
 
     def _product_setup(self, fd, G, rows, columns):
-        """The left factor ``A`` (own columns set for a zero diagonal), the reference ``BT`` with its column map,
-        and the weight that marks the diagonal (None without one)."""
+        """The query weights ``U`` of the rows, the reference ``BT`` with its column map, and the weight that marks
+        the diagonal (None without one)."""
         train = rows is not None
         U = self.query_weights(fd, train)
         if U is not None:
@@ -244,14 +246,14 @@ class SameLeafMeasure(Measure):
             # above every co-occurrence: S <= T max(U) max(W); a power of 2, so that S + marker >= marker
             top = fd.leaves_.shape[1] * _largest(U) * self._largest_reference(W)
             marker = float(2.0 ** math.ceil(math.log2(2.0 * top + 2.0)))
-        A = leaf_incidence(G, fd.n_leaves_, U, np.float32, own=rows if marker else None,
-                           own_weight=marker or 1.0, n_own=fd.leaves_.shape[0])
-        return A, BT, column_map, marker
+        return U, BT, column_map, marker
 
-    def _stored_block(self, fd, A, BT, column_map, rows, columns, marker, sort=True, work=None):
-        """One block of rows: the sparse product (columns ascending in each row with ``sort``), the diagonal found
-        by its marker, the normalisation.  Returns ``(indptr int32, cols int32, values float32)``, views into
-        ``work`` (a :class:`Workspace`) when given."""
+    def _stored_block(self, fd, G, U, BT, column_map, rows, columns, marker, sort=True, work=None):
+        """One block of rows with leaves ``G`` and query weights ``U``: the sparse product (columns ascending in
+        each row with ``sort``), the diagonal found by its marker, the normalisation.  Returns ``(indptr int32,
+        cols int32, values float32)``, views into ``work`` (a :class:`Workspace`) when given."""
+        A = leaf_incidence(G, fd.n_leaves_, U, np.float32, own=rows if marker else None, own_weight=marker or 1.0,
+                           n_own=fd.leaves_.shape[0])
         indptr, cols, S = product_sorted(A, BT, column_map, sort, work)
         diag = None
         if marker is not None:
@@ -267,8 +269,8 @@ class SameLeafMeasure(Measure):
         (``n_jobs`` blocks at a time), each of about :data:`BLOCK_ENTRIES` entries (:func:`_next_blocks`); ``bound``
         is the cumulative :func:`product_bound` of the rows.  The arrays are views into work arrays reused by the
         next blocks: use them before asking for the next."""
-        A, BT, column_map, marker = self._product_setup(fd, G, rows, columns)
-        ends = np.cumsum(product_bound(A, BT))
+        U, BT, column_map, marker = self._product_setup(fd, G, rows, columns)
+        ends = np.cumsum(row_bounds(G, U, BT, marker is not None))
         n, n_threads = G.shape[0], max(1, worker_count(n_jobs))
         works = [Workspace() for _ in range(n_threads)]  # one per thread, reused block after block
         start, formed, bounded = 0, 0, 0
@@ -278,8 +280,8 @@ class SameLeafMeasure(Measure):
             done = [None] * len(wave)
 
             def job(out, i, b):
-                out[i] = self._stored_block(fd, A[b], BT, column_map, None if rows is None else rows[b], columns,
-                                            marker, sort, works[i])
+                out[i] = self._stored_block(fd, G[b], None if U is None else U[b], BT, column_map,
+                                            None if rows is None else rows[b], columns, marker, sort, works[i])
 
             run_threads([partial(job, done, i, b) for i, b in enumerate(wave)], len(wave))
             for b, part in zip(wave, done):
@@ -569,9 +571,12 @@ class RFGAP(SameLeafMeasure):
     def prepare(self, fd, X, y, progress=None):
         """Compute the reference weights ``c_i(t) / |M_t(leaf)|`` (n_train, T): each row's in-bag multiplicity
         over the in-bag multiplicity of its leaf."""
-        counts = fd.in_bag_counts_
-        mass = np.bincount(fd.leaves_.ravel(), weights=counts.ravel().astype(np.float64), minlength=fd.n_leaves_)
-        self.weights_ = counts / mass[fd.leaves_]  # c_i(t) / |M_t(leaf)|
+        counts, G = fd.in_bag_counts_, fd.leaves_
+        # c_i(t) / |M_t(leaf)|, float32 as the products that use it; tree by tree: no (n, T) float64 temporaries
+        self.weights_ = np.empty(counts.shape, dtype=np.float32)
+        for t in range(counts.shape[1]):
+            mass = np.bincount(G[:, t], weights=counts[:, t], minlength=fd.n_leaves_)
+            self.weights_[:, t] = counts[:, t] / mass[G[:, t]]
 
     def query_weights(self, fd, train):
         """``U``: the out-of-bag indicator (n_train, T) for the training rows (only the trees where the row is
@@ -585,21 +590,22 @@ class RFGAP(SameLeafMeasure):
     def normalise_stored(self, fd, S, indptr, cols, rows):
         """``1 - p`` on the stored entries, ``p = S / |S_x|`` (``|S_x|`` the query row's out-of-bag trees, ``T`` for
         new rows; the caller has set ``S`` to 0 at a training row's own column); with ``scaling="row_max"``, ``p``
-        divided by its row's largest stored value first.  The float64 operations of the dense normalisation."""
+        divided by its row's largest stored value first.  In float32, in place (the co-occurrences are float32
+        sums): within a unit or two in the last place of the float64 formula."""
         T = fd.leaves_.shape[1]
         counts = np.diff(indptr)
-        n_oob = self._oob_counts(fd)[rows].astype(np.float64) if rows is not None else np.full(counts.size,
-                                                                                                float(T))
-        den = np.repeat(n_oob, counts)
-        P = np.divide(S, den, out=np.zeros(S.shape, dtype=np.float64), where=den > 0)
+        n_oob = self._oob_counts(fd)[rows] if rows is not None else np.full(counts.size, T)
+        scale = np.divide(1.0, n_oob, out=np.zeros(counts.size), where=n_oob > 0).astype(np.float32)
+        P = S.astype(np.float32, copy=False)
+        P *= np.repeat(scale, counts)  # p = S / |S_x| in float32, in place: the accumulation is float32 too
         if self.scaling == "row_max" and P.size:
             filled = counts > 0
-            mx = np.zeros(counts.size)
+            mx = np.zeros(counts.size, dtype=np.float32)
             mx[filled] = np.maximum.reduceat(P, indptr[:-1][filled].astype(np.int64))
             mx = np.repeat(mx, counts)
-            P = np.divide(P, mx, out=np.zeros_like(P), where=mx > 0)
-        np.subtract(1.0, P, out=P)
-        return np.clip(P, 0.0, 1.0, out=P).astype(np.float32)
+            np.divide(P, mx, out=P, where=mx > 0)  # a division: the row's largest value becomes exactly 1
+        np.subtract(np.float32(1.0), P, out=P)
+        return np.clip(P, 0.0, 1.0, out=P)
 
     def sparse_rows(self, fd, G, rows=None, columns=None, n_jobs=None, sort=True):
         """As :meth:`SameLeafMeasure.sparse_rows`; with ``scaling="row_max"`` and ``columns``, the full rows
