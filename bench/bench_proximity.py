@@ -187,7 +187,7 @@ def main():
         fg.n_jobs = j
         t_gap[j], Dg = best_of(lambda: fg._dissimilarity(leaves, train=True))
     oob = fg.oob_mask_.astype(np.float64)
-    wgap = fg.measure_.weights_  # c_j(t) / |M_t(leaf)|
+    wgap = fg.measure_.reference_weights(fg, True)  # c_j(t) / |M_t(leaf)|
     t_gap_dense, P_dense = best_of(lambda: dense_rfgap(leaves, oob, wgap), repeat=1)
     t_gap_pairs, per_pair_g = pair_loop_time(leaves, args.pairs, rng, weights=(oob, wgap))
     Dg_ref = 1.0 - P_dense  # RF-GAP's default scaling "none"; d(x_i, x_i) = 0

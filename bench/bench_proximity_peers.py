@@ -10,7 +10,7 @@ the training rows on it, for every measure and route they share:
 route       mvlab                                       forestgeom (its public API, README of 0.4.0)
 ==========  ==========================================  =====================================================
 dense       ``train_dissimilarity_``                    ``training_proximity(return_dense=True)``
-sparse      ``sparse_rows()`` (all rows)                ``training_proximity()`` (CSR)
+sparse      ``sparse_rows(sort=False)`` (all rows)      ``training_proximity()`` (CSR, columns unsorted)
 blocked     ``sparse_rows(rows=b, sort=False)`` per     ``query_map()[b] @ reference_map().T`` per block
             block (columns in the product's order)      (scipy's product: columns in its order too)
 sorted      ``sparse_rows(rows=b)`` (columns            the same, then ``sort_indices()`` (canonical CSR)
@@ -129,7 +129,7 @@ def worker_mvlab(job, measure, route, out):
     if route == "dense":
         result["rows"] = 1.0 - fd.train_dissimilarity_[sample]
     elif route == "sparse":
-        R = fd.sparse_rows()
+        R = fd.sparse_rows(sort=False)
         result["rows"] = 1.0 - _dense_rows(R, sample)
     elif route in ("blocked", "sorted"):
         got = []

@@ -20,6 +20,11 @@ The leaves reached by ``n`` rows in ``T`` trees form a sparse one-hot matrix ``L
     (its dense per-row accumulator stays in cache), so ``engine="auto"`` picks it above
     :data:`AUTO_PAIRS_PER_CELL` same-leaf pairs per result cell (divided by the threads).
 
+The sparse rows of :meth:`mvlab.forest.measures.SameLeafMeasure.sparse_rows` (and, from them, the
+default dense matrices) use :func:`product_sorted` instead: a float32 product of a block of rows
+(:func:`leaf_incidence`) with the cached reference (:func:`reference_incidence`, its columns in
+:func:`locality_order`), columns ordered by two counting transposes.
+
 This is the only module that touches scipy's private kernel ``csr_matmat`` (called without
 scipy's non-zero counting pass, which is about 40% of scipy's own product on large leaves).
 The public ``A @ B.T`` is the fallback, and the results are identical (tests compare both with

@@ -14,8 +14,9 @@ RFD, §A.5), ``"oob"`` (out-of-bag proximity) and ``"rfgap"`` (RF-GAP); their ex
 definitions, and how each is computed as a weighted sparse product of one-hot leaf
 matrices (never a loop over pairs), are in :mod:`mvlab.forest.measures`.
 
-Accumulation is in float64; the returned matrices are float32 (the forests that consume
-them work in float32 anyway, and every value lies in [0, 1]).
+The returned matrices are float32 (the forests that consume them work in float32 anyway, and
+every value lies in [0, 1]); the co-occurrences are float32 sums, exact for Breiman and OOB
+(integer counts), within a few units in the last place of float32 for RF-GAP and RFD.
 
 **Large training sets.**  Above ``dense_max_rows`` training rows (default
 :data:`DENSE_MAX_ROWS`) no ``(n_train, n_train)`` matrix is built: :meth:`ForestDissimilarity.
