@@ -154,8 +154,8 @@ class Item:
     holds : what it prints, in words.
     unit : what its values are (``"cells"``, ``"tests"``, ``"boxes"``, ``"points"``, ``"values"``), empty for an
         item without results (a diagram, a list of datasets).
-    shape : the factors of its count, counted from the paper's text: ``(("datasets", 16), ("classifiers", 3),
-        ("k", 10))``; the item prints their product.
+    shape : the factors of its count, counted from the paper's text, e.g.
+        ``(("datasets", 16), ("classifiers", 3), ("k", 10))``; the item prints their product.
     in_text : how many of its values survive in the text mvlab works from (None: all).
     ran : ``ran(files)`` -> ``{"run", "repeats", "compared"}`` counted from the committed files (None: nothing run).
     data : on which data it is run: ``"the paper's own"``, ``"a substitute"`` (with what) or ``"none"``.

@@ -65,7 +65,7 @@ def verdict_counts(cells: pd.DataFrame) -> dict:
 def verdict_line(cells: pd.DataFrame, one_draw: bool = True) -> str:
     """How many of the paper's cells lie inside our 95 % intervals of the mean (and, with ``one_draw``, inside the
     prediction interval of one draw: only where the paper does not say its values are means), how many are near,
-    above and below ours, the mean |gap| and the mean and range of ours minus the paper's."""
+    above and below ours, the mean ``|gap|`` and the mean and range of ours minus the paper's."""
     c = verdict_counts(cells)
     if not c["cells"]:
         return "no cell with an interval yet"

@@ -103,7 +103,7 @@ def progress_line(draws: pd.DataFrame, workers: int = 2) -> str:
 
 def gap_by_n(cells: pd.DataFrame) -> str:
     """Per number of training pairs N and reading (cells of Tables 4-7), the cells' verdict by rule 5 of
-    :mod:`mvlab.reproduction.verdicts`: how many near, above and below the paper's, and the mean |gap|."""
+    :mod:`mvlab.reproduction.verdicts`: how many near, above and below the paper's, and the mean ``|gap|``."""
     have = cells[(cells["table"] < 8) & cells["paper"].notna()]
     parts = []
     for n, group in have.groupby("N"):
@@ -282,7 +282,7 @@ def _halfwidths(part: pd.DataFrame) -> str:
 
 def _by_n_lines(part: pd.DataFrame) -> list[str]:
     """Per N, the verdict of ``part``'s cells by rule 5 (:func:`mvlab.reproduction.verdicts.group_text`: how many
-    near, above, below, the mean |gap|), how many lie inside our interval, and the signed mean and range beside."""
+    near, above, below, the mean ``|gap|``), how many lie inside our interval, and the signed mean and range beside."""
     lines = []
     for n, group in part.groupby("N"):
         c = verdict_counts(group)

@@ -17,7 +17,7 @@ can check any sentence against the files.
 4. A paper's gain is **significant** as the paper tests it (a paired t-test over datasets, p < ``ALPHA``, the gain's
    sign the paper's), and its **size is reproduced** when the paper's mean gain lies in our 95 % interval of it.
 5. A group of cells (a row, a table, a value of N) is **above**, **below** or **near** the paper's when more than
-   half of its cells are, by rule 2, and **mixed** otherwise (:func:`group_word`); the counts and the mean |gap| are
+   half of its cells are, by rule 2, and **mixed** otherwise (:func:`group_word`); the counts and the mean ``|gap|`` are
    always given beside the word, never a mean of signed gaps alone, which can cancel.
 
 The margin was set in this report's second pass, after the first pass's numbers had been seen: it is a convention
@@ -59,7 +59,7 @@ def count_words(differences) -> dict:
 
 def gap_counts(gaps) -> dict:
     """Over ``gaps`` (ours minus the paper's, one per cell): how many are ``near``, ``above`` and ``below`` by
-    :func:`gap_word`, how many ``cells``, the ``mean_abs`` |gap| and the signed ``mean`` (NaN without cells)."""
+    :func:`gap_word`, how many ``cells``, the ``mean_abs`` ``|gap|`` and the signed ``mean`` (NaN without cells)."""
     gaps = np.asarray(gaps, dtype=float)
     words = [gap_word(float(g)) for g in gaps]
     return {"cells": len(words), **{w: words.count(w) for w in ("near", "above", "below")},
@@ -77,8 +77,8 @@ def group_word(counts: dict) -> str:
 
 
 def group_text(gaps) -> str:
-    """A group's verdict by rule 5 with what it rests on: ``"mixed: 7 near, 10 above, 11 below of 28 cells, mean
-    |gap| 0.028"``."""
+    """A group's verdict by rule 5 with what it rests on, e.g.
+    ``"mixed: 7 near, 10 above, 11 below of 28 cells, mean |gap| 0.028"``."""
     c = gap_counts(gaps)
     if not c["cells"]:
         return "no cell"

@@ -80,7 +80,7 @@ class CompactTree:
 
     def predict(self, X32):
         """Class distribution of the leaf of every row of ``X32`` (float32, C-contiguous), shape
-        (n_samples, n_classes_): what the original ``tree_.predict`` gave, bit for bit."""
+        (n_samples, ``n_classes_``): what the original ``tree_.predict`` gave, bit for bit."""
         return self._forest._tree_predict(self._index, X32)
 
 
@@ -170,7 +170,7 @@ class CompactForest:
         return tree, leaf_rank
 
     def _leaf_distributions(self, i):
-        """Class distributions of tree ``i``'s leaves (n_leaves, n_classes_): counts over their sums, as
+        """Class distributions of tree ``i``'s leaves (n_leaves, ``n_classes_``): counts over their sums, as
         scikit-learn divides them."""
         lo, hi = self.leaf_offsets_[i], self.leaf_offsets_[i + 1]
         if self.leaf_values_ is not None:
@@ -184,7 +184,7 @@ class CompactForest:
         return self._leaf_distributions(i).take(leaf_rank.take(tree.apply(X32)), axis=0)
 
     def predict_proba(self, X):
-        """Mean of the trees' class distributions, shape (n_samples, n_classes_), as the original forest's
+        """Mean of the trees' class distributions, shape (n_samples, ``n_classes_``), as the original forest's
         ``predict_proba``."""
         X32 = np.ascontiguousarray(X, dtype=np.float32)
         total = np.zeros((X32.shape[0], self.n_classes_))
