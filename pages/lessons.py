@@ -6,8 +6,9 @@ import streamlit as st
 from mvlab.lessons import LESSONS
 from mvlab.ui import identity, rounds
 from mvlab.ui import lessons as ui
-from mvlab.ui.state import plain_sidebar
+from mvlab.ui.state import enter_through_app, plain_sidebar
 
+enter_through_app()  # a deep link to a fresh server goes through app.py with its address as given
 place, notes = ui.place_from_address()
 try:
     view, round_notes = rounds.join(place.round, st.query_params.get("key"), place.step - 1)
@@ -29,7 +30,7 @@ elif "key" in st.query_params:
     ui.publish_place(place)  # a teacher link's key leaves the address at once (the browser keeps it)
 student = view is not None and not view.teacher  # in a class round: the teacher moves the class on
 plain_sidebar(server=not student)
-for note in notes + round_notes:
+for note in ui.address_notes(place, notes + round_notes):
     st.warning(note)  # Markdown: the address's values in them are written as text (markdown_literal)
 if place.teacher:
     ui.teacher_style()

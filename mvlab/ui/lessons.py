@@ -18,10 +18,10 @@ from mvlab.ui.prose import markdown_literal
 from mvlab.viz import palette
 from mvlab.viz.frozen import freeze
 
-__all__ = ["ADDRESS_KEYS", "Place", "place_from_address", "current_place", "publish_place", "round_panel",
-           "teacher_style", "progress_html", "step_top", "Asked", "ask", "show_answer", "question", "show_step",
-           "student_step", "nav_state", "step_navigation", "stored_context", "step_result", "step_items", "show_items",
-           "prepare", "handout_button"]
+__all__ = ["ADDRESS_KEYS", "Place", "place_from_address", "address_notes", "current_place", "publish_place",
+           "round_panel", "teacher_style", "progress_html", "step_top", "Asked", "ask", "show_answer", "question",
+           "show_step", "student_step", "nav_state", "step_navigation", "stored_context", "step_result", "step_items",
+           "show_items", "prepare", "handout_button"]
 
 TEACHER_FONT = 20
 """Font size (px) of figures in teacher mode (projector)."""
@@ -85,6 +85,19 @@ def place_from_address() -> tuple[Place, list[str]]:
         place = _read_address(notes)
         st.session_state["_lesson_place"] = place
     return st.session_state["_lesson_place"], notes
+
+
+def address_notes(place: Place, notes: list[str]) -> list[str]:
+    """The notes on a link's values (:func:`place_from_address`, a round's :func:`mvlab.ui.rounds.join`), kept for the
+    step they were made at: the page's later runs there (its address already rewritten, so nothing is read from it
+    again: the run after a page switch, a widget's) keep showing them, and a move to another step or lesson drops
+    them. Before, they showed for an instant and went with the next run."""
+    where = (place.lesson, place.step, place.teacher)
+    if notes:
+        st.session_state["_address_notes"] = (where, list(notes))
+        return notes
+    kept = st.session_state.get("_address_notes")
+    return list(kept[1]) if kept is not None and kept[0] == where else []
 
 
 def current_place() -> Place:

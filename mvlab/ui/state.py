@@ -171,6 +171,13 @@ def _route_through_app(page: str) -> None:
         st.switch_page("app.py", query_params={**st.query_params.to_dict(), "page": page})
 
 
+def enter_through_app() -> None:
+    """First thing on a page that reads its address itself (the Lessons page): a deep link that reached a fresh
+    server goes through the entry point now (:func:`_route_through_app`), with the address as the reader gave it,
+    before the page rewrites it (the notes on its values were lost with the rewritten address before)."""
+    _route_through_app(_caller_page())
+
+
 def plain_sidebar(server: bool = True) -> None:
     """The sidebar of a page that brings its own data (the Lessons page): this session's run and, unless
     ``server`` is False (a student in a class round: a phone, one of hundreds), the server panel; no dataset
