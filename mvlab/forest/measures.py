@@ -234,7 +234,9 @@ class SameLeafMeasure(Measure):
         if columns is not None:
             return build(columns, None)
         with _CACHE_LOCK:  # sparse_rows runs on threads (row blocks of ViewRows): build each matrix once
-            cache = self.__dict__.setdefault("_sparse_cache", {})
+            cache = self.__dict__.get("_sparse_cache")
+            if not isinstance(cache, dict):  # none yet, or the list of a measure pickled by an older mvlab
+                cache = self._sparse_cache = {}
             if train not in cache:
                 order = locality_order(fd.leaves_).astype(np.int32)
                 cache[train] = build(order, order)
@@ -594,6 +596,8 @@ class RFGAP(SameLeafMeasure):
 
     def reference_weights_at(self, fd, train, rows):
         """``W`` of the training rows ``rows`` (float32), tree by tree from the leaf masses."""
+        if "leaf_mass_" not in self.__dict__:  # a measure fitted by an older mvlab kept the weights instead
+            self.prepare(fd, None, None)
         G, counts = fd.leaves_[rows], fd.in_bag_counts_[rows]
         W = np.empty(G.shape, dtype=np.float32)
         for t in range(G.shape[1]):
