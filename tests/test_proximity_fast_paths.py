@@ -273,3 +273,15 @@ def test_unsorted_rows_hold_the_same_entries(data):
     a, b = fd.sparse_rows(), fd.sparse_rows(sort=False)
     np.testing.assert_array_equal(a.indptr, b.indptr)
     np.testing.assert_array_equal(a.to_dense(), b.to_dense())
+
+
+def test_a_measure_pickled_by_an_older_mvlab_still_reads(data):
+    """A fitted RF-GAP from before issue #54 kept ``weights_`` (no ``leaf_mass_``) and a list as its reference cache:
+    its rows are still computed, the same.  Fails when the old list is used as the new cache (``TypeError``), or
+    when the leaf masses are not recomputed (``AttributeError``; tried both)."""
+    fd = fitted(data, "rfgap")
+    want = fd.sparse_rows().to_dense()
+    old = fitted(data, "rfgap")
+    del old.measure_.leaf_mass_
+    old.measure_._sparse_cache = []
+    np.testing.assert_array_equal(old.sparse_rows().to_dense(), want)
