@@ -3,11 +3,12 @@
 Every table, figure and statistical test of the three papers is one :class:`Item` of :data:`ITEMS`, declared here
 once, as data: how many values it prints (its ``shape``: the factors counted from the paper's text, e.g. OFSP's
 Table 3 is 16 datasets x 3 classifiers x 10 values of k), how many of those survive in the text mvlab works from,
-on which data it is run, why not where it is not, and whether the paper says its values are means. How many were
-run is counted from the committed files (:func:`coverage_rows`), never written by hand, and a cell of ours that
-repeats another's draws and printed value (Table 8 of the Siamese deep forest paper, where ``paper_source`` names
-a cell of Tables 4-7 at Table 8's own setting) is marked and counted once. Every total of the report and every
-"of the paper's N cells" comes from here (:func:`scope`, :func:`coverage_facts`).
+on which data it is run, why not where it is not (for a dataset not run, whether it is bundled and not yet run or
+where it was looked for: :mod:`mvlab.reproduction.data_search`), and whether the paper says its values are means.
+How many were run is counted from the committed files (:func:`coverage_rows`), never written by hand, and a cell
+of ours that repeats another's draws and printed value (Table 8 of the Siamese deep forest paper, where
+``paper_source`` names a cell of Tables 4-7 at Table 8's own setting) is marked and counted once. Every total of
+the report and every "of the paper's N cells" comes from here (:func:`scope`, :func:`coverage_facts`).
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from typing import Callable
 
 import pandas as pd
 
+from mvlab.reproduction.data_search import SEARCHED_ON, where_looked, why_not_run
 from mvlab.reproduction.sdf_paper import SDF_DATASETS, TABLE8_SETTING
 
 __all__ = ["Item", "ITEMS", "PAPER_NAMES", "OFSP_DATASETS", "DVS_DATASETS",
-           "SDF_DATASETS_OF_THE_PAPER", "NOT_FOUND", "repeats_a_grid_cell", "counted_once", "coverage_rows",
+           "SDF_DATASETS_OF_THE_PAPER", "repeats_a_grid_cell", "counted_once", "coverage_rows",
            "coverage_markdown", "scope", "says_means", "coverage_facts"]
 
 PAPER_NAMES = {"sdf": "Siamese deep forest (Utkin & Ryabinin 2018)", "ofsp": "OFSP (Kumar & Minz 2016)",
@@ -38,10 +40,6 @@ OFSP_DATASETS = ("All-AML Leukemia", "Arcene", "Breast cancer", "Central Nervous
 DVS_DATASETS = ("AWA8", "AWA15", "BBC", "BBCSport", "Cal7", "Cal20", "IDHcodel", "LowGrade", "LSVT", "Metabolomic",
                 "Mfeat", "NonIDH1", "NUS-WIDE2", "NUS-WIDE3", "Progression")
 """The dynamic-view-selection paper's fifteen datasets (its Table 1)."""
-
-NOT_FOUND = "not found in PyPI or Debian packages (searched 2026-11-25)"
-"""Where a dataset that is not run was looked for."""
-
 
 def repeats_a_grid_cell(cells: pd.DataFrame) -> pd.Series:
     """Whether each cell of the Siamese deep forest's cells file repeats a cell of Tables 4-7: a Table 8 cell whose
@@ -159,7 +157,8 @@ class Item:
     in_text : how many of its values survive in the text mvlab works from (None: all).
     ran : ``ran(files)`` -> ``{"run", "repeats", "compared"}`` counted from the committed files (None: nothing run).
     data : on which data it is run: ``"the paper's own"``, ``"a substitute"`` (with what) or ``"none"``.
-    why_not : why the rest is not run (the datasets not found, the model not implemented, the values lost).
+    why_not : why the rest is not run (the datasets not found, the model not implemented, the values lost): a
+        text, or ``why_not(files)`` -> text where it depends on which datasets the files hold (:func:`_missing`).
     means : the paper's words saying that its values are means over repetitions, where it says so; then the
         prediction interval of one draw is not a yardstick for its cells.
     """
@@ -172,7 +171,7 @@ class Item:
     in_text: int | None = None
     ran: Callable | None = None
     data: str = "none"
-    why_not: str = ""
+    why_not: str | Callable = ""
     means: str = ""
 
     @property
@@ -186,6 +185,28 @@ class Item:
         return self.printed if self.in_text is None else self.in_text
 
 
+def _ran_datasets(paper: str, files) -> set[str]:
+    """The :func:`mvlab.datasets.load_dataset` names of the datasets ``paper``'s own protocol ran, from its files
+    (the DVS paper: the datasets of ``dvs_paper.txt``'s table)."""
+    if paper == "dvs":
+        table = _dvs_table(files.folder)
+        return set() if table is None else {name.split(" (")[0].lower() for name in table.index}
+    cells = files({"sdf": "sdf-paper", "ofsp": "ofsp-paper"}[paper])[0]
+    return set() if cells is None else set(cells["dataset"])
+
+
+def _missing(paper: str, datasets, reason: str = "", first: bool = False) -> Callable:
+    """``why_not(files)`` of an item: why ``datasets`` of ``paper`` are not run, counted from the files
+    (:func:`mvlab.reproduction.data_search.why_not_run`: bundled and not run yet, or where each was looked for),
+    with ``reason`` after it (before it when ``first``)."""
+    def why(files) -> str:
+        ran = _ran_datasets(paper, files)
+        missing = why_not_run(paper, datasets, ran=lambda name: name in ran)
+        parts = [reason, missing] if first else [missing, reason]
+        return "; ".join(p for p in parts if p)
+    return why
+
+
 _SDF_MEANS = ("\"To evaluate the average accuracy, we perform a cross-validation with 100 repetitions\" "
               "(§8)")
 _OFSP_MEANS = "\"To obtain the generalized accuracy, 5-fold cross-validation is performed 10 times … Average " \
@@ -193,17 +214,17 @@ _OFSP_MEANS = "\"To obtain the generalized accuracy, 5-fold cross-validation is 
 _DVS_MEANS = "\"The mean accuracy, with standard deviations, are computed over the 10 runs\" (§5.1)"
 _SDF_OWN = ("the paper's own (Ecoli, Yeast, Ionosphere, Mammographic masses without its 131 incomplete masses, "
             "Haberman)")
-_SDF_MISSING = f"Parkinsons, Breast Tissue, Lung Cancer, ILPD and Seeds: {NOT_FOUND}"
+_FIGURE = "a figure: its values are not in the text"
+_OFSP_MISSING = _missing("ofsp", OFSP_DATASETS)
 _OFSP_SUBSTITUTE = ("a substitute: All-AML on Bioconductor's filtered 3,051-gene copy of its 38 samples (the paper: "
                     "7,129 genes), Madelon made by Guyon's recipe (not NIPS 2003's draw)")
-_OFSP_MISSING = f"the other 14 datasets (Arcene, NIPS 2003's Madelon, the gene-expression sets, SECOM): {NOT_FOUND}"
 
 ITEMS: tuple[Item, ...] = (
     # ---------------------------------------------------------------------------------- Siamese deep forest
     Item("sdf", "Table 1", "notation for indices (no results)"),
     Item("sdf", "Table 2", "the ten datasets (no results)"),
     Item("sdf", "Table 3", "Parkinsons: gcForest and SDF accuracy over N x T", "cells",
-         (("N", 4), ("T", 4), ("models", 2)), why_not=f"Parkinsons: {NOT_FOUND}", means=_SDF_MEANS),
+         (("N", 4), ("T", 4), ("models", 2)), why_not=_missing("sdf", ["Parkinsons"]), means=_SDF_MEANS),
     Item("sdf", "Table 4", "Ecoli: gcForest and SDF accuracy over N x T", "cells",
          (("N", 4), ("T", 4), ("models", 2)), ran=_sdf_table(4), data="the paper's own", means=_SDF_MEANS),
     Item("sdf", "Table 5", "Yeast: gcForest and SDF accuracy over N x T", "cells",
@@ -213,13 +234,15 @@ ITEMS: tuple[Item, ...] = (
     Item("sdf", "Table 7", "five datasets at N = 1000 and 2000, T = 700: gcForest and SDF", "cells",
          (("datasets", 5), ("N", 2), ("models", 2)), ran=_sdf_table(7),
          data="the paper's own for Mammographic masses (830 of its 961 masses, the incomplete ones left out) and "
-              "Haberman", why_not=f"Breast Tissue, ILPD, Seeds: {NOT_FOUND}", means=_SDF_MEANS),
+              "Haberman", why_not=_missing("sdf", ["Breast Tissue", "ILPD", "Seeds"]),
+         means=_SDF_MEANS),
     Item("sdf", "Table 8", "ten datasets x gcForest, Bagging, RF, SNN, SDF", "cells",
          (("datasets", 10), ("models", 5)), ran=_sdf_table(8), data=_SDF_OWN,
-         why_not=f"{_SDF_MISSING}; the SNN (a Siamese neural network): mvlab depends on no neural-network library",
+         why_not=_missing("sdf", SDF_DATASETS_OF_THE_PAPER,
+                          "the SNN (a Siamese neural network): mvlab depends on no neural-network library"),
          means=_SDF_MEANS),
     Item("sdf", "Text of §8: Lung Cancer", "gcForest and SDF on Lung Cancer (the values of Table 8's row)", "values",
-         (("models", 2),), why_not=f"Lung Cancer: {NOT_FOUND}"),
+         (("models", 2),), why_not=_missing("sdf", ["Lung Cancer"])),
     Item("sdf", "Table 9", "paired t-tests of SDF minus gcForest, Bagging, RF, SNN over the ten datasets", "tests",
          (("differences", 4),), ran=_sdf_table9, data="the paper's own, 5 of its 10 datasets",
          why_not="SDF minus the SNN: the SNN is not run"),
@@ -228,9 +251,11 @@ ITEMS: tuple[Item, ...] = (
          why_not="not computed by mvlab yet: its Friedman and Bonferroni–Dunn code (mvlab.stats) is not run on "
                  "Table 8's cells, and the SNN, one of the five classifiers, is not run"),
     Item("sdf", "Table 10", "MNIST with multi-grained scanning: gcForest and SDF over N x T", "cells",
-         (("N", 3), ("T", 4), ("models", 2)), why_not=f"MNIST: {NOT_FOUND}", means=_SDF_MEANS),
+         (("N", 3), ("T", 4), ("models", 2)), why_not=_missing("sdf", ["MNIST"], "no reading of mvlab runs its grid "
+                                                                      "(multi-grained scanning of pairs) yet"),
+         means=_SDF_MEANS),
     Item("sdf", "Text of §8: CIFAR-10", "gcForest and SDF on 1,000 CIFAR-10 pairs, 1,500 trees", "values",
-         (("models", 2),), why_not=f"CIFAR-10: {NOT_FOUND}"),
+         (("models", 2),), why_not=_missing("sdf", ["CIFAR-10"])),
     Item("sdf", "Figs. 1–4", "diagrams of the SNN, the cascade, the class vectors and the scanning (no results)"),
     # ----------------------------------------------------------------------------------------------- OFSP
     Item("ofsp", "Table 1", "the OFSP algorithm (no results)"),
@@ -241,7 +266,7 @@ ITEMS: tuple[Item, ...] = (
     Item("ofsp", "Table 4", "OFSP's disagreement among its k members, k = 2..10", "cells",
          (("datasets", len(OFSP_DATASETS)), ("classifiers", 3), ("k", 9)),
          in_text=len(OFSP_DATASETS) * 2 * 9, ran=_ofsp_table(4), data=_OFSP_SUBSTITUTE,
-         why_not=f"its SVM block is lost from the text; {_OFSP_MISSING}"),
+         why_not=_missing("ofsp", OFSP_DATASETS, "its SVM block is lost from the text", first=True)),
     Item("ofsp", "Table 5", "the classifiers' execution times for two to ten views", "cells",
          (("datasets", len(OFSP_DATASETS)), ("classifiers", 3), ("k", 9)), in_text=0,
          why_not="lost from the text mvlab works from; mvlab's seconds (Fig. 6's row) time building the views and "
@@ -255,27 +280,27 @@ ITEMS: tuple[Item, ...] = (
     Item("ofsp", "Fig. 4", "box plots of the six methods' accuracy over k", "boxes",
          (("datasets", len(OFSP_DATASETS)), ("classifiers", 3), ("methods", 6)), in_text=0,
          ran=_ofsp_figure("accuracy"), data=_OFSP_SUBSTITUTE,
-         why_not=f"a figure: its values are not in the text; {_OFSP_MISSING}"),
+         why_not=_missing("ofsp", OFSP_DATASETS, _FIGURE, first=True)),
     Item("ofsp", "Fig. 5", "box plots of the six methods' disagreement over k", "boxes",
          (("datasets", len(OFSP_DATASETS)), ("classifiers", 3), ("methods", 6)), in_text=0,
          ran=_ofsp_figure("disagreement"), data=_OFSP_SUBSTITUTE,
-         why_not=f"a figure: its values are not in the text; {_OFSP_MISSING}"),
+         why_not=_missing("ofsp", OFSP_DATASETS, _FIGURE, first=True)),
     Item("ofsp", "Fig. 6", "box plots of the six methods' execution time over k", "boxes",
          (("datasets", len(OFSP_DATASETS)), ("classifiers", 3), ("methods", 6)), in_text=0,
          ran=_ofsp_figure("seconds"), data=_OFSP_SUBSTITUTE + "; another clock (wall-clock of building the views "
                                                               "and the ensemble, not the classifiers' CPU time)",
-         why_not=f"a figure: its values are not in the text; {_OFSP_MISSING}"),
+         why_not=_missing("ofsp", OFSP_DATASETS, _FIGURE, first=True)),
     Item("ofsp", "Fig. 7", "the percentage of features OFSP keeps at k = 1..10", "points",
          (("datasets", len(OFSP_DATASETS)), ("classifiers", 3), ("k", 10)), in_text=0,
          ran=_ofsp_figure("percent_features", methods=False), data=_OFSP_SUBSTITUTE,
-         why_not=f"a figure: its values are not in the text; {_OFSP_MISSING}"),
+         why_not=_missing("ofsp", OFSP_DATASETS, _FIGURE, first=True)),
     # ------------------------------------------------------------------------------------------------ DVS
     Item("dvs", "Table 1", "the fifteen multi-view datasets (no results)"),
     Item("dvs", "Table 2, accuracies", "mean ± sd accuracy of the five methods per dataset", "cells",
          (("datasets", len(DVS_DATASETS)), ("methods", 5)), in_text=0, ran=_dvs_accuracies,
          data="the paper's own for Mfeat (a stratified sample of 600 of mvlab's 2,000 mfeat instances)",
-         why_not=f"lost from the text mvlab works from, so nothing can be compared cell by cell; the other 14 "
-                 f"datasets: {NOT_FOUND}", means=_DVS_MEANS),
+         why_not=_missing("dvs", DVS_DATASETS, "lost from the text mvlab works from, so nothing can be compared "
+                                               "cell by cell", first=True), means=_DVS_MEANS),
     Item("dvs", "Table 2, average ranks", "the five methods' average ranks over the fifteen datasets", "values",
          (("methods", 5),), ran=_dvs_ranks,
          data="a substitute: mvlab's ten bundled datasets (Mfeat the only one of the paper's)"),
@@ -305,9 +330,14 @@ def coverage_rows(paper: str, files) -> pd.DataFrame:
         rows.append({"item": item.name, "holds": item.holds, "unit": item.unit, "printed": item.printed,
                      "in the text": item.surviving, "run": run, "repeats": counts["repeats"],
                      "compared": counts["compared"], "data": item.data if run else "none",
-                     "not run, and why": item.why_not if run < item.printed else "",
+                     "not run, and why": _why_not(item, files) if run < item.printed else "",
                      "means": item.means})
     return pd.DataFrame(rows)
+
+
+def _why_not(item: Item, files) -> str:
+    """``item``'s reason for what is not run, computed from ``files`` where it depends on them."""
+    return item.why_not(files) if callable(item.why_not) else item.why_not
 
 
 def _count(row) -> str:
@@ -335,7 +365,17 @@ def coverage_markdown(paper: str, files) -> str:
     means = "".join(f" Where the paper says its values are means ({', '.join(group['item'])}: {quote}), the "
                     "prediction interval of one draw is not counted (rule 1)."
                     for quote, group in said.groupby("means", sort=False))
-    return "\n".join(lines) + "\n\nIn all: " + "; ".join(totals) + "." + means
+    return "\n".join(lines) + "\n\nIn all: " + "; ".join(totals) + "." + means + _looked_for(paper)
+
+
+def _looked_for(paper: str) -> str:
+    """The paragraph under ``paper``'s coverage table: where its datasets not found were looked for
+    (:func:`mvlab.reproduction.data_search.where_looked`), empty when every one was found."""
+    lines = where_looked(paper)
+    if not lines:
+        return ""
+    return (f"\n\nThe datasets not found were looked for ({SEARCHED_ON}) inside these registry packages (what "
+            "each holds: `mvlab.reproduction.data_search`):\n\n" + "\n".join(f"- {line}" for line in lines))
 
 
 def scope(paper: str, names, files) -> dict:
