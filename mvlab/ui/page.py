@@ -8,7 +8,9 @@ before training (:func:`mvlab.ui.runs.checks`), the result looked up or trained
 (:func:`mvlab.ui.runs.result_or_train`), then the view: a plain function of ``mvlab/ui/views/`` that draws one
 result (its figures through :func:`mvlab.ui.figure_text.show_figure`). A page file declares a :class:`TrainingPage`
 and hands it to :func:`run_page`; only what the page really has of its own (its controls, what it says before a
-result, its view) is written for it.
+result, its view) is written for it. A page that trains no result of its own (the Data page, the Papers page, the
+Benchmark page that browses the runs kept in the store) declares a :class:`Page`: the same sidebar, header, widgets
+and link, then its view.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from mvlab.ui.prose import page_text, text_names
 from mvlab.ui.state import current_seed, set_kept, sidebar
 from mvlab.ui.widgets import Form, resolve_keys
 
-__all__ = ["HEADER", "EXPLANATION", "header_parts", "page_header", "Shown", "TrainingPage", "open_page", "run_data",
-           "run_page", "result_part"]
+__all__ = ["HEADER", "EXPLANATION", "header_parts", "page_header", "Shown", "TrainingPage", "Page", "open_page",
+           "run_data", "run_page", "result_part", "shown_part"]
 
 HEADER = "header"
 """The text of a page that holds its title (its first line, ``# Title``) and its caption (the rest)."""
@@ -64,7 +66,8 @@ def page_header(page: str) -> None:
 class Shown:
     """What a view draws one result with: the settings it was trained with, the data the run used (built once:
     the sidebar's dataset or the page's own, e.g. the region demo), the result's key (its figures are built once
-    per server under it, :mod:`mvlab.ui.shared`) and the page's widget keys."""
+    per server under it, :mod:`mvlab.ui.shared`) and the page's widget keys. On a :class:`Page` (nothing trained):
+    the settings its controls return (None without settings), the sidebar's dataset and its fingerprint."""
 
     settings: Any
     data: MultiViewDataset
@@ -112,6 +115,35 @@ class TrainingPage:
     summary: Callable[[Shown], None] | None = None
 
 
+@dataclass(frozen=True)
+class Page:
+    """A page that trains no result of its own: it shows what is there (the sidebar's dataset, the runs kept in the
+    results store, the papers' committed files).
+
+    Parameters
+    ----------
+    name : str
+        The page's file in pages/ and its folder of texts in mvlab/ui/text/ (e.g. ``"data"``).
+    view : callable Shown -> None
+        Draws the page below its header and widgets; ``shown.data`` is the sidebar's dataset, ``shown.key`` its
+        fingerprint (what is built from it is built once per server under that key, :mod:`mvlab.ui.shared`).
+    settings_cls, keys, controls : optional
+        As for :class:`TrainingPage`, for a page with settings (the Benchmark page's family, datasets and sizes);
+        ``shown.settings`` is what the controls return. Without them the link carries the sidebar's data alone and
+        ``shown.settings`` is None.
+    fragment : bool
+        Whether the view is a fragment (:func:`shown_part`): for a view that starts and follows a run, so that its
+        button, its Stop and its own widgets rerun it alone.
+    """
+
+    name: str
+    view: Callable[[Shown], None]
+    settings_cls: type | None = None
+    keys: Mapping[str, str] = field(default_factory=dict)
+    controls: Callable[[Form], Any] | None = None
+    fragment: bool = False
+
+
 def open_page(name: str, settings_cls, keys: Mapping[str, str],
               controls: Callable[[Form], Any]) -> tuple[MultiViewDataset, Any, dict[str, str]]:
     """The part every page with settings shares: the sidebar, the header, the widgets of the settings' fields under
@@ -140,9 +172,13 @@ def run_data(settings, ds: MultiViewDataset) -> MultiViewDataset:
         st.stop()
 
 
-def run_page(page: TrainingPage) -> None:
-    """Run a training page (:class:`TrainingPage`): :func:`open_page`, the data built once (:func:`run_data`), the
-    checks (:func:`mvlab.ui.runs.checks`), then the result part (:func:`result_part`)."""
+def run_page(page: TrainingPage | Page) -> None:
+    """Run a page. A training page (:class:`TrainingPage`): :func:`open_page`, the data built once
+    (:func:`run_data`), the checks (:func:`mvlab.ui.runs.checks`), then the result part (:func:`result_part`). Any
+    other page (:class:`Page`): :func:`show_page`."""
+    if isinstance(page, Page):
+        show_page(page)
+        return
     ds, settings, keys = open_page(page.name, page.settings_cls, page.keys, page.controls)
     data = run_data(settings, ds)
     runs.checks(settings, data)
@@ -164,3 +200,27 @@ def _draw_result(page: TrainingPage, shown: Shown) -> None:
 result_part = runs.training_part(_draw_result)
 """The result part of a page (:func:`_draw_result`) as a fragment: Train, Stop and a widget of the result rerun it
 alone (:func:`mvlab.ui.runs.training_part`)."""
+
+
+def show_page(page: Page) -> None:
+    """Run a page that trains nothing of its own (:class:`Page`): the sidebar, the header, its widgets when it has
+    settings (:func:`open_page`; else the link of the sidebar's data written back), then its view, as a fragment
+    when the page asks for one (:func:`shown_part`)."""
+    if page.settings_cls is None:
+        ds, settings, keys = sidebar(page.name), None, {}
+        page_header(page.name)
+        links.publish()
+    else:
+        ds, settings, keys = open_page(page.name, page.settings_cls, page.keys, page.controls)
+    shown = Shown(settings, ds, ds.fingerprint(), keys)
+    (shown_part if page.fragment else _draw_view)(page, shown)
+
+
+def _draw_view(page: Page, shown: Shown) -> None:
+    """The page's view."""
+    page.view(shown)
+
+
+shown_part = runs.training_part(_draw_view)
+"""The view of a :class:`Page` as a fragment (:func:`mvlab.ui.runs.training_part`): its button, its Stop and its
+widgets rerun it alone."""

@@ -1,3 +1,7 @@
-"""The views of the dashboard's pages: one module per page, each a plain function that draws one result
-(``view(result, shown)``), the page's controls (``controls(form)``) and what it says before a result
-(``waiting(shown)``); :func:`mvlab.ui.page.run_page` calls them."""
+"""The views of the pages, one module each: ``view(result, shown)`` draws one result (``view(shown)`` on a page that
+trains nothing), ``controls(form)`` the page's widgets, ``waiting(shown)`` what it says before a result. Every view
+is imported with the package, so a web server that imports one (:mod:`mvlab.ui.web_process`) has them all."""
+
+from mvlab.ui.views import benchmark, data, dissimilarity, dvs, papers, siamese, view_construction
+
+__all__ = ["benchmark", "data", "dissimilarity", "dvs", "papers", "siamese", "view_construction"]

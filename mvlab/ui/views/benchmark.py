@@ -1,0 +1,173 @@
+"""The Benchmark page's controls and view: one family's methods on several datasets, run on the engine and kept in
+the results store as one batch of runs, and any batch kept there shown with its tests (ranks, sign tests, Friedman
+with its post-hoc, the critical-difference diagram)."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from mvlab.experiments.families import FAMILIES, family_of_run
+from mvlab.experiments.report import family_reports, format_critical
+from mvlab.store import StoreUnavailable
+from mvlab.ui import runs, widgets
+from mvlab.ui.figure_text import show_figure
+from mvlab.ui.page import Shown
+from mvlab.ui.state import set_kept
+from mvlab.ui.tables import readable
+from mvlab.ui.widgets import Form
+from mvlab.viz import benchmark_figures
+
+__all__ = ["controls", "view", "run_button", "batches", "show_batch", "chosen_report", "means_and_sign_tests",
+           "friedman", "critical_difference", "downloads"]
+
+
+def controls(form: Form):
+    """The family, the datasets and the methods of that family (full-width rows: a select box of chips in a narrow
+    column hides the chips past its edge), then the repetitions, trees, instances and pairs."""
+    family = form.radio(st, "family", "Methods", format_func=lambda f: FAMILIES[f].title, horizontal=True)
+    methods_of = FAMILIES[family]
+    datasets = form.multiselect(st, "datasets", "Datasets")
+    methods = form.multiselect(st, "methods", "Compare", options=methods_of.methods, help="\n".join(
+        f"- **{m}**: {methods_of.method_titles.get(m, m)}" for m in methods_of.methods))
+    d = st.columns(4)
+    return form.settings(family=family, datasets=tuple(datasets), methods=tuple(methods),
+                         repetitions=int(form.number(d[0], "repetitions", "Repetitions")),
+                         n_estimators=int(form.number(d[1], "n_estimators", "Trees per forest", step=10)),
+                         n_max=int(form.number(d[2], "n_max", "Instances per dataset at most", step=100)),
+                         n_pairs=int(form.number(d[3], "n_pairs", "Training pairs N (pairs)", step=50)))
+
+
+def view(shown: Shown) -> None:
+    """The Run benchmark button and the batches kept in the results store; a store that cannot be reached is said
+    in words (no traceback), and the page shows its batches again once it is back."""
+    try:
+        run_button(shown.settings)
+        batches()
+    except StoreUnavailable as exc:
+        st.warning(f"{exc} The benchmark's runs cannot be started or shown until it is back; press **R** to look "
+                   "again.", icon=":material/cloud_off:")
+
+
+def run_button(settings) -> None:
+    """Run benchmark: the settings' problems in words when pressed, else the run on the engine, followed until it
+    ends (a cut-off run resumes: the engine records each dataset's runs as they finish); the finished batch becomes
+    the one shown."""
+    problems = settings.problems()
+    if problems:
+        if st.button("Run benchmark", type="primary", key="bm_run"):
+            st.error(" ".join(problems))
+        return
+    outcome = runs.engine_button(runs.benchmark_request(settings), "bm_run", "Benchmark", button="Run benchmark")
+    if outcome is not None:
+        batch, skipped = outcome.result
+        for message in skipped:
+            st.error(message)
+        set_kept("bm_batch", batch)
+
+
+def batches() -> None:
+    """The batch to show (newest first) among those kept in the results store, and that batch."""
+    store = runs.results_store()
+    labels = store.batches()
+    if not labels:
+        st.info("Choose datasets and methods and press **Run benchmark**.")
+        return
+    batch = widgets.choice(st, "Results to show (newest first)", labels, "bm_batch", next(iter(labels)),
+                           format_func=labels.get)
+    show_batch(store, batch)
+
+
+def show_batch(store, batch: str) -> None:
+    """One batch: its means, sign tests, Friedman's test and critical differences within the group chosen (its
+    family's report), and its downloads; its means alone when its runs do not say their family."""
+    table = store.results(kind=batch)
+    if table.empty:
+        st.warning("This run stored no results yet (it may have been interrupted before its first split finished).")
+        return
+    family = family_of_run(store.runs(kind=batch)["settings"].iloc[0], batch)
+    if family is None:
+        st.warning(f"The runs of {batch} do not say which family of methods they compare; showing means only.")
+        st.dataframe(table.groupby(["dataset", "method"])["value"].mean().unstack(), width="stretch")
+        return
+    report = chosen_report(table, family)
+    means_and_sign_tests(report, family.baseline)
+    friedman(report, family.control)
+    critical_difference(report, family.control)
+    downloads(table, store.batch_manifest(batch))
+
+
+def chosen_report(table, family):
+    """The family's report of the batch (:func:`mvlab.experiments.report.family_reports`); where it has several
+    groups (view construction: one per base classifier), the one the reader chooses."""
+    reports = family_reports(table, family)
+    if len(reports) == 1:
+        return next(iter(reports.values()))
+    group = st.selectbox("Compare within", list(reports), key="bm_group",
+                         help="View construction compares the methods for each base classifier separately (mean "
+                              "over k = 1..K, repetitions and folds on every dataset).")
+    return reports[group]
+
+
+def means_and_sign_tests(report, baseline: str) -> None:
+    """The mean ± std table, the average ranks, and the sign test of every method against ``baseline`` (its chart,
+    its table, the paper's rule in words and a warning where the exact p does not confirm a verdict)."""
+    st.subheader("Mean ± std of test accuracy")
+    st.dataframe(report.mean_std_table(), width="stretch")
+    left, right = st.columns(2)
+    if report.ranks is not None:
+        show_figure(left, benchmark_figures.average_rank_bars(report.ranks), key="bm_ranks")
+    if report.sign_tests is None:
+        return
+    show_figure(right, benchmark_figures.win_tie_loss(report.sign_tests, baseline, report.sign_critical),
+                key="bm_sign")
+    st.dataframe(report.sign_table(), width="stretch",
+                 column_config={"exact binomial p": st.column_config.NumberColumn(format="%.4f")})
+    st.caption(f"Sign test against **{baseline}** over {len(report.means)} datasets, the paper's rule "
+               "(Demšar 2006): significant when wins + ties/2 reaches the critical number, "
+               + ", ".join(f"{format_critical(v)} at {k}" for k, v in report.sign_critical.items())
+               + " (significantly worse when losses + ties/2 does). The exact binomial p (an odd tie dropped) is "
+               "shown beside it, not used for the verdict.")
+    note = report.sign_test_note()
+    if note:
+        st.warning(note)
+
+
+def friedman(report, control: str) -> None:
+    """Friedman's test over the datasets and its post-hoc against ``control``; in words when there are fewer than
+    three datasets."""
+    if report.friedman is not None:
+        st.markdown(f"**Friedman** over {len(report.means)} datasets: χ² = {report.friedman.statistic:.3f}, "
+                    f"p = {report.friedman.p_value:.4f}. Post-hoc against **{control}**:")
+        st.dataframe(readable(report.posthoc), width="stretch")
+    elif len(report.means) < 3:
+        st.caption("Friedman's test needs at least three datasets.")
+
+
+def critical_difference(report, control: str) -> None:
+    """The critical-difference diagram the reader chooses (all pairs, or against ``control``: a batch may lack the
+    control) and how to read it."""
+    if not report.critical_differences:
+        return
+    names = {"nemenyi": "All pairs (Nemenyi)", "holm": f"Against {control} (Holm)",
+             "bonferroni-dunn": f"Against {control} (Bonferroni-Dunn)"}
+    kind = widgets.choice(st, "Critical-difference diagram", report.critical_differences, "bm_cd", "nemenyi",
+                          kind="radio", format_func=names.get, horizontal=True)
+    cd = report.critical_differences[kind]
+    show_figure(st, benchmark_figures.critical_difference_diagram(cd), key="bm_cd_chart")
+    st.caption("Methods joined by a bar are not significantly different at α = 0.05 "
+               + ("(Nemenyi: their average ranks differ by less than the critical difference). "
+                  if cd.control is None else f"from {control}, the one in bold vermillion. ")
+               + "Demšar (2006): run the post-hoc only when Friedman's test rejects"
+               + (f" (here p = {report.friedman.p_value:.4f})." if report.friedman is not None else "."))
+
+
+def downloads(table, manifest: dict) -> None:
+    """The batch's results (.csv, made on the click) and its manifest (.json)."""
+    c1, c2 = st.columns(2)
+    c1.download_button("Download results (.csv)", lambda: table.to_csv(index=False), file_name="benchmark.csv",
+                       mime="text/csv", key="bm_dl_csv")
+    c2.download_button("Download manifest (.json: settings, seeds, data fingerprints, versions)",
+                       json.dumps(manifest, indent=2), file_name="benchmark-manifest.json", mime="application/json",
+                       key="bm_dl_json")
