@@ -52,6 +52,40 @@ def test_candidate_regions_equal_the_definition(levels, Q, max_size, k):
                     region_d[c], np.take_along_axis(subset_dissimilarity(Ds, w), ref[c], axis=1))
 
 
+@pytest.mark.parametrize("levels", [None, 3])
+@pytest.mark.parametrize("Q, max_size", [(3, None), (4, 2)])
+@pytest.mark.parametrize("k", [1, 5, 18])
+def test_leave_one_out_regions_equal_the_definition(levels, Q, max_size, k):
+    """The training replay's regions (``exclude_self``): every candidate's k nearest in its own joint matrix,
+    never the row itself, as ``k_smallest_indices(..., exclude_diagonal=True)``; ties everywhere (3 levels)
+    or none, with and without the all-views candidate, one row per block or one block.  Fails when the
+    row's own column is left in the search (tried: the line setting it to inf removed, every region then
+    starts with the row itself), and when it is left out only for the candidates without a superset in
+    the pool (tried: the bounded search then picks the row itself)."""
+    rng = np.random.default_rng(10 * Q + k)
+    n = 19
+    Ds = views(rng, Q, n, n, levels)
+    subsets = view_subsets(Q, max_size)
+    ref = np.stack([k_smallest_indices(subset_dissimilarity(Ds, w), k, exclude_diagonal=True) for w in subsets])
+    for n_jobs in (1, 2):
+        for block_elements in (1, 1 << 18):
+            regions, region_d = candidate_regions(Ds, subsets, k, n_jobs=n_jobs, with_dissimilarities=True,
+                                                  block_elements=block_elements, exclude_self=True)
+            np.testing.assert_array_equal(regions, ref)
+            for c, w in enumerate(subsets):
+                np.testing.assert_array_equal(
+                    region_d[c], np.take_along_axis(subset_dissimilarity(Ds, w), ref[c], axis=1))
+
+
+def test_leave_one_out_regions_need_the_square_training_matrices():
+    rng = np.random.default_rng(1)
+    subsets = view_subsets(2)
+    with pytest.raises(ValueError, match="square"):
+        candidate_regions(views(rng, 2, 4, 6), subsets, 2, exclude_self=True)
+    with pytest.raises(ValueError, match="less the row itself"):
+        candidate_regions(views(rng, 2, 6, 6), subsets, 6, exclude_self=True)
+
+
 def test_candidate_regions_edge_sizes():
     rng = np.random.default_rng(0)
     subsets = view_subsets(3)

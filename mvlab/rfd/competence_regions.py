@@ -21,6 +21,12 @@ regions for all ``P = 2^Q - 1`` candidates, with three savings over a loop over 
   all-views candidate) use the partition.
 * **Blocks of rows on threads.**  Query rows are processed in blocks small enough for the
   float64 sums to stay in cache, on ``n_jobs`` threads (numpy's kernels release the GIL).
+
+With ``exclude_self=True`` the query rows are the training rows themselves (the square training
+matrices): row ``i`` never has itself in its region, as ``k_smallest_indices(..., exclude_diagonal=True)``.
+These are the leave-one-out regions of the training replay (:class:`mvlab.rfd.dvs.DVSCombiner`, §A.8
+``view_weights_``): one pass for the whole pool at fit time instead of a partition of every candidate's
+(n_train, n_train) matrix.
 """
 
 from __future__ import annotations
@@ -161,6 +167,7 @@ def candidate_regions(
     n_jobs: Optional[int] = None,
     with_dissimilarities: bool = False,
     block_elements: int = BLOCK_ELEMENTS,
+    exclude_self: bool = False,
 ) -> tuple[np.ndarray, Optional[np.ndarray]]:
     """Region of competence of every candidate for every query row (§A.8 line 10).
 
@@ -177,19 +184,28 @@ def candidate_regions(
         Also return the joint dissimilarities of the regions.
     block_elements : int
         Query rows per block times ``n_train`` (memory and cache size of a block).
+    exclude_self : bool
+        The query rows are the training rows (``Ds`` square): leave row ``i`` out of its own region
+        (leave-one-out); then ``1 <= k <= n_train - 1``.
 
     Returns
     -------
     regions : int64 array (P, n_rows, k)
-        ``regions[c, i]`` = ``k_smallest_indices(subset_dissimilarity(Ds, subsets[c]), k)[i]``.
+        ``regions[c, i]`` = ``k_smallest_indices(subset_dissimilarity(Ds, subsets[c]), k,
+        exclude_diagonal=exclude_self)[i]``.
     region_d : float32 array (P, n_rows, k) or None
         The joint dissimilarities at those training instances.
     """
     subsets = np.asarray(subsets, dtype=bool)
     P = subsets.shape[0]
     n, n_train = np.shape(Ds[0])
-    if not 1 <= k <= n_train:
-        raise ValueError(f"k={k} must lie in [1, {n_train}] (the number of training instances).")
+    if exclude_self and n != n_train:
+        raise ValueError(f"exclude_self needs the training rows themselves, a square matrix per view; got "
+                         f"{n} rows for {n_train} training instances.")
+    limit = n_train - 1 if exclude_self else n_train
+    if not 1 <= k <= limit:
+        raise ValueError(f"k={k} must lie in [1, {limit}] (the number of training instances"
+                         f"{', less the row itself' if exclude_self else ''}).")
     supersets = _supersets(subsets)
     regions = np.empty((P, n, k), dtype=np.int64)
     region_d = np.empty((P, n, k), dtype=np.float32) if with_dissimilarities else None
@@ -206,7 +222,10 @@ def candidate_regions(
     def worker(first: int) -> None:
         ws = _Workspace(len(Ds), depth, rows_per_block, n_train)
         for rows in blocks[first::n_threads]:
+            own = (np.arange(rows.stop - rows.start), np.arange(rows.start, rows.stop))  # (row, its own column)
             for c, dw in _iter_joint_rows(Ds, rows, plan, ws):  # supersets come first
+                if exclude_self:  # dw is this candidate's fresh copy: no later sum reads it
+                    dw[own] = np.inf
                 if supersets[c]:
                     cols = np.concatenate([regions[p, rows] for p in supersets[c]], axis=1)
                     reg = k_smallest_indices_bounded(dw, k, _kth_over_columns(dw, cols, k))
