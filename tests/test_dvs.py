@@ -148,6 +148,8 @@ def test_subset_dissimilarity_is_the_average(vf):
 
 # ----------------------------------------------------------------------------- pool
 def test_pool_has_one_oob_forest_per_subset(vf):
+    """Every candidate is scikit-learn's own OOB forest on its views' average (the slow reference of the pool's
+    fast path: fit_forest, out_of_bag_proba).  Fails when the out-of-bag sums take the in-bag rows too (tried)."""
     comb = fit_combiner(vf)
     assert len(comb.candidates_) == 7 == comb.subsets_.shape[0]
     assert comb.oob_hits_.shape == (vf.n_train, 7)
@@ -247,6 +249,8 @@ def test_vectorised_path_matches_the_per_instance_loop(vf, test_views, params):
                                     dict(competence="soft", region="shared", neighbour_weights="similarity"),
                                     dict(tie_break="fewest")], ids=["ola", "lca", "soft", "soft-shared-sim", "fewest"])
 def test_training_replay_matches_the_leave_one_out_loop(vf, params):
+    """The replay's selection equals the per-instance leave-one-out loop.  Fails when the pool's one-pass search
+    keeps a row in its own region (tried: ``exclude_self=False`` in ``TrainRegions.for_rule``; all but LCA fail)."""
     comb = fit_combiner(vf, **params)
     _, chosen, _, _, _, _ = plain_dvs(comb, vf.dissimilarities, exclude_self=True)
     np.testing.assert_array_equal(comb.train_selection_, chosen)

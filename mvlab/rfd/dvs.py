@@ -19,6 +19,15 @@ threads.  The competence of every candidate for every test instance is then **on
 and one mean**: ``H.T[c, regions[c, i, :]].mean(-1)`` over the (candidates, n_test, k) index
 array.
 
+The fit is the P candidate forests' compiled tree building and little else (docs/benchmarks.md, DVS's fit on
+mfeat): each candidate is grown by :func:`mvlab.core.forest_fit.fit_forest` (scikit-learn's trees without its
+Python around each tree), its out-of-bag decision read by :func:`mvlab.rfd.dvs_pool.out_of_bag_proba` from one
+leaf lookup of all rows per tree (scikit-learn's ``oob_score`` copies each tree's out-of-bag rows of the
+(n_train, n_train) matrix), with the bootstraps the candidates share found once
+(:class:`mvlab.rfd.dvs_pool.SharedBootstraps`), and the leave-one-out regions of the replay come from one
+:func:`~mvlab.rfd.competence_regions.candidate_regions` pass over the training rows (``exclude_self``).  All
+give scikit-learn's and the per-candidate definition's numbers bit for bit.
+
 Choices where the paper is silent (each a documented parameter or rule):
 
 * **Tie-breaking** (line 12): among the candidates with the highest competence, the winner
@@ -69,7 +78,6 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.parallel import Parallel, delayed
 
-from mvlab.core.neighbours import k_smallest_indices
 from mvlab.core.params import MAX_FEATURES, N_JOBS, OPTIONAL_POSITIVE_INT, POSITIVE_INT, RANDOM_STATE, StrOptions
 from mvlab.core.params import is_int as _is_int
 from mvlab.core.progress import ProgressCallback
@@ -79,6 +87,7 @@ from mvlab.rfd.dvs_pool import (
     MAX_CANDIDATES_WITHOUT_WARNING,
     Candidate,
     DVSCostWarning,
+    SharedBootstraps,
     TrainRegions,
     fit_candidate,
     subset_dissimilarity,
@@ -270,8 +279,7 @@ class DVSCombiner(BaseEstimator):
         Ds, train_regions = self._training_inputs(view_forests, subsets, k_train)
         self.view_dissimilarities_ = Ds
         names = subset_names(subsets, view_forests.view_names)
-        k_fit = k_train if self.prototypes_ is None else 0  # with prototypes the regions came from the rows
-        pool = self._grow_pool(Ds, subsets, names, y, k_fit, seed, progress)
+        pool = self._grow_pool(Ds, subsets, names, y, seed, progress)
 
         self.subsets_ = subsets
         self.candidate_names_ = names
@@ -285,12 +293,6 @@ class DVSCombiner(BaseEstimator):
         self.oob_true_proba_ = np.stack([c.oob_true_proba for c in pool], axis=1)
         self.oob_accuracies_ = self.oob_hits_.mean(axis=0)
         self._oob_predictions = np.stack([c.oob_predictions for c in pool], axis=0)  # (P, n_train)
-        if train_regions is not None and self.prototypes_ is None:  # exact space: both rules' regions at once
-            D_all = subset_dissimilarity(Ds, np.ones(len(Ds), dtype=bool))
-            shared = k_smallest_indices(D_all, k_train, exclude_diagonal=True)
-            train_regions.found["candidate"] = (np.stack([c.regions for c in pool]),
-                                                np.stack([c.region_d for c in pool]))
-            train_regions.found["shared"] = (shared[None], np.take_along_axis(D_all, shared, axis=1)[None])
         self._train_regions = train_regions  # None: a single training row, no region at all
         _report(progress, 0.96, "leave-one-out replay of the selection on the training instances")
         self._replay()
@@ -317,11 +319,16 @@ class DVSCombiner(BaseEstimator):
 
     def _training_inputs(self, view_forests: ViewForests, subsets: np.ndarray, k_train: int):
         """The candidates' training inputs (Q matrices: (n_train, n_train), or (n_train, m) prototype columns)
-        and the :class:`TrainRegions` to fill (None when ``k_train`` is 0).  With prototypes one pass over the
+        and the :class:`TrainRegions` to fill (None when ``k_train`` is 0).  Exact space: a rule's regions are
+        searched in the training matrices when the replay first needs them, for all candidates at once
+        (:func:`mvlab.rfd.competence_regions.candidate_regions`).  With prototypes one pass over the
         training rows gives the prototype columns and the regions the current ``region`` rule needs."""
         train_regions = TrainRegions(k_train, subsets) if k_train > 0 else None
         if self.prototypes_ is None:
-            return [np.asarray(D) for D in view_forests.dissimilarities], train_regions
+            Ds = [np.asarray(D) for D in view_forests.dissimilarities]
+            if train_regions is not None:
+                train_regions.views, train_regions.n_jobs = Ds, self.n_jobs
+            return Ds, train_regions
         source = train_rows(view_forests, self.n_jobs)
         if train_regions is None:
             return source.scan(self.prototypes_)[0], None
@@ -331,26 +338,24 @@ class DVSCombiner(BaseEstimator):
         train_regions.found[rule.name] = (idx, dist)
         return Ds, train_regions
 
-    def _grow_pool(self, Ds, subsets, names, y, k_fit, seed, progress) -> list[Candidate]:
-        """Grow the P candidates (§A.8 lines 1-6) on threads, reporting after each."""
+    def _grow_pool(self, Ds, subsets, names, y, seed, progress) -> list[Candidate]:
+        """Grow the P candidates (§A.8 lines 1-6) on threads, reporting after each.  Rows never out-of-bag
+        (few trees) count as errors (:func:`mvlab.rfd.dvs_pool.oob_hits`)."""
         P = subsets.shape[0]
         outer, inner = split_workers(self.n_jobs, P)
-        args = (y, k_fit, self.n_estimators, self.max_features, seed, inner)
+        args = (y, self.n_estimators, self.max_features, seed, inner, SharedBootstraps(y.shape[0]))
         _report(progress, 0.0, f"growing {P} DVS candidate forest(s) of {self.n_estimators} trees")
         pool = []
-        with warnings.catch_warnings():
-            # Few trees leave some rows never out-of-bag; those count as errors (oob_hits).
-            warnings.filterwarnings("ignore", message="Some inputs do not have OOB scores")
-            if outer == 1:
-                gen = (fit_candidate(Ds, subsets[c], *args) for c in range(P))
-            else:
-                gen = Parallel(n_jobs=outer, prefer="threads", return_as="generator")(
-                    delayed(fit_candidate)(Ds, subsets[c], *args) for c in range(P)
-                )
-            with closing(gen):  # a stopped fit ends its threads now, not at garbage collection
-                for c, candidate in enumerate(gen):
-                    pool.append(candidate)
-                    _report(progress, 0.95 * (c + 1) / P, f"candidate {c + 1}/{P} ({names[c]}) done")
+        if outer == 1:
+            gen = (fit_candidate(Ds, subsets[c], *args) for c in range(P))
+        else:
+            gen = Parallel(n_jobs=outer, prefer="threads", return_as="generator")(
+                delayed(fit_candidate)(Ds, subsets[c], *args) for c in range(P)
+            )
+        with closing(gen):  # a stopped fit ends its threads now, not at garbage collection
+            for c, candidate in enumerate(gen):
+                pool.append(candidate)
+                _report(progress, 0.95 * (c + 1) / P, f"candidate {c + 1}/{P} ({names[c]}) done")
         return pool
 
     def _replay(self) -> None:

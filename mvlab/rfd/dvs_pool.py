@@ -9,6 +9,7 @@ a :class:`TrainRegions`; the enumeration of subsets, their names and the cost gu
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import NamedTuple, Optional, Sequence
@@ -16,7 +17,7 @@ from typing import NamedTuple, Optional, Sequence
 import numpy as np
 from sklearn.ensemble import RandomForestClassifier
 
-from mvlab.core.neighbours import k_smallest_indices
+from mvlab.core.forest_fit import fit_forest
 from mvlab.core.params import is_int as _is_int
 from mvlab.rfd.view_forests import combine
 
@@ -31,6 +32,9 @@ __all__ = [
     "subset_dissimilarity",
     "oob_hits",
     "oob_predictions",
+    "out_of_bag_rows",
+    "SharedBootstraps",
+    "out_of_bag_proba",
     "Candidate",
     "TrainRegions",
     "fit_candidate",
@@ -161,15 +165,72 @@ def oob_predictions(forest: RandomForestClassifier) -> np.ndarray:
     return pred
 
 
+def out_of_bag_rows(forest: RandomForestClassifier, n_train: int) -> np.ndarray:
+    """Which training rows each tree's bootstrap did not draw, bool (T, n_train) (from ``estimators_samples_``)."""
+    return np.stack([np.bincount(in_bag, minlength=n_train) == 0 for in_bag in forest.estimators_samples_])
+
+
+class SharedBootstraps:
+    """The out-of-bag rows of the trees, found once for a whole pool (:func:`out_of_bag_rows`).
+
+    The candidates grow with one seed (§A.8 [REC], common random numbers), so their trees get the same
+    seeds and draw the same bootstrap samples; the rows are kept by the trees' seeds, so a forest grown
+    with other seeds gets its own.  Safe to share between the threads growing the candidates.
+    """
+
+    def __init__(self, n_train: int):
+        self.n_train = n_train
+        self._rows: dict[tuple, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    def of(self, forest: RandomForestClassifier) -> np.ndarray:
+        """:func:`out_of_bag_rows` of ``forest``, (T, n_train) bool."""
+        key = tuple(int(tree.random_state) for tree in forest.estimators_)
+        with self._lock:
+            if key not in self._rows:
+                self._rows[key] = out_of_bag_rows(forest, self.n_train)
+            return self._rows[key]
+
+
+def out_of_bag_proba(forest: RandomForestClassifier, X: np.ndarray, oob: Optional[np.ndarray] = None) -> np.ndarray:
+    """Out-of-bag class probabilities of a bootstrap forest fitted on ``X`` (§A.8 line 11's ``c^OOB``).
+
+    Row ``i`` is the mean, over the trees whose bootstrap did not draw ``i``, of the tree's class
+    probabilities for ``X[i]``; a row never out-of-bag is all zeros.  This is scikit-learn's
+    ``oob_decision_function_`` bit for bit (the same float64 additions, tree by tree, then the same
+    division), without its cost: scikit-learn copies every tree's out-of-bag rows of ``X`` (a third of
+    an (n_train, n_train) matrix per tree) to predict them and draws every bootstrap again; here each
+    tree looks up the leaves of all rows in place and only the out-of-bag rows are added.
+
+    Parameters
+    ----------
+    forest : RandomForestClassifier
+        Fitted with ``bootstrap=True`` on ``X`` (with or without ``oob_score``).
+    X : ndarray of float32, shape (n_train, n_features)
+        Its training matrix.
+    oob : ndarray of bool (T, n_train), optional
+        :func:`out_of_bag_rows` of the forest, when already known (:class:`SharedBootstraps`).
+
+    Returns
+    -------
+    ndarray of float64, shape (n_train, n_classes)
+    """
+    X = np.ascontiguousarray(X, dtype=np.float32)  # the trees' dtype: no conversion per tree
+    n = X.shape[0]
+    oob = out_of_bag_rows(forest, n) if oob is None else oob
+    total = np.zeros((n, forest.n_classes_), dtype=np.float64)
+    for tree, rows in zip(forest.estimators_, oob):
+        total[rows] += tree.predict_proba(X, check_input=False)[rows]
+    return total / np.maximum(oob.sum(axis=0), 1)[:, None]
+
+
 class Candidate(NamedTuple):
-    """One grown candidate and what the rules read of it on the training rows (n_train rows, k_train neighbours)."""
+    """One grown candidate and what the rules read of it on the training rows (n_train rows)."""
 
     forest: RandomForestClassifier
     oob_hits: np.ndarray  # (n_train,) bool, §A.8 line 11
     oob_predictions: np.ndarray  # (n_train,) class index, -1 for rows never out-of-bag
-    regions: Optional[np.ndarray]  # (n_train, k_train) leave-one-out regions in its own space, or None
     oob_true_proba: np.ndarray  # (n_train,) out-of-bag probability of the true class
-    region_d: Optional[np.ndarray]  # (n_train, k_train) their dissimilarities, or None
 
 
 @dataclass
@@ -177,38 +238,53 @@ class TrainRegions:
     """The leave-one-out regions of the training rows (k neighbours among the n_train - 1 others) under the
     region rules (:data:`mvlab.rfd.dvs_rules.REGION_RULES`), found when a rule first needs them and kept by
     the rule's name as its search returned them (``found``: name -> (idx, dist), one (n_train, k) pair per
-    searched space). With prototypes, ``source`` (a :class:`mvlab.rfd.view_rows.ViewRows`) searches the training
-    rows by blocks."""
+    searched space, or the (P, n_train, k) regions of every candidate).  Exact space: ``views`` are the Q
+    (n_train, n_train) training matrices, searched by the rule's ``exact`` (``exclude_self``).  With
+    prototypes, ``source`` (a :class:`mvlab.rfd.view_rows.ViewRows`) searches the training rows by blocks."""
 
     k: int
     subsets: np.ndarray
     source: object = None
     found: dict = field(default_factory=dict)
+    views: Optional[list] = None
+    n_jobs: Optional[int] = None
 
     def for_rule(self, rule) -> tuple[np.ndarray, np.ndarray]:
         """Regions (P, n_train, k) and their dissimilarities under the region rule ``rule``, searched once."""
-        if rule.name not in self.found:
+        if rule.name not in self.found and self.source is None:  # every candidate's regions: spread keeps them
+            idx, dist = rule.exact(self.views, self.subsets, self.k, n_jobs=self.n_jobs, with_dissimilarities=True,
+                                   exclude_self=True)
+            if idx.strides[0] == 0:  # one region broadcast to every candidate: keep one (a pickle copies views)
+                idx, dist = idx[:1], dist[:1]
+            self.found[rule.name] = (idx, dist)
+        elif rule.name not in self.found:
             _, idx, dist = self.source.scan(None, rule.combos(self.subsets), self.k, exclude_self=True)
             self.found[rule.name] = (idx, dist)
         return rule.spread(*self.found[rule.name], self.subsets.shape[0])
 
 
-def fit_candidate(dissimilarities, mask, y, k_train, n_estimators, max_features, seed, n_jobs) -> Candidate:
-    """Grow one candidate (§A.8 lines 4-5); also its leave-one-out training regions."""
+def fit_candidate(dissimilarities, mask, y, n_estimators, max_features, seed, n_jobs,
+                  bootstraps: Optional[SharedBootstraps] = None) -> Candidate:
+    """Grow one candidate (§A.8 lines 4-5) and read its out-of-bag evidence.
+
+    The forest is the one ``RandomForestClassifier(oob_score=True)`` gives, tree for tree (grown by
+    :func:`mvlab.core.forest_fit.fit_forest`), with its ``oob_decision_function_`` and ``oob_score_``
+    (:func:`out_of_bag_proba`, bit for bit); it predicts
+    single-threaded (a threaded ``predict_proba`` sums the trees in a varying order).  ``bootstraps``:
+    the pool's out-of-bag rows, found once for all candidates.
+    """
     Dw = subset_dissimilarity(dissimilarities, mask)
-    forest = RandomForestClassifier(
+    forest = fit_forest(RandomForestClassifier(  # scikit-learn's trees without its Python around each of them
         n_estimators=n_estimators,
         max_features=max_features,
         bootstrap=True,
-        oob_score=True,
         random_state=seed,
         n_jobs=n_jobs,
-    ).fit(Dw, y)
-    # Predict single-threaded: a threaded predict_proba sums the trees in a varying order.
-    forest.set_params(n_jobs=1)
-    # Leave-one-out: the instance itself is never its own neighbour.
-    regions = k_smallest_indices(Dw, k_train, exclude_diagonal=True) if k_train > 0 else None
-    region_d = np.take_along_axis(Dw, regions, axis=1) if k_train > 0 else None
-    dec = np.asarray(forest.oob_decision_function_)
-    true_proba = dec[np.arange(len(y)), np.searchsorted(forest.classes_, y)]  # 0 for rows never OOB
-    return Candidate(forest, oob_hits(forest, y), oob_predictions(forest), regions, true_proba, region_d)
+    ), Dw, y)
+    dec = out_of_bag_proba(forest, Dw, None if bootstraps is None else bootstraps.of(forest))
+    encoded = np.searchsorted(forest.classes_, y)
+    forest.oob_decision_function_ = dec
+    forest.oob_score_ = float(np.mean(dec.argmax(axis=1) == encoded))
+    forest.set_params(oob_score=True, n_jobs=1)
+    true_proba = dec[np.arange(len(y)), encoded]  # 0 for rows never OOB
+    return Candidate(forest, oob_hits(forest, y), oob_predictions(forest), true_proba)

@@ -194,8 +194,9 @@ class RegionRule:
     * ``combos(subsets)``: the joint spaces whose k nearest rows a block scan of the training rows searches
       (:meth:`mvlab.rfd.view_rows.ViewRows.scan`), and ``spread(idx, dist, P)``: from the scan's regions and
       dissimilarities (one per searched space) to every candidate's, (P, n, k) each;
-    * ``exact(Ds, subsets, k, n_jobs, with_dissimilarities)``: the regions (P, n, k) and, if asked, their
-      dissimilarities, in the Q (n, n_train) view matrices ``Ds``.
+    * ``exact(Ds, subsets, k, n_jobs, with_dissimilarities, exclude_self)``: the regions (P, n, k) and, if
+      asked, their dissimilarities, in the Q (n, n_train) view matrices ``Ds``; with ``exclude_self`` the rows
+      are the training rows (square ``Ds``) and none is in its own region (the leave-one-out replay).
     """
 
     name = ""
@@ -209,7 +210,8 @@ class RegionRule:
         """Every candidate's regions and dissimilarities (P, n, k) from the scan's (one per searched space)."""
         raise NotImplementedError
 
-    def exact(self, Ds, subsets: np.ndarray, k: int, n_jobs=None, with_dissimilarities: bool = False):
+    def exact(self, Ds, subsets: np.ndarray, k: int, n_jobs=None, with_dissimilarities: bool = False,
+              exclude_self: bool = False):
         """Regions (P, n, k) and their dissimilarities (or None) in the Q (n, n_train) matrices ``Ds``."""
         raise NotImplementedError
 
@@ -230,10 +232,11 @@ class OwnSpaceRegion(RegionRule):
         """The scan's regions are the candidates' already."""
         return idx, dist
 
-    def exact(self, Ds, subsets, k, n_jobs=None, with_dissimilarities=False):
+    def exact(self, Ds, subsets, k, n_jobs=None, with_dissimilarities=False, exclude_self=False):
         """Each candidate's k nearest in its own joint matrix."""
         # shared partial sums, bounded searches, threads; identical to k_smallest_indices of every joint matrix
-        return candidate_regions(Ds, subsets, k, n_jobs=n_jobs, with_dissimilarities=with_dissimilarities)
+        return candidate_regions(Ds, subsets, k, n_jobs=n_jobs, with_dissimilarities=with_dissimilarities,
+                                 exclude_self=exclude_self)
 
 
 class SharedRegion(RegionRule):
@@ -250,10 +253,10 @@ class SharedRegion(RegionRule):
         """The one region, for every candidate (a broadcast view, no copy)."""
         return np.broadcast_to(idx[0], (P,) + idx.shape[1:]), np.broadcast_to(dist[0], (P,) + idx.shape[1:])
 
-    def exact(self, Ds, subsets, k, n_jobs=None, with_dissimilarities=False):
+    def exact(self, Ds, subsets, k, n_jobs=None, with_dissimilarities=False, exclude_self=False):
         """The k nearest in the all-views average, for every candidate."""
         joint = combine(Ds, np.full(len(Ds), 1.0 / len(Ds)))
-        shared = k_smallest_indices(joint, k)
+        shared = k_smallest_indices(joint, k, exclude_diagonal=exclude_self)
         P = subsets.shape[0]
         regions = np.broadcast_to(shared, (P,) + shared.shape)
         region_d = (np.broadcast_to(np.take_along_axis(joint, shared, axis=1), regions.shape)
