@@ -223,6 +223,7 @@ def test_a_page_opened_while_the_store_is_down_says_so_keeps_the_round_and_recov
     monkeypatch.setattr(ClassRounds, "get", real)
     student.run()
     assert not student.exception and not student.warning
+    student.radio(key="lesson_ofsp_2_choice").set_value(1).run()  # the question is back: Send comes with a choice
     assert [b for b in student.button if b.key == "lesson_ofsp_2_reveal"]
 
 

@@ -54,6 +54,33 @@ def test_what_is_derived_from_a_frozen_figure_is_computed_once_and_kept_with_it(
     assert plain.to_dict()["layout"]["dragmode"] is False and "dragmode" not in frozen.to_dict()["layout"]
 
 
+def test_sessions_asking_at_once_for_a_derived_value_compute_it_once():
+    """A class woken to a revealed answer asks for each figure's text at the same moment: one session computes it,
+    the others wait and share it (17 of 150 computed the same text before, issue #53 item 10). Fails when the
+    value is computed outside the lock (tried: ``derived`` without ``_DERIVING``: 8 computations)."""
+    import threading
+    import time
+
+    frozen, calls, start = freeze(figure()), [], threading.Barrier(8)
+
+    def slow():
+        calls.append(1)
+        time.sleep(0.05)
+        return "a sentence"
+
+    def ask(out):
+        start.wait()
+        out.append(derived(frozen, "slow words", slow))
+
+    out: list = []
+    threads = [threading.Thread(target=ask, args=(out,)) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls == [1] and out == ["a sentence"] * 8
+
+
 def strict(constant):
     raise AssertionError(f"{constant} in a figure's JSON")
 

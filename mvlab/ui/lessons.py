@@ -13,10 +13,10 @@ import streamlit as st
 from mvlab.lessons import LESSONS, Lesson, Step, StepContext, StepRun
 from mvlab.lessons.handout import render_handout
 from mvlab.ui import rounds, runs, shared, touch, wake
-from mvlab.ui.figure_text import show_figure
+from mvlab.ui.figure_text import figure_text, show_figure
 from mvlab.ui.prose import markdown_literal
 from mvlab.viz import palette
-from mvlab.viz.frozen import freeze
+from mvlab.viz.frozen import freeze, without_drag
 
 __all__ = ["ADDRESS_KEYS", "Place", "place_from_address", "address_notes", "current_place", "publish_place",
            "round_panel", "teacher_style", "progress_html", "step_top", "Asked", "ask", "show_answer", "question",
@@ -75,15 +75,16 @@ def _read_address(notes: list[str]) -> Place:
 
 
 def place_from_address() -> tuple[Place, list[str]]:
-    """The place in the address when it changed since this session last wrote it (a link, a
-    reload, the browser's back button), else the session's own; with notes on ignored values (Markdown, the values
-    written as text: :func:`mvlab.ui.prose.markdown_literal`)."""
+    """The place in the address when it changed since this session last wrote or read it (a link, a
+    reload, the browser's back button), else the session's own (which may be ahead of the address: a student's step
+    moved by the teacher, :func:`publish_place` with ``address=False``); with notes on ignored values (Markdown, the
+    values written as text: :func:`mvlab.ui.prose.markdown_literal`)."""
     notes: list[str] = []
     address = {k: st.query_params.get(k) for k in ADDRESS_KEYS if k in st.query_params}
     mine = st.session_state.get("_lesson_place")
-    if mine is None or address != mine.query():
-        place = _read_address(notes)
-        st.session_state["_lesson_place"] = place
+    if mine is None or address != st.session_state.get("_lesson_address", mine.query()):
+        st.session_state["_lesson_place"] = _read_address(notes)
+        st.session_state["_lesson_address"] = address
     return st.session_state["_lesson_place"], notes
 
 
@@ -105,11 +106,17 @@ def current_place() -> Place:
     return st.session_state["_lesson_place"]
 
 
-def publish_place(place: Place) -> None:
-    """Write the place into the session and the address (a reload or a shared link comes back here); the address
-    is written only when it says something else (each write is a message to the browser)."""
+def publish_place(place: Place, address: bool = True) -> None:
+    """Write the place into the session and, with ``address``, into the address (a reload or a shared link comes
+    back here); the address is written only when it says something else (each write is a message to the browser).
+    ``address`` False (a student's step moved by the teacher, in the part the watch reruns alone: one message fewer
+    for each of a woken class, issue #53 item 10): the session goes there and the address follows at the page's next
+    whole run; a reload meanwhile opens the round's step anyway (:func:`mvlab.ui.rounds.moved_to`)."""
     st.session_state["_lesson_place"] = place
+    if not address:
+        return
     wanted = place.query()
+    st.session_state["_lesson_address"] = wanted
     if {k: st.query_params.get_all(k) for k in ADDRESS_KEYS if k in st.query_params} == \
             {k: [v] for k, v in wanted.items()}:
         return
@@ -176,7 +183,8 @@ def ask(step: Step, key: str, teacher: bool, view=None, step_index: int = 0, loo
     answer their browser sent; the answer shows when the teacher reveals it to the class, for the teacher too. A
     choice that is not one of the question's (a value a browser made up) is refused in words. Once the answer is
     revealed, a student's question is closed: its choices are not drawn (a woken class is sent one widget fewer
-    each) and what the student sent stands, shown by :func:`show_answer`.
+    each) and what the student sent stands, shown by :func:`show_answer`. A student's *Send* is drawn once a choice is
+    made (not disabled before it: one widget fewer for a woken class).
 
     ``look_up`` False (a student's page the teacher just moved to this step): what this browser sent on the step is
     not asked of the store (the class moved at once would each ask it); the session's own answer is still shown, and
@@ -208,7 +216,9 @@ def ask(step: Step, key: str, teacher: bool, view=None, step_index: int = 0, loo
     revealed = (teacher or st.session_state.get(sent, False)) if view is None else step_index in _revealed(view)
     confirmed = st.session_state.get(confirmed_key)
     unsent = not st.session_state.get(sent) or (student and chosen is not None and chosen != confirmed)
-    sendable = not revealed and (view is None or student) and unsent
+    # a student's Send appears once a choice is made: a class woken to a next step is sent one widget fewer each
+    # (issue #53 item 10); alone, the reader's Reveal is there from the start, disabled, saying to choose first
+    sendable = not revealed and (view is None or student) and unsent and (chosen is not None or not student)
     if sendable:
         label = ("Reveal the answer" if not student else "Send my answer" if confirmed is None
                  else "Send my new answer")
@@ -274,6 +284,7 @@ def show_step(lesson: Lesson, place: Place, view=None) -> None:
     if view is not None:
         rounds.live_answers(view, step, place.step - 1, len(lesson.steps),
                             on_next=lambda: publish_place(place.moved(place.step + 1)))
+        prepare(lesson, place.step)  # this step's figures, ready before the teacher reveals its answer
         prepare(lesson, place.step + 1)  # the class's next step, ready before the teacher moves everyone there
     ctx = step_result(step.run, f"lesson_run_{lesson.id}", place.step)
     if ctx is None:
@@ -313,7 +324,7 @@ def student_step(lesson: Lesson, view) -> None:
             moved = rounds.moved_to(view, now)
             if moved is not None:
                 place = place.moved(moved + 1)  # the teacher moved the class on: this part goes there
-                publish_place(place)
+                publish_place(place, address=False)
                 if nav_state(lesson, place) != drawn_nav:
                     st.rerun(scope="app")
         first[0] = False
@@ -416,14 +427,19 @@ def step_items(step: Step, ctx: StepContext, key) -> list:
 
 
 def prepare(lesson: Lesson, number: int) -> None:
-    """Read step ``number``'s stored result and build its figures now, once per server, so that a class moved
-    there (a round's *next step for everyone*) finds them ready instead of waiting on the first reader."""
+    """Read step ``number``'s stored result and build its figures and their text alternatives now (for a touch
+    screen's variant too), once per server, so that a class moved there (a round's *next step for everyone*) or
+    shown its answer finds them ready instead of waiting on the first reader."""
     if not 1 <= number <= len(lesson.steps):
         return
     step = lesson.step(number)
     ctx = stored_context(step.run)
-    if ctx is not None:
-        step_items(step, ctx, [lesson.id, number, _result_key(step, ctx)])
+    if ctx is None:
+        return
+    for item in step_items(step, ctx, [lesson.id, number, _result_key(step, ctx)]):
+        if isinstance(item, go.Figure):
+            figure_text(item)
+            figure_text(without_drag(item))
 
 
 def _larger(fig: go.Figure) -> go.Figure:

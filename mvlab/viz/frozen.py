@@ -11,6 +11,7 @@ touch screens) is kept in the same figure's cache (:func:`derived`), not in attr
 
 from __future__ import annotations
 
+import threading
 from typing import Callable, TypeVar
 
 import plotly.graph_objects as go
@@ -49,15 +50,24 @@ def freeze(figure: go.Figure, **layout) -> FrozenFigure:
     return frozen
 
 
+_DERIVING = threading.RLock()
+"""Held while a derived value is computed: the sessions that ask for it meanwhile wait for it instead of each
+computing it (a class woken to a revealed answer all ask at once: 17 of 150 students computed the same figure's
+text before, issue #53 item 10). Reentrant: a computation may derive from another figure."""
+
+
 def derived(figure: go.Figure, name: str, compute: Callable[[], T]) -> T:
-    """``compute()`` for ``figure``, kept in a frozen figure's cache under ``name`` (the sessions that share the
-    figure share it; two sessions may both compute it once, either value is right); for a figure that is not
-    frozen (built for one session), computed each time."""
+    """``compute()`` for ``figure``, kept in a frozen figure's cache under ``name``: computed once, the sessions
+    that ask while it is computed wait for it (:data:`_DERIVING`) and share it; for a figure that is not frozen
+    (built for one session), computed each time."""
     if not isinstance(figure, FrozenFigure):
         return compute()
     kept = figure._derived.get(name)
     if kept is None:
-        kept = figure._derived[name] = compute()
+        with _DERIVING:
+            kept = figure._derived.get(name)
+            if kept is None:
+                kept = figure._derived[name] = compute()
     return kept
 
 
