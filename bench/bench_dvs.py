@@ -20,23 +20,43 @@ Times, in one run:
 * ``explain`` (competences, selection, the chosen candidates' predictions, regions) and
   ``predict_proba``, as a share of the pool training time.
 
+With ``--fit``, instead: **DVS's fit against Avg's** in the setting of the multi-view peers' comparison
+(issue 54): all of mfeat (2000 instances), ``--folds`` stratified folds (default 5: 1600 training rows),
+``--trees`` trees per forest, ``n_jobs=2``.  Every fold times ``RFDClassifier(combination="average").fit`` and
+``RFDClassifier(combination="dvs").fit`` (each grows its own view forests, the same ones), wall clock and
+the process's CPU time (the machine is shared: CPU time is the steadier figure).  On the first
+``--reference-folds`` folds the DVS pool is also grown by the **reference path**, the code before issue 54
+(:func:`reference_pool`: scikit-learn's ``forest.fit`` with ``oob_score=True``, one leave-one-out partition
+per candidate), on the same view forests and threads as the fast ``DVSCombiner.fit``, ``--reference-repeats``
+times each, alternating (the fastest kept); the bench asserts that both give the same out-of-bag evidence,
+regions and training selections, and prints their ratio.
+
 Run::
 
     .venv/bin/python bench/bench_dvs.py [--n 600] [--n-test 1000] [--trees 100] [--loop-instances 100]
+    .venv/bin/python bench/bench_dvs.py --fit [--folds 5] [--reference-folds 1]
 """
 
 from __future__ import annotations
 
 import argparse
+import time
+import warnings
 
 import numpy as np
 from _timing import best_of, timed
-from sklearn.model_selection import train_test_split
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.model_selection import StratifiedKFold, train_test_split
+from sklearn.utils.parallel import Parallel, delayed
 
+from mvlab.core.neighbours import k_smallest_indices
+from mvlab.core.threads import split_workers
 from mvlab.datasets.bundled import load_dataset
+from mvlab.rfd.classifier import RFDClassifier
 from mvlab.rfd.competence_regions import _kth_over_columns, _supersets, candidate_regions, joint_rows
 from mvlab.rfd.dvs import DVSCombiner
-from mvlab.rfd.dvs_pool import subset_dissimilarity
+from mvlab.rfd.dvs_pool import oob_hits, subset_dissimilarity, view_subsets
+from mvlab.rfd.dvs_rules import COMPETENCE_RULES, REGION_RULES, PoolEvidence, select_candidates, selection_priority
 from mvlab.rfd.view_forests import fit_view_forests
 
 
@@ -68,6 +88,94 @@ def entries_under_bound(comb: DVSCombiner, Ds) -> float:
     return float(np.mean(counts))
 
 
+def reference_candidate(Ds, mask, y, n_estimators, seed, n_jobs, k_train):
+    """One candidate as before issue 54: scikit-learn's ``fit`` with ``oob_score=True`` (which copies every
+    tree's out-of-bag rows to predict them) and a partition of its (n_train, n_train) matrix for the
+    leave-one-out regions.  Returns the forest and its regions (n_train, k_train)."""
+    Dw = subset_dissimilarity(Ds, mask)
+    forest = RandomForestClassifier(n_estimators=n_estimators, max_features="sqrt", bootstrap=True,
+                                    oob_score=True, random_state=seed, n_jobs=n_jobs).fit(Dw, y)
+    return forest, k_smallest_indices(Dw, k_train, exclude_diagonal=True)
+
+
+def reference_pool(vf, seed, n_estimators, k, n_jobs):
+    """The pool of the paper's rules grown as before issue 54 (candidates on threads as ``DVSCombiner.fit``),
+    then the replay (OLA, own regions, OOB tie-break, best).  Returns ``(oob_hits (n, P), oob_decision (P, n, C),
+    regions (P, n, k), train_selection (n,))``."""
+    Ds, y = vf.dissimilarities, np.asarray(vf.y, dtype=np.int64)
+    subsets = view_subsets(vf.n_views)
+    outer, inner = split_workers(n_jobs, len(subsets))
+    k_train = min(k, len(y) - 1)
+    with warnings.catch_warnings():  # set here, not in the threads: the filters are process-wide
+        warnings.filterwarnings("ignore", message="Some inputs do not have OOB scores")
+        pool = Parallel(n_jobs=outer, prefer="threads")(
+            delayed(reference_candidate)(Ds, w, y, n_estimators, seed, inner, k_train) for w in subsets)
+    hits = np.stack([oob_hits(f, y) for f, _ in pool], axis=1)
+    decision = np.stack([f.oob_decision_function_ for f, _ in pool])
+    regions = np.stack([r for _, r in pool])
+    true_proba = decision[:, np.arange(len(y)), y].T
+    competence = COMPETENCE_RULES["ola"](PoolEvidence(hits, true_proba, y), regions)
+    priority = selection_priority(hits.mean(axis=0), subsets.sum(axis=1), "oob")
+    return hits, decision, regions, select_candidates(competence.T, priority, "best")[0]
+
+
+def clocked(fn):
+    """``(wall seconds, CPU seconds of this process, fn())``."""
+    cpu = time.process_time()
+    wall, out = timed(fn)
+    return wall, time.process_time() - cpu, out
+
+
+def fit_section(args):
+    """DVS's fit against Avg's on all of mfeat, and the pool's reference path against the fast one."""
+    ds = load_dataset("mfeat")
+    folds = list(StratifiedKFold(args.folds, shuffle=True, random_state=0).split(ds.X, ds.y))
+    print(f"DVS's fit on mfeat: {ds.n_samples} instances, {len(ds.view_indices)} views, {args.folds} stratified "
+          f"folds ({len(folds[0][0])} train), {args.trees} trees per forest, k={args.k}, n_jobs=2; "
+          "seconds wall / CPU")
+    rows = []
+    for f, (tr, _) in enumerate(folds):
+        def fit(combination):
+            clf = RFDClassifier(views=ds.view_indices, combination=combination, n_estimators=args.trees,
+                                random_state=0, n_jobs=2)
+            if combination == "dvs":
+                clf.set_params(combination__k=args.k)
+            return clf.fit(ds.X[tr], ds.y[tr])
+
+        w_avg, c_avg, _ = clocked(lambda: fit("average"))
+        w_dvs, c_dvs, dvs = clocked(lambda: fit("dvs"))
+        line = (f"fold {f + 1}: Avg {w_avg:6.2f} / {c_avg:6.2f}   DVS {w_dvs:6.2f} / {c_dvs:6.2f}   "
+                f"DVS/Avg {w_dvs / w_avg:5.1f}x wall, {c_dvs / c_avg:5.1f}x CPU")
+        if f < args.reference_folds:
+            vf, comb = dvs.view_forest_set_, dvs.combiner_
+            times = {"reference": [], "fast": []}
+            for _ in range(args.reference_repeats):  # alternating, the fastest of each: the machine is shared
+                w, c, fast = clocked(lambda: DVSCombiner(k=args.k, n_estimators=args.trees, n_jobs=2,
+                                                         random_state=comb.seed_).fit(vf))
+                times["fast"].append((w, c))
+                w, c, (hits, decision, regions, chosen) = clocked(
+                    lambda: reference_pool(vf, comb.seed_, args.trees, args.k, 2))
+                times["reference"].append((w, c))
+            (w_fast, c_fast), (w_ref, c_ref) = (np.min(times["fast"], axis=0), np.min(times["reference"], axis=0))
+            assert np.array_equal(hits, fast.oob_hits_), "reference and fast out-of-bag hits differ"
+            assert all(np.array_equal(decision[c], forest.oob_decision_function_)
+                       for c, forest in enumerate(fast.candidates_)), "out-of-bag decisions differ"
+            assert np.array_equal(regions, fast._train_regions.for_rule(REGION_RULES["candidate"])[0])
+            assert np.array_equal(chosen, fast.train_selection_), "training selections differ"
+            assert np.array_equal(fast.train_selection_, comb.train_selection_)
+            line += (f"\n        pool only (fastest of {args.reference_repeats}, alternating): reference path "
+                     f"{w_ref:6.2f} / {c_ref:6.2f}, fast path {w_fast:6.2f} / {c_fast:6.2f}: {w_ref / w_fast:.2f}x "
+                     f"wall, {c_ref / c_fast:.2f}x CPU (identical out-of-bag decisions, regions and selections)"
+                     f"\n        DVS fit with the reference pool (this fit - fast pool + reference pool): "
+                     f"{w_dvs - w_fast + w_ref:6.2f} / {c_dvs - c_fast + c_ref:6.2f}, "
+                     f"{(w_dvs - w_fast + w_ref) / w_avg:.1f}x Avg's wall, {(c_dvs - c_fast + c_ref) / c_avg:.1f}x CPU")
+        print(line, flush=True)
+        rows.append((w_avg, c_avg, w_dvs, c_dvs))
+    w_avg, c_avg, w_dvs, c_dvs = np.median(np.array(rows), axis=0)
+    print(f"median over {args.folds} folds: Avg {w_avg:.2f} / {c_avg:.2f}, DVS {w_dvs:.2f} / {c_dvs:.2f}: "
+          f"DVS/Avg {w_dvs / w_avg:.1f}x wall, {c_dvs / c_avg:.1f}x CPU")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=600, help="mfeat instances (stratified sample)")
@@ -78,7 +186,15 @@ def main():
                          "(default: the other half of the --n sample)")
     ap.add_argument("--loop-instances", type=int, default=100,
                     help="test instances timed by the loop (best of 3, scaled to all; 0 = all, once)")
+    ap.add_argument("--fit", action="store_true", help="DVS's fit against Avg's on all of mfeat (see above)")
+    ap.add_argument("--folds", type=int, default=5, help="--fit: stratified folds")
+    ap.add_argument("--reference-folds", type=int, default=1,
+                    help="--fit: folds on which the pool is also grown by the reference path (0: none)")
+    ap.add_argument("--reference-repeats", type=int, default=2,
+                    help="--fit: reference and fast pools grown this many times each, alternating (fastest kept)")
     args = ap.parse_args()
+    if args.fit:
+        return fit_section(args)
 
     ds = load_dataset("mfeat")
     if args.n_test is None:
