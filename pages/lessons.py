@@ -57,6 +57,6 @@ else:
     ui.show_step(lesson, place, view)
 ui.step_navigation(lesson, place, link=not student)  # a student in a round has the round's link already
 ui.publish_place(place)
-if not place.teacher:
+if not place.teacher and not student:  # a student in a round gets it with the last step's answer
     ui.handout_button(lesson)
 identity.write_cookies()  # this browser's token and the teacher's key, kept for a reload, a tab, a restart

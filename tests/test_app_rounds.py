@@ -284,3 +284,25 @@ def test_a_students_part_rerun_while_the_store_is_down_goes_on_with_the_round_it
     assert view.looked_again() is drawn
     with pytest.raises(StoreUnavailable):
         view.state(fresh=True)  # the plain fresh read still says so (the waiting part and the teacher rely on it)
+
+
+def test_a_student_in_a_round_is_offered_the_handout_only_with_the_last_answer(app):
+    """The handout holds every step's answer: a student in a class round gets it once the last step's answer is
+    shown, not while predicting (a reader alone has it at every step). Fails when a round's student is offered it
+    from the start (tried: pages/lessons.py drawing it for every reader but the teacher, as before) or never (tried:
+    student_step without it)."""
+    def offered(at) -> bool:
+        return any("Download the handout" in b.proto.label for b in at.get("download_button"))
+
+    rounds = ClassRounds(ResultsStore().path)
+    started = rounds.start("ofsp", step=1)
+    code, last = started.round.code, len(get_lesson("ofsp").steps)
+    assert offered(session(lesson="ofsp", step=2))
+    student = session(lesson="ofsp", step=2, round=code)
+    assert not offered(student)
+    rounds.move_to(code, started.key, last - 1)
+    student.run()
+    assert step_titles(student) == [get_lesson("ofsp").steps[-1].title] and not offered(student)
+    rounds.reveal(code, started.key, last - 1)
+    student.run()
+    assert offered(student)

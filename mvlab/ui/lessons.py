@@ -341,6 +341,8 @@ def student_step(lesson: Lesson, view) -> None:
         ctx = step_result(step.run, f"lesson_run_{lesson.id}", place.step)
         if ctx is not None:
             _figures(lesson, place, step, ctx, key)
+        if place.step == len(lesson.steps):  # the last step's answer is shown: the lesson is over
+            handout_button(lesson)
 
     st.fragment(step_part)()
 
@@ -468,7 +470,10 @@ def show_items(items: list, step: Step, key: str, teacher: bool) -> None:
 
 
 def handout_button(lesson: Lesson) -> None:
-    """The handout of the lesson as a download, once every run of the lesson is stored."""
+    """The handout of the lesson as a download, once every run of the lesson is stored. It holds every step's
+    answer: a student in a class round is offered it only once the last step's answer is shown
+    (:func:`student_step`), not before predicting (and a waiting student's page holds no download, which each run of
+    the server's other sessions would look through: issue #53 item 10)."""
     contexts = {run: stored_context(run) for run in lesson.runs()}
     missing = [n for n, step in enumerate(lesson.steps, 1) if contexts[step.run] is None]
     if missing:
