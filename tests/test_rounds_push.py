@@ -110,14 +110,14 @@ def test_a_woken_student_reruns_its_step_alone_and_the_whole_page_only_where_its
     whose Next button goes. Fails when the watch wakes the whole page
     (tried: follow_the_round's step_part left "": every element sent again, outside the fragment), when the address is
     written even where it says so already (tried: publish_place without its check: the last step's run wrote it
-    twice), and when the move to the last
-    step stays in the part (tried: student_step's check of the buttons removed: a fragment's run). Fails too when a
-    woken student is sent more than the step needs (issue #53 item 10; tried: the step's progress, title and text
-    drawn as three elements again; a figure's text as a caption, an expander and a table; the radio drawn after the
-    reveal; the notes in an element of their own; the class's answers as a plotly figure, or apart from the
-    answer; the disabled Send drawn before a choice; the address written by the woken move: tried, each), and
-    when the page's next whole run goes back to the address's step (tried: place_from_address comparing the
-    address with the session's place instead of with what it last wrote or read)."""
+    twice), and when the move to the last step stays in the part (tried: student_step's check of the buttons
+    removed: a fragment's run). Fails too when a woken student is sent more than the step needs (issue #53 item 10;
+    tried: the step's progress, title and text drawn as three elements again; a figure's text as a caption, an
+    expander and a table; the radio drawn after the reveal; the notes in an element of their own; the class's answers
+    as a plotly figure, or apart from the answer, or the answer apart from the step's top; the disabled Send drawn
+    before a choice; the address written by the woken move: tried, each), and when the page's next whole run goes
+    back to the address's step (tried: place_from_address comparing the address with the session's place instead of
+    with what it last wrote or read)."""
     url, store = server
     lesson = get_lesson("ofsp")
     student, code, key = one_student_answered(url, store)
@@ -127,9 +127,9 @@ def test_a_woken_student_reruns_its_step_alone_and_the_whole_page_only_where_its
     assert revealed["fragment run"] and len(revealed["parts"]) == 1 and "" not in revealed["parts"], revealed["parts"]
     assert any(f"Answer: ({chr(97 + lesson.steps[1].question.answer)})" in t for t in revealed["texts"])
     assert revealed["writes"] == 0
-    # what a woken reveal sends each student: the step's top in one element, no choices (closed), the answer with
-    # its notes and the class's answers (HTML bars) in one, and the step's one figure as a chart and its text
-    assert revealed["sent"] == ["add_block", "markdown", "markdown", "plotly_chart", "markdown"]
+    # what a woken reveal sends each student: no choices (closed); the step's top, the answer with its notes and the
+    # class's answers (HTML bars) in one element; the step's one figure as a chart and its text
+    assert revealed["sent"] == ["add_block", "markdown", "plotly_chart", "markdown"]
     assert any("The class's answers: 1 answered" in t and "Answer: (" in t for t in revealed["texts"])
 
     ClassRounds(store).move_to(code, key, 2)

@@ -153,16 +153,17 @@ def progress_html(number: int, total: int, label: str) -> str:
             f"aria-label='{said}' style='width:100%;height:0.5rem;accent-color:{palette.BLUE}'></progress>")
 
 
-def step_top(lesson: Lesson, place: Place, view=None) -> None:
+def step_top(lesson: Lesson, place: Place, view=None, then: str = "") -> None:
     """The step's progress (:func:`progress_html`), title (a level-2 heading) and text, ending with its question's
-    prompt: one element, not three (a class woken to the next step is sent it once per student, issue #53 item
-    10)."""
+    prompt, then ``then`` (Markdown: a closed question's answer, :func:`answer_markdown`): one element, not three or
+    four (a class woken to the next step or to the reveal is sent it once per student, issue #53 item 10)."""
     step, total = lesson.step(place.step), len(lesson.steps)
     if place.step == 1 and not place.teacher:
         st.caption(lesson.summary)
     label = f"Step {place.step} of {total}" + (f" · class round {view.code}" if view is not None else "")
     st.markdown(f"{progress_html(place.step, total, label)}\n\n## {step.title}\n\n{step.text}\n\n"
-                f"**Predict first:** {step.question.prompt}", unsafe_allow_html=True)
+                f"**Predict first:** {step.question.prompt}" + (f"\n\n{then}" if then else ""),
+                unsafe_allow_html=True)
 
 
 class Asked:
@@ -194,11 +195,8 @@ def ask(step: Step, key: str, teacher: bool, view=None, step_index: int = 0, loo
     letters = _letters(step)
     student = view is not None and not view.teacher
     sent, confirmed_key = f"{key}_revealed", f"{key}_sent"
-    if student and confirmed_key not in st.session_state:  # a reload, a tab: what this browser sent before
-        before = rounds.sent_before(view, step_index) if look_up else None
-        st.session_state[confirmed_key] = before
-        if before is not None:
-            st.session_state[f"{key}_choice"], st.session_state[sent] = before, True
+    if student and (closed := closed_question(key, view, step_index, look_up)) is not None:
+        return closed  # what the student sent stands, no choices are drawn
 
     def send():
         choice = rounds.checked_choice(st.session_state.get(f"{key}_choice"), len(q.choices))
@@ -207,8 +205,6 @@ def ask(step: Step, key: str, teacher: bool, view=None, step_index: int = 0, loo
         elif rounds.record(view, step_index, choice, len(q.choices)):
             st.session_state[sent], st.session_state[confirmed_key] = True, choice
 
-    if student and step_index in _revealed(view):  # closed: what the student sent stands, no choices are drawn
-        return Asked(True, st.session_state.get(confirmed_key), False)
     chosen = st.radio(q.prompt, range(len(q.choices)), index=None, key=f"{key}_choice", label_visibility="collapsed",
                       format_func=lambda i: letters[i] if isinstance(i, int) and 0 <= i < len(letters) else str(i),
                       disabled=view is not None and view.teacher)
@@ -230,6 +226,21 @@ def ask(step: Step, key: str, teacher: bool, view=None, step_index: int = 0, loo
     return Asked(revealed, chosen, sendable)
 
 
+def closed_question(key: str, view, step_index: int, look_up: bool = True) -> Asked | None:
+    """A round student's question (keys ``{key}_…``) once the teacher has revealed its answer: what the student sent
+    (None: nothing), or None while the question is open. What this browser sent on the step is first taken from the
+    store, once per session (a reload, a tab), unless ``look_up`` is False (:func:`ask`)."""
+    sent, confirmed_key = f"{key}_revealed", f"{key}_sent"
+    if confirmed_key not in st.session_state:
+        before = rounds.sent_before(view, step_index) if look_up else None
+        st.session_state[confirmed_key] = before
+        if before is not None:
+            st.session_state[f"{key}_choice"], st.session_state[sent] = before, True
+    if step_index not in _revealed(view):
+        return None
+    return Asked(True, st.session_state.get(confirmed_key), False)
+
+
 def _revealed(view) -> frozenset | set:
     """The steps whose answer the round has shown (none while the round cannot be read)."""
     state = view.state()
@@ -246,9 +257,15 @@ ANSWER_BOX = ("<div role='note' aria-label='The answer' style='background:rgba(3
 
 
 def show_answer(step: Step, chosen: int | None, view=None, below: str = "") -> None:
+    """The question's answer (:func:`answer_markdown`) as one element."""
+    st.markdown(answer_markdown(step, chosen, view, below), unsafe_allow_html=True)
+
+
+def answer_markdown(step: Step, chosen: int | None, view=None, below: str = "") -> str:
     """The question's answer and why, with the reader's own verdict (not the teacher's of a round), then what to
     notice in the step's figures and the common mistake, and ``below`` (HTML: the class's answers, on a student's
-    page in a round), in a green box: one element (a class woken to the reveal is sent it once per student)."""
+    page in a round), in a green box (Markdown with HTML; a class woken to the reveal is sent it once per student,
+    in the element of the step's top: :func:`student_step`)."""
     q = step.question
     if view is not None and view.teacher:
         verdict = ""
@@ -256,8 +273,8 @@ def show_answer(step: Step, chosen: int | None, view=None, below: str = "") -> N
         verdict = "" if view is None else "You sent no answer. "
     else:
         verdict = "You were right. " if chosen == q.answer else f"You chose ({chr(97 + chosen)}). "
-    st.markdown(f"{ANSWER_BOX}\n\n:material/lightbulb: {verdict}**Answer: {_letters(step)[q.answer]}.** {q.why}"
-                f"\n\n{_notes(step)}\n\n{below}\n\n</div>", unsafe_allow_html=True)
+    return (f"{ANSWER_BOX}\n\n:material/lightbulb: {verdict}**Answer: {_letters(step)[q.answer]}.** {q.why}"
+            f"\n\n{_notes(step)}\n\n{below}\n\n</div>")
 
 
 def _notes(step: Step) -> str:
@@ -329,11 +346,14 @@ def student_step(lesson: Lesson, view) -> None:
                     st.rerun(scope="app")
         first[0] = False
         step = lesson.step(place.step)
-        step_top(lesson, place, view)
         key = f"lesson_{lesson.id}_{place.step}"
-        asked = ask(step, key, False, view, place.step - 1, look_up=moved is None)
-        if asked.revealed:  # the answer, its notes and the class's answers: one element
-            show_answer(step, asked.chosen, view, below=rounds.revealed_bars(view, step, place.step - 1))
+        asked = closed_question(key, view, place.step - 1, look_up=moved is None)
+        if asked is not None:  # the step's top, the answer, its notes and the class's answers: one element
+            step_top(lesson, place, view, then=answer_markdown(
+                step, asked.chosen, view, below=rounds.revealed_bars(view, step, place.step - 1)))
+        else:
+            step_top(lesson, place, view)
+            asked = ask(step, key, False, view, place.step - 1, look_up=moved is None)
         rounds.follow_the_round(view, step, place.step - 1, st.session_state.get(f"{key}_revealed", False),
                                 step_part=wake.current_fragment())
         if not asked.revealed:
