@@ -277,6 +277,8 @@ def test_a_student_on_a_phone(browser, server):
     assert page.locator("caption", has_text="The class's answers: 2 answered").count() == 1
     assert page.evaluate("[...document.querySelectorAll('.js-plotly-plot')].every(p => p.layout.dragmode === false)")
     assert page.evaluate(no_sideways)
+    screenshot(page, "round_student_phone_revealed")
+    assert not (found := axe_violations(page, "phone, revealed: ")), found  # the answer, the figure's text, the chart
     # a finger dragging up across a figure's plot area scrolls the page (with plotly's default drag mode the same
     # drag zooms the figure and the page stays where it is: tried with a desktop browser's User-Agent)
     page.evaluate("document.querySelector('.js-plotly-plot .nsewdrag').scrollIntoView({block: 'center'})")

@@ -113,10 +113,11 @@ def test_a_woken_student_reruns_its_step_alone_and_the_whole_page_only_where_its
     twice), and when the move to the last step stays in the part (tried: student_step's check of the buttons
     removed: a fragment's run). Fails too when a woken student is sent more than the step needs (issue #53 item 10;
     tried: the step's progress, title and text drawn as three elements again; a figure's text as a caption, an
-    expander and a table; the radio drawn after the reveal; the notes in an element of their own; the class's answers
-    as a plotly figure, or apart from the answer, or the answer apart from the step's top; the disabled Send drawn
-    before a choice; the address written by the woken move: tried, each), and when the page's next whole run goes
-    back to the address's step (tried: place_from_address comparing the address with the session's place instead of
+    expander and a table; the radio drawn after the reveal; the notes in an element of their own; the class's
+    answers as a plotly figure, or apart from the answer, or the answer apart from the step's top, or the figure's
+    text apart from it; the disabled Send drawn before a choice; the address written by the woken move: tried,
+    each), and when the page's next whole run goes back to the address's step (tried: place_from_address comparing
+    the address with the session's place instead of
     with what it last wrote or read)."""
     url, store = server
     lesson = get_lesson("ofsp")
@@ -127,9 +128,11 @@ def test_a_woken_student_reruns_its_step_alone_and_the_whole_page_only_where_its
     assert revealed["fragment run"] and len(revealed["parts"]) == 1 and "" not in revealed["parts"], revealed["parts"]
     assert any(f"Answer: ({chr(97 + lesson.steps[1].question.answer)})" in t for t in revealed["texts"])
     assert revealed["writes"] == 0
-    # what a woken reveal sends each student: no choices (closed); the step's top, the answer with its notes and the
-    # class's answers (HTML bars) in one element; the step's one figure as a chart and its text
-    assert revealed["sent"] == ["add_block", "markdown", "plotly_chart", "markdown"]
+    # what a woken reveal sends each student: no choices (closed); the step's top, the answer with its notes, the
+    # class's answers (HTML bars) and the text of the step's one figure in one element; the chart, named by its text
+    assert revealed["sent"] == ["add_block", "markdown", "plotly_chart"]
+    assert any("Answer: (" in t and "<p>Figure: " in t and "The figure's data as a table" in t
+               for t in revealed["texts"])
     assert any("The class's answers: 1 answered" in t and "Answer: (" in t for t in revealed["texts"])
 
     ClassRounds(store).move_to(code, key, 2)

@@ -13,7 +13,7 @@ import streamlit as st
 from mvlab.lessons import LESSONS, Lesson, Step, StepContext, StepRun
 from mvlab.lessons.handout import render_handout
 from mvlab.ui import rounds, runs, shared, touch, wake
-from mvlab.ui.figure_text import figure_text, show_figure
+from mvlab.ui.figure_text import figure_text, show_figure, text_alternative
 from mvlab.ui.prose import markdown_literal
 from mvlab.viz import palette
 from mvlab.viz.frozen import freeze, without_drag
@@ -347,10 +347,11 @@ def student_step(lesson: Lesson, view) -> None:
         first[0] = False
         step = lesson.step(place.step)
         key = f"lesson_{lesson.id}_{place.step}"
-        asked = closed_question(key, view, place.step - 1, look_up=moved is None)
-        if asked is not None:  # the step's top, the answer, its notes and the class's answers: one element
-            step_top(lesson, place, view, then=answer_markdown(
-                step, asked.chosen, view, below=rounds.revealed_bars(view, step, place.step - 1)))
+        asked, lone = closed_question(key, view, place.step - 1, look_up=moved is None), None
+        if asked is not None:  # the step's top, the answer, its notes, the class's answers, the figure's text: one
+            lone = _lone_figure(lesson, place, step)
+            bars = rounds.revealed_bars(view, step, place.step - 1)
+            step_top(lesson, place, view, then=answer_markdown(step, asked.chosen, view, bars) + _text_of(lone, step))
         else:
             step_top(lesson, place, view)
             asked = ask(step, key, False, view, place.step - 1, look_up=moved is None)
@@ -358,13 +359,32 @@ def student_step(lesson: Lesson, view) -> None:
                                 step_part=wake.current_fragment())
         if not asked.revealed:
             return
-        ctx = step_result(step.run, f"lesson_run_{lesson.id}", place.step)
-        if ctx is not None:
+        if lone is not None:  # its text went above it, and names it for a screen reader
+            st.plotly_chart(lone, key=f"{key}_fig0", alt=figure_text(lone)[0])
+        elif (ctx := step_result(step.run, f"lesson_run_{lesson.id}", place.step)) is not None:
             _figures(lesson, place, step, ctx, key)
         if place.step == len(lesson.steps):  # the last step's answer is shown: the lesson is over
             handout_button(lesson)
 
     st.fragment(step_part)()
+
+
+def _lone_figure(lesson: Lesson, place: Place, step: Step) -> go.Figure | None:
+    """The step's figure as this screen takes it, when the step shows one figure alone and its result is stored
+    (a revealed step in a class round: :func:`student_step` draws its text with the answer), else None."""
+    ctx = stored_context(step.run)
+    items = [] if ctx is None else step_items(step, ctx, [lesson.id, place.step, _result_key(step, ctx)])
+    return touch.for_this_screen(items[0]) if len(items) == 1 and isinstance(items[0], go.Figure) else None
+
+
+def _text_of(figure: go.Figure | None, step: Step) -> str:
+    """The text alternative of a revealed step's lone figure (:func:`mvlab.ui.figure_text.text_alternative`, with
+    the step's caption), in caption type, for the element above the figure: a class woken to the reveal is sent one
+    element fewer each (issue #53 item 10); the chart itself is named by the sentence. "" for no figure."""
+    if figure is None:
+        return ""
+    caption = step.captions[0] if step.captions else ""
+    return f"\n\n<div style='font-size:0.875rem'>\n\n{text_alternative(figure, caption)}\n\n</div>"
 
 
 def step_navigation(lesson: Lesson, place: Place, link: bool = True) -> None:
