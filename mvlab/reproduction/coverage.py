@@ -20,8 +20,8 @@ from typing import Callable
 
 import pandas as pd
 
-from mvlab.reproduction.data_search import SEARCHED_ON, where_looked, why_not_run
-from mvlab.reproduction.sdf_paper import SDF_DATASETS, TABLE8_SETTING
+from mvlab.reproduction.data_search import SEARCHED_ON, searches_of, where_looked, why_not_run
+from mvlab.reproduction.sdf_paper import TABLE8_SETTING
 
 __all__ = ["Item", "ITEMS", "PAPER_NAMES", "OFSP_DATASETS", "DVS_DATASETS",
            "SDF_DATASETS_OF_THE_PAPER", "repeats_a_grid_cell", "counted_once", "coverage_rows",
@@ -391,6 +391,16 @@ def scope(paper: str, names, files) -> dict:
             "compared": int(part["compared"].sum())}
 
 
+def _sdf_datasets_facts(files) -> dict:
+    """``sdf_datasets``: how many of the paper's datasets the cells files hold, and which (its Table 2's names);
+    ``sdf_not_run``: why each of the others is not run (bundled and not run yet, or where it was looked for)."""
+    ran = _ran_datasets("sdf", files)
+    names = [s.dataset for s in searches_of("sdf") if s.bundled_as in ran and s.dataset in SDF_DATASETS_OF_THE_PAPER]
+    return {"sdf_datasets": (f"{len(names)} of the paper's {len(SDF_DATASETS_OF_THE_PAPER)} datasets are run "
+                             f"({', '.join(names)})"),
+            "sdf_not_run": why_not_run("sdf", SDF_DATASETS_OF_THE_PAPER, ran=lambda name: name in ran)}
+
+
 def coverage_facts(files) -> dict:
     """The coverage tables and the scope numbers the report's prose quotes (``{{coverage.<fact>}}``)."""
     sdf = scope("sdf", [f"Table {t}" for t in range(4, 9)], files)
@@ -414,7 +424,7 @@ def coverage_facts(files) -> dict:
                            f"{len(OFSP_DATASETS)} datasets and neither the paper's own data; of Table 4's "
                            f"{t4['printed']} disagreement cells ({t4['in_text']} in the text we have), "
                            f"{t4['compared']} are compared"),
-            "sdf_datasets": (f"{len(SDF_DATASETS)} of the paper's {len(SDF_DATASETS_OF_THE_PAPER)} datasets"),
+            **_sdf_datasets_facts(files),
             "dvs_scope": (f"{dvs['run']} of Table 2's {dvs['printed']} accuracy cells are run (Mfeat, "
                           f"{dvs['run'] // 5} of its "
                           f"{len(DVS_DATASETS)} datasets), none compared: the table is lost from the text")}
