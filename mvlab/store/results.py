@@ -14,7 +14,8 @@ The app and the CLI both read and write it, so a browser refresh or a restart lo
   server restart; the job engine calls it when it starts, and so does the command line.
 - Concurrency: two app sessions (or the app and the CLI, or several server processes) write at once; connections
   are kept between calls, one thread at a time each.  The job engine's workers never write it: what a worker
-  stores travels back through the engine to the process that asked (:mod:`mvlab.engine.relay`).
+  stores travels back to the process that asked (:mod:`mvlab.engine.relay`), which writes it.
+- What a computation may call is declared once, in :mod:`mvlab.store.protocol` (:class:`RunStore`).
 
 Tables: ``runs`` (one row per run: kind, dataset, data fingerprint, seed, settings JSON,
 package versions JSON, status, timestamps, summary JSON), ``results`` (tidy rows: run,
@@ -38,6 +39,7 @@ from sqlalchemy.schema import CreateTable
 from mvlab.core.serialize import _jsonable
 from mvlab.core.version import VERSION
 from mvlab.store.database import Database, default_location
+from mvlab.store.protocol import RunStore
 
 __all__ = ["ResultsStore", "default_location", "package_versions", "process_identity", "STATUSES"]
 
@@ -200,8 +202,9 @@ def _rebuild_sqlite(raw, dialect, table: sa.Table, computed: Mapping[str, str] |
     raw.execute(f"ALTER TABLE {new.name} RENAME TO {table.name}")
 
 
-class ResultsStore(Database):
-    """The runs and results of a SQLite file or a PostgreSQL database (see the module docstring).
+class ResultsStore(Database, RunStore):
+    """The runs and results of a SQLite file or a PostgreSQL database (see the module docstring); a
+    :class:`mvlab.store.protocol.RunStore` for the computations that record their own runs.
 
     Parameters
     ----------
