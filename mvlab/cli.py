@@ -111,9 +111,9 @@ def on_engine(args, store: ResultsStore):
             engine.close()
 
 
-def _relayed(store: ResultsStore):
-    """On the job engine (:func:`on_engine` open), the writes its workers relay are applied to ``store``
-    (:func:`mvlab.engine.relay.relayed_into`); without one, nothing to do."""
+def _relayed(relay):
+    """On the job engine (:func:`on_engine` open), the writes that ``relay`` sends from its workers are applied to
+    its store (:func:`mvlab.engine.relay.relayed_into`); without one, the relay is the store: nothing to do."""
     from distributed import Client
 
     from mvlab.engine.relay import relayed_into
@@ -122,7 +122,7 @@ def _relayed(store: ResultsStore):
         client = Client.current(allow_global=False)
     except ValueError:
         return nullcontext()
-    return relayed_into(client, store)
+    return relayed_into(client, relay)
 
 
 def cmd_run(args) -> int:
@@ -297,11 +297,12 @@ def _reproduce_reading(reading, args, store: ResultsStore) -> int:
         run = {"n_jobs": args.n_jobs, "say": _say}
         if reading.paper == "sdf":
             run["max_levels"] = args.max_levels
+        relay = None
         if reading.store_kind:
             from mvlab.engine.relay import StoreRelay
 
-            run["split_store"] = StoreRelay(store.location, store.dump(reading.store_kind))
-        with _relayed(store) if reading.store_kind else nullcontext():
+            run["split_store"] = relay = StoreRelay(store.location, store.dump(reading.store_kind))
+        with _relayed(relay) if relay is not None else nullcontext():
             reading.run(out / f"{reading.stem}_draws.csv", tasks, **run)
     status = _print_written(write_outputs([reading.name], out, args.report))
     _write_reading_figures([reading], out, args.figures)

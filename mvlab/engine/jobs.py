@@ -18,8 +18,9 @@ A page submits a :class:`Request` (what to compute and its identity ``key``) on 
 * records runs with a :class:`RunRecord` in the results store as they go (``queued``,
   ``running``, then ``finished`` with the result's rows and artifact, ``failed`` or ``stopped``),
   from the engine's own thread, so a result is kept even when every page that asked for it has
-  closed; a computation that records its own runs (the Benchmark page's) writes through the engine too
-  (:mod:`mvlab.engine.relay`): no worker ever opens the results store;
+  closed; a computation that records its own runs (the Benchmark page's) is given a relay whose writes this
+  process applies as they come and collects when its task ends (:mod:`mvlab.engine.relay`): no worker ever opens
+  the results store;
 * never holds its lock while it reads or writes the results store (a store that is slow to answer holds up the
   caller that asked, not every page's status), and takes a new run back out when anything fails before its task
   is submitted (the store unavailable when the run is recorded as ``queued``): the caller gets
@@ -46,7 +47,7 @@ from distributed import Event, KilledWorker
 from mvlab.engine import records
 from mvlab.engine.cluster import EngineConfig, connect
 from mvlab.engine.estimates import DEFAULT_SECONDS, estimated_start, typical_seconds
-from mvlab.engine.relay import Applier, StoreRelay
+from mvlab.engine.relay import StoreRelay, receiver
 from mvlab.engine.requests import JobStatus, Request, RunNotStarted, ServerBusy, ServerStatus
 from mvlab.engine.task import TOPIC, Outcome, RunStopped, execute, stop_flag_name
 from mvlab.store import StoreUnavailable
@@ -85,8 +86,8 @@ class Job:
     future: Any = None
     typical: float = DEFAULT_SECONDS
     done: threading.Event = field(default_factory=threading.Event)
-    relayed: Applier | None = None
-    """The results-store writes of a computation that records its own runs (:mod:`mvlab.engine.relay`)."""
+    relay: str | None = None
+    """The token of the relay of a computation that records its own runs (:mod:`mvlab.engine.relay`)."""
 
     @property
     def active(self) -> bool:
@@ -125,6 +126,7 @@ class Engine:
         self._order = itertools.count()
         self._durations: dict[str, list[float]] = {}
         self._client = self._cluster = None
+        self._receiver = None
         self._workers: list[dict] = []
         self._todo: queue.Queue = queue.Queue()
         self._closed = threading.Event()
@@ -146,6 +148,7 @@ class Engine:
             if self._client is None:
                 self._client, self._cluster = connect(self.config)
                 self._client.subscribe_topic(TOPIC, self._on_event)
+                self._receiver = receiver(self._client)
                 self._refresh_workers()
                 for target in (self._bookkeeper, self._reaper):
                     thread = threading.Thread(target=target, daemon=True, name=f"mvlab-engine-{target.__name__}")
@@ -183,6 +186,9 @@ class Engine:
         self._todo.put(None)
         with self._lock:
             client, cluster, self._client, self._cluster = self._client, self._cluster, None, None
+            into, self._receiver = self._receiver, None
+        if into is not None:
+            into.close()
         if client is not None:
             client.close()
         if cluster is not None:
@@ -222,7 +228,8 @@ class Engine:
                 job = new = Job(uuid.uuid4().hex[:12], request, next(self._order), time.time(), {holder},
                                 typical=typical if typical is not None else self._measured_typical(request))
                 if isinstance(request.data, StoreRelay):
-                    job.relayed = Applier(lambda location=request.data.location: records.store_at(location))
+                    self._receiver.expect(request.data)
+                    job.relay = request.data.token
                 self._jobs[job.id] = job
                 self._by_key[request.key] = job.id
                 self._held[holder] = job.id
@@ -266,6 +273,8 @@ class Engine:
                 self._jobs.pop(job.id, None)
             if job.active:
                 job.state, job.ended, job.error = "failed", time.time(), said
+        if job.relay is not None and self._receiver is not None:
+            self._receiver.forget(job.relay)  # its task never ran: nothing of it to wait for
         job.done.set()
         if job.future is not None:
             try:
@@ -429,9 +438,6 @@ class Engine:
         _, msg = event
         with self._lock:
             job = self._jobs.get(msg.get("job"))
-            if job is not None and msg.get("state") == "store" and job.relayed is not None:
-                self._todo.put(("store", (job, [msg.get("operation") or {}])))  # also after the task ended
-                return
             if job is None or not job.active:
                 return
             if msg.get("state") == "running":  # also a task tried again on another worker: the worker it is on
@@ -452,10 +458,6 @@ class Engine:
             if item is None:
                 return
             what, job = item
-            if what == "store":
-                job, operations = job
-                self._relay(job, operations)
-                continue
             try:
                 if what == "running":
                     records.update(job.request.record, job.run_id, "mark_running")
@@ -465,16 +467,22 @@ class Engine:
                 job.error = job.error or f"{type(exc).__name__}: {exc}"
                 self._end(job, "failed")
 
-    def _relay(self, job: Job, operations) -> None:
-        """Apply a worker's results-store writes (:mod:`mvlab.engine.relay`); a write the store refuses is said on
-        the run's status, never lost silently."""
-        try:
-            job.relayed.take(operations)
-        except Exception as exc:  # noqa: BLE001 - the store's refusal, in words, for the pages that wait
-            job.error = job.error or f"The results could not all be saved in the results store: {exc}"
+    def _collect_relay(self, job: Job) -> None:
+        """Once the run's task has ended: every write its computation relayed applied (:mod:`mvlab.engine.relay`);
+        a write the store refused is said on the run's status, never lost silently, and a run the computation left
+        open (its worker died) is ended ``failed``, or ``stopped`` when its worker was restarted to stop it."""
+        if job.relay is None or self._receiver is None:
+            return
+        stopped = job.stop_requested is not None
+        relayed = self._receiver.collect(
+            job.relay, unfinished="stopped" if stopped else "failed",
+            summary=None if stopped else {"error": "the worker that computed it ended before the run did"})
+        if relayed.refused:
+            job.error = job.error or f"The results could not all be saved in the results store: {relayed.refused}"
 
     def _finish(self, job: Job) -> None:
         future = job.future
+        self._collect_relay(job)  # before the run is said ended: a page that reads the store then finds it all
         try:
             outcome = future.result()
         except (RunStopped, CancelledError):
@@ -497,8 +505,6 @@ class Engine:
             job.error = f"The run failed: {type(exc).__name__}: {exc}"
             self._end(job, "failed")
             return
-        if job.relayed is not None:  # the writes whose messages have not arrived (or never will)
-            self._relay(job, outcome.stored)
         job.outcome = outcome
         with self._lock:
             self._durations.setdefault(job.request.key, []).append(outcome.seconds)

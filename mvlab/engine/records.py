@@ -21,8 +21,9 @@ def _opened(location: str) -> ResultsStore:
 
 def store_at(location: str | None) -> ResultsStore:
     """The results store at ``location`` (the default one for None), opened once per process and location (its
-    tables made once): the engine records every run's steps in it, on the connections this process's pages and class
-    rounds use too (one engine per process and location: :mod:`mvlab.store.connections`)."""
+    tables made once): the engine records every run's steps in it, and the writes relayed from its workers
+    (:mod:`mvlab.engine.relay`), on the connections this process's pages and class rounds use too (one engine per
+    process and location: :mod:`mvlab.store.connections`)."""
     return ResultsStore() if location is None else _opened(str(location))
 
 

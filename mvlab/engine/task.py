@@ -21,7 +21,6 @@ from distributed import Event, get_worker
 from joblib import parallel_config
 
 from mvlab.core.progress import Stopped
-from mvlab.engine.relay import StoreRelay
 
 __all__ = ["TOPIC", "RunStopped", "Outcome", "execute", "stop_flag_name"]
 
@@ -43,14 +42,13 @@ class RunStopped(Stopped):
 class Outcome:
     """What a finished computation sends back: its result, its computing time (wall seconds in
     the worker, queueing excluded), the warnings it raised, each distinct message counted, and the
-    result's artifact for the results store (``result.to_npz()``) when it was asked for, and the writes of a
-    computation that recorded into the results store through the engine (:mod:`mvlab.engine.relay`)."""
+    result's artifact for the results store (``result.to_npz()``) when it was asked for.  What a computation
+    records itself as it goes has already come back, on its own way (:mod:`mvlab.engine.relay`)."""
 
     result: Any
     seconds: float
     warnings: dict[str, int] = field(default_factory=dict)
     artifact: bytes | None = None
-    stored: list = field(default_factory=list)
 
 
 def _used(process: psutil.Process) -> int:
@@ -72,10 +70,8 @@ def execute(job_id: str, fn: Callable[[Any, Callable[[float, str], None]], Any],
     """Run ``fn(data, progress)`` in this worker on ``threads`` threads (see the module
     docstring); raise :class:`RunStopped` when the job's stop flag is set.  With ``artifact``, the
     worker also packs the result for the results store (its compressed ``.npz``: tens of
-    milliseconds of CPU per run that the web server, where every page waits on it, does not spend).
-
-    ``data`` a :class:`mvlab.engine.relay.StoreRelay`: the computation is given a
-    :class:`mvlab.engine.relay.RelayedStore` instead, whose writes go back to the engine as they happen."""
+    milliseconds of CPU per run that the web server, where every page waits on it, does not spend).  ``data``
+    is handed to ``fn`` as it came (a :class:`mvlab.engine.relay.StoreRelay` is a store in the worker)."""
     worker = get_worker()
     stop = Event(stop_flag_name(job_id))
 
@@ -84,9 +80,6 @@ def execute(job_id: str, fn: Callable[[Any, Callable[[float, str], None]], Any],
 
     if stop.is_set():  # everyone left while it waited
         raise RunStopped()
-    relayed = None
-    if isinstance(data, StoreRelay):
-        data = relayed = data.open(send=lambda operation: tell(state="store", operation=operation))
     me = psutil.Process()
     tell(state="running", worker=worker.address, memory_limit=int(worker.memory_manager.memory_limit or 0),
          pid=me.pid, nanny=worker.nanny)
@@ -119,4 +112,4 @@ def execute(job_id: str, fn: Callable[[Any, Callable[[float, str], None]], Any],
             packed = result.to_npz()
         except Exception:  # noqa: BLE001 - a result that cannot be packed costs its record, never the run:
             packed = None  # the engine packs it again and says why the store refused it
-    return Outcome(result, seconds, seen, packed, relayed.operations if relayed is not None else [])
+    return Outcome(result, seconds, seen, packed)

@@ -24,6 +24,7 @@ is appended to a draws file at once.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from typing import Callable, Iterable
@@ -141,21 +142,19 @@ def run_ofsp_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_
     """One repetition: the six methods at k = 1..``max_views`` on ``n_splits`` folds; rows of
     :data:`OFSP_DRAW_COLUMNS` (per method and k, the mean over the folds).
 
-    ``split_store``: the location of a results store (:class:`mvlab.store.ResultsStore`), or a relay to one
-    (:class:`mvlab.engine.relay.StoreRelay`: on the job engine, whose workers never open the store), in which every
-    finished fold is kept as it ends (kind :data:`SPLITS_KIND`) and from which a repetition cut off earlier takes its
-    finished folds back, so an interrupted repetition of many hours (Madelon with the linear SVM) loses one fold at
-    most."""
+    ``split_store``: the location of a results store, or a store (:class:`mvlab.store.RunStore`: the one the command
+    line gives carries the folds back from a worker of the job engine), in which every finished fold is kept as it
+    ends (kind :data:`SPLITS_KIND`) and from which a repetition cut off earlier takes its finished folds back, so an
+    interrupted repetition of many hours (Madelon with the linear SVM) loses one fold at most."""
     from mvlab.experiments.view_construction import k_sweep
 
     ds = load(task.dataset)
     seed = task.seed
     resume = {}
     if split_store is not None:
-        from mvlab.engine.relay import StoreRelay
         from mvlab.store import ResultsStore
 
-        store = split_store.open() if isinstance(split_store, StoreRelay) else ResultsStore(split_store)
+        store = ResultsStore(split_store) if isinstance(split_store, (str, os.PathLike)) else split_store
         resume = {"store": store, "kind": SPLITS_KIND, "resume": True}
     result = k_sweep(ds.X, ds.y, classifiers=[task.classifier], max_views=max_views, n_splits=n_splits, n_repeats=1,
                      random_state=seed, n_jobs=n_jobs, **resume, **{**PROTOCOL_OPTIONS, **options})

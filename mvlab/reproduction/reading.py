@@ -58,7 +58,7 @@ class Reading:
     seconds_add_up : whether its draws' ``seconds`` summed are its time of model fitting (not for OFSP's rows: each
         is a mean over a repetition's folds, and VC-GA's one run per fold is counted in each of its ten k).
     store_kind : the kind under which each of its repetitions keeps its finished folds in the results store (the
-        command line gives it a :class:`mvlab.engine.relay.StoreRelay` as ``split_store``), or None.
+        command line gives its ``run`` a store as ``split_store``: a :class:`mvlab.store.RunStore`), or None.
     """
 
     name: str
