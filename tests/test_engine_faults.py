@@ -265,6 +265,46 @@ def test_a_worker_killed_during_a_run_is_said_killed_not_out_of_memory(engine, t
     assert wait_state(engine, nxt, ("finished",), timeout=60).state == "finished"
 
 
+def starts_a_run_and_waits(pid_file, store, progress):
+    """A computation that records its own run (as the Benchmark page's) and then waits, its worker's process id
+    written to ``pid_file``, without ever ending the run."""
+    store.start_run("relay-death", "toy", "fp", 0, {})
+    Path(pid_file).write_text(str(os.getpid()))
+    for i in range(1200):
+        time.sleep(0.05)
+        progress(i / 1200, "waiting")
+
+
+def test_a_relayed_run_whose_worker_dies_is_ended_failed_not_left_running(engine, tmp_path):
+    """A computation given a StoreRelay records its run from the worker; SIGKILL to the worker: the engine, when it
+    collects the relay at the task's end, ends that run ``failed`` saying why, instead of leaving it ``running``
+    until the server's next start (its owner, the server, is alive: no sweep would end it).
+
+    Fails when the engine does not collect the relay of a task that ended (tried: ``self._collect_relay(job)`` taken
+    out of ``Engine._finish``: the run stays ``running``)."""
+    import functools
+
+    from mvlab.engine import Request
+    from mvlab.engine.relay import StoreRelay
+
+    store = ResultsStore(tmp_path / "asker.sqlite")
+    pid_file = tmp_path / "pid"
+    fn = functools.partial(starts_a_run_and_waits, str(pid_file))
+    job = engine.submit(Request("relay-death", f"relay-death-{time.time_ns()}", fn, StoreRelay(store.location)),
+                        "zoe")
+    deadline = time.time() + 60
+    while store.runs().empty or not pid_file.exists() or not pid_file.read_text():  # the start came back first
+        assert time.time() < deadline, engine.status(job)
+        time.sleep(0.05)
+    assert store.runs().loc[0, "status"] == "running"
+    os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    assert wait_state(engine, job, ("failed",), timeout=60).state == "failed"
+    assert engine.wait(job, timeout=10)
+    run = store.runs().loc[0]
+    assert run["status"] == "failed" and "worker" in run["summary"]["error"], run
+    assert engine._receiver._relays == {}  # the relay forgotten: nothing of it kept by the engine
+
+
 NANNY_LINES = [  # as distributed 2026.8's nanny logs them, newest first
     "2026-11-27 03:33:33,503 - distributed.nanny - WARNING - Restarting worker (status=Status.running)",
     "2026-11-27 03:33:33,499 - distributed.nanny - INFO - Worker process 7957 was killed by signal 15",
