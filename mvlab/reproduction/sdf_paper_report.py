@@ -354,7 +354,7 @@ def sdf_facts(cells: pd.DataFrame, draws: pd.DataFrame, others=None) -> dict:
                 f"- *Which pair sampling fits* (the cells run both ways): {readings_line(cells)}.",
                 f"- *The SDF gain over gcForest* (Tables 4–7, `disjoint`): SDF {_counted(ours)} of {len(ours)} cells "
                 f"in ours, {_counted(paper)} in the paper's; {gain_comparison(main)}. Table 9's test (Table 8's "
-                f"setting, our five datasets): {gain_test}.",
+                f"setting, our {main['dataset'].nunique()} datasets): {gain_test}.",
                 f"- *Single runs?* {_single_run_grain(cells)}. {means_note()}"]
     small = main[main["N"] == 100]["mean"]
     both = pd.concat([ours.rename("o"), paper.rename("p")], axis=1).dropna()
