@@ -1,62 +1,6 @@
 """Lessons page: a guided ten-minute lesson per method, one step at a time (predict, then see); in a class
-round, every student predicts and the teacher sees the room's answers live."""
+round, every student predicts and the teacher sees the room's answers live (mvlab.ui.views.lessons)."""
 
-import streamlit as st
+from mvlab.ui.views import lessons
 
-from mvlab.lessons import LESSONS
-from mvlab.ui import identity, rounds
-from mvlab.ui import lessons as ui
-from mvlab.ui.state import enter_through_app, plain_sidebar
-
-enter_through_app()  # a deep link to a fresh server goes through app.py with its address as given
-place, notes = ui.place_from_address()
-try:
-    view, round_notes = rounds.join(place.round, st.query_params.get("key"), place.step - 1)
-except rounds.StoreUnavailable as exc:  # the round stays in the address; the page looks again by itself
-    plain_sidebar(server=False)
-    st.warning(f"Class round {place.round}: {exc} Nothing is lost: this page looks again by itself.",
-               icon=":material/cloud_off:")
-    rounds.wait_for_the_store(place.round)
-    st.stop()
-state = view.state() if view is not None else None
-if place.round and (state is None or state.lesson != place.lesson):
-    place = ui.Place(place.lesson, place.step, place.teacher)  # an unknown round, or another lesson's: none
-    view = None
-    ui.publish_place(place)
-elif view is not None and (moved := rounds.moved_to(view, state)) is not None:
-    place = place.moved(moved + 1)  # the teacher moved the class on: this page goes there
-    ui.publish_place(place)
-elif "key" in st.query_params:
-    ui.publish_place(place)  # a teacher link's key leaves the address at once (the browser keeps it)
-student = view is not None and not view.teacher  # in a class round: the teacher moves the class on
-plain_sidebar(server=not student)
-for note in ui.address_notes(place, notes + round_notes):
-    st.warning(note)  # Markdown: the address's values in them are written as text (markdown_literal)
-if place.teacher:
-    ui.teacher_style()
-
-st.title("Lessons")
-if not student:  # a student in a round follows the teacher's lesson: no lesson to choose, no teacher mode
-    top = st.columns([3, 1])
-    chosen = top[0].selectbox("Lesson", list(LESSONS), index=list(LESSONS).index(place.lesson),
-                              format_func=lambda i: LESSONS[i].title, key=f"lesson_pick_{place.lesson}")
-    teacher = top[1].toggle("Teacher mode", value=place.teacher, key=f"lesson_teacher_{place.teacher}",
-                            help="For the projector: larger text and figures, no sidebar, answers shown at once (in "
-                                 "a class round: when you reveal them).")
-    if chosen != place.lesson or teacher != place.teacher:
-        same = chosen == place.lesson
-        ui.publish_place(ui.Place(chosen, place.step if same else 1, teacher, place.round if same else None))
-        st.rerun()
-
-lesson = LESSONS[place.lesson]
-if place.teacher:
-    ui.round_panel(lesson, place, view)
-if student:  # the parts the server's watch reruns alone for the reveal and the next step
-    ui.student_step(lesson, view)
-else:
-    ui.show_step(lesson, place, view)
-ui.step_navigation(lesson, place, link=not student)  # a student in a round has the round's link already
-ui.publish_place(place)
-if not place.teacher and not student:  # a student in a round gets it with the last step's answer
-    ui.handout_button(lesson)
-identity.write_cookies()  # this browser's token and the teacher's key, kept for a reload, a tab, a restart
+lessons.page()
