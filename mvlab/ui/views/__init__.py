@@ -2,6 +2,7 @@
 trains nothing), ``controls(form)`` the page's widgets, ``waiting(shown)`` what it says before a result. Every view
 is imported with the package, so a web server that imports one (:mod:`mvlab.ui.web_process`) has them all."""
 
-from mvlab.ui.views import benchmark, data, dissimilarity, dvs, lessons, papers, siamese, view_construction
+from mvlab.ui.views import benchmark, data, dissimilarity, dvs, home, lessons, papers, siamese, view_construction
 
-__all__ = ["benchmark", "data", "dissimilarity", "dvs", "lessons", "papers", "siamese", "view_construction"]
+__all__ = ["benchmark", "data", "dissimilarity", "dvs", "home", "lessons", "papers", "siamese",
+           "view_construction"]
