@@ -296,7 +296,8 @@ def test_the_server_panel_shows_workers_and_runs_but_no_data_names():
 
 def test_imported_objects_are_frozen_out_of_the_collector_once_and_only_in_a_real_server(monkeypatch):
     """The web server's imports leave the garbage collector (a full collection walked them all, holding the
-    interpreter for 0.17-0.28 s under a class); a collection still frees the cycles sessions make; AppTest's
+    interpreter for 0.17-0.28 s under a class); a collection still frees the cycles sessions make, and runs by
+    itself at the web process's thresholds (``GC_THRESHOLDS``; the test fails with Python's own); AppTest's
     runtime (this process, the tests' own objects) is left alone."""
     import gc
     import sys
@@ -304,9 +305,10 @@ def test_imported_objects_are_frozen_out_of_the_collector_once_and_only_in_a_rea
 
     from mvlab.ui import web_process
 
-    frozen_before = gc.get_freeze_count()
+    frozen_before, thresholds_before = gc.get_freeze_count(), gc.get_threshold()
     web_process.imports_out_of_gc()  # no Streamlit server in this process: nothing happens
     assert gc.get_freeze_count() == frozen_before and not web_process._FROZEN.is_set()
+    assert gc.get_threshold() == thresholds_before
 
     monkeypatch.setattr(web_process, "_a_real_server", lambda: True)
     freezes, gc_freeze = [], gc.freeze
@@ -328,8 +330,19 @@ def test_imported_objects_are_frozen_out_of_the_collector_once_and_only_in_a_rea
         del made
         gc.collect()
         assert alive() is None
+
+        # the collector's thresholds are the web process's (a woken class made a full collection per wake with
+        # Python's 700), and it still runs by itself: a cycle goes once enough objects have been allocated
+        assert gc.get_threshold() == web_process.GC_THRESHOLDS and web_process.GC_THRESHOLDS[0] > 700
+        made = Cycle()
+        made.me = made
+        alive = weakref.ref(made)
+        del made
+        kept = [Cycle() for _ in range(3 * web_process.GC_THRESHOLDS[0])]
+        assert alive() is None and kept
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds_before)
         web_process._FROZEN.clear()
 
 
