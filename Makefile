@@ -55,7 +55,8 @@ docs: $(DOCS_STAMP)
 	$(VENV)/bin/sphinx-build -W --keep-going -q -b html docs docs/_build/html
 	@echo "the site: docs/_build/html/index.html"
 
-# bench_peers builds its own venv (.venv-peers: DF21 and DESlib pin old libraries) and takes ~20 min,
+# bench_peers builds its own venvs (.venv-peers: DF21 and DESlib pin old libraries; .venv-treeple: treeple needs
+# scikit-learn 1.6) and takes ~30 min,
 # so it has its own target; so does bench_proximity_peers (.venv-forestgeom: forestgeom is GPL, never a dependency).
 bench: $(STAMP)
 	@for f in bench/bench_*.py; do case $$f in *bench_peers.py|*bench_proximity_peers.py) continue;; esac; \
@@ -68,4 +69,4 @@ bench-proximity-peers: $(STAMP)
 	$(PY) bench/bench_proximity_peers.py
 
 clean:
-	rm -rf $(VENV) .venv-peers .pytest_cache docs/_build docs/generated docs/auto_examples
+	rm -rf $(VENV) .venv-peers .venv-treeple .pytest_cache docs/_build docs/generated docs/auto_examples

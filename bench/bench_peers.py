@@ -1,4 +1,5 @@
-"""The peers, measured in one run (issue 16, part 3): mvlab against DF21 and DESlib, with two floors.
+"""The peers, measured in one run (issue 16, part 3; issue 54 item 4): mvlab against DF21, DESlib and treeple,
+with floors.
 
 Users choose between mvlab and the libraries they know, so this bench runs them side by side on the
 same splits, in one run, and prints accuracies (mean +- std over the splits), fit and predict times
@@ -29,23 +30,39 @@ and their ratios:
    vote of per-view forests fitted on all training rows, with the seeds and settings of mvlab's view
    forests: the very trees the combinations use, checked, but timed without the dissimilarity
    matrices); for each DESlib pool, the pool's own soft vote.
+4. **Multi-view forests vs treeple** (``--sections multiview``; printed as "## 3."): on the bundled
+   multi-view sets segment (2 views), digits (4 quadrants) and mfeat (6 views), ``--mv-splits``
+   stratified 50/50 splits (default 5, quick 2; the same ``stratified_splits`` as above), 100 trees:
+   treeple's ``MultiViewRandomForestClassifier(n_estimators=100, feature_set_ends=<the views' column
+   ends>)``, the columns put in view order (digits' quadrants are not contiguous), with
+   ``apply_max_features_per_feature_set=True`` (per-view feature sampling, the reference of the
+   ratios) and with its defaults (``max_features`` drawn over all the columns); against mvlab's
+   ``RFDClassifier`` Avg and DVS (the DS section's settings, k = 7; ``fit`` grows the view forests
+   itself) and the plain random forest on all features. Accuracy, fit, predict and the peak resident
+   memory of the measuring process: every method and split runs in a fresh worker process, whose
+   ``VmHWM`` (imports and data included) and its growth over the resident memory just before ``fit``
+   are printed.
 
-Two interpreters: mvlab needs scikit-learn >= 1.9, DF21 requires scikit-learn < 1.6, so the peers
-run in their own venv (``.venv-peers``, from ``bench/requirements-peers.txt``; created by this
-script when missing). The script started with the app's interpreter is the orchestrator: it draws
+Three interpreters: mvlab needs scikit-learn >= 1.9, DF21 requires scikit-learn < 1.6 and treeple
+0.10.3 requires >= 1.6 (and imports only with 1.6.x), so DF21 and DESlib run in their own venv
+(``.venv-peers``, from ``bench/requirements-peers.txt``) and treeple in another (``.venv-treeple``,
+from ``bench/requirements-treeple.txt``); this script creates either when missing, and only those
+the chosen sections need. The script started with the app's interpreter is the orchestrator: it draws
 the splits, writes them with the data to a temporary ``.npz``, and runs every side as a subprocess
-of this same file (``--worker``), mvlab's with its own interpreter and the peers' with the peers
+of this same file (``--worker``), mvlab's with its own interpreter and the peers' with their
 venv, alternating sides split by split (so a change in the machine's load hits both); import times
 are not counted. Every estimator gets ``n_jobs=2``. Times are wall-clock: one fit per split and method,
 predict best of 3; a ratio is the ratio of the mean times over the splits (per-split range in brackets).
 
 Run from the repository root::
 
-    .venv/bin/python bench/bench_peers.py            # default: about 20 minutes on 2 shared cores
-    .venv/bin/python bench/bench_peers.py --quick    # 2 splits each, about 5 minutes
+    .venv/bin/python bench/bench_peers.py            # default: about 30 minutes on 2 shared cores
+    .venv/bin/python bench/bench_peers.py --sections multiview   # treeple's section alone: 5-10 minutes
+    .venv/bin/python bench/bench_peers.py --quick    # 2 splits each, about 7 minutes
     .venv/bin/python bench/bench_peers.py --full     # 10 cascade splits, 512 trees and --dsel-train in the DS section
 
-The output in docs/bench/bench_peers.txt is ``--cascade-baseline 3b28281 --dsel-train`` (28 minutes).
+The output in docs/bench/bench_peers.txt is ``--cascade-baseline 3b28281 --dsel-train`` (28 minutes),
+before the multi-view section; that section's is docs/bench/bench_peers_multiview.txt.
 """
 
 from __future__ import annotations
@@ -72,6 +89,9 @@ CASCADE_DATASETS = ("digits", "breast-cancer", "mfeat")
 COMBINATIONS = ("average", "knn", "alignment", "oob", "dvs")
 DES_TECHNIQUES = ("OLA", "LCA", "KNORA-E", "META-DES", "DES-KNN")
 K = 7  # region of competence: DVS and every DESlib technique
+MV_DATASETS = ("segment", "digits", "mfeat")
+MV_MVLAB = {"random forest, all features": None, "mvlab average (Avg)": "average", "mvlab dvs (DVS)": "dvs"}
+MV_TREEPLE = {"treeple MultiViewRF, max_features per view": True, "treeple MultiViewRF (defaults)": False}
 
 
 
@@ -245,35 +265,113 @@ def worker_deslib(spec, arrays, splits):
                          "numpy": np.__version__}, "rows": rows}
 
 
+def _memory_mib():
+    """(resident MiB now, peak resident MiB of this process so far): VmRSS and VmHWM of /proc/self/status (KiB).
+    Not getrusage's ru_maxrss: Linux carries the parent's peak over fork and exec into it, so every worker would
+    report at least the orchestrator's. Every forest here runs on threads (scikit-learn's, treeple's and mvlab's
+    joblib calls prefer threads), so the process is all there is to measure."""
+    with open("/proc/self/status") as f:
+        kib = {k: int(v.split()[0]) for k, v in (line.split(":", 1) for line in f) if k in ("VmRSS", "VmHWM")}
+    return kib["VmRSS"] / 1024, kib["VmHWM"] / 1024
+
+
+def _measure(method, r, est, Xtr, ytr, Xte, yte):
+    """One row of the multi-view section: fit once, predict best of 3, the accuracy and the process's memory
+    (one method and one split per process: its peak is this method's, imports and data included)."""
+    start, _ = _memory_mib()
+    t_fit, _ = timed(lambda: est.fit(Xtr, ytr))
+    t_pred, pred = best_of(lambda: est.predict(Xte))
+    _, peak = _memory_mib()
+    return dict(method=method, split=r, accuracy=float(np.mean(pred == yte)), fit=t_fit, predict=t_pred,
+                start_mib=start, peak_mib=peak)
+
+
+def worker_mvlab_mv(spec, arrays, splits):
+    import sklearn
+    from sklearn.ensemble import RandomForestClassifier
+
+    import mvlab
+    from mvlab import RFDClassifier, make_combiner
+
+    X, y, T, J, method = arrays["X"], arrays["y"], spec["trees"], spec["n_jobs"], spec["method"]
+    views = {name: arrays[f"view_{q}"] for q, name in enumerate(spec["view_names"])}
+    rows = []
+    for r, (tr, te) in splits:
+        if MV_MVLAB[method] is None:
+            est = RandomForestClassifier(n_estimators=T, n_jobs=J, random_state=r)
+        else:  # the DS section's settings; the view forests grown by fit itself (a user's one call)
+            est = RFDClassifier(views=views, combination=make_combiner(MV_MVLAB[method]).set_params(k=K),
+                                n_estimators=T, random_state=r, n_jobs=J)
+        rows.append(_measure(method, r, est, X[tr], y[tr], X[te], y[te]))
+    return {"versions": {"mvlab": mvlab.__version__, "scikit-learn": sklearn.__version__,
+                         "numpy": np.__version__}, "rows": rows}
+
+
+def worker_treeple(spec, arrays, splits):
+    from importlib import metadata
+
+    import sklearn
+    from treeple import MultiViewRandomForestClassifier
+
+    X, y, T, J, method = arrays["X"], arrays["y"], spec["trees"], spec["n_jobs"], spec["method"]
+    views = [arrays[f"view_{q}"] for q in range(len(spec["view_names"]))]
+    # treeple's views are blocks of consecutive columns (feature_set_ends): the columns are put in view order
+    # (digits' quadrants are not contiguous); the views partition the columns, so no column is lost or doubled.
+    order = np.concatenate(views)
+    assert np.array_equal(np.sort(order), np.arange(X.shape[1])), "the views must partition the columns"
+    X, ends = X[:, order], np.cumsum([len(v) for v in views]).tolist()
+    rows = []
+    for r, (tr, te) in splits:
+        est = MultiViewRandomForestClassifier(n_estimators=T, feature_set_ends=ends, random_state=r, n_jobs=J,
+                                              apply_max_features_per_feature_set=MV_TREEPLE[method])
+        rows.append(_measure(method, r, est, X[tr], y[tr], X[te], y[te]))
+    return {"versions": {"treeple": metadata.version("treeple"), "scikit-learn": sklearn.__version__,
+                         "numpy": np.__version__}, "rows": rows}
+
+
 WORKERS = {"mvlab-cascade": worker_mvlab_cascade, "df21": worker_df21,
-           "mvlab-ds": worker_mvlab_ds, "deslib": worker_deslib}
+           "mvlab-ds": worker_mvlab_ds, "deslib": worker_deslib,
+           "mvlab-mv": worker_mvlab_mv, "treeple": worker_treeple}
 
 
-def run_worker(name, job, out, split=None, df21_depth=None):
+def run_worker(name, job, out, split=None, df21_depth=None, method=None):
     spec, arrays, splits = load_job(job, split)
     if df21_depth is not None:
         spec["df21_depth"] = df21_depth
+    if method is not None:
+        spec["method"] = method
     result = WORKERS[name](spec, arrays, splits)
     Path(out).write_text(json.dumps(result))
 
 
 # ================================================================================== orchestrator
-def peers_python(path: Path, setup: bool) -> tuple[Path | None, str]:
-    """The peers' interpreter, creating the venv from bench/requirements-peers.txt when missing."""
+def venv_python(path: Path, requirements: str, imports: str, setup: bool) -> tuple[Path | None, str]:
+    """A peer's interpreter, creating the venv from bench/<requirements> when missing; it must import ``imports``
+    (a comma-separated list of modules)."""
     py = path / "bin" / "python"
-    req = REPO / "bench" / "requirements-peers.txt"
+    req = REPO / "bench" / requirements
     if not py.exists():
         if not setup:
             return None, f"{py} is missing (run without --no-setup to create it)"
-        print(f"creating the peers' venv {path} from {req.relative_to(REPO)} ...", flush=True)
+        print(f"creating the venv {path} from {req.relative_to(REPO)} ...", flush=True)
         subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
         done = subprocess.run([str(py), "-m", "pip", "install", "-q", "-r", str(req)], capture_output=True, text=True)
         if done.returncode:
-            return None, "pip install -r bench/requirements-peers.txt failed:\n" + done.stderr[-2000:]
-    check = subprocess.run([str(py), "-c", "import deepforest, deslib"], capture_output=True, text=True)
+            return None, f"pip install -r bench/{requirements} failed:\n" + done.stderr[-2000:]
+    check = subprocess.run([str(py), "-c", f"import {imports}"], capture_output=True, text=True)
     if check.returncode:
-        return None, "the peers' venv cannot import deepforest and deslib:\n" + check.stderr[-2000:]
+        return None, f"{path} cannot import {imports}:\n" + check.stderr[-2000:]
     return py, ""
+
+
+def peers_python(path: Path, setup: bool) -> tuple[Path | None, str]:
+    """DF21's and DESlib's interpreter (bench/requirements-peers.txt)."""
+    return venv_python(path, "requirements-peers.txt", "deepforest, deslib", setup)
+
+
+def treeple_python(path: Path, setup: bool) -> tuple[Path | None, str]:
+    """treeple's interpreter (bench/requirements-treeple.txt)."""
+    return venv_python(path, "requirements-treeple.txt", "treeple", setup)
 
 
 def parallel_probe() -> float:
@@ -292,13 +390,16 @@ def write_job(path, spec, arrays, splits):
     np.savez(path, spec=np.array(json.dumps(spec)), **data)
 
 
-def call(python, worker, job, tmp, split, df21_depth=None):
-    """Run one worker on one split in a fresh interpreter; its rows and versions."""
+def call(python, worker, job, tmp, split, df21_depth=None, method=None):
+    """Run one worker on one split (and with ``method``, that method alone) in a fresh interpreter; its rows and
+    versions."""
     out = Path(tmp) / f"{Path(job).stem}.{worker}.{split}.json"
     cmd = [str(python), str(Path(__file__).resolve()), "--worker", worker, "--job", str(job), "--out", str(out),
            "--split", str(split)]
     if df21_depth is not None:
         cmd += ["--df21-depth", str(df21_depth)]
+    if method is not None:
+        cmd += ["--method", method]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode:
         raise RuntimeError(f"worker {worker} failed:\n{done.stderr[-4000:]}")
@@ -474,6 +575,85 @@ def ds_section(args, tmp, peers_py, versions):
                   f"DVS minus it: {s['mvlab dvs']['accuracy'].mean() - s[top]['accuracy'].mean():+.4f}")
 
 
+def multiview_section(args, tmp, treeple_py, versions):
+    from mvlab import load_dataset
+
+    treeple = list(MV_TREEPLE) if treeple_py is not None else []
+    ref_name = "treeple MultiViewRF, max_features per view"  # the issue's per-view feature sampling
+    print(f"\n## 3. Multi-view forests vs treeple: {', '.join(args.mv_datasets)}, {args.mv_splits} stratified 50/50 "
+          f"splits (the bench's splits: train_test_split(stratify=y, random_state=r), r = 0..{args.mv_splits - 1}), "
+          f"{args.mv_trees} trees per forest, n_jobs={args.n_jobs}\n")
+    print("treeple: MultiViewRandomForestClassifier(n_estimators=T, feature_set_ends=<the views' column ends>, "
+          "random_state=r), the columns put in view order;")
+    print("         max_features per view = apply_max_features_per_feature_set=True: ceil(sqrt) of each view's "
+          "columns drawn from each view (per-view feature sampling, the reference of the ratios);")
+    print("         (defaults) = apply_max_features_per_feature_set=False: max_features='sqrt' of all the columns, "
+          "drawn over all of them.")
+    print(f"mvlab:   RFDClassifier(views, combination=c, n_estimators=T, k={K}, random_state=r).fit(X, y): the view "
+          "forests, their dissimilarities and the combination (the DS section's settings);")
+    print("         predict = the test dissimilarities + the combination. Floor: "
+          "RandomForestClassifier(n_estimators=T, random_state=r) on all features.")
+    print("Each method and split in a fresh process (treeple's first, then mvlab's, split by split): fit = one fit, "
+          "predict = best of 3 on the test half;")
+    print("peak MiB = the process's peak resident memory (VmHWM: imports and data included), + fit = peak minus "
+          "the resident memory just before fit;")
+    print("ratios = mean / the mean of treeple's max_features per view (time: per-split range in brackets).\n")
+    summary = {}
+    for name in args.mv_datasets:
+        ds = load_dataset(name)
+        splits = stratified_splits(ds.y, args.mv_splits)
+        arrays = {"X": ds.X, "y": ds.y}
+        for q, cols in enumerate(ds.view_indices):
+            arrays[f"view_{q}"] = np.asarray(cols)
+        spec = {"trees": args.mv_trees, "n_jobs": args.n_jobs, "view_names": list(ds.views)}
+        job = Path(tmp) / f"mv_{name}.npz"
+        write_job(job, spec, arrays, splits)
+        rows = []
+        for r in range(len(splits)):
+            for method in treeple:
+                peer = call(treeple_py, "treeple", job, tmp, r, method=method)
+                versions.setdefault("treeple side", peer["versions"])
+                rows += peer["rows"]
+            for method in MV_MVLAB:
+                res = call(sys.executable, "mvlab-mv", job, tmp, r, method=method)
+                versions.setdefault("mvlab side", res["versions"])
+                rows += res["rows"]
+        s = summarize(rows)
+        summary[name] = s
+        n, d = ds.X.shape
+        print(f"{name} ({n} x {d}, {len(ds.classes)} classes; {len(ds.views)} views: "
+              f"{', '.join(f'{v} {len(c)}' for v, c in zip(ds.views, ds.view_indices))}; "
+              f"{len(splits[0][0])} train / {len(splits[0][1])} test)")
+        print(f"  {'method':44s} {'accuracy':>15s} {'fit s':>7s} {'predict s':>9s} {'peak MiB':>8s} {'+ fit':>6s}"
+              f" {'fit / treeple':>18s} {'predict / treeple':>18s} {'peak / treeple':>14s}")
+        ref = s.get(ref_name)
+        for method, d_ in s.items():
+            acc = f"{d_['accuracy'].mean():.4f} ± {d_['accuracy'].std(ddof=1) if len(d_['accuracy']) > 1 else 0:.4f}"
+            fr = fmt_ratio(d_["fit"], ref["fit"]) if ref is not None else "-"
+            pr = fmt_ratio(d_["predict"], ref["predict"]) if ref is not None else "-"
+            mr = f"{d_['peak_mib'].mean() / ref['peak_mib'].mean():.2f}" if ref is not None else "-"
+            print(f"  {method:44s} {acc:>15s} {d_['fit'].mean():7.2f} {d_['predict'].mean():9.3f}"
+                  f" {d_['peak_mib'].mean():8.0f} {(d_['peak_mib'] - d_['start_mib']).mean():6.0f}"
+                  f" {fr:>18s} {pr:>18s} {mr:>14s}")
+        print()
+    if treeple_py is None:
+        return
+    print("mvlab's side against treeple's max_features per view: accuracy difference (the larger std of the two), "
+          "fit, predict and peak memory ratios (the memory a fit adds, both):")
+    for method in MV_MVLAB:
+        parts = []
+        for name, s in summary.items():
+            a, b = s[method], s[ref_name]
+            sd = max(a["accuracy"].std(ddof=1), b["accuracy"].std(ddof=1)) if len(a["accuracy"]) > 1 else 0.0
+            parts.append(f"{name}: Δacc {a['accuracy'].mean() - b['accuracy'].mean():+.4f} (std {sd:.4f}), "
+                         f"fit x{ratio(a['fit'], b['fit'])[0]:.1f}, "
+                         f"predict x{ratio(a['predict'], b['predict'])[0]:.1f}, "
+                         f"peak x{a['peak_mib'].mean() / b['peak_mib'].mean():.2f} "
+                         f"(+ fit {(a['peak_mib'] - a['start_mib']).mean():.0f} MiB against "
+                         f"{(b['peak_mib'] - b['start_mib']).mean():.0f})")
+        print(f"  {method}:\n    " + "\n    ".join(parts))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
@@ -481,9 +661,11 @@ def main(argv=None):
     ap.add_argument("--out", help=argparse.SUPPRESS)
     ap.add_argument("--split", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--df21-depth", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--method", help=argparse.SUPPRESS)
     ap.add_argument("--quick", action="store_true", help="2 splits per section (a few minutes)")
     ap.add_argument("--full", action="store_true", help="10 cascade splits and 512 trees per forest in section 2")
-    ap.add_argument("--sections", nargs="+", choices=("cascade", "ds"), default=("cascade", "ds"))
+    ap.add_argument("--sections", "--section", nargs="+", choices=("cascade", "ds", "multiview"),
+                    default=("cascade", "ds", "multiview"))
     ap.add_argument("--cascade-datasets", nargs="+", default=list(CASCADE_DATASETS))
     ap.add_argument("--cascade-splits", type=int, default=None, help="default 5 (quick 2, full 10)")
     ap.add_argument("--cascade-baseline", metavar="REV", default=None,
@@ -494,29 +676,41 @@ def main(argv=None):
     ap.add_argument("--ds-n", type=int, default=600, help="mfeat instances (stratified sample; paper: 600)")
     ap.add_argument("--dsel-train", action="store_true",
                     help="also run DESlib with pool and DSEL both on all training rows (on with --full)")
+    ap.add_argument("--mv-datasets", nargs="+", default=list(MV_DATASETS), help="section 3's datasets")
+    ap.add_argument("--mv-splits", type=int, default=None, help="section 3's splits: default 5 (quick 2)")
+    ap.add_argument("--mv-trees", type=int, default=100, help="trees per forest in section 3 (default 100)")
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--peers-venv", type=Path, default=REPO / ".venv-peers")
-    ap.add_argument("--no-setup", action="store_true", help="do not create the peers' venv when it is missing")
+    ap.add_argument("--treeple-venv", type=Path, default=REPO / ".venv-treeple")
+    ap.add_argument("--no-setup", action="store_true", help="do not create the peers' venvs when they are missing")
     args = ap.parse_args(argv)
     if args.worker:
-        return run_worker(args.worker, args.job, args.out, args.split, args.df21_depth)
+        return run_worker(args.worker, args.job, args.out, args.split, args.df21_depth, args.method)
     args.cascade_splits = args.cascade_splits or (2 if args.quick else 10 if args.full else 5)
     args.ds_splits = args.ds_splits or (2 if args.quick else 10)
+    args.mv_splits = args.mv_splits or (2 if args.quick else 5)
     args.ds_trees = args.ds_trees or (512 if args.full else 100)
     args.dsel_train = args.dsel_train or args.full
 
     import sklearn
 
-    peers_py, why = peers_python(args.peers_venv, not args.no_setup)
+    peers_py = treeple_py = None
+    if {"cascade", "ds"} & set(args.sections):
+        peers_py, why = peers_python(args.peers_venv, not args.no_setup)
+    if "multiview" in args.sections:
+        treeple_py, why_treeple = treeple_python(args.treeple_venv, not args.no_setup)
     print("# mvlab and its peers, measured in one run (bench/bench_peers.py)")
     print(f"python {platform.python_version()}, scikit-learn {sklearn.__version__} (mvlab side); "
           f"{os.cpu_count()} cores, two busy processes ran {parallel_probe():.2f}x one at the start "
           "(2.00 = two free cores; the machine is shared)")
-    if peers_py is None:
-        print(f"PEERS NOT MEASURED: {why}")
-    print("not installable here: `deep-forest` (LAMDA's DF21 0.1.7, 2022) ships wheels for CPython <= 3.9 only and no "
-          "source distribution, so pip finds nothing for Python 3.11; DF21 is measured through `deep-forest-py310` "
-          "0.1.9, the community fork of the same code (built from source here)")
+    if {"cascade", "ds"} & set(args.sections):
+        if peers_py is None:
+            print(f"PEERS NOT MEASURED: {why}")
+        print("not installable here: `deep-forest` (LAMDA's DF21 0.1.7, 2022) ships wheels for CPython <= 3.9 only "
+              "and no source distribution, so pip finds nothing for Python 3.11; DF21 is measured through "
+              "`deep-forest-py310` 0.1.9, the community fork of the same code (built from source here)")
+    if "multiview" in args.sections and treeple_py is None:
+        print(f"TREEPLE NOT MEASURED: {why_treeple}")
     t0 = time.perf_counter()
     versions = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -524,6 +718,8 @@ def main(argv=None):
             cascade_section(args, tmp, peers_py, versions)
         if "ds" in args.sections:
             ds_section(args, tmp, peers_py, versions)
+        if "multiview" in args.sections:
+            multiview_section(args, tmp, treeple_py, versions)
     print("\nversions: " + "; ".join(f"{side}: " + ", ".join(f"{k} {v}" for k, v in vs.items())
                                      for side, vs in versions.items()))
     print(f"total {time.perf_counter() - t0:.0f} s; two busy processes ran {parallel_probe():.2f}x one at the end")
