@@ -13,6 +13,7 @@ import streamlit as st
 from mvlab.lessons import LESSONS, Lesson, Step, StepContext, StepRun
 from mvlab.lessons.handout import render_handout
 from mvlab.ui import rounds, runs, shared, touch, wake
+from mvlab.ui.chart_element import shared_chart
 from mvlab.ui.figure_text import figure_text, show_figure, text_alternative
 from mvlab.ui.prose import markdown_literal
 from mvlab.viz import palette
@@ -360,7 +361,7 @@ def student_step(lesson: Lesson, view) -> None:
         if not asked.revealed:
             return
         if lone is not None:  # its text went above it, and names it for a screen reader
-            st.plotly_chart(lone, key=f"{key}_fig0", alt=figure_text(lone)[0])
+            shared_chart(lone, key=f"{key}_fig0", alt=figure_text(lone)[0])
         elif (ctx := step_result(step.run, f"lesson_run_{lesson.id}", place.step)) is not None:
             _figures(lesson, place, step, ctx, key)
         if place.step == len(lesson.steps):  # the last step's answer is shown: the lesson is over

@@ -90,9 +90,10 @@ def _has_part(module: str, path: str) -> bool:
         return False
 
 
-def missing_parts() -> tuple[str, ...]:
-    """The parts of :data:`PRIVATE_PARTS` this process's Streamlit lacks, as ``"module:path"`` (empty: all there)."""
-    return tuple(f"{module}:{path}" for module, path in PRIVATE_PARTS if not _has_part(module, path))
+def missing_parts(parts: tuple[tuple[str, str], ...] = PRIVATE_PARTS) -> tuple[str, ...]:
+    """The ``parts`` (as :data:`PRIVATE_PARTS`, the wake's by default) this process's Streamlit lacks, as
+    ``"module:path"`` (empty: all there)."""
+    return tuple(f"{module}:{path}" for module, path in parts if not _has_part(module, path))
 
 
 @functools.cache

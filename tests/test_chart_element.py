@@ -1,0 +1,139 @@
+"""A shared figure's chart element built once per process (mvlab.ui.chart_element): what it sends is what
+``st.plotly_chart`` sends, field by field, wherever it is drawn; it is built once for every session; where a private
+part of Streamlit is gone, or the figure is not frozen, Streamlit's own call draws it; every private part it uses is
+listed and there in the installed Streamlit."""
+
+import ast
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from streamlit.delta_generator import DeltaGenerator
+from streamlit.testing.v1 import AppTest
+
+from mvlab.ui import chart_element, wake
+
+SCRIPT = """
+import streamlit as st
+
+from mvlab.ui.chart_element import shared_chart
+from one_figure import FIGURE
+
+draw = shared_chart if st.session_state.get("fast") else (lambda f, key, alt: st.plotly_chart(f, key=key, alt=alt))
+where = st.session_state.get("where", "main")
+with st.sidebar if where == "sidebar" else st.columns(2)[1] if where == "column" else st.container():
+    draw(FIGURE, key="chart", alt=st.session_state.get("alt", "Two bars, b the higher (2)."))
+"""
+
+
+@pytest.fixture
+def one_figure(tmp_path, monkeypatch):
+    """Makes ``one_figure.FIGURE``, a frozen figure that every run and session of the test shares (as a server's
+    sessions share a lesson's figures), from ``layout`` (a ``update_layout`` call's arguments)."""
+    def make(layout: str = "") -> None:
+        (tmp_path / "one_figure.py").write_text(textwrap.dedent(f"""
+            import plotly.graph_objects as go
+            from mvlab.viz.frozen import freeze
+
+            FIGURE = freeze(go.Figure(go.Bar(x=["a", "b"], y=[1, 2])).update_layout({layout}))
+        """))
+        monkeypatch.syspath_prepend(str(tmp_path))
+        monkeypatch.delitem(sys.modules, "one_figure", raising=False)
+    return make
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """What every ``DeltaGenerator._enqueue`` of a chart sends: (element, width, height, agent props), in order."""
+    charts = []
+    enqueue = DeltaGenerator._enqueue
+
+    def recording(self, delta_type, element_proto, layout_config=None, **kwargs):
+        if delta_type == "plotly_chart":
+            charts.append((element_proto.SerializeToString(deterministic=True), layout_config.width,
+                           layout_config.height, kwargs.get("agent_props")))
+        return enqueue(self, delta_type, element_proto, layout_config=layout_config, **kwargs)
+
+    monkeypatch.setattr(DeltaGenerator, "_enqueue", recording)
+    return charts
+
+
+@pytest.mark.parametrize("layout", ["", "height=320, width=500"])
+def test_the_element_sent_is_the_one_streamlit_sends_in_every_place(layout, one_figure, sent):
+    """In the main area, the sidebar and a column, with another text, with the figure's own height or Streamlit's:
+    the same element (its id, spec, text alternative, theme, form), width and height as ``st.plotly_chart``'s, the
+    figure shared by every run. Fails when the element's theme is built otherwise (tried: ``theme=""``), when the
+    sidebar gets the main area's element (tried: the cache's key without the root container), or when the height
+    is not resolved from the figure (tried: ``height="content"``)."""
+    one_figure(layout)
+    places = [("main", "Two bars."), ("sidebar", "Two bars."), ("column", "Two bars."), ("main", "Other words.")]
+    drawn = {}
+    for fast in (False, True):
+        for where, alt in places:
+            app = AppTest.from_string(SCRIPT, default_timeout=30)
+            app.session_state["fast"], app.session_state["where"], app.session_state["alt"] = fast, where, alt
+            sent.clear()
+            app.run()
+            assert not app.exception and len(sent) == 1
+            drawn[fast, where, alt] = sent[0]
+    for where, alt in places:
+        assert drawn[True, where, alt] == drawn[False, where, alt], (where, alt)
+    assert len({drawn[False, where, alt][0] for where, alt in places}) == 3  # the column's is the main area's
+
+
+def test_the_element_is_built_once_for_every_session_that_draws_the_figure(one_figure, monkeypatch, sent):
+    """Two sessions drawing one frozen figure (a module's, as the lessons' figures are shared by a server) build its
+    element once and send the same. Fails without the cache (tried: ``_built`` called directly)."""
+    one_figure()
+    built, build = [], chart_element._built
+    monkeypatch.setattr(chart_element, "_built", lambda *a: built.append(a[1]) or build(*a))
+    script = ("from one_figure import FIGURE\nfrom mvlab.ui.chart_element import shared_chart\n"
+              "shared_chart(FIGURE, key='shared', alt='Three points.')\n")
+    for _ in range(2):
+        app = AppTest.from_string(script, default_timeout=30)
+        app.run()
+        assert not app.exception
+    assert built == ["shared"] and len(sent) == 2 and sent[0] == sent[1]
+
+
+def test_streamlit_draws_it_where_a_part_is_gone_or_the_figure_is_not_frozen(one_figure, monkeypatch, sent):
+    """A figure built for one session, or a Streamlit without one of the parts: ``st.plotly_chart`` draws the chart,
+    and nothing is built. Fails when the check is not made (tried: ``shared_chart`` without ``_usable``)."""
+    built = []
+    monkeypatch.setattr(chart_element, "_built", lambda *a: built.append(1))
+    script = ("import plotly.graph_objects as go\nfrom mvlab.ui.chart_element import shared_chart\n"
+              "shared_chart(go.Figure(go.Bar(y=[1])), key='mine', alt='One bar.')\n")
+    app = AppTest.from_string(script, default_timeout=30)
+    app.run()
+    assert not app.exception and len(sent) == 1 and built == []
+
+    one_figure()
+    monkeypatch.setattr(wake, "missing_parts", lambda parts=(): ("streamlit.delta_generator:DeltaGenerator._enqueue",))
+    chart_element._usable.cache_clear()
+    try:
+        app = AppTest.from_string(SCRIPT, default_timeout=30)
+        app.session_state["fast"] = True
+        app.run()
+        assert not app.exception and len(sent) == 2 and built == []
+    finally:
+        chart_element._usable.cache_clear()
+
+
+def test_every_private_part_it_uses_is_listed_and_there():
+    """Every import from Streamlit in the module and every private attribute it reads is in ``PRIVATE_PARTS``, and
+    the installed Streamlit has them all. Fails when a part is used but not listed (tried: ``_root_container``
+    taken out of the list)."""
+    assert wake.missing_parts(chart_element.PRIVATE_PARTS) == ()
+    tree = ast.parse(Path(chart_element.__file__).read_text())
+    listed = {(module, path.split(".")[0]) for module, path in chart_element.PRIVATE_PARTS}
+    names = {name for _, path in chart_element.PRIVATE_PARTS for name in path.split(".")}
+    imports = [(node.module, alias.name) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+               for alias in node.names if (node.module or "").startswith("streamlit")]
+    assert len(imports) >= 8
+    unlisted = [(module, name) for module, name in imports
+                if (module, name) not in listed and f"{module}.{name}" not in {m for m, _ in listed}]
+    private = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr.startswith("_")
+               and not node.attr.startswith("__")}
+    private -= {"_built", "_usable"}  # the module's own
+    assert not unlisted and private <= names, (unlisted, sorted(private - names))
