@@ -13,7 +13,7 @@ import streamlit as st
 from mvlab.lessons import LESSONS, Lesson, Step, StepContext, StepRun
 from mvlab.lessons.handout import render_handout
 from mvlab.ui import rounds, runs, shared, touch, wake
-from mvlab.ui.chart_element import shared_chart
+from mvlab.ui.built_once import shared_chart, shared_markdown
 from mvlab.ui.figure_text import figure_text, show_figure, text_alternative
 from mvlab.ui.prose import markdown_literal
 from mvlab.viz import palette
@@ -157,14 +157,15 @@ def progress_html(number: int, total: int, label: str) -> str:
 def step_top(lesson: Lesson, place: Place, view=None, then: str = "") -> None:
     """The step's progress (:func:`progress_html`), title (a level-2 heading) and text, ending with its question's
     prompt, then ``then`` (Markdown: a closed question's answer, :func:`answer_markdown`): one element, not three or
-    four (a class woken to the next step or to the reveal is sent it once per student, issue #53 item 10)."""
+    four (a class woken to the next step or to the reveal is sent it once per student, issue #53 item 10), built once
+    per process for each text (:func:`mvlab.ui.built_once.shared_markdown`)."""
     step, total = lesson.step(place.step), len(lesson.steps)
     if place.step == 1 and not place.teacher:
         st.caption(lesson.summary)
     label = f"Step {place.step} of {total}" + (f" · class round {view.code}" if view is not None else "")
-    st.markdown(f"{progress_html(place.step, total, label)}\n\n## {step.title}\n\n{step.text}\n\n"
-                f"**Predict first:** {step.question.prompt}" + (f"\n\n{then}" if then else ""),
-                unsafe_allow_html=True)
+    shared_markdown(f"{progress_html(place.step, total, label)}\n\n## {step.title}\n\n{step.text}\n\n"
+                    f"**Predict first:** {step.question.prompt}" + (f"\n\n{then}" if then else ""),
+                    unsafe_allow_html=True)  # alike for a class: its element built once (few texts per step)
 
 
 class Asked:

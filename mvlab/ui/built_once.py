@@ -1,4 +1,4 @@
-"""A shared figure's chart, its element built once per server process and sent as it is by every session that draws it.
+"""Elements that many sessions draw alike, built once per server process and sent as built by every session.
 
 ``st.plotly_chart`` does the same work, in every session's run, on a figure a class shares: it encodes the figure to
 JSON, hashes that JSON with the call's other arguments into the element's id, and works out the chart's size. A class
@@ -6,17 +6,20 @@ woken to a revealed answer draws one frozen figure (:mod:`mvlab.viz.frozen`) 150
 web process, that was 0.30–0.43 ms of a woken student's 1.75 ms of script (issue #53 item 10). :func:`shared_chart`
 builds the element once per figure, key, text alternative and place (page, form, root container), with Streamlit's own
 functions (the id by ``compute_and_register_element_id``, the size by ``plotly_chart``'s own resolution), and sends
-that element in the later runs: 0.08–0.09 ms in the same probe.
+that element in the later runs: 0.08–0.09 ms in the same probe. :func:`shared_markdown` does the same for a Markdown
+text that a class is sent alike (a step's top with its answer: a few texts, one per choice, for 150 students):
+Streamlit cleans and wraps the text once per text, not once per student.
 
 Streamlit has no public way to send a built element. Every part used is listed in :data:`PRIVATE_PARTS` and checked
-once per process (:func:`mvlab.ui.wake.missing_parts`); where one is gone, and for a figure that is not frozen (built
-for one session), the chart is drawn by ``st.plotly_chart``. ``tests/test_chart_element.py`` compares what the two
-send, field by field.
+once per process (:func:`mvlab.ui.wake.missing_parts`); where one is gone (and for a figure that is not frozen, built
+for one session), Streamlit's own call draws it. ``tests/test_built_once.py`` compares what the two send, field by
+field.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -24,7 +27,7 @@ import streamlit as st
 from mvlab.ui import wake
 from mvlab.viz.frozen import FrozenFigure, derived
 
-__all__ = ["shared_chart", "PRIVATE_PARTS"]
+__all__ = ["shared_chart", "shared_markdown", "PRIVATE_PARTS"]
 
 PRIVATE_PARTS: tuple[tuple[str, str], ...] = (
     ("streamlit", "_main"),
@@ -34,12 +37,15 @@ PRIVATE_PARTS: tuple[tuple[str, str], ...] = (
     ("streamlit.elements.lib.agent_spec", "element"),
     ("streamlit.elements.lib.form_utils", "current_form_id"),
     ("streamlit.elements.lib.layout_utils", "LayoutConfig"),
+    ("streamlit.elements.lib.layout_utils", "create_layout_config"),
+    ("streamlit.elements.markdown", "MarkdownProto.Type.NATIVE"),
     ("streamlit.elements.lib.utils", "compute_and_register_element_id"),
     ("streamlit.elements.lib.utils", "normalize_alt"),
     ("streamlit.elements.plotly_chart", "_plotly_data"),
     ("streamlit.elements.plotly_chart", "_resolve_content_height"),
     ("streamlit.elements.plotly_chart", "_resolve_content_width"),
     ("streamlit.proto.PlotlyChart_pb2", "PlotlyChart"),
+    ("streamlit.string_util", "clean_text"),
     ("streamlit.runtime.scriptrunner_utils.script_run_context", "ThreadState.get"),
     ("streamlit.runtime.scriptrunner_utils.script_run_context", "FragmentThreadState.active_script_hash"),
 )
@@ -100,3 +106,45 @@ def _built(figure: FrozenFigure, key: str, alt: str):
     shape = figure.to_dict()
     return element, LayoutConfig(width=_resolve_content_width("stretch", shape),
                                  height=_resolve_content_height("content", shape))
+
+
+MARKDOWN_KEPT = 256
+"""The most Markdown elements a process keeps (:func:`shared_markdown`): once full, it starts again."""
+
+_markdown_kept: dict[tuple[str, bool], tuple] = {}
+_markdown_lock = threading.Lock()
+
+
+def shared_markdown(body: str, unsafe_allow_html: bool = False) -> None:
+    """``st.markdown(body, unsafe_allow_html)`` with its defaults, its element built once per process for this text
+    (kept for the next session that is sent the same: :data:`MARKDOWN_KEPT` texts at most); Streamlit's own call
+    where a part is gone."""
+    if not _usable():
+        st.markdown(body, unsafe_allow_html=unsafe_allow_html)
+        return
+    from streamlit.elements.lib import agent_spec
+
+    key = (body, bool(unsafe_allow_html))
+    built = _markdown_kept.get(key)
+    if built is None:
+        built = _built_markdown(body, bool(unsafe_allow_html))
+        with _markdown_lock:
+            if len(_markdown_kept) >= MARKDOWN_KEPT:
+                _markdown_kept.clear()
+            _markdown_kept[key] = built
+    element, layout = built
+    agent_props = agent_spec.element("markdown", body=element.body, help=None,
+                                     unsafe_allow_html=element.allow_html or None)
+    st._main._enqueue("markdown", element, layout_config=layout, agent_props=agent_props)
+
+
+def _built_markdown(body: str, unsafe_allow_html: bool):
+    """The Markdown element and layout as ``st.markdown`` builds them for ``body``."""
+    from streamlit.elements.lib.layout_utils import create_layout_config
+    from streamlit.elements.markdown import MarkdownProto
+    from streamlit.string_util import clean_text
+
+    element = MarkdownProto(body=clean_text(body), allow_html=unsafe_allow_html,
+                            element_type=MarkdownProto.Type.NATIVE, unterminated_parsing=False,
+                            hide_anchors=False, wrap=True)
+    return element, create_layout_config(text_alignment="left")

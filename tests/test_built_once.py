@@ -1,7 +1,7 @@
-"""A shared figure's chart element built once per process (mvlab.ui.chart_element): what it sends is what
-``st.plotly_chart`` sends, field by field, wherever it is drawn; it is built once for every session; where a private
-part of Streamlit is gone, or the figure is not frozen, Streamlit's own call draws it; every private part it uses is
-listed and there in the installed Streamlit."""
+"""Elements built once per process (mvlab.ui.built_once): a shared figure's chart and a Markdown text are sent as
+``st.plotly_chart`` and ``st.markdown`` send them, field by field, wherever they are drawn; a chart is built once for
+every session; where a private part of Streamlit is gone, or the figure is not frozen, Streamlit's own call draws it;
+every private part used is listed and there in the installed Streamlit."""
 
 import ast
 import sys
@@ -12,12 +12,12 @@ import pytest
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.testing.v1 import AppTest
 
-from mvlab.ui import chart_element, wake
+from mvlab.ui import built_once, wake
 
 SCRIPT = """
 import streamlit as st
 
-from mvlab.ui.chart_element import shared_chart
+from mvlab.ui.built_once import shared_chart
 from one_figure import FIGURE
 
 draw = shared_chart if st.session_state.get("fast") else (lambda f, key, alt: st.plotly_chart(f, key=key, alt=alt))
@@ -43,19 +43,25 @@ def one_figure(tmp_path, monkeypatch):
     return make
 
 
+class _Sent(list):
+    kinds: set
+
+
 @pytest.fixture
 def sent(monkeypatch):
-    """What every ``DeltaGenerator._enqueue`` of a chart sends: (element, width, height, agent props), in order."""
-    charts = []
+    """What every ``DeltaGenerator._enqueue`` of a chart sends (or of Markdown too, once ``kinds`` is given that):
+    (element, layout, agent props), in order."""
+    charts, kinds = _Sent(), {"plotly_chart"}
     enqueue = DeltaGenerator._enqueue
 
     def recording(self, delta_type, element_proto, layout_config=None, **kwargs):
-        if delta_type == "plotly_chart":
-            charts.append((element_proto.SerializeToString(deterministic=True), layout_config.width,
-                           layout_config.height, kwargs.get("agent_props")))
+        if delta_type in kinds:
+            charts.append((element_proto.SerializeToString(deterministic=True), layout_config,
+                           kwargs.get("agent_props")))
         return enqueue(self, delta_type, element_proto, layout_config=layout_config, **kwargs)
 
     monkeypatch.setattr(DeltaGenerator, "_enqueue", recording)
+    charts.kinds = kinds
     return charts
 
 
@@ -86,9 +92,9 @@ def test_the_element_is_built_once_for_every_session_that_draws_the_figure(one_f
     """Two sessions drawing one frozen figure (a module's, as the lessons' figures are shared by a server) build its
     element once and send the same. Fails without the cache (tried: ``_built`` called directly)."""
     one_figure()
-    built, build = [], chart_element._built
-    monkeypatch.setattr(chart_element, "_built", lambda *a: built.append(a[1]) or build(*a))
-    script = ("from one_figure import FIGURE\nfrom mvlab.ui.chart_element import shared_chart\n"
+    built, build = [], built_once._built
+    monkeypatch.setattr(built_once, "_built", lambda *a: built.append(a[1]) or build(*a))
+    script = ("from one_figure import FIGURE\nfrom mvlab.ui.built_once import shared_chart\n"
               "shared_chart(FIGURE, key='shared', alt='Three points.')\n")
     for _ in range(2):
         app = AppTest.from_string(script, default_timeout=30)
@@ -101,8 +107,8 @@ def test_streamlit_draws_it_where_a_part_is_gone_or_the_figure_is_not_frozen(one
     """A figure built for one session, or a Streamlit without one of the parts: ``st.plotly_chart`` draws the chart,
     and nothing is built. Fails when the check is not made (tried: ``shared_chart`` without ``_usable``)."""
     built = []
-    monkeypatch.setattr(chart_element, "_built", lambda *a: built.append(1))
-    script = ("import plotly.graph_objects as go\nfrom mvlab.ui.chart_element import shared_chart\n"
+    monkeypatch.setattr(built_once, "_built", lambda *a: built.append(1))
+    script = ("import plotly.graph_objects as go\nfrom mvlab.ui.built_once import shared_chart\n"
               "shared_chart(go.Figure(go.Bar(y=[1])), key='mine', alt='One bar.')\n")
     app = AppTest.from_string(script, default_timeout=30)
     app.run()
@@ -110,24 +116,24 @@ def test_streamlit_draws_it_where_a_part_is_gone_or_the_figure_is_not_frozen(one
 
     one_figure()
     monkeypatch.setattr(wake, "missing_parts", lambda parts=(): ("streamlit.delta_generator:DeltaGenerator._enqueue",))
-    chart_element._usable.cache_clear()
+    built_once._usable.cache_clear()
     try:
         app = AppTest.from_string(SCRIPT, default_timeout=30)
         app.session_state["fast"] = True
         app.run()
         assert not app.exception and len(sent) == 2 and built == []
     finally:
-        chart_element._usable.cache_clear()
+        built_once._usable.cache_clear()
 
 
 def test_every_private_part_it_uses_is_listed_and_there():
     """Every import from Streamlit in the module and every private attribute it reads is in ``PRIVATE_PARTS``, and
     the installed Streamlit has them all. Fails when a part is used but not listed (tried: ``_root_container``
     taken out of the list)."""
-    assert wake.missing_parts(chart_element.PRIVATE_PARTS) == ()
-    tree = ast.parse(Path(chart_element.__file__).read_text())
-    listed = {(module, path.split(".")[0]) for module, path in chart_element.PRIVATE_PARTS}
-    names = {name for _, path in chart_element.PRIVATE_PARTS for name in path.split(".")}
+    assert wake.missing_parts(built_once.PRIVATE_PARTS) == ()
+    tree = ast.parse(Path(built_once.__file__).read_text())
+    listed = {(module, path.split(".")[0]) for module, path in built_once.PRIVATE_PARTS}
+    names = {name for _, path in built_once.PRIVATE_PARTS for name in path.split(".")}
     imports = [(node.module, alias.name) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                for alias in node.names if (node.module or "").startswith("streamlit")]
     assert len(imports) >= 8
@@ -137,3 +143,43 @@ def test_every_private_part_it_uses_is_listed_and_there():
                and not node.attr.startswith("__")}
     private -= {"_built", "_usable"}  # the module's own
     assert not unlisted and private <= names, (unlisted, sorted(private - names))
+
+
+MARKDOWN = """
+import streamlit as st
+
+from mvlab.ui.built_once import shared_markdown
+
+draw = shared_markdown if st.session_state.get("fast") else st.markdown
+draw("## A step\\n\\nIts text, with **bold** and a [link](https://example.org).")
+draw("<progress value='2' max='6' aria-label='Step 2 of 6'></progress>\\n\\n## Step 2", unsafe_allow_html=True)
+draw(\"\"\"
+    An indented text: Streamlit dedents it.
+        And keeps this line's extra indent.
+    \"\"\")
+with st.sidebar:
+    draw("In the sidebar.")
+with st.columns(2)[0]:
+    draw("<b>In a column</b>", unsafe_allow_html=True)
+"""
+
+
+def test_markdown_sent_is_what_st_markdown_sends_and_built_once_per_text(monkeypatch, sent):
+    """Texts with and without HTML, indented, in the sidebar and a column: the same element and layout as
+    ``st.markdown``'s, each text cleaned once (a second session is sent the kept one). Fails when the text is not
+    cleaned as Streamlit cleans it (tried: ``body=body``), when HTML is allowed for every text (tried:
+    ``allow_html=True``), or when every session builds it again (tried: the keeping taken out)."""
+    sent.kinds.add("markdown")
+    built, build = [], built_once._built_markdown
+    monkeypatch.setattr(built_once, "_built_markdown", lambda *a: built.append(a[0]) or build(*a))
+    monkeypatch.setattr(built_once, "_markdown_kept", {})
+    drawn = {}
+    for fast in (False, True, True):
+        app = AppTest.from_string(MARKDOWN, default_timeout=30)
+        app.session_state["fast"] = fast
+        sent.clear()
+        app.run()
+        assert not app.exception and len(sent) == 5
+        drawn.setdefault(fast, []).append(list(sent))
+    assert drawn[True][0] == drawn[False][0] == drawn[True][1]
+    assert len(built) == 5  # five texts, built once for both sessions
