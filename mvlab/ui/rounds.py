@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import html
 import os
+import threading
 import time
 from contextlib import contextmanager
 from datetime import datetime
@@ -92,18 +93,29 @@ _KEPT: dict[tuple, object] = {}
 by the watch asks for both; Streamlit's ``cache_resource`` inspects the function's signature at each call)."""
 
 
+_OPENING = threading.RLock()
+"""Held while one of :data:`_KEPT` is opened: a class that opens the link at once asks for it from as many script
+threads, which each opened their own before (a profile found 20 watches in one process, each with its thread
+reading the store four times a second for as long as the process lived, and students woken by several).
+Reentrant: the watch opens the rounds it reads."""
+
+
 def _kept(kind: str, open_it):
-    """``open_it()`` once per process for the present environment (:data:`_ENVIRONMENT`), kept; a store that cannot
-    be opened now is :class:`StoreUnavailable` (nothing kept: opened again at the next call)."""
+    """``open_it()`` once per process for the present environment (:data:`_ENVIRONMENT`), kept, opened by one
+    thread while the others wait for it (:data:`_OPENING`); a store that cannot be opened now is
+    :class:`StoreUnavailable` (nothing kept: opened again at the next call)."""
     key = (kind, *map(os.environ.get, _ENVIRONMENT))
     found = _KEPT.get(key)
     if found is None:
-        try:
-            found = _KEPT[key] = open_it(*_settings())
-        except StoreUnavailable:
-            raise
-        except ValueError as exc:  # the store could not be opened (a server down at the first look)
-            raise StoreUnavailable(str(exc)) from exc
+        with _OPENING:
+            found = _KEPT.get(key)
+            if found is None:
+                try:
+                    found = _KEPT[key] = open_it(*_settings())
+                except StoreUnavailable:
+                    raise
+                except ValueError as exc:  # the store could not be opened (a server down at the first look)
+                    raise StoreUnavailable(str(exc)) from exc
     return found
 
 
