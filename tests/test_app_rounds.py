@@ -341,3 +341,43 @@ def test_a_class_opening_at_once_opens_one_watch_and_one_store_per_process(tmp_p
         t.join()
     assert len(opened) == 1 and len({id(w) for w in got}) == 1 and len(got) == 40
     assert len([k for k in rounds._KEPT if k[0] == "rounds"]) == 1
+
+
+def test_a_students_own_process_builds_the_steps_figures_before_the_reveal(monkeypatch):
+    """With several server processes, the teacher's page prepares the class's steps in its own process only. The
+    first student of another process shown the reveal built the step's figures inside the class's burst of woken
+    reruns (86 ms there, issue #53 item 10). A student's page now has its own process build its step's and the next
+    step's figures, off its own run. Here no teacher page runs, on a fresh set of shared values. Fails when the
+    student's page does not ask (tried: the ``prepare_soon`` calls at the page's own run removed: nothing built in
+    30 s) and when a step whose store cannot answer is never tried again (tried: ``_PREPARED`` kept on failure)."""
+    import time
+
+    from mvlab.ui import lessons as ui
+    from mvlab.ui import shared
+
+    values = shared.SharedValues(256)
+    monkeypatch.setattr(shared, "VALUES", values)
+    monkeypatch.setattr(ui, "_PREPARED", set())
+
+    def built(step: int) -> bool:
+        return any(k.startswith(f'["lesson_step", ["ofsp", {step}, ') for k in list(values._values))
+
+    real, failing = ui.prepare, [True]
+
+    def once_unavailable(lesson, number):  # the store cannot answer the first time each step is asked for
+        if failing[0]:
+            raise OSError("the store is down")
+        return real(lesson, number)
+
+    monkeypatch.setattr(ui, "prepare", once_unavailable)
+    code = ClassRounds(ResultsStore().path).start("ofsp", step=3).round.code  # the class on step 4
+    student = session(lesson="ofsp", step=4, round=code)
+    time.sleep(0.5)
+    assert not built(4) and not ui._PREPARED  # not prepared, and free to be tried again
+    failing[0] = False
+    student.run()
+    deadline = time.monotonic() + 30
+    while not (built(4) and built(5)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert built(4) and built(5)
+    assert not [m for m in student.markdown if "**Answer:" in m.value]  # built, not shown: the answer is not out
