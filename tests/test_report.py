@@ -136,3 +136,114 @@ def test_critical_numbers_are_shown_so_that_the_comparison_stays_right():
     assert format_critical(S.sign_test_critical_value(163, 0.10)) == "92.00004"
     assert format_critical(S.sign_test_critical_value(15, 0.05)) == "11.30"
     assert format_critical(3.0) == "3.00"
+
+
+# ----------------------------------------------------------------------------- the papers against plain baselines
+def _splits(columns: dict) -> pd.DataFrame:
+    """A tidy table from ``{(dataset, method): [value per split]}``."""
+    return pd.DataFrame([{"dataset": d, "method": m, "metric": "accuracy", "value": v, "repetition": r}
+                         for (d, m), values in columns.items() for r, v in enumerate(values)])
+
+
+def _by_hand(values: dict, dataset: str):
+    """The verdict on ``dataset`` computed again, plainly: the best mean on each side, the gap and the pooled std
+    from the split values themselves (statistics.stdev), in points."""
+    import statistics
+
+    from mvlab.rfd.baselines import BASELINES
+
+    mine = {m: v for (d, m), v in values.items() if d == dataset}
+    best = {side: max((m for m in mine if (m in BASELINES) == side), key=lambda m: statistics.fmean(mine[m]))
+            for side in (False, True)}
+    papers, base = mine[best[False]], mine[best[True]]
+    gap = 100 * (statistics.fmean(base) - statistics.fmean(papers))
+    pooled = 100 * ((statistics.stdev(papers) ** 2 + statistics.stdev(base) ** 2) / 2) ** 0.5
+    return best[False], best[True], gap, pooled, "loses" if gap > pooled else "wins" if -gap > pooled else "level"
+
+
+BASELINE_SPLITS = {
+    # seg: concat 3 points above DVS, spread about 1 point: the papers' methods lose
+    ("seg", "average"): [0.94, 0.95, 0.96], ("seg", "dvs"): [0.95, 0.96, 0.97], ("seg", "concat"): [0.98, 0.99, 0.99],
+    ("seg", "late-fusion"): [0.93, 0.94, 0.95],
+    # dig: late fusion 0.5 points above average, within one pooled std (1 point): level
+    ("dig", "average"): [0.90, 0.91, 0.92], ("dig", "dvs"): [0.89, 0.90, 0.91], ("dig", "concat"): [0.88, 0.89, 0.90],
+    ("dig", "late-fusion"): [0.905, 0.915, 0.925],
+    # mf: the papers' dvs 4 points above the best baseline: they win
+    ("mf", "average"): [0.95, 0.96, 0.97], ("mf", "dvs"): [0.97, 0.98, 0.99], ("mf", "concat"): [0.93, 0.94, 0.95],
+    ("mf", "late-fusion"): [0.92, 0.93, 0.94],
+}
+
+
+def _check(table):
+    from mvlab.experiments.families import FAMILIES
+    from mvlab.experiments.report import baseline_check
+    from mvlab.experiments.runner import summarize
+
+    return baseline_check(summarize(table), FAMILIES["dissimilarity"])
+
+
+def test_the_papers_methods_against_the_best_plain_baseline_per_dataset():
+    """Per dataset the best of the papers' methods against the best plain baseline, the gap in points and the
+    verdict by the stated rule, each checked against a second computation from the split values. Fails when the
+    best is taken over both sides or the margin is not the pooled std (tried: the papers' side as every method of the
+    family, which set concat against itself on seg; the margin as the baseline's std alone)."""
+    check = _check(_splits(BASELINE_SPLITS))
+    rows = check.rows
+    assert list(rows.index) == ["seg", "dig", "mf"]
+    for dataset in rows.index:
+        papers, base, gap, pooled, verdict = _by_hand(BASELINE_SPLITS, dataset)
+        row = rows.loc[dataset]
+        assert (row.papers_method, row.baseline_method, row.verdict) == (papers, base, verdict), dataset
+        assert row.gap == pytest.approx(gap) and row.margin == pytest.approx(pooled)
+    assert rows["verdict"].tolist() == ["loses", "level", "wins"]
+    assert rows.loc["seg", ["papers_method", "baseline_method"]].tolist() == ["dvs", "concat"]
+    assert rows.loc["seg", "gap"] == pytest.approx(2.6667, abs=1e-4) and rows.loc["mf", "gap"] == pytest.approx(-4.0)
+    assert check.missing is None
+    assert check.sentence.startswith(
+        "The papers' methods lose to a plain baseline on 1 of 3 datasets: seg (their best, dvs, 96.00 % against "
+        "concat's 98.67 %: 2.67 points behind). They are level with it on 1: dig (their best, average, 91.00 % "
+        "against late-fusion's 91.50 %). They win on 1: mf (their best, dvs, 98.00 % against concat's 94.00 %: "
+        "4.00 points ahead).")
+    assert "concat, one random forest on all features; late-fusion, soft vote of the view forests" in check.sentence
+    shown = check.display_table()
+    assert shown.loc["seg"].tolist() == ["dvs", "96.00 ± 1.00", "concat", "98.67 ± 0.58", "+2.67", "0.82", "loses"]
+
+
+def test_ties_and_the_edge_of_the_rule_are_level():
+    """Equal means are level, and a gap of exactly one pooled std is level too ("more than"); one split gives no
+    spread, so any difference decides, and the sentence says so. Fails when the comparison is ``>=`` (tried:
+    ``gap >= margin``: the gap of exactly one pooled std on b became "loses")."""
+    values = {("a", "average"): [0.90, 0.92], ("a", "concat"): [0.92, 0.90],  # the same mean: a tie
+              ("b", "average"): [0.90, 0.91, 0.92], ("b", "stacking"): [0.91, 0.92, 0.93],  # 1 point = pooled std
+              ("c", "average"): [0.90], ("c", "concat"): [0.905]}  # one split: 0.5 points decide
+    rows = _check(_splits(values)).rows
+    assert rows.loc["a", "gap"] == pytest.approx(0.0, abs=1e-9) and rows.loc["a", "verdict"] == "level"
+    assert rows.loc["b", "gap"] == pytest.approx(1.0) and rows.loc["b", "margin"] == pytest.approx(1.0)
+    assert _by_hand(values, "b")[4] == rows.loc["b", "verdict"] == "level"
+    assert rows.loc["c", "margin"] == 0 and rows.loc["c", "verdict"] == "loses"
+    sentence = _check(_splits(values)).sentence
+    assert "lose to a plain baseline on 1 of 3 datasets: c " in sentence
+    assert sentence.endswith("On c there is no spread over the splits (one split, or the same accuracy on each): "
+                             "any difference counts.")
+
+
+def test_a_batch_without_a_baseline_says_what_to_tick_and_others_are_not_checked():
+    """No baseline in the batch: no rows, and the words name the methods to add; only baselines: said too; a dataset
+    with one side only is left out by name; a family without plain baselines gets no check. Fails when the missing
+    side is not caught (tried: ``missing`` always None: the no-baseline batch said nothing)."""
+    from mvlab.experiments.families import FAMILIES
+    from mvlab.experiments.report import baseline_check
+
+    no_baseline = _check(_table({"average": [0.9, 0.8], "dvs": [0.91, 0.79]}))
+    assert no_baseline.rows.empty and no_baseline.sentence == "" and no_baseline.baselines == ()
+    assert no_baseline.missing.startswith("This batch has no plain baseline") and \
+        "Add concat, late-fusion or stacking" in no_baseline.missing
+    only = _check(_table({"concat": [0.9, 0.8], "stacking": [0.91, 0.79]}))
+    assert only.rows.empty and "none of the papers' methods" in only.missing
+    assert only.baselines == ("concat", "stacking")
+    values = dict(BASELINE_SPLITS)
+    values[("extra", "average")] = [0.8, 0.81]
+    partial = _check(_splits(values))
+    assert list(partial.rows.index) == ["seg", "dig", "mf"] and partial.missing.startswith("Left out: extra")
+    summary = build_report(_table({"rf": [0.9, 0.8], "sdf": [0.91, 0.79]}), "rf", "sdf").summary
+    assert baseline_check(summary, FAMILIES["pairs"]) is None

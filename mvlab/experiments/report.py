@@ -23,9 +23,10 @@ import pandas as pd
 
 import mvlab.stats as stats
 from mvlab.experiments.runner import summarize, with_param_columns
+from mvlab.rfd.baselines import BASELINE_TITLES, BASELINES
 
 __all__ = ["ComparisonReport", "build_report", "family_reports", "markdown", "format_critical",
-           "SIGN_TEST_ALPHAS"]
+           "SIGN_TEST_ALPHAS", "PLAIN_BASELINES", "BASELINE_RULE", "BaselineCheck", "baseline_check"]
 
 SIGN_TEST_ALPHAS = (0.05, 0.10)
 """Levels of the sign test's critical numbers: the two lines of the paper's Fig. 3 (docs/algorithms.md A.9)."""
@@ -209,3 +210,156 @@ def family_reports(table: pd.DataFrame, family, metric: str = "accuracy") -> dic
         reports[label] = build_report(part.drop(columns=list(family.group_by)), family.baseline, family.control,
                                       metric)
     return reports
+
+
+# ----------------------------------------------------------------------------- the papers against plain baselines
+PLAIN_BASELINES = {"dissimilarity": BASELINES}
+"""Family name -> the plain methods a user would try instead of the papers' (:mod:`mvlab.rfd.baselines`: one random
+forest on all features, a soft vote of the view forests, stacking); the family's other methods are "the papers'"
+(for the dissimilarity family Bernard et al.'s five combinations and mvlab's two DVS variants of the same pool)."""
+
+BASELINE_RULE = ("On each dataset the best of the papers' methods (highest mean over the splits) is set against the "
+                 "best plain baseline in the batch. The papers' methods **lose** there when the baseline's mean is "
+                 "higher by more than one pooled standard deviation, √((s₁² + s₂²)/2) of the two methods' accuracies "
+                 "over the splits; they **win** when it is lower by more than that; they are **level** otherwise, "
+                 "equal means included. Without a spread (one split) any difference counts.")
+"""The rule behind the words *loses*, *level* and *wins* of :func:`baseline_check`, shown beside them."""
+
+
+@dataclass
+class BaselineCheck:
+    """Where the papers' methods lose to a plain baseline (:func:`baseline_check`).
+
+    Attributes
+    ----------
+    rows : DataFrame, one row per dataset that has both sides, index ``dataset``: ``papers_method``, ``papers_mean``,
+        ``papers_std``, ``baseline_method``, ``baseline_mean``, ``baseline_std`` (the metric, 0-1), ``gap`` (baseline
+        minus papers', in points: 100 x the difference), ``margin`` (the pooled std in points, 0 with one split) and
+        ``verdict`` (``"loses"``, ``"level"`` or ``"wins"``, said of the papers' methods; :data:`BASELINE_RULE`)
+    sentence : str, the plain summary ("The papers' methods lose to a plain baseline on 2 of 3 datasets: ...")
+    missing : str or None, in words, what the batch lacks (no plain baseline, none of the papers' methods, or
+        datasets with one side only) and how to add it; None when nothing is missing
+    baselines : tuple of str, the plain baselines the batch has (empty: it has none, ``missing`` says what to add)
+    """
+
+    rows: pd.DataFrame
+    sentence: str
+    missing: str | None
+    baselines: tuple = ()
+
+    def display_table(self) -> pd.DataFrame:
+        """``rows`` for people: accuracies as "97.33 ± 0.23" (percent), the gap signed ("+1.80"), the verdict."""
+        r = self.rows
+
+        def cell(mean, std):
+            return [f"{100 * m:.2f} ± {100 * s:.2f}" if np.isfinite(s) else f"{100 * m:.2f}" for m, s in zip(mean, std)]
+
+        return pd.DataFrame({"best of the papers' methods": r["papers_method"],
+                             "its accuracy (%)": cell(r["papers_mean"], r["papers_std"]),
+                             "best plain baseline": r["baseline_method"],
+                             "baseline's accuracy (%)": cell(r["baseline_mean"], r["baseline_std"]),
+                             "baseline ahead by (points)": [f"{g:+.2f}" for g in r["gap"]],
+                             "one pooled std (points)": [f"{m:.2f}" for m in r["margin"]],
+                             "the papers' methods": r["verdict"]}, index=r.index)
+
+
+def _best(summary: pd.DataFrame, methods) -> pd.DataFrame:
+    """Per dataset, the row of the highest mean among ``methods`` (the first in the table's order on equal means)."""
+    part = summary[summary["method"].isin(list(methods))]
+    return part.loc[part.groupby("dataset", sort=False)["mean"].idxmax()].set_index("dataset")
+
+
+def _verdict(gap: float, margin: float) -> str:
+    """The papers' methods ``"loses"`` when the baseline is ahead by more than ``margin``, ``"wins"`` when behind by
+    more, else ``"level"`` (both in points)."""
+    if gap > margin + 1e-9:
+        return "loses"
+    if -gap > margin + 1e-9:
+        return "wins"
+    return "level"
+
+
+def _pooled_points(s1: float, s2: float) -> float:
+    """√((s₁² + s₂²)/2) in points; 0 when a std is not known (one split)."""
+    pooled = math.sqrt((s1 * s1 + s2 * s2) / 2.0)
+    return 100.0 * pooled if np.isfinite(pooled) else 0.0
+
+
+def _and(parts: list[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    return " and ".join([", ".join(parts[:-1]), parts[-1]]) if len(parts) > 1 else "".join(parts)
+
+
+def _sentence(rows: pd.DataFrame) -> str:
+    """The plain summary of ``rows`` (:class:`BaselineCheck`), then what the baselines named in it are."""
+    n = len(rows)
+
+    def where(r, apart=True):
+        gap = (f": {abs(r.gap):.2f} points " + ("behind" if r.gap > 0 else "ahead")) if apart and r.gap else ""
+        return (f"{r.Index} (their best, {r.papers_method}, {100 * r.papers_mean:.2f} % against "
+                f"{r.baseline_method}'s {100 * r.baseline_mean:.2f} %{gap})")
+
+    said = {v: [where(r, v != "level") for r in rows.itertuples() if r.verdict == v]
+            for v in ("loses", "level", "wins")}
+    of = f"{n} dataset{'s' if n != 1 else ''}"
+    out = [f"The papers' methods lose to a plain baseline on {len(said['loses'])} of {of}: {_and(said['loses'])}."
+           if said["loses"] else f"The papers' methods lose to a plain baseline on none of the {of}."]
+    for verdict, words in (("level", "They are level with it on"), ("wins", "They win on")):
+        out.append(f"{words} {len(said[verdict])}: {_and(said[verdict])}." if said[verdict] else f"{words} none.")
+    used = dict.fromkeys(rows["baseline_method"])
+    out.append("The plain baseline" + ("s: " if len(used) > 1 else ": ")
+               + "; ".join(f"{b}, {BASELINE_TITLES.get(b, b)}" for b in used) + ".")
+    return " ".join(out)
+
+
+def _missing_words(family_name: str, baselines, papers_present, baselines_present, one_sided) -> str | None:
+    """What the batch lacks for the comparison, in words with what to tick; None when nothing."""
+    if not baselines_present:
+        return (f"This batch has no plain baseline, so it cannot show where the papers' methods lose. Add "
+                f"{', '.join(baselines[:-1])} or {baselines[-1]} (concat is one random forest on all features) to the "
+                f"{family_name} methods compared and run the benchmark again.")
+    if not papers_present:
+        return "This batch has none of the papers' methods, only plain baselines: there is nothing to set against them."
+    if one_sided:
+        return (f"Left out: {', '.join(one_sided)} (the batch has the papers' methods or a plain baseline there, not "
+                "both).")
+    return None
+
+
+def baseline_check(summary: pd.DataFrame, family) -> BaselineCheck | None:
+    """The papers' methods against the plain baselines of a batch, per dataset (:data:`BASELINE_RULE`).
+
+    Parameters
+    ----------
+    summary : DataFrame (dataset, method, mean, std, n), one row per dataset and method: a report's ``summary``
+        (:func:`build_report`, :func:`mvlab.experiments.runner.summarize`)
+    family : :class:`mvlab.experiments.runner.Family`; its methods outside :data:`PLAIN_BASELINES` are the papers'
+
+    Returns
+    -------
+    BaselineCheck, or None for a family without plain baselines. Datasets with only one side are left out (and
+    named in ``missing``); a batch with no baseline gives no rows, the sentence empty and ``missing`` saying what to
+    tick.
+    """
+    baselines = PLAIN_BASELINES.get(family.name)
+    if baselines is None:
+        return None
+    papers = [m for m in family.methods if m not in baselines]
+    papers_best, base_best = _best(summary, papers), _best(summary, baselines)
+    both = [d for d in dict.fromkeys(summary["dataset"]) if d in papers_best.index and d in base_best.index]
+    one_sided = [str(d) for d in dict.fromkeys(summary["dataset"]) if d not in both]
+    rows = pd.DataFrame({
+        "papers_method": papers_best.loc[both, "method"], "papers_mean": papers_best.loc[both, "mean"],
+        "papers_std": papers_best.loc[both, "std"], "baseline_method": base_best.loc[both, "method"],
+        "baseline_mean": base_best.loc[both, "mean"], "baseline_std": base_best.loc[both, "std"]},
+        index=pd.Index(both, name="dataset"))
+    rows["gap"] = 100.0 * (rows["baseline_mean"] - rows["papers_mean"])
+    rows["margin"] = [_pooled_points(a, b) for a, b in zip(rows["papers_std"], rows["baseline_std"])]
+    rows["verdict"] = [_verdict(g, m) for g, m in zip(rows["gap"], rows["margin"])]
+    missing = _missing_words(family.name, baselines, len(papers_best), len(base_best), one_sided)
+    sentence = _sentence(rows) if len(rows) else ""
+    flat = [str(d) for d in rows.index[rows["margin"] == 0]]
+    if flat:
+        sentence += (f" On {_and(flat)} there is no spread over the splits (one split, or the same accuracy on each): "
+                     "any difference counts.")
+    return BaselineCheck(rows, sentence, missing, tuple(b for b in baselines if b in set(summary["method"])))

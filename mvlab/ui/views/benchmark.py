@@ -9,18 +9,18 @@ import json
 import streamlit as st
 
 from mvlab.experiments.families import FAMILIES, family_of_run
-from mvlab.experiments.report import family_reports, format_critical
+from mvlab.experiments.report import BASELINE_RULE, PLAIN_BASELINES, baseline_check, family_reports, format_critical
 from mvlab.store import StoreUnavailable
 from mvlab.ui import runs, widgets
 from mvlab.ui.figure_text import show_figure
 from mvlab.ui.page import Shown
-from mvlab.ui.state import set_kept
+from mvlab.ui.state import kept, set_kept
 from mvlab.ui.tables import readable
 from mvlab.ui.widgets import Form
 from mvlab.viz import benchmark_figures
 
-__all__ = ["controls", "view", "run_button", "batches", "show_batch", "chosen_report", "means_and_sign_tests",
-           "friedman", "critical_difference", "downloads"]
+__all__ = ["controls", "baselines_button", "view", "run_button", "batches", "show_batch", "chosen_report",
+           "plain_baselines", "means_and_sign_tests", "friedman", "critical_difference", "downloads"]
 
 
 def controls(form: Form):
@@ -31,12 +31,31 @@ def controls(form: Form):
     datasets = form.multiselect(st, "datasets", "Datasets")
     methods = form.multiselect(st, "methods", "Compare", options=methods_of.methods, help="\n".join(
         f"- **{m}**: {methods_of.method_titles.get(m, m)}" for m in methods_of.methods))
+    baselines_button(form.keys["methods"], family, methods)
     d = st.columns(4)
     return form.settings(family=family, datasets=tuple(datasets), methods=tuple(methods),
                          repetitions=int(form.number(d[0], "repetitions", "Repetitions")),
                          n_estimators=int(form.number(d[1], "n_estimators", "Trees per forest", step=10)),
                          n_max=int(form.number(d[2], "n_max", "Instances per dataset at most", step=100)),
                          n_pairs=int(form.number(d[3], "n_pairs", "Training pairs N (pairs)", step=50)))
+
+
+def baselines_button(key: str, family: str, methods) -> None:
+    """For a family with plain baselines (:data:`mvlab.experiments.report.PLAIN_BASELINES`) not all among
+    ``methods``: one click adds them to the methods widget ``key``, so that the report can say where the papers'
+    methods lose to them."""
+    left_out = [b for b in PLAIN_BASELINES.get(family, ()) if b not in methods]
+    if left_out:
+        st.button(f"Add the plain baselines ({', '.join(left_out)})", key="bm_add_baselines", on_click=_add_methods,
+                  args=(key, left_out, list(methods)),
+                  help="A random forest on all features, a soft vote of the view forests and stacking: what the "
+                       "papers' methods have to beat to be worth their cost.")
+
+
+def _add_methods(key: str, added: list, methods: list) -> None:
+    """The button's callback: ``added`` after the methods the widget ``key`` keeps (before the page is drawn)."""
+    current = list(kept(key, methods))
+    set_kept(key, current + [m for m in added if m not in current])
 
 
 def view(shown: Shown) -> None:
@@ -92,6 +111,7 @@ def show_batch(store, batch: str) -> None:
         st.dataframe(table.groupby(["dataset", "method"])["value"].mean().unstack(), width="stretch")
         return
     report = chosen_report(table, family)
+    plain_baselines(report, family)
     means_and_sign_tests(report, family.baseline)
     friedman(report, family.control)
     critical_difference(report, family.control)
@@ -108,6 +128,25 @@ def chosen_report(table, family):
                          help="View construction compares the methods for each base classifier separately (mean "
                               "over k = 1..K, repetitions and folds on every dataset).")
     return reports[group]
+
+
+def plain_baselines(report, family) -> None:
+    """Where the papers' methods lose to a plain baseline (:func:`mvlab.experiments.report.baseline_check`): the
+    summary sentence, a row per dataset and the rule behind its words; for a batch without a baseline, what to tick.
+    Nothing for a family without plain baselines."""
+    check = baseline_check(report.summary, family)
+    if check is None:
+        return
+    st.subheader("Do the papers' methods beat a plain baseline?")
+    if check.sentence:
+        st.markdown(check.sentence)
+        st.dataframe(check.display_table(), width="stretch")
+        st.caption(BASELINE_RULE)
+    if not check.baselines:
+        st.info(f"{check.missing} Under **Compare** above, **Add the plain baselines** ticks them in one click.",
+                icon=":material/info:")
+    elif check.missing:
+        st.caption(check.missing)
 
 
 def means_and_sign_tests(report, baseline: str) -> None:
