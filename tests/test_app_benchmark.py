@@ -221,3 +221,20 @@ def test_the_plain_baselines_say_where_the_papers_methods_lose(app):
     assert app.multiselect(key="bm_methods_dissimilarity").value == ["average", "dvs", "concat", "late-fusion",
                                                                       "stacking"]
     assert not [b for b in app.button if b.key == "bm_add_baselines"]  # all ticked: the button is gone
+
+
+def test_an_interrupted_batch_is_tested_on_its_complete_datasets_and_names_the_rest(app):
+    """A batch stopped before a method ran on every dataset: the page shows its means, ranks and tests the methods on
+    the datasets where every one has a result, and names the others with what they lack, in words. Fails when the
+    incomplete dataset reaches the ranks (tried: the report's ``means`` with every dataset: the page drew a
+    ValueError about NaN) or when the page does not say which it left out (tried: the warning removed)."""
+    scores = {"segment": {"average": [0.95, 0.96], "dvs": [0.952, 0.95], "concat": [0.97, 0.975]},
+              "digits": {"average": [0.91, 0.90], "dvs": [0.90, 0.91], "concat": [0.91, 0.915]},
+              "mfeat": {"average": [0.97, 0.975], "concat": [0.96, 0.962]}}  # dvs never ran on mfeat
+    _store_batch("benchmark:dissimilarity:interrupted", scores)
+    app.switch_page("pages/benchmark.py").run()
+    app.selectbox(key="bm_batch").set_value("benchmark:dissimilarity:interrupted").run()
+    assert not app.exception, app.exception
+    assert any("Left out: mfeat (no result for dvs)" in w.value and "2 datasets" in w.value for w in app.warning)
+    means = [d.value for d in app.dataframe if "dvs" in getattr(d.value, "columns", [])]
+    assert means and "mfeat" in means[0].index  # its means are still shown

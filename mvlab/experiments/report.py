@@ -62,7 +62,8 @@ class ComparisonReport:
     ----------
     metric : str
     summary : DataFrame (dataset, method, mean, std, n)
-    means : DataFrame (datasets x methods) of mean values
+    means : DataFrame (datasets x methods) of mean values, on the datasets where every method has a result (the
+        ranks and tests are computed on these)
     ranks : Series (methods,) average rank over datasets (1 = best), or None with one dataset
     sign_tests : DataFrame, one row per method against ``baseline``: ``wins``, ``ties``,
         ``losses``, ``wins + ties/2``, the critical numbers ``critical (α = 0.05)`` and
@@ -76,6 +77,8 @@ class ComparisonReport:
         methods, ``"holm"`` and ``"bonferroni-dunn"`` (against it) ->
         :class:`mvlab.stats.CriticalDifferenceResult` (needs 2+ datasets): the CD,
         average ranks and the groups a critical-difference diagram joins
+    left_out : dict, dataset -> methods with no result there (an interrupted run): the datasets that ``means``, the
+        ranks and the tests leave out (:meth:`left_out_note`); their means are in ``summary``
     """
 
     metric: str
@@ -89,12 +92,24 @@ class ComparisonReport:
     posthoc: pd.DataFrame | None
     sign_critical: dict = field(default_factory=dict)
     critical_differences: dict = field(default_factory=dict)
+    left_out: dict = field(default_factory=dict)
+
+    def left_out_note(self) -> str | None:
+        """The datasets that the ranks and tests leave out because a method has no result there (an interrupted
+        run), in words, or None when none is."""
+        if not self.left_out:
+            return None
+        named = "; ".join(f"{d} (no result for {', '.join(map(str, m))})" for d, m in self.left_out.items())
+        kept = len(self.means)
+        return (f"The ranks and tests compare the methods on the datasets where every one of them has a result: "
+                f"{kept} dataset{'s' if kept != 1 else ''}. Left out: {named}. Their means are in the table; run the "
+                f"missing methods on them to include them.")
 
     def mean_std_table(self) -> pd.DataFrame:
         """datasets x methods of "mean ± std" strings."""
         cell = self.summary.assign(cell=[f"{m:.4f} ± {s:.4f}" if np.isfinite(s) else f"{m:.4f}"
                                          for m, s in zip(self.summary["mean"], self.summary["std"])])
-        return cell.pivot(index="dataset", columns="method", values="cell")[list(self.means.columns)]
+        return cell.pivot(index="dataset", columns="method", values="cell")[list(self.means.columns)].fillna("–")
 
     def sign_test_note(self) -> str | None:
         """A warning naming the methods whose Demšar verdict the exact binomial p does not share."""
@@ -124,6 +139,8 @@ class ComparisonReport:
         """The report as plain text: the mean ± std table, then, when computed, the average ranks, the sign
         tests, Friedman's test with its post-hoc and the critical-difference groups."""
         out = [f"Mean ± std of {self.metric} over repetitions:", markdown(self.mean_std_table())]
+        if self.left_out:
+            out += ["", self.left_out_note()]
         if self.ranks is not None:
             out += ["", "Average rank over datasets (1 = best):",
                     markdown(pd.DataFrame({"average rank": self.ranks.round(2)}).T.rename_axis(""))]
@@ -169,10 +186,12 @@ def build_report(table: pd.DataFrame, baseline: str, control: str, metric: str =
     """Build a :class:`ComparisonReport` from a tidy table (see module docstring)."""
     summary = summarize(table, metric)
     methods = list(dict.fromkeys(summary["method"]))
-    means = summary.pivot(index="dataset", columns="method", values="mean")[methods]
+    every = summary.pivot(index="dataset", columns="method", values="mean")[methods]
+    means = every.dropna()  # ranks and tests need every method on a dataset: the others are named, not guessed
+    left_out = {d: [m for m in methods if pd.isna(every.at[d, m])] for d in every.index if d not in means.index}
     ranks = stats.average_ranks(means) if len(means) >= 2 and len(methods) >= 2 else None
     sign_tests, sign_critical = None, {}
-    if baseline in methods and len(methods) >= 2:
+    if baseline in methods and len(methods) >= 2 and len(means):
         n = len(means)
         sign_critical = {_level(a): stats.sign_test_critical_value(n, a) for a in SIGN_TEST_ALPHAS}
         rows = {m: _sign_row(means[m].to_numpy(), means[baseline].to_numpy()) for m in methods if m != baseline}
@@ -189,7 +208,7 @@ def build_report(table: pd.DataFrame, baseline: str, control: str, metric: str =
             for test in ("holm", "bonferroni-dunn"):
                 cds[test] = stats.critical_difference_groups(means, test=test, control=control)
     return ComparisonReport(metric, baseline, control, summary, means, ranks, sign_tests, friedman, posthoc,
-                            sign_critical, cds)
+                            sign_critical, cds, left_out)
 
 
 def family_reports(table: pd.DataFrame, family, metric: str = "accuracy") -> dict[str, ComparisonReport]:

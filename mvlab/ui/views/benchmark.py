@@ -113,6 +113,8 @@ def show_batch(store, batch: str) -> None:
     report = chosen_report(table, family)
     plain_baselines(report, family)
     means_and_sign_tests(report, family.baseline)
+    if note := report.left_out_note():  # an interrupted run: the tests on the complete datasets, the rest named
+        st.warning(note)
     friedman(report, family.control)
     critical_difference(report, family.control)
     downloads(table, store.batch_manifest(batch))
