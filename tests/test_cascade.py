@@ -130,7 +130,9 @@ def _reference_cascade(params, X, y, X_new):
     tree by tree, with ``n_bins`` every input column replaced by its plain bin codes (:func:`_plain_codes`,
     the class vectors' bins fitted on each level's training vectors). Seeds are drawn as documented: one
     per forest per level from ``random_state``, then the k-fold's seed and one per fold-model (or one for
-    the OOB forest). ``compact_trees`` changes nothing here: the reference keeps scikit-learn's forests.
+    the OOB forest). ``compact_trees`` changes nothing here: the reference keeps scikit-learn's forests. With
+    ``bootstrap_weights="distinct"`` every tree of a bootstrapped forest is grown again, by scikit-learn, with
+    its own seed, on the distinct rows its bootstrap drew (``F[drawn]``, no weights), as DF21 grows its trees.
 
     Returns (training class vectors of the kept levels, level scores, probabilities of X_new).
     """
@@ -144,6 +146,16 @@ def _reference_cascade(params, X, y, X_new):
     kinds = ["crf"] * p["n_completely_random"] + ["rf"] * p["n_random"] + ["et"] * p["n_extra_trees"]
     oob_mode = p["class_vectors"] == "oob"
     bins = p["n_bins"]
+
+    def distinct(f, F, y):
+        for i, (tree, drawn) in enumerate(zip(f.estimators_, f.estimators_samples_)):
+            rows = np.unique(drawn)
+            f.estimators_[i] = clone(tree).set_params(random_state=tree.random_state).fit(F[rows], y[rows])
+        return f
+
+    def fit(f, F, y):
+        f.fit(F, y)
+        return distinct(f, F, y) if p["bootstrap_weights"] == "distinct" and f.bootstrap else f
 
     def forest(kind, seed):
         if kind == "crf":
@@ -176,7 +188,7 @@ def _reference_cascade(params, X, y, X_new):
             rs = np.random.RandomState(seed)
             vec = np.zeros((n, C))
             if oob_mode:
-                f = forest(kind, rs.randint(big)).fit(F, y)
+                f = fit(forest(kind, rs.randint(big)), F, y)
                 total, count = np.zeros((n, C)), np.zeros(n)
                 for tree, inbag in zip(f.estimators_, f.estimators_samples_):
                     out = np.ones(n, dtype=bool)
@@ -190,7 +202,7 @@ def _reference_cascade(params, X, y, X_new):
                 skf = StratifiedKFold(p["n_folds"], shuffle=True, random_state=rs.randint(big))
                 fold_models = []
                 for tr, te in skf.split(F, y):
-                    f = forest(kind, rs.randint(big)).fit(F[tr], y[tr])
+                    f = fit(forest(kind, rs.randint(big)), F[tr], y[tr])
                     vec[te] = f.predict_proba(F[te])
                     fold_models.append(f)
                 models.append(fold_models)
@@ -217,7 +229,10 @@ def _reference_cascade(params, X, y, X_new):
      ("oob", "cumulative", 2, {}),
      ("oob", "previous", None, dict(n_completely_random=0, n_extra_trees=2, n_bins=255, compact_trees=True)),
      ("oob", "cumulative", 2, dict(n_extra_trees=1, n_bins=7, compact_trees=True)),
-     ("kfold", "previous", 2, dict(n_extra_trees=1, n_bins=16, compact_trees=True))],
+     ("kfold", "previous", 2, dict(n_extra_trees=1, n_bins=16, compact_trees=True)),
+     ("oob", "previous", None, dict(n_completely_random=0, n_extra_trees=2, n_bins=255, compact_trees=True,
+                                    bootstrap_weights="distinct")),
+     ("kfold", "cumulative", 2, dict(n_extra_trees=1, bootstrap_weights="distinct"))],
 )
 def test_threaded_float32_cascade_equals_the_plain_one(cancer, class_vectors, propagation, n_jobs, more):
     """The fast path (level inputs converted to float32 once, the models of a level fitted and
@@ -226,7 +241,8 @@ def test_threaded_float32_cascade_equals_the_plain_one(cancer, class_vectors, pr
     class vectors, stopping and predictions. Fails when a row's bin code counts the edges up to and
     including its value, when the class vectors are binned with the features' bins, or when compact
     thresholds are rounded to the nearest float32 on data where that matters (tried: see
-    test_cascade_df21.py for the last)."""
+    test_cascade_df21.py for the last), or when the cascade does not hand ``bootstrap_weights`` to
+    ``fit_forest`` (tried: the two ``"distinct"`` cases' level scores differ)."""
     Xtr, ytr, Xte, _ = cancer
     params = dict(n_estimators=8, max_levels=3, patience=2, class_vectors=class_vectors,
                   propagation=propagation, random_state=3, **more)

@@ -157,3 +157,63 @@ def test_siamese_qp_weights_unchanged_by_compact_forests():
         for wa, wb in zip(a, b):
             np.testing.assert_array_equal(wa, wb)
     np.testing.assert_array_equal(plain.similarity_score(pairs), small.similarity_score(pairs))
+
+
+def _codes_data(seed=0, n=300, d=6):
+    """Bin codes as the cascade's trees read them: whole numbers 0..254 in float32, a class that depends on them."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 255, size=(n, d)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] // 2 + rng.integers(0, 60, n) > 220).astype(int) + (X[:, 2] > 200)
+    return X, y
+
+
+@pytest.mark.parametrize("make", [
+    lambda: RandomForestClassifier(15, random_state=1),
+    lambda: ExtraTreesClassifier(15, max_features="sqrt", bootstrap=True, random_state=2),
+    lambda: RandomForestClassifier(15, max_leaf_nodes=25, random_state=3),  # best first: left children stored
+])
+def test_byte_thresholds_and_implicit_left_children_find_the_same_leaves(make):
+    """With ``integer_inputs`` a compact forest keeps ``floor(threshold)`` in one byte and, for depth-first
+    trees, no left children; on every whole number 0..255 of every feature (and the training rows) each tree
+    gives scikit-learn's probabilities bit for bit, in fewer bytes than without. Fails when the byte is the
+    rounded threshold instead of its floor (tried: a code equal to the rounded-up threshold goes left), and
+    when left children are left out of a best-first tree (tried: its leaves differ)."""
+    X, y = _codes_data()
+    forest = make().fit(X, y)
+    small = CompactForest(forest, integer_inputs=True)
+    plain = CompactForest(forest)
+    grid = np.tile(np.arange(256, dtype=np.float32)[:, None], (1, X.shape[1]))
+    rows = np.vstack([X, grid, grid[::-1]])
+    rows[:256, 0] = np.arange(256)[::-1]  # codes of one feature against other codes of the others
+    for tree, compact in zip(forest.estimators_, small.estimators_):
+        np.testing.assert_array_equal(compact.tree_.predict(rows), tree.tree_.predict(rows))
+    np.testing.assert_array_equal(small.predict_proba(rows), forest.predict_proba(rows))
+    assert small.threshold_.dtype == np.uint8 and plain.threshold_.dtype == np.float32
+    depth_first = forest.max_leaf_nodes is None
+    assert (small.children_left_ is None) == depth_first
+    assert small.nbytes < (0.75 if depth_first else 0.9) * plain.nbytes
+    with pytest.raises(ValueError, match="whole numbers from 0 to 255"):
+        small.predict_proba(rows + 0.5)
+
+
+def test_thresholds_outside_a_byte_stay_float32():
+    """``integer_inputs`` on a forest split on values beyond 0..255 keeps its float32 thresholds (and exact
+    predictions): a byte cannot hold them."""
+    X, y = _codes_data(seed=1)
+    X = X * 3.0 - 100.0
+    forest = RandomForestClassifier(8, random_state=0).fit(X, y)
+    small = CompactForest(forest, integer_inputs=True)
+    assert small.threshold_.dtype == np.float32
+    np.testing.assert_array_equal(small.predict_proba(np.floor(np.abs(X)) % 256), forest.predict_proba(
+        np.floor(np.abs(X)) % 256))
+
+
+def test_binned_cascade_keeps_byte_thresholds():
+    """The DF21 setting's compact forests hold one-byte thresholds and no left children; without bins a
+    compact cascade keeps float32 thresholds."""
+    X, y = load_breast_cancer(return_X_y=True)
+    binned = CascadeForest.df21(n_estimators=6, max_levels=2, random_state=0).fit(X[:200], y[:200])
+    est = binned.levels_[-1][0].estimators[0]
+    assert est.threshold_.dtype == np.uint8 and est.children_left_ is None
+    unbinned = CascadeForest.df21(n_estimators=6, max_levels=1, n_bins=None, random_state=0).fit(X[:200], y[:200])
+    assert unbinned.levels_[0][0].estimators[0].threshold_.dtype == np.float32

@@ -124,3 +124,64 @@ def test_a_different_builder_disables_the_fast_path(monkeypatch):
     forest = fit_forest(RandomForestClassifier(n_estimators=3, random_state=0), X, y)
     reference = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
     assert np.array_equal(forest.predict(X), reference.predict(X))
+
+
+def _distinct_reference(forest, X, y):
+    """``bootstrap_weights="distinct"`` written out plainly: every tree is scikit-learn's own tree of the
+    forest's kind and parameters, with the seed the forest gave it, fitted on the rows its bootstrap drew,
+    each once (``X[drawn]``, in row order, no weights), as DF21 fits its trees."""
+    from sklearn.ensemble._forest import _generate_sample_indices
+
+    classes, y_enc = np.unique(y, return_inverse=True)
+    trees = []
+    for fitted in forest.estimators_:
+        seed = fitted.random_state
+        drawn = np.unique(_generate_sample_indices(seed, len(y), len(y), None))
+        tree = forest._make_estimator(append=False)
+        tree.set_params(random_state=seed)
+        trees.append(tree.fit(X[drawn], y_enc[drawn]))
+    return trees
+
+
+@pytest.mark.parametrize("kind,params", [
+    (RandomForestClassifier, {}),
+    (RandomForestClassifier, {"min_samples_leaf": 3, "max_features": 0.5}),
+    (ExtraTreesClassifier, {"bootstrap": True, "max_features": "sqrt"}),
+    (ExtraTreesClassifier, {"bootstrap": True, "max_features": 1, "min_samples_split": 4}),
+])
+@pytest.mark.parametrize("seed", [0, 5])
+def test_distinct_bootstrap_grows_each_tree_on_its_drawn_rows_once(kind, params, seed):
+    """``bootstrap_weights="distinct"``: every tree is the tree scikit-learn grows on the distinct rows its
+    bootstrap drew (:func:`_distinct_reference`), node for node; the draws (``estimators_samples_``, the
+    out-of-bag rows) are those of the default; the trees differ from the default's. Fails when the fast path
+    keeps the draw counts as weights (tried: the first tree's ``children_left`` differs)."""
+    X, y = _data(n=120, seed=seed)
+    ours = fit_forest(kind(n_estimators=8, random_state=seed, **params), X, y, bootstrap_weights="distinct")
+    counts = fit_forest(kind(n_estimators=8, random_state=seed, **params), X, y)
+    for a, b in zip(ours.estimators_, _distinct_reference(ours, X, y)):
+        for name in ("children_left", "children_right", "feature", "threshold", "value", "n_node_samples",
+                     "weighted_n_node_samples"):
+            assert np.array_equal(getattr(a.tree_, name), getattr(b.tree_, name)), name
+    for got, want in zip(ours.estimators_samples_, counts.estimators_samples_):
+        assert np.array_equal(got, want)
+    assert not np.array_equal(ours.predict_proba(X), counts.predict_proba(X))
+    assert np.array_equal(ours.estimators_[0].tree_.weighted_n_node_samples[0],
+                          float(np.unique(ours.estimators_samples_[0]).size))
+
+
+def test_distinct_bootstrap_outside_the_fast_path_is_the_same_forest(monkeypatch):
+    """The slow route of ``"distinct"`` (``forest.fit``, then every tree grown again on its drawn rows) gives
+    the fast path's forest; without bootstrap the option changes nothing; a bad value is refused. Fails when
+    the slow route ignores the option (tried: ``forest.fit`` alone, the probabilities differ)."""
+    X, y = _data(n=100, seed=3)
+    labels = np.array(["b", "k", "z"])[y]
+    fast = fit_forest(RandomForestClassifier(n_estimators=6, random_state=2), X, labels, bootstrap_weights="distinct")
+    monkeypatch.setattr(forest_fit, "_verified", [False])
+    slow = fit_forest(RandomForestClassifier(n_estimators=6, random_state=2), X, labels, bootstrap_weights="distinct")
+    assert np.array_equal(fast.predict_proba(X), slow.predict_proba(X))
+    assert np.array_equal(fast.predict(X), slow.predict(X))
+    monkeypatch.setattr(forest_fit, "_verified", [True])
+    plain = fit_forest(ExtraTreesClassifier(n_estimators=4, random_state=1), X, y, bootstrap_weights="distinct")
+    assert_same_forest(plain, ExtraTreesClassifier(n_estimators=4, random_state=1).fit(X, y), X)
+    with pytest.raises(ValueError, match="bootstrap_weights must be"):
+        fit_forest(RandomForestClassifier(n_estimators=2), X, y, bootstrap_weights="unique")

@@ -16,6 +16,12 @@ pruning, monotonic constraints, warm start or ``oob_score``, with integer ``min_
 goes to ``forest.fit``. The builder's interface is private to scikit-learn, so the first call in a process
 fits a small forest both ways and compares them; if they ever differ (another scikit-learn), every later
 call uses ``forest.fit`` and a warning says so once.
+
+One option goes beyond ``forest.fit``: ``bootstrap_weights="distinct"`` grows each bootstrapped tree on the
+distinct rows its bootstrap drew, each once (weight 1; a row drawn three times counts once), as DF21's forests
+do, instead of scikit-learn's weighting of every row by how often it was drawn (``"counts"``, the default).
+The draws, and so the out-of-bag rows (``estimators_samples_``), are the same; a tree grown on weights 0/1 is
+the tree grown on the drawn rows alone (scikit-learn's splitter skips rows of weight 0).
 """
 
 from __future__ import annotations
@@ -78,7 +84,14 @@ def _max_features(setting, n_features: int) -> int:
     return max(1, int(setting * n_features)) if setting > 0.0 else 0
 
 
-def _fit_fast(forest, X, y):
+def _bootstrap_weights(counts, bootstrap_weights):
+    """A tree's sample weights (n,) from its bootstrap draw counts (n,): the counts, or 1 for every row drawn."""
+    if bootstrap_weights == "distinct":
+        return (counts > 0).astype(np.float64)
+    return np.ascontiguousarray(counts, dtype=np.float64)
+
+
+def _fit_fast(forest, X, y, bootstrap_weights="counts"):
     """The fast path: ``forest`` fitted on dense finite float ``X`` (n, d) and 1-D labels ``y`` (n,)."""
     generate_indices, criteria, splitters, builder_type, tree_type = _builder_parts()
     forest._validate_params()
@@ -102,8 +115,8 @@ def _fit_fast(forest, X, y):
 
     def grow(seed):
         if forest.bootstrap:
-            counts = np.bincount(generate_indices(seed, n, n, None), minlength=n)
-            weights = np.ascontiguousarray(counts, dtype=np.float64)
+            weights = _bootstrap_weights(np.bincount(generate_indices(seed, n, n, None), minlength=n),
+                                         bootstrap_weights)
         else:
             weights = None
         criterion = criteria[template.criterion](1, n_classes)
@@ -174,7 +187,22 @@ def fast_path_available() -> bool:
     return _verified[0]
 
 
-def fit_forest(forest, X, y):
+def _refit_distinct(forest, X, y):
+    """``forest`` fitted by ``forest.fit``, then every bootstrapped tree grown again on its drawn rows, each with
+    weight 1 (the slow route of ``bootstrap_weights="distinct"``, for settings outside the fast path)."""
+    forest.fit(X, y)
+    if not forest.bootstrap:
+        return forest
+    X = np.asarray(X)
+    y_enc = np.searchsorted(forest.classes_, np.asarray(y))  # what the forest's trees were fitted on
+    for tree, rows in zip(forest.estimators_, forest.estimators_samples_):  # the rows each tree's bootstrap drew
+        drawn = np.zeros(X.shape[0])
+        drawn[rows] = 1.0
+        tree.fit(X, y_enc, sample_weight=drawn)
+    return forest
+
+
+def fit_forest(forest, X, y, bootstrap_weights="counts"):
     """``forest.fit(X, y)``, the same trees and attributes, without scikit-learn's per-tree overhead.
 
     Parameters
@@ -187,6 +215,10 @@ def fit_forest(forest, X, y):
         such data to ``forest.fit``).
     y : ndarray of shape (n_samples,)
         Class labels.
+    bootstrap_weights : {"counts", "distinct"}, default="counts"
+        With ``forest.bootstrap``: ``"counts"`` weights every row by how often its tree's bootstrap drew it
+        (scikit-learn); ``"distinct"`` grows each tree on the distinct drawn rows, weight 1 each (DF21). The
+        draws, hence the out-of-bag rows, are the same. Without bootstrap it changes nothing.
 
     Returns
     -------
@@ -194,6 +226,10 @@ def fit_forest(forest, X, y):
         Fitted: ``estimators_``, ``classes_``, ``n_classes_``, ``n_outputs_``, ``n_features_in_``, and the
         bootstrap state behind ``estimators_samples_``, as ``forest.fit`` sets them.
     """
+    if bootstrap_weights not in ("counts", "distinct"):
+        raise ValueError(f"bootstrap_weights must be 'counts' or 'distinct'; got {bootstrap_weights!r}.")
     if _eligible(forest, X, y) and np.isfinite(X).all() and fast_path_available():
-        return _fit_fast(forest, X, y)
+        return _fit_fast(forest, X, y, bootstrap_weights)
+    if bootstrap_weights == "distinct":
+        return _refit_distinct(forest, X, y)
     return forest.fit(X, y)

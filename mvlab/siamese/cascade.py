@@ -75,12 +75,13 @@ DF21_SETTINGS = dict(
     min_gain=1e-5,
     n_bins=255,
     compact_trees=True,
+    bootstrap_weights="distinct",
 )
 """DF21's cascade (``deep-forest`` 0.1.7 / ``deep-forest-py310`` 0.1.9 defaults, docs/algorithms.md §C.2):
 2 random forests and 2 extremely randomised forests (``max_features="sqrt"``, bootstrapped) of 100 trees a
 level, out-of-bag class vectors, the previous level's vectors appended to the input, features and class
-vectors binned into 255 bins, at most 20 levels, stopped after 2 levels without a gain of 1e-5; and, for
-memory only, compact trees. :meth:`CascadeForest.df21` builds it."""
+vectors binned into 255 bins, every tree grown on the distinct rows its bootstrap drew (each once), at most 20
+levels, stopped after 2 levels without a gain of 1e-5; and, for memory only, compact trees. :meth:`CascadeForest.df21` builds it."""
 
 _MAX_SEED = np.iinfo(np.int32).max
 _MIN_ROWS_FOR_THREADS = 512  # prediction: rows below which the models of a level run on one thread
@@ -275,6 +276,12 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         Keep every fitted forest as a :class:`mvlab.siamese.compact.CompactForest` (about a seventh of a
         scikit-learn forest's memory; the same predictions bit for bit). ``levels_`` then holds compact
         forests, not scikit-learn ones.
+    bootstrap_weights : {"counts", "distinct"}, default="counts"
+        How a bootstrapped tree (every random forest; the extremely randomised and completely-random forests
+        with ``class_vectors="oob"``) weights the rows its bootstrap drew: ``"counts"``, by how often each was
+        drawn (scikit-learn's forests, the papers' setting); ``"distinct"``, each drawn row once (DF21's forests,
+        :data:`DF21_SETTINGS`). The draws, hence the out-of-bag rows, are the same
+        (:func:`mvlab.core.forest_fit.fit_forest`).
     n_jobs : int, optional
         Threads. The models of a level (its forests, times ``n_folds`` fold-models with
         ``"kfold"``) are fitted, and evaluated at prediction, in parallel, each on one thread
@@ -329,6 +336,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         "min_samples_leaf": MIN_SAMPLES_LEAF,
         "n_bins": [Interval(numbers.Integral, 2, MAX_BINS, closed="both"), None],
         "compact_trees": ["boolean"],
+        "bootstrap_weights": [StrOptions({"counts", "distinct"})],
         "n_jobs": N_JOBS,
         "random_state": RANDOM_STATE,
     }
@@ -352,6 +360,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         n_extra_trees=0,
         n_bins=None,
         compact_trees=False,
+        bootstrap_weights="counts",
     ):
         self.n_estimators = n_estimators
         self.n_completely_random = n_completely_random
@@ -359,6 +368,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         self.n_extra_trees = n_extra_trees
         self.n_bins = n_bins
         self.compact_trees = compact_trees
+        self.bootstrap_weights = bootstrap_weights
         self.n_folds = n_folds
         self.class_vectors = class_vectors
         self.propagation = propagation
@@ -376,8 +386,9 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         """A cascade with DF21's setting (:data:`DF21_SETTINGS`), any of it replaced by ``overrides``.
 
         ``CascadeForest.df21(random_state=0)`` is DF21's ``CascadeForestClassifier()`` in mvlab: 2 random
-        forests and 2 extremely randomised forests of 100 trees a level, out-of-bag class vectors of the
-        previous level only, 255 bins, at most 20 levels, 2 levels of patience.
+        forests and 2 extremely randomised forests of 100 trees a level, each tree grown on the distinct rows
+        its bootstrap drew, out-of-bag class vectors of the previous level only, 255 bins, at most 20 levels,
+        2 levels of patience.
         """
         return cls(**{**DF21_SETTINGS, **overrides})
 
@@ -470,17 +481,18 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         C = self.classes_.size
         est = self._make_forest(kind, seed, n_jobs)
         if tr is None:
-            fit_forest(est, F, y)
+            fit_forest(est, F, y, bootstrap_weights=self.bootstrap_weights)
             tp = tree_probas(est, F, C, n_jobs) if self._weighs_trees() else _oob_sums(est, F, C)
         else:
-            fit_forest(est, F[tr], y[tr])
+            fit_forest(est, F[tr], y[tr], bootstrap_weights=self.bootstrap_weights)
             tp = tree_probas(est, F[te], C, n_jobs)
         est.set_params(n_jobs=self.n_jobs)  # as if fitted alone (threads only change the speed)
         return est, tp
 
     def _kept(self, est):
-        """The fitted forest as the cascade keeps it: itself, or compact (``compact_trees``)."""
-        return CompactForest(est) if self.compact_trees else est
+        """The fitted forest as the cascade keeps it: itself, or compact (``compact_trees``; with ``n_bins`` its
+        inputs are bin codes, so its thresholds take one byte)."""
+        return CompactForest(est, integer_inputs=self.n_bins is not None) if self.compact_trees else est
 
     def _finish_unit(self, level, k, kind, F, y, plan, fitted):
         """ForestUnit and training class vectors (n, C) of one forest from its fitted models."""
@@ -528,7 +540,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             if part is not None:
                 digest.update(np.ascontiguousarray(part).tobytes())
         return (digest.hexdigest(), F.shape, kind, seed, self.n_estimators, self.max_depth, self.min_samples_split,
-                self.min_samples_leaf, self.class_vectors, self.compact_trees)
+                self.min_samples_leaf, self.class_vectors, self.compact_trees, self.bootstrap_weights)
 
     def _fit_level(self, q, kinds, seeds, F, y, progress=None, model_cache=None):
         """All forests of level ``q``: their models are fitted on threads (``n_jobs``), each
@@ -565,6 +577,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
                 f"level {q + 1}: forest {k + 1}/{len(kinds)} ({kind})",
             )
             unit, vec = self._finish_unit(q, k, kind, F, y, plan, fitted)
+            del fitted  # the fitted forests (scikit-learn's, before compaction) go before the next one is fitted
             units.append(unit)
             vecs.append(vec)
         results.close()  # every result was taken: shut the thread pool down now

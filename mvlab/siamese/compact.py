@@ -16,6 +16,15 @@ keeps its distributions as ``float64`` instead). To predict, a tree's nodes are 
 ``Tree`` one tree at a time (:meth:`CompactTree.predict`), scikit-learn's compiled ``apply`` finds the
 leaves, and the leaves' counts are divided by their sums, so the probabilities are those of the original
 forest, bit for bit (``tests/test_cascade_compact.py``).
+
+Two savings need no switch and one does. A tree grown depth first (every scikit-learn forest without
+``max_leaf_nodes``) numbers an internal node's left child right after it, so the left children are not stored
+at all when that holds (checked tree by tree; otherwise they are). With ``integer_inputs=True`` (the cascade's
+bins: every input a whole number from 0 to 255) a threshold ``t`` is stored as one byte, ``floor(t)``: for a
+whole number ``x``, ``x <= t`` exactly when ``x <= floor(t)``, so the leaves found are the same; this is how
+DF21 keeps its thresholds. A forest whose thresholds lie outside 0..255 keeps them as ``float32``. Together a
+node of a binned cascade's tree takes 4 bytes (right child, feature, threshold) and a leaf ``n_classes + 1``
+more, against scikit-learn's 64 and ``8 n_classes``.
 """
 
 from __future__ import annotations
@@ -94,9 +103,19 @@ class CompactForest:
     Parameters
     ----------
     forest : fitted RandomForestClassifier or ExtraTreesClassifier (one output)
+    integer_inputs : bool, default=False
+        The forest will only be asked about whole numbers from 0 to 255 (bin codes): thresholds are kept as
+        one byte each (``floor``), which finds the same leaves for such inputs. :meth:`predict_proba` refuses
+        other inputs; the trees' ``tree_.predict`` (what the cascade reads) does not check them.
+
+    Attributes
+    ----------
+    children_left_ : ndarray or None
+        None when every tree numbers its left children right after their parents (depth-first trees).
+    threshold_ : ndarray of float32, or of uint8 with ``integer_inputs``
     """
 
-    def __init__(self, forest):
+    def __init__(self, forest, integer_inputs=False):
         trees = [est.tree_ for est in forest.estimators_]
         if not trees or trees[0].n_outputs != 1:
             raise ValueError("CompactForest needs a fitted single-output forest with at least one tree.")
@@ -109,8 +128,15 @@ class CompactForest:
         feat_dt = _smallest_int(self.n_features_in_, signed=False)
         left, right, feature, threshold, leaf_values, leaf_counts = [], [], [], [], [], []
         exact_counts = True
+        implicit_left = True
+        byte_thresholds = bool(integer_inputs)
         for t in trees:
             is_leaf = t.children_left == _LEAF
+            internal = np.flatnonzero(~is_leaf)
+            implicit_left = implicit_left and np.array_equal(t.children_left[internal], internal + 1)
+            if byte_thresholds:
+                cut = np.floor(t.threshold[internal])
+                byte_thresholds = bool(cut.size == 0 or (cut.min() >= 0 and cut.max() <= 255))
             left.append(t.children_left.astype(child_dt))
             right.append(t.children_right.astype(child_dt))
             feature.append(np.where(is_leaf, 0, t.feature).astype(feat_dt))
@@ -122,10 +148,13 @@ class CompactForest:
                 exact_counts = counts is not None
                 leaf_counts.append(counts)
         self.max_depths_ = np.array([t.max_depth for t in trees], dtype=np.int32)
-        self.children_left_ = np.concatenate(left)
+        self.integer_inputs = bool(integer_inputs)
+        self.children_left_ = None if implicit_left else np.concatenate(left)
+        del left
         self.children_right_ = np.concatenate(right)
         self.feature_ = np.concatenate(feature)
-        self.threshold_ = np.concatenate(threshold)
+        threshold = np.concatenate(threshold)
+        self.threshold_ = np.floor(threshold).astype(np.uint8) if byte_thresholds else threshold
         self.leaf_offsets_ = np.concatenate([[0], np.cumsum([v.shape[0] for v in leaf_values])])
         if exact_counts:
             counts_dt = np.result_type(*[c.dtype for c in leaf_counts])
@@ -158,9 +187,14 @@ class CompactForest:
         lo, hi = self.node_offsets_[i], self.node_offsets_[i + 1]
         n = int(hi - lo)
         nodes = np.zeros(n, dtype=NODE_DTYPE)
-        left = self.children_left_[lo:hi]
+        right = self.children_right_[lo:hi]
+        if self.children_left_ is None:  # depth first: an internal node's left child is the next node
+            left = np.arange(1, n + 1)
+            left[right == _LEAF] = _LEAF
+        else:
+            left = self.children_left_[lo:hi]
         nodes["left_child"] = left
-        nodes["right_child"] = self.children_right_[lo:hi]
+        nodes["right_child"] = right
         nodes["feature"] = self.feature_[lo:hi]
         nodes["threshold"] = self.threshold_[lo:hi]
         tree = Tree(self.n_features_in_, np.array([self.n_classes_], dtype=np.intp), 1)
@@ -187,6 +221,10 @@ class CompactForest:
         """Mean of the trees' class distributions, shape (n_samples, ``n_classes_``), as the original forest's
         ``predict_proba``."""
         X32 = np.ascontiguousarray(X, dtype=np.float32)
+        if self.integer_inputs and X32.size and not (
+                np.array_equal(X32, np.floor(X32)) and X32.min() >= 0 and X32.max() <= 255):
+            raise ValueError("this CompactForest was built with integer_inputs=True: it predicts whole numbers "
+                             "from 0 to 255 (bin codes) only.")
         total = np.zeros((X32.shape[0], self.n_classes_))
         for i in range(self.n_estimators):
             total += self._tree_predict(i, X32)

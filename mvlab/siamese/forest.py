@@ -202,10 +202,10 @@ class SiameseDeepForest(CascadeForest):
         instances, shape (n_pairs, 2, n_features).
     n_estimators, n_completely_random, n_random, n_folds, class_vectors, propagation,
     max_levels, patience, min_gain, max_depth, min_samples_split, min_samples_leaf, n_jobs,
-    random_state, n_extra_trees, n_bins, compact_trees :
+    random_state, n_extra_trees, n_bins, compact_trees, bootstrap_weights :
         As :class:`mvlab.siamese.cascade.CascadeForest` (paper: 2 + 2 forests, 3 folds, automatic
         number of levels, cumulative propagation Eq. 11; no extremely randomised forests, no bins,
-        scikit-learn forests). The tree-weight QP sees the fitted scikit-learn forest's tree
+        scikit-learn forests and their bootstrap weights). The tree-weight QP sees the fitted scikit-learn forest's tree
         probabilities before any compaction, so ``compact_trees`` changes no weight.
 
     Attributes
@@ -275,6 +275,7 @@ class SiameseDeepForest(CascadeForest):
         n_extra_trees=0,
         n_bins=None,
         compact_trees=False,
+        bootstrap_weights="counts",
     ):
         super().__init__(
             n_estimators=n_estimators,
@@ -294,6 +295,7 @@ class SiameseDeepForest(CascadeForest):
             n_extra_trees=n_extra_trees,
             n_bins=n_bins,
             compact_trees=compact_trees,
+            bootstrap_weights=bootstrap_weights,
         )
         self.weighting = weighting
         self.lam = lam
