@@ -502,6 +502,22 @@ PREPARE_AFTER_MOVE_S = 2.0
 _PREPARED: set[tuple[str, int]] = set()
 _PREPARING = threading.Lock()
 _log = logging.getLogger(__name__)
+PREPARE_THREAD = "mvlab: a lesson step prepared"
+"""The name of :func:`prepare_soon`'s threads."""
+
+
+class _NoScriptByDesign(logging.Filter):
+    """Drops Streamlit's "missing ScriptRunContext" warning for :func:`prepare_soon`'s threads alone: they run no
+    script by design (the cached loaders they call draw nothing off a script run), and the warning, three lines per
+    step, said otherwise in the server's log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.threadName != PREPARE_THREAD
+
+
+_STREAMLIT_CONTEXT_LOG = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
+if not any(isinstance(f, _NoScriptByDesign) for f in _STREAMLIT_CONTEXT_LOG.filters):
+    _STREAMLIT_CONTEXT_LOG.addFilter(_NoScriptByDesign())
 
 
 def prepare_soon(lesson: Lesson, number: int, delay: float = 0.0) -> None:
@@ -533,7 +549,7 @@ def prepare_soon(lesson: Lesson, number: int, delay: float = 0.0) -> None:
                     _PREPARED.discard(done)
 
     timer = threading.Timer(delay, build)
-    timer.daemon = True
+    timer.name, timer.daemon = PREPARE_THREAD, True
     timer.start()
 
 
