@@ -111,16 +111,18 @@ def test_oob_class_vectors(cancer):
     assert not np.allclose(cf.train_class_vectors_[0][:, 2], insample)
 
 
-def _plain_codes(train_column, column, n_bins):
+def _plain_codes(train_column, column, n_bins, keep_ties=False):
     """Bin codes written out plainly (§C.2, DF21 setting): the edges lie halfway between the distinct training
-    values when there are at most ``n_bins`` of them, else at the midpoint percentiles ``100 k / n_bins``;
+    values when there are at most ``n_bins`` of them, else at the midpoint percentiles ``100 k / n_bins``
+    (repeated ones counted once, or every one with ``keep_ties``, as DF21's binner counts them);
     a value's code is the number of edges strictly below it."""
     distinct = sorted(set(train_column.tolist()))
     if len(distinct) <= n_bins:
         edges = [(a + b) / 2 for a, b in zip(distinct[:-1], distinct[1:])]
     else:
-        edges = sorted(set(np.percentile(train_column, [100 * k / n_bins for k in range(1, n_bins)],
-                                         method="midpoint").tolist()))
+        edges = np.percentile(train_column, [100 * k / n_bins for k in range(1, n_bins)],
+                              method="midpoint").tolist()
+        edges = edges if keep_ties else sorted(set(edges))
     return np.array([sum(e < x for e in edges) for x in column.tolist()], dtype=np.float64)
 
 
@@ -167,7 +169,8 @@ def _reference_cascade(params, X, y, X_new):
     def coded(train_block, block):
         if bins is None:
             return block
-        return np.column_stack([_plain_codes(train_block[:, j], block[:, j], bins) for j in range(block.shape[1])])
+        return np.column_stack([_plain_codes(train_block[:, j], block[:, j], bins, p["bin_ties"] == "keep")
+                                for j in range(block.shape[1])])
 
     train_vectors = []  # the training class vectors of every level: the bins of each level's vectors
 
@@ -232,6 +235,8 @@ def _reference_cascade(params, X, y, X_new):
      ("kfold", "previous", 2, dict(n_extra_trees=1, n_bins=16, compact_trees=True)),
      ("oob", "previous", None, dict(n_completely_random=0, n_extra_trees=2, n_bins=255, compact_trees=True,
                                     bootstrap_weights="distinct")),
+     ("oob", "previous", None, dict(n_completely_random=0, n_extra_trees=2, n_bins=12, compact_trees=True,
+                                    bootstrap_weights="distinct", bin_ties="keep")),
      ("kfold", "cumulative", 2, dict(n_extra_trees=1, bootstrap_weights="distinct"))],
 )
 def test_threaded_float32_cascade_equals_the_plain_one(cancer, class_vectors, propagation, n_jobs, more):
@@ -242,7 +247,8 @@ def test_threaded_float32_cascade_equals_the_plain_one(cancer, class_vectors, pr
     including its value, when the class vectors are binned with the features' bins, or when compact
     thresholds are rounded to the nearest float32 on data where that matters (tried: see
     test_cascade_df21.py for the last), or when the cascade does not hand ``bootstrap_weights`` to
-    ``fit_forest`` (tried: the two ``"distinct"`` cases' level scores differ)."""
+    ``fit_forest`` (tried: the two ``"distinct"`` cases' level scores differ), or when ``bin_ties="keep"`` does
+    not reach the binners (tried: its case's scores differ)."""
     Xtr, ytr, Xte, _ = cancer
     params = dict(n_estimators=8, max_levels=3, patience=2, class_vectors=class_vectors,
                   propagation=propagation, random_state=3, **more)

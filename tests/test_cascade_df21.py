@@ -98,6 +98,25 @@ def test_bins_order_and_edges():
     np.testing.assert_array_equal(bin_edges([0.0, 1.0, 1.0, 3.0], 255), [0.5, 2.0])
 
 
+def test_kept_ties_skip_codes_as_dfs_binner_does():
+    """``keep_duplicates``: a value filling half the quantiles keeps all ``n_bins - 1`` edges, so the codes
+    after it start at the number of edges the tie spans (DF21's binner: a code counts the edges below it,
+    repeated ones included); merged, the codes are consecutive; both keep the values' order. Fails when the
+    repeated edges are dropped with ``keep_duplicates`` (tried: 9 edges instead of 15)."""
+    rng = np.random.default_rng(0)
+    v = np.concatenate([np.zeros(500), rng.random(500)])[:, None]
+    kept = QuantileBinner(16, keep_duplicates=True).fit(v)
+    merged = QuantileBinner(16).fit(v)
+    assert kept.edges_[0].size == 15 and merged.edges_[0].size < 15
+    codes_kept, codes_merged = kept.transform(v)[:, 0], merged.transform(v)[:, 0]
+    assert set(codes_kept[:500]) == {0} and codes_kept[500:].min() == 8 and codes_kept.max() == 15
+    expected = [sum(e < x for e in kept.edges_[0]) for x in v[:, 0]]
+    np.testing.assert_array_equal(codes_kept, expected)
+    assert codes_merged[500:].min() <= 2
+    order = np.argsort(v[:, 0], kind="stable")
+    assert np.all(np.diff(codes_kept[order].astype(int)) >= 0)
+
+
 def test_binner_errors_say_what_to_do():
     with pytest.raises(ValueError, match="n_bins must be an integer from 2 to 255"):
         QuantileBinner(256).fit(np.zeros((3, 1)))

@@ -8,6 +8,13 @@ instead of eight, and splits are searched among at most 255 thresholds.
 
 :class:`QuantileBinner` is fitted on training rows only; new rows are coded with the training edges
 (a value beyond the training range goes to the first or last bin).
+
+Ties. When one value fills several quantiles (an out-of-bag class vector's 0 or 1), several midpoint
+percentiles are equal. By default the repeated edges are merged, so codes are consecutive. DF21 keeps them
+(``keep_duplicates=True``): a value's code still counts the edges below it, repeated ones included, so the
+codes after a heavy tie skip the numbers the tie spans. A tree's best split sees the same partitions either
+way; an extremely randomised tree, drawing its threshold uniformly between a node's smallest and largest
+code, then cuts in proportion to the rows' ranks rather than to the distinct values.
 """
 
 from __future__ import annotations
@@ -20,12 +27,13 @@ MAX_BINS = 255
 """Most bins a feature can have: codes are ``uint8``."""
 
 
-def bin_edges(values, n_bins):
+def bin_edges(values, n_bins, keep_duplicates=False):
     """Increasing edges of the bins of one feature, shape (at most n_bins - 1,), float64.
 
     ``values`` (n,) are the training values. With at most ``n_bins`` distinct values the edges lie halfway
     between consecutive ones (every value keeps its own bin); otherwise they are the midpoint quantiles
-    at ``100 k / n_bins`` percent, ``k = 1 .. n_bins - 1``, duplicates removed. A value ``x`` goes to bin
+    at ``100 k / n_bins`` percent, ``k = 1 .. n_bins - 1``, duplicates removed (kept, in order, with
+    ``keep_duplicates``: always ``n_bins - 1`` edges, DF21's binner). A value ``x`` goes to bin
     ``#{edges < x}``, so ``x <= edge`` lies left of that edge, as a tree's ``x <= threshold`` does.
     """
     values = np.asarray(values, dtype=np.float64)
@@ -33,7 +41,8 @@ def bin_edges(values, n_bins):
     if distinct.size <= n_bins:
         return (distinct[:-1] + distinct[1:]) / 2.0
     percents = np.linspace(0.0, 100.0, n_bins + 1)[1:-1]
-    return np.unique(np.percentile(values, percents, method="midpoint"))
+    edges = np.percentile(values, percents, method="midpoint")
+    return edges if keep_duplicates else np.unique(edges)
 
 
 class QuantileBinner:
@@ -42,6 +51,8 @@ class QuantileBinner:
     Parameters
     ----------
     n_bins : int, default=255
+    keep_duplicates : bool, default=False
+        Keep repeated percentile edges (DF21), so codes after a heavy tie skip numbers (:func:`bin_edges`).
 
     Attributes
     ----------
@@ -50,8 +61,9 @@ class QuantileBinner:
     n_features_in_ : int
     """
 
-    def __init__(self, n_bins=MAX_BINS):
+    def __init__(self, n_bins=MAX_BINS, keep_duplicates=False):
         self.n_bins = n_bins
+        self.keep_duplicates = keep_duplicates
 
     def fit(self, X):
         """Find every feature's edges on the training rows ``X`` (n_samples, n_features), finite values."""
@@ -61,7 +73,7 @@ class QuantileBinner:
         X = np.asarray(X)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D (n_samples, n_features); got shape {X.shape}.")
-        self.edges_ = [bin_edges(X[:, j], self.n_bins) for j in range(X.shape[1])]
+        self.edges_ = [bin_edges(X[:, j], self.n_bins, self.keep_duplicates) for j in range(X.shape[1])]
         self.n_features_in_ = X.shape[1]
         return self
 

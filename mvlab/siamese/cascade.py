@@ -76,11 +76,12 @@ DF21_SETTINGS = dict(
     n_bins=255,
     compact_trees=True,
     bootstrap_weights="distinct",
+    bin_ties="keep",
 )
 """DF21's cascade (``deep-forest`` 0.1.7 / ``deep-forest-py310`` 0.1.9 defaults, docs/algorithms.md §C.2):
 2 random forests and 2 extremely randomised forests (``max_features="sqrt"``, bootstrapped) of 100 trees a
 level, out-of-bag class vectors, the previous level's vectors appended to the input, features and class
-vectors binned into 255 bins, every tree grown on the distinct rows its bootstrap drew (each once), at most 20
+vectors binned into 255 bins at every midpoint percentile (repeated ones kept), every tree grown on the distinct rows its bootstrap drew (each once), at most 20
 levels, stopped after 2 levels without a gain of 1e-5; and, for memory only, compact trees. :meth:`CascadeForest.df21` builds it."""
 
 _MAX_SEED = np.iinfo(np.int32).max
@@ -282,6 +283,11 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         drawn (scikit-learn's forests, the papers' setting); ``"distinct"``, each drawn row once (DF21's forests,
         :data:`DF21_SETTINGS`). The draws, hence the out-of-bag rows, are the same
         (:func:`mvlab.core.forest_fit.fit_forest`).
+    bin_ties : {"merge", "keep"}, default="merge"
+        With ``n_bins``, when a tied value fills several quantiles (a class vector's 0 or 1): ``"merge"`` merges
+        the repeated bin edges (consecutive codes); ``"keep"`` keeps them, as DF21's binner does, so the codes
+        skip the numbers the tie spans and an extremely randomised tree's uniform threshold cuts in proportion
+        to ranks (:mod:`mvlab.siamese.binning`). The random forests' best splits do not change.
     n_jobs : int, optional
         Threads. The models of a level (its forests, times ``n_folds`` fold-models with
         ``"kfold"``) are fitted, and evaluated at prediction, in parallel, each on one thread
@@ -337,6 +343,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         "n_bins": [Interval(numbers.Integral, 2, MAX_BINS, closed="both"), None],
         "compact_trees": ["boolean"],
         "bootstrap_weights": [StrOptions({"counts", "distinct"})],
+        "bin_ties": [StrOptions({"merge", "keep"})],
         "n_jobs": N_JOBS,
         "random_state": RANDOM_STATE,
     }
@@ -361,6 +368,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         n_bins=None,
         compact_trees=False,
         bootstrap_weights="counts",
+        bin_ties="merge",
     ):
         self.n_estimators = n_estimators
         self.n_completely_random = n_completely_random
@@ -369,6 +377,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         self.n_bins = n_bins
         self.compact_trees = compact_trees
         self.bootstrap_weights = bootstrap_weights
+        self.bin_ties = bin_ties
         self.n_folds = n_folds
         self.class_vectors = class_vectors
         self.propagation = propagation
@@ -595,13 +604,17 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             parts.append(v if self.n_bins is None else self.vector_binners_[j].transform(v))
         return np.ascontiguousarray(np.concatenate(parts, axis=1, dtype=np.float32))
 
+    def _binner(self):
+        """An unfitted binner with the cascade's bins (``n_bins``, ``bin_ties``)."""
+        return QuantileBinner(self.n_bins, keep_duplicates=self.bin_ties == "keep")
+
     def _prepared_features(self, X, fitting=False):
         """The features as the first level reads them: float32, or with ``n_bins`` their bin codes (uint8;
         the bins fitted on ``X`` when ``fitting``)."""
         if self.n_bins is None:
             return np.ascontiguousarray(X, dtype=np.float32)
         if fitting:
-            self.feature_binner_ = QuantileBinner(self.n_bins).fit(X)
+            self.feature_binner_ = self._binner().fit(X)
         return self.feature_binner_.transform(X)
 
     def _fit_encoded(self, X, y_enc, progress=None, model_cache=None, X_eval=None, keep_forests=True):
@@ -631,7 +644,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             V = np.stack(vecs, axis=1)  # (n, M, C)
             score = float(np.mean(self._decide(V) == y_enc))
             if self.n_bins is not None:  # the bins of this level's vectors, for the next level's input
-                self.vector_binners_.append(QuantileBinner(self.n_bins).fit(V.reshape(V.shape[0], -1)))
+                self.vector_binners_.append(self._binner().fit(V.reshape(V.shape[0], -1)))
             if X_eval is not None:
                 eval_vectors.append(self._units_vectors(units, self._level_input(X_eval, eval_vectors)))
                 if not keep_forests:

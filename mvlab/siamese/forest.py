@@ -202,7 +202,7 @@ class SiameseDeepForest(CascadeForest):
         instances, shape (n_pairs, 2, n_features).
     n_estimators, n_completely_random, n_random, n_folds, class_vectors, propagation,
     max_levels, patience, min_gain, max_depth, min_samples_split, min_samples_leaf, n_jobs,
-    random_state, n_extra_trees, n_bins, compact_trees, bootstrap_weights :
+    random_state, n_extra_trees, n_bins, compact_trees, bootstrap_weights, bin_ties :
         As :class:`mvlab.siamese.cascade.CascadeForest` (paper: 2 + 2 forests, 3 folds, automatic
         number of levels, cumulative propagation Eq. 11; no extremely randomised forests, no bins,
         scikit-learn forests and their bootstrap weights). The tree-weight QP sees the fitted scikit-learn forest's tree
@@ -276,6 +276,7 @@ class SiameseDeepForest(CascadeForest):
         n_bins=None,
         compact_trees=False,
         bootstrap_weights="counts",
+        bin_ties="merge",
     ):
         super().__init__(
             n_estimators=n_estimators,
@@ -296,6 +297,7 @@ class SiameseDeepForest(CascadeForest):
             n_bins=n_bins,
             compact_trees=compact_trees,
             bootstrap_weights=bootstrap_weights,
+            bin_ties=bin_ties,
         )
         self.weighting = weighting
         self.lam = lam
