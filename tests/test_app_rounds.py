@@ -352,9 +352,12 @@ def test_a_students_own_process_builds_the_steps_figures_before_the_reveal(monke
     30 s) and when a step whose store cannot answer is never tried again (tried: ``_PREPARED`` kept on failure)."""
     import time
 
+    import streamlit as st
+
     from mvlab.ui import lessons as ui
     from mvlab.ui import shared
 
+    st.cache_resource.clear()  # process-wide: an earlier test's store is not this one's (conftest's app does the same)
     values = shared.SharedValues(256)
     monkeypatch.setattr(shared, "VALUES", values)
     monkeypatch.setattr(ui, "_PREPARED", set())
@@ -379,5 +382,5 @@ def test_a_students_own_process_builds_the_steps_figures_before_the_reveal(monke
     deadline = time.monotonic() + 30
     while not (built(4) and built(5)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert built(4) and built(5)
+    assert built(4) and built(5), [e.value for e in [*student.warning, *student.error, *student.info]]
     assert not [m for m in student.markdown if "**Answer:" in m.value]  # built, not shown: the answer is not out
