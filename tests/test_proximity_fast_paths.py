@@ -108,6 +108,75 @@ def test_reference_built_tree_by_tree_is_the_transpose(per_chunk):
         np.testing.assert_array_equal(got.data, want.data)
 
 
+@pytest.mark.parametrize("per_chunk", [1, 3, 8])
+def test_reference_from_rows_and_weights_tree_by_tree(per_chunk):
+    """The reference built from ``rows`` of the whole leaf matrix with weights asked for a few trees at a time (what
+    the measures do: no (n, T) copy of the leaves or the weights) is the one built from the copies, own columns and
+    largest weight included; also when the trees' ranges are out of order (built in one piece).  Fails when a
+    chunk's weights are taken from the first trees (``W(slice(0, b - a))``: tried, the data differ)."""
+    rng = np.random.default_rng(per_chunk)
+    G = rng.integers(0, 7, size=(25, 6)) + np.arange(6) * 9
+    W = (rng.random((25, 6)) * (rng.random((25, 6)) > 0.25)).astype(np.float32)
+    order = rng.permutation(25)
+    for GG, WW in ((G, W), (G[:, ::-1].copy(), W[:, ::-1].copy())):
+        asked = []
+
+        def weights(trees, WW=WW, asked=asked):
+            asked.append(trees)
+            return WW[order, trees]
+
+        want = reference_incidence(GG[order], 54, WW[order], own=order, n_own=25, trees_per_chunk=per_chunk)
+        got = reference_incidence(GG, 54, weights, own=order, n_own=25, trees_per_chunk=per_chunk, rows=order)
+        for a, b in ((got.indptr, want.indptr), (got.indices, want.indices), (got.data, want.data)):
+            np.testing.assert_array_equal(a, b)
+        assert got.shape == want.shape == (79, 25)
+        assert len(asked) in (1, -(-6 // per_chunk))  # one piece, or once per chunk
+
+
+def test_mapped_arrays_are_kept_for_the_next_once_dropped(monkeypatch):
+    """An array of :func:`mapped_empty` keeps its mapping while any view of it lives; dropped, the mapping serves the
+    next array of about its size (the same memory), not one more than twice smaller; ``keep=False`` unmaps it, and a
+    larger array that no kept mapping fits unmaps the smaller ones.  Fails
+    when the mapping is not kept for the next array (the ``weakref.finalize`` left out: a new address; tried)."""
+    import gc
+
+    monkeypatch.setattr(_leaf_product, "MAPPED_MIN_BYTES", 1 << 12)
+    monkeypatch.setattr(_leaf_product, "_kept", [])
+    a = _leaf_product.mapped_empty(100_000, np.float32)
+    a[:] = 7.0
+    where = a.__array_interface__["data"][0]
+    view = a[10:]
+    del a
+    gc.collect()
+    b = _leaf_product.mapped_empty(100_000, np.int32)
+    assert b.__array_interface__["data"][0] != where  # its view keeps the first one alive
+    assert np.all(view == 7.0)
+    del view
+    gc.collect()
+    assert _leaf_product.mapped_empty(10_000, np.float32).__array_interface__["data"][0] != where  # too small
+    c = _leaf_product.mapped_empty(99_000, np.float32)
+    assert c.__array_interface__["data"][0] == where
+    assert c.size == 99_000 and c.dtype == np.float32 and c.flags.writeable
+    d = _leaf_product.mapped_empty(50_000, np.float64, keep=False)  # no kept mapping fits: the small one goes
+    del c, d
+    gc.collect()
+    assert len(_leaf_product._kept) == 1  # c's mapping; d's unmapped
+    assert _leaf_product.mapped_empty(100_000, np.float32).__array_interface__["data"][0] == where
+
+
+def test_workspaces_are_lent_to_one_computation_at_a_time():
+    """Two computations at once get distinct workspaces; once given back, the next computation gets the same ones
+    (their arrays are not allocated again).  Fails when a workspace given back is lent without being taken off the
+    list (tried: ``_idle_workspaces[-1]`` instead of ``pop()``)."""
+    with _leaf_product.borrowed_workspaces(2) as first:
+        with _leaf_product.borrowed_workspaces(1) as second:
+            assert len({id(w) for w in first + second}) == 3
+        ids = {id(w) for w in first}
+    with _leaf_product.borrowed_workspaces(2) as again:
+        assert {id(w) for w in again} <= ids | {id(w) for w in second}
+        assert len({id(w) for w in again}) == 2
+
+
 def test_sorted_product_without_the_private_kernel(monkeypatch):
     """The public product (scipy's kernel missing) gives the same sorted arrays.  Fails when the fallback skips
     ``sort_indices`` (tried)."""
@@ -193,13 +262,16 @@ def test_threads_give_the_same_rows(data, monkeypatch):
 def test_all_rows_peak_is_the_result_and_one_block(data, monkeypatch):
     """The all-rows call copies each block into the result as it is done: the peak of numpy's allocations is the
     result's room (8 bytes an entry, with the margin of its estimate) and one block, under twice the result.
-    Fails when the blocks are kept and joined with ``np.concatenate`` at the end (tried: 2.1 times)."""
+    Fails when the blocks are kept and joined with ``np.concatenate`` at the end (tried: 2.1 times).  Every array
+    comes from ``np.empty`` here: ``tracemalloc`` does not see the arrays of ``mapped_empty``'s mappings (without
+    that setting, the test passes whatever the assembly does; tried)."""
     X, y, _ = data
     Xb = np.repeat(X, 8, axis=0) + np.random.default_rng(0).normal(scale=1e-3, size=(8 * len(X), X.shape[1]))
     yb = np.repeat(y, 8)
     fd = ForestDissimilarity("breiman", n_estimators=20, min_samples_leaf=15, random_state=0,
                              dense_max_rows=0).fit(Xb, yb)
     monkeypatch.setattr(measures_module, "BLOCK_ENTRIES", 2_000)  # blocks of about 10 rows
+    monkeypatch.setattr(_leaf_product, "MAPPED_MIN_BYTES", 1 << 40)  # every array from np.empty: traced
     fd.sparse_rows(rows=np.arange(4))  # the cached reference, built outside the measurement
     tracemalloc.start()
     try:

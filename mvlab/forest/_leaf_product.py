@@ -33,6 +33,10 @@ a pair loop).  Accumulation is in float64.
 
 from __future__ import annotations
 
+import mmap
+import threading
+import weakref
+from contextlib import contextmanager
 from functools import partial
 from typing import Optional
 
@@ -42,7 +46,8 @@ import scipy.sparse as sp
 from mvlab.core.threads import run_threads, worker_count
 
 __all__ = ["cooccurrence", "product_csr", "product_sorted", "product_bound", "onehot", "leaf_incidence",
-           "reference_incidence", "row_bounds", "locality_order", "Workspace", "AUTO_PAIRS_PER_CELL",
+           "reference_incidence", "row_bounds", "locality_order", "Workspace", "mapped_empty", "MAPPED_MIN_BYTES",
+           "KEPT_MAPPINGS_BYTES", "borrowed_workspaces", "KEPT_WORKSPACES", "AUTO_PAIRS_PER_CELL",
            "SCIPY_KERNEL_VALIDATED", "PrivateKernelWarning"]
 
 SCIPY_KERNEL_VALIDATED = ("1.17",)
@@ -438,6 +443,77 @@ def onehot(G: np.ndarray, n_leaves: int, W: Optional[np.ndarray] = None) -> sp.c
 _INT32_MAX = np.iinfo(np.int32).max
 
 
+MAPPED_MIN_BYTES = 1 << 20
+"""Arrays of at least this many bytes that :func:`mapped_empty` puts in a memory mapping of their own (smaller ones
+come from ``np.empty``: a process has a limit of about 65,000 mappings, which small arrays kept by the thousand
+could reach)."""
+
+KEPT_MAPPINGS_BYTES = 64 << 20
+"""The most that the mappings of dropped :func:`mapped_empty` arrays keep for the next arrays (their written pages
+stay in memory, also once the computations are over): the results of a block of rows or two (at 20,000 training
+rows, 1,000 rows of RF-GAP proximities take 18 MB)."""
+
+_PRIVATE_MAPPINGS = hasattr(mmap, "MAP_PRIVATE") and hasattr(mmap, "MAP_ANONYMOUS")  # POSIX (not Windows)
+"""Private anonymous mappings exist here: a forked process gets a copy of the arrays (copy-on-write), as of the heap's
+(Python's default anonymous ``mmap`` is shared with forked processes)."""
+_kept: list = []  # mappings of dropped arrays, oldest first
+_kept_lock = threading.RLock()  # reentrant: a collection inside mapped_empty may drop an array (and call _keep)
+
+
+def _mapping_size(nbytes: int) -> int:
+    """``nbytes`` rounded up to ``m 2**e`` bytes with ``m`` in 8..16 (at most an eighth more): arrays whose sizes vary
+    a little from block to block fall in a few sizes, so that a kept mapping fits the next block's array."""
+    e = max(int(nbytes).bit_length() - 4, 12)
+    return -(-int(nbytes) >> e) << e
+
+
+def _keep(mapping) -> None:
+    """Keep the mapping of a dropped array for the next ones (the oldest go when they exceed
+    :data:`KEPT_MAPPINGS_BYTES`; a mapping no longer referenced is unmapped)."""
+    with _kept_lock:
+        _kept.append(mapping)
+        while sum(len(m) for m in _kept) > KEPT_MAPPINGS_BYTES:
+            _kept.pop(0)
+
+
+def mapped_empty(size: int, dtype, keep: bool = True) -> np.ndarray:
+    """An uninitialised ``size``-long array of ``dtype`` whose memory does not stay in the C heap when it is dropped.
+
+    From :data:`MAPPED_MIN_BYTES` on, a private anonymous memory mapping (``mmap``) of its own: its pages take memory
+    only once written; when the array and every view of it are dropped, the mapping is kept for the next array of
+    about its size (:data:`KEPT_MAPPINGS_BYTES` in all: its pages need not be faulted in and zeroed again, 15 ms for
+    18 MB on the bench's machine), unmapped when a larger array finds no kept mapping to fit it, or at once with
+    ``keep=False`` (for arrays rarely replaced).  Smaller sizes, and systems without private anonymous mappings:
+    ``np.empty``.
+
+    Why: an array of a few MB from ``np.empty`` comes from the C heap once glibc has raised its mmap threshold (it
+    does when it frees such an array), and the heap holds on to what is freed between arrays of other sizes: at
+    20,000 rows, blocks of 1,000 rows of RF-GAP proximities (18 MB each) left the process holding 20 MB more than it
+    used (``bench/bench_proximity_peers.py``).
+    """
+    dtype = np.dtype(dtype)
+    size = int(size)
+    nbytes = size * dtype.itemsize
+    if nbytes < MAPPED_MIN_BYTES or not _PRIVATE_MAPPINGS:
+        return np.empty(size, dtype=dtype)
+    mapping = None
+    with _kept_lock:
+        fits = [m for m in _kept if nbytes <= len(m) <= 2 * nbytes]
+        if fits:
+            mapping = min(fits, key=len)
+            _kept[:] = [m for m in _kept if m is not mapping]
+        else:  # the kept mappings smaller than this array will not serve the next ones either: unmap them first
+            _kept[:] = [m for m in _kept if len(m) > nbytes]
+    if mapping is None:
+        mapping = mmap.mmap(-1, _mapping_size(nbytes), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+
+    root = np.frombuffer(mapping, dtype=dtype, count=size)
+    if keep:
+        weakref.finalize(root, _keep, mapping).atexit = False
+    # a view of the array over the mapping: its ``base`` is an array (scipy's sparse matrices read ``base.size``)
+    return root[:]
+
+
 class Workspace:
     """Work arrays of :func:`product_sorted`, kept from one block of rows to the next (grown, never shrunk).
 
@@ -455,8 +531,32 @@ class Workspace:
         """A ``size``-long array of ``dtype`` (a view of the kept one, grown by a quarter when short)."""
         a = self._arrays.get(name)
         if a is None or a.size < size or a.dtype != dtype:
-            a = self._arrays[name] = np.empty(max(size, int(1.25 * a.size) if a is not None else size), dtype)
+            a = self._arrays[name] = mapped_empty(max(size, int(1.25 * a.size) if a is not None else size), dtype,
+                                                  keep=False)
         return a[:size]
+
+
+KEPT_WORKSPACES = 2
+"""Workspaces kept between computations (:func:`borrowed_workspaces`), the most recently used."""
+
+_idle_workspaces: list = []
+_idle_lock = threading.Lock()
+
+
+@contextmanager
+def borrowed_workspaces(n: int):
+    """``n`` :class:`Workspace` objects for one computation, given back when it ends and kept (the last
+    :data:`KEPT_WORKSPACES`) for the next one: a call's work arrays are not allocated and freed again, call after
+    call (arrays of a few MB, which glibc may map and unmap each time, their pages faulted in and zeroed again, or
+    leave in its heap between arrays of other sizes), at the cost of holding the last ones (a few MB each)."""
+    with _idle_lock:
+        works = [_idle_workspaces.pop() if _idle_workspaces else Workspace() for _ in range(n)]
+    try:
+        yield works
+    finally:
+        with _idle_lock:
+            _idle_workspaces.extend(works)
+            del _idle_workspaces[:-KEPT_WORKSPACES]
 
 
 def _transpose(n_row: int, n_col: int, indptr, indices, data, work: Optional[Workspace] = None, tag: str = ""):
@@ -505,33 +605,52 @@ def leaf_incidence(G: np.ndarray, n_leaves: int, W: Optional[np.ndarray] = None,
     return sp.csr_matrix((data[keep], cols[keep], indptr), shape=(n, n_leaves + n_own))
 
 
-def reference_incidence(G: np.ndarray, n_leaves: int, W: Optional[np.ndarray] = None, dtype=np.float32,
-                        own: Optional[np.ndarray] = None, n_own: int = 0, trees_per_chunk: int = 8) -> sp.csr_matrix:
+def reference_incidence(G: np.ndarray, n_leaves: int, W=None, dtype=np.float32, own: Optional[np.ndarray] = None,
+                        n_own: int = 0, trees_per_chunk: int = 8, rows: Optional[np.ndarray] = None) -> sp.csr_matrix:
     """``(W o L_B)^T`` (n_leaves + n_own, n) of the reference (training) rows as CSR, int32 indices ascending in
     each row: the right factor of :func:`product_sorted`.  ``own`` (n,): the rows' own columns (weight 1), as
     :func:`leaf_incidence`.
 
+    ``G`` (n_G, T) global leaf ids; ``rows`` (n,), optional: the rows of ``G`` to take, in this order (None: every
+    row, in order).  ``W`` (None: all ones) is the (n, T) weights of those rows, or a function of a slice of trees
+    returning those trees' weights of the rows, (n, trees), so that neither the rows' leaves nor their weights are
+    formed for the whole forest at once.
+
     Built ``trees_per_chunk`` trees at a time when each tree's leaves are a range of ids above the previous
     tree's (a forest's global leaf ids): the rows of ``BT`` of those trees are one transposition of their
     columns, written in place, so the work arrays are a few trees' (n, T) arrays, not the whole forest's (about
-    35 bytes an entry, 350 MB at 100,000 rows and 100 trees, against the 8 of the result).
+    35 bytes an entry, 350 MB at 100,000 rows and 100 trees, against the 8 of the result).  The result's arrays are
+    :func:`mapped_empty` (room for every entry, the pages of the zero weights never written).
     """
-    n, T = G.shape
+    n_G, T = G.shape
+    n = n_G if rows is None else len(rows)
     n_cols = n_leaves + n_own
+
+    def leaves(a, b):
+        return G[:, a:b] if rows is None else G[rows, a:b]
+
+    def weights(a, b):
+        if W is None or callable(W):
+            return None if W is None else W(slice(a, b))
+        return W[:, a:b]
+
     lo, hi = (G.min(axis=0), G.max(axis=0)) if n and T else (np.zeros(T, np.int64), np.zeros(T, np.int64))
     if not (n and T) or np.any(lo[1:] <= hi[:-1]):  # not tree by tree: one transposition of the whole
-        B = leaf_incidence(G, n_leaves, W, dtype, own, 1.0, n_own)
+        B = leaf_incidence(leaves(0, T), n_leaves, weights(0, T), dtype, own, 1.0, n_own)
         indptr, indices, data = _transpose(B.shape[0], B.shape[1], B.indptr, B.indices, B.data)
         return sp.csr_matrix((data, indices, indptr), shape=(n_cols, n))
-    nnz = (n * T if W is None else int(np.count_nonzero(W))) + (0 if own is None else n)
+    # room for the entries: exact for given weights, every entry for weights given tree by tree (the pages of the
+    # entries of zero weight, dropped, are never written)
+    room = n * T if W is None or callable(W) else int(np.count_nonzero(W))
+    room += 0 if own is None else n
     counts = np.zeros(n_cols, dtype=np.int64)
-    indices = np.empty(nnz, dtype=np.int32)
-    data = np.empty(nnz, dtype=dtype)
+    indices = mapped_empty(room, np.int32)
+    data = mapped_empty(room, dtype)
     at = 0
     for a in range(0, T, trees_per_chunk):
         b = min(a + trees_per_chunk, T)
         first, width = int(lo[a]), int(hi[b - 1]) - int(lo[a]) + 1
-        C = leaf_incidence(G[:, a:b] - first, width, None if W is None else W[:, a:b], dtype)
+        C = leaf_incidence(leaves(a, b) - first, width, weights(a, b), dtype)
         tp, ti, tx = _transpose(n, width, C.indptr, C.indices, C.data)
         counts[first:first + width] = np.diff(tp)
         indices[at:at + ti.size], data[at:at + ti.size] = ti, tx
@@ -539,11 +658,12 @@ def reference_incidence(G: np.ndarray, n_leaves: int, W: Optional[np.ndarray] = 
     if own is not None:  # row n_leaves + j holds the column k whose own[k] = j
         own = np.asarray(own)
         counts[n_leaves + own] = 1
-        indices[at:] = np.argsort(own, kind="stable")
-        data[at:] = 1.0
-    indptr = np.zeros(n_cols + 1, dtype=np.int32 if nnz <= _INT32_MAX else np.int64)
+        indices[at:at + n] = np.argsort(own, kind="stable")
+        data[at:at + n] = 1.0
+        at += n
+    indptr = np.zeros(n_cols + 1, dtype=np.int32 if at <= _INT32_MAX else np.int64)
     np.cumsum(counts, out=indptr[1:])
-    return sp.csr_matrix((data, indices, indptr), shape=(n_cols, n))
+    return sp.csr_matrix((data[:at], indices[:at], indptr), shape=(n_cols, n))
 
 
 def row_bounds(G: np.ndarray, U: Optional[np.ndarray], BT: sp.csr_matrix, own: bool, chunk: int = 8192) -> np.ndarray:
@@ -636,8 +756,8 @@ def product_sorted(A: sp.csr_matrix, BT: sp.csr_matrix, column_map: Optional[np.
     if not sort:
         return Cp, Cj, Cx
     Tp, Tj, Tx = _transpose(n_a, n_b, Cp, Cj, Cx, work, "T")
-    del Cj, Cx
-    return _transpose(n_b, n_a, Tp, Tj, Tx, work, "D")
+    del Cp, Cj, Cx
+    return _transpose(n_b, n_a, Tp, Tj, Tx, work, "C")  # into the product's arrays, read: one set fewer
 
 
 AUTO_PAIRS_PER_CELL = 4.0
