@@ -69,4 +69,4 @@ bench-proximity-peers: $(STAMP)
 	$(PY) bench/bench_proximity_peers.py
 
 clean:
-	rm -rf $(VENV) .venv-peers .venv-treeple .pytest_cache docs/_build docs/generated docs/auto_examples
+	rm -rf $(VENV) .venv-peers .venv-treeple .venv-forestgeom .pytest_cache docs/_build docs/generated docs/auto_examples

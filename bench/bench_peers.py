@@ -81,6 +81,7 @@ from pathlib import Path
 
 import numpy as np
 from _timing import best_of, timed
+from _venvs import venv_python
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run from anywhere without installing
@@ -345,25 +346,6 @@ def run_worker(name, job, out, split=None, df21_depth=None, method=None):
 
 
 # ================================================================================== orchestrator
-def venv_python(path: Path, requirements: str, imports: str, setup: bool) -> tuple[Path | None, str]:
-    """A peer's interpreter, creating the venv from bench/<requirements> when missing; it must import ``imports``
-    (a comma-separated list of modules)."""
-    py = path / "bin" / "python"
-    req = REPO / "bench" / requirements
-    if not py.exists():
-        if not setup:
-            return None, f"{py} is missing (run without --no-setup to create it)"
-        print(f"creating the venv {path} from {req.relative_to(REPO)} ...", flush=True)
-        subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
-        done = subprocess.run([str(py), "-m", "pip", "install", "-q", "-r", str(req)], capture_output=True, text=True)
-        if done.returncode:
-            return None, f"pip install -r bench/{requirements} failed:\n" + done.stderr[-2000:]
-    check = subprocess.run([str(py), "-c", f"import {imports}"], capture_output=True, text=True)
-    if check.returncode:
-        return None, f"{path} cannot import {imports}:\n" + check.stderr[-2000:]
-    return py, ""
-
-
 def peers_python(path: Path, setup: bool) -> tuple[Path | None, str]:
     """DF21's and DESlib's interpreter (bench/requirements-peers.txt)."""
     return venv_python(path, "requirements-peers.txt", "deepforest, deslib", setup)

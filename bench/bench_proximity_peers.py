@@ -63,6 +63,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run from anywhere without installing
 
+from _venvs import venv_python  # noqa: E402  (the script's folder is on sys.path)
+
 MEASURES = {"breiman": "uniform", "oob": "oob", "rfgap": "gap"}  # mvlab name -> forestgeom weight_scheme
 ROUTES = {"breiman": ("dense", "sparse", "blocked", "sorted", "knn"), "oob": ("dense", "sparse"),
           "rfgap": ("dense", "sparse", "blocked", "sorted", "knn")}
@@ -204,23 +206,15 @@ WORKERS = {"mvlab": worker_mvlab, "forestgeom": worker_forestgeom}
 
 # ======================================================================================= orchestrator
 def forestgeom_python(path: Path, setup: bool) -> tuple[Path | None, str]:
-    """The forestgeom venv's interpreter, created from bench/requirements-forestgeom.txt when missing."""
-    py = path / "bin" / "python"
-    req = REPO / "bench" / "requirements-forestgeom.txt"
-    if not py.exists():
-        if not setup:
-            return None, f"{py} is missing (run without --no-setup to create it)"
-        print(f"creating forestgeom's venv {path} from {req.relative_to(REPO)} ...", flush=True)
-        subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
-        done = subprocess.run([str(py), "-m", "pip", "install", "-q", "-r", str(req)], capture_output=True, text=True)
-        if done.returncode:
-            return None, "pip install -r bench/requirements-forestgeom.txt failed:\n" + done.stderr[-2000:]
+    """The forestgeom venv's interpreter, created from bench/requirements-forestgeom.txt when missing (``_venvs``, as
+    ``bench_peers``'s), with this interpreter's scikit-learn: both sides load one pickled forest."""
     import sklearn
 
-    check = subprocess.run([str(py), "-c", "import forestgeom, sklearn; print(sklearn.__version__)"],
-                           capture_output=True, text=True)
-    if check.returncode:
-        return None, "forestgeom's venv cannot import forestgeom:\n" + check.stderr[-2000:]
+    py, why = venv_python(path, "requirements-forestgeom.txt", "forestgeom, sklearn", setup)
+    if py is None:
+        return None, why
+    check = subprocess.run([str(py), "-c", "import sklearn; print(sklearn.__version__)"], capture_output=True,
+                           text=True)
     if check.stdout.strip() != sklearn.__version__:
         return None, (f"forestgeom's venv has scikit-learn {check.stdout.strip()}, this one {sklearn.__version__}: "
                       "one pickled forest needs the same release on both sides; recreate the venv.")

@@ -33,7 +33,7 @@ from mvlab.forest.dissimilarity import DENSE_MAX_ROWS
 from mvlab.forest.measures import resolve_measure
 from mvlab.rfd.dvs_pool import n_candidates
 from mvlab.rfd.prototypes import DEFAULT_N_PROTOTYPES, resolve_prototypes
-from mvlab.rfd.view_rows import BLOCK_ENTRIES
+from mvlab.rfd.view_rows import BLOCK_BYTES_PER_ENTRY, BLOCK_ENTRIES
 
 __all__ = ["CostEstimate", "estimate_cost", "BASE_BYTES"]
 
@@ -223,7 +223,7 @@ def estimate_cost(
         mem["test matrices"] = Q * nt * n * 4 + nt * n * 4
     else:
         mem["prototype columns"] = Q * n * m * 4 + n * m * 4 * (min(J, P) if P > 1 else 1) + Q * nt * m * 4
-        mem["row blocks"] = J * Q * min(BLOCK_ENTRIES, (n + nt) * ENTRIES_PER_ROW_PER_TREE * T) * 50
+        mem["row blocks"] = J * Q * min(BLOCK_ENTRIES, (n + nt) * ENTRIES_PER_ROW_PER_TREE * T) * BLOCK_BYTES_PER_ENTRY
         mem["regions"] = P * (n + nt) * k * 12 if combination in ("dvs", "knn") else 0.0
     peak = float(sum(mem.values()))
 

@@ -30,14 +30,17 @@ from mvlab.core.sparse_rows import SparseRows, combine_sparse, k_smallest_sparse
 from mvlab.core.threads import run_threads, worker_count
 from mvlab.rfd.view_forests import combine
 
-__all__ = ["ViewRows", "DenseViewRows", "BLOCK_ENTRIES", "Combo", "subset_combo", "train_rows", "query_rows",
-           "prototype_columns"]
+__all__ = ["ViewRows", "DenseViewRows", "BLOCK_ENTRIES", "BLOCK_BYTES_PER_ENTRY", "Combo", "subset_combo",
+           "train_rows", "query_rows", "prototype_columns"]
 
 BLOCK_ENTRIES = 1 << 20
-"""Bound on the stored entries of one block of one view.  A block's temporaries (the sparse product's work
-arrays, the normalised entries, the union of the views and its sort) take about 50 bytes per bound entry
-and view, and ``n_jobs`` blocks are in flight: 1M entries keep that near 0.3 GB for 3 views on 2 threads
-(4M measured about 1 GB more at the peak of a 20,000-row DVS)."""
+"""Bound on the stored entries of one block of one view.  A block's temporaries take about
+:data:`BLOCK_BYTES_PER_ENTRY` bytes per bound entry and view, and ``n_jobs`` blocks are in flight: 1M entries keep
+that near 0.3 GB for 3 views on 2 threads (4M measured about 1 GB more at the peak of a 20,000-row DVS)."""
+
+BLOCK_BYTES_PER_ENTRY = 50
+"""Bytes of a block's temporaries per bound entry and view (the sparse product's work arrays, the normalised
+entries, the union of the views and its sort): what :func:`mvlab.rfd.cost.estimate_cost` counts for row blocks."""
 
 Combo = tuple[np.ndarray, np.ndarray]
 """A joint dissimilarity ``sum_q w_q D_q``: the views ``q`` (ascending) and their weights ``w_q``."""
