@@ -10,7 +10,8 @@ one data set of ``rows + test_rows`` rows, seed 0). The methods, each on the sam
   "DF21-like" row);
 * ``mvlab DF21 setting``: ``CascadeForest.df21()`` (2 random + 2 extremely randomised forests of 100 trees,
   each tree grown on the distinct rows its bootstrap drew, out-of-bag class vectors of the previous level,
-  255 bins, patience 2 at gain 1e-5, at most 20 levels, compact trees with one-byte thresholds);
+  255 bins with the edges repeated by ties kept, patience 2 at gain 1e-5, at most 20 levels, compact trees
+  with one-byte thresholds);
 * ``DF21``: ``deepforest.CascadeForestClassifier()`` (``deep-forest-py310`` 0.1.9), its defaults (2 random
   forests + 2 extra-trees forests of 100 trees a layer, 255 bins, 2 tolerant rounds).
 
