@@ -81,8 +81,9 @@ DF21_SETTINGS = dict(
 """DF21's cascade (``deep-forest`` 0.1.7 / ``deep-forest-py310`` 0.1.9 defaults, docs/algorithms.md §C.2):
 2 random forests and 2 extremely randomised forests (``max_features="sqrt"``, bootstrapped) of 100 trees a
 level, out-of-bag class vectors, the previous level's vectors appended to the input, features and class
-vectors binned into 255 bins at every midpoint percentile (repeated ones kept), every tree grown on the distinct rows its bootstrap drew (each once), at most 20
-levels, stopped after 2 levels without a gain of 1e-5; and, for memory only, compact trees. :meth:`CascadeForest.df21` builds it."""
+vectors binned into 255 bins at every midpoint percentile (repeated ones kept), every tree grown on the distinct
+rows its bootstrap drew (each once), at most 20 levels, stopped after 2 levels without a gain of 1e-5; and, for
+memory only, compact trees. :meth:`CascadeForest.df21` builds it."""
 
 _MAX_SEED = np.iinfo(np.int32).max
 _MIN_ROWS_FOR_THREADS = 512  # prediction: rows below which the models of a level run on one thread
