@@ -48,11 +48,10 @@ _verified: list[bool] = []  # [] until the first check, then [whether the fast p
 def _builder_parts():
     """scikit-learn's compiled tree-building pieces (private; imported late so a layout change only
     disables the fast path)."""
-    from sklearn.ensemble._forest import _generate_sample_indices
     from sklearn.tree._classes import CRITERIA_CLF, DENSE_SPLITTERS
     from sklearn.tree._tree import DepthFirstTreeBuilder, Tree
 
-    return _generate_sample_indices, CRITERIA_CLF, DENSE_SPLITTERS, DepthFirstTreeBuilder, Tree
+    return CRITERIA_CLF, DENSE_SPLITTERS, DepthFirstTreeBuilder, Tree
 
 
 def _eligible(forest, X, y) -> bool:
@@ -91,9 +90,15 @@ def _bootstrap_weights(counts, bootstrap_weights):
     return np.ascontiguousarray(counts, dtype=np.float64)
 
 
+def _grow_all(grow, seeds) -> list:
+    """``grow(seed, rs)`` for each seed in turn, with one RandomState for them all (re-seeded per tree)."""
+    rs = np.random.RandomState(0)
+    return [grow(int(seed), rs) for seed in seeds]
+
+
 def _fit_fast(forest, X, y, bootstrap_weights="counts"):
     """The fast path: ``forest`` fitted on dense finite float ``X`` (n, d) and 1-D labels ``y`` (n,)."""
-    generate_indices, criteria, splitters, builder_type, tree_type = _builder_parts()
+    criteria, splitters, builder_type, tree_type = _builder_parts()
     forest._validate_params()
     X = np.ascontiguousarray(X, dtype=np.float32)
     n, d = X.shape
@@ -113,14 +118,19 @@ def _fit_fast(forest, X, y, bootstrap_weights="counts"):
     tree_classes = np.unique(y2[:, 0])  # what a tree's own fit finds in the encoded labels
     splitter_type = splitters[template.splitter]
 
-    def grow(seed):
+    def grow(seed, rs):
+        # rs: this thread's RandomState, seeded again for every tree. The same stream as scikit-learn's fresh
+        # RandomState(seed) for the bootstrap draw and for the splitter (which draws once, when the build
+        # starts), at 1.5 microseconds instead of 90 for making one (hundreds of trees per small fit).
         if forest.bootstrap:
-            weights = _bootstrap_weights(np.bincount(generate_indices(seed, n, n, None), minlength=n),
-                                         bootstrap_weights)
+            rs.seed(seed)  # sklearn's _generate_sample_indices(seed, n, n, None)
+            drawn = rs.randint(0, n, n).astype(np.int32)
+            weights = _bootstrap_weights(np.bincount(drawn, minlength=n), bootstrap_weights)
         else:
             weights = None
+        rs.seed(seed)
         criterion = criteria[template.criterion](1, n_classes)
-        splitter = splitter_type(criterion, max_features, min_leaf, 0.0, np.random.RandomState(seed), None)
+        splitter = splitter_type(criterion, max_features, min_leaf, 0.0, rs, None)
         structure = tree_type(d, n_classes, 1)
         builder_type(splitter, min_split, min_leaf, 0.0, max_depth, template.min_impurity_decrease).build(
             structure, X, y2, weights, None)
@@ -136,11 +146,11 @@ def _fit_fast(forest, X, y, bootstrap_weights="counts"):
 
     n_threads = worker_count(forest.n_jobs)
     if n_threads <= 1 or len(seeds) < 2:
-        trees = [grow(s) for s in seeds]
+        trees = _grow_all(grow, seeds)
     else:  # the compiled builder releases the GIL; seeds were drawn above, so threads change nothing
         chunks = np.array_split(np.asarray(seeds, dtype=np.int64), chunk_count(n_threads, len(seeds)))
         with ThreadPoolExecutor(max_workers=n_threads) as pool:
-            parts = list(pool.map(lambda chunk: [grow(int(s)) for s in chunk], chunks))
+            parts = list(pool.map(lambda chunk: _grow_all(grow, chunk), chunks))
         trees = [t for part in parts for t in part]
 
     forest.n_features_in_ = d
