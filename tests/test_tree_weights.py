@@ -9,7 +9,14 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.exceptions import ConvergenceWarning
 
-from mvlab.siamese.tree_weights import project_simplex, solve_tree_weights, tree_weight_gap, tree_weight_objective
+from mvlab.siamese.tree_weights import (
+    _face_direction,
+    _face_direction_kkt,
+    project_simplex,
+    solve_tree_weights,
+    tree_weight_gap,
+    tree_weight_objective,
+)
 
 
 def _brute_force_projection(v):
@@ -71,6 +78,9 @@ CASES = [
     (1000, 128, 0.1, "forest"),
     (1000, 128, 10.0, "gauss"),
     (300, 50, 1.0, "forest_negrows"),
+    # trees far outnumber pairs (the paper's N = 100, T = 1000 corner): the polish takes the Woodbury route
+    (60, 400, 1.0, "forest"),
+    (50, 300, 1e-3, "forest"),
 ]
 
 
@@ -136,6 +146,19 @@ def test_real_forest_P_matches_clarabel():
         _on_simplex(w, 20)
         assert abs(f - f_ref) <= 1e-6 * max(f_ref, 1e-12)
         assert tree_weight_gap(P, w, lam) <= 1e-8 * max(f, 1e-12)
+
+
+@pytest.mark.parametrize("a,s,lam", [(70, 600, 1.0), (40, 400, 1e-3), (1, 50, 10.0), (0, 20, 1.0),
+                                     (300, 100, 0.1), (50, 50, 2.0), (30, 80, 0.0), (120, 40, 0.0)])
+def test_face_direction_matches_the_kkt_reference(a, s, lam):
+    """The polish's face minimiser (Woodbury when rows < trees, Cholesky otherwise) against the dense KKT solve."""
+    rng = np.random.default_rng(a * 1000 + s)
+    B = _forest_like_P(rng, a, s) if a else np.zeros((0, s))
+    ref = _face_direction_kkt(B, lam)
+    fast = _face_direction(B, lam)
+    assert fast.shape == (s,)
+    ref, fast = ref / ref.sum(), fast / fast.sum()  # both are G^-1 1 up to a positive factor
+    assert np.abs(fast - ref).max() <= 1e-9 * np.abs(ref).max()
 
 
 def test_kkt_conditions_at_solution():

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+import scipy.linalg
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
@@ -130,6 +131,11 @@ def project_simplex(v):
         raise ValueError(f"project_simplex expects a non-empty 1-D array; got shape {v.shape}.")
     if not np.all(np.isfinite(v)):
         raise ValueError("project_simplex got NaN or infinite values.")
+    return _project_simplex(v)
+
+
+def _project_simplex(v):
+    """:func:`project_simplex` of a finite, non-empty float64 ``v`` (T,), unchecked (the solver's inner loop)."""
     # The projection commutes with adding a constant to every entry (the simplex fixes sum(w));
     # shifting the largest entry to 0 keeps the arithmetic exact for huge values.
     v = v - v.max()
@@ -179,7 +185,7 @@ def _gaps(g, w, lam):
     if lam > 0:
         # f is 2*lam-strongly convex: f* >= f(w) + min_{u in simplex} g.(u-w) + lam ||u-w||^2,
         # attained at u = proj(w - g / (2 lam)).
-        u = project_simplex(w - g / (2.0 * lam))
+        u = _project_simplex(w - g / (2.0 * lam))
         d = u - w
         sc = -float(g @ d + lam * (d @ d))
         gap = min(fw, max(sc, 0.0))
@@ -209,32 +215,65 @@ def _spectral_norm_sq_estimate(P, n_iter, rng):
     return float(est)
 
 
+def _face_direction_kkt(B, lam):
+    """``G^{-1} 1`` up to a positive factor, for ``G = B^T B + lam I`` (s, s), from the KKT system
+    ``[[2G, 1], [1^T, 0]] [w; nu] = [0; 1]`` of ``min w^T G w`` s.t. ``sum(w) = 1`` (its ``w``, shape (s,)).
+
+    The reference: one dense (s + 1)-square solve, which also covers a singular ``G`` (``lam = 0``).
+    """
+    s = B.shape[1]
+    K = np.zeros((s + 1, s + 1))
+    K[:-1, :-1] = 2.0 * (B.T @ B)
+    K[np.diag_indices(s)] += 2.0 * lam
+    K[:-1, -1] = 1.0
+    K[-1, :-1] = 1.0
+    rhs = np.zeros(s + 1)
+    rhs[-1] = 1.0
+    try:
+        return np.linalg.solve(K, rhs)[:-1]
+    except np.linalg.LinAlgError:
+        return np.linalg.lstsq(K, rhs, rcond=None)[0][:-1]
+
+
+def _face_direction(B, lam):
+    """``G^{-1} 1`` (s,) for ``G = B^T B + lam I`` with ``B`` (a, s) and ``lam > 0`` (``G`` is then positive
+    definite); :func:`_face_direction_kkt` when ``lam = 0``.
+
+    With fewer hinge-active rows than trees (``a < s``, where trees far outnumber pairs) the Woodbury identity
+    ``G^{-1} = (I - B^T (lam I_a + B B^T)^{-1} B) / lam`` needs one a-square Cholesky factorisation,
+    ``O(a^2 s)`` in all, instead of an (s + 1)-square solve, ``O(s^3)``; otherwise one s-square Cholesky.
+    """
+    a, s = B.shape
+    if lam <= 0.0:
+        return _face_direction_kkt(B, lam)
+    ones = np.ones(s)
+    if a == 0:
+        return ones / lam
+    try:
+        if a < s:
+            small = B @ B.T
+            small[np.diag_indices(a)] += lam
+            return (ones - B.T @ scipy.linalg.cho_solve(scipy.linalg.cho_factor(small), B.sum(axis=1))) / lam
+        G = B.T @ B
+        G[np.diag_indices(s)] += lam
+        return scipy.linalg.cho_solve(scipy.linalg.cho_factor(G), ones)
+    except np.linalg.LinAlgError:  # not positive definite in floating point: the general solve
+        return _face_direction_kkt(B, lam)
+
+
 def _polish(P, lam, support, active):
     """Exact minimiser on a guessed face: rows ``active`` hinge-active, trees ``support`` > 0.
 
     On that face the objective is ``w_S^T G w_S`` with ``G = P_AS^T P_AS + lam I`` and the
-    only constraint left is ``sum(w_S) = 1``, so ``w_S`` solves the KKT system
-    ``[[2G, 1], [1^T, 0]] [w_S; nu] = [0; 1]``. Returns ``None`` when the solution leaves the
-    simplex (the face guess was wrong).
+    only constraint left is ``sum(w_S) = 1``, so ``w_S = G^{-1} 1 / (1^T G^{-1} 1)`` (the KKT system
+    ``[[2G, 1], [1^T, 0]] [w_S; nu] = [0; 1]``; :func:`_face_direction`). Returns ``None`` when the solution
+    leaves the simplex (the face guess was wrong).
     """
     S = np.flatnonzero(support)
     A = np.flatnonzero(active)
     if S.size == 0:
         return None
-    PAS = P[np.ix_(A, S)]
-    G = PAS.T @ PAS
-    G[np.diag_indices_from(G)] += lam
-    K = np.zeros((S.size + 1, S.size + 1))
-    K[:-1, :-1] = 2.0 * G
-    K[:-1, -1] = 1.0
-    K[-1, :-1] = 1.0
-    rhs = np.zeros(S.size + 1)
-    rhs[-1] = 1.0
-    try:
-        sol = np.linalg.solve(K, rhs)
-    except np.linalg.LinAlgError:
-        sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
-    wS = sol[:-1]
+    wS = _face_direction(P[np.ix_(A, S)], lam)
     if not np.all(np.isfinite(wS)) or wS.min() < 0.0:
         return None
     w = np.zeros(P.shape[1])
@@ -313,7 +352,7 @@ def _projected_step(P, lam, y, Py, L):
     fy = float(ry @ ry + lam * (y @ y))
     gy = 2.0 * (P.T @ ry + lam * y)
     while True:
-        x_new = project_simplex(y - gy / L)
+        x_new = _project_simplex(y - gy / L)
         Px_new = P @ x_new
         f_new = _objective(Px_new, x_new, lam)
         d = x_new - y
