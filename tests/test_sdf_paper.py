@@ -327,6 +327,38 @@ def test_table9_is_a_paired_t_test_over_datasets_beside_the_papers_on_the_same_d
     assert all_rows.mean() == pytest.approx(0.0146, abs=1e-4)
 
 
+def test_the_rank_tests_of_section_8_recompute_the_papers_friedman_p_values_and_rank_ours():
+    """§8's Friedman test of each difference alone gives the paper's printed p-values from its own Table 8 (0.0016
+    three times, 0.0114 for the SNN); on our cells it ranks the two models within each dataset, and Bonferroni–Dunn
+    ranks the models we run with SDF as the control."""
+    table = {  # dataset: gcForest, SDF, Bagging, RF
+        "ecoli": (0.80, 0.81, 0.80, 0.79), "yeast": (0.83, 0.84, 0.70, 0.84),
+        "ionosphere": (0.86, 0.87, 0.70, 0.85), "haberman": (0.89, 0.90, 0.70, 0.90),
+    }
+    rows = [{"table": 8, "dataset": name, "model": model, "reading": "disjoint", "mean": acc}
+            for name, accs in table.items() for model, acc in zip(("gcForest", "SDF", "Bagging", "RF"), accs)]
+    rt = sdf_paper.rank_tests(pd.DataFrame(rows)).set_index("difference")
+    assert list(rt.index) == ["SDF - gcForest", "SDF - Bagging", "SDF - RF", "SDF - SNN"]
+    printed_p = {"SDF - gcForest": 0.0016, "SDF - Bagging": 0.0016, "SDF - RF": 0.0016, "SDF - SNN": 0.0114}
+    for d, printed in printed_p.items():
+        assert rt.loc[d, "paper p"] == printed
+        assert round(rt.loc[d, "paper recomputed: friedman p"], 4) == printed
+    # SDF above gcForest on all 4 datasets: chi2 = (W - L)^2 / (W + L) = 4 with one degree of freedom
+    assert rt.loc["SDF - gcForest", "friedman p"] == pytest.approx(stats.chi2.sf(4.0, 1))
+    assert (rt.loc["SDF - gcForest", "higher"], rt.loc["SDF - gcForest", "lower"]) == (4, 0)
+    # SDF above RF on 2 datasets, level on 2: tie-corrected, chi2 = (2 - 0)^2 / (2 + 0) = 2
+    assert (rt.loc["SDF - RF", "higher"], rt.loc["SDF - RF", "lower"]) == (2, 0)
+    assert rt.loc["SDF - RF", "friedman p"] == pytest.approx(stats.chi2.sf(2.0, 1))
+    assert rt.loc["SDF - SNN", "datasets"] == 0 and np.isnan(rt.loc["SDF - SNN", "friedman p"])
+    # Bonferroni-Dunn over our 4 models: SDF's average rank against gcForest's, SE = sqrt(k (k + 1) / (6 n))
+    wide = pd.DataFrame(rows).pivot_table(index="dataset", columns="model", values="mean")
+    ranks = wide.rank(axis=1, ascending=False)
+    z = (ranks["gcForest"].mean() - ranks["SDF"].mean()) / np.sqrt(4 * 5 / (6 * 4))
+    assert rt.loc["SDF - gcForest", "dunn p"] == pytest.approx(min(1.0, 3 * 2 * stats.norm.sf(abs(z))))
+    # fewer than two datasets with every model: nothing to rank
+    assert sdf_paper.rank_tests(pd.DataFrame(rows[:4])).empty
+
+
 def test_the_lambda_reading_fits_every_fixed_lambda_on_the_main_protocols_pairs(tmp_path):
     """reproduce sdf-lambda: gcForest, SDF (λ on training pairs) and SDF with each λ fixed on the same draw; the
     summary's "λ on test" readings are maxima over the fixed λ (per draw, then per cell), never below either."""

@@ -38,10 +38,11 @@ import pandas as pd
 
 from mvlab.core.threads import call_on_threads
 from mvlab.reproduction.cells import CELL_COLUMNS, DrawsFile, summarise_cells, with_verdicts
-from mvlab.stats import paired_t_test
+from mvlab.stats import friedman_test, paired_t_test, posthoc_vs_control
 
 __all__ = ["PAPER", "LAM_GRID", "PAIR_READINGS", "DRAW_COLUMNS", "DrawTask", "paper_grid", "draw_seed", "run_draw",
-           "run_paper_protocol", "paper_cells", "table8_source", "table8_best_cells", "table9"]
+           "run_paper_protocol", "paper_cells", "table8_source", "table8_best_cells", "table9",
+           "rank_tests"]
 
 SDF_DATASETS = ("ecoli", "yeast", "ionosphere", "mammographic", "haberman", "ilpd")
 """The paper's datasets that ship with mvlab (Table 2), by their :func:`mvlab.datasets.load_dataset` names."""
@@ -127,6 +128,12 @@ for _name, _vals in TABLE8.items():
 TABLE9 = {"gcForest": (0.015, 0.015, 0.004, 0.025), "Bagging": (0.006, 0.118, 0.043, 0.192),
           "RF": (0.002, 0.090, 0.043, 0.137), "SNN": (0.006, 0.118, 0.043, 0.192)}
 """The paper's Table 9: SDF minus each model over its 10 datasets: (p-value, mean, CI low, CI high)."""
+RANK_TESTS = {"gcForest": 0.0016, "Bagging": 0.0016, "RF": 0.0016, "SNN": 0.0114}
+"""The Friedman tests of §8: the p-value printed for SDF against each model over the 10 datasets ("the identical
+p-values 0.0016 for pairwise comparisons D1, D2, D3 and the p-value 0.0114 for D4")."""
+RANK_TESTS_BONFERRONI_DUNN = ("SNN", 0.028)
+"""The Bonferroni–Dunn test of §8, as the paper states it: "no significant difference between the SDF and the other
+methods except for the pair D4 (the corresponding p-value is 0.028)" (SDF - SNN)."""
 
 DRAW_COLUMNS = ["dataset", "N", "T", "reading", "draw", "seed", "model", "accuracy", "n_levels", "lam_median",
                 "n_test_pairs", "seconds"]
@@ -321,6 +328,51 @@ def _paired_t(a, b) -> tuple[float, float, float, float]:
         return (np.nan,) * 4
     r = paired_t_test(a, b)
     return r.p_value, r.mean_difference, r.ci_low, r.ci_high
+
+
+def _rank_tests_of(wide: pd.DataFrame, others) -> dict:
+    """For each model of ``others``: the Friedman p-value of SDF against it alone (two methods ranked within each
+    dataset, tie-corrected) and the Bonferroni–Dunn adjusted p-value of SDF as the control among all of ``wide``'s
+    models; ``wide`` holds one row per dataset, one column per model."""
+    control = posthoc_vs_control(wide, "SDF", test="friedman")
+    dunn = dict(zip(control.methods, control.p_bonferroni))
+    return {o: (friedman_test(wide[["SDF", o]]).p_value, dunn[o]) for o in others}
+
+
+def rank_tests(cells: pd.DataFrame, reading: str = "disjoint") -> pd.DataFrame:
+    """The rank tests of the paper's §8 over the datasets we have (Table 8's cells, the fixed setting), beside the
+    paper's printed p-values and its tests recomputed from its own Table 8 (all ten datasets, five models).
+
+    Two readings of "the Friedman test for pairwise comparisons D1..D4" and "the Bonferroni–Dunn test" (García &
+    Herrera's 1xN comparison with SDF as the control; :func:`mvlab.stats.friedman_test`,
+    :func:`mvlab.stats.posthoc_vs_control`): the Friedman test of SDF against each model alone, and Bonferroni–Dunn
+    over all the models of the table. Ours rank the four models we run (the SNN is not run); the paper's five.
+
+    Returns
+    -------
+    DataFrame, one row per difference (``SDF - <model>``): ``datasets``, ``higher`` and ``lower`` (in how many of
+    them SDF's mean is above, below the model's), ``friedman p`` and ``dunn p`` (ours),
+    ``paper p`` (printed), ``paper recomputed: friedman p`` and ``paper recomputed: dunn p`` (from its Table 8).
+    Empty with fewer than two datasets holding every model.
+    """
+    t8 = cells[(cells["table"] == 8) & (cells["reading"] == reading)]
+    models = [m for m in TABLE8_MODELS if m != "SNN"]
+    wide = t8.pivot_table(index="dataset", columns="model", values="mean").reindex(columns=models).dropna()
+    if len(wide) < 2:
+        return pd.DataFrame()
+    paper_wide = pd.DataFrame(TABLE8, index=TABLE8_MODELS).T
+    others = [m for m in models if m != "SDF"]
+    ours = _rank_tests_of(wide, others)
+    paper = _rank_tests_of(paper_wide, [m for m in TABLE8_MODELS if m != "SDF"])
+    rows = []
+    for other in [m for m in TABLE8_MODELS if m != "SDF"]:
+        mine = ours.get(other, (np.nan, np.nan))
+        diff = wide["SDF"] - wide[other] if other in ours else pd.Series(dtype=float)
+        rows.append({"difference": f"SDF - {other}", "datasets": len(wide) if other in ours else 0,
+                     "higher": int((diff > 0).sum()), "lower": int((diff < 0).sum()),
+                     "friedman p": mine[0], "dunn p": mine[1], "paper p": RANK_TESTS[other],
+                     "paper recomputed: friedman p": paper[other][0], "paper recomputed: dunn p": paper[other][1]})
+    return pd.DataFrame(rows)
 
 
 def table9(cells: pd.DataFrame, reading: str = "disjoint") -> pd.DataFrame:
