@@ -22,12 +22,20 @@ distinct rows its bootstrap drew, each once (weight 1; a row drawn three times c
 do, instead of scikit-learn's weighting of every row by how often it was drawn (``"counts"``, the default).
 The draws, and so the out-of-bag rows (``estimators_samples_``), are the same; a tree grown on weights 0/1 is
 the tree grown on the drawn rows alone (scikit-learn's splitter skips rows of weight 0).
+
+Another, ``on_tree``, lets a caller see every tree as soon as it is grown and keep something smaller in its
+place: ``on_tree(tree, drawn)`` is called for tree 0, 1, ... in order, in the calling thread, with the tree's
+bootstrap draw, and ``forest.estimators_`` holds what it returned. The cascade adds a tree's out-of-bag
+probabilities and keeps it compact (:mod:`mvlab.siamese.compact`), so that a forest's full scikit-learn trees
+(64 bytes and a class distribution a node) are never all alive at once. With threads, at most twice as many
+trees as threads are waiting for it.
 """
 
 from __future__ import annotations
 
 import copy
 import numbers
+import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -96,8 +104,36 @@ def _grow_all(grow, seeds) -> list:
     return [grow(int(seed), rs) for seed in seeds]
 
 
-def _fit_fast(forest, X, y, bootstrap_weights="counts"):
-    """The fast path: ``forest`` fitted on dense finite float ``X`` (n, d) and 1-D labels ``y`` (n,)."""
+def _grow_in_order(build, seeds, n_threads, on_tree) -> list:
+    """``on_tree(*build(seed, rs))`` for each seed, called in seed order in this thread, the trees built on
+    ``n_threads`` threads (one RandomState each) at most ``2 * n_threads`` ahead of ``on_tree``."""
+    if n_threads <= 1 or len(seeds) < 2:
+        rs = np.random.RandomState(0)
+        return [on_tree(*build(int(seed), rs)) for seed in seeds]
+    local = threading.local()
+
+    def task(seed):
+        if not hasattr(local, "rs"):
+            local.rs = np.random.RandomState(0)
+        return build(seed, local.rs)
+
+    kept = []
+    with ThreadPoolExecutor(max_workers=n_threads) as pool:
+        ahead = 2 * n_threads
+        futures = [pool.submit(task, int(seed)) for seed in seeds[:ahead]]
+        for i in range(len(seeds)):
+            grown = futures[i].result()
+            futures[i] = None
+            if i + ahead < len(seeds):
+                futures.append(pool.submit(task, int(seeds[i + ahead])))
+            kept.append(on_tree(*grown))
+            del grown
+    return kept
+
+
+def _fit_fast(forest, X, y, bootstrap_weights="counts", on_tree=None):
+    """The fast path: ``forest`` fitted on dense finite float ``X`` (n, d) and 1-D labels ``y`` (n,)
+    (``on_tree``: see :func:`fit_forest`)."""
     criteria, splitters, builder_type, tree_type = _builder_parts()
     forest._validate_params()
     X = np.ascontiguousarray(X, dtype=np.float32)
@@ -118,7 +154,8 @@ def _fit_fast(forest, X, y, bootstrap_weights="counts"):
     tree_classes = np.unique(y2[:, 0])  # what a tree's own fit finds in the encoded labels
     splitter_type = splitters[template.splitter]
 
-    def grow(seed, rs):
+    def build(seed, rs):
+        # The tree of ``seed`` and its bootstrap draw (n,) (None without bootstrap).
         # rs: this thread's RandomState, seeded again for every tree. The same stream as scikit-learn's fresh
         # RandomState(seed) for the bootstrap draw and for the splitter (which draws once, when the build
         # starts), at 1.5 microseconds instead of 90 for making one (hundreds of trees per small fit).
@@ -127,7 +164,7 @@ def _fit_fast(forest, X, y, bootstrap_weights="counts"):
             drawn = rs.randint(0, n, n).astype(np.int32)
             weights = _bootstrap_weights(np.bincount(drawn, minlength=n), bootstrap_weights)
         else:
-            weights = None
+            drawn = weights = None
         rs.seed(seed)
         criterion = criteria[template.criterion](1, n_classes)
         splitter = splitter_type(criterion, max_features, min_leaf, 0.0, rs, None)
@@ -142,10 +179,15 @@ def _fit_fast(forest, X, y, bootstrap_weights="counts"):
         tree.n_classes_ = n_classes[0]
         tree.max_features_ = max_features
         tree.tree_ = structure
-        return tree
+        return tree, drawn
+
+    def grow(seed, rs):
+        return build(seed, rs)[0]
 
     n_threads = worker_count(forest.n_jobs)
-    if n_threads <= 1 or len(seeds) < 2:
+    if on_tree is not None:
+        trees = _grow_in_order(build, seeds, n_threads, on_tree)
+    elif n_threads <= 1 or len(seeds) < 2:
         trees = _grow_all(grow, seeds)
     else:  # the compiled builder releases the GIL; seeds were drawn above, so threads change nothing
         chunks = np.array_split(np.asarray(seeds, dtype=np.int64), chunk_count(n_threads, len(seeds)))
@@ -212,7 +254,15 @@ def _refit_distinct(forest, X, y):
     return forest
 
 
-def fit_forest(forest, X, y, bootstrap_weights="counts"):
+def _each_tree(forest, on_tree):
+    """``forest.estimators_`` replaced by ``on_tree(tree, drawn)`` for each tree in order (the slow route of
+    ``on_tree``: the forest was fitted whole)."""
+    samples = forest.estimators_samples_ if forest.bootstrap else [None] * len(forest.estimators_)
+    forest.estimators_ = [on_tree(tree, drawn) for tree, drawn in zip(forest.estimators_, samples)]
+    return forest
+
+
+def fit_forest(forest, X, y, bootstrap_weights="counts", on_tree=None):
     """``forest.fit(X, y)``, the same trees and attributes, without scikit-learn's per-tree overhead.
 
     Parameters
@@ -229,6 +279,13 @@ def fit_forest(forest, X, y, bootstrap_weights="counts"):
         With ``forest.bootstrap``: ``"counts"`` weights every row by how often its tree's bootstrap drew it
         (scikit-learn); ``"distinct"`` grows each tree on the distinct drawn rows, weight 1 each (DF21). The
         draws, hence the out-of-bag rows, are the same. Without bootstrap it changes nothing.
+    on_tree : callable ``(tree, drawn) -> object``, optional
+        Called for every tree as soon as it is grown, tree 0 first, in the calling thread (whatever
+        ``forest.n_jobs``): ``tree`` the fitted ``DecisionTreeClassifier`` (trained on the encoded labels, as
+        the forest's trees are), ``drawn`` its bootstrap draw, int ndarray of shape (n_samples,) with repeats
+        (that tree's ``estimators_samples_``), or None without bootstrap. ``forest.estimators_`` then holds
+        what it returned instead of the trees (and ``estimators_samples_`` is no longer available). The fast
+        path keeps no more than ``2 * n_jobs`` grown trees waiting; the slow route fits the whole forest first.
 
     Returns
     -------
@@ -239,7 +296,9 @@ def fit_forest(forest, X, y, bootstrap_weights="counts"):
     if bootstrap_weights not in ("counts", "distinct"):
         raise ValueError(f"bootstrap_weights must be 'counts' or 'distinct'; got {bootstrap_weights!r}.")
     if _eligible(forest, X, y) and np.isfinite(X).all() and fast_path_available():
-        return _fit_fast(forest, X, y, bootstrap_weights)
+        return _fit_fast(forest, X, y, bootstrap_weights, on_tree)
     if bootstrap_weights == "distinct":
-        return _refit_distinct(forest, X, y)
-    return forest.fit(X, y)
+        _refit_distinct(forest, X, y)
+    else:
+        forest.fit(X, y)
+    return forest if on_tree is None else _each_tree(forest, on_tree)

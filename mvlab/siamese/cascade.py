@@ -156,6 +156,19 @@ def _combine(tp, w):
     return np.tensordot(w, tp, axes=(0, 0))
 
 
+def _add_oob(total, count, cols, tree, drawn, F):
+    """Add one tree's class probabilities on its out-of-bag rows of ``F`` (float32, (n, d)) to ``total``
+    (n, n_classes) and 1 to their ``count`` (n,): ``drawn`` its bootstrap draw (row indices), ``cols`` the
+    columns of its classes."""
+    out = np.ones(F.shape[0], dtype=bool)
+    out[drawn] = False
+    rows = np.flatnonzero(out)
+    p = tree.tree_.predict(F[rows])
+    for j, c in enumerate(cols):
+        total[rows, c] += p[:, j]
+    count[rows] += 1
+
+
 def _oob_sums(forest, F, n_classes):
     """Out-of-bag sums of a fitted bootstrapped forest on its training rows ``F`` (float32): ``total``
     (n, n_classes), every row's class probabilities summed over the trees that did not draw it, and
@@ -166,13 +179,7 @@ def _oob_sums(forest, F, n_classes):
     count = np.zeros(n)
     cols = np.asarray(forest.classes_, dtype=np.int64)
     for tree, inbag in zip(forest.estimators_, forest.estimators_samples_):
-        out = np.ones(n, dtype=bool)
-        out[inbag] = False
-        rows = np.flatnonzero(out)
-        p = tree.tree_.predict(F[rows])
-        for j, c in enumerate(cols):
-            total[rows, c] += p[:, j]
-        count[rows] += 1
+        _add_oob(total, count, cols, tree, inbag, F)
     return total, count
 
 
@@ -490,6 +497,8 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         kind, tr, te, seed = model
         C = self.classes_.size
         est = self._make_forest(kind, seed, n_jobs)
+        if tr is None and self.compact_trees and not self._weighs_trees():
+            return self._fit_compact_oob(est, F, y)
         if tr is None:
             fit_forest(est, F, y, bootstrap_weights=self.bootstrap_weights)
             tp = tree_probas(est, F, C, n_jobs) if self._weighs_trees() else _oob_sums(est, F, C)
@@ -499,10 +508,31 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         est.set_params(n_jobs=self.n_jobs)  # as if fitted alone (threads only change the speed)
         return est, tp
 
+    def _fit_compact_oob(self, est, F, y):
+        """The plain cascade's ``"oob"`` model with ``compact_trees``: the forest ``est`` fitted on all rows ``F``
+        (n, d), each tree, as soon as it is grown, adding its out-of-bag probabilities to the sums (in tree
+        order: :func:`_oob_sums`'s arithmetic) and kept compact (:meth:`CompactForest.tree_part`), so one full
+        scikit-learn tree per thread is alive instead of the forest's. Returns the :class:`CompactForest`
+        (what :meth:`_kept` makes of the forest after the fit, the same arrays) and ``(total, count)``."""
+        n, C = F.shape[0], self.classes_.size
+        total, count = np.zeros((n, C)), np.zeros(n)
+        cols = np.unique(y).astype(np.int64)  # the forest's classes_, as fit_forest will set them
+
+        def keep(tree, drawn):
+            _add_oob(total, count, cols, tree, drawn, F)
+            return CompactForest.tree_part(tree)
+
+        fit_forest(est, F, y, bootstrap_weights=self.bootstrap_weights, on_tree=keep)
+        compact = CompactForest.from_parts(est.estimators_, est.classes_, est.n_features_in_,
+                                           integer_inputs=self.n_bins is not None)
+        return compact, (total, count)
+
     def _kept(self, est):
         """The fitted forest as the cascade keeps it: itself, or compact (``compact_trees``; with ``n_bins`` its
-        inputs are bin codes, so its thresholds take one byte)."""
-        return CompactForest(est, integer_inputs=self.n_bins is not None) if self.compact_trees else est
+        inputs are bin codes, so its thresholds take one byte); a forest made compact while it grew is kept."""
+        if not self.compact_trees or isinstance(est, CompactForest):
+            return est
+        return CompactForest(est, integer_inputs=self.n_bins is not None)
 
     def _finish_unit(self, level, k, kind, F, y, plan, fitted):
         """ForestUnit and training class vectors (n, C) of one forest from its fitted models."""

@@ -55,6 +55,13 @@ def _smallest_int(max_value, signed):
     raise ValueError(f"{max_value} does not fit a 64-bit integer.")
 
 
+def _implicit_left(right):
+    """A depth-first tree's left children from its right ones (n_nodes,): the next node, -1 at leaves."""
+    left = np.arange(1, right.size + 1)
+    left[right == _LEAF] = _LEAF
+    return left
+
+
 def _leaf_counts(value, weighted_n):
     """Integer class counts of the leaves from their distributions ``value`` (n_leaves, C) and weights
     ``weighted_n`` (n_leaves,), or None when the counts do not give back ``value`` bit for bit."""
@@ -119,50 +126,94 @@ class CompactForest:
         trees = [est.tree_ for est in forest.estimators_]
         if not trees or trees[0].n_outputs != 1:
             raise ValueError("CompactForest needs a fitted single-output forest with at least one tree.")
-        self.classes_ = np.asarray(forest.classes_)
-        self.n_features_in_ = int(forest.n_features_in_)
-        self.n_classes_ = int(trees[0].n_classes[0])
-        node_counts = np.array([t.node_count for t in trees])
+        self._assemble([CompactForest.tree_part(t) for t in trees], forest.classes_, forest.n_features_in_,
+                       integer_inputs)
+
+    @staticmethod
+    def tree_part(tree):
+        """What a compact forest keeps of one fitted tree (a scikit-learn ``Tree``, or an estimator holding one
+        as ``tree_``), to be joined by :meth:`from_parts`: a dict of its children, features, float32 thresholds
+        and leaves, each array in the narrowest dtype for this tree (a few bytes a node)."""
+        t = getattr(tree, "tree_", tree)
+        if t.n_outputs != 1:
+            raise ValueError("CompactForest needs single-output trees.")
+        is_leaf = t.children_left == _LEAF
+        internal = np.flatnonzero(~is_leaf)
+        cut = np.floor(t.threshold[internal])
+        value = t.value[is_leaf, 0, :]
+        counts = _leaf_counts(value, t.weighted_n_node_samples[is_leaf])
+        child_dt = _smallest_int(int(t.node_count), signed=True)
+        implicit_left = bool(np.array_equal(t.children_left[internal], internal + 1))
+        return {
+            "node_count": int(t.node_count),
+            "max_depth": int(t.max_depth),
+            "n_classes": int(t.n_classes[0]),
+            "left": None if implicit_left else t.children_left.astype(child_dt),
+            "right": t.children_right.astype(child_dt),
+            "feature": np.where(is_leaf, 0, t.feature).astype(_smallest_int(int(t.feature.max(initial=0)), False)),
+            "threshold": np.where(is_leaf, np.float32(0), float32_floor(t.threshold)),
+            "byte_thresholds": bool(cut.size == 0 or (cut.min() >= 0 and cut.max() <= 255)),
+            "leaf_counts": counts,
+            "leaf_values": value.copy() if counts is None else None,
+        }
+
+    @classmethod
+    def from_parts(cls, parts, classes, n_features_in, integer_inputs=False):
+        """The compact forest of the trees whose :meth:`tree_part` are ``parts`` (in the forest's order):
+        the same arrays, hence the same predictions, as ``CompactForest(forest, integer_inputs)``.
+
+        Parameters
+        ----------
+        parts : list of dict
+            ``CompactForest.tree_part(tree)`` of every tree of the forest, at least one.
+        classes : ndarray of shape (n_classes,)
+            The forest's ``classes_``.
+        n_features_in : int
+            The forest's ``n_features_in_``.
+        integer_inputs : bool, default=False
+        """
+        if not parts:
+            raise ValueError("CompactForest needs a fitted single-output forest with at least one tree.")
+        self = cls.__new__(cls)
+        self._assemble(parts, classes, n_features_in, integer_inputs)
+        return self
+
+    def _assemble(self, parts, classes, n_features_in, integer_inputs):
+        """Join the trees' parts (:meth:`tree_part`) into the forest's flat arrays, in the forest-wide dtypes."""
+        self.classes_ = np.asarray(classes)
+        self.n_features_in_ = int(n_features_in)
+        self.n_classes_ = parts[0]["n_classes"]
+        node_counts = np.array([p["node_count"] for p in parts])
         self.node_offsets_ = np.concatenate([[0], np.cumsum(node_counts)])
         child_dt = _smallest_int(int(node_counts.max()), signed=True)
         feat_dt = _smallest_int(self.n_features_in_, signed=False)
-        left, right, feature, threshold, leaf_values, leaf_counts = [], [], [], [], [], []
-        exact_counts = True
-        implicit_left = True
-        byte_thresholds = bool(integer_inputs)
-        for t in trees:
-            is_leaf = t.children_left == _LEAF
-            internal = np.flatnonzero(~is_leaf)
-            implicit_left = implicit_left and np.array_equal(t.children_left[internal], internal + 1)
-            if byte_thresholds:
-                cut = np.floor(t.threshold[internal])
-                byte_thresholds = bool(cut.size == 0 or (cut.min() >= 0 and cut.max() <= 255))
-            left.append(t.children_left.astype(child_dt))
-            right.append(t.children_right.astype(child_dt))
-            feature.append(np.where(is_leaf, 0, t.feature).astype(feat_dt))
-            threshold.append(np.where(is_leaf, np.float32(0), float32_floor(t.threshold)))
-            value = t.value[is_leaf, 0, :]
-            leaf_values.append(value)
-            if exact_counts:
-                counts = _leaf_counts(value, t.weighted_n_node_samples[is_leaf])
-                exact_counts = counts is not None
-                leaf_counts.append(counts)
-        self.max_depths_ = np.array([t.max_depth for t in trees], dtype=np.int32)
+        self.max_depths_ = np.array([p["max_depth"] for p in parts], dtype=np.int32)
         self.integer_inputs = bool(integer_inputs)
-        self.children_left_ = None if implicit_left else np.concatenate(left)
-        del left
-        self.children_right_ = np.concatenate(right)
-        self.feature_ = np.concatenate(feature)
-        threshold = np.concatenate(threshold)
+        if all(p["left"] is None for p in parts):
+            self.children_left_ = None
+        else:  # a depth-first tree's left children, rebuilt where a part left them out
+            self.children_left_ = np.concatenate([
+                (p["left"] if p["left"] is not None else _implicit_left(p["right"])).astype(child_dt) for p in parts])
+        self.children_right_ = np.concatenate([p["right"].astype(child_dt) for p in parts])
+        self.feature_ = np.concatenate([p["feature"].astype(feat_dt) for p in parts])
+        threshold = np.concatenate([p["threshold"] for p in parts])
+        byte_thresholds = self.integer_inputs and all(p["byte_thresholds"] for p in parts)
         self.threshold_ = np.floor(threshold).astype(np.uint8) if byte_thresholds else threshold
-        self.leaf_offsets_ = np.concatenate([[0], np.cumsum([v.shape[0] for v in leaf_values])])
-        if exact_counts:
-            counts_dt = np.result_type(*[c.dtype for c in leaf_counts])
-            self.leaf_counts_, self.leaf_values_ = np.concatenate(leaf_counts).astype(counts_dt), None
+        del threshold
+        n_leaves = [p["leaf_counts"].shape[0] if p["leaf_counts"] is not None else p["leaf_values"].shape[0]
+                    for p in parts]
+        self.leaf_offsets_ = np.concatenate([[0], np.cumsum(n_leaves)])
+        if all(p["leaf_counts"] is not None for p in parts):
+            counts_dt = np.result_type(*[p["leaf_counts"].dtype for p in parts])
+            self.leaf_counts_ = np.concatenate([p["leaf_counts"] for p in parts]).astype(counts_dt)
+            self.leaf_values_ = None
             totals = self.leaf_counts_.sum(axis=1, dtype=np.uint64)
             self.leaf_totals_ = totals.astype(_smallest_int(int(totals.max(initial=0)), signed=False))
-        else:
-            self.leaf_counts_, self.leaf_totals_, self.leaf_values_ = None, None, np.concatenate(leaf_values)
+        else:  # counts give a tree's distributions back bit for bit (checked), so they stand for them
+            self.leaf_counts_, self.leaf_totals_ = None, None
+            self.leaf_values_ = np.concatenate([
+                p["leaf_values"] if p["leaf_counts"] is None
+                else p["leaf_counts"] / p["leaf_counts"].sum(axis=1, dtype=np.float64)[:, None] for p in parts])
 
     @property
     def n_estimators(self):
@@ -189,8 +240,7 @@ class CompactForest:
         nodes = np.zeros(n, dtype=NODE_DTYPE)
         right = self.children_right_[lo:hi]
         if self.children_left_ is None:  # depth first: an internal node's left child is the next node
-            left = np.arange(1, n + 1)
-            left[right == _LEAF] = _LEAF
+            left = _implicit_left(right)
         else:
             left = self.children_left_[lo:hi]
         nodes["left_child"] = left
