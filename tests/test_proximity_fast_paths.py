@@ -177,6 +177,24 @@ def test_workspaces_are_lent_to_one_computation_at_a_time():
         assert len({id(w) for w in again}) == 2
 
 
+def test_the_last_block_kept_after_the_loop_is_not_overwritten_by_the_next_computation(data, monkeypatch):
+    """Every block but the last is a view into a lent workspace, valid until the next block; the last one outlives
+    the loan (the workspaces go back to the pool when it is taken), so it is a copy: another computation borrowing
+    the same workspaces leaves it as it was.  Fails without that copy (tried: the ``if b.stop >= n`` copy in
+    ``_blocks`` removed; the kept last block then held the second computation's entries)."""
+    monkeypatch.setattr(measures_module, "BLOCK_ENTRIES", 40)
+    X, y, Xn = data
+    fd = fitted(data, "breiman")
+    blocks = list(fd.measure_._blocks(fd, fd.leaves_, None, None, 1))
+    assert len(blocks) > 2
+    last = blocks[-1]
+    kept = [np.array(a, copy=True) for a in last[1:4]]
+    other = fitted((X[::-1].copy(), y[::-1].copy(), Xn), "rfgap", trees=9)
+    other.sparse_rows()  # borrows the same pooled workspace, block after block
+    for a, b in zip(last[1:4], kept):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_sorted_product_without_the_private_kernel(monkeypatch):
     """The public product (scipy's kernel missing) gives the same sorted arrays.  Fails when the fallback skips
     ``sort_indices`` (tried)."""

@@ -287,7 +287,9 @@ class SameLeafMeasure(Measure):
         """``(row slice, indptr, cols, values, bound)`` of every block of rows, in order, as they are computed
         (``n_jobs`` blocks at a time), each of about :data:`BLOCK_ENTRIES` entries (:func:`_next_blocks`); ``bound``
         is the cumulative :func:`product_bound` of the rows.  The arrays are views into work arrays reused by the
-        next blocks: use them before asking for the next."""
+        next blocks: use them before asking for the next.  The last block's arrays are copies of their own (one
+        block's cost): the work arrays go back to a pool shared by every computation once the last block is taken,
+        so a view kept after the loop could be overwritten by another computation."""
         U, BT, column_map, marker = self._product_setup(fd, G, rows, columns)
         ends = np.cumsum(row_bounds(G, U, BT, marker is not None))
         n, n_threads = G.shape[0], max(1, worker_count(n_jobs))
@@ -306,6 +308,8 @@ class SameLeafMeasure(Measure):
                 for b, part in zip(wave, done):
                     formed += part[1].size
                     bounded += int(ends[b.stop - 1] - (ends[b.start - 1] if b.start else 0))
+                    if b.stop >= n:  # the last block: its arrays outlive the workspaces' loan
+                        part = tuple(np.array(a, copy=True) for a in part)
                     yield (b, *part, ends)
                 start = wave[-1].stop
 
