@@ -26,7 +26,7 @@ def _check_pair_methods(methods) -> None:
 
 
 def evaluate_pair_split(X, split, *, methods=PAIR_METHODS, n_estimators=100, lam=1.0, sdf_params=None,
-                        random_state=None, n_jobs=None, progress=None) -> list:
+                        random_state=None, n_jobs=None, progress=None, vectors=None) -> list:
     """Fit and score every pair method on one draw of pairs (a :class:`mvlab.siamese.pairs.PairSplit`).
 
     All methods use the seed ``random_state``, so gcForest and SDF grow the same first-level
@@ -34,14 +34,19 @@ def evaluate_pair_split(X, split, *, methods=PAIR_METHODS, n_estimators=100, lam
     dict per method: ``method, accuracy, n_train_pairs, n_test_pairs, n_estimators, n_levels`` (cascades;
     NaN otherwise), ``lam_median`` (SDF: the median lambda of its fold-models; NaN otherwise),
     ``fit_seconds`` (a cascade that found its first level fitted counts only the rest).
+
+    ``vectors``, optional: the training and test pairs' vectors ``(F_train (N, m), F_test (M, m))`` to fit and
+    score on instead of the concatenated pairs of ``X`` (e.g. multi-grained scanning's output; ``X`` is then unused).
     """
     from sklearn.ensemble import BaggingClassifier, RandomForestClassifier
     from sklearn.tree import DecisionTreeClassifier
 
     _check_pair_methods(methods)
-    X = np.asarray(X, dtype=np.float64)
-    Ftr = pair_features(X, split.train_pairs)
-    Fte = pair_features(X, split.test_pairs)
+    if vectors is None:
+        X = np.asarray(X, dtype=np.float64)
+        Ftr, Fte = pair_features(X, split.train_pairs), pair_features(X, split.test_pairs)
+    else:
+        Ftr, Fte = vectors
     extra = dict(sdf_params or {})
     shared_forests: dict = {}  # gcForest and SDF share their seed, hence their first level: fitted once
     rows = []

@@ -15,6 +15,7 @@ from mvlab.reproduction import (
     ofsp_svm_range,
     sdf_lambda,
     sdf_lambda_grid,
+    sdf_mnist,
     sdf_paper_report,
     sdf_readings,
 )
@@ -27,6 +28,7 @@ READINGS: dict[str, Reading] = {r.name: r for r in (
     sdf_lambda.READING,
     sdf_readings.READING,
     sdf_lambda_grid.READING,
+    sdf_mnist.READING,
     ofsp_paper_report.READING,
     ofsp_leak.READING,
     ofsp_knn.READING,
