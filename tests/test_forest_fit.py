@@ -1,5 +1,6 @@
 """mvlab.core.forest_fit: the fast fit builds scikit-learn's own forest, tree for tree, attribute for attribute."""
 
+import threading
 import warnings
 
 import numpy as np
@@ -185,3 +186,34 @@ def test_distinct_bootstrap_outside_the_fast_path_is_the_same_forest(monkeypatch
     assert_same_forest(plain, ExtraTreesClassifier(n_estimators=4, random_state=1).fit(X, y), X)
     with pytest.raises(ValueError, match="bootstrap_weights must be"):
         fit_forest(RandomForestClassifier(n_estimators=2), X, y, bootstrap_weights="unique")
+
+
+@pytest.mark.parametrize("n_jobs", [1, 3])
+@pytest.mark.parametrize("fast", [True, False])
+def test_on_tree_sees_every_tree_in_order_with_its_draw(monkeypatch, n_jobs, fast):
+    """``on_tree(tree, drawn)`` is called once per tree, tree 0 first, in the calling thread, whatever the
+    threads and route: each tree is the one ``fit_forest`` without the hook keeps (node for node), ``drawn`` its
+    ``estimators_samples_``, and ``estimators_`` holds what the hook returned. Fails when the threaded fast path
+    hands the trees over as they complete instead of in seed order (tried: a reversed submission order)."""
+    X, y = _data(n=110, seed=4)
+    monkeypatch.setattr(forest_fit, "_verified", [fast])
+    for kind, params in [(RandomForestClassifier, {}), (ExtraTreesClassifier, {"bootstrap": False})]:
+        plain = fit_forest(kind(n_estimators=11, random_state=6, n_jobs=n_jobs, **params), X, y,
+                           bootstrap_weights="distinct")
+        seen = []
+
+        def on_tree(tree, drawn, seen=seen):
+            seen.append((tree, drawn, threading.get_ident()))
+            return len(seen) - 1
+
+        hooked = fit_forest(kind(n_estimators=11, random_state=6, n_jobs=n_jobs, **params), X, y,
+                            bootstrap_weights="distinct", on_tree=on_tree)
+        assert hooked.estimators_ == list(range(11))
+        assert {ident for _, _, ident in seen} == {threading.get_ident()}
+        samples = plain.estimators_samples_ if plain.bootstrap else [None] * 11
+        for (tree, drawn, _), want, rows in zip(seen, plain.estimators_, samples):
+            assert tree.random_state == want.random_state
+            for name in TREE_ARRAYS:
+                assert np.array_equal(getattr(tree.tree_, name), getattr(want.tree_, name)), name
+            assert (drawn is None) if rows is None else np.array_equal(drawn, rows)
+        assert np.array_equal(hooked.classes_, plain.classes_) and hooked.n_features_in_ == plain.n_features_in_

@@ -25,6 +25,12 @@ whole number ``x``, ``x <= t`` exactly when ``x <= floor(t)``, so the leaves fou
 DF21 keeps its thresholds. A forest whose thresholds lie outside 0..255 keeps them as ``float32``. Together a
 node of a binned cascade's tree takes 4 bytes (right child, feature, threshold) and a leaf ``n_classes + 1``
 more, against scikit-learn's 64 and ``8 n_classes``.
+
+A forest can also be made compact tree by tree, as it grows: :meth:`CompactForest.tree_part` keeps what the
+compact forest needs of one tree (each array in that tree's narrowest dtype, thresholds as ``float32``), and
+:meth:`CompactForest.from_parts` joins the parts into the arrays ``CompactForest(forest)`` would hold, so a
+forest's full scikit-learn trees need never be alive together (the DF21 setting's out-of-bag forests,
+:mod:`mvlab.siamese.cascade`).
 """
 
 from __future__ import annotations
@@ -126,8 +132,50 @@ class CompactForest:
         trees = [est.tree_ for est in forest.estimators_]
         if not trees or trees[0].n_outputs != 1:
             raise ValueError("CompactForest needs a fitted single-output forest with at least one tree.")
-        self._assemble([CompactForest.tree_part(t) for t in trees], forest.classes_, forest.n_features_in_,
-                       integer_inputs)
+        self.classes_ = np.asarray(forest.classes_)
+        self.n_features_in_ = int(forest.n_features_in_)
+        self.n_classes_ = int(trees[0].n_classes[0])
+        node_counts = np.array([t.node_count for t in trees])
+        self.node_offsets_ = np.concatenate([[0], np.cumsum(node_counts)])
+        child_dt = _smallest_int(int(node_counts.max()), signed=True)
+        feat_dt = _smallest_int(self.n_features_in_, signed=False)
+        left, right, feature, threshold, leaf_values, leaf_counts = [], [], [], [], [], []
+        exact_counts = True
+        implicit_left = True
+        byte_thresholds = bool(integer_inputs)
+        for t in trees:
+            is_leaf = t.children_left == _LEAF
+            internal = np.flatnonzero(~is_leaf)
+            implicit_left = implicit_left and np.array_equal(t.children_left[internal], internal + 1)
+            if byte_thresholds:
+                cut = np.floor(t.threshold[internal])
+                byte_thresholds = bool(cut.size == 0 or (cut.min() >= 0 and cut.max() <= 255))
+            left.append(t.children_left.astype(child_dt))
+            right.append(t.children_right.astype(child_dt))
+            feature.append(np.where(is_leaf, 0, t.feature).astype(feat_dt))
+            threshold.append(np.where(is_leaf, np.float32(0), float32_floor(t.threshold)))
+            value = t.value[is_leaf, 0, :]
+            leaf_values.append(value)
+            if exact_counts:
+                counts = _leaf_counts(value, t.weighted_n_node_samples[is_leaf])
+                exact_counts = counts is not None
+                leaf_counts.append(counts)
+        self.max_depths_ = np.array([t.max_depth for t in trees], dtype=np.int32)
+        self.integer_inputs = bool(integer_inputs)
+        self.children_left_ = None if implicit_left else np.concatenate(left)
+        del left
+        self.children_right_ = np.concatenate(right)
+        self.feature_ = np.concatenate(feature)
+        threshold = np.concatenate(threshold)
+        self.threshold_ = np.floor(threshold).astype(np.uint8) if byte_thresholds else threshold
+        self.leaf_offsets_ = np.concatenate([[0], np.cumsum([v.shape[0] for v in leaf_values])])
+        if exact_counts:
+            counts_dt = np.result_type(*[c.dtype for c in leaf_counts])
+            self.leaf_counts_, self.leaf_values_ = np.concatenate(leaf_counts).astype(counts_dt), None
+            totals = self.leaf_counts_.sum(axis=1, dtype=np.uint64)
+            self.leaf_totals_ = totals.astype(_smallest_int(int(totals.max(initial=0)), signed=False))
+        else:
+            self.leaf_counts_, self.leaf_totals_, self.leaf_values_ = None, None, np.concatenate(leaf_values)
 
     @staticmethod
     def tree_part(tree):
@@ -160,7 +208,9 @@ class CompactForest:
     @classmethod
     def from_parts(cls, parts, classes, n_features_in, integer_inputs=False):
         """The compact forest of the trees whose :meth:`tree_part` are ``parts`` (in the forest's order):
-        the same arrays, hence the same predictions, as ``CompactForest(forest, integer_inputs)``.
+        the same arrays, hence the same predictions, as ``CompactForest(forest, integer_inputs)``, without the
+        forest's trees all alive at once (the cascade makes each tree's part as soon as it is grown;
+        ``tests/test_cascade_compact.py`` compares the two routes).
 
         Parameters
         ----------
