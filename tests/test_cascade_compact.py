@@ -16,7 +16,7 @@ from mvlab.siamese.cascade import CascadeForest, _oob_sums
 from mvlab.siamese.compact import CompactForest
 
 ARRAYS = ("classes_", "node_offsets_", "max_depths_", "children_left_", "children_right_", "feature_", "threshold_",
-          "leaf_offsets_", "leaf_counts_", "leaf_totals_", "leaf_values_")
+          "leaf_offsets_", "leaf_counts_", "leaf_totals_", "leaf_values_", "leaf_classes_")
 
 
 def assert_same_compact(a, b):
@@ -138,3 +138,20 @@ def test_one_full_tree_alive_at_a_time(monkeypatch):
     cf._fit_model(F, y, ("random", None, None, 7), 1)
     assert len(alive) == 9 and max(alive) == 1
     assert all(isinstance(r(), (DecisionTreeClassifier, type(None))) for r in refs)
+
+
+def test_single_class_leaves_keep_their_class_alone():
+    """Fully grown trees on distinct rows end in single-class leaves: a compact forest then keeps each leaf's class
+    (one byte) instead of its counts and total, and predicts exactly as scikit-learn's forest; one mixed leaf keeps
+    the counts. Fails when a leaf's class is read wrongly (tried: ``argmin`` for ``argmax``; the probabilities
+    differ)."""
+    X, y = _binned_data(seed=6)
+    for forest, pure in [(RandomForestClassifier(7, random_state=0), True),
+                         (ExtraTreesClassifier(5, max_features="sqrt", bootstrap=True, random_state=1), True),
+                         (RandomForestClassifier(7, min_samples_leaf=4, random_state=2), False)]:
+        forest.fit(X, y)
+        compact = CompactForest(forest, integer_inputs=True)
+        assert (compact.leaf_classes_ is not None) == pure and (compact.leaf_counts_ is None) == pure
+        for tree, small in zip(forest.estimators_, compact.estimators_):
+            np.testing.assert_array_equal(small.tree_.predict(X), tree.tree_.predict(X))
+        np.testing.assert_array_equal(compact.predict_proba(X), forest.predict_proba(X))

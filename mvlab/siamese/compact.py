@@ -24,7 +24,8 @@ bins: every input a whole number from 0 to 255) a threshold ``t`` is stored as o
 whole number ``x``, ``x <= t`` exactly when ``x <= floor(t)``, so the leaves found are the same; this is how
 DF21 keeps its thresholds. A forest whose thresholds lie outside 0..255 keeps them as ``float32``. Together a
 node of a binned cascade's tree takes 4 bytes (right child, feature, threshold) and a leaf ``n_classes + 1``
-more, against scikit-learn's 64 and ``8 n_classes``.
+more, against scikit-learn's 64 and ``8 n_classes``; when every leaf holds a single class (fully grown trees on
+distinct rows), a leaf keeps that class alone (one byte), whose unit vector is its distribution bit for bit.
 
 A forest can also be made compact tree by tree, as it grows: :meth:`CompactForest.tree_part` keeps what the
 compact forest needs of one tree (each array in that tree's narrowest dtype, thresholds as ``float32``), and
@@ -126,6 +127,13 @@ class CompactForest:
     children_left_ : ndarray or None
         None when every tree numbers its left children right after their parents (depth-first trees).
     threshold_ : ndarray of float32, or of uint8 with ``integer_inputs``
+    leaf_counts_, leaf_totals_ : ndarray of unsigned int, or None
+        Every leaf's class counts (n_leaves, n_classes) and their sums (n_leaves,).
+    leaf_classes_ : ndarray of uint8 or None
+        When every leaf holds one class only: that class (n_leaves,), and ``leaf_counts_``, ``leaf_totals_`` are
+        None.
+    leaf_values_ : ndarray of float64 or None
+        The leaves' distributions (n_leaves, n_classes) when their counts do not give them back exactly.
     """
 
     def __init__(self, forest, integer_inputs=False):
@@ -176,6 +184,7 @@ class CompactForest:
             self.leaf_totals_ = totals.astype(_smallest_int(int(totals.max(initial=0)), signed=False))
         else:
             self.leaf_counts_, self.leaf_totals_, self.leaf_values_ = None, None, np.concatenate(leaf_values)
+        self._pure_leaves()
 
     @staticmethod
     def tree_part(tree):
@@ -264,6 +273,19 @@ class CompactForest:
             self.leaf_values_ = np.concatenate([
                 p["leaf_values"] if p["leaf_counts"] is None
                 else p["leaf_counts"] / p["leaf_counts"].sum(axis=1, dtype=np.float64)[:, None] for p in parts])
+        self._pure_leaves()
+
+    def _pure_leaves(self):
+        """When every leaf holds one class only (fully grown trees), its class (``leaf_classes_``, one byte) in
+        place of its counts and total: its distribution is that class's unit vector either way, bit for bit
+        (``k / k`` is 1.0 and ``0 / k`` is 0.0)."""
+        self.leaf_classes_ = None
+        counts = self.leaf_counts_
+        if counts is None or self.n_classes_ > 256 or not np.array_equal(np.count_nonzero(counts, axis=1),
+                                                                          np.ones(counts.shape[0])):
+            return
+        self.leaf_classes_ = np.argmax(counts, axis=1).astype(np.uint8)
+        self.leaf_counts_ = self.leaf_totals_ = None
 
     @property
     def n_estimators(self):
@@ -279,7 +301,8 @@ class CompactForest:
     def nbytes(self):
         """Bytes of the arrays that hold the trees."""
         arrays = (self.children_left_, self.children_right_, self.feature_, self.threshold_, self.max_depths_,
-                  self.node_offsets_, self.leaf_offsets_, self.leaf_counts_, self.leaf_totals_, self.leaf_values_)
+                  self.node_offsets_, self.leaf_offsets_, self.leaf_counts_, self.leaf_totals_, self.leaf_values_,
+                  getattr(self, "leaf_classes_", None))
         return int(sum(a.nbytes for a in arrays if a is not None))
 
     def _rebuild(self, i):
@@ -307,6 +330,9 @@ class CompactForest:
         """Class distributions of tree ``i``'s leaves (n_leaves, ``n_classes_``): counts over their sums, as
         scikit-learn divides them."""
         lo, hi = self.leaf_offsets_[i], self.leaf_offsets_[i + 1]
+        classes = getattr(self, "leaf_classes_", None)
+        if classes is not None:
+            return np.eye(self.n_classes_)[classes[lo:hi]]
         if self.leaf_values_ is not None:
             return self.leaf_values_[lo:hi]
         return self.leaf_counts_[lo:hi] / self.leaf_totals_[lo:hi, None].astype(np.float64)
