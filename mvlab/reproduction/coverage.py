@@ -106,7 +106,7 @@ def _sdf_mnist(files) -> dict:
 def _sdf_mnist_left(files) -> str:
     """Why Table 10's other cells are not run: the values of N whose draws are not all computed yet, per window
     reading (from the draws file), or that none is."""
-    from mvlab.reproduction.sdf_mnist import READING, WINDOW_READINGS, mnist_grid
+    from mvlab.reproduction.sdf_paper import MNIST_READING, WINDOW_READINGS, mnist_grid
 
     draws = files("sdf-mnist")[1]
     done = set() if draws is None else set(map(tuple, draws[["dataset", "N", "T", "reading", "draw"]].to_numpy()))
@@ -116,7 +116,7 @@ def _sdf_mnist_left(files) -> str:
     by = {r: sorted({t.N for t in left if t.reading == r}) for r in WINDOW_READINGS}
     parts = [f"`{r}` N = {', '.join(map(str, ns))}" for r, ns in by.items() if ns]
     return (f"{len(left)} of its {len(mnist_grid())} draws (both readings of the windows) still to compute with "
-            f"`{READING.command}` ({'; '.join(parts)})")
+            f"`python -m mvlab reproduce {MNIST_READING}` ({'; '.join(parts)})")
 
 
 def _ofsp_table(table: int) -> Callable:

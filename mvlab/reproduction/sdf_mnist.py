@@ -24,7 +24,6 @@ training vectors out-of-fold over 3 folds (as the gcForest code the paper starte
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Callable, Iterable
 
@@ -39,52 +38,24 @@ from mvlab.reproduction.sdf_paper import (
     DRAW_KEY,
     GRID_T,
     LAM_GRID,
+    MNIST_DATASET,
+    MNIST_READING,
     PAIR_READINGS,
+    SCAN_TREES,
+    TABLE10,
+    TABLE10_N,
+    WINDOW_READINGS,
     DrawTask,
     draw_seed,
     draws_for,
+    mnist_grid,
     model_name,
+    window_sides,
 )
 from mvlab.reproduction.sdf_paper_report import gain_line, grid_markdown, one_draw_counts, sdf_draws_file
 
-__all__ = ["MNIST_DATASET", "TABLE10_N", "TABLE10", "WINDOW_READINGS", "SCAN_TREES", "window_sides", "mnist_grid",
-           "run_mnist_draws", "mnist_cells", "mnist_markdown", "READING"]
-
-MNIST_DATASET = "mnist-5000"
-TABLE10_N = (100, 500, 1000)
-SCAN_TREES = 30
-"""Trees per scanning forest (the gcForest code's example the paper started from; the paper does not say)."""
-TABLE10 = {  # (N, T) -> (gcForest, SDF), the paper's Table 10
-    (100, 100): (.470, .490), (100, 400): (.520, .520), (100, 700): (.570, .585), (100, 1000): (.530, .570),
-    (500, 100): (.725, .735), (500, 400): (.715, .715), (500, 700): (.695, .700), (500, 1000): (.670, .670),
-    (1000, 100): (.757, .770), (1000, 400): (.755, .760), (1000, 700): (.775, .780), (1000, 1000): (.830, .840),
-}
-WINDOW_READINGS = ("scan-sides", "scan-areas")
-"""How the paper's "⌊d/16⌋, ⌊d/9⌋, ⌊d/4⌋ for d raw features" is read for an image: as window sides of the image's
-side, or as window areas of its pixels (:func:`window_sides`)."""
-_FRACTIONS = (16, 9, 4)
-
-
-def window_sides(reading: str, image_shape=(28, 28)) -> list[int]:
-    """The window sides of a reading for an image of ``image_shape`` (H, W): ``scan-sides`` ⌊min(H, W)/f⌋,
-    ``scan-areas`` ⌊sqrt(⌊H W / f⌋)⌋, for f in 16, 9, 4 (at least 1; increasing, duplicates dropped)."""
-    h, w = (int(s) for s in image_shape)
-    if reading == "scan-sides":
-        sides = [min(h, w) // f for f in _FRACTIONS]
-    elif reading == "scan-areas":
-        sides = [math.isqrt((h * w) // f) for f in _FRACTIONS]
-    else:
-        raise ValueError(f"reading must be one of {', '.join(WINDOW_READINGS)}; got {reading!r}.")
-    return sorted({max(1, s) for s in sides})
-
-
-def mnist_grid(readings: Iterable[str] = WINDOW_READINGS, Ns=TABLE10_N, Ts=GRID_T,
-               draws: Callable[[int], int] = draws_for) -> list[DrawTask]:
-    """The draws of Table 10 for each window reading, cheapest first within each round of draw numbers (the T of a
-    draw next to each other: they share its scanning)."""
-    tasks = [DrawTask(MNIST_DATASET, n, t, reading, d, ("gcforest", "sdf"))
-             for reading in readings for n in Ns for t in Ts for d in range(draws(n))]
-    return sorted(tasks, key=lambda k: (k.draw, k.N, k.reading, k.T))
+__all__ = ["run_mnist_draws", "mnist_cells", "mnist_markdown", "READING", "MNIST_DATASET", "TABLE10_N", "TABLE10",
+           "WINDOW_READINGS", "SCAN_TREES", "window_sides", "mnist_grid"]
 
 
 def _scanned_draw(tasks: list[DrawTask], max_levels: int, n_jobs: int | None) -> list[dict]:
@@ -197,7 +168,7 @@ def _tasks(datasets=(MNIST_DATASET,), repetitions=None, pairs_grid=None, trees_g
 
 
 READING = Reading(
-    name="sdf-mnist", paper="sdf", title="Table 10: MNIST pairs with multi-grained scanning",
+    name=MNIST_READING, paper="sdf", title="Table 10: MNIST pairs with multi-grained scanning",
     reason="The paper's Table 10 scans pairs of MNIST images with two windows in lock step before the cascade; its "
            "window sizes (\"⌊d/16⌋, ⌊d/9⌋, ⌊d/4⌋ for d raw features\") read as sides or as areas, run both ways, on "
            "the 5,000 MNIST images bundled.",

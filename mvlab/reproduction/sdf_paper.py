@@ -29,6 +29,7 @@ cut off loses only the draws in flight; :func:`run_paper_protocol` skips the dra
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
@@ -42,7 +43,8 @@ from mvlab.stats import friedman_test, paired_t_test, posthoc_vs_control
 
 __all__ = ["PAPER", "LAM_GRID", "PAIR_READINGS", "DRAW_COLUMNS", "DrawTask", "paper_grid", "draw_seed", "run_draw",
            "run_paper_protocol", "paper_cells", "table8_source", "table8_best_cells", "table9",
-           "rank_tests"]
+           "rank_tests", "MNIST_READING", "MNIST_DATASET", "TABLE10_N", "TABLE10", "WINDOW_READINGS", "SCAN_TREES",
+           "window_sides", "mnist_grid"]
 
 SDF_DATASETS = ("ecoli", "yeast", "ionosphere", "mammographic", "haberman", "ilpd")
 """The paper's datasets that ship with mvlab (Table 2), by their :func:`mvlab.datasets.load_dataset` names."""
@@ -188,6 +190,46 @@ def paper_grid(datasets: Sequence[str] = SDF_DATASETS, readings: Sequence[str] =
     tasks = [DrawTask(name, n, t, reading, d, models)
              for (name, n, t, reading), models in cells.items() for d in range(draws(n))]
     return sorted(tasks, key=lambda k: (k.draw, k.N * k.T, k.dataset, k.reading))
+
+
+# ------------------------------------------------------------------------------- Table 10 (reading sdf-mnist)
+MNIST_READING = "sdf-mnist"
+"""The reading that runs Table 10 (:mod:`mvlab.reproduction.sdf_mnist`)."""
+MNIST_DATASET = "mnist-5000"
+TABLE10_N = (100, 500, 1000)
+SCAN_TREES = 30
+"""Table 10: trees per scanning forest (the gcForest code's example the paper started from; the paper does not say)."""
+TABLE10 = {  # (N, T) -> (gcForest, SDF), the paper's Table 10
+    (100, 100): (.470, .490), (100, 400): (.520, .520), (100, 700): (.570, .585), (100, 1000): (.530, .570),
+    (500, 100): (.725, .735), (500, 400): (.715, .715), (500, 700): (.695, .700), (500, 1000): (.670, .670),
+    (1000, 100): (.757, .770), (1000, 400): (.755, .760), (1000, 700): (.775, .780), (1000, 1000): (.830, .840),
+}
+WINDOW_READINGS = ("scan-sides", "scan-areas")
+"""How the paper's "⌊d/16⌋, ⌊d/9⌋, ⌊d/4⌋ for d raw features" is read for an image: as window sides of the image's
+side, or as window areas of its pixels (:func:`window_sides`)."""
+_FRACTIONS = (16, 9, 4)
+
+
+def window_sides(reading: str, image_shape=(28, 28)) -> list[int]:
+    """The window sides of a reading for an image of ``image_shape`` (H, W): ``scan-sides`` ⌊min(H, W)/f⌋,
+    ``scan-areas`` ⌊sqrt(⌊H W / f⌋)⌋, for f in 16, 9, 4 (at least 1; increasing, duplicates dropped)."""
+    h, w = (int(s) for s in image_shape)
+    if reading == "scan-sides":
+        sides = [min(h, w) // f for f in _FRACTIONS]
+    elif reading == "scan-areas":
+        sides = [math.isqrt((h * w) // f) for f in _FRACTIONS]
+    else:
+        raise ValueError(f"reading must be one of {', '.join(WINDOW_READINGS)}; got {reading!r}.")
+    return sorted({max(1, s) for s in sides})
+
+
+def mnist_grid(readings: Iterable[str] = WINDOW_READINGS, Ns=TABLE10_N, Ts=GRID_T,
+               draws: Callable[[int], int] = draws_for) -> list[DrawTask]:
+    """The draws of Table 10 for each window reading, cheapest first within each round of draw numbers (the T of a
+    draw next to each other: they share its scanning)."""
+    tasks = [DrawTask(MNIST_DATASET, n, t, reading, d, ("gcforest", "sdf"))
+             for reading in readings for n in Ns for t in Ts for d in range(draws(n))]
+    return sorted(tasks, key=lambda k: (k.draw, k.N, k.reading, k.T))
 
 
 def draw_seed(dataset: str, N: int, reading: str, draw: int) -> int:
