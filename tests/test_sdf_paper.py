@@ -160,11 +160,11 @@ def _cli(tmp_path, *extra, reading="sdf-paper"):
 def test_reproduce_sdf_paper_end_to_end_resumes_without_recomputing_finished_draws(tmp_path, monkeypatch):
     real, calls = sdf_paper.run_draw, []
 
-    def interrupted(task, *args):
+    def interrupted(task, *args, **kwargs):
         if len(calls) == 2:
             raise KeyboardInterrupt  # the run is cut off during its third draw
         calls.append(task.key)
-        return real(task, *args)
+        return real(task, *args, **kwargs)
 
     monkeypatch.setattr(sdf_paper, "run_draw", interrupted)
     with pytest.raises(KeyboardInterrupt):
@@ -174,7 +174,7 @@ def test_reproduce_sdf_paper_end_to_end_resumes_without_recomputing_finished_dra
     first = file.read()
 
     resumed = []
-    monkeypatch.setattr(sdf_paper, "run_draw", lambda task, *a: resumed.append(task.key) or real(task, *a))
+    monkeypatch.setattr(sdf_paper, "run_draw", lambda task, *a, **k: resumed.append(task.key) or real(task, *a, **k))
     assert _cli(tmp_path) == 0
     assert len(resumed) == 2 and not set(resumed) & set(calls)  # 2 readings x 2 draws, 2 were done
     draws = file.read()

@@ -110,12 +110,13 @@ def _sdf_mnist_left(files) -> str:
 
     draws = files("sdf-mnist")[1]
     done = set() if draws is None else set(map(tuple, draws[["dataset", "N", "T", "reading", "draw"]].to_numpy()))
-    left = [t for t in mnist_grid() if t.key not in done]
+    grid = mnist_grid()
+    left = [t for t in grid if t.key not in done]
     if not left:
         return ""
     by = {r: sorted({t.N for t in left if t.reading == r}) for r in WINDOW_READINGS}
     parts = [f"`{r}` N = {', '.join(map(str, ns))}" for r, ns in by.items() if ns]
-    return (f"{len(left)} of its {len(mnist_grid())} draws (both readings of the windows) still to compute with "
+    return (f"{len(left)} of its {len(grid)} draws (both readings of the windows) still to compute with "
             f"`python -m mvlab reproduce {MNIST_READING}` ({'; '.join(parts)})")
 
 

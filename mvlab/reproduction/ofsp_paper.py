@@ -27,13 +27,14 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable, Iterable
 
 import numpy as np
 import pandas as pd
 
-from mvlab.core.threads import call_on_threads
 from mvlab.reproduction.cells import CELL_COLUMNS, DrawsFile, summarise_cells, with_verdicts
+from mvlab.reproduction.draw_runs import run_missing_draws
 
 __all__ = ["DATASETS", "MADELON", "MADELON_SEED", "PAPER", "PAPER_DISAGREEMENT", "PAPER_TABLES",
            "PROTOCOL_OPTIONS", "OFSP_DRAW_COLUMNS", "OfspTask", "ofsp_grid", "SPLITS_KIND", "run_ofsp_draw",
@@ -223,28 +224,19 @@ def run_classifier_variants(task: OfspTask, methods: Iterable[str], variants: di
 def run_ofsp_protocol(path, tasks: Iterable[OfspTask], *, n_jobs: int = 1, say: Callable[[str], None] | None = None,
                       draw=None, **options) -> int:
     """Compute the repetitions of ``tasks`` missing from the draws file ``path``, appending each as it ends
-    (one per engine worker with ``n_jobs != 1``, as :func:`mvlab.reproduction.sdf_paper.run_paper_protocol`);
+    (:func:`mvlab.reproduction.draw_runs.run_missing_draws`: one per engine worker with ``n_jobs != 1``);
     ``draw`` computes one (default :func:`run_ofsp_draw`; :func:`mvlab.reproduction.ofsp_leak.run_leak_draw`)."""
-    draw = run_ofsp_draw if draw is None else draw
-    from joblib import Parallel, delayed
+    def describe(rows):
+        r = rows[0]
+        ofsp = [x["accuracy"] for x in rows if x["method"].startswith("OFSP")]
+        shown, what = (ofsp, "OFSP accuracy") if ofsp else ([x["accuracy"] for x in rows], "accuracy")
+        over = " over k" if len({x["k"] for x in rows}) > 1 else ""
+        return (f"{r['dataset']} {r['classifier']} repetition {r['repetition']}: {what}{over} "
+                f"{min(shown):.3f}-{max(shown):.3f}")
 
-    file = DrawsFile(path, OFSP_DRAW_COLUMNS, OFSP_DRAW_KEY)
-    done = file.done()
-    todo = [t for t in tasks if t.key not in done]
-    if say:
-        say(f"{len(todo)} repetition(s) to compute, {len(done)} already in {file.path}")
-    start = time.perf_counter()
-    jobs = (delayed(call_on_threads)(draw, t, n_jobs=1 if n_jobs != 1 else 2, **options) for t in todo)
-    for n, rows in enumerate(Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs), start=1):
-        file.append(rows)
-        if say:
-            r = rows[0]
-            ofsp = [x["accuracy"] for x in rows if x["method"].startswith("OFSP")]
-            shown, what = (ofsp, "OFSP accuracy") if ofsp else ([x["accuracy"] for x in rows], "accuracy")
-            over = " over k" if len({x["k"] for x in rows}) > 1 else ""
-            say(f"[{n}/{len(todo)} {time.perf_counter() - start:.0f} s] {r['dataset']} {r['classifier']} repetition "
-                f"{r['repetition']}: {what}{over} {min(shown):.3f}-{max(shown):.3f}")
-    return len(todo)
+    return run_missing_draws(DrawsFile(path, OFSP_DRAW_COLUMNS, OFSP_DRAW_KEY), tasks,
+                             partial(run_ofsp_draw if draw is None else draw, **options), n_jobs=n_jobs, say=say,
+                             describe=describe, noun="repetition(s)")
 
 
 def ofsp_cells(draws: pd.DataFrame, paper_methods=("OFSP",), reading: str = "10 x 5-fold") -> pd.DataFrame:

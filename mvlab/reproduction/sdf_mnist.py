@@ -25,12 +25,14 @@ training vectors out-of-fold over 3 folds (as the gcForest code the paper starte
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Callable, Iterable
 
 import numpy as np
 import pandas as pd
 
 from mvlab.reproduction.cells import DrawsFile, summarise_cells, with_verdicts
+from mvlab.reproduction.draw_runs import run_missing_draws
 from mvlab.reproduction.markdown import generated_head, verdict_line
 from mvlab.reproduction.reading import SDF_OPTIONS, Reading
 from mvlab.reproduction.sdf_paper import (
@@ -94,32 +96,18 @@ def _scanned_draw(tasks: list[DrawTask], max_levels: int, n_jobs: int | None) ->
 
 def run_mnist_draws(path, tasks: Iterable[DrawTask], *, max_levels: int = 10, n_jobs: int = 1,
                     say: Callable[[str], None] | None = None) -> int:
-    """Compute the draws of ``tasks`` not yet in the draws file ``path``, a draw's T together (one scanning),
-    appending each draw's rows as it finishes; with ``n_jobs != 1`` the draws run through joblib (the job engine's
-    workers), one per worker. Returns the number of draws (dataset, N, T, reading, draw) computed."""
-    from joblib import Parallel, delayed
+    """Compute the draws of ``tasks`` not yet in the draws file ``path``, a draw's T together (one scanning, one
+    job), appending each draw's rows as it finishes (:func:`mvlab.reproduction.draw_runs.run_missing_draws`: with
+    ``n_jobs != 1`` one job per engine worker). Returns the number of draws (dataset, N, T, reading, draw)
+    computed."""
+    def describe(rows):
+        r = rows[0]
+        return f"{r['dataset']} N={r['N']} {r['reading']} draw {r['draw']}: " + ", ".join(
+            f"T={x['T']} {x['model']} {x['accuracy']:.3f}" for x in rows)
 
-    from mvlab.core.threads import call_on_threads
-
-    file = DrawsFile(path, DRAW_COLUMNS, DRAW_KEY)
-    done = file.done()
-    todo = [t for t in tasks if t.key not in done]
-    if say:
-        say(f"{len(todo)} draw(s) to compute, {len(done)} already in {file.path}")
-    groups: dict = {}
-    for t in todo:
-        groups.setdefault((t.dataset, t.N, t.reading, t.draw), []).append(t)
-    jobs = (delayed(call_on_threads)(_scanned_draw, group, max_levels, 1 if n_jobs != 1 else 2)
-            for group in groups.values())
-    n = 0
-    for rows in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs):
-        file.append(rows)
-        n += len({tuple(r[k] for k in DRAW_KEY) for r in rows})
-        if say:
-            r = rows[0]
-            say(f"[{n}/{len(todo)}] {r['dataset']} N={r['N']} {r['reading']} draw {r['draw']}: " + ", ".join(
-                f"T={x['T']} {x['model']} {x['accuracy']:.3f}" for x in rows))
-    return n
+    return run_missing_draws(DrawsFile(path, DRAW_COLUMNS, DRAW_KEY), tasks,
+                             partial(_scanned_draw, max_levels=max_levels), n_jobs=n_jobs, say=say,
+                             describe=describe, group=lambda t: (t.dataset, t.N, t.reading, t.draw))
 
 
 def mnist_cells(draws: pd.DataFrame) -> pd.DataFrame:

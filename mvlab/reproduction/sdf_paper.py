@@ -30,15 +30,15 @@ from __future__ import annotations
 
 import hashlib
 import math
-import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
-from mvlab.core.threads import call_on_threads
 from mvlab.reproduction.cells import CELL_COLUMNS, DrawsFile, summarise_cells, with_verdicts
+from mvlab.reproduction.draw_runs import run_missing_draws
 from mvlab.stats import friedman_test, paired_t_test, posthoc_vs_control
 
 __all__ = ["PAPER", "LAM_GRID", "PAIR_READINGS", "DRAW_COLUMNS", "DrawTask", "paper_grid", "draw_seed", "run_draw",
@@ -272,34 +272,16 @@ def run_draw(task: DrawTask, max_levels: int = 10, n_jobs: int | None = 1) -> li
 
 def run_paper_protocol(path, tasks: Iterable[DrawTask], *, max_levels: int = 10, n_jobs: int = 1,
                        say: Callable[[str], None] | None = None) -> int:
-    """Compute the draws of ``tasks`` not yet in the draws file ``path``, appending each as it finishes.
+    """Compute the draws of ``tasks`` not yet in the draws file ``path``, appending each as it finishes
+    (:func:`mvlab.reproduction.draw_runs.run_missing_draws`: with ``n_jobs != 1`` one draw per engine worker,
+    its forests on one thread). Returns the number of draws computed."""
+    def describe(rows):
+        r = rows[0]
+        accs = ", ".join(f"{x['model']} {x['accuracy']:.3f}" for x in rows)
+        return f"{r['dataset']} N={r['N']} T={r['T']} {r['reading']} draw {r['draw']}: {accs}"
 
-    With ``n_jobs != 1`` draws run through joblib (the job engine's Dask workers inside
-    ``mvlab.cli.on_engine``), one draw per worker, each fitting its forests on one thread; results are
-    written by this process in the order they finish. Returns the number of draws computed.
-    """
-    from joblib import Parallel, delayed
-
-    file = DrawsFile(path, DRAW_COLUMNS, DRAW_KEY)
-    done = file.done()
-    todo = [t for t in tasks if t.key not in done]
-    if say:
-        say(f"{len(todo)} draw(s) to compute, {len(done)} already in {file.path}")
-    if not todo:
-        return 0
-    start, n = time.perf_counter(), 0
-    # one draw per worker, its forests on that worker's thread (call_on_threads keeps their loops off the
-    # cluster); in this process alone, two threads
-    jobs = (delayed(call_on_threads)(run_draw, t, max_levels, 1 if n_jobs != 1 else 2) for t in todo)
-    for rows in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(jobs):
-        file.append(rows)
-        n += 1
-        if say:
-            r = rows[0]
-            accs = ", ".join(f"{x['model']} {x['accuracy']:.3f}" for x in rows)
-            say(f"[{n}/{len(todo)} {time.perf_counter() - start:.0f} s] {r['dataset']} N={r['N']} T={r['T']} "
-                f"{r['reading']} draw {r['draw']}: {accs}")
-    return n
+    return run_missing_draws(DrawsFile(path, DRAW_COLUMNS, DRAW_KEY), tasks, partial(run_draw, max_levels=max_levels),
+                             n_jobs=n_jobs, say=say, describe=describe)
 
 
 # ------------------------------------------------------------------------------- the cells
