@@ -133,8 +133,11 @@ def forest_proba(forest, X, n_classes, weights=None, n_jobs=None):
 
     def run(lo, hi):
         acc = np.zeros((hi - lo, cols.size))
-        for t in active:
-            acc += w[t] * trees[t].tree_.predict(X32[lo:hi])
+        if isinstance(forest, CompactForest):  # every tree in one compiled call, the same sum
+            forest.accumulate_proba(X32[lo:hi], active, w[active], acc)
+        else:
+            for t in active:
+                acc += w[t] * trees[t].tree_.predict(X32[lo:hi])
         out[lo:hi, cols] = acc
 
     n_jobs = 1 if n_jobs is None else n_jobs

@@ -12,10 +12,12 @@ Exactness. scikit-learn compares a ``float32`` feature value ``x`` with a ``floa
 what is stored. A leaf's class distribution is its (bootstrap-weighted) class counts divided by their
 sum, which is how scikit-learn computes it; the counts are read back from the tree and checked to give
 its distribution bit for bit (a tree whose leaves do not, e.g. one fitted with fractional sample weights,
-keeps its distributions as ``float64`` instead). To predict, a tree's nodes are rebuilt as a scikit-learn
-``Tree`` one tree at a time (:meth:`CompactTree.predict`), scikit-learn's compiled ``apply`` finds the
-leaves, and the leaves' counts are divided by their sums, so the probabilities are those of the original
-forest, bit for bit (``tests/test_cascade_compact.py``).
+keeps its distributions as ``float64`` instead). To predict, a compiled traversal reads the flat arrays
+themselves (:func:`mvlab.siamese._traverse.accumulate_leaves`, numba; all a forest's trees in one call), finds
+each row's leaf with the comparison scikit-learn's ``apply`` makes, and divides the leaves' counts by their sums,
+so the probabilities are those of the original forest, bit for bit (``tests/test_cascade_compact.py``). The
+reference it is checked against rebuilds a tree's nodes as a scikit-learn ``Tree`` and calls its ``apply``
+(:meth:`CompactForest._tree_predict_reference`, ``tests/test_compact_traverse.py``).
 
 Two savings need no switch and one does. A tree grown depth first (every scikit-learn forest without
 ``max_leaf_nodes``) numbers an internal node's left child right after it, so the left children are not stored
@@ -85,9 +87,8 @@ def _leaf_counts(value, weighted_n):
 class CompactTree:
     """One tree of a :class:`CompactForest`, read as scikit-learn reads a tree: ``tree.tree_.predict(X32)``.
 
-    ``predict`` rebuilds the tree's nodes as a scikit-learn ``Tree`` (children, features, thresholds: what
-    its compiled ``apply`` reads), finds every row's leaf with it, and divides that leaf's class counts by
-    their sum, as scikit-learn computed the leaf's distribution.
+    ``predict`` finds every row's leaf by the compiled traversal of the forest's arrays and divides that leaf's
+    class counts by their sum, as scikit-learn computed the leaf's distribution.
     """
 
     __slots__ = ("_forest", "_index")
@@ -337,11 +338,71 @@ class CompactForest:
             return self.leaf_values_[lo:hi]
         return self.leaf_counts_[lo:hi] / self.leaf_totals_[lo:hi, None].astype(np.float64)
 
-    def _tree_predict(self, i, X32):
-        """Class distributions of tree ``i`` for the rows of ``X32``: the rows' leaves by scikit-learn's
-        ``apply``, then those leaves' distributions."""
+    def _tree_predict_reference(self, i, X32):
+        """Class distributions of tree ``i`` for the rows of ``X32`` by scikit-learn's ``apply`` on the tree
+        rebuilt (:meth:`_rebuild`), then those leaves' distributions: the reference :meth:`_tree_predict` is
+        checked against (``tests/test_compact_traverse.py``)."""
         tree, leaf_rank = self._rebuild(i)
         return self._leaf_distributions(i).take(leaf_rank.take(tree.apply(X32)), axis=0)
+
+    def _tree_predict(self, i, X32):
+        """Class distributions of tree ``i`` for the rows of ``X32`` (n, ``n_classes_``), by the compiled
+        traversal (:func:`mvlab.siamese._traverse.accumulate_leaves`); equal to :meth:`_tree_predict_reference`
+        bit for bit."""
+        acc = np.zeros((np.shape(X32)[0], self.n_classes_))
+        self.accumulate_proba(X32, np.array([i]), np.ones(1), acc, byte_rows=False)
+        return acc
+
+    def _traversal_rows(self, X32, byte_rows):
+        """``X32`` as the compiled traversal reads it: C-contiguous float32 of ``n_features_in_`` columns, or, with
+        byte thresholds and ``byte_rows``, as uint8 when every value is a whole number from 0 to 255 (a quarter
+        of the memory to read; the same comparisons)."""
+        X32 = np.ascontiguousarray(X32, dtype=np.float32)
+        if X32.ndim != 2 or X32.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has shape {X32.shape}; this forest was fitted on {self.n_features_in_} features, "
+                             f"so it needs (n_samples, {self.n_features_in_}).")
+        if byte_rows and self.threshold_.dtype == np.uint8 and X32.size and X32.min() >= 0 and X32.max() <= 255 \
+                and np.array_equal(X32, np.floor(X32)):
+            return X32.astype(np.uint8)
+        return X32
+
+    def accumulate_proba(self, X32, trees, weights, acc, byte_rows=True):
+        """Add ``weights[k]`` times tree ``trees[k]``'s class distributions of the rows of ``X32`` to ``acc``
+        (n, ``n_classes_``), tree after tree in the order given: the sum ``sum_k w_k p^{(t_k)}`` of Eqs. 9 and 12,
+        the same floating-point sum as ``acc += w * tree.predict(X32)`` tree by tree.
+
+        Parameters
+        ----------
+        X32 : array-like of shape (n_samples, n_features_in_)
+        trees : ndarray of int of shape (K,)
+            Indices of the trees, each in ``range(n_estimators)``.
+        weights : ndarray of float of shape (K,)
+        acc : ndarray of float64 of shape (n_samples, n_classes_), C-contiguous; updated in place.
+        byte_rows : bool, default=True
+            Read whole-number rows as bytes where the thresholds are bytes (checks the rows once per call).
+        """
+        from mvlab.siamese._traverse import accumulate_leaves
+
+        rows = self._traversal_rows(X32, byte_rows)
+        trees = np.asarray(trees, dtype=np.int64).ravel()
+        if trees.size and (trees.min() < 0 or trees.max() >= self.n_estimators):
+            raise ValueError(f"tree indices must lie in 0..{self.n_estimators - 1}.")
+        weights = np.asarray(weights, dtype=np.float64)
+        if weights.shape != trees.shape:
+            raise ValueError(f"weights has shape {weights.shape}; it needs one weight per tree index {trees.shape}.")
+        if acc.shape != (rows.shape[0], self.n_classes_) or acc.dtype != np.float64 or not acc.flags.c_contiguous:
+            raise ValueError(f"acc must be C-contiguous float64 of shape ({rows.shape[0]}, {self.n_classes_}).")
+        none = np.zeros((0, self.n_classes_))
+        classes = self.leaf_classes_ if getattr(self, "leaf_classes_", None) is not None else np.zeros(0, np.uint8)
+        values = self.leaf_values_ if self.leaf_values_ is not None else none
+        counts = self.leaf_counts_ if self.leaf_counts_ is not None else np.zeros((0, self.n_classes_), np.uint8)
+        totals = self.leaf_totals_ if self.leaf_totals_ is not None else np.zeros(0, np.uint8)
+        implicit = self.children_left_ is None
+        accumulate_leaves(rows, trees, weights, self.node_offsets_, self.leaf_offsets_,
+                          self.max_depths_, self.children_right_, self.children_right_ if implicit
+                          else self.children_left_, implicit, self.feature_, self.threshold_, classes, counts,
+                          totals, values, acc)
+        return acc
 
     def predict_proba(self, X):
         """Mean of the trees' class distributions, shape (n_samples, ``n_classes_``), as the original forest's
@@ -352,6 +413,5 @@ class CompactForest:
             raise ValueError("this CompactForest was built with integer_inputs=True: it predicts whole numbers "
                              "from 0 to 255 (bin codes) only.")
         total = np.zeros((X32.shape[0], self.n_classes_))
-        for i in range(self.n_estimators):
-            total += self._tree_predict(i, X32)
+        self.accumulate_proba(X32, np.arange(self.n_estimators), np.ones(self.n_estimators), total)
         return total / self.n_estimators

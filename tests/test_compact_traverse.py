@@ -1,0 +1,132 @@
+"""The compiled traversal of compact forests (mvlab.siamese._traverse) against its reference: each tree rebuilt as a
+scikit-learn Tree and its apply (CompactForest._tree_predict_reference), bit for bit, on every kind of leaf a compact
+forest keeps, both layouts of the left children, byte and float32 thresholds, and hostile rows (NaN, infinities,
+values beyond the bins, the wrong number of columns)."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+
+from mvlab.siamese.cascade import forest_proba
+from mvlab.siamese.compact import CompactForest
+
+
+def _binned(n=400, d=6, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.randint(0, 256, size=(n, d)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] + 80 * rng.rand(n) > 290).astype(int) + (X[:, 2] > 190)
+    return X, y
+
+
+def _forests():
+    """(name, compact forest, rows to predict): one per kind of leaf (one class, counts, float64 values), per
+    layout of the left children (implicit, stored) and per kind of threshold (bytes, float32)."""
+    Xb, yb = _binned()
+    Xi, yi = load_iris(return_X_y=True)
+    weights = np.random.RandomState(1).rand(len(yi)) + 0.05
+    made = {
+        "one-class leaves, byte thresholds": (CompactForest(RandomForestClassifier(
+            12, random_state=0).fit(Xb[:300], yb[:300]), integer_inputs=True), Xb[300:]),
+        "counts, float32 thresholds": (CompactForest(RandomForestClassifier(
+            12, max_depth=4, random_state=0).fit(Xi, yi)), Xi),
+        "float64 values (fractional weights)": (CompactForest(ExtraTreesClassifier(
+            12, min_samples_leaf=3, random_state=0).fit(Xi, yi, sample_weight=weights)), Xi),
+        "stored left children (best first)": (CompactForest(RandomForestClassifier(
+            12, max_leaf_nodes=9, random_state=0).fit(Xb[:300], yb[:300]), integer_inputs=True), Xb[300:]),
+    }
+    return made
+
+
+FORESTS = _forests()
+
+
+def test_the_forests_cover_every_kind_of_leaf_and_layout():
+    f = {name: forest for name, (forest, _) in FORESTS.items()}
+    assert f["one-class leaves, byte thresholds"].leaf_classes_ is not None
+    assert f["one-class leaves, byte thresholds"].threshold_.dtype == np.uint8
+    assert f["counts, float32 thresholds"].leaf_counts_ is not None
+    assert f["counts, float32 thresholds"].threshold_.dtype == np.float32
+    assert f["float64 values (fractional weights)"].leaf_values_ is not None
+    assert f["stored left children (best first)"].children_left_ is not None
+    assert all(forest.children_left_ is None for name, (forest, _) in FORESTS.items() if "stored" not in name)
+
+
+@pytest.mark.parametrize("name", list(FORESTS))
+def test_every_tree_finds_the_reference_leaves_bit_for_bit(name):
+    """Each tree's distributions equal the rebuilt scikit-learn tree's, on the rows and on hostile ones: NaN and
+    infinities (right, as scikit-learn sends a missing value of a tree fitted without any), values between and
+    beyond the bins. Fails when the comparison is strict (tried: ``<`` for ``<=``: every forest), when a leaf is not
+    its own child (tried: a leaf's left child 0: every forest) or when stored left children are read as implicit
+    (tried: ``implicit`` always true: the best-first forest)."""
+    forest, X = FORESTS[name]
+    rng = np.random.RandomState(2)
+    odd = X[:40].copy()
+    odd[rng.rand(*odd.shape) < 0.2] = np.nan
+    odd[:5, 0], odd[5:10, 1] = np.inf, -np.inf
+    odd[10:20] += 0.5
+    odd[20:25] = 1e6
+    for rows in (X, odd, X[:0]):
+        rows = np.ascontiguousarray(rows, dtype=np.float32)
+        for i in range(forest.n_estimators):
+            got, ref = forest._tree_predict(i, rows), forest._tree_predict_reference(i, rows)
+            assert got.dtype == ref.dtype and got.shape == ref.shape
+            assert np.array_equal(got, ref), (name, i)
+
+
+@pytest.mark.parametrize("name", list(FORESTS))
+def test_weighted_sums_are_the_reference_sums(name):
+    """``accumulate_proba`` over a subset of trees, weighted, equals ``acc += w * p`` tree by tree in that order, and
+    ``predict_proba`` equals the scikit-learn forest's mean. Fails when the order or the product differs (tried:
+    the weight applied after the sum: not equal bit for bit)."""
+    forest, X = FORESTS[name]
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    trees = np.array([5, 0, 7, 3, 11])
+    w = np.array([0.3, 1 / 7, 2.5, 1e-3, 0.125])
+    ref = np.zeros((len(X), forest.n_classes_))
+    for t, wt in zip(trees, w):
+        ref += wt * forest._tree_predict_reference(t, X)
+    got = forest.accumulate_proba(X, trees, w, np.zeros_like(ref))
+    assert np.array_equal(got, ref)
+    mean = sum(forest._tree_predict_reference(t, X) for t in range(forest.n_estimators)) / forest.n_estimators
+    assert np.array_equal(forest.predict_proba(X), mean)
+    cols = np.asarray(forest.classes_)
+    assert np.array_equal(forest_proba(forest, X, int(cols.max()) + 1)[:, cols],
+                          sum((1 / forest.n_estimators) * forest._tree_predict_reference(t, X)
+                              for t in range(forest.n_estimators)))
+
+
+def test_byte_rows_only_when_every_value_is_a_byte():
+    """Rows are read as bytes only when they are all whole numbers 0..255; other rows of a byte-threshold forest are
+    compared as float32, as the reference does. Fails when rows are made bytes unchecked (tried: the check removed:
+    2.5 read as 2 goes left where the reference goes right)."""
+    forest, X = FORESTS["one-class leaves, byte thresholds"]
+    internal = forest.children_right_ != -1
+    rng = np.random.RandomState(3)
+    at_cuts = np.column_stack([rng.choice(forest.threshold_[internal & (forest.feature_ == j)].astype(np.float32), 200)
+                               for j in range(X.shape[1])])  # whole numbers on the cuts, where truncating tells
+    for rows in (X, at_cuts, at_cuts + 0.5, X + 0.5, X - 256, X * 2):
+        rows = np.ascontiguousarray(rows, dtype=np.float32)
+        ref = sum(forest._tree_predict_reference(t, rows) for t in range(forest.n_estimators))
+        got = forest.accumulate_proba(rows, np.arange(forest.n_estimators), np.ones(forest.n_estimators),
+                                      np.zeros_like(ref))
+        assert np.array_equal(got, ref)
+
+
+def test_hostile_shapes_and_indices_are_refused_with_a_message():
+    """The compiled loop reads no memory it was not given: the wrong number of columns, tree indices out of range
+    and a mis-shaped accumulator are refused before it runs (it has no bounds checks)."""
+    forest, X = FORESTS["counts, float32 thresholds"]
+    acc = np.zeros((len(X), forest.n_classes_))
+    with pytest.raises(ValueError, match="fitted on 4 features"):
+        forest.accumulate_proba(X[:, :3], [0], [1.0], acc)
+    with pytest.raises(ValueError, match="fitted on 4 features"):
+        forest._tree_predict(0, X[0])
+    with pytest.raises(ValueError, match="tree indices must lie in 0..11"):
+        forest.accumulate_proba(X, [12], [1.0], acc)
+    with pytest.raises(ValueError, match="tree indices"):
+        forest.accumulate_proba(X, [-1], [1.0], acc)
+    with pytest.raises(ValueError, match="acc must be"):
+        forest.accumulate_proba(X, [0], [1.0], acc[:-1])
+    with pytest.raises(ValueError, match="weights"):
+        forest.accumulate_proba(X, [0, 1], [1.0], acc)
