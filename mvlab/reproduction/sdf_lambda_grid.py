@@ -51,7 +51,7 @@ def paired_draws(draws: pd.DataFrame, main_draws: pd.DataFrame) -> pd.DataFrame:
     wide = draws.pivot_table(index=key, columns="model", values="accuracy")
     main = main_draws[main_draws["model"].isin(["gcForest", "SDF"])]
     narrow = main.pivot_table(index=key, columns="model", values="accuracy")
-    both = wide.join(narrow, rsuffix=" (main)", how="inner").dropna(subset=["gcForest", WIDE, "SDF"])
+    both = wide.join(narrow, suffixes=("", " (main)"), how="inner").dropna(subset=["gcForest", WIDE, "SDF"])
     differ = (both["gcForest"] - both["gcForest (main)"]).abs() > 1e-12
     if differ.any():
         raise ValueError(f"gcForest differs from the main protocol's on {int(differ.sum())} draw(s) of the same "
