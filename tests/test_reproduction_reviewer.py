@@ -23,7 +23,7 @@ NUM = r"([+-]?\d+\.\d+)"
 
 def _cells(stem):
     cells = pd.read_csv(FOLDER / f"{stem}_cells.csv")
-    cells["paper_source"] = cells["paper_source"].fillna("")
+    cells["paper_source"] = cells["paper_source"].astype(object).fillna("")
     return cells
 
 

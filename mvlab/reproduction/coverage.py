@@ -46,7 +46,7 @@ def repeats_a_grid_cell(cells: pd.DataFrame) -> pd.Series:
     printed value the paper printed at Table 8's own setting (N = 2000, T = 700, its ``paper_source``), so that
     our draws and the paper's value are both that grid cell's, in a reading that ran it."""
     setting = f"N={TABLE8_SETTING[0]}, T={TABLE8_SETTING[1]}"
-    t8 = (cells["table"] == 8) & cells["paper_source"].fillna("").astype(str).str.contains(setting, regex=False)
+    t8 = (cells["table"] == 8) & cells["paper_source"].astype(object).fillna("").astype(str).str.contains(setting, regex=False)
     grid = cells[cells["table"] < 8]
     ran = set(zip(grid["dataset"], grid["N"], grid["T"], grid["model"], grid["reading"]))
     in_grid = [(d, n, t, m, r) in ran for d, n, t, m, r in

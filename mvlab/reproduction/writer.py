@@ -62,7 +62,7 @@ def read_cells(name: str, folder=None) -> pd.DataFrame | None:
         if column in cells:
             cells[column] = cells[column].map(_BOOLEAN)
     if "paper_source" in cells:
-        cells["paper_source"] = cells["paper_source"].fillna("")
+        cells["paper_source"] = cells["paper_source"].astype(object).fillna("")
     return cells
 
 
