@@ -46,7 +46,8 @@ def repeats_a_grid_cell(cells: pd.DataFrame) -> pd.Series:
     printed value the paper printed at Table 8's own setting (N = 2000, T = 700, its ``paper_source``), so that
     our draws and the paper's value are both that grid cell's, in a reading that ran it."""
     setting = f"N={TABLE8_SETTING[0]}, T={TABLE8_SETTING[1]}"
-    t8 = (cells["table"] == 8) & cells["paper_source"].astype(object).fillna("").astype(str).str.contains(setting, regex=False)
+    sources = cells["paper_source"].astype(object).fillna("").astype(str)
+    t8 = (cells["table"] == 8) & sources.str.contains(setting, regex=False)
     grid = cells[cells["table"] < 8]
     ran = set(zip(grid["dataset"], grid["N"], grid["T"], grid["model"], grid["reading"]))
     in_grid = [(d, n, t, m, r) in ran for d, n, t, m, r in
@@ -95,12 +96,20 @@ def _sdf_rank_tests(files) -> dict:
 
 
 def _sdf_mnist(files) -> dict:
-    """Table 10's cells run (reading ``sdf-mnist``), each (N, T, model) once whichever window readings ran it."""
+    """Table 10's cells run (reading ``sdf-mnist``), each (N, T, model) once whichever window readings ran it;
+    ``short``: how many of them have fewer draws, in some reading, than the protocol's (:func:`mnist_grid`)."""
+    from mvlab.reproduction.sdf_paper import mnist_grid
+
     cells = files("sdf-mnist")[0]
     if cells is None:
-        return {"run": 0, "repeats": 0, "compared": 0}
+        return {"run": 0, "repeats": 0, "compared": 0, "short": 0}
+    planned: dict = {}
+    for t in mnist_grid():
+        planned[(t.N, t.T, t.reading)] = planned.get((t.N, t.T, t.reading), 0) + 1
+    short = {(r.N, r.T, r.model) for r in cells.itertuples(index=False)
+             if r.draws < planned.get((r.N, r.T, r.reading), 0)}
     run = cells.drop_duplicates(["N", "T", "model"])
-    return {"run": len(run), "repeats": 0, "compared": int(run["paper"].notna().sum())}
+    return {"run": len(run), "repeats": 0, "compared": int(run["paper"].notna().sum()), "short": len(short)}
 
 
 def _sdf_mnist_left(files) -> str:
@@ -114,8 +123,11 @@ def _sdf_mnist_left(files) -> str:
     left = [t for t in grid if t.key not in done]
     if not left:
         return ""
+    planned = {(t.N, t.reading): t.draw + 1 for t in grid}  # draws are numbered 0, 1, ... per (N, reading)
+    finished = {key: len({t.draw for t in grid if (t.N, t.reading) == key and t.key in done}) for key in planned}
     by = {r: sorted({t.N for t in left if t.reading == r}) for r in WINDOW_READINGS}
-    parts = [f"`{r}` N = {', '.join(map(str, ns))}" for r, ns in by.items() if ns]
+    parts = [f"`{r}` N = " + ", ".join(f"{n} ({finished[(n, r)]} of {planned[(n, r)]} draws so far)" for n in ns)
+             for r, ns in by.items() if ns]
     return (f"{len(left)} of its {len(grid)} draws (both readings of the windows) still to compute with "
             f"`python -m mvlab reproduce {MNIST_READING}` ({'; '.join(parts)})")
 
@@ -190,7 +202,9 @@ class Item:
     shape : the factors of its count, counted from the paper's text, e.g.
         ``(("datasets", 16), ("classifiers", 3), ("k", 10))``; the item prints their product.
     in_text : how many of its values survive in the text mvlab works from (None: all).
-    ran : ``ran(files)`` -> ``{"run", "repeats", "compared"}`` counted from the committed files (None: nothing run).
+    ran : ``ran(files)`` -> ``{"run", "repeats", "compared"}`` counted from the committed files (None: nothing run),
+        and ``"short"``: how many of the run cells have fewer draws than the protocol's so far (then ``why_not``
+        is shown even when every cell is run).
     data : on which data it is run: ``"the paper's own"``, ``"a substitute"`` (with what) or ``"none"``.
     why_not : why the rest is not run (the datasets not found, the model not implemented, the values lost): a
         text, or ``why_not(files)`` -> text where it depends on which datasets the files hold (:func:`_missing`).
@@ -365,7 +379,8 @@ def coverage_rows(paper: str, files) -> pd.DataFrame:
         rows.append({"item": item.name, "holds": item.holds, "unit": item.unit, "printed": item.printed,
                      "in the text": item.surviving, "run": run, "repeats": counts["repeats"],
                      "compared": counts["compared"], "data": item.data if run else "none",
-                     "not run, and why": _why_not(item, files) if run < item.printed else "",
+                     "not run, and why": _why_not(item, files) if run < item.printed or counts.get("short")
+                     else "",
                      "means": item.means})
     return pd.DataFrame(rows)
 

@@ -82,7 +82,8 @@ def cell_table(cells: pd.DataFrame, link, one_draw: bool = True) -> pd.DataFrame
     where the paper took it from (when it says), and ``link(row)``: where the setting can be trained."""
     setting = [c for c in ("N", "T", "classifier", "k")
                if c in cells and cells[c].notna().any() and (cells[c].astype(str) != "").any()]
-    sources = "paper_source" in cells and cells["paper_source"].astype(object).fillna("").astype(str).str.len().gt(0).any()
+    sources = "paper_source" in cells and bool(
+        cells["paper_source"].astype(object).fillna("").astype(str).str.len().gt(0).any())
     rows = []
     for r in cells.to_dict("records"):
         rows.append({"dataset": r["dataset"], **{c: r[c] for c in setting}, "model": r["model"],
