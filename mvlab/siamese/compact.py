@@ -373,11 +373,11 @@ class CompactForest:
 
         Parameters
         ----------
-        X32 : array-like of shape (n_samples, n_features_in_)
+        X32 : array-like of shape (n_samples, ``n_features_in_``)
         trees : ndarray of int of shape (K,)
             Indices of the trees, each in ``range(n_estimators)``.
         weights : ndarray of float of shape (K,)
-        acc : ndarray of float64 of shape (n_samples, n_classes_), C-contiguous; updated in place.
+        acc : ndarray of float64 of shape (n_samples, ``n_classes_``), C-contiguous; updated in place.
         byte_rows : bool, default=True
             Read whole-number rows as bytes where the thresholds are bytes (checks the rows once per call).
         """
