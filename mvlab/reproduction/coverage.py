@@ -21,7 +21,7 @@ from typing import Callable
 import pandas as pd
 
 from mvlab.reproduction.data_search import SEARCHED_ON, searches_of, where_looked, why_not_run
-from mvlab.reproduction.sdf_paper import TABLE8_SETTING
+from mvlab.reproduction.sdf_paper import MNIST_READING, TABLE8_SETTING, WINDOW_READINGS, mnist_grid
 
 __all__ = ["Item", "ITEMS", "PAPER_NAMES", "OFSP_DATASETS", "DVS_DATASETS",
            "SDF_DATASETS_OF_THE_PAPER", "repeats_a_grid_cell", "counted_once", "coverage_rows",
@@ -95,39 +95,41 @@ def _sdf_rank_tests(files) -> dict:
     return {"run": run, "repeats": 0, "compared": run}
 
 
+def _mnist_planned(grid) -> dict:
+    """The protocol's number of draws per (N, window reading) of Table 10's ``grid`` (the same for every T)."""
+    draws: dict = {}
+    for t in grid:
+        draws.setdefault((t.N, t.reading), set()).add(t.draw)
+    return {key: len(d) for key, d in draws.items()}
+
+
 def _sdf_mnist(files) -> dict:
     """Table 10's cells run (reading ``sdf-mnist``), each (N, T, model) once whichever window readings ran it;
     ``short``: how many of them have fewer draws, in some reading, than the protocol's (:func:`mnist_grid`)."""
-    from mvlab.reproduction.sdf_paper import mnist_grid
-
     cells = files("sdf-mnist")[0]
     if cells is None:
         return {"run": 0, "repeats": 0, "compared": 0, "short": 0}
-    planned: dict = {}
-    for t in mnist_grid():
-        planned[(t.N, t.T, t.reading)] = planned.get((t.N, t.T, t.reading), 0) + 1
+    planned = _mnist_planned(mnist_grid())
     short = {(r.N, r.T, r.model) for r in cells.itertuples(index=False)
-             if r.draws < planned.get((r.N, r.T, r.reading), 0)}
+             if r.draws < planned.get((r.N, r.reading), 0)}
     run = cells.drop_duplicates(["N", "T", "model"])
     return {"run": len(run), "repeats": 0, "compared": int(run["paper"].notna().sum()), "short": len(short)}
 
 
 def _sdf_mnist_left(files) -> str:
     """Why Table 10's other cells are not run: the values of N whose draws are not all computed yet, per window
-    reading (from the draws file), or that none is."""
-    from mvlab.reproduction.sdf_paper import MNIST_READING, WINDOW_READINGS, mnist_grid
-
+    reading (from the draws file), with how many of their draws are, or that none is."""
     draws = files("sdf-mnist")[1]
     done = set() if draws is None else set(map(tuple, draws[["dataset", "N", "T", "reading", "draw"]].to_numpy()))
     grid = mnist_grid()
     left = [t for t in grid if t.key not in done]
     if not left:
         return ""
-    planned = {(t.N, t.reading): t.draw + 1 for t in grid}  # draws are numbered 0, 1, ... per (N, reading)
-    finished = {key: len({t.draw for t in grid if (t.N, t.reading) == key and t.key in done}) for key in planned}
+    planned = _mnist_planned(grid)
+    finished = _mnist_planned([t for t in grid if t.key in done])
     by = {r: sorted({t.N for t in left if t.reading == r}) for r in WINDOW_READINGS}
-    parts = [f"`{r}` N = " + ", ".join(f"{n} ({finished[(n, r)]} of {planned[(n, r)]} draws so far)" for n in ns)
-             for r, ns in by.items() if ns]
+    parts = [f"`{r}` N = " + ", ".join(f"{n} ({finished.get((n, r), 0)} of {planned[(n, r)]} draws so far)"
+                                       for n in ns) for r, ns in by.items() if ns]
     return (f"{len(left)} of its {len(grid)} draws (both readings of the windows) still to compute with "
             f"`python -m mvlab reproduce {MNIST_READING}` ({'; '.join(parts)})")
 
