@@ -1,5 +1,5 @@
 """The compiled traversal of compact forests (mvlab.siamese._traverse) against its reference: each tree rebuilt as a
-scikit-learn Tree and its apply (CompactForest._tree_predict_reference), bit for bit, on every kind of leaf a compact
+scikit-learn Tree and its apply (``reference_tree_predict``), bit for bit, on every kind of leaf a compact
 forest keeps, both layouts of the left children, byte and float32 thresholds, and hostile rows (NaN, infinities,
 values beyond the bins, the wrong number of columns)."""
 
@@ -7,9 +7,35 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_iris
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+from sklearn.tree._tree import NODE_DTYPE, Tree
 
 from mvlab.siamese.cascade import forest_proba
-from mvlab.siamese.compact import CompactForest
+from mvlab.siamese.compact import CompactForest, _implicit_left
+
+
+def reference_tree_predict(forest, i, X32):
+    """Class distributions of tree ``i`` of a compact forest for the rows of ``X32``, the slow way: the tree's nodes
+    rebuilt as a scikit-learn ``Tree`` (children, features, thresholds: what its compiled ``apply`` reads), its
+    ``apply``, then each leaf's distribution (its class's unit vector, its float64 values, or its counts over their
+    sum, as scikit-learn divides them)."""
+    lo, hi = forest.node_offsets_[i], forest.node_offsets_[i + 1]
+    right = forest.children_right_[lo:hi]
+    left = _implicit_left(right) if forest.children_left_ is None else forest.children_left_[lo:hi]
+    nodes = np.zeros(int(hi - lo), dtype=NODE_DTYPE)
+    nodes["left_child"], nodes["right_child"] = left, right
+    nodes["feature"], nodes["threshold"] = forest.feature_[lo:hi], forest.threshold_[lo:hi]
+    tree = Tree(forest.n_features_in_, np.array([forest.n_classes_], dtype=np.intp), 1)
+    tree.__setstate__({"max_depth": int(forest.max_depths_[i]), "node_count": int(hi - lo), "nodes": nodes,
+                       "values": np.zeros((int(hi - lo), 1, forest.n_classes_))})
+    leaf_rank = np.cumsum(left == -1) - 1
+    a, b = forest.leaf_offsets_[i], forest.leaf_offsets_[i + 1]
+    if forest.leaf_classes_ is not None:
+        leaves = np.eye(forest.n_classes_)[forest.leaf_classes_[a:b]]
+    elif forest.leaf_values_ is not None:
+        leaves = forest.leaf_values_[a:b]
+    else:
+        leaves = forest.leaf_counts_[a:b] / forest.leaf_totals_[a:b, None].astype(np.float64)
+    return leaves.take(leaf_rank.take(tree.apply(X32)), axis=0)
 
 
 def _binned(n=400, d=6, seed=0):
@@ -69,7 +95,7 @@ def test_every_tree_finds_the_reference_leaves_bit_for_bit(name):
     for rows in (X, odd, X[:0]):
         rows = np.ascontiguousarray(rows, dtype=np.float32)
         for i in range(forest.n_estimators):
-            got, ref = forest._tree_predict(i, rows), forest._tree_predict_reference(i, rows)
+            got, ref = forest._tree_predict(i, rows), reference_tree_predict(forest, i, rows)
             assert got.dtype == ref.dtype and got.shape == ref.shape
             assert np.array_equal(got, ref), (name, i)
 
@@ -85,14 +111,14 @@ def test_weighted_sums_are_the_reference_sums(name):
     w = np.array([0.3, 1 / 7, 2.5, 1e-3, 0.125])
     ref = np.zeros((len(X), forest.n_classes_))
     for t, wt in zip(trees, w):
-        ref += wt * forest._tree_predict_reference(t, X)
+        ref += wt * reference_tree_predict(forest, t, X)
     got = forest.accumulate_proba(X, trees, w, np.zeros_like(ref))
     assert np.array_equal(got, ref)
-    mean = sum(forest._tree_predict_reference(t, X) for t in range(forest.n_estimators)) / forest.n_estimators
+    mean = sum(reference_tree_predict(forest, t, X) for t in range(forest.n_estimators)) / forest.n_estimators
     assert np.array_equal(forest.predict_proba(X), mean)
     cols = np.asarray(forest.classes_)
     assert np.array_equal(forest_proba(forest, X, int(cols.max()) + 1)[:, cols],
-                          sum((1 / forest.n_estimators) * forest._tree_predict_reference(t, X)
+                          sum((1 / forest.n_estimators) * reference_tree_predict(forest, t, X)
                               for t in range(forest.n_estimators)))
 
 
@@ -107,7 +133,7 @@ def test_byte_rows_only_when_every_value_is_a_byte():
                                for j in range(X.shape[1])])  # whole numbers on the cuts, where truncating tells
     for rows in (X, at_cuts, at_cuts + 0.5, X + 0.5, X - 256, X * 2):
         rows = np.ascontiguousarray(rows, dtype=np.float32)
-        ref = sum(forest._tree_predict_reference(t, rows) for t in range(forest.n_estimators))
+        ref = sum(reference_tree_predict(forest, t, rows) for t in range(forest.n_estimators))
         got = forest.accumulate_proba(rows, np.arange(forest.n_estimators), np.ones(forest.n_estimators),
                                       np.zeros_like(ref))
         assert np.array_equal(got, ref)

@@ -17,7 +17,7 @@ themselves (:func:`mvlab.siamese._traverse.accumulate_leaves`, numba; all a fore
 each row's leaf with the comparison scikit-learn's ``apply`` makes, and divides the leaves' counts by their sums,
 so the probabilities are those of the original forest, bit for bit (``tests/test_cascade_compact.py``). The
 reference it is checked against rebuilds a tree's nodes as a scikit-learn ``Tree`` and calls its ``apply``
-(:meth:`CompactForest._tree_predict_reference`, ``tests/test_compact_traverse.py``).
+(``tests/test_compact_traverse.py``).
 
 Two savings need no switch and one does. A tree grown depth first (every scikit-learn forest without
 ``max_leaf_nodes``) numbers an internal node's left child right after it, so the left children are not stored
@@ -39,7 +39,6 @@ forest's full scikit-learn trees need never be alive together (the DF21 setting'
 from __future__ import annotations
 
 import numpy as np
-from sklearn.tree._tree import NODE_DTYPE, Tree
 
 __all__ = ["CompactForest", "CompactTree", "float32_floor"]
 
@@ -62,6 +61,11 @@ def _smallest_int(max_value, signed):
         if max_value <= np.iinfo(dt).max:
             return dt
     raise ValueError(f"{max_value} does not fit a 64-bit integer.")
+
+
+def _whole_bytes(X32):
+    """Whether every value of ``X32`` is a whole number from 0 to 255 (bin codes); False for no values."""
+    return bool(X32.size and X32.min() >= 0 and X32.max() <= 255 and np.array_equal(X32, np.floor(X32)))
 
 
 def _implicit_left(right):
@@ -306,49 +310,10 @@ class CompactForest:
                   getattr(self, "leaf_classes_", None))
         return int(sum(a.nbytes for a in arrays if a is not None))
 
-    def _rebuild(self, i):
-        """Tree ``i`` as a scikit-learn ``Tree`` holding what its ``apply`` reads (children, features,
-        thresholds; no impurities, sample counts or distributions), and the leaf rank of every node."""
-        lo, hi = self.node_offsets_[i], self.node_offsets_[i + 1]
-        n = int(hi - lo)
-        nodes = np.zeros(n, dtype=NODE_DTYPE)
-        right = self.children_right_[lo:hi]
-        if self.children_left_ is None:  # depth first: an internal node's left child is the next node
-            left = _implicit_left(right)
-        else:
-            left = self.children_left_[lo:hi]
-        nodes["left_child"] = left
-        nodes["right_child"] = right
-        nodes["feature"] = self.feature_[lo:hi]
-        nodes["threshold"] = self.threshold_[lo:hi]
-        tree = Tree(self.n_features_in_, np.array([self.n_classes_], dtype=np.intp), 1)
-        tree.__setstate__({"max_depth": int(self.max_depths_[i]), "node_count": n, "nodes": nodes,
-                           "values": np.zeros((n, 1, self.n_classes_))})
-        leaf_rank = np.cumsum(left == _LEAF) - 1
-        return tree, leaf_rank
-
-    def _leaf_distributions(self, i):
-        """Class distributions of tree ``i``'s leaves (n_leaves, ``n_classes_``): counts over their sums, as
-        scikit-learn divides them."""
-        lo, hi = self.leaf_offsets_[i], self.leaf_offsets_[i + 1]
-        classes = getattr(self, "leaf_classes_", None)
-        if classes is not None:
-            return np.eye(self.n_classes_)[classes[lo:hi]]
-        if self.leaf_values_ is not None:
-            return self.leaf_values_[lo:hi]
-        return self.leaf_counts_[lo:hi] / self.leaf_totals_[lo:hi, None].astype(np.float64)
-
-    def _tree_predict_reference(self, i, X32):
-        """Class distributions of tree ``i`` for the rows of ``X32`` by scikit-learn's ``apply`` on the tree
-        rebuilt (:meth:`_rebuild`), then those leaves' distributions: the reference :meth:`_tree_predict` is
-        checked against (``tests/test_compact_traverse.py``)."""
-        tree, leaf_rank = self._rebuild(i)
-        return self._leaf_distributions(i).take(leaf_rank.take(tree.apply(X32)), axis=0)
-
     def _tree_predict(self, i, X32):
         """Class distributions of tree ``i`` for the rows of ``X32`` (n, ``n_classes_``), by the compiled
-        traversal (:func:`mvlab.siamese._traverse.accumulate_leaves`); equal to :meth:`_tree_predict_reference`
-        bit for bit."""
+        traversal (:func:`mvlab.siamese._traverse.accumulate_leaves`); equal bit for bit to the tree rebuilt for
+        scikit-learn's ``apply`` (the reference in ``tests/test_compact_traverse.py``)."""
         acc = np.zeros((np.shape(X32)[0], self.n_classes_))
         self.accumulate_proba(X32, np.array([i]), np.ones(1), acc, byte_rows=False)
         return acc
@@ -361,8 +326,7 @@ class CompactForest:
         if X32.ndim != 2 or X32.shape[1] != self.n_features_in_:
             raise ValueError(f"X has shape {X32.shape}; this forest was fitted on {self.n_features_in_} features, "
                              f"so it needs (n_samples, {self.n_features_in_}).")
-        if byte_rows and self.threshold_.dtype == np.uint8 and X32.size and X32.min() >= 0 and X32.max() <= 255 \
-                and np.array_equal(X32, np.floor(X32)):
+        if byte_rows and self.threshold_.dtype == np.uint8 and _whole_bytes(X32):
             return X32.astype(np.uint8)
         return X32
 
@@ -408,8 +372,7 @@ class CompactForest:
         """Mean of the trees' class distributions, shape (n_samples, ``n_classes_``), as the original forest's
         ``predict_proba``."""
         X32 = np.ascontiguousarray(X, dtype=np.float32)
-        if self.integer_inputs and X32.size and not (
-                np.array_equal(X32, np.floor(X32)) and X32.min() >= 0 and X32.max() <= 255):
+        if self.integer_inputs and X32.size and not _whole_bytes(X32):
             raise ValueError("this CompactForest was built with integer_inputs=True: it predicts whole numbers "
                              "from 0 to 255 (bin codes) only.")
         total = np.zeros((X32.shape[0], self.n_classes_))
