@@ -1,0 +1,63 @@
+"""Compact forests' compiled traversal against the routes it replaced (issue 54, item 3): ratios in one run.
+
+One random forest of 100 trees, fully grown on 10,000 binned rows (``make_classification``, 50 features, 3
+classes, codes 0..255), predicted on 5,000 more, one thread, best of 7 per route, alternating:
+
+* ``compiled``: ``forest_proba`` on the ``CompactForest`` (mvlab's numba traversal, all trees in one call);
+* ``rebuilt``: each compact tree rebuilt as a scikit-learn ``Tree`` and its ``apply`` (the route before the
+  kernel; the reference of ``tests/test_compact_traverse.py``);
+* ``scikit-learn``: the fitted forest's own ``predict_proba``.
+
+The three give the same probabilities bit for bit (checked here first). Run from the repository root::
+
+    .venv/bin/python bench/bench_compact_traversal.py
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
+
+import numpy as np  # noqa: E402
+from _timing import best_of  # noqa: E402
+
+
+def main():
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import RandomForestClassifier
+    from test_compact_traverse import reference_tree_predict
+
+    from mvlab.siamese.cascade import forest_proba
+    from mvlab.siamese.compact import CompactForest
+
+    X, y = make_classification(15000, 50, n_informative=20, n_classes=3, random_state=0)
+    X = np.floor((X - X.min(0)) / (X.max(0) - X.min(0) + 1e-9) * 255).astype(np.float32)
+    forest = RandomForestClassifier(100, random_state=0, n_jobs=1).fit(X[:10000], y[:10000])
+    compact = CompactForest(forest, integer_inputs=True)
+    rows = np.ascontiguousarray(X[10000:])
+    T = compact.n_estimators
+    routes = {
+        "compiled": lambda: forest_proba(compact, rows, 3),
+        "rebuilt": lambda: sum((1 / T) * reference_tree_predict(compact, t, rows) for t in range(T)),
+        "scikit-learn": lambda: forest.predict_proba(rows),
+    }
+    first = {name: fn() for name, fn in routes.items()}  # also compiles the kernel (or loads it from the cache)
+    assert np.array_equal(first["compiled"], first["rebuilt"])
+    assert np.allclose(first["compiled"], first["scikit-learn"], rtol=0, atol=1e-12)
+    best = {name: float("inf") for name in routes}
+    for _ in range(7):
+        for name, fn in routes.items():
+            best[name] = min(best[name], best_of(fn, 1)[0])
+    print(f"# compact forest, 100 trees x {compact.node_offsets_[-1] // T} nodes, 5,000 rows, one thread, best of 7")
+    for name, seconds in best.items():
+        print(f"  {name:13s} {seconds * 1e3:7.1f} ms   compiled / this: {best['compiled'] / seconds:.2f}")
+
+
+if __name__ == "__main__":
+    main()
