@@ -226,6 +226,24 @@ def test_the_ofsp_rows_recompute_cell_by_cell():
            f"they are {_group(t3)}" in REPORT
 
 
+def test_the_six_methods_disagreement_line_pools_every_classifier_and_k():
+    draws = pd.read_csv(FOLDER / "ofsp_paper_draws.csv")
+    places = {1: "the most", 2: "the second most", 3: "the third most", 4: "the fourth most", 5: "the fifth most",
+              6: "the sixth most"}
+    checked = 0
+    for dataset, part in draws[draws["disagreement"].notna()].groupby("dataset"):
+        # a cell: one (classifier, k, method), its mean over the repetitions; a method's median over all its cells
+        cells = part.groupby(["classifier", "k", "method"])["disagreement"].mean()
+        median = cells.groupby(level="method").median()
+        others = median.drop("OFSP")
+        place = int((others > median["OFSP"] + 1e-12).sum()) + 1
+        line = (f"- {ROWS[dataset]}, the six methods (median over k and classifiers): OFSP {_f(median['OFSP'])}, the "
+                f"other five {_f(others.min())}–{_f(others.max())}: OFSP's members disagree {places[place]}.")
+        assert line in REPORT, line
+        checked += 1
+    assert checked == 2
+
+
 def test_the_all_aml_disagreement_sentence_says_what_the_leak_cells_hold():
     t4 = LEAK[(LEAK["dataset"] == "golub-3051") & (LEAK["table"] == 4) & LEAK["paper"].notna()]
     nonzero = t4[t4["paper"] > 0]

@@ -324,7 +324,8 @@ def _disagreement_lines(cells: pd.DataFrame, draws: pd.DataFrame) -> str:
                          f"{group_text(gap)}; {count_true(row['inside'])} of {len(row)} cells inside our "
                          f"interval{one}.")
         panels = figure_panels(draws, dataset, metrics=("disagreement",))
-        medians = {m: frame[m].median() for frame in panels.values() for m in frame.columns}
+        pooled = pd.concat(list(panels.values()), ignore_index=True)  # every (classifier, k) row, a column a method
+        medians = {m: pooled[m].median() for m in pooled.columns}
         others = [v for m, v in medians.items() if m != "OFSP"]
         if "OFSP" in medians and others:
             place = int(sum(v > medians["OFSP"] + 1e-12 for v in others)) + 1
