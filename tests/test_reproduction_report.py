@@ -4,6 +4,7 @@ verdicts by the rules it states (:mod:`mvlab.reproduction.verdicts`), and every 
 
 import re
 import shutil
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 from mvlab.cli import main
 from mvlab.reproduction import registry, writer
 from mvlab.reproduction.cells import prediction_interval
+from mvlab.reproduction.outputs import OUTPUT_FACTS
 from mvlab.reproduction.verdicts import NEAR, compare_word, count_words, gap_word
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,6 +69,35 @@ def test_the_generated_sections_prose_holds_no_number_written_by_hand():
 
 
 CITED = re.compile(r"(\w+\.txt)\b")
+TOKEN = re.compile(r"(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d)|(?<![\d.])\.\d+")
+"""A number of a command's output as a whole token: neither preceded nor followed by a digit or by a decimal point
+that continues it ("27.85" is one token, never "27"); thousands commas allowed, signs dropped."""
+QUOTED = re.compile(r"(?<![\w.§/-])[−+-]?\d*\.\d+(?!\d)"
+                    r"|(?<![\w.,−+-])(?:\d{1,3}(?:,\d{3})+|\d+)(?= (?:s|h|draws|trees|splits|repetitions"
+                    r"|(?:test |training )?pairs)\b)")
+"""What the quoted prose must take from its files: every decimal, and the integers of a measured time ("4336 s") or
+of a protocol's size that the outputs print ("5 draws", "20 trees", "N training pairs"). Not checked: counts of
+rows ("14 of the 40": counted, never printed, and small integers are in every file anyway), section, table and
+year numbers, and the paper's dataset sizes quoted from its text."""
+
+
+def _number(text: str) -> Decimal:
+    text = text.replace("−", "-").replace(",", "").lstrip("+-")
+    return Decimal("0" + text if text.startswith(".") else text)
+
+
+def _is_in(quoted: Decimal, tokens: set) -> bool:
+    """``quoted`` is one of ``tokens`` (trailing zeros aside), or a decimal that one of them rounds to at its own
+    precision ("0.788" for 0.7877, never "0.78"); an integer only as printed."""
+    if quoted in tokens:
+        return True
+    places = quoted.as_tuple().exponent
+    if places >= 0:
+        return False
+    step = Decimal(1).scaleb(places)
+    return any(t.as_tuple().exponent < places and quoted in {t.quantize(step, rounding=ROUND_HALF_UP),
+                                                              t.quantize(step, rounding=ROUND_HALF_EVEN)}
+               for t in tokens)
 
 
 @pytest.mark.parametrize("name", ["top", "1", "2", "3.2"])  # the others are generated (the test above)
@@ -75,10 +106,17 @@ def test_every_number_of_the_quoted_sections_is_in_the_files_they_cite(name):
     if name == "top":  # its table of the protocols on the bundled data
         section = "\n".join(line for line in section.splitlines() if line.startswith("| ") and ".txt" in line)
     files = set(CITED.findall(section)) or {"sdf_quick.txt", "sdf_tables.txt"}
-    quoted = " ".join((FOLDER / f).read_text(encoding="utf-8") for f in files).replace("−", "-")
-    numbers = re.findall(r"(?<![\w.§/(-])[−+-]?\d*\.\d+|\b\d+(?= s\b)", _prose(section))
-    missing = [n for n in numbers if n.replace("−", "-").lstrip("+-") not in quoted]
+    text = " ".join((FOLDER / f).read_text(encoding="utf-8") for f in files)
+    if "mvlab.reproduction.outputs" in section:  # it says which of its numbers that module computes from the files
+        text += " " + " ".join(v for facts in OUTPUT_FACTS.values() for v in facts(FOLDER).values())
+    tokens = {_number(t) for t in TOKEN.findall(text)}
+    numbers = QUOTED.findall(_prose(section))
+    assert numbers, f"section {name}: no number found to check"
+    missing = [n for n in numbers if not _is_in(_number(n), tokens)]
     assert not missing, f"section {name} quotes numbers that {sorted(files)} do not hold: {missing}"
+    sample = {_number(t) for t in TOKEN.findall("rank 27.85, p = 0.109, mean -0.0134 over 12,600 features; 4336 s")}
+    assert not any(_is_in(_number(n), sample) for n in ("27", "7.8", "0.10", "600"))  # no part of a token
+    assert all(_is_in(_number(n), sample) for n in ("27.85", "27.9", "0.109", "0.11", "−0.013", "12,600", "4336"))
 
 
 # ---------------------------------------------------------------------------------------------- the rules

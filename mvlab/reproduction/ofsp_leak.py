@@ -33,7 +33,7 @@ from mvlab.reproduction.ofsp_paper_report import (
     ofsp_verdicts,
     repetitions_head,
 )
-from mvlab.reproduction.verdicts import compare_word
+from mvlab.reproduction.verdicts import compare_word, gap_counts, group_text, group_word
 
 __all__ = ["LEAK_METHOD", "READING", "run_leak_draw", "ofsp_leak_markdown", "ofsp_leak_facts"]
 
@@ -110,34 +110,51 @@ def ofsp_leak_facts(cells: pd.DataFrame, draws: pd.DataFrame, others) -> dict:
 
 
 def allaml_verdict(cells: pd.DataFrame, draws: pd.DataFrame) -> dict:
-    """What this reading accounts for on All-AML, table by table: a table is accounted for when more than half of
-    the paper's cells lie inside our intervals of the mean (``allaml_verdict``); and the disagreement's cells
-    against ours (``allaml_disagreement``): how many of the paper's are non-zero, and how many lie outside even the
-    interval of one repetition, beside the range of ours over every repetition."""
+    """What this reading gives of the paper's All-AML tables, table by table (``allaml_verdict``), by both
+    yardsticks of the rules: a table is *given* when more than half of the paper's cells lie inside our intervals of
+    the mean and the cells are near ours by rule 5; *within the margin* when they are near by rule 5 but not inside;
+    *not given* otherwise. Where every repetition scores the same on every cell of the table, the intervals have zero
+    width, and the clause says so (a printed value is then inside only when it equals ours). And the disagreement's
+    cells against ours (``allaml_disagreement``): how many of the paper's are non-zero, and how many lie outside even
+    the interval of one repetition, beside the range of ours over every repetition."""
     golub = cells[(cells["dataset"] == "golub-3051") & cells["paper"].notna()]
     if golub.empty:
         return {"allaml_verdict": "not computed yet", "allaml_disagreement": "not computed yet"}
-    parts, accounted = [], {}
+    clauses = []
     for table, (column, _) in PAPER_TABLES.items():
-        c = verdict_counts(golub[golub["table"] == table])
-        if c["cells"]:
-            accounted[column] = c["inside"] * 2 > c["cells"]
-            parts.append(f"{c['inside']} of its {c['cells']} {column} cells inside our intervals")
-    yes = [k for k, v in accounted.items() if v]
-    no = [k for k, v in accounted.items() if not v]
-    verdict = (f"choosing OFSP's features by accuracy on the test fold accounts for the paper's All-AML "
-               f"{' and '.join(yes) or 'nothing'}" + (f", not for its {' and '.join(no)}" if no else "")
-               + f" ({'; '.join(parts)})")
+        part = golub[golub["table"] == table]
+        c = verdict_counts(part)
+        if not c["cells"]:
+            continue
+        gaps = part["mean"] - part["paper"]
+        counts = gap_counts(gaps)
+        zero_width = (part["ci_high"] == part["ci_low"]).all()
+        facts = (f"{c['inside']} of its {c['cells']} {column} cells inside our intervals"
+                 + (", which have zero width: every repetition scores the same" if zero_width else "")
+                 + f"; {group_text(gaps)}")
+        if c["inside"] * 2 > c["cells"] and group_word(counts) == "near":
+            clauses.append(f"gives the paper's All-AML {column} ({facts})")
+        elif group_word(counts) == "near":
+            clauses.append(f"comes within rule 2's margin of its {column}, not inside our intervals ({facts})")
+        else:
+            clauses.append(f"does not give its {column} ({facts})")
+    verdict = "choosing OFSP's features by accuracy on the test fold " + "; it ".join(clauses)
     t4 = golub[golub["table"] == 4]
     ours = draws[(draws["dataset"] == "golub-3051") & draws["disagreement"].notna()]["disagreement"]
     nonzero = t4[t4["paper"] > 0]
     outside = int(t4["inside_one_draw"].map(is_false).sum())
     disagreement = (f"the paper's All-AML disagreement is non-zero in {len(nonzero)} of its {len(t4)} cells "
                     f"({nonzero['paper'].min():.4f}–{nonzero['paper'].max():.4f}), while with the features chosen on "
-                    f"the test fold OFSP's members disagree by {ours.min():.3f}–{ours.max():.3f} over every "
-                    f"repetition and k; {outside} of the {len(t4)} cells lie outside even the interval of one "
+                    f"the test fold OFSP's members disagree by {_span(ours)} over every repetition and k; {outside} "
+                    f"of the {len(t4)} cells lie outside even the interval of one "
                     "repetition") if len(t4) and len(nonzero) else "no disagreement cell computed yet"
     return {"allaml_verdict": verdict, "allaml_disagreement": disagreement}
+
+
+def _span(values: pd.Series) -> str:
+    """``"0.012–0.034"``, or ``"exactly 0.000"`` when every value is the same."""
+    low, high = f"{values.min():.3f}", f"{values.max():.3f}"
+    return f"exactly {low}" if low == high else f"{low}–{high}"
 
 
 READING = ofsp_reading(

@@ -276,6 +276,7 @@ def ofsp_facts(cells: pd.DataFrame, draws: pd.DataFrame, others=None) -> dict:
                f"methods in {places.count(1)} of the {len(places)} rows")
     return {"summary": summary, "rows": "\n".join(lines), "disagreement": _disagreement_lines(cells, draws),
             "svm_time": _svm_time(draws), "allaml_others": _others_line(cells, "golub-3051"),
+            "allaml_others_range": _others_line(cells, "golub-3051", ranges=True),
             "allaml_places": _places_line(cells, "golub-3051"), "madelon_rows": _madelon_rows(cells)}
 
 
@@ -349,15 +350,20 @@ def _svm_time(draws: pd.DataFrame) -> str:
             f"repetitions; {per.min():.1f}–{per.max():.1f}), OFSP {ofsp.median():.1f} of them")
 
 
-def _others_line(cells: pd.DataFrame, dataset: str) -> str:
-    """Each method's median over k of the mean accuracy on ``dataset``, per classifier."""
+def _others_line(cells: pd.DataFrame, dataset: str, ranges: bool = False) -> str:
+    """Each method's median over k of the mean accuracy on ``dataset``, per classifier (``ranges``: only the range of
+    those medians over the methods other than OFSP)."""
     part = cells[(cells["dataset"] == dataset) & (cells["table"] == 3)]
     out = []
     for clf in [c for c in CLASSIFIER_NAMES if c in set(part["classifier"])]:
         medians = part[part["classifier"] == clf].groupby("model")["mean"].median()
+        if ranges:
+            others = medians.drop("OFSP", errors="ignore")
+            out.append(f"{CLASSIFIER_NAMES[clf]} {others.min():.3f}–{others.max():.3f}")
+            continue
         ordered = sorted(medians.items(), key=lambda kv: _method_order(kv[0]))
         out.append(f"{CLASSIFIER_NAMES[clf]}: " + ", ".join(f"{m} {v:.3f}" for m, v in ordered))
-    return "; ".join(out)
+    return ("; " if not ranges else ", ").join(out)
 
 
 def ofsp_reading(name: str, title: str, reason: str, *, draw, datasets, classifiers, markdown, facts=None,

@@ -33,7 +33,7 @@ from mvlab.reproduction.sdf_paper import (
     table8_best_cells,
     table9,
 )
-from mvlab.reproduction.verdicts import ALPHA, compare_word, count_words, gap_word, group_text
+from mvlab.reproduction.verdicts import ALPHA, compare_word, count_words, gap_counts, group_text
 
 __all__ = ["READING", "sdf_markdown", "grid_markdown", "progress_line", "gap_by_n", "readings_line", "gain_line",
            "sdf_facts", "sdf_draws_file", "sdf_reading"]
@@ -373,15 +373,27 @@ def _single_run_grain(cells: pd.DataFrame) -> str:
 
 
 def gain_comparison(main: pd.DataFrame) -> str:
-    """SDF minus gcForest over ``main``'s cells, ours against the paper's: the two means, the word of rule 2 on
-    them, and cell by cell (ours minus the paper's gain) the verdict of rule 5."""
-    ours, paper = _gains(main, "mean"), _gains(main, "paper")
-    both = pd.concat([ours.rename("ours"), paper.rename("paper")], axis=1).dropna()
+    """SDF minus gcForest over ``main``'s cells, ours against the paper's: the two means, then the verdict of rule 5
+    cell by cell (ours minus the paper's gain) over all the cells and per table, never a word on the means alone;
+    and how many cells a gain of zero would make near the paper's (when the paper's gains are as small as the
+    margin, *near* cannot tell them from none)."""
+    both = _gain_pairs(main)
     if both.empty:
         return "not comparable yet"
-    o, q = both["ours"].mean(), both["paper"].mean()
-    return (f"ours {o:+.3f} against the paper's {q:+.3f} on average, {gap_word(o - q)} by rule 2; cell by cell, ours "
-            f"minus the paper's gain: {group_text(both['ours'] - both['paper'])}")
+    per_table = "; ".join(f"Table {t}: {group_text(g['ours'] - g['paper'])}" for t, g in both.groupby("table"))
+    zero_near = gap_counts(-both["paper"])["near"]
+    cells = group_text(both["ours"] - both["paper"])
+    return (f"ours {both['ours'].mean():+.3f} against the paper's {both['paper'].mean():+.3f} (means over "
+            f"{len(both)} cells); cell by cell, ours minus the paper's gain: {cells} ({per_table}); a gain of zero in "
+            f"every cell would be near the paper's in {zero_near} of the {len(both)}")
+
+
+def _gain_pairs(main: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset, N, T) of ``main``: ``table``, SDF minus gcForest in ours (``ours``) and in the paper
+    (``paper``), the cells with both."""
+    tables = main.drop_duplicates(["dataset", "N", "T"]).set_index(["dataset", "N", "T"])["table"]
+    return pd.concat([_gains(main, "mean").rename("ours"), _gains(main, "paper").rename("paper"), tables],
+                     axis=1, join="inner").dropna()
 
 
 def sdf_facts(cells: pd.DataFrame, draws: pd.DataFrame, others=None) -> dict:
@@ -417,12 +429,13 @@ def sdf_facts(cells: pd.DataFrame, draws: pd.DataFrame, others=None) -> dict:
                 f"setting, our {main['dataset'].nunique()} datasets): {gain_test}.",
                 f"- *Single runs?* {_single_run_grain(cells)}. {means_note()}"]
     small = main[main["N"] == 100]["mean"]
-    both = pd.concat([ours.rename("o"), paper.rename("p")], axis=1).dropna()
-    word = gap_word(both["o"].mean() - both["p"].mean()) if len(both) else "not comparable yet with"
+    both = _gain_pairs(main)
+    gain_word = (f"{group_text(both['ours'] - both['paper'])}; a gain of zero in every cell would be near in "
+                 f"{gap_counts(-both['paper'])['near']} of them" if len(both) else "not comparable yet")
     return {"summary": summary, "findings": "\n".join(findings), "halfwidths": _halfwidths(main),
             "n100_range": f"{small.min():.3f}–{small.max():.3f}" if len(small) else "no cell yet",
             "n100_paper_range": _paper_range_at_100(("yeast", "ionosphere")),
-            "gain_word": f"{word} ({both['o'].mean():+.3f} against {both['p'].mean():+.3f}, rule 2)",
+            "gain_word": gain_word,
             "lam_grid": ", ".join(f"{v:g}" for v in LAM_GRID), "paper_table9": _paper_table9()}
 
 
