@@ -105,6 +105,13 @@ def test_the_sdf_by_n_lines_and_the_summary_recompute():
     run = len(_once(SDF).drop_duplicates(["table", "dataset", "N", "T", "model"]))
     # the paper's Tables 4-8 hold 32 + 32 + 32 + 20 + 50 cells
     assert f"of the paper's 166 cells of Tables 4–8, {run} are run (counted once; " in REPORT
+    # Table 3 (Parkinsons, 4 N x 4 T x 2 models) is not run; Table 10 (3 N x 4 T x 2 models) is, 10 draws per reading
+    mnist = pd.read_csv(FOLDER / "sdf_mnist_cells.csv")
+    cells10 = mnist.drop_duplicates(["N", "T", "model"])
+    short = mnist[mnist["draws"] < 10].drop_duplicates(["N", "T", "model"])
+    also = f" ({len(short)} of them on fewer draws than the protocol's so far)" if len(short) else ""
+    assert (f"; of Table 3's 32 cells, none is run; of Table 10's 24 cells, {len(cells10)} are run{also}. "
+            "With test pairs") in REPORT
     assert (f"{j['inside']} of those {j['cells']} lie inside our 95 % interval; by rule 5 they are {_group(j)}. "
             "By N (Tables 4–7): ") in REPORT
     t8 = _judge(once[once["table"] == 8])
@@ -313,3 +320,19 @@ def test_the_sdf_datasets_sentence_names_what_the_cells_file_holds():
     rest = REPORT[sentence.end():REPORT.index("**Protocol**", sentence.end())]
     assert all(name in rest for d, name in names.items() if name not in ran)
     assert all(f"{name}:" not in rest and f"{name}," not in rest for name in ran)
+
+
+def test_the_lambda_sentences_say_what_choosing_on_the_test_pairs_adds():
+    cells = pd.read_csv(FOLDER / "sdf_lambda_cells.csv")
+    training, per_draw, per_cell, paper = (cells[c].mean() for c in (
+        "SDF (λ on training pairs)", "SDF (λ on test, per draw)", "SDF (λ on test, per cell)", "paper"))
+    pct = lambda x: f"{round(100 * x)}%"  # noqa: E731
+    text = " ".join(REPORT.split())
+    assert (f"λ chosen on the test draws instead of the training pairs adds {pct((per_draw - training) / paper)} of "
+            f"the paper's mean gain over gcForest at T = 100 (SDF − gcForest from {_s(training)} to {_s(per_draw)}, "
+            f"the paper's {_s(paper)};") in text
+    assert (f"from {_s(training)} to {_s(per_draw)}, a gain of {pct(per_draw / paper)} of the paper's {_s(paper)} on "
+            f"the same cells, of which the choice on the test pairs adds {pct((per_draw - training) / paper)}; λ chosen "
+            f"per cell, to {_s(per_cell)} ({pct(per_cell / paper)}, of which the choice adds "
+            f"{pct((per_cell - training) / paper)})") in text
+    assert "recovers 53%" not in text
