@@ -66,14 +66,20 @@ def _line(j, one):
             f"mean {_s(j['mean'])}, from {_s(j['low'])} to {_s(j['high'])}")
 
 
-def _once(cells):
-    """Table 8 cells whose mean and printed value equal a grid cell's at N = 2000, T = 700 (the same draws and
-    printed value) left out: each such cell counted once."""
+def _repeats(cells, same_value=False):
+    """Table 8 cells whose mean and sd equal a grid cell's at N = 2000, T = 700 in the same reading: the same draws
+    (``same_value``: and the same printed value)."""
     grid = cells[(cells["table"] < 8) & (cells["N"] == 2000) & (cells["T"] == 700)]
-    keys = set(zip(grid["dataset"], grid["model"], grid["reading"], grid["mean"].round(9), grid["paper"]))
-    repeat = [(t == 8 and (d, m, r, round(v, 9), p) in keys) for t, d, m, r, v, p in
-              zip(cells["table"], cells["dataset"], cells["model"], cells["reading"], cells["mean"], cells["paper"])]
-    return cells[~np.array(repeat)]
+    def key(frame):
+        parts = [frame["dataset"], frame["model"], frame["reading"], frame["mean"].round(9), frame["std"].round(9)]
+        return list(zip(*parts, frame["paper"])) if same_value else list(zip(*parts))
+    keys = set(key(grid))
+    return np.array([t == 8 and k in keys for t, k in zip(cells["table"], key(cells))])
+
+
+def _once(cells):
+    """Each draw once: the Table 8 cells that repeat a grid cell's draws left out."""
+    return cells[~_repeats(cells)]
 
 
 SDF = _cells("sdf_paper")
@@ -115,7 +121,12 @@ def test_the_sdf_by_n_lines_and_the_summary_recompute():
     assert (f"{j['inside']} of those {j['cells']} lie inside our 95 % interval; by rule 5 they are {_group(j)}. "
             "By N (Tables 4–7): ") in REPORT
     t8 = _judge(once[once["table"] == 8])
-    assert f"; Table 8's other cells: {_group(t8)}." in REPORT
+    disjoint = SDF[SDF["reading"] == "disjoint"]
+    own_value = disjoint[_repeats(disjoint) & ~_repeats(disjoint, same_value=True)]
+    assert (f"; Table 8's cells with draws of their own (Bagging, RF): {_group(t8)}; Table 8's printed values of "
+            f"their own for a grid cell's draws (compared apart, those draws counted once above): "
+            f"{_group(_judge(own_value))}.") in REPORT
+    assert (len(own_value), t8["cells"]) == (5, 12)  # Ecoli's and Ionosphere's two, Yeast's gcForest; 6 x 2 models
 
 
 def _near_counts(gaps):
@@ -299,8 +310,10 @@ def test_the_sdf_coverage_rows_count_what_the_cells_file_holds(table):
     once = _once(SDF)
     run = once[once["table"] == table].drop_duplicates(["dataset", "N", "T", "model"])
     repeats = len(SDF[SDF["table"] == table].drop_duplicates(["dataset", "N", "T", "model"])) - len(run)
+    same = SDF[_repeats(SDF, same_value=True) & (SDF["table"] == table)].drop_duplicates(["dataset", "N", "T", "model"])
     printed = {4: 32, 5: 32, 6: 32, 7: 20, 8: 50}[table]
-    extra = f" (+{repeats} that repeat" if repeats else " |"
+    extra = (f" (+{repeats} that repeat the draws of a cell of Tables 4–7, {len(same)} of them its printed value "
+             "too) |") if repeats else " |"
     pattern = rf"\| Table {table} \| [^|]+ \| {printed} cells \| {printed} \| {len(run)}{re.escape(extra)}"
     assert re.search(pattern, REPORT), pattern
 
@@ -331,8 +344,8 @@ def test_the_lambda_sentences_say_what_choosing_on_the_test_pairs_adds():
     assert (f"λ chosen on the test draws instead of the training pairs adds {pct((per_draw - training) / paper)} of "
             f"the paper's mean gain over gcForest at T = 100 (SDF − gcForest from {_s(training)} to {_s(per_draw)}, "
             f"the paper's {_s(paper)};") in text
-    assert (f"from {_s(training)} to {_s(per_draw)}, a gain of {pct(per_draw / paper)} of the paper's {_s(paper)} on "
-            f"the same cells, of which the choice on the test pairs adds {pct((per_draw - training) / paper)}; λ chosen "
-            f"per cell, to {_s(per_cell)} ({pct(per_cell / paper)}, of which the choice adds "
+    assert (f"from {_s(training)} to {_s(per_draw)}, a gain of {pct(per_draw / paper)} of the paper's {_s(paper)} "
+            f"on the same cells, of which the choice on the test pairs adds {pct((per_draw - training) / paper)}; λ "
+            f"chosen per cell, to {_s(per_cell)} ({pct(per_cell / paper)}, of which the choice adds "
             f"{pct((per_cell - training) / paper)})") in text
     assert "recovers 53%" not in text

@@ -6,8 +6,9 @@ Table 3 is 16 datasets x 3 classifiers x 10 values of k), how many of those surv
 on which data it is run, why not where it is not (for a dataset not run, whether it is bundled and not yet run or
 where it was looked for: :mod:`mvlab.reproduction.data_search`), and whether the paper says its values are means.
 How many were run is counted from the committed files (:func:`coverage_rows`), never written by hand, and a cell
-of ours that repeats another's draws and printed value (Table 8 of the Siamese deep forest paper, where
-``paper_source`` names a cell of Tables 4-7 at Table 8's own setting) is marked and counted once. Every total of
+of ours that repeats another's draws (Table 8 of the Siamese deep forest paper at N = 2000, T = 700, where Tables
+4-7 ran the same dataset, model and reading) is marked and its draws counted once; it is one more comparison only
+where the paper printed it a value of its own. Every total of
 the report and every "of the paper's N cells" comes from here (:func:`scope`, :func:`coverage_facts`).
 """
 
@@ -24,7 +25,8 @@ from mvlab.reproduction.data_search import SEARCHED_ON, searches_of, where_looke
 from mvlab.reproduction.sdf_paper import MNIST_READING, TABLE8_SETTING, WINDOW_READINGS, mnist_grid
 
 __all__ = ["Item", "ITEMS", "PAPER_NAMES", "OFSP_DATASETS", "DVS_DATASETS",
-           "SDF_DATASETS_OF_THE_PAPER", "repeats_a_grid_cell", "counted_once", "coverage_rows",
+           "SDF_DATASETS_OF_THE_PAPER", "repeats_a_grid_cell", "repeats_its_printed_value", "counted_once",
+           "coverage_rows",
            "coverage_markdown", "scope", "says_means", "coverage_facts"]
 
 PAPER_NAMES = {"sdf": "Siamese deep forest (Utkin & Ryabinin 2018)", "ofsp": "OFSP (Kumar & Minz 2016)",
@@ -42,21 +44,26 @@ DVS_DATASETS = ("AWA8", "AWA15", "BBC", "BBCSport", "Cal7", "Cal20", "IDHcodel",
 """The dynamic-view-selection paper's fifteen datasets (its Table 1)."""
 
 def repeats_a_grid_cell(cells: pd.DataFrame) -> pd.Series:
-    """Whether each cell of the Siamese deep forest's cells file repeats a cell of Tables 4-7: a Table 8 cell whose
-    printed value the paper printed at Table 8's own setting (N = 2000, T = 700, its ``paper_source``), so that
-    our draws and the paper's value are both that grid cell's, in a reading that ran it."""
+    """Whether each cell of the Siamese deep forest's cells file repeats the draws of a cell of Tables 4-7: a Table 8
+    cell (all at Table 8's setting, N = 2000, T = 700) whose dataset, model and reading the grid ran at that N and T,
+    so that its draws are that grid cell's. Its printed value may be the grid cell's too
+    (:func:`repeats_its_printed_value`) or a value of its own."""
+    grid = cells[(cells["table"] < 8) & (cells["N"] == TABLE8_SETTING[0]) & (cells["T"] == TABLE8_SETTING[1])]
+    ran = set(zip(grid["dataset"], grid["model"], grid["reading"]))
+    in_grid = [(d, m, r) in ran for d, m, r in zip(cells["dataset"], cells["model"], cells["reading"])]
+    return (cells["table"] == 8) & pd.Series(in_grid, index=cells.index)
+
+
+def repeats_its_printed_value(cells: pd.DataFrame) -> pd.Series:
+    """Whether each cell repeats a grid cell's draws (:func:`repeats_a_grid_cell`) and also its printed value: the
+    paper printed that Table 8 value at Table 8's own setting (its ``paper_source``)."""
     setting = f"N={TABLE8_SETTING[0]}, T={TABLE8_SETTING[1]}"
     sources = cells["paper_source"].astype(object).fillna("").astype(str)
-    t8 = (cells["table"] == 8) & sources.str.contains(setting, regex=False)
-    grid = cells[cells["table"] < 8]
-    ran = set(zip(grid["dataset"], grid["N"], grid["T"], grid["model"], grid["reading"]))
-    in_grid = [(d, n, t, m, r) in ran for d, n, t, m, r in
-               zip(cells["dataset"], cells["N"], cells["T"], cells["model"], cells["reading"])]
-    return t8 & pd.Series(in_grid, index=cells.index)
+    return repeats_a_grid_cell(cells) & sources.str.contains(setting, regex=False)
 
 
 def counted_once(cells: pd.DataFrame) -> pd.DataFrame:
-    """``cells`` without the cells that repeat another's draws and printed value (:func:`repeats_a_grid_cell`)."""
+    """``cells`` without the cells that repeat another's draws (:func:`repeats_a_grid_cell`): each draw once."""
     if "paper_source" not in cells or "N" not in cells:
         return cells
     return cells[~repeats_a_grid_cell(cells)]
@@ -72,9 +79,10 @@ def _sdf_table(table: int) -> Callable:
         key = ["dataset", "N", "T", "model"]
         run = part.drop_duplicates(key)
         repeats = part[repeats_a_grid_cell(cells).loc[part.index]].drop_duplicates(key)
+        same_value = part[repeats_its_printed_value(cells).loc[part.index]].drop_duplicates(key)
         compared = run[run["paper"].notna()]
-        return {"run": len(run), "repeats": len(repeats),
-                "compared": len(compared) - len(repeats[repeats["paper"].notna()])}
+        return {"run": len(run), "repeats": len(repeats), "repeats_value": len(same_value),
+                "compared": len(compared) - len(same_value[same_value["paper"].notna()])}
     return count
 
 
@@ -212,6 +220,8 @@ class Item:
         text, or ``why_not(files)`` -> text where it depends on which datasets the files hold (:func:`_missing`).
     means : the paper's words saying that its values are means over repetitions, where it says so; then the
         prediction interval of one draw is not a yardstick for its cells.
+    same_as : the item whose values these are, printed again (e.g. a table's row quoted in the text): shown,
+        and left out of the totals, which count each printed value once.
     """
 
     paper: str
@@ -224,6 +234,7 @@ class Item:
     data: str = "none"
     why_not: str | Callable = ""
     means: str = ""
+    same_as: str = ""
 
     @property
     def printed(self) -> int:
@@ -295,11 +306,13 @@ ITEMS: tuple[Item, ...] = (
                           "the SNN (a Siamese neural network): mvlab depends on no neural-network library"),
          means=_SDF_MEANS),
     Item("sdf", "Text of §8: Lung Cancer", "gcForest and SDF on Lung Cancer (the values of Table 8's row)", "values",
-         (("models", 2),), why_not=_missing("sdf", ["Lung Cancer"])),
+         (("models", 2),), why_not=_missing("sdf", ["Lung Cancer"]), same_as="Table 8"),
     Item("sdf", "Table 9", "paired t-tests of SDF minus gcForest, Bagging, RF, SNN over the ten datasets", "tests",
          (("differences", 4),), ran=_sdf_table9, data="the paper's own, 6 of its 10 datasets",
          why_not="SDF minus the SNN: the SNN is not run"),
-    Item("sdf", "Friedman and Bonferroni–Dunn tests (§8)", "the two tests' p-values for the four differences",
+    Item("sdf", "Friedman and Bonferroni–Dunn tests (§8)",
+         "the two tests on the four differences: Friedman's four p-values, Bonferroni–Dunn's four verdicts (one with "
+         "its p-value)",
          "tests", (("tests", 2), ("differences", 4)), ran=_sdf_rank_tests, data="the paper's own, 6 of its 10 datasets",
          why_not="SDF minus the SNN: the SNN is not run (so Bonferroni–Dunn ranks four models, not five)"),
     Item("sdf", "Table 10", "MNIST with multi-grained scanning: gcForest and SDF over N x T", "cells",
@@ -355,7 +368,8 @@ ITEMS: tuple[Item, ...] = (
     Item("dvs", "Table 2, average ranks", "the five methods' average ranks over the fifteen datasets", "values",
          (("methods", 5),), ran=_dvs_ranks,
          data="a substitute: mvlab's ten bundled datasets (Mfeat the only one of the paper's)"),
-    Item("dvs", "Fig. 3", "sign tests of each method against Avg (wins, ties, losses)", "tests", (("methods", 4),),
+    Item("dvs", "Fig. 3", "sign tests of each method against Avg (wins, ties, losses; the text we have keeps only "
+         "their verdicts)", "tests", (("methods", 4),),
          ran=_dvs_sign_tests, data="a substitute: mvlab's ten bundled datasets (Mfeat the only one of the paper's)",
          why_not="a figure: its counts are not in the text, only its verdicts (DVS alone significant)"),
     Item("dvs", "Figs. 1–2", "diagrams of the framework and the procedure (no results)"),
@@ -380,11 +394,12 @@ def coverage_rows(paper: str, files) -> pd.DataFrame:
         run = counts["run"] - counts["repeats"]
         rows.append({"item": item.name, "holds": item.holds, "unit": item.unit, "printed": item.printed,
                      "in the text": item.surviving, "run": run, "repeats": counts["repeats"],
+                     "repeats_value": counts.get("repeats_value", 0),
                      "compared": counts["compared"], "short": counts.get("short", 0),
                      "data": item.data if run else "none",
                      "not run, and why": _why_not(item, files) if run < item.printed or counts.get("short")
                      else "",
-                     "means": item.means})
+                     "means": item.means, "same_as": item.same_as})
     return pd.DataFrame(rows)
 
 
@@ -394,7 +409,10 @@ def _why_not(item: Item, files) -> str:
 
 
 def _count(row) -> str:
-    return f"{row['printed']} {row['unit']}" if row["unit"] else "—"
+    if not row["unit"]:
+        return "—"
+    again = f" (those of {row['same_as']}, counted there)" if row["same_as"] else ""
+    return f"{row['printed']} {row['unit']}{again}"
 
 
 def coverage_markdown(paper: str, files) -> str:
@@ -406,12 +424,12 @@ def coverage_markdown(paper: str, files) -> str:
         if not r["unit"]:
             lines.append(f"| {r['item']} | {r['holds']} | — | — | — | — | — | |")
             continue
-        repeats = f" (+{r['repeats']} that repeat a cell of Tables 4–7: its draws and printed value)" \
-            if r["repeats"] else ""
+        repeats = (f" (+{r['repeats']} that repeat the draws of a cell of Tables 4–7, {r['repeats_value']} of them "
+                   "its printed value too)") if r["repeats"] else ""
         lines.append(f"| {r['item']} | {r['holds']} | {_count(r)} | {r['in the text']} | {r['run']}{repeats} | "
                      f"{r['compared']} | {r['data']} | {r['not run, and why']} |")
     totals = []
-    for unit, group in frame[frame["unit"] != ""].groupby("unit", sort=False):
+    for unit, group in frame[(frame["unit"] != "") & (frame["same_as"] == "")].groupby("unit", sort=False):
         totals.append(f"{int(group['run'].sum())} of {int(group['printed'].sum())} {unit} run "
                       f"({int(group['compared'].sum())} compared with a printed value)")
     said = frame[frame["means"] != ""]
@@ -441,7 +459,8 @@ def scope(paper: str, names, files) -> dict:
                          f"{', '.join(frame['item'])}.")
     return {"printed": int(part["printed"].sum()), "in_text": int(part["in the text"].sum()),
             "run": int(part["run"].sum()), "repeats": int(part["repeats"].sum()),
-            "compared": int(part["compared"].sum()), "short": int(part["short"].sum())}
+            "compared": int(part["compared"].sum()), "short": int(part["short"].sum()),
+            "repeats_value": int(part["repeats_value"].sum())}
 
 
 def _sdf_datasets_facts(files) -> dict:
@@ -452,6 +471,13 @@ def _sdf_datasets_facts(files) -> dict:
     return {"sdf_datasets": (f"{len(names)} of the paper's {len(SDF_DATASETS_OF_THE_PAPER)} datasets are run "
                              f"({', '.join(names)})"),
             "sdf_not_run": why_not_run("sdf", SDF_DATASETS_OF_THE_PAPER, ran=lambda name: name in ran)}
+
+
+def _grid_tables_repeated(cells: pd.DataFrame) -> list:
+    """The tables of the grid cells whose draws a Table 8 cell repeats (:func:`repeats_a_grid_cell`)."""
+    t8 = cells[repeats_a_grid_cell(cells)]
+    grid = cells[(cells["table"] < 8) & (cells["N"] == TABLE8_SETTING[0]) & (cells["T"] == TABLE8_SETTING[1])]
+    return sorted(set(grid.merge(t8[["dataset", "model", "reading"]])["table"]))
 
 
 def _scope_of(totals: dict, name: str) -> str:
@@ -468,15 +494,17 @@ def coverage_facts(files) -> dict:
     t4 = scope("ofsp", ["Table 4"], files)
     dvs = scope("dvs", ["Table 2, accuracies"], files)
     sdf_cells = files("sdf-paper")[0]
-    repeated = sorted({source.split(":")[0] for source in sdf_cells.loc[repeats_a_grid_cell(sdf_cells), "paper_source"]
-                       for source in source.split("; ")}) if sdf_cells is not None else []
+    repeated = [str(t) for t in _grid_tables_repeated(sdf_cells)] if sdf_cells is not None else []
+    repeated = (f"Table {repeated[0]}" if len(repeated) == 1 else
+                f"Tables {', '.join(repeated[:-1])} and {repeated[-1]}" if repeated else "Tables 4–7")
     ofsp_cells = files("ofsp-paper")[0]
     ofsp_datasets = ofsp_cells["dataset"].nunique() if ofsp_cells is not None else 0
     return {"sdf": coverage_markdown("sdf", files), "ofsp": coverage_markdown("ofsp", files),
             "dvs": coverage_markdown("dvs", files),
             "sdf_scope": (f"of the paper's {sdf['printed']} cells of Tables 4–8, {sdf['run']} are run (counted once; "
-                          f"{sdf['repeats']} more of Table 8 repeat a cell of "
-                          f"{' or '.join(repeated) or 'Tables 4–7'}); "
+                          f"{sdf['repeats']} more of Table 8 repeat the draws of a cell of "
+                          f"{repeated} at N = {TABLE8_SETTING[0]}, T = {TABLE8_SETTING[1]}, "
+                          f"{sdf['repeats_value']} of them its printed value too); "
                           + "; ".join(_scope_of(scope("sdf", [name], files), name)
                                       for name in ("Table 3", "Table 10"))),
             "ofsp_scope": (f"of Table 3's {t3['printed']} accuracy cells, {t3['run']} are run, on {ofsp_datasets} "
