@@ -349,3 +349,25 @@ def test_the_lambda_sentences_say_what_choosing_on_the_test_pairs_adds():
             f"chosen per cell, to {_s(per_cell)} ({pct(per_cell / paper)}, of which the choice adds "
             f"{pct((per_cell - training) / paper)})") in text
     assert "recovers 53%" not in text
+
+
+def test_the_neighbour_count_sentences_say_ofsp_is_assumed_and_compare_with_the_papers_median():
+    knn = pd.read_csv(FOLDER / "ofsp_knn_cells.csv")
+    gain = {}
+    for method in ("Bagging", "RFSP", "VG-AC"):
+        one, loo = (knn[knn["model"] == f"{method}, {v}"].set_index("k")["mean"]
+                    for v in ("1-NN", "k by leave-one-out"))
+        gain[method] = (loo - one).median()
+    lift = (gain["RFSP"] + gain["VG-AC"]) / 2
+    row = OFSP[(OFSP["model"] == "OFSP") & (OFSP["table"] == 3) & (OFSP["classifier"] == "knn")
+               & (OFSP["dataset"] == "madelon-500")]
+    lifted, paper_median = row["mean"].median() + lift, row["paper"].median()
+    gap = (row["paper"] - row["mean"]).mean()
+    word = "near" if abs(lifted - paper_median) <= MARGIN + 1e-12 else ("above" if lifted > paper_median else "below")
+    text = " ".join(REPORT.split())
+    assert (f"if OFSP gained what RFSP and VG-AC gain with k chosen by leave-one-out (OFSP itself is not run so; in "
+            f"median over k: RFSP {_s(gain['RFSP'])}, Bagging {_s(gain['Bagging'])}, VG-AC {_s(gain['VG-AC'])}), the "
+            f"number of neighbours would explain about {round(100 * lift / gap)}% of the row's mean gap ({_s(lift)} of "
+            f"{_f(gap)}), and the row would still be {word} the paper's median ({_s(lifted - paper_median)})") in text
+    assert (f"against the paper's {_f(row['paper'].min())}–{_f(row['paper'].max())} (median {_f(paper_median)}): "
+            f"{word} the paper's median by the rules above ({_s(lifted - paper_median)})") in text
