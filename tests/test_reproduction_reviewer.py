@@ -371,3 +371,16 @@ def test_the_neighbour_count_sentences_say_ofsp_is_assumed_and_compare_with_the_
             f"{_f(gap)}), and the row would still be {word} the paper's median ({_s(lifted - paper_median)})") in text
     assert (f"against the paper's {_f(row['paper'].min())}–{_f(row['paper'].max())} (median {_f(paper_median)}): "
             f"{word} the paper's median by the rules above ({_s(lifted - paper_median)})") in text
+
+
+def test_the_readings_table_says_what_an_ofsp_draw_is():
+    """An OFSP reading's draw is one repetition of one dataset and classifier: the table says how many of each (the
+    madelon-generator's 93 are 31 draws of the generator, each scored by 3 classifiers)."""
+    for stem in ("ofsp_paper", "ofsp_leak", "madelon_generator"):
+        draws = pd.read_csv(FOLDER / f"{stem}_draws.csv")
+        jobs = draws[["dataset", "classifier", "repetition"]].drop_duplicates()
+        per_row = jobs.groupby(["dataset", "classifier"]).size()
+        assert per_row.min() == per_row.max(), stem  # every row complete
+        row = f"[{stem}_draws.csv](reproduction/{stem}_draws.csv) | {len(jobs)}: {per_row.iloc[0]} repetitions × " \
+              f"{len(per_row)} rows of dataset and classifier |"
+        assert row in REPORT, row

@@ -86,8 +86,8 @@ def test_a_reading_added_to_the_registry_shows_under_its_paper(monkeypatch):
                                default_timeout=60).run()
     assert not at.exception, at.exception
     assert [s.value for s in at.subheader] == ["A reading added to the registry"]
-    assert any(c.value.startswith("To see the page follow the registry (`python -m mvlab reproduce made-up`, 3 draws "
-                                  "in made_up_draws.csv") for c in at.caption)
+    assert any(c.value.startswith("To see the page follow the registry (`python -m mvlab reproduce made-up`; draws in "
+                                  "made_up_draws.csv: 3;") for c in at.caption)
     assert "Its **section**." in [m.value for m in at.markdown]
 
 

@@ -124,7 +124,8 @@ def ofsp_knn_facts(cells, draws, others) -> dict:
 
 READING = ofsp_reading(
     "ofsp-knn", "A reading of Madelon's KNN gap: the number of neighbours",
-    "mvlab's KNN is 1-NN; PRTools' knnc, the paper's, chooses k by leave-one-out. The same folds and seeds with "
+    "mvlab's KNN is 1-NN; PRTools' knnc, the paper's, chooses k by leave-one-out when k is not given (as commonly "
+    "documented; not verified against PRTools' code). The same folds and seeds with "
     "both, for the three methods whose views do not depend on the classifier.",
     draw=run_knn_draw, datasets=("madelon-500",), dataset_choices=("golub-3051", "madelon-500"),
     classifiers=("knn",), markdown=ofsp_knn_markdown, facts=ofsp_knn_facts)

@@ -146,7 +146,7 @@ def _method_order(name: str) -> int:
 def repetitions_head(reading: Reading, draws: pd.DataFrame, how_to_read: str) -> str:
     """The first line of an OFSP reading's section: :func:`mvlab.reproduction.markdown.generated_head` with the
     number of repetitions its draws file holds."""
-    what = f"{reading.count_draws(draws)} repetition(s), the protocol's own folds and seeds"
+    what = f"{reading.draws_text(draws)}; the protocol's own folds and seeds"
     return generated_head(reading, what, how_to_read)
 
 

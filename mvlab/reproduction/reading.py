@@ -95,6 +95,20 @@ class Reading:
         """How many draws (or repetitions) ``draws`` holds: its distinct keys (:attr:`DrawsFile.key`)."""
         return draws[self.draws_file(".").key].drop_duplicates().shape[0] if len(draws) else 0
 
+    def draws_text(self, draws: pd.DataFrame) -> str:
+        """:meth:`count_draws` in words, saying what a draw is where its key joins repetitions with rows (OFSP's
+        readings: one repetition of one dataset and classifier), e.g. ``"93: 31 repetitions x 3 rows of dataset and
+        classifier"``; the bare count otherwise."""
+        n = self.count_draws(draws)
+        key = list(self.draws_file(".").key)
+        if not n or "repetition" not in key or len(key) == 1:
+            return str(n)
+        rows = [c for c in key if c != "repetition"]
+        per_row = draws[key].drop_duplicates().groupby(rows).size()
+        low, high = int(per_row.min()), int(per_row.max())
+        reps = f"{low} repetitions" if low == high else f"{low}–{high} repetitions"
+        return f"{n}: {reps} × {len(per_row)} row{'s' if len(per_row) > 1 else ''} of {' and '.join(rows)}"
+
     def read_draws(self, folder) -> pd.DataFrame:
         """Its draws in ``folder`` (empty, with the columns, when none are there yet)."""
         return self.draws_file(folder).read()

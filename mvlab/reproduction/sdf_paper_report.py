@@ -477,7 +477,7 @@ def _figure(others):
     cells = others("sdf-paper")[0]
     if cells is None or not len(cells) or cells["paper"].isna().all():
         return None
-    return sdf_paper_against_ours(cells)
+    return sdf_paper_against_ours(counted_once(cells))
 
 
 READING = Reading(

@@ -168,8 +168,9 @@ def readings_table(files: Files) -> str:
     for r in READINGS.values():
         _, draws = files(r.name)
         facts = common_facts(r, draws) if draws is not None else {"draws": "0", "hours": "—"}
+        counted = r.draws_text(draws) if draws is not None else "0"
         lines.append(f"| {r.paper} | {r.title} | `{r.command}` | [{r.stem}_draws.csv](reproduction/{r.stem}_draws.csv) "
-                     f"| {facts['draws']} | {facts['hours']} |")
+                     f"| {counted} | {facts['hours']} |")
     return "\n".join(lines)
 
 

@@ -11,7 +11,13 @@ from plotly.colors import hex_to_rgb
 
 from mvlab.experiments.settings import SiameseSettings, ViewConstructionSettings
 from mvlab.reproduction import ofsp_paper, sdf_paper
-from mvlab.reproduction.coverage import PAPER_NAMES, coverage_markdown
+from mvlab.reproduction.coverage import (
+    PAPER_NAMES,
+    counted_once,
+    coverage_markdown,
+    repeats_a_grid_cell,
+    repeats_its_printed_value,
+)
 from mvlab.reproduction.markdown import CLASSIFIER_NAMES, cell_table, verdict_line
 from mvlab.reproduction.ofsp_paper_report import (
     ofsp_repetitions_line,
@@ -83,7 +89,7 @@ def show_reading(reading, files) -> None:
         return
     st.subheader(reading.title)
     st.caption(page_text("papers", "further_reading", reason=reading.reason, command=reading.command,
-                         draws=reading.count_draws(draws), stem=reading.stem))
+                         draws=reading.draws_text(draws), stem=reading.stem))
     st.markdown(reading.markdown(cells, draws, head=False))
 
 
@@ -128,7 +134,7 @@ def sdf_protocol(reading, files) -> None:
     sampling = st.radio("Pair sampling", sorted(cells["reading"].unique()), horizontal=True, key="papers_reading",
                         help=page_text("papers", "pair_sampling"))
     part = cells[cells["reading"] == sampling]
-    st.markdown(page_text("papers", "sdf_protocol", verdicts=verdict_line(part, one_draw_counts()),
+    st.markdown(page_text("papers", "sdf_protocol", verdicts=verdict_line(counted_once(part), one_draw_counts()),
                           means=means_note(), grid=", ".join(f"{v:g}" for v in sdf_paper.LAM_GRID)))
     if draws is not None:
         st.caption(f"Progress of the protocol's grid: {progress_line(draws)}.")
@@ -157,11 +163,22 @@ def sdf_tables(part) -> None:
         rows = part[part["table"] == table]
         st.subheader(sdf_table_title(int(table)))
         st.caption(verdict_line(rows, one_draw_counts()) + ". A cell reads: mvlab ± half-width of its 95 % "
-                   "interval (draws) / the paper's value, **bold** when outside.")
+                   "interval (draws) / the paper's value, **bold** when outside." + _repeats_note(part, rows))
         datasets = sorted(rows["dataset"].unique()) if table in TABLE_NAMES else []
         for name in datasets:
             st.markdown((f"{name}\n\n" if len(datasets) > 1 else "") + grid_markdown(rows[rows["dataset"] == name]))
         cells_frame(cell_table(rows, siamese_link, one_draw_counts()))
+
+
+def _repeats_note(part, rows) -> str:
+    """For Table 8: how many of its cells repeat the draws of a cell of Tables 4-7, and how many its printed value
+    too (counted there in the verdict above the tables); empty for the other tables."""
+    repeats = repeats_a_grid_cell(part).loc[rows.index]
+    if not repeats.any():
+        return ""
+    same = int(repeats_its_printed_value(part).loc[rows.index].sum())
+    return (f" {int(repeats.sum())} of these {len(rows)} cells repeat the draws of a cell of Tables 4–7 (N = 2000, "
+            f"T = 700), {same} of them its printed value too: the verdict above the tables counts those draws once.")
 
 
 def siamese_link(row) -> str:
@@ -185,7 +202,7 @@ def ofsp_protocol(reading, files) -> None:
             ofsp_dataset(cells[cells["dataset"] == dataset], draws, dataset, title)
     figure, drawn = figure_of(reading, files)
     if figure is not None:
-        st.subheader("Tables 3 and 4: every printed OFSP cell against mvlab's"
+        st.subheader("Tables 3 and 4: the printed OFSP cells mvlab ran, against mvlab's"
                      + (", under both readings" if drawn == 2 else f", under {drawn} readings" if drawn > 2 else ""))
         show_figure(st, figure, key="papers_ofsp_scatter")
         st.caption(page_text("papers", "read_the_scatter"))
