@@ -447,3 +447,40 @@ def test_the_wide_lambda_grid_sentence_recomputes_from_both_draws_files():
     assert f"the edge of the main grid **{verdict}**" in text
     assert f"{verdict} (the wide grid's SDF minus the main grid's over {n} draws:" in text
     assert f"in {(both['lam_median main'] == 1e4).mean():.0%} of the draws below" in text
+
+
+PLACES = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth"}
+
+
+def _ofsp_places(dataset):
+    """Per classifier: OFSP's place among the six methods by the median over k of the mean accuracy over the
+    repetitions (from the draws, at full precision: the cells file rounds to six digits; ties share the better
+    place), and every method's median."""
+    draws = pd.read_csv(FOLDER / "ofsp_paper_draws.csv")
+    means = draws[draws["dataset"] == dataset].groupby(["classifier", "method", "k"])["accuracy"].mean()
+    out = {}
+    for clf, rows in means.groupby(level="classifier"):
+        median = rows.groupby(level="method").median()
+        out[clf] = (int((median > median["OFSP"] + 1e-12).sum()) + 1, median)
+    return out
+
+
+def test_ofsps_place_and_the_features_it_keeps_recompute_row_by_row():
+    draws = pd.read_csv(FOLDER / "ofsp_paper_draws.csv")
+    firsts = rows = 0
+    for dataset in ("golub-3051", "madelon-500"):
+        for clf, (place, _) in _ofsp_places(dataset).items():
+            mine = draws[(draws["dataset"] == dataset) & (draws["classifier"] == clf) & (draws["method"] == "OFSP")]
+            kept = mine.groupby("k")["percent_features"].mean().median()
+            ending = (f"cells inside our interval; OFSP is {PLACES[place]} of the six methods by its median over k, "
+                      f"keeping {kept:.1f} % of the features (median over k).")
+            line = next(x for x in REPORT.splitlines() if x.startswith(f"- {ROWS[dataset]}, {CLASSIFIERS[clf]}: ours "))
+            assert line.endswith(ending), (line, ending)
+            firsts, rows = firsts + (place == 1), rows + 1
+    assert f"OFSP is first of the six methods in {firsts} of the {rows} rows" in REPORT
+    places = _ofsp_places("golub-3051")
+    listed = ", ".join(f"{CLASSIFIERS[c]} {PLACES[places[c][0]]}" for c in ("knn", "nb", "svm"))
+    assert REPORT.count(listed) == 2  # the leak section's two sentences
+    ranges = ", ".join(f"{CLASSIFIERS[c]} {_f(places[c][1].drop('OFSP').min())}–{_f(places[c][1].drop('OFSP').max())}"
+                       for c in ("knn", "nb", "svm"))
+    assert ranges in " ".join(REPORT.split())
