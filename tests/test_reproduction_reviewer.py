@@ -510,3 +510,31 @@ def test_the_madelon_generator_sentences_recompute_from_its_draws():
             f"its naive Bayes by {_f(lead_nb.min())} to {_f(lead_nb.max())}; on the generator's draws 1-NN trails "
             f"the linear SVM on {int((wide['svm'] > wide['knn']).sum())} of {len(wide)} draws and naive Bayes on "
             f"{int((wide['nb'] > wide['knn']).sum())} of {len(wide)}") in text
+
+
+def test_the_pair_sampling_line_the_half_widths_and_the_small_n_ranges_recompute():
+    once = _once(SDF)
+    have = once[once["paper"].notna() & once["ci_low"].notna()]
+    key = ["table", "dataset", "N", "T", "model"]
+    both = have[have["reading"] == "disjoint"].merge(have[have["reading"] == "shared"], on=key,
+                                                     suffixes=("_d", "_s"))
+    parts = []
+    for n, g in both.groupby("N"):
+        gap = {r: g[f"mean_{r[0]}"] - g["paper_d"] for r in ("disjoint", "shared")}
+        inside = {r: int(g[f"inside_{r[0]}"].astype(str).eq("True").sum()) for r in gap}
+        a = {r: gap[r].abs().mean() for r in gap}
+        closer = "`disjoint`" if a["disjoint"] < a["shared"] else "`shared`" if a["shared"] < a["disjoint"] \
+            else "neither (a tie)"
+        parts.append(f"N = {n} ({len(g)} cells): " + ", ".join(
+            f"`{r}` {_s(gap[r].mean())} (mean |gap| {_f(a[r])}, {inside[r]} inside)" for r in gap)
+            + f", closer: {closer}")
+    assert f"*Which pair sampling fits* (the cells run both ways): {'; '.join(parts)}." in REPORT
+    main = SDF[(SDF["reading"] == "disjoint") & (SDF["table"] < 8)]
+    half = ((main["ci_high"] - main["ci_low"]) / 2).groupby(main["N"])
+    widths = "; ".join(f"N = {n}: {_f(h.min())}–{_f(h.max())}" for n, h in half)
+    assert f"half-widths of the 95 % t intervals by N ({widths})" in REPORT
+    small = main[main["N"] == 100]["mean"]
+    paper = SDF[(SDF["N"] == 100) & SDF["dataset"].isin(["yeast", "ionosphere"]) & (SDF["table"] < 8)]["paper"]
+    text = " ".join(REPORT.split())
+    assert (f"lie at {_f(paper.min())}–{_f(paper.max())}, around one half" in text
+            and f"N = 100 lie at {_f(small.min())}–{_f(small.max())} (Tables 4–7, `disjoint`)" in text)
