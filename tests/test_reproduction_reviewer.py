@@ -538,3 +538,39 @@ def test_the_pair_sampling_line_the_half_widths_and_the_small_n_ranges_recompute
     text = " ".join(REPORT.split())
     assert (f"lie at {_f(paper.min())}–{_f(paper.max())}, around one half" in text
             and f"N = 100 lie at {_f(small.min())}–{_f(small.max())} (Tables 4–7, `disjoint`)" in text)
+
+
+# the paper's Table 9 (SDF minus each model over its ten datasets): p, mean, 95 % CI
+PAPER_TABLE9 = {"gcForest": (0.015, 0.015, 0.004, 0.025), "Bagging": (0.006, 0.118, 0.043, 0.192),
+                "RF": (0.002, 0.090, 0.043, 0.137)}
+
+
+def test_table9_rows_and_the_gain_tests_sentence_recompute_with_scipy():
+    from scipy import stats
+
+    models = ("gcForest", "Bagging", "RF", "SNN", "SDF")
+    for reading in ("disjoint", "shared"):
+        t8 = SDF[(SDF["table"] == 8) & (SDF["reading"] == reading)].pivot_table(index="dataset", columns="model",
+                                                                               values="mean")
+        for other, (pp, pm, plo, phi) in PAPER_TABLE9.items():
+            both = t8[["SDF", other]].dropna()
+            d = both["SDF"] - both[other]
+            n = len(d)
+            p = stats.ttest_rel(both["SDF"], both[other]).pvalue
+            half = stats.t.ppf(0.975, n - 1) * d.std(ddof=1) / np.sqrt(n)
+            theirs = [PAPER_TABLE8[name] for name in both.index]
+            restricted = stats.ttest_rel([r[4] for r in theirs], [r[models.index(other)] for r in theirs])
+            their_mean = np.mean([r[4] - r[models.index(other)] for r in theirs])
+            significant = p < 0.05 and np.sign(d.mean()) == np.sign(pm)
+            row = (f"| SDF - {other} | {n} | {p:.3f} | {d.mean():+.3f} | [{d.mean() - half:.3f}, "
+                   f"{d.mean() + half:.3f}] | {pp:.3f} | {pm:+.3f} [{plo:.3f}, {phi:.3f}] | "
+                   f"{restricted.pvalue:.3f}, {their_mean:+.3f} | "
+                   f"{'significant' if significant else 'not significant'} as the paper tests it |")
+            assert row in REPORT, (reading, row)
+            if other == "gcForest" and reading == "disjoint":
+                size = "reproduced" if d.mean() - half <= pm <= d.mean() + half else "not reproduced"
+                verdict = (f"{'significant' if significant else 'not significant'} as the paper tests it (p = "
+                           f"{p:.3f}), its size {size} (ours {d.mean():+.3f} [{d.mean() - half:.3f}, "
+                           f"{d.mean() + half:.3f}], the paper's {pm:+.3f})")
+                assert f"Table 9's test of SDF − gcForest: {verdict}" in REPORT  # In short
+                assert f"Table 9's test (Table 8's setting, our {n} datasets): {verdict}" in REPORT  # the findings
