@@ -574,3 +574,14 @@ def test_table9_rows_and_the_gain_tests_sentence_recompute_with_scipy():
                            f"{d.mean() + half:.3f}], the paper's {pm:+.3f})")
                 assert f"Table 9's test of SDF − gcForest: {verdict}" in REPORT  # In short
                 assert f"Table 9's test (Table 8's setting, our {n} datasets): {verdict}" in REPORT  # the findings
+
+
+def test_the_readings_tables_sdf_rows_count_draws_and_hours_from_their_files():
+    """A Siamese deep forest draw is one (dataset, N, T, reading, draw); its hours are the draws' seconds summed."""
+    for stem in ("sdf_paper", "sdf_lambda", "sdf_readings", "sdf_lambda_grid", "sdf_mnist"):
+        draws = pd.read_csv(FOLDER / f"{stem}_draws.csv")
+        n = len(draws[["dataset", "N", "T", "reading", "draw"]].drop_duplicates())
+        row = f"[{stem}_draws.csv](reproduction/{stem}_draws.csv) | {n} | {draws['seconds'].sum() / 3600:.1f} |"
+        assert row in REPORT, row
+        if stem == "sdf_paper":  # the grid is complete: every planned draw is in the file
+            assert f"all {n} draws of the grid computed, {draws['seconds'].sum() / 3600:.1f} h of model" in REPORT
