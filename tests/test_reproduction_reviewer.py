@@ -585,3 +585,21 @@ def test_the_readings_tables_sdf_rows_count_draws_and_hours_from_their_files():
         assert row in REPORT, row
         if stem == "sdf_paper":  # the grid is complete: every planned draw is in the file
             assert f"all {n} draws of the grid computed, {draws['seconds'].sum() / 3600:.1f} h of model" in REPORT
+
+
+def test_the_sdf_coverage_totals_count_each_draw_once_and_each_printed_value_once():
+    """The "In all" line of the Siamese deep forest's coverage table. The paper prints 222 accuracy cells (Tables
+    3-6: 4 N x 4 T x 2 models each; Table 7: 5 datasets x 2 N x 2 models; Table 8: 10 datasets x 5 models; Table
+    10: 3 N x 4 T x 2 models), 12 tests (Table 9: 4; §8: Friedman and Bonferroni-Dunn on 4 differences) and 2 values
+    of its own (CIFAR-10's; Lung Cancer's two are Table 8's)."""
+    key = ["table", "dataset", "N", "T", "model"]
+    cells = SDF.drop_duplicates(key)
+    repeats, same_value = _repeats(SDF), _repeats(SDF, same_value=True)
+    run = len(SDF[~repeats].drop_duplicates(key))
+    compared = len(SDF[SDF["paper"].notna() & ~same_value].drop_duplicates(key))
+    mnist = pd.read_csv(FOLDER / "sdf_mnist_cells.csv").drop_duplicates(["N", "T", "model"])
+    tests = 3 + 6  # Table 9 and the rank tests without the SNN (their rows are checked above)
+    assert len(cells) - run == 12
+    assert (f"In all: {run + len(mnist)} of 222 cells run ({compared + int(mnist['paper'].notna().sum())} compared "
+            f"with a printed value); {tests} of 12 tests run ({tests} compared with a printed value); 0 of 2 values "
+            "run (0 compared with a printed value).") in REPORT
