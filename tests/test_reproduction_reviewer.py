@@ -603,3 +603,14 @@ def test_the_sdf_coverage_totals_count_each_draw_once_and_each_printed_value_onc
     assert (f"In all: {run + len(mnist)} of 222 cells run ({compared + int(mnist['paper'].notna().sum())} compared "
             f"with a printed value); {tests} of 12 tests run ({tests} compared with a printed value); 0 of 2 values "
             "run (0 compared with a printed value).") in REPORT
+
+
+def test_the_single_run_grain_line_recomputes_by_rounding_every_fraction():
+    """A printed value is a single run's when some j / m rounds to it at three decimals (m test pairs)."""
+    part = SDF[(SDF["table"] < 8) & (SDF["N"] == 100) & (SDF["reading"] == "disjoint") & SDF["paper"].notna()]
+    whole = {m: sum(any(round(j / m, 3) == round(v, 3) for j in range(m + 1)) for v in part["paper"])
+             for m in (66, 67)}
+    assert (f"{whole[66]} of the paper's {len(part)} cells at N = 100 are a whole number of right pairs out of 66 "
+            f"test pairs (2N/3 rounded down) to the printed three decimals, {whole[67]} out of 67 (rounded up, as "
+            f"mvlab draws them); values drawn at random would give about {len(part) * 0.001 * 66:.1f} and "
+            f"{len(part) * 0.001 * 67:.1f}") in REPORT
