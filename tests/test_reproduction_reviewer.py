@@ -614,3 +614,21 @@ def test_the_single_run_grain_line_recomputes_by_rounding_every_fraction():
             f"test pairs (2N/3 rounded down) to the printed three decimals, {whole[67]} out of 67 (rounded up, as "
             f"mvlab draws them); values drawn at random would give about {len(part) * 0.001 * 66:.1f} and "
             f"{len(part) * 0.001 * 67:.1f}") in REPORT
+
+
+def test_the_pairs_as_they_come_line_and_the_in_sample_qp_recompute_from_the_draws():
+    draws = pd.read_csv(FOLDER / "sdf_readings_draws.csv")
+    natural = draws[draws["reading"] == "natural"]
+    sdf = natural[natural["model"] == "SDF"].groupby("N")["accuracy"].mean()
+    paper = SDF[(SDF["dataset"] == "ionosphere") & (SDF["T"] == 100) & (SDF["model"] == "SDF")
+                & (SDF["table"] == 6)].drop_duplicates("N").set_index("N")["paper"]
+    text = " ".join(REPORT.split())
+    for n, ours in sdf.items():
+        gap = ours - paper[n]
+        word = "near" if abs(gap) <= MARGIN + 1e-12 else ("above" if gap > 0 else "below")
+        assert f"N = {n}: SDF {_f(ours)} against the paper's {_f(paper[n])}, {word} (chance " in text, n
+    inside = draws[draws["reading"] == "insample"].pivot_table(index=["N", "draw"], columns="model",
+                                                               values="accuracy")
+    largest = max(abs((inside[c] - inside["gcForest"]).groupby(level="N").mean()).max()
+                  for c in inside.columns if c.startswith("SDF in-sample"))
+    assert f"(the largest difference over every N and λ: {largest:.4f})" in text
