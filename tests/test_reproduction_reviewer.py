@@ -632,3 +632,27 @@ def test_the_pairs_as_they_come_line_and_the_in_sample_qp_recompute_from_the_dra
     largest = max(abs((inside[c] - inside["gcForest"]).groupby(level="N").mean()).max()
                   for c in inside.columns if c.startswith("SDF in-sample"))
     assert f"(the largest difference over every N and λ: {largest:.4f})" in text
+
+
+def test_the_test_fold_readings_rows_recompute_against_the_protocols():
+    """Each row of the test-fold reading beside the protocol: the paper's cells inside each reading's intervals,
+    each's mean |gap|, our range, and which lands closer (the smaller mean |gap|)."""
+    def inside(frame):
+        return int(((frame["paper"] >= frame["ci_low"]) & (frame["paper"] <= frame["ci_high"])).sum())
+
+    checked = 0
+    for (dataset, table, clf), leak in LEAK[LEAK["paper"].notna()].groupby(["dataset", "table", "classifier"]):
+        mine = OFSP[(OFSP["dataset"] == dataset) & (OFSP["table"] == table) & (OFSP["classifier"] == clf)
+                    & (OFSP["model"] == "OFSP")]
+        a, b = ((f["mean"] - f["paper"]).abs().mean() for f in (leak, mine))
+        closer = "this reading" if a < b else "the protocol" if b < a else "neither (a tie)"
+        low, high = _f(leak["mean"].min()), _f(leak["mean"].max())
+        span = f"exactly {low}" if low == high else f"{low}–{high}"
+        column = {3: "accuracy", 4: "disagreement"}[table]
+        line = (f"- {ROWS[dataset]}, {CLASSIFIERS[clf]}, Table {table} ({column}): {inside(leak)} of {len(leak)} of "
+                f"the paper's cells inside our intervals with the accuracy on the test fold (mean |gap| {_f(a)}, ours "
+                f"{span}), {inside(mine)} with the protocol's inner cross-validation (mean |gap| {_f(b)}); closer: "
+                f"{closer}.")
+        assert line in REPORT, line
+        checked += 1
+    assert checked == 9

@@ -96,8 +96,8 @@ def ofsp_leak_facts(cells: pd.DataFrame, draws: pd.DataFrame, others) -> dict:
                     compare_word(gap_leak, gap_protocol), "")
                 lines.append(f"- {PAPER_ROW[dataset]}, {CLASSIFIER_NAMES[clf]}, Table {table} ({column}): "
                              f"{a['inside']} of {a['cells']} of the paper's cells inside our intervals with the "
-                             f"accuracy on the test fold (mean |gap| {gap_leak:.3f}, ours {leak['mean'].min():.3f}–"
-                             f"{leak['mean'].max():.3f}), {b['inside']} with the protocol's inner cross-validation "
+                             f"accuracy on the test fold (mean |gap| {gap_leak:.3f}, ours {_span(leak['mean'])}), "
+                             f"{b['inside']} with the protocol's inner cross-validation "
                              f"(mean |gap| {gap_protocol:.3f}); closer: {closer}.")
     golub = cells[(cells["dataset"] == "golub-3051") & (cells["table"] == 3)]
     kept = draws[draws["dataset"] == "golub-3051"].groupby(["classifier", "k"])["percent_features"].mean()
