@@ -656,3 +656,22 @@ def test_the_test_fold_readings_rows_recompute_against_the_protocols():
         assert line in REPORT, line
         checked += 1
     assert checked == 9
+
+
+def test_the_svm_fold_time_the_features_kept_and_the_lambda_means_recompute():
+    ofsp = pd.read_csv(FOLDER / "ofsp_paper_draws.csv")
+    svm = ofsp[(ofsp["dataset"] == "madelon-500") & (ofsp["classifier"] == "svm")]
+    minutes = {m: g.groupby("repetition")["seconds"].sum() / 60 for m, g in
+               (("five", svm[svm["method"] != "VC-GA"]), ("OFSP", svm[svm["method"] == "OFSP"]))}
+    five = minutes["five"]
+    text = " ".join(REPORT.split())
+    assert (f"took {five.median():.1f} minutes for the five methods other than the GA (median over its {len(five)} "
+            f"repetitions; {five.min():.1f}–{five.max():.1f}), OFSP {minutes['OFSP'].median():.1f} of them") in text
+    leak = pd.read_csv(FOLDER / "ofsp_leak_draws.csv")
+    golub = leak[(leak["dataset"] == "golub-3051")]
+    kept = golub.groupby(["classifier", "k"])["percent_features"].mean().groupby(level="classifier").median()
+    assert f"Under this reading OFSP keeps {kept.min():.1f}–{kept.max():.1f} % of the 3,051 genes" in text
+    lam = pd.read_csv(FOLDER / "sdf_lambda_cells.csv")
+    assert (f"Mean over the cells: λ on training {_s(lam['SDF (λ on training pairs)'].mean())}, λ on test per draw "
+            f"{_s(lam['SDF (λ on test, per draw)'].mean())}, per cell {_s(lam['SDF (λ on test, per cell)'].mean())}; "
+            f"the paper {_s(lam['paper'].mean())}.") in text
