@@ -696,3 +696,20 @@ def test_the_svm_range_line_and_madelons_rows_recompute():
         j = _judge(row)
         rows.append(f"our {CLASSIFIERS[clf]} row is {_word(j)} the paper's ({_group(j).split(': ', 1)[1]})")
     assert f"of both gaps: {', '.join(rows)};" in text
+
+
+def test_the_by_n_line_over_both_readings_and_table8s_repeats_recompute():
+    have = SDF[(SDF["table"] < 8) & SDF["paper"].notna()]
+    parts = []
+    for n in sorted(have["N"].unique()):
+        parts.append(f"N = {n}: " + ", ".join(
+            f"{r} {_group(_near_counts(g['mean'] - g['paper']))}"
+            for r, g in have[have["N"] == n].groupby("reading")))
+    assert f"by rule 5): {'; '.join(parts)}." in REPORT
+    for reading in ("disjoint", "shared"):
+        part = SDF[SDF["reading"] == reading]
+        t8 = part[part["table"] == 8]
+        repeats = int(_repeats(part)[(part["table"] == 8).to_numpy()].sum())
+        same = int(_repeats(part, same_value=True)[(part["table"] == 8).to_numpy()].sum())
+        assert (f"{repeats} of these {len(t8)} cells (‡) repeat the draws of a cell of Tables 4–7, {same} of them its "
+                "printed value too") in REPORT, reading
