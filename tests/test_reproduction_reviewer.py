@@ -726,3 +726,28 @@ def test_the_papers_table9_test_recomputes_from_its_table8_with_scipy():
     p = stats.ttest_rel(sdf, gc).pvalue
     assert (f"recomputed from its Table 8 by `mvlab.stats`: p = {p:.4f}, mean {d.mean():.4f}, 95 % CI "
             f"[{d.mean() - half:.4f}, {d.mean() + half:.4f}])") in " ".join(REPORT.split())
+
+
+def test_the_coverage_rows_of_table10_and_of_ofsps_tables_count_what_the_files_hold():
+    """Table 10: 3 N x 4 T x 2 models, 10 draws per (N, T, reading), two readings of the windows; what is left is
+    counted from the draws file. OFSP's Table 3 and 4 and Figs. 4-7 rows from its cells and draws files."""
+    draws = pd.read_csv(FOLDER / "sdf_mnist_draws.csv")
+    done = draws[["N", "T", "reading", "draw"]].drop_duplicates()
+    per = done.groupby(["reading", "N"])["draw"].nunique()
+    short = [f"`{r}` N = {n} ({k} of 10 draws so far)" for (r, n), k in per.items() if k < 10]
+    order = {"scan-sides": 0, "scan-areas": 1}
+    short.sort(key=lambda s: order[s.split("`")[1]])
+    reason = (f" | {240 - len(done)} of its 240 draws (both readings of the windows) still to compute with `python -m "
+              f"mvlab reproduce sdf-mnist` ({'; '.join(short)}) |") if short else " |  |"
+    assert f"| 24 cells | 24 | 24 | 24 | the paper's own MNIST, 5,000 of its 70,000 images (`mnist-5000`){reason}" in \
+        REPORT
+    mine = OFSP[OFSP["model"] == "OFSP"]
+    t3, t4 = mine[mine["table"] == 3], mine[mine["table"] == 4]
+    assert f"| Table 3 | OFSP's accuracy at k = 1..10 views | 480 cells | 480 | {len(t3)} | " \
+           f"{int(t3['paper'].notna().sum())} |" in REPORT
+    assert f"| 432 cells | 288 | {len(t4)} | {int(t4['paper'].notna().sum())} |" in REPORT
+    assert (f"of Table 4's 432 disagreement cells (288 in the text we have), {int(t4['paper'].notna().sum())} are "
+            "compared") in REPORT
+    boxes = OFSP.drop_duplicates(["dataset", "classifier", "model"])
+    assert f"| 288 boxes | 0 | {len(boxes)} | 0 |" in REPORT
+    assert f"| 480 points | 0 | {len(t3)} | 0 |" in REPORT
