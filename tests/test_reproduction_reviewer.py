@@ -751,3 +751,15 @@ def test_the_coverage_rows_of_table10_and_of_ofsps_tables_count_what_the_files_h
     boxes = OFSP.drop_duplicates(["dataset", "classifier", "model"])
     assert f"| 288 boxes | 0 | {len(boxes)} | 0 |" in REPORT
     assert f"| 480 points | 0 | {len(t3)} | 0 |" in REPORT
+
+
+def test_ofsps_coverage_totals_add_up_from_the_files():
+    """OFSP prints 1,344 cells (Tables 3-5: 480, 432, 432), 144 tests (Tables 6-8: 48 each), 864 boxes (Figs. 4-6:
+    288 each: 16 datasets x 3 classifiers x 6 methods) and 480 points (Fig. 7)."""
+    mine = OFSP[OFSP["model"] == "OFSP"]
+    t3, t4 = mine[mine["table"] == 3], mine[mine["table"] == 4]
+    boxes = len(OFSP.drop_duplicates(["dataset", "classifier", "model"]))
+    compared = int(t3["paper"].notna().sum() + t4["paper"].notna().sum())
+    assert (f"In all: {len(t3) + len(t4)} of 1344 cells run ({compared} compared with a printed value); 0 of 144 "
+            f"tests run (0 compared with a printed value); {3 * boxes} of 864 boxes run (0 compared with a printed "
+            f"value); {len(t3)} of 480 points run (0 compared with a printed value).") in REPORT
