@@ -763,3 +763,38 @@ def test_ofsps_coverage_totals_add_up_from_the_files():
     assert (f"In all: {len(t3) + len(t4)} of 1344 cells run ({compared} compared with a printed value); 0 of 144 "
             f"tests run (0 compared with a printed value); {3 * boxes} of 864 boxes run (0 compared with a printed "
             f"value); {len(t3)} of 480 points run (0 compared with a printed value).") in REPORT
+
+
+def _printed_means(name):
+    """The "Mean ± std of accuracy" table of a printed output, read with a parser of its own: datasets x methods."""
+    text = (FOLDER / name).read_text(encoding="utf-8")
+    block = text.split("Mean ± std of accuracy", 1)[1].split("\n\n", 1)[0]
+    rows = [line.strip("|").split("|") for line in block.splitlines() if line.startswith("|")]
+    head, body = [c.strip() for c in rows[0]], [r for r in rows[2:]]
+    return pd.DataFrame({head[j]: [float(r[j].split("±")[0]) for r in body] for j in range(1, len(head))},
+                        index=[r[0].strip() for r in body])
+
+
+def test_section1s_dvs_facts_recompute_from_the_printed_tables():
+    from scipy.stats import rankdata
+
+    five = ["average", "knn", "alignment", "oob", "dvs"]
+    quick, paper = _printed_means("dvs_10splits_100trees.txt"), _printed_means("dvs_paper.txt")
+    real = quick.drop(index=["synthetic", "synthetic (regions)"])
+
+    def ranks(table):
+        r = np.mean([rankdata(-row) for row in table[five].to_numpy()], axis=0)
+        return " | ".join(f"{v:.2f}" for v in r)
+
+    assert f"| mvlab (10 datasets) | {ranks(quick)} |" in REPORT
+    assert f"| mvlab (the 8 real datasets) | {ranks(real)} |" in REPORT
+    assert f"| mvlab at the paper's sizes (512 trees, RFD; 10 datasets) | {ranks(paper)} |" in REPORT
+    gap = quick["dvs"] - quick["average"]
+    text = " ".join(REPORT.split())
+    assert f"ranges over {gap.min():+.4f} to {gap.max():+.4f};" in text
+    best = real[["average", "knn", "alignment", "oob", "dvs", "dvs-soft", "dvs-soft-shared"]].max(axis=1)
+    concat = (real["concat"] - best).sort_values(ascending=False)
+    margins = ", ".join(f"{d.split(' (')[0]} {100 * v:+.1f}" for d, v in concat.items())
+    assert (f"combination on {int((concat > 0).sum())} of {len(concat)} real datasets (in points of accuracy over the "
+            f"best of them: {margins};") in text
+    assert f"stacking beats them on {int((real['stacking'] > best).sum())} of {len(real)}." in text
