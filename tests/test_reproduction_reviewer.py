@@ -394,7 +394,8 @@ def _gain_line(cells):
                 f"{int((gains < 0).sum())}")
     wide = {v: cells.pivot_table(index=["dataset", "N", "T"], columns="model", values=v) for v in ("mean", "paper")}
     ours, paper = ((w["SDF"] - w["gcForest"]).dropna() for w in (wide["mean"], wide["paper"]))
-    return (f"SDF − gcForest: ours {_s(ours.mean())} on average over {len(ours)} cells (SDF {counted(ours)}), the "
+    return (f"SDF − gcForest: ours {_s(ours.mean())} on average over {len(ours)} cell{'s' if len(ours) != 1 else ''} "
+            f"(SDF {counted(ours)}), the "
             f"paper's {_s(paper.mean())} (SDF {counted(paper)}).")
 
 
@@ -533,7 +534,7 @@ def test_the_pair_sampling_line_the_half_widths_and_the_small_n_ranges_recompute
     main = SDF[(SDF["reading"] == "disjoint") & (SDF["table"] < 8)]
     half = ((main["ci_high"] - main["ci_low"]) / 2).groupby(main["N"])
     widths = "; ".join(f"N = {n}: {_f(h.min())}–{_f(h.max())}" for n, h in half)
-    assert f"half-widths of the 95 % t intervals by N ({widths})" in REPORT
+    assert f"half-widths of the 95 % t intervals by N (Tables 4–7, `disjoint`: {widths})" in REPORT
     small = main[main["N"] == 100]["mean"]
     paper = SDF[(SDF["N"] == 100) & SDF["dataset"].isin(["yeast", "ionosphere"]) & (SDF["table"] < 8)]["paper"]
     text = " ".join(REPORT.split())

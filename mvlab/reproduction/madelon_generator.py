@@ -80,7 +80,7 @@ def madelon_generator_markdown(cells, draws, head: bool = True) -> str:
     beside the median [min, max] over the other draws and how many of them score below it, with the paper's OFSP
     row on NIPS's draw (``head``: after the line naming command and files)."""
     n = draws["repetition"].nunique() if len(draws) else 0
-    out = [generated_head(READING, f"{n} draw(s) of the generator, mvlab's Madelon the first",
+    out = [generated_head(READING, f"{n} draw{'s' if n != 1 else ''} of the generator, mvlab's Madelon the first",
                           "Each classifier alone, the mean accuracy over the protocol's first five folds.")
            if head else ""]
     if draws.empty:

@@ -38,7 +38,7 @@ from mvlab.reproduction.verdicts import ALPHA, compare_word, count_words, gap_co
 __all__ = ["READING", "sdf_markdown", "grid_markdown", "progress_line", "gap_by_n", "readings_line", "gain_line",
            "sdf_facts", "sdf_draws_file", "sdf_reading"]
 
-TABLE_NAMES = {4: "Ecoli", 5: "Yeast", 6: "Ionosphere", 7: "Mammographic masses and Haberman"}
+TABLE_NAMES = {4: "Ecoli", 5: "Yeast", 6: "Ionosphere", 7: "Mammographic masses, Haberman and ILPD"}
 REPEAT_MARK = "‡"
 """After a Table 8 cell whose draws and printed value are those of a cell of Tables 4-7 (counted there)."""
 
@@ -165,7 +165,8 @@ def gain_line(part: pd.DataFrame) -> str:
     ours, paper = _gains(part, "mean"), _gains(part, "paper")
     if ours.empty or paper.empty:
         return ""
-    return (f"SDF − gcForest: ours {ours.mean():+.3f} on average over {len(ours)} cells (SDF {_counted(ours)}), the "
+    return (f"SDF − gcForest: ours {ours.mean():+.3f} on average over {len(ours)} cell{'s' if len(ours) != 1 else ''} "
+            f"(SDF {_counted(ours)}), the "
             f"paper's {paper.mean():+.3f} (SDF {_counted(paper)}).")
 
 
@@ -431,7 +432,8 @@ def sdf_facts(cells: pd.DataFrame, draws: pd.DataFrame, others=None) -> dict:
                f"once above): {group_text(own_value['mean'] - own_value['paper'])}. SDF − gcForest over Tables 4–7: "
                f"{gain_comparison(main)}; "
                f"Table 9's test of SDF − gcForest: {gain_test}. Progress of the grid: {progress_line(draws)}")
-    findings = [f"- *The intervals*: half-widths of the 95 % t intervals by N ({_halfwidths(main)}); with 5 draws "
+    findings = [f"- *The intervals*: half-widths of the 95 % t intervals by N (Tables 4–7, `disjoint`: "
+                f"{_halfwidths(main)}); with 5 draws "
                 "at N = 2000, the t quantile widens them.",
                 "- *By N* (Tables 4–7, `disjoint`; rule 5):", *_by_n_lines(main),
                 f"- *Which pair sampling fits* (the cells run both ways): {readings_line(cells)}.",
