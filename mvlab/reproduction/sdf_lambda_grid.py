@@ -101,7 +101,7 @@ def lambda_grid_markdown(summary: pd.DataFrame, draws: pd.DataFrame, head: bool 
     if summary.empty:
         return "\n\n".join(out + ["No draw yet."])
     lines = out + ["", "| N | T | draws | gcForest | SDF − gcF, main grid | SDF − gcF, wide grid | wide grid: SDF "
-                   "above / level / below gcF | main grid at its largest | wide grid at its largest / smallest | "
+                   "higher / level / lower than gcF | main grid at its largest | wide grid at its largest / smallest | "
                    "paper SDF − gcF |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in summary.to_dict("records"):
         lines.append(f"| {r['N']} | {r['T']} | {r['draws']} | {r['gcForest']:.3f} | "

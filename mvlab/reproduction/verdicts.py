@@ -13,7 +13,7 @@ can check any sentence against the files.
    **above** or **below** it otherwise; the same margin for a gain (SDF minus gcForest, ours against the
    paper's).
 3. One of our models is **higher** or **lower** than another when its mean is strictly so; equal means (the same
-   number of test pairs right in every draw) are a **tie**, reported as such.
+   number of test pairs right in every draw) are a tie, written **level** and counted as such.
 4. A paper's gain is **significant** as the paper tests it (a paired t-test over datasets, p < ``ALPHA``, the gain's
    sign the paper's), and its **size is reproduced** when the paper's mean gain lies in our 95 % interval of it.
 5. A group of cells (a row, a table, a value of N) is **above**, **below** or **near** the paper's when more than
@@ -99,7 +99,7 @@ def rules_markdown(head: bool = True) -> str:
         f"- ours is *near* the paper's when the two differ by at most {NEAR:.2f} (an equivalence margin), *above* or "
         "*below* it otherwise; a gain (SDF minus gcForest) is compared with the paper's gain by the same margin;",
         "- one of our models is *higher* or *lower* than another when its mean is strictly so; equal means are a "
-        "*tie*, and counted as ties;",
+        "tie, written *level* and counted as such;",
         f"- a paper's gain is *significant* as the paper tests it when its paired t-test over datasets gives "
         f"p < {ALPHA:g} with the paper's sign, and its *size is reproduced* when the paper's mean gain lies in our "
         "95 % interval of it;",
