@@ -609,7 +609,7 @@ def test_the_generator_draws_score_each_classifier_alone_on_other_draws_of_madel
         madelon_generator.run_generator_draw(ofsp_paper.OfspTask("golub-3051", "nb", 1))
     write_outputs(["madelon-generator"], tmp_path, tmp_path / "report.md")
     section = (tmp_path / "report.md").read_text()
-    assert "<!-- BEGIN madelon-generator -->" in section and "(3 draw(s) of the generator" in section
+    assert "<!-- BEGIN madelon-generator -->" in section and "(3 draws of the generator" in section
     mine = rows[(rows["repetition"] == 0) & (rows["method"] == madelon_generator.FEATURE_SETS[0])]["accuracy"].iloc[0]
     others = rows[(rows["repetition"] > 0) & (rows["method"] == madelon_generator.FEATURE_SETS[0])]["accuracy"]
     assert f"| naive Bayes | all 500 features | {mine:.3f} | " in section
