@@ -43,12 +43,17 @@ DVS_DATASETS = ("AWA8", "AWA15", "BBC", "BBCSport", "Cal7", "Cal20", "IDHcodel",
                 "Mfeat", "NonIDH1", "NUS-WIDE2", "NUS-WIDE3", "Progression")
 """The dynamic-view-selection paper's fifteen datasets (its Table 1)."""
 
+def _grid_at_table8_setting(cells: pd.DataFrame) -> pd.DataFrame:
+    """The cells of Tables 4-7 at Table 8's own setting (N = 2000, T = 700): those a Table 8 cell may repeat."""
+    return cells[(cells["table"] < 8) & (cells["N"] == TABLE8_SETTING[0]) & (cells["T"] == TABLE8_SETTING[1])]
+
+
 def repeats_a_grid_cell(cells: pd.DataFrame) -> pd.Series:
     """Whether each cell of the Siamese deep forest's cells file repeats the draws of a cell of Tables 4-7: a Table 8
     cell (all at Table 8's setting, N = 2000, T = 700) whose dataset, model and reading the grid ran at that N and T,
     so that its draws are that grid cell's. Its printed value may be the grid cell's too
     (:func:`repeats_its_printed_value`) or a value of its own."""
-    grid = cells[(cells["table"] < 8) & (cells["N"] == TABLE8_SETTING[0]) & (cells["T"] == TABLE8_SETTING[1])]
+    grid = _grid_at_table8_setting(cells)
     ran = set(zip(grid["dataset"], grid["model"], grid["reading"]))
     in_grid = [(d, m, r) in ran for d, m, r in zip(cells["dataset"], cells["model"], cells["reading"])]
     return (cells["table"] == 8) & pd.Series(in_grid, index=cells.index)
@@ -476,7 +481,7 @@ def _sdf_datasets_facts(files) -> dict:
 def _grid_tables_repeated(cells: pd.DataFrame) -> list:
     """The tables of the grid cells whose draws a Table 8 cell repeats (:func:`repeats_a_grid_cell`)."""
     t8 = cells[repeats_a_grid_cell(cells)]
-    grid = cells[(cells["table"] < 8) & (cells["N"] == TABLE8_SETTING[0]) & (cells["T"] == TABLE8_SETTING[1])]
+    grid = _grid_at_table8_setting(cells)
     return sorted(set(grid.merge(t8[["dataset", "model", "reading"]])["table"]))
 
 
