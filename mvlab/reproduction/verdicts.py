@@ -105,7 +105,9 @@ def rules_markdown(head: bool = True) -> str:
         "95 % interval of it;",
         "- a group of cells (a row, a table, a value of N) is *above*, *below* or *near* when more than half of its "
         "cells are, and *mixed* otherwise; the counts and the mean |gap| stand beside the word, never a mean of "
-        "signed gaps alone.",
+        "signed gaps alone;",
+        "- a gain, gap or difference (and its interval's bounds) is printed to three decimals with its sign kept: "
+        "*-0.000* is below zero by less than 0.0005, *+0.000* is zero or above it by less than 0.0005.",
         "",
         f"The margin {NEAR:.2f} was set in the report's second pass, after the first pass's numbers had been seen: "
         "a convention for reading, not a pre-registered test; the cells files hold every value for any other.",
