@@ -529,7 +529,7 @@ def test_the_pair_sampling_line_the_half_widths_and_the_small_n_ranges_recompute
             else "neither (a tie)"
         parts.append(f"N = {n} ({len(g)} cells): " + ", ".join(
             f"`{r}` {_s(gap[r].mean())} (mean |gap| {_f(a[r])}, {inside[r]} inside)" for r in gap)
-            + f", closer: {closer}")
+            + f", closer: {closer}, `shared` above `disjoint` in {int((g['mean_s'] > g['mean_d']).sum())} of {len(g)}")
     assert f"*Which pair sampling fits* (the cells run both ways): {'; '.join(parts)}." in REPORT
     main = SDF[(SDF["reading"] == "disjoint") & (SDF["table"] < 8)]
     half = ((main["ci_high"] - main["ci_low"]) / 2).groupby(main["N"])

@@ -45,7 +45,8 @@ REPRODUCTIONS = {
     ),
     "ofsp": Reproduction(
         "view-construction", [("breast-cancer", None), ("madelon", 200), ("nutrimouse", None), ("mfeat", 200)],
-        note=("Kumar & Minz 2016: 16 binary high-dimensional datasets (38-500 instances, 468-12,601 features), "
+        note=("Kumar & Minz 2016: 16 binary high-dimensional datasets (38-500 instances, 468-12,601 attributes as "
+              "its Table 2 prints them, the class counted), "
               "10 x 5-fold CV, k = 1..10 views, kNN / NB / linear SVM; methods ranked per dataset by Friedman "
               "aligned ranks (blocks = k) with Holm's post-hoc test (those tables are lost from the text)."),
         sweep={"quick": {"max_features": 100}, "paper": {"max_features": None}},

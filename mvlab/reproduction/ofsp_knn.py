@@ -100,7 +100,8 @@ def ofsp_knn_markdown(cells, draws, head: bool = True) -> str:
 def ofsp_knn_facts(cells, draws, others) -> dict:
     """The numbers of the report's prose on this reading: each method's median gain over k, what OFSP's KNN row
     would be with the mean gain of the two methods that gain (RFSP, VG-AC), beside the paper's row, and which share
-    of the row's mean gap to the paper that gain is."""
+    of the row's mean gap to the paper that gain is, and in how many of Bagging's (repetition, k) cells the two
+    classifiers' accuracies differ."""
     gains = median_gains(cells, KNN_METHODS, KNN_VARIANTS)
     protocol = others("ofsp-paper")[0]
     if protocol is None:
@@ -112,7 +113,11 @@ def ofsp_knn_facts(cells, draws, others) -> dict:
     low, high = paper_range("madelon-500", "knn")
     paper_median = float(row["paper"].median()) if len(row) else float("nan")
     lifted = ofsp + lift
-    return {"gains": ", ".join(f"{m} {g:+.3f}" for m, g in gains.items()),
+    bagging = draws[draws["method"].str.startswith("Bagging, ")].pivot_table(
+        index=["dataset", "repetition", "k"], columns="method", values="accuracy")
+    differ = bagging[f"Bagging, {KNN_VARIANTS[0]}"] != bagging[f"Bagging, {KNN_VARIANTS[1]}"]
+    return {"bagging_differs": f"{int(differ.sum())} of its {len(differ)} repetition × k cells",
+            "gains": ", ".join(f"{m} {g:+.3f}" for m, g in gains.items()),
             "ofsp": f"{ofsp:.3f}", "ofsp_lifted": f"{lifted:.3f}", "lift": f"{lift:+.3f}",
             "paper": f"{low:.3f}–{high:.3f}", "lifted_word": gap_word(lifted - low),
             "lifted_gap": f"{lifted - low:+.3f}", "paper_median": f"{paper_median:.3f}",

@@ -6,7 +6,7 @@ The grid (:func:`paper_grid`):
   {100, 400, 700, 1000} trees per forest, gcForest and SDF;
 - Table 7 (Mammographic masses, Haberman, ILPD): N in {1000, 2000}, T = 700;
 - Table 8: gcForest, bagging, random forest and SDF on the six datasets at one setting fixed in advance
-  (N = 2000, T = 700, the setting of Table 7; the paper took "the best results from Tables 3-7", i.e. chose
+  (N = 2000, T = 700, the setting of Table 7; the paper took "the best results from Tables 3–7", i.e. chose
   on its test draws, which :func:`table8_best_cells` also shows), the baselines on the same draws;
 - Table 9: paired t-tests of SDF against each model over the datasets (:func:`table9`).
 
@@ -296,7 +296,7 @@ def table8_source(dataset: str, model: str) -> str:
     """Where the paper's Table 8 value of ``model`` on ``dataset`` was printed before: the cells of Tables 4-7
     that print the same value for the same model, as ``"Table 4: N=2000, T=400"`` (several joined by ``"; "``),
     ``"not in Tables 4-7"`` when none does (a cascade), or ``"Table 8 only"`` (Bagging, RF: the grid tables have
-    no such model). The paper says it took "the best results from Tables 3-7"."""
+    no such model). The paper says it took "the best results from Tables 3–7"."""
     value = PAPER.get((8, dataset, None, None, model))
     if value is None or model not in ("gcForest", "SDF"):
         return "Table 8 only"

@@ -1,7 +1,7 @@
 """Two more readings of the Siamese deep forest paper that could move its numbers, measured on Table 6's data.
 
 - ``natural``: test (and training) pairs drawn as they come, not half similar and half dissimilar. The paper says
-  only that it "randomly select[s] N training data and 2N/3 test data"; unbalanced pairs change what chance is,
+  only that it "randomly select[s] N training data and N_test = 2N/3 test data"; unbalanced pairs change what chance is,
   which matters where its N = 100 cells sit near one half.
 - ``insample``: the QP of Eqs. 27-28 fed the tree probabilities of the pairs the trees were grown on, as the paper's
   Algorithm 1 reads literally (mvlab's SDF feeds it each fold-model's held-out pairs). In-sample probabilities are

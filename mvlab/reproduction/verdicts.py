@@ -106,8 +106,10 @@ def rules_markdown(head: bool = True) -> str:
         "- a group of cells (a row, a table, a value of N) is *above*, *below* or *near* when more than half of its "
         "cells are, and *mixed* otherwise; the counts and the mean |gap| stand beside the word, never a mean of "
         "signed gaps alone;",
-        "- a gain, gap or difference (and its interval's bounds) is printed to three decimals with its sign kept: "
-        "*-0.000* is below zero by less than 0.0005, *+0.000* is zero or above it by less than 0.0005.",
+        "- a gain, gap or difference (and its interval's bounds) keeps its sign when printed: *-0.000* is below "
+        "zero by less than 0.0005, *+0.000* is zero or above it by less than 0.0005; a value exactly half-way "
+        "between two printed ones (a mean of 0.9225 over draws) prints either way, as its floating-point form "
+        "falls, so such a last digit is uncertain by one.",
         "",
         f"The margin {NEAR:.2f} was set in the report's second pass, after the first pass's numbers had been seen: "
         "a convention for reading, not a pre-registered test; the cells files hold every value for any other.",

@@ -277,7 +277,7 @@ def make_pair_split(
 ):
     """One draw of the paper's protocol (§C.8): N training pairs, ``2N/3`` test pairs.
 
-    The paper says only that it "randomly select[s] N training data and 2N/3 test data"; two readings:
+    The paper says only that it "randomly select[s] N training data and N_test = 2N/3 test data"; two readings:
 
     - ``pools="disjoint"`` (default): the instances are first split into disjoint pools
       (:func:`split_pools`); training pairs are drawn inside the training pool and test pairs inside the
