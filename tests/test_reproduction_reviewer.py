@@ -90,7 +90,10 @@ LEAK = _cells("ofsp_leak")
 # ---------------------------------------------------------------------------------- the Siamese deep forest
 def test_the_sdf_verdict_lines_recompute_cell_by_cell():
     once = _once(SDF)
-    assert f"**All cells** (each counted once): {_line(_judge(once), False)}." in REPORT
+    # Table 6 and Table 8's setting under `shared`: printed cells seen again
+    shared = int(((once["reading"] == "shared") & once["paper"].notna()).sum())
+    assert (f"**All comparisons**, each draw counted once, over both pair-sampling readings (the same printed cells "
+            f"compared again under `shared`: {shared}): {_line(_judge(once), False)}.") in REPORT
     for reading in ("disjoint", "shared"):
         assert f"- reading `{reading}`: {_line(_judge(once[once['reading'] == reading]), False)}." in REPORT
     for table in (4, 5, 6, 7, 8):
@@ -372,6 +375,13 @@ def test_the_neighbour_count_sentences_say_ofsp_is_assumed_and_compare_with_the_
             f"{_f(gap)}), and the row would still be {word} the paper's median ({_s(lifted - paper_median)})") in text
     assert (f"against the paper's {_f(row['paper'].min())}–{_f(row['paper'].max())} (median {_f(paper_median)}): "
             f"{word} the paper's median by the rules above ({_s(lifted - paper_median)})") in text
+    draws = pd.read_csv(FOLDER / "ofsp_knn_draws.csv")
+    bag = {v: draws[draws["method"] == f"Bagging, {v}"].set_index(["repetition", "k"])["accuracy"].sort_index()
+           for v in ("1-NN", "k by leave-one-out")}
+    differ = int((bag["1-NN"] != bag["k by leave-one-out"]).sum())
+    assert (f"the two classifiers' accuracies differ in {differ} of its {len(bag['1-NN'])} repetition × k cells"
+            in text)
+    assert "always picks k = 1" not in text
 
 
 def test_the_readings_table_says_what_an_ofsp_draw_is():
@@ -715,6 +725,9 @@ def test_the_by_n_line_over_both_readings_and_table8s_repeats_recompute():
         same = int(_repeats(part, same_value=True)[(part["table"] == 8).to_numpy()].sum())
         assert (f"{repeats} of these {len(t8)} cells (‡) repeat the draws of a cell of Tables 4–7, {same} of them its "
                 "printed value too") in REPORT, reading
+        own = part[_repeats(part) & ~_repeats(part, same_value=True)]
+        assert (f"the others' printed values, compared with those draws apart: "
+                f"{_group(_judge(own))}.") in " ".join(REPORT.split()), reading
 
 
 def test_the_papers_table9_test_recomputes_from_its_table8_with_scipy():
