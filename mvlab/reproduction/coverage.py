@@ -227,6 +227,8 @@ class Item:
         prediction interval of one draw is not a yardstick for its cells.
     same_as : the item whose values these are, printed again (e.g. a table's row quoted in the text): shown,
         and left out of the totals, which count each printed value once.
+    printed_before : ``(n, where)``: ``n`` of its values print again values of the items ``where`` (Table 8's
+        cascades, "the best results from Tables 3–7"), counted there; the totals count its other values.
     """
 
     paper: str
@@ -240,11 +242,20 @@ class Item:
     why_not: str | Callable = ""
     means: str = ""
     same_as: str = ""
+    printed_before: tuple = ()
 
     @property
     def printed(self) -> int:
         """How many values it prints: the product of its ``shape`` (0 without results)."""
         return math.prod(n for _, n in self.shape) if self.shape else 0
+
+    @property
+    def printed_first(self) -> int:
+        """How many of its values it prints first: :attr:`printed` less those printed before (0 for an item that
+        is ``same_as`` another)."""
+        if self.same_as:
+            return 0
+        return self.printed - (self.printed_before[0] if self.printed_before else 0)
 
     @property
     def surviving(self) -> int:
@@ -311,7 +322,7 @@ ITEMS: tuple[Item, ...] = (
          (("datasets", 10), ("models", 5)), ran=_sdf_table(8), data=_SDF_OWN,
          why_not=_missing("sdf", SDF_DATASETS_OF_THE_PAPER,
                           "the SNN (a Siamese neural network): mvlab depends on no neural-network library"),
-         means=_SDF_MEANS),
+         means=_SDF_MEANS, printed_before=(18, "Tables 3–7")),  # gcF and SDF of every dataset but Lung Cancer
     Item("sdf", "Text of §8: Lung Cancer", "gcForest and SDF on Lung Cancer (the values of Table 8's row)", "values",
          (("models", 2),), why_not=_missing("sdf", ["Lung Cancer"]), same_as="Table 8"),
     Item("sdf", "Table 9", "paired t-tests of SDF minus gcForest, Bagging, RF, SNN over the ten datasets", "tests",
@@ -400,6 +411,9 @@ def coverage_rows(paper: str, files) -> pd.DataFrame:
         counts = item.ran(files) if item.ran else {"run": 0, "repeats": 0, "compared": 0}
         run = counts["run"] - counts["repeats"]
         rows.append({"item": item.name, "holds": item.holds, "unit": item.unit, "printed": item.printed,
+                     "printed first": item.printed_first,
+                     "printed before": (f"{item.printed_before[0]} of them printed before in "
+                                        f"{item.printed_before[1]}, counted there") if item.printed_before else "",
                      "in the text": item.surviving, "run": run, "repeats": counts["repeats"],
                      "repeats_value": counts.get("repeats_value", 0),
                      "compared": counts["compared"], "short": counts.get("short", 0),
@@ -418,7 +432,8 @@ def _why_not(item: Item, files) -> str:
 def _count(row) -> str:
     if not row["unit"]:
         return "—"
-    again = f" (those of {row['same_as']}, counted there)" if row["same_as"] else ""
+    again = (f" (those of {row['same_as']}, counted there)" if row["same_as"] else
+             f" ({row['printed before']})" if row["printed before"] else "")
     return f"{row['printed']} {row['unit']}{again}"
 
 
@@ -437,7 +452,7 @@ def coverage_markdown(paper: str, files) -> str:
                      f"{r['compared']} | {r['data']} | {r['not run, and why']} |")
     totals = []
     for unit, group in frame[(frame["unit"] != "") & (frame["same_as"] == "")].groupby("unit", sort=False):
-        totals.append(f"{int(group['run'].sum())} of {int(group['printed'].sum())} {unit} run "
+        totals.append(f"{int(group['run'].sum())} of {int(group['printed first'].sum())} {unit} run "
                       f"({int(group['compared'].sum())} compared with a printed value)")
     said = frame[frame["means"] != ""]
     means = "".join(f" Where the paper says its values are means ({', '.join(group['item'])}: {quote}), the "
@@ -457,14 +472,16 @@ def _looked_for(paper: str) -> str:
 
 
 def scope(paper: str, names, files) -> dict:
-    """Totals over the items ``names`` of ``paper``: ``printed``, ``in_text``, ``run`` (counted once), ``repeats``,
-    ``compared``, ``short`` (run on fewer draws than the protocol's so far)."""
+    """Totals over the items ``names`` of ``paper``: ``printed``, ``printed_first`` (less the values printed
+    before in other items), ``in_text``, ``run`` (counted once), ``repeats``, ``compared``, ``short`` (run on fewer
+    draws than the protocol's so far)."""
     frame = coverage_rows(paper, files)
     part = frame[frame["item"].isin(list(names))]
     if len(part) != len(set(names)):
         raise ValueError(f"{paper} has no item among {sorted(set(names) - set(part['item']))}; its items are "
                          f"{', '.join(frame['item'])}.")
-    return {"printed": int(part["printed"].sum()), "in_text": int(part["in the text"].sum()),
+    return {"printed": int(part["printed"].sum()), "printed_first": int(part["printed first"].sum()),
+            "in_text": int(part["in the text"].sum()),
             "run": int(part["run"].sum()), "repeats": int(part["repeats"].sum()),
             "compared": int(part["compared"].sum()), "short": int(part["short"].sum()),
             "repeats_value": int(part["repeats_value"].sum())}
@@ -508,7 +525,9 @@ def coverage_facts(files) -> dict:
     ofsp_datasets = ofsp_cells["dataset"].nunique() if ofsp_cells is not None else 0
     return {"sdf": coverage_markdown("sdf", files), "ofsp": coverage_markdown("ofsp", files),
             "dvs": coverage_markdown("dvs", files),
-            "sdf_scope": (f"of the paper's {sdf['printed']} cells of Tables 4–8, {sdf['run']} are run (counted once; "
+            "sdf_scope": (f"of the paper's {sdf['printed']} cells of Tables 4–8, {sdf['printed_first']} print a value "
+                          f"for the first time (Table 8's cascades repeat values of Tables 3–7); "
+                          f"{sdf['run']} are run (counted once; "
                           f"{sdf['repeats']} more of Table 8 repeat the draws of a cell of "
                           f"{repeated} at N = {TABLE8_SETTING[0]}, T = {TABLE8_SETTING[1]}, "
                           f"{sdf['repeats_value']} of them its printed value too); "
