@@ -68,8 +68,9 @@ def peak_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def make_data(rows, test_rows, n_splits):
-    """X, y and the splits [(train rows, test rows)]: stratified, ``rows`` train and ``test_rows`` test each."""
+def make_data(rows, test_rows, n_splits, first_split=0):
+    """X, y and the splits ``first_split, ..., first_split + n_splits - 1`` [(train rows, test rows)]: stratified,
+    ``rows`` train and ``test_rows`` test each; split ``r`` is the same whichever others are drawn."""
     from sklearn.datasets import make_classification
     from sklearn.model_selection import train_test_split
 
@@ -77,7 +78,7 @@ def make_data(rows, test_rows, n_splits):
                                n_classes=3, random_state=0)
     idx = np.arange(len(y))
     splits = [tuple(np.sort(p) for p in train_test_split(idx, train_size=rows, stratify=y, random_state=r))
-              for r in range(n_splits)]
+              for r in range(first_split, first_split + n_splits)]
     return X, y, splits
 
 
@@ -188,6 +189,8 @@ def main(argv=None):
     ap.add_argument("--rows", type=int, default=10000, help="training rows per split (default 10000)")
     ap.add_argument("--test-rows", type=int, default=5000, help="test rows per split (default 5000)")
     ap.add_argument("--splits", type=int, default=3, help="stratified splits (default 3)")
+    ap.add_argument("--first-split", type=int, default=0,
+                    help="number of the first split (default 0): --first-split 3 --splits 2 runs splits 3 and 4")
     ap.add_argument("--methods", nargs="+", choices=ALL_METHODS, default=list(ALL_METHODS))
     ap.add_argument("--peers-venv", type=Path, default=REPO / ".venv-peers")
     ap.add_argument("--out", type=Path, help="also append the output to this file")
@@ -212,19 +215,20 @@ def main(argv=None):
             say(f"DF21 NOT MEASURED: {why}")
             methods.remove("DF21")
     say(f"# The cascade against DF21: {args.rows} training rows x 50 features, 3 classes, {args.test_rows} test rows, "
-        f"{args.splits} stratified split(s), one thread (bench/bench_cascade_peers.py)")
+        f"{args.splits} stratified split(s) from split {args.first_split}, one thread (bench/bench_cascade_peers.py)")
     say(f"python {platform.python_version()}; {os.cpu_count()} cores, two busy processes ran {parallel_probe():.2f}x "
         "one at the start (2.00 = two free cores; the machine is shared)")
     t_start = time.perf_counter()
-    X, y, splits = make_data(args.rows, args.test_rows, args.splits)
+    X, y, splits = make_data(args.rows, args.test_rows, args.splits, args.first_split)
+    numbers = range(args.first_split, args.first_split + args.splits)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         job = Path(tmp) / "job.npz"
         arrays = {"X": X, "y": y}
-        for r, (tr, te) in enumerate(splits):
+        for r, (tr, te) in zip(numbers, splits):
             arrays[f"train_{r}"], arrays[f"test_{r}"] = tr, te
         np.savez(job, **arrays)
-        for r in range(args.splits):
+        for r in numbers:
             for m in methods:
                 python = peers_py if m == "DF21" else Path(sys.executable)
                 row = run_one(python, m, job, r, tmp)
