@@ -87,8 +87,8 @@ def test_papers_page_shows_ofsp_table3_rows_with_links_to_the_view_construction_
     app.switch_page("pages/papers.py").run()
     assert not app.exception, app.exception
     headings = [s.value for s in app.subheader]
-    assert ("All-AML leukemia (golub-3051: 3,051 filtered genes; the paper: 7,129 raw, 7,130 attributes with the "
-            "class)") in headings
+    assert ("All-AML leukemia (golub-3051: 3,051 filtered genes; the paper: 7,130 attributes, Golub's 7,129 "
+            "genes and the class)") in headings
     assert "Tables 3 and 4: the printed OFSP cells mvlab ran, against mvlab's, under both readings" in headings
     grid = next(m.value for m in app.markdown if m.value.startswith(TABLE3_CAPTION))
     assert "| classifier | k=1 | k=2 |" in grid and "| KNN | 0.987 ± " in grid and "(3) / 1.000" in grid

@@ -288,8 +288,8 @@ def _missing(paper: str, datasets, reason: str = "", first: bool = False) -> Cal
 _SDF_MEANS = ("\"To evaluate the average accuracy, we perform a cross-validation with 100 repetitions\" "
               "(§8)")
 _OFSP_MEANS = ("\"To obtain the generalized accuracy, 5-fold cross-validation is performed 10 times … Average "
-               "classification accuracies are noted\" (§4.2; the elided sentence divides the data into ten subsets, "
-               "each the test set once, so the text contradicts itself on the folds: mvlab runs 10 × 5-fold)")
+               "classification accuracies are noted\" (§4.2; the elided sentences divide the training data into ten "
+               "subsets, each the test set once, so the text contradicts itself on the folds: mvlab runs 10 × 5-fold)")
 _DVS_MEANS = "\"The mean accuracy, with standard deviations, are computed over the 10 runs\" (§5.1)"
 _SDF_OWN = ("the paper's own (Ecoli, Yeast, Ionosphere, Mammographic masses without its 131 incomplete masses, "
             "Haberman, ILPD without its 4 incomplete patients)")
@@ -297,8 +297,8 @@ _FIGURE = "a figure: its values are not in the text"
 _MNIST_DATA = "the paper's own MNIST, 5,000 of its 70,000 images (`mnist-5000`)"
 _OFSP_MISSING = _missing("ofsp", OFSP_DATASETS)
 _OFSP_SUBSTITUTE = ("a substitute: All-AML on Bioconductor's filtered 3,051-gene copy of its 38 samples (the paper's "
-                    "Table 2: 7,130 attributes, 7,129 genes and the class), Madelon made by Guyon's recipe (not NIPS "
-                    "2003's draw)")
+                    "Table 2: 7,130 attributes, read as Golub's 7,129 genes and the class), Madelon made by Guyon's "
+                    "recipe (not NIPS 2003's draw)")
 
 ITEMS: tuple[Item, ...] = (
     # ---------------------------------------------------------------------------------- Siamese deep forest
@@ -370,7 +370,7 @@ ITEMS: tuple[Item, ...] = (
     Item("ofsp", "Fig. 6", "box plots of the six methods' execution time over k", "boxes",
          (("datasets", len(OFSP_DATASETS)), ("classifiers", 3), ("methods", 6)), in_text=0,
          ran=_ofsp_figure("seconds"), data=_OFSP_SUBSTITUTE + "; another clock (wall-clock of building the views "
-                                                              "and the ensemble, not the classifiers' CPU time)",
+                                                              "and the ensemble, not MEL's CPU time)",
          why_not=_missing("ofsp", OFSP_DATASETS, _FIGURE, first=True)),
     Item("ofsp", "Fig. 7", "the percentage of features OFSP keeps at k = 1..10", "points",
          (("datasets", len(OFSP_DATASETS)), ("classifiers", 3), ("k", 10)), in_text=0,
@@ -526,7 +526,7 @@ def coverage_facts(files) -> dict:
     return {"sdf": coverage_markdown("sdf", files), "ofsp": coverage_markdown("ofsp", files),
             "dvs": coverage_markdown("dvs", files),
             "sdf_scope": (f"of the paper's {sdf['printed']} cells of Tables 4–8, {sdf['printed_first']} print a value "
-                          f"for the first time (Table 8's cascades repeat values of Tables 3–7); "
+                          f"for the first time (Table 8's cascades, Lung Cancer's aside, repeat values of Tables 3–7); "
                           f"{sdf['run']} are run (counted once; "
                           f"{sdf['repeats']} more of Table 8 repeat the draws of a cell of "
                           f"{repeated} at N = {TABLE8_SETTING[0]}, T = {TABLE8_SETTING[1]}, "

@@ -62,15 +62,16 @@ def verdict_counts(cells: pd.DataFrame) -> dict:
             "low": float(gap.min()) if gap.size else np.nan, "high": float(gap.max()) if gap.size else np.nan}
 
 
-def verdict_line(cells: pd.DataFrame, one_draw: bool = True) -> str:
+def verdict_line(cells: pd.DataFrame, one_draw: bool = True, of: str = "of the paper's cells") -> str:
     """How many of the paper's cells lie inside our 95 % intervals of the mean (and, with ``one_draw``, inside the
     prediction interval of one draw: only where the paper does not say its values are means), how many are near,
-    above and below ours, the mean ``|gap|`` and the mean and range of ours minus the paper's."""
+    above and below ours, the mean ``|gap|`` and the mean and range of ours minus the paper's (``of``: what the
+    count is of, where a printed cell may be compared more than once)."""
     c = verdict_counts(cells)
     if not c["cells"]:
         return "no cell with an interval yet"
     one = f", {c['inside_one_draw']} inside that of one draw" if one_draw else ""
-    return (f"{c['inside']} of {c['cells']} of the paper's cells inside our 95 % interval{one}; {c['near']} near "
+    return (f"{c['inside']} of {c['cells']} {of} inside our 95 % interval{one}; {c['near']} near "
             f"ours, {c['above']} above, {c['below']} below (mean |gap| {c['mean_abs']:.3f}); ours minus the "
             f"paper's: mean {c['mean']:+.3f}, from {c['low']:+.3f} to {c['high']:+.3f}")
 

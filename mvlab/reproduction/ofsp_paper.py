@@ -41,8 +41,8 @@ __all__ = ["DATASETS", "MADELON", "MADELON_SEED", "PAPER", "PAPER_DISAGREEMENT",
            "run_fold_reading", "run_classifier_variants", "run_ofsp_protocol", "ofsp_cells"]
 
 DATASETS = {
-    "golub-3051": ("All-AML leukemia (golub-3051: 3,051 filtered genes; the paper: 7,129 raw, 7,130 attributes with "
-                   "the class)"),
+    "golub-3051": ("All-AML leukemia (golub-3051: 3,051 filtered genes; the paper: 7,130 attributes, Golub's 7,129 "
+                   "genes and the class)"),
     "madelon-500": "Madelon (synthetic, Guyon's recipe, 500 x 500; not NIPS 2003's data)",
 }
 PAPER_ROW = {"golub-3051": "All-AML leukemia", "madelon-500": "Madelon"}

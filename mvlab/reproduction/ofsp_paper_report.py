@@ -186,7 +186,8 @@ def _figures_markdown(draws: pd.DataFrame, dataset: str) -> str:
     methods = list(dict.fromkeys(m for frame in panels.values() for m in frame.columns))
     lines = ["The paper's Figs. 5-7 (median over k = 1..10 of the mean over repetitions; disagreement needs two "
              "views, so k >= 2; the seconds are those of building the views and fitting the ensemble, where the "
-             "paper's Fig. 6 times \"MEL using\" each method in CPU time and its lost Table 5 the classifiers):", "",
+             "paper's Fig. 6 times \"MEL using\" each method in CPU time and its lost Table 5 timed the "
+             "classifiers):", "",
              "| classifier | measure | " + " | ".join(methods) + " |", "|---|---|" + "---|" * len(methods)]
     for (metric, clf), frame in panels.items():
         title, form = FIGURE_METRICS[metric], formats[metric]

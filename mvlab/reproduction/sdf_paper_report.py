@@ -208,8 +208,9 @@ def sdf_markdown(cells: pd.DataFrame, draws: pd.DataFrame, head: bool = True) ->
     by = once[once["paper"].notna()].groupby("reading").size().to_dict()
     again = " (the same printed cells compared again under " + ", ".join(
         f"`{r}`: {n}" for r, n in sorted(by.items()) if r != "disjoint") + ")" if len(by) > 1 else ""
-    out.append(f"**All comparisons**, each draw counted once, over both pair-sampling readings{again}: "
-               f"{verdict_line(once, one)}.")
+    out.append(f"**All comparisons with draws of their own**, each draw counted once, over both pair-sampling "
+               f"readings{again}; Table 8's printed values of their own for a grid cell's draws are compared apart, "
+               f"in its captions: {verdict_line(once, one, of='comparisons with a printed cell')}.")
     for reading in sorted(cells["reading"].unique()):
         out.append(f"- reading `{reading}`: {verdict_line(once[once['reading'] == reading], one)}.")
     out.append(f"- ours against the paper's by N (Tables 4–7, every cell with a paper value, by rule 5): "
@@ -248,8 +249,8 @@ def _table8_markdown(cells: pd.DataFrame, reading: str) -> list[str]:
     out = ["", f"#### Table 8 (N = 2000, T = 700 for every model, fixed in advance), reading `{reading}`", "",
            f"Verdict: {verdict_line(t8, one_draw_counts())}; {int(repeats.sum())} of these {len(t8)} cells "
            f"({REPEAT_MARK}) repeat the draws of a cell of Tables 4–7, {same_value} of them its printed value "
-           "too: their draws are counted there in every total; the others' printed values, compared with those "
-           f"draws apart: {group_text(own['mean'] - own['paper'])}. The paper's SNN (a Siamese neural network) is "
+           "too: their draws are counted there in every total; the others' printed values, compared apart with those "
+           f"draws: {group_text(own['mean'] - own['paper'])}. The paper's SNN (a Siamese neural network) is "
            "not run: mvlab depends on no neural-network library.", "", "| dataset | gcForest | Bagging | RF | SDF |",
            "|---|---|---|---|---|"]
     for name in sorted(t8["dataset"].unique()):

@@ -107,7 +107,8 @@ def rules_markdown(head: bool = True) -> str:
         "cells are, and *mixed* otherwise; the counts and the mean |gap| stand beside the word, never a mean of "
         "signed gaps alone;",
         "- a gain, gap or difference (and its interval's bounds) keeps its sign when printed: *-0.000* is below "
-        "zero by less than 0.0005, *+0.000* is zero or above it by less than 0.0005; a value exactly half-way "
+        "zero by less than 0.0005, *+0.000* is zero or above it by less than 0.0005 (an interval's bounds print "
+        "without '+', so its *0.000* is zero or above); a value exactly half-way "
         "between two printed ones (a mean of 0.9225 over draws) prints either way, as its floating-point form "
         "falls, so such a last digit is uncertain by one.",
         "",

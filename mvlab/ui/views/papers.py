@@ -224,7 +224,7 @@ def ofsp_dataset(every, draws, dataset: str, title: str) -> None:
         classifier_titles=CLASSIFIER_NAMES, title="The paper's Figs. 4-7: each method over k = 1..10 (the mean "
                                                   "over repetitions at each k)"), key=f"papers_ofsp_boxes_{dataset}")
     st.caption("Seconds: building the views and fitting the ensemble on a fold's training rows, wall-clock; the "
-               "paper's Fig. 6 times \"MEL using\" each method in CPU time (its lost Table 5, the classifiers).")
+               "paper's Fig. 6 times \"MEL using\" each method in CPU time (its lost Table 5 timed the classifiers).")
 
 
 def view_construction_link(row) -> str:
