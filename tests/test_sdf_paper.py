@@ -221,7 +221,8 @@ def test_the_readings_line_says_which_pair_sampling_lands_closer_to_the_paper():
                              "n_test_pairs": 1333, "seconds": 1.0})
     cells = sdf_paper.paper_cells(pd.DataFrame(rows))
     line = readings_line(cells)
-    assert line.startswith("N = 2000 (2 cells):") and line.endswith("closer: `disjoint`")
+    assert line.startswith("N = 2000 (2 cells):")
+    assert line.endswith("closer: `disjoint`, `shared` above `disjoint` in 2 of 2")
     assert "`disjoint` -0.005 (mean |gap| 0.005, 2 inside)" in line and "`shared` +0.055" in line
     assert readings_line(cells[cells["reading"] == "disjoint"]).startswith("not yet measured")
 
