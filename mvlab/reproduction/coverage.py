@@ -25,7 +25,8 @@ from mvlab.reproduction.data_search import SEARCHED_ON, searches_of, where_looke
 from mvlab.reproduction.sdf_paper import MNIST_READING, TABLE8_SETTING, WINDOW_READINGS, mnist_grid
 
 __all__ = ["Item", "ITEMS", "PAPER_NAMES", "OFSP_DATASETS", "DVS_DATASETS",
-           "SDF_DATASETS_OF_THE_PAPER", "repeats_a_grid_cell", "repeats_its_printed_value", "counted_once",
+           "SDF_DATASETS_OF_THE_PAPER", "repeats_a_grid_cell", "repeats_its_printed_value", "printed_values_apart",
+           "counted_once",
            "coverage_rows",
            "coverage_markdown", "scope", "says_means", "coverage_facts"]
 
@@ -65,6 +66,13 @@ def repeats_its_printed_value(cells: pd.DataFrame) -> pd.Series:
     setting = f"N={TABLE8_SETTING[0]}, T={TABLE8_SETTING[1]}"
     sources = cells["paper_source"].astype(object).fillna("").astype(str)
     return repeats_a_grid_cell(cells) & sources.str.contains(setting, regex=False)
+
+
+def printed_values_apart(cells: pd.DataFrame) -> pd.DataFrame:
+    """The cells that repeat a grid cell's draws with a printed value of their own (compared apart from the
+    totals), those with a paper value and an interval."""
+    apart = cells[repeats_a_grid_cell(cells) & ~repeats_its_printed_value(cells)]
+    return apart[apart["paper"].notna() & apart["ci_low"].notna()]
 
 
 def counted_once(cells: pd.DataFrame) -> pd.DataFrame:

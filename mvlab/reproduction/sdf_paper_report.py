@@ -14,7 +14,13 @@ import numpy as np
 import pandas as pd
 
 from mvlab.reproduction.cells import DrawsFile
-from mvlab.reproduction.coverage import counted_once, repeats_a_grid_cell, repeats_its_printed_value, says_means
+from mvlab.reproduction.coverage import (
+    counted_once,
+    printed_values_apart,
+    repeats_a_grid_cell,
+    repeats_its_printed_value,
+    says_means,
+)
 from mvlab.reproduction.markdown import cell_text, count_true, fmt, generated_head, verdict_counts, verdict_line
 from mvlab.reproduction.reading import SDF_OPTIONS, Reading
 from mvlab.reproduction.sdf_paper import (
@@ -242,10 +248,8 @@ def _table8_markdown(cells: pd.DataFrame, reading: str) -> list[str]:
     if t8.empty:
         return []
     repeats = repeats_a_grid_cell(cells).loc[t8.index]
-    same = repeats_its_printed_value(cells).loc[t8.index]
-    own = t8[repeats & ~same]
-    own = own[own["paper"].notna() & own["ci_low"].notna()]
-    same_value = int(same.sum())
+    same_value = int(repeats_its_printed_value(cells).loc[t8.index].sum())
+    own = printed_values_apart(cells[cells["reading"] == reading])
     out = ["", f"#### Table 8 (N = 2000, T = 700 for every model, fixed in advance), reading `{reading}`", "",
            f"Verdict: {verdict_line(t8, one_draw_counts())}; {int(repeats.sum())} of these {len(t8)} cells "
            f"({REPEAT_MARK}) repeat the draws of a cell of Tables 4–7, {same_value} of them its printed value "
@@ -422,8 +426,7 @@ def sdf_facts(cells: pd.DataFrame, draws: pd.DataFrame, others=None) -> dict:
     have = once[once["paper"].notna() & once["ci_low"].notna()]
     t8 = have[have["table"] == 8]
     disjoint = cells[cells["reading"] == "disjoint"]
-    own_value = disjoint[repeats_a_grid_cell(disjoint) & ~repeats_its_printed_value(disjoint)]
-    own_value = own_value[own_value["paper"].notna() & own_value["ci_low"].notna()]
+    own_value = printed_values_apart(disjoint)
     c = verdict_counts(once)
     t9 = table9(cells, "disjoint")
     gc = t9[t9["difference"] == "SDF - gcForest"].to_dict("records") if len(t9) else []
