@@ -12,6 +12,8 @@ one data set of ``rows + test_rows`` rows, seed 0). The methods, each on the sam
   each tree grown on the distinct rows its bootstrap drew, out-of-bag class vectors of the previous level,
   255 bins with the edges repeated by ties kept, patience 2 at gain 1e-5, at most 20 levels, compact trees
   with one-byte thresholds);
+* ``mvlab DF21, last level``: the same with ``level_choice="last"``: the levels grown after the best out-of-bag
+  one are kept, and it predicts with the deepest (docs/algorithms.md §C.2);
 * ``DF21``: ``deepforest.CascadeForestClassifier()`` (``deep-forest-py310`` 0.1.9), its defaults (2 random
   forests + 2 extra-trees forests of 100 trees a layer, 255 bins, 2 tolerant rounds).
 
@@ -26,6 +28,11 @@ trees loads numba when its first forest predicts (during the fit: rows no tree l
 85 MB of resident memory, most of it pages of LLVM's shared library (``llvmlite``), counted in mvlab's peaks and
 "above imports". Ratios are against DF21 on the same split (median over the splits, per-split range
 in brackets).
+
+Below the table: each mvlab method's accuracy minus DF21's split by split, with paired tests (t, Wilcoxon), and for
+``level_choice="last"`` every level's out-of-bag accuracy and every kept level's held-out accuracy (``--json``
+saves the rows with them; ``--pool a.json b.json`` prints the tables of several runs' rows together, fitting
+nothing).
 
 Run from the repository root::
 
@@ -52,12 +59,13 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-MVLAB_METHODS = {  # method -> the CascadeForest's settings (each also gets n_jobs=1, random_state=split)
-    "mvlab defaults": {},
-    "mvlab oob, previous": {"class_vectors": "oob", "propagation": "previous"},
-    "mvlab DF21 setting": "df21",
+MVLAB_METHODS = {  # method -> (base, the CascadeForest's settings); each also gets n_jobs=1, random_state=split
+    "mvlab defaults": ("papers", {}),
+    "mvlab oob, previous": ("papers", {"class_vectors": "oob", "propagation": "previous"}),
+    "mvlab DF21 setting": ("df21", {}),
+    "mvlab DF21, last level": ("df21", {"level_choice": "last"}),
 }
-ALL_METHODS = ("DF21", "mvlab DF21 setting", "mvlab defaults", "mvlab oob, previous")
+ALL_METHODS = ("DF21", "mvlab DF21 setting", "mvlab DF21, last level", "mvlab defaults", "mvlab oob, previous")
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
@@ -100,10 +108,9 @@ def worker(method, job, split, out):
         from mvlab.siamese.cascade import CascadeForest
 
         def make(r):
-            settings = MVLAB_METHODS[method]
-            if settings == "df21":
-                return CascadeForest.df21(n_jobs=1, random_state=r)
-            return CascadeForest(**settings, n_jobs=1, random_state=r)
+            base, settings = MVLAB_METHODS[method]
+            build = CascadeForest.df21 if base == "df21" else CascadeForest
+            return build(**settings, n_jobs=1, random_state=r)
 
         version = f"mvlab {mvlab.__version__}"
     import sklearn
@@ -121,9 +128,19 @@ def worker(method, job, split, out):
         t0 = time.perf_counter()
         pred = est.predict(X[te])
         times.append(time.perf_counter() - t0)
-    levels = int(est.n_layers_) if method == "DF21" else int(est.n_levels_)
+    peak = peak_mb()  # before the per-level scores below, which no user's predict does
+    if method == "DF21":  # the kept layers' out-of-bag accuracy (DF21 drops the layers after its best)
+        levels = int(est.n_layers_)
+        level_oob = [float(est._get_layer(i).val_performance_) for i in range(levels)]
+        level_test = []
+    else:  # every level built (kept or not), and the held-out accuracy of every kept level
+        levels = int(est.n_levels_)
+        level_oob = [float(s) for s in est.level_scores_]
+        level_test = [float(np.mean(est.classes_[np.argmax(V.sum(axis=1), axis=1)] == y[te]))
+                      for V in est.level_class_vectors(X[te])]
     row = dict(method=method, split=split, accuracy=float(np.mean(pred == y[te])), fit=fit, predict=min(times),
-               peak_mb=peak_mb(), fit_peak_mb=fit_peak, after_imports_mb=after_imports, levels=levels,
+               peak_mb=peak, fit_peak_mb=fit_peak, after_imports_mb=after_imports, levels=levels,
+               level_oob=level_oob, level_test=level_test,
                versions=f"{version}, scikit-learn {sklearn.__version__}, numpy {np.__version__}")
     Path(out).write_text(json.dumps(row))
 
@@ -180,6 +197,45 @@ def table(rows, methods):
     return lines
 
 
+def paired(rows, methods):
+    """Each mvlab method's accuracy against DF21's, split by split: the differences, their mean, and two paired
+    tests (Student's t and Wilcoxon's signed ranks, scipy; with 3 splits or more)."""
+    from scipy import stats
+
+    by = {m: {r["split"]: r["accuracy"] for r in rows if r["method"] == m} for m in methods}
+    lines = []
+    for m in methods:
+        common = sorted(set(by[m]) & set(by.get("DF21", {})))
+        if m == "DF21" or not common:
+            continue
+        d = np.array([by[m][r] - by["DF21"][r] for r in common])
+        line = (f"{m} − DF21, accuracy points on splits {common[0]}–{common[-1]}: "
+                + " ".join(f"{100 * v:+.2f}" for v in d)
+                + f"; mean {100 * d.mean():+.2f}, at least DF21's on {int(np.sum(d >= 0))} of {len(d)}")
+        if len(d) >= 3:
+            line += f"; paired t p = {stats.ttest_rel(d, np.zeros_like(d)).pvalue:.3f}"
+            if np.any(d != 0):
+                line += f", Wilcoxon p = {stats.wilcoxon(d).pvalue:.3f}"
+        lines.append(line)
+    return lines
+
+
+def level_lines(rows, methods):
+    """Per split, for the methods that record it: the level with the best out-of-bag accuracy (the first), and the
+    held-out accuracy there and at the deepest level kept."""
+    lines = []
+    for m in (m for m in methods if MVLAB_METHODS.get(m, ("", {}))[1].get("level_choice") == "last"):
+        for r in sorted((r for r in rows if r["method"] == m), key=lambda r: r["split"]):
+            oob, test = r["level_oob"], r["level_test"]
+            b = int(np.argmax(oob))
+            lines.append(f"  split {r['split']}: {m}: out-of-bag accuracy by level "
+                         + " ".join(f"{v:.4f}" for v in oob) + f" (best: level {b + 1}); held-out by kept level "
+                         + " ".join(f"{v:.4f}" for v in test)
+                         + (f" ({100 * (test[-1] - test[b]):+.2f} pt at the last against the best)"
+                            if len(test) > b + 1 else ""))
+    return lines
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--worker", help=argparse.SUPPRESS)
@@ -195,6 +251,8 @@ def main(argv=None):
     ap.add_argument("--peers-venv", type=Path, default=REPO / ".venv-peers")
     ap.add_argument("--out", type=Path, help="also append the output to this file")
     ap.add_argument("--json", type=Path, help="also write every worker's row to this JSON file")
+    ap.add_argument("--pool", type=Path, nargs="+",
+                    help="fit nothing: print the tables of the rows saved by earlier runs' --json files, pooled")
     args = ap.parse_args(argv)
     if args.worker:
         return worker(args.worker, args.job, args.split, args.result)
@@ -208,6 +266,14 @@ def main(argv=None):
         lines.append(text)
 
     methods = [m for m in ALL_METHODS if m in args.methods]
+    if args.pool:
+        rows = [row for path in args.pool for row in json.loads(path.read_text())]
+        say(f"# The cascade against DF21: the rows of {len(args.pool)} run(s) pooled ("
+            + ", ".join(p.name for p in args.pool) + f"), splits {sorted({r['split'] for r in rows})} "
+            "(bench/bench_cascade_peers.py --pool)")
+        summary(rows, [m for m in methods if any(r["method"] == m for r in rows)], say)
+        append_to(args.out, lines)
+        return
     peers_py = None
     if "DF21" in methods:
         peers_py, why = peers_python(args.peers_venv, setup=True)
@@ -238,8 +304,22 @@ def main(argv=None):
                 say(f"  split {r}: {m:22s} accuracy {row['accuracy']:.4f}  fit {row['fit']:7.1f} s  predict "
                     f"{row['predict']:.3f} s  peak {row['peak_mb']:.0f} MB (fit's {row['fit_peak_mb']:.0f})  levels "
                     f"{row['levels']}")
+    summary(rows, methods, say)
+    say(f"total {time.perf_counter() - t_start:.0f} s; two busy processes ran {parallel_probe():.2f}x one at the end")
+    append_to(args.out, lines)
+
+
+def append_to(path, lines):
+    """Append the printed lines to ``path`` (``--out``), if given."""
+    if path:
+        with path.open("a") as fh:
+            fh.write("\n".join(lines) + "\n\n")
+
+
+def summary(rows, methods, say):
+    """The table, the paired accuracy lines, the per-level lines and the legend."""
     say()
-    for line in table(rows, methods):
+    for line in table(rows, methods) + [""] + paired(rows, methods) + level_lines(rows, methods):
         say(line)
     say()
     say("accuracy: mean ± std over the splits (points and splits against DF21); fit, predict: median over the splits "
@@ -249,10 +329,6 @@ def main(argv=None):
         "per-split ratios (range)")
     versions = {r["method"].split()[0]: r["versions"] for r in rows}
     say("versions: " + "; ".join(f"{k}: {v}" for k, v in versions.items()))
-    say(f"total {time.perf_counter() - t_start:.0f} s; two busy processes ran {parallel_probe():.2f}x one at the end")
-    if args.out:
-        with args.out.open("a") as fh:
-            fh.write("\n".join(lines) + "\n\n")
 
 
 if __name__ == "__main__":

@@ -66,6 +66,23 @@ def test_patience_rule_property(cancer, patience, max_levels):
         assert len(s) - 1 - best == patience
 
 
+def test_level_choice_last_keeps_every_level_grown(cancer):
+    """``level_choice="last"`` grows the same levels as ``"best"`` (same scores, same first levels) and keeps
+    the ones after the best too, predicting with the deepest. Fails when "last" still cuts at the best level
+    (tried: n_levels_ is the best's) or when it changes which levels are grown."""
+    Xtr, ytr, Xte, _ = cancer
+    best = _small(n_estimators=5, max_levels=6, patience=2, min_gain=0.05).fit(Xtr, ytr)
+    last = _small(n_estimators=5, max_levels=6, patience=2, min_gain=0.05, level_choice="last").fit(Xtr, ytr)
+    assert last.level_scores_ == best.level_scores_
+    assert len(best.level_scores_) - best.n_levels_ == 2  # a gain of 0.05 is rare: growth went on 2 levels
+    assert last.n_levels_ == len(last.level_scores_) == len(last.levels_) == len(last.train_class_vectors_)
+    got, want = last.level_class_vectors(Xte), best.level_class_vectors(Xte)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(last.predict_proba(Xte), got[-1].mean(axis=1))
+    assert not np.array_equal(last.predict_proba(Xte), best.predict_proba(Xte))
+
+
 def test_min_gain_stops_early(cancer):
     Xtr, ytr, _, _ = cancer
     cf = _small(min_gain=1.0, max_levels=5).fit(Xtr, ytr)  # no gain can exceed 1.0
@@ -219,11 +236,12 @@ def _reference_cascade(params, X, y, X_new):
             best, best_score = q, scores[-1]
         elif q - best >= p["patience"]:
             break
+    kept = len(levels) if p.get("level_choice") == "last" else best + 1
     new_vectors = []
-    for models in levels[: best + 1]:
+    for models in levels[:kept]:
         F = level_input(X_new, new_vectors)
         new_vectors.append(np.stack([np.mean([f.predict_proba(F) for f in fm], axis=0) for fm in models], axis=1))
-    return vectors[: best + 1], scores, new_vectors[-1].mean(axis=1)
+    return vectors[:kept], scores, new_vectors[-1].mean(axis=1)
 
 
 @pytest.mark.parametrize(
@@ -237,7 +255,10 @@ def _reference_cascade(params, X, y, X_new):
                                     bootstrap_weights="distinct")),
      ("oob", "previous", None, dict(n_completely_random=0, n_extra_trees=2, n_bins=12, compact_trees=True,
                                     bootstrap_weights="distinct", bin_ties="keep")),
-     ("kfold", "cumulative", 2, dict(n_extra_trees=1, bootstrap_weights="distinct"))],
+     ("kfold", "cumulative", 2, dict(n_extra_trees=1, bootstrap_weights="distinct")),
+     ("oob", "previous", 2, dict(n_completely_random=0, n_extra_trees=2, n_bins=255, compact_trees=True,
+                                 bootstrap_weights="distinct", bin_ties="keep", level_choice="last",
+                                 min_gain=0.05))],
 )
 def test_threaded_float32_cascade_equals_the_plain_one(cancer, class_vectors, propagation, n_jobs, more):
     """The fast path (level inputs converted to float32 once, the models of a level fitted and
@@ -248,7 +269,8 @@ def test_threaded_float32_cascade_equals_the_plain_one(cancer, class_vectors, pr
     thresholds are rounded to the nearest float32 on data where that matters (tried: see
     test_cascade_df21.py for the last), or when the cascade does not hand ``bootstrap_weights`` to
     ``fit_forest`` (tried: the two ``"distinct"`` cases' level scores differ), or when ``bin_ties="keep"`` does
-    not reach the binners (tried: its case's scores differ)."""
+    not reach the binners (tried: its case's scores differ), or when ``level_choice="last"`` still cuts at the best
+    level (tried: its case keeps one level of three)."""
     Xtr, ytr, Xte, _ = cancer
     params = dict(n_estimators=8, max_levels=3, patience=2, class_vectors=class_vectors,
                   propagation=propagation, random_state=3, **more)

@@ -9,7 +9,7 @@ class vectors of a level are appended to the input of the next level, cumulative
 from the previous level only (official gcForest). Training class vectors are out-of-fold
 (stratified k-fold, paper: 3 folds; test rows average the k fold-models) or out-of-bag. Levels
 are added while the training (out-of-fold) accuracy of the averaged class vectors improves,
-with a patience and a minimum gain; the levels after the best one are discarded.
+with a patience and a minimum gain; the levels after the best one are discarded (or kept: ``level_choice``).
 
 How a forest turns its trees' probabilities into a class vector is a hook: a subclass overrides
 :meth:`CascadeForest._tree_weights` to return weights ``w`` on the simplex, and the class vector
@@ -278,6 +278,13 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         Stop after ``patience`` consecutive levels without a gain larger than ``min_gain`` over
         the best training accuracy so far (1 = C-leo's strict-improvement rule, 4 = official).
     min_gain : float, default=0.0
+    level_choice : {"best", "last"}, default="best"
+        Which of the levels grown are kept once growth stops: ``"best"``, the levels up to the first one with
+        the best training accuracy, the later ones discarded (gcForest, DF21); ``"last"``, every level grown,
+        so the cascade predicts with its deepest level. Out-of-bag accuracy reads deep levels pessimistically
+        (a training row's class vectors come from the ~37 % of trees that left it out, a new row's from every
+        tree), so on the cascade bench held-out accuracy kept rising past the level it chose
+        (docs/benchmarks.md); ``"last"`` keeps up to ``patience`` more levels to predict with.
     max_depth, min_samples_split, min_samples_leaf : forest parameters.
     n_bins : int from 2 to 255, or None, default=None
         ``None``: the trees split the features' values. An int: every level's forests grow on bin codes
@@ -318,7 +325,8 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (n_classes,)
     levels_ : list of list of ForestUnit
-        Kept levels (up to the best one), each with ``n_completely_random + n_random`` forests.
+        Kept levels (up to the best one, or every level grown: ``level_choice``), each with
+        ``n_completely_random + n_random`` forests.
     n_levels_ : int
     feature_binner_ : QuantileBinner or None
         The features' bins (``n_bins``), else None.
@@ -348,6 +356,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         "max_levels": POSITIVE_INT,
         "patience": POSITIVE_INT,
         "min_gain": NON_NEGATIVE_REAL,
+        "level_choice": [StrOptions({"best", "last"})],
         "max_depth": OPTIONAL_POSITIVE_INT,
         "min_samples_split": MIN_SAMPLES_SPLIT,
         "min_samples_leaf": MIN_SAMPLES_LEAF,
@@ -380,8 +389,10 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         compact_trees=False,
         bootstrap_weights="counts",
         bin_ties="merge",
+        level_choice="best",
     ):
         self.n_estimators = n_estimators
+        self.level_choice = level_choice
         self.n_completely_random = n_completely_random
         self.n_random = n_random
         self.n_extra_trees = n_extra_trees
@@ -692,14 +703,15 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
                 best, best_score = q, score
             elif q - best >= self.patience:
                 break
-        self.levels_ = levels[: best + 1]
-        self.vector_binners_ = self.vector_binners_[: best + 1]
-        self.train_class_vectors_ = vectors[: best + 1]
+        kept = best + 1 if self.level_choice == "best" else len(levels)
+        self.levels_ = levels[:kept]
+        self.vector_binners_ = self.vector_binners_[:kept]
+        self.train_class_vectors_ = vectors[:kept]
         self.level_scores_ = scores
-        self.n_levels_ = best + 1
+        self.n_levels_ = kept
         self.forests_kept_ = bool(keep_forests)
         if X_eval is not None:
-            self.eval_class_vectors_ = eval_vectors[: best + 1]
+            self.eval_class_vectors_ = eval_vectors[:kept]
         _report(progress, 1.0, f"kept {self.n_levels_} level(s)")
         return self
 

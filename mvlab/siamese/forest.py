@@ -202,7 +202,7 @@ class SiameseDeepForest(CascadeForest):
         instances, shape (n_pairs, 2, n_features).
     n_estimators, n_completely_random, n_random, n_folds, class_vectors, propagation,
     max_levels, patience, min_gain, max_depth, min_samples_split, min_samples_leaf, n_jobs,
-    random_state, n_extra_trees, n_bins, compact_trees, bootstrap_weights, bin_ties :
+    random_state, n_extra_trees, n_bins, compact_trees, bootstrap_weights, bin_ties, level_choice :
         As :class:`mvlab.siamese.cascade.CascadeForest` (paper: 2 + 2 forests, 3 folds, automatic
         number of levels, cumulative propagation Eq. 11; no extremely randomised forests, no bins,
         scikit-learn forests and their bootstrap weights). The tree-weight QP sees the fitted scikit-learn forest's tree
@@ -277,6 +277,7 @@ class SiameseDeepForest(CascadeForest):
         compact_trees=False,
         bootstrap_weights="counts",
         bin_ties="merge",
+        level_choice="best",
     ):
         super().__init__(
             n_estimators=n_estimators,
@@ -298,6 +299,7 @@ class SiameseDeepForest(CascadeForest):
             compact_trees=compact_trees,
             bootstrap_weights=bootstrap_weights,
             bin_ties=bin_ties,
+            level_choice=level_choice,
         )
         self.weighting = weighting
         self.lam = lam
