@@ -279,13 +279,10 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         the best training accuracy so far (1 = C-leo's strict-improvement rule, 4 = official).
     min_gain : float, default=0.0
     level_choice : {"best", "last"}, default="best"
-        Which of the levels grown are kept once growth stops: ``"best"``, the levels up to the first one with
-        the best training accuracy, the later ones discarded (gcForest, DF21); ``"last"``, every level grown,
-        so the cascade predicts with its deepest level. Out-of-bag accuracy reads deep levels pessimistically
-        (a training row's class vectors come from the ~37 % of trees that left it out, a new row's from every
-        tree): on 7 of 10 splits of the cascade bench the deepest level grown was more accurate on held-out
-        rows than the best-scored one (docs/benchmarks.md). ``"last"`` keeps up to ``patience`` more levels
-        to predict with (time and memory at prediction grow with them).
+        The levels kept once growth stops: up to the first with the best training accuracy (gcForest, DF21), or
+        ``"last"``, every level grown (up to ``patience`` more, each costing prediction time), as out-of-bag
+        accuracy reads deep levels pessimistically (docs/algorithms.md §C.2; docs/benchmarks.md: the deepest
+        level was the more accurate on held-out rows on 7 of 10 splits of the cascade bench).
     max_depth, min_samples_split, min_samples_leaf : forest parameters.
     n_bins : int from 2 to 255, or None, default=None
         ``None``: the trees split the features' values. An int: every level's forests grow on bin codes
@@ -326,8 +323,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (n_classes,)
     levels_ : list of list of ForestUnit
-        Kept levels (up to the best one, or every level grown: ``level_choice``), each with
-        ``n_completely_random + n_random`` forests.
+        Kept levels (``level_choice``), each with ``n_completely_random + n_random + n_extra_trees`` forests.
     n_levels_ : int
     feature_binner_ : QuantileBinner or None
         The features' bins (``n_bins``), else None.
@@ -417,11 +413,9 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
     def df21(cls, **overrides):
         """A cascade with DF21's setting (:data:`DF21_SETTINGS`), any of it replaced by ``overrides``.
 
-        ``CascadeForest.df21(random_state=0)`` is DF21's ``CascadeForestClassifier()`` in mvlab: 2 random
-        forests and 2 extremely randomised forests of 100 trees a level, each tree grown on the distinct rows
-        its bootstrap drew, out-of-bag class vectors of the previous level only, 255 bins, at most 20 levels,
-        2 levels of patience.
-        """
+        ``CascadeForest.df21(random_state=0)`` is DF21's ``CascadeForestClassifier()`` in mvlab: 2 random forests
+        and 2 extremely randomised forests of 100 trees a level, each tree grown on the distinct rows its bootstrap
+        drew, out-of-bag class vectors of the previous level only, 255 bins, at most 20 levels, patience 2."""
         return cls(**{**DF21_SETTINGS, **overrides})
 
     # ----------------------------------------------------------------- hooks for subclasses
@@ -705,11 +699,8 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             elif q - best >= self.patience:
                 break
         kept = best + 1 if self.level_choice == "best" else len(levels)
-        self.levels_ = levels[:kept]
-        self.vector_binners_ = self.vector_binners_[:kept]
-        self.train_class_vectors_ = vectors[:kept]
-        self.level_scores_ = scores
-        self.n_levels_ = kept
+        self.levels_, self.train_class_vectors_, self.level_scores_ = levels[:kept], vectors[:kept], scores
+        self.vector_binners_, self.n_levels_ = self.vector_binners_[:kept], kept
         self.forests_kept_ = bool(keep_forests)
         if X_eval is not None:
             self.eval_class_vectors_ = eval_vectors[:kept]
