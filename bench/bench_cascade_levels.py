@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_cascade_peers import ONE_THREAD, REPO, make_data  # noqa: E402
+from bench_cascade_peers import ONE_THREAD, REPO, held_out_by_level, make_data  # noqa: E402
 
 
 def worker(side, split, levels, rows, test_rows):
@@ -52,8 +52,7 @@ def worker(side, split, levels, rows, test_rows):
         model = CascadeForest.df21(n_jobs=1, random_state=split, max_levels=levels, patience=levels,
                                    level_choice="last").fit(X[tr], y[tr])
         oob = [float(s) for s in model.level_scores_]
-        held_out = [float(np.mean(model.classes_[np.argmax(V.sum(axis=1), axis=1)] == y[te]))
-                    for V in model.level_class_vectors(X[te])]
+        held_out = held_out_by_level(model, X[te], y[te])
     print(json.dumps(dict(side=side, split=split, oob=oob, held_out=held_out, seconds=time.perf_counter() - t0)))
 
 

@@ -133,16 +133,21 @@ def worker(method, job, split, out):
         levels = int(est.n_layers_)
         level_oob = [float(est._get_layer(i).val_performance_) for i in range(levels)]
         level_test = []
-    else:  # every level built (kept or not), and the held-out accuracy of every kept level
+    else:  # every level built (kept or not); with level_choice="last" the held-out accuracy of every kept level
         levels = int(est.n_levels_)
         level_oob = [float(s) for s in est.level_scores_]
-        level_test = [float(np.mean(est.classes_[np.argmax(V.sum(axis=1), axis=1)] == y[te]))
-                      for V in est.level_class_vectors(X[te])]
+        level_test = held_out_by_level(est, X[te], y[te]) if est.level_choice == "last" else []
     row = dict(method=method, split=split, accuracy=float(np.mean(pred == y[te])), fit=fit, predict=min(times),
                peak_mb=peak, fit_peak_mb=fit_peak, after_imports_mb=after_imports, levels=levels,
                level_oob=level_oob, level_test=level_test,
                versions=f"{version}, scikit-learn {sklearn.__version__}, numpy {np.__version__}")
     Path(out).write_text(json.dumps(row))
+
+
+def held_out_by_level(cascade, X, y):
+    """Accuracy on ``X, y`` of the cascade cut after each of its kept levels: the decision of every level's class
+    vectors (:meth:`CascadeForest.level_class_vectors`) by the cascade's own rule (``_decide``, as ``predict``)."""
+    return [float(np.mean(cascade.classes_[cascade._decide(V)] == y)) for V in cascade.level_class_vectors(X)]
 
 
 # ====================================================================================== orchestrator
