@@ -3,7 +3,10 @@
 One random forest of 100 trees, fully grown on 10,000 binned rows (``make_classification``, 50 features, 3
 classes, codes 0..255), predicted on 5,000 more, one thread, best of 7 per route, alternating:
 
-* ``compiled``: ``forest_proba`` on the ``CompactForest`` (mvlab's numba traversal, all trees in one call);
+* ``compiled``: ``forest_proba`` on the ``CompactForest`` (mvlab's numba traversal, all trees in one call: every
+  row steps half a tree's depth, then only the rows not yet on a leaf);
+* ``whole depth``: the same kernel with ``staged=False``, every row stepping the tree's whole depth (the traversal
+  before 0.7.8 did, though it read four arrays a step where this reads one record);
 * ``rebuilt``: each compact tree rebuilt as a scikit-learn ``Tree`` and its ``apply`` (the route before the
   kernel; the reference of ``tests/test_compact_traverse.py``);
 * ``scikit-learn``: the fitted forest's own ``predict_proba``.
@@ -33,6 +36,7 @@ def main():
     from sklearn.ensemble import RandomForestClassifier
     from test_compact_traverse import reference_tree_predict
 
+    from mvlab.siamese._traverse import accumulate_leaves
     from mvlab.siamese.cascade import forest_proba
     from mvlab.siamese.compact import CompactForest
 
@@ -42,19 +46,30 @@ def main():
     compact = CompactForest(forest, integer_inputs=True)
     rows = np.ascontiguousarray(X[10000:])
     T = compact.n_estimators
+
+    def whole_depth():
+        acc = np.zeros((len(rows), 3))
+        accumulate_leaves(rows.astype(np.uint8), np.arange(T), np.full(T, 1 / T), *compact._kernel_arrays(), acc,
+                          False)
+        return acc
+
     routes = {
         "compiled": lambda: forest_proba(compact, rows, 3),
+        "whole depth": whole_depth,
         "rebuilt": lambda: sum((1 / T) * reference_tree_predict(compact, t, rows) for t in range(T)),
         "scikit-learn": lambda: forest.predict_proba(rows),
     }
     first = {name: fn() for name, fn in routes.items()}  # also compiles the kernel (or loads it from the cache)
     assert np.array_equal(first["compiled"], first["rebuilt"])
+    assert np.array_equal(first["compiled"], first["whole depth"])
     assert np.allclose(first["compiled"], first["scikit-learn"], rtol=0, atol=1e-12)
     best = {name: float("inf") for name in routes}
     for _ in range(7):
         for name, fn in routes.items():
             best[name] = min(best[name], best_of(fn, 1)[0])
-    print(f"# compact forest, 100 trees x {compact.node_offsets_[-1] // T} nodes, 5,000 rows, one thread, best of 7")
+    steps = forest.decision_path(rows)[0].nnz / (len(rows) * T) - 1  # a row's nodes on its path, less the root
+    print(f"# compact forest, 100 trees x {compact.node_offsets_[-1] // T} nodes, 5,000 rows, one thread, best of 7;"
+          f" a row reaches its leaf in {steps:.1f} steps on average, the trees' depth {compact.max_depths_.mean():.1f}")
     for name, seconds in best.items():
         print(f"  {name:13s} {seconds * 1e3:7.1f} ms   compiled / this: {best['compiled'] / seconds:.2f}")
 

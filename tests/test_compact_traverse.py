@@ -13,11 +13,9 @@ from mvlab.siamese.cascade import forest_proba
 from mvlab.siamese.compact import CompactForest, _implicit_left
 
 
-def reference_tree_predict(forest, i, X32):
-    """Class distributions of tree ``i`` of a compact forest for the rows of ``X32``, the slow way: the tree's nodes
-    rebuilt as a scikit-learn ``Tree`` (children, features, thresholds: what its compiled ``apply`` reads), its
-    ``apply``, then each leaf's distribution (its class's unit vector, its float64 values, or its counts over their
-    sum, as scikit-learn divides them)."""
+def _rebuilt_tree(forest, i):
+    """Tree ``i`` of a compact forest rebuilt as a scikit-learn ``Tree`` (children, features, thresholds: what its
+    compiled ``apply`` reads), and its left children (n_nodes,)."""
     lo, hi = forest.node_offsets_[i], forest.node_offsets_[i + 1]
     right = forest.children_right_[lo:hi]
     left = _implicit_left(right) if forest.children_left_ is None else forest.children_left_[lo:hi]
@@ -27,6 +25,15 @@ def reference_tree_predict(forest, i, X32):
     tree = Tree(forest.n_features_in_, np.array([forest.n_classes_], dtype=np.intp), 1)
     tree.__setstate__({"max_depth": int(forest.max_depths_[i]), "node_count": int(hi - lo), "nodes": nodes,
                        "values": np.zeros((int(hi - lo), 1, forest.n_classes_))})
+    return tree, left
+
+
+def reference_tree_predict(forest, i, X32):
+    """Class distributions of tree ``i`` of a compact forest for the rows of ``X32``, the slow way: the tree's nodes
+    rebuilt as a scikit-learn ``Tree`` (children, features, thresholds: what its compiled ``apply`` reads), its
+    ``apply``, then each leaf's distribution (its class's unit vector, its float64 values, or its counts over their
+    sum, as scikit-learn divides them)."""
+    tree, left = _rebuilt_tree(forest, i)
     leaf_rank = np.cumsum(left == -1) - 1
     a, b = forest.leaf_offsets_[i], forest.leaf_offsets_[i + 1]
     if forest.leaf_classes_ is not None:
@@ -120,6 +127,31 @@ def test_weighted_sums_are_the_reference_sums(name):
     assert np.array_equal(forest_proba(forest, X, int(cols.max()) + 1)[:, cols],
                           sum((1 / forest.n_estimators) * reference_tree_predict(forest, t, X)
                               for t in range(forest.n_estimators)))
+
+
+@pytest.mark.parametrize("name", list(FORESTS))
+def test_the_staged_descent_finds_the_leaves_stepping_every_row_the_whole_depth_does(name):
+    """The kernel steps every row ``max_depth // 2`` times, then only the rows not yet on a leaf; stepping every row
+    the whole depth (``staged=False``, as before 0.7.8) gives the same sums bit for bit. The rows here
+    reach leaves both before and after half a tree's depth, so both stages are exercised (the depths are read from
+    the rebuilt scikit-learn tree's ``decision_path``). Fails when a row leaves the late stage before its leaf (tried:
+    a step skipped between two compactions: three forests differ, here and against the reference); NaN sent left in
+    the late stage only fails the reference test above (tried: four forests)."""
+    from mvlab.siamese._traverse import accumulate_leaves
+
+    forest, X = FORESTS[name]
+    rows = np.ascontiguousarray(X, dtype=np.float32)
+    early = late = 0
+    for i in range(forest.n_estimators):
+        reached = np.diff(_rebuilt_tree(forest, i)[0].decision_path(rows).indptr) - 1  # nodes on the path - 1
+        early += np.sum(reached < forest.max_depths_[i] // 2)
+        late += np.sum(reached > forest.max_depths_[i] // 2)
+    assert early > 0 and late > 0
+    trees, w = np.arange(forest.n_estimators), np.linspace(0.5, 1.5, forest.n_estimators)
+    staged = forest.accumulate_proba(rows, trees, w, np.zeros((len(rows), forest.n_classes_)), byte_rows=False)
+    whole = np.zeros_like(staged)
+    accumulate_leaves(rows, trees, w, *forest._kernel_arrays(), whole, False)
+    assert np.array_equal(staged, whole)
 
 
 def test_byte_rows_only_when_every_value_is_a_byte():

@@ -330,6 +330,19 @@ class CompactForest:
             return X32.astype(np.uint8)
         return X32
 
+    def _kernel_arrays(self):
+        """The trees' arrays in the order :func:`mvlab.siamese._traverse.accumulate_leaves` reads them, from
+        ``node_offsets`` to ``leaf_values`` (the kinds of leaf this forest does not keep as empty arrays)."""
+        none = np.zeros((0, self.n_classes_))
+        classes = self.leaf_classes_ if getattr(self, "leaf_classes_", None) is not None else np.zeros(0, np.uint8)
+        values = self.leaf_values_ if self.leaf_values_ is not None else none
+        counts = self.leaf_counts_ if self.leaf_counts_ is not None else np.zeros((0, self.n_classes_), np.uint8)
+        totals = self.leaf_totals_ if self.leaf_totals_ is not None else np.zeros(0, np.uint8)
+        implicit = self.children_left_ is None
+        left = self.children_right_ if implicit else self.children_left_
+        return (self.node_offsets_, self.leaf_offsets_, self.max_depths_, self.children_right_, left, implicit,
+                self.feature_, self.threshold_, classes, counts, totals, values)
+
     def accumulate_proba(self, X32, trees, weights, acc, byte_rows=True):
         """Add ``weights[k]`` times tree ``trees[k]``'s class distributions of the rows of ``X32`` to ``acc``
         (n, ``n_classes_``), tree after tree in the order given: the sum ``sum_k w_k p^{(t_k)}`` of Eqs. 9 and 12,
@@ -356,16 +369,7 @@ class CompactForest:
             raise ValueError(f"weights has shape {weights.shape}; it needs one weight per tree index {trees.shape}.")
         if acc.shape != (rows.shape[0], self.n_classes_) or acc.dtype != np.float64 or not acc.flags.c_contiguous:
             raise ValueError(f"acc must be C-contiguous float64 of shape ({rows.shape[0]}, {self.n_classes_}).")
-        none = np.zeros((0, self.n_classes_))
-        classes = self.leaf_classes_ if getattr(self, "leaf_classes_", None) is not None else np.zeros(0, np.uint8)
-        values = self.leaf_values_ if self.leaf_values_ is not None else none
-        counts = self.leaf_counts_ if self.leaf_counts_ is not None else np.zeros((0, self.n_classes_), np.uint8)
-        totals = self.leaf_totals_ if self.leaf_totals_ is not None else np.zeros(0, np.uint8)
-        implicit = self.children_left_ is None
-        accumulate_leaves(rows, trees, weights, self.node_offsets_, self.leaf_offsets_,
-                          self.max_depths_, self.children_right_, self.children_right_ if implicit
-                          else self.children_left_, implicit, self.feature_, self.threshold_, classes, counts,
-                          totals, values, acc)
+        accumulate_leaves(rows, trees, weights, *self._kernel_arrays(), acc)
         return acc
 
     def predict_proba(self, X):
