@@ -1,17 +1,19 @@
 """Compact forests' compiled traversal against the routes it replaced (issue 54, item 3): ratios in one run.
 
-One random forest of 100 trees, fully grown on 10,000 binned rows (``make_classification``, 50 features, 3
-classes, codes 0..255), predicted on 5,000 more, one thread, best of 7 per route, alternating:
+A random forest and a forest of extremely randomised trees (the two kinds of DF21's levels), 100 trees each, fully
+grown on 10,000 binned rows (``make_classification``, 50 features, 3 classes, codes 0..255), predicted on 5,000
+more, one thread, best of 7 per route, alternating:
 
 * ``compiled``: ``forest_proba`` on the ``CompactForest`` (mvlab's numba traversal, all trees in one call: every
   row steps half a tree's depth, then only the rows not yet on a leaf);
-* ``whole depth``: the same kernel with ``staged=False``, every row stepping the tree's whole depth (the traversal
-  before 0.7.8 did, though it read four arrays a step where this reads one record);
+* ``whole depth``: the same kernel with ``staged=False``, every row stepping the tree's whole depth, as the
+  traversal before 0.7.8 did (which also read four arrays a step where this reads one record);
 * ``rebuilt``: each compact tree rebuilt as a scikit-learn ``Tree`` and its ``apply`` (the route before the
   kernel; the reference of ``tests/test_compact_traverse.py``);
 * ``scikit-learn``: the fitted forest's own ``predict_proba``.
 
-The three give the same probabilities bit for bit (checked here first). Run from the repository root::
+The first three give the same probabilities bit for bit, scikit-learn's within 1e-12 (checked here first). Run
+from the repository root::
 
     .venv/bin/python bench/bench_compact_traversal.py
 """
@@ -31,20 +33,16 @@ import numpy as np  # noqa: E402
 from _timing import best_of  # noqa: E402
 
 
-def main():
-    from sklearn.datasets import make_classification
-    from sklearn.ensemble import RandomForestClassifier
+def time_routes(forest, rows, kind):
+    """Print the four routes' best times on one fitted forest (its trees made compact), after checking that they
+    give the same probabilities."""
     from test_compact_traverse import reference_tree_predict
 
     from mvlab.siamese._traverse import accumulate_leaves
     from mvlab.siamese.cascade import forest_proba
     from mvlab.siamese.compact import CompactForest
 
-    X, y = make_classification(15000, 50, n_informative=20, n_classes=3, random_state=0)
-    X = np.floor((X - X.min(0)) / (X.max(0) - X.min(0) + 1e-9) * 255).astype(np.float32)
-    forest = RandomForestClassifier(100, random_state=0, n_jobs=1).fit(X[:10000], y[:10000])
     compact = CompactForest(forest, integer_inputs=True)
-    rows = np.ascontiguousarray(X[10000:])
     T = compact.n_estimators
 
     def whole_depth():
@@ -68,10 +66,21 @@ def main():
         for name, fn in routes.items():
             best[name] = min(best[name], best_of(fn, 1)[0])
     steps = forest.decision_path(rows)[0].nnz / (len(rows) * T) - 1  # a row's nodes on its path, less the root
-    print(f"# compact forest, 100 trees x {compact.node_offsets_[-1] // T} nodes, 5,000 rows, one thread, best of 7;"
+    print(f"# {kind}, 100 trees x {compact.node_offsets_[-1] // T} nodes, 5,000 rows, one thread, best of 7;"
           f" a row reaches its leaf in {steps:.1f} steps on average, the trees' depth {compact.max_depths_.mean():.1f}")
     for name, seconds in best.items():
         print(f"  {name:13s} {seconds * 1e3:7.1f} ms   compiled / this: {best['compiled'] / seconds:.2f}")
+
+
+def main():
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+
+    X, y = make_classification(15000, 50, n_informative=20, n_classes=3, random_state=0)
+    X = np.floor((X - X.min(0)) / (X.max(0) - X.min(0) + 1e-9) * 255).astype(np.float32)
+    rows = np.ascontiguousarray(X[10000:])
+    for kind, make in (("random forest", RandomForestClassifier), ("extremely randomised trees", ExtraTreesClassifier)):
+        time_routes(make(100, random_state=0, n_jobs=1).fit(X[:10000], y[:10000]), rows, kind)
 
 
 if __name__ == "__main__":

@@ -58,38 +58,46 @@ def _unpack_tree(t, node_offsets, leaf_offsets, right, left, implicit, feature, 
     return n_nodes
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _child(X, r, rec, cuts, at):  # pragma: no cover
+    """The child of node ``at`` that row ``r`` of ``X`` goes to: left when ``x <= threshold``, else right (a NaN
+    too). Every index is unsigned, so numba leaves out its check for negative indices (a third of the loop's time
+    with signed ones)."""
+    o = np.uint64(4) * np.uint64(at)
+    x = np.float32(X[np.uint64(r), np.uint64(rec[o + np.uint64(2)])])
+    return rec[o + np.uint64(not x <= cuts[o + np.uint64(3)])]
+
+
 @njit(cache=True, nogil=True)
 def _descend(X, rec, max_depth, node, rows, at, staged):  # pragma: no cover
     """Every row's leaf in the unpacked tree ``rec``, into ``node`` (n,): ``max_depth // 2`` steps for all rows,
     then steps for the rows not yet on a leaf (``rows``, their nodes ``at``: scratch of size n); with ``staged``
-    False, ``max_depth`` steps for all rows (as before 0.7.8; the bench compares the two)."""
+    False, ``max_depth`` steps for all rows (as before 0.7.8; the bench compares the two). All of uint32."""
     cuts = rec.view(np.float32)
-    n = X.shape[0]
+    n = np.uint64(X.shape[0])
     node[:n] = 0
     done = max_depth // 2 if staged else max_depth
     for _ in range(done):
         for r in range(n):
-            o = 4 * node[r]
-            node[r] = rec[o + np.intp(not np.float32(X[r, rec[o + 2]]) <= cuts[o + 3])]
-    m = 0
+            node[r] = _child(X, r, rec, cuts, node[r])
+    m = np.uint64(0)
     for r in range(n):
         rows[m] = r
         at[m] = node[r]
-        m += rec[4 * node[r]] != node[r]  # a leaf is its own left child
+        m += np.uint64(rec[np.uint64(4) * np.uint64(node[r])] != node[r])  # a leaf is its own left child
     while done < max_depth and m > 0:
         steps = min(_COMPACT_EVERY, max_depth - done)
         for _ in range(steps):
             for i in range(m):
-                o = 4 * at[i]
-                at[i] = rec[o + np.intp(not np.float32(X[rows[i], rec[o + 2]]) <= cuts[o + 3])]
+                at[i] = _child(X, rows[i], rec, cuts, at[i])
         done += steps
-        kept = 0
+        kept = np.uint64(0)
         for i in range(m):
-            r = rows[i]
+            r = np.uint64(rows[i])
             node[r] = at[i]
             rows[kept] = r
             at[kept] = at[i]
-            kept += rec[4 * at[i]] != at[i]
+            kept += np.uint64(rec[np.uint64(4) * np.uint64(at[i])] != at[i])
         m = kept
 
 
@@ -115,11 +123,11 @@ def accumulate_leaves(X, trees, weights, node_offsets, leaf_offsets, max_depths,
     most = 1
     for k in range(trees.size):
         most = max(most, node_offsets[trees[k] + 1] - node_offsets[trees[k]])
-    rec = np.empty(4 * most, dtype=np.int32)
+    rec = np.empty(4 * most, dtype=np.uint32)
     leaf_of = np.empty(most, dtype=np.int64)
-    node = np.empty(n, dtype=np.int32)
-    rows = np.empty(n, dtype=np.int32)
-    at = np.empty(n, dtype=np.int32)
+    node = np.empty(n, dtype=np.uint32)
+    rows = np.empty(n, dtype=np.uint32)
+    at = np.empty(n, dtype=np.uint32)
     by_class = leaf_classes.size > 0
     by_value = leaf_values.shape[0] > 0
     for k in range(trees.size):
