@@ -36,7 +36,7 @@ def _unpack_tree(t, node_offsets, leaf_offsets, right, left, implicit, feature, 
                  leaf_of):  # pragma: no cover
     """Tree ``t``'s nodes as records ``rec[4j:4j+4]`` = (left, right, feature, threshold's float32 bits) and each
     leaf's index among the forest's leaves in ``leaf_of[j]`` (the tree's first leaf for an internal node); a leaf
-    is its own two children. Returns its node count."""
+    is its own two children."""
     cuts = rec.view(np.float32)
     base = node_offsets[t]
     n_nodes = node_offsets[t + 1] - base
@@ -57,7 +57,6 @@ def _unpack_tree(t, node_offsets, leaf_offsets, right, left, implicit, feature, 
             rec[o + 2] = feature[base + j]
             cuts[o + 3] = np.float32(threshold[base + j])
             leaf_of[j] = leaf_offsets[t]  # never read for a row that reached its leaf; in bounds if it were
-    return n_nodes
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -68,6 +67,12 @@ def _child(X, r, rec, cuts, at):  # pragma: no cover
     o = np.uint64(4) * np.uint64(at)
     x = np.float32(X[np.uint64(r), np.uint64(rec[o + np.uint64(2)])])
     return rec[o + np.uint64(not x <= cuts[o + np.uint64(3)])]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _on_leaf(rec, at):  # pragma: no cover
+    """Whether node ``at`` of the unpacked tree ``rec`` is a leaf: its own left child."""
+    return rec[np.uint64(4) * np.uint64(at)] == at
 
 
 @njit(cache=True, nogil=True)
@@ -86,7 +91,7 @@ def _descend(X, rec, max_depth, node, rows, at, staged):  # pragma: no cover
     for r in range(n):
         rows[m] = r
         at[m] = node[r]
-        m += np.uint64(rec[np.uint64(4) * np.uint64(node[r])] != node[r])  # a leaf is its own left child
+        m += np.uint64(not _on_leaf(rec, node[r]))
     while done < max_depth and m > 0:
         steps = min(_COMPACT_EVERY, max_depth - done)
         for _ in range(steps):
@@ -99,7 +104,7 @@ def _descend(X, rec, max_depth, node, rows, at, staged):  # pragma: no cover
             node[r] = at[i]
             rows[kept] = r
             at[kept] = at[i]
-            kept += np.uint64(rec[np.uint64(4) * np.uint64(at[i])] != at[i])
+            kept += np.uint64(not _on_leaf(rec, at[i]))
         m = kept
 
 
