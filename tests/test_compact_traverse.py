@@ -7,42 +7,27 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_iris
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
-from sklearn.tree._tree import NODE_DTYPE, Tree
 
+from mvlab.siamese import _traverse
+from mvlab.siamese._traverse import accumulate_leaves, accumulate_leaves_rebuilt, rebuilt_tree
 from mvlab.siamese.cascade import forest_proba
-from mvlab.siamese.compact import CompactForest, _implicit_left
+from mvlab.siamese.compact import CompactForest
 
 
 def _rebuilt_tree(forest, i):
-    """Tree ``i`` of a compact forest rebuilt as a scikit-learn ``Tree`` (children, features, thresholds: what its
-    compiled ``apply`` reads), and its left children (n_nodes,)."""
-    lo, hi = forest.node_offsets_[i], forest.node_offsets_[i + 1]
-    right = forest.children_right_[lo:hi]
-    left = _implicit_left(right) if forest.children_left_ is None else forest.children_left_[lo:hi]
-    nodes = np.zeros(int(hi - lo), dtype=NODE_DTYPE)
-    nodes["left_child"], nodes["right_child"] = left, right
-    nodes["feature"], nodes["threshold"] = forest.feature_[lo:hi], forest.threshold_[lo:hi]
-    tree = Tree(forest.n_features_in_, np.array([forest.n_classes_], dtype=np.intp), 1)
-    tree.__setstate__({"max_depth": int(forest.max_depths_[i]), "node_count": int(hi - lo), "nodes": nodes,
-                       "values": np.zeros((int(hi - lo), 1, forest.n_classes_))})
-    return tree, left
+    """Tree ``i`` of a compact forest rebuilt as a scikit-learn ``Tree``, and its left children (n_nodes,)."""
+    node_offsets, _, max_depths, right, left, implicit, feature, threshold, *_ = forest._kernel_arrays()
+    return rebuilt_tree(i, forest.n_features_in_, forest.n_classes_, node_offsets, max_depths, right, left,
+                        implicit, feature, threshold)
 
 
 def reference_tree_predict(forest, i, X32):
     """Class distributions of tree ``i`` of a compact forest for the rows of ``X32``, the slow way: the tree's nodes
     rebuilt as a scikit-learn ``Tree`` (children, features, thresholds: what its compiled ``apply`` reads), its
     ``apply``, then each leaf's distribution (its class's unit vector, its float64 values, or its counts over their
-    sum, as scikit-learn divides them)."""
-    tree, left = _rebuilt_tree(forest, i)
-    leaf_rank = np.cumsum(left == -1) - 1
-    a, b = forest.leaf_offsets_[i], forest.leaf_offsets_[i + 1]
-    if forest.leaf_classes_ is not None:
-        leaves = np.eye(forest.n_classes_)[forest.leaf_classes_[a:b]]
-    elif forest.leaf_values_ is not None:
-        leaves = forest.leaf_values_[a:b]
-    else:
-        leaves = forest.leaf_counts_[a:b] / forest.leaf_totals_[a:b, None].astype(np.float64)
-    return leaves.take(leaf_rank.take(tree.apply(X32)), axis=0)
+    sum, as scikit-learn divides them): :func:`mvlab.siamese._traverse.accumulate_leaves_rebuilt`."""
+    acc = np.zeros((np.shape(X32)[0], forest.n_classes_))
+    return accumulate_leaves_rebuilt(X32, [i], [1.0], *forest._kernel_arrays(), acc)
 
 
 def _binned(n=400, d=6, seed=0):
@@ -137,8 +122,6 @@ def test_the_staged_descent_finds_the_leaves_stepping_every_row_the_whole_depth_
     the rebuilt scikit-learn tree's ``decision_path``). Fails when a row leaves the late stage before its leaf (tried:
     a step skipped between two compactions: three forests differ, here and against the reference); NaN sent left in
     the late stage only fails the reference test above (tried: four forests)."""
-    from mvlab.siamese._traverse import accumulate_leaves
-
     forest, X = FORESTS[name]
     rows = np.ascontiguousarray(X, dtype=np.float32)
     early = late = 0
@@ -188,3 +171,91 @@ def test_hostile_shapes_and_indices_are_refused_with_a_message():
         forest.accumulate_proba(X, [0], [1.0], acc[:-1])
     with pytest.raises(ValueError, match="weights"):
         forest.accumulate_proba(X, [0, 1], [1.0], acc)
+
+
+def test_the_compiled_route_is_built_and_taken():
+    """The C extension (mvlab/siamese/_traverse_c.c) was built by ``pip install`` and is what compact forests use;
+    without a C compiler and the Python headers mvlab still installs and takes the rebuilt route, 4-6 times slower.
+    Fails when the extension is missing (tried: the .so moved away)."""
+    assert _traverse.COMPILED, ("mvlab's C extension mvlab.siamese._traverse_c was not built: install gcc and the "
+                                "Python headers (python3-dev), then pip install --no-deps -e . again")
+    assert _traverse._compiled.__module__ == "mvlab.siamese._traverse_c"
+
+
+@pytest.mark.parametrize("name", list(FORESTS))
+def test_without_the_extension_the_rebuilt_route_gives_the_same_sums(monkeypatch, name):
+    """An install without a compiler predicts the same numbers: accumulate_proba through the rebuilt route equals the
+    compiled one bit for bit."""
+    forest, X = FORESTS[name]
+    rows = np.ascontiguousarray(X, dtype=np.float32)
+    trees, w = np.array([3, 1, 4, 1, 5]), np.array([0.5, 0.25, 1 / 3, 2.0, 1e-3])
+    compiled = forest.accumulate_proba(rows, trees, w, np.zeros((len(rows), forest.n_classes_)))
+    monkeypatch.setattr(_traverse, "_compiled", None)
+    rebuilt = forest.accumulate_proba(rows, trees, w, np.zeros_like(compiled))
+    assert np.array_equal(compiled, rebuilt)
+
+
+def _damaged(name, change):
+    """The kernel's arguments for a forest of FORESTS with one array changed by ``change(arrays)`` (copies)."""
+    forest, X = FORESTS[name]
+    keys = ("node_offsets", "leaf_offsets", "max_depths", "right", "left", "implicit", "feature", "threshold",
+            "leaf_classes", "leaf_counts", "leaf_totals", "leaf_values")
+    arrays = {k: (np.array(a) if isinstance(a, np.ndarray) else a) for k, a in zip(keys, forest._kernel_arrays())}
+    change(arrays)
+    rows = np.ascontiguousarray(X, dtype=np.float32)
+    return rows, arrays, np.zeros((len(rows), forest.n_classes_))
+
+
+def _first_internal(a):
+    return int(np.flatnonzero(a["right"] != -1)[0])
+
+
+DAMAGE = {  # what is broken -> (forest, the change, the message)
+    "a feature beyond the columns": ("counts, float32 thresholds",
+                                     lambda a: a["feature"].__setitem__(_first_internal(a), 4), "feature index"),
+    "a child pointing back to the root": ("counts, float32 thresholds",
+                                          lambda a: a["right"].__setitem__(_first_internal(a), 0), "child index"),
+    "a child beyond its tree": ("stored left children (best first)",
+                                lambda a: a["left"].__setitem__(0, a["node_offsets"][1]), "child index"),
+    "a depth too small": ("counts, float32 thresholds", lambda a: a["max_depths"].__setitem__(0, 1),
+                          "did not reach a leaf"),
+    "a leaf too few": ("counts, float32 thresholds", lambda a: a["leaf_offsets"].__setitem__(1, a["leaf_offsets"][1]
+                                                                                              - 1), "leaves than"),
+    "a leaf's class beyond the classes": ("one-class leaves, byte thresholds",
+                                          lambda a: a["leaf_classes"].__setitem__(0, 200), "class lies outside"),
+    "nodes beyond the arrays": ("counts, float32 thresholds",
+                                lambda a: a["node_offsets"].__setitem__(-1, a["node_offsets"][-1] + 5), "outside"),
+    "counts without one per class": ("counts, float32 thresholds",
+                                     lambda a: a.__setitem__("leaf_counts", a["leaf_counts"][:, :2].copy()),
+                                     "one value per class"),
+}
+
+
+@pytest.mark.parametrize("what", list(DAMAGE))
+def test_a_damaged_forest_is_refused_before_the_loop_reads_out_of_bounds(what):
+    """Every index a compact forest's arrays hold is checked as the C loop unpacks a tree (a forest from a damaged
+    pickle or a hostile file must not read memory it was not given): each damage here raises ValueError with what
+    is wrong. Fails when a check is removed (tried: the feature check: the row read past its columns and the sums
+    differed; the child check: the process crashed)."""
+    name, change, message = DAMAGE[what]
+    rows, arrays, acc = _damaged(name, change)
+    n_trees = len(arrays["max_depths"])
+    with pytest.raises(ValueError, match=message):
+        accumulate_leaves(rows, np.arange(n_trees), np.ones(n_trees), *arrays.values(), acc)
+
+
+def test_hostile_arguments_to_the_compiled_loop_are_refused():
+    """The wrong element types and layouts reach the C loop only as ValueError: float64 or strided rows, a float32
+    or read-only accumulator, an accumulator of the wrong number of rows, a tree index out of range."""
+    forest, X = FORESTS["counts, float32 thresholds"]
+    arrays = forest._kernel_arrays()
+    rows = np.ascontiguousarray(X, dtype=np.float32)
+    acc = np.zeros((len(rows), forest.n_classes_))
+    read_only = acc.copy()
+    read_only.flags.writeable = False
+    cases = [(rows.astype(np.float64), acc, [0], "X must be"), (np.asfortranarray(rows), acc, [0], "C-contiguous"),
+             (rows, acc.astype(np.float32), [0], "acc must be"), (rows, read_only, [0], "writable"),
+             (rows, acc[:-1], [0], "acc must be"), (rows, acc, [12], "tree index")]
+    for X_, acc_, trees, message in cases:
+        with pytest.raises(ValueError, match=message):
+            accumulate_leaves(X_, np.array(trees), np.ones(len(trees)), *arrays, acc_)

@@ -34,6 +34,8 @@ def test_the_wheel_carries_the_data_the_dashboard_the_licence_and_the_command(wh
     prose = [str(p.relative_to(ROOT)) for p in ROOT.glob("mvlab/ui/text/*/*.md")]  # the pages' prose (page_text)
     assert prose and not [p for p in prose if p not in names]
     assert "mvlab/reproduction/report_template.md" in names  # reproduce report renders the report from it
+    # the compiled traversal of compact forests, built for this platform (mvlab/siamese/_traverse_c.c)
+    assert [n for n in names if n.startswith("mvlab/siamese/_traverse_c.") and n.endswith(".so")], sorted(names)[:20]
     dist_info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
     assert f"{dist_info}/licenses/LICENSE" in names
     with zipfile.ZipFile(wheel) as z:
@@ -56,10 +58,13 @@ def test_installed_from_the_wheel_it_loads_every_dataset_and_serves_the_papers_p
     loaded = subprocess.run(
         [sys.executable, "-c", "import mvlab; from mvlab import list_datasets, load_dataset; "
          "print(mvlab.__file__); print(sum(load_dataset(n).X.shape[0] > 0 for n in list_datasets()), "
-         "len(list_datasets()))"], cwd=elsewhere, env=env, capture_output=True, text=True)
+         "len(list_datasets())); from mvlab.siamese import _traverse; print(_traverse.COMPILED, "
+         "_traverse._compiled.__module__ if _traverse.COMPILED else '')"],
+        cwd=elsewhere, env=env, capture_output=True, text=True)
     assert loaded.returncode == 0, loaded.stderr[-3000:]
-    where, counts = loaded.stdout.split()[0], loaded.stdout.split()[1:]
+    where, *counts, compiled, module = loaded.stdout.split()
     assert where.startswith(str(site)) and counts[0] == counts[1]  # the wheel's mvlab, every dataset loaded
+    assert (compiled, module) == ("True", "mvlab.siamese._traverse_c")  # its own compiled traversal, not the checkout's
 
     port = free_port()
     log = (tmp_path / "dashboard.log").open("w")

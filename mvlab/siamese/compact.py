@@ -13,7 +13,7 @@ what is stored. A leaf's class distribution is its (bootstrap-weighted) class co
 sum, which is how scikit-learn computes it; the counts are read back from the tree and checked to give
 its distribution bit for bit (a tree whose leaves do not, e.g. one fitted with fractional sample weights,
 keeps its distributions as ``float64`` instead). To predict, a compiled traversal reads the flat arrays
-themselves (:func:`mvlab.siamese._traverse.accumulate_leaves`, numba; all a forest's trees in one call), finds
+themselves (:func:`mvlab.siamese._traverse.accumulate_leaves`, a C extension; all a forest's trees in one call), finds
 each row's leaf with the comparison scikit-learn's ``apply`` makes, and divides the leaves' counts by their sums,
 so the probabilities are those of the original forest, bit for bit (``tests/test_cascade_compact.py``). The
 reference it is checked against rebuilds a tree's nodes as a scikit-learn ``Tree`` and calls its ``apply``

@@ -1,0 +1,365 @@
+/* The compiled traversal of a compact forest's flat arrays (mvlab.siamese._traverse, which documents it).
+
+   accumulate_leaves(X, trees, weights, node_offsets, leaf_offsets, max_depths, right, left, implicit, feature,
+                     threshold, leaf_classes, leaf_counts, leaf_totals, leaf_values, acc, staged)
+
+   acc[r, :] += weights[k] * p_k(r) for k = 0, 1, ... in order, p_k(r) the class distribution of the leaf that row r
+   of X reaches in tree trees[k] (Eqs. 9 and 12). Every argument is read through the buffer protocol, C-contiguous,
+   each integer array in whichever width the compact forest chose; every index the arrays hold is checked before
+   the descent reads it, so a damaged forest raises ValueError instead of reading out of bounds. The descent and the
+   sums run without the GIL.
+
+   Exactness. A row goes left when x <= threshold, both as float32 (a byte value or a byte threshold is exact in
+   float32), and right otherwise, NaN included: scikit-learn's Tree.apply. acc[r, c] += w * v is one product then
+   one sum, as numpy's acc += w * P; the module is compiled with -ffp-contract=off so no fused multiply-add merges
+   them. A leaf's distribution from counts is (double) count / (double) total, as scikit-learn divides them. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define COMPACT_EVERY 2 /* steps between two compactions of the list of rows not yet on a leaf */
+
+typedef struct {
+    Py_buffer b;
+    char kind; /* 'i' signed, 'u' unsigned, 'f' float */
+    int held;
+} Array;
+
+/* One node of an unpacked tree, 16 bytes: a step down reads one of them. A leaf is its own two children. */
+typedef struct {
+    uint32_t kid[2];
+    uint32_t feature;
+    float cut;
+} Node;
+
+static int get_array(PyObject *obj, Array *a, int writable, const char *name) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, &a->b, flags) < 0) {
+        PyErr_Format(PyExc_ValueError, "accumulate_leaves: %s must be a C-contiguous%s array.", name,
+                     writable ? " writable" : "");
+        return -1;
+    }
+    a->held = 1;
+    const char *f = a->b.format ? a->b.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    switch (*f) {
+    case 'B': case 'H': case 'I': case 'L': case 'Q': case '?': a->kind = 'u'; break;
+    case 'b': case 'h': case 'i': case 'l': case 'q': a->kind = 'i'; break;
+    case 'f': case 'd': a->kind = 'f'; break;
+    default: a->kind = 0;
+    }
+    Py_ssize_t s = a->b.itemsize;
+    int ok = a->kind == 'f' ? (s == 4 || s == 8) : (a->kind && (s == 1 || s == 2 || s == 4 || s == 8));
+    if (!ok || f[1] != '\0') {
+        PyErr_Format(PyExc_ValueError, "accumulate_leaves: %s has an unsupported element type '%s'.", name,
+                     a->b.format ? a->b.format : "B");
+        return -1;
+    }
+    return 0;
+}
+
+static Py_ssize_t length(const Array *a) { return a->b.len / a->b.itemsize; }
+
+/* Element i of an integer array, whatever its width and sign. */
+static inline int64_t read_int(const Array *a, Py_ssize_t i) {
+    const char *p = (const char *)a->b.buf;
+    int sgn = a->kind == 'i';
+    switch (a->b.itemsize) {
+    case 1: return sgn ? (int64_t)((const int8_t *)p)[i] : (int64_t)((const uint8_t *)p)[i];
+    case 2: return sgn ? (int64_t)((const int16_t *)p)[i] : (int64_t)((const uint16_t *)p)[i];
+    case 4: return sgn ? (int64_t)((const int32_t *)p)[i] : (int64_t)((const uint32_t *)p)[i];
+    default: return sgn ? ((const int64_t *)p)[i] : (int64_t)((const uint64_t *)p)[i];
+    }
+}
+
+/* Element i of any numeric array as double (integers of more than 53 bits are not expected here). */
+static inline double read_real(const Array *a, Py_ssize_t i) {
+    if (a->kind == 'f')
+        return a->b.itemsize == 4 ? (double)((const float *)a->b.buf)[i] : ((const double *)a->b.buf)[i];
+    return (double)read_int(a, i);
+}
+
+/* Elements base .. base + n - 1 of an integer array, whatever its width and sign, into out (one loop per width, so
+   each is a plain widening copy). */
+#define COPY_WIDE(SRC_T)                                                                                      \
+    for (Py_ssize_t j = 0; j < n; j++) out[j] = (int64_t)((const SRC_T *)a->b.buf)[base + j];              \
+    return
+static void read_ints(const Array *a, Py_ssize_t base, Py_ssize_t n, int64_t *out) {
+    int sgn = a->kind == 'i';
+    switch (a->b.itemsize) {
+    case 1: if (sgn) { COPY_WIDE(int8_t); } else { COPY_WIDE(uint8_t); }
+    case 2: if (sgn) { COPY_WIDE(int16_t); } else { COPY_WIDE(uint16_t); }
+    case 4: if (sgn) { COPY_WIDE(int32_t); } else { COPY_WIDE(uint32_t); }
+    default: if (sgn) { COPY_WIDE(int64_t); } else { COPY_WIDE(uint64_t); }
+    }
+}
+#undef COPY_WIDE
+
+/* The same for the thresholds, as float32: float32 itself, or bytes (exact in float32). */
+static void read_cuts(const Array *a, Py_ssize_t base, Py_ssize_t n, float *out) {
+    if (a->kind == 'f' && a->b.itemsize == 4) {
+        memcpy(out, (const float *)a->b.buf + base, sizeof(float) * (size_t)n);
+        return;
+    }
+    for (Py_ssize_t j = 0; j < n; j++) out[j] = (float)read_real(a, base + j);
+}
+
+/* Scratch of one tree's columns, widened (most nodes of any tree each). */
+typedef struct {
+    int64_t *right, *left, *feature;
+    float *cut;
+} Columns;
+
+/* Tree t's nodes (base .. base + n_nodes - 1 of the forest's arrays) unpacked into rec, each leaf's index among the
+   forest's leaves into leaf_of (the tree's first leaf for an internal node, never read). Every child must come
+   after its parent (scikit-learn numbers them so), which also bounds a descent by the tree's node count. Returns an
+   error message, or NULL. */
+static const char *unpack_tree(Py_ssize_t base, Py_ssize_t n_nodes, int64_t first_leaf, int64_t n_leaves,
+                               const Array *right, const Array *left, int implicit, const Array *feature,
+                               const Array *threshold, Py_ssize_t n_features, const Columns *w, Node *rec,
+                               int64_t *leaf_of) {
+    read_ints(right, base, n_nodes, w->right);
+    if (!implicit) read_ints(left, base, n_nodes, w->left);
+    read_ints(feature, base, n_nodes, w->feature);
+    read_cuts(threshold, base, n_nodes, w->cut);
+    int64_t leaf = first_leaf;
+    for (Py_ssize_t j = 0; j < n_nodes; j++) {
+        int64_t child = w->right[j];
+        if (child == -1) {
+            if (leaf >= first_leaf + n_leaves) return "a tree has more leaves than leaf_offsets gives it";
+            rec[j].kid[0] = rec[j].kid[1] = (uint32_t)j;
+            rec[j].feature = 0;
+            rec[j].cut = 0.0f;
+            leaf_of[j] = leaf++;
+            continue;
+        }
+        int64_t l = implicit ? (int64_t)j + 1 : w->left[j];
+        int64_t f = w->feature[j];
+        if (child <= j || child >= n_nodes || l <= j || l >= n_nodes) return "a child index lies outside its tree";
+        if (f < 0 || f >= n_features) return "a feature index lies outside the rows' columns";
+        rec[j].kid[0] = (uint32_t)l;
+        rec[j].kid[1] = (uint32_t)child;
+        rec[j].feature = (uint32_t)f;
+        rec[j].cut = w->cut[j];
+        leaf_of[j] = first_leaf;
+    }
+    if (leaf != first_leaf + n_leaves) return "a tree has fewer leaves than leaf_offsets gives it";
+    return NULL;
+}
+
+/* Every row's leaf in the unpacked tree rec, into node (n,): max_depth / 2 steps for all rows, then steps for the
+   rows not yet on a leaf (rows, their nodes at: scratch of n); staged = 0 steps every row the whole depth. One
+   definition per type of the rows (float32, or bytes against byte thresholds). */
+#define DEFINE_DESCEND(NAME, T)                                                                               \
+    static __attribute__((noinline)) void NAME(const T *restrict X, size_t d, size_t n, const Node *rec, uint32_t max_depth, uint32_t *node,     \
+                     uint32_t *rows, uint32_t *at, int staged) {                                              \
+        for (size_t r = 0; r < n; r++) node[r] = 0;                                                            \
+        uint32_t done = staged ? max_depth / 2 : max_depth;                                                    \
+        for (uint32_t s = 0; s < done; s++)                                                                    \
+            for (size_t r = 0; r < n; r++) {                                                                   \
+                const Node *v = rec + node[r];                                                                 \
+                node[r] = v->kid[!((float)X[r * d + v->feature] <= v->cut)];                                   \
+            }                                                                                                  \
+        size_t m = 0;                                                                                          \
+        for (size_t r = 0; r < n; r++) {                                                                       \
+            rows[m] = (uint32_t)r;                                                                             \
+            at[m] = node[r];                                                                                   \
+            m += rec[node[r]].kid[0] != node[r];                                                               \
+        }                                                                                                      \
+        while (done < max_depth && m > 0) {                                                                    \
+            uint32_t steps = max_depth - done < COMPACT_EVERY ? max_depth - done : COMPACT_EVERY;              \
+            for (uint32_t s = 0; s < steps; s++)                                                               \
+                for (size_t i = 0; i < m; i++) {                                                               \
+                    const Node *v = rec + at[i];                                                               \
+                    at[i] = v->kid[!((float)X[(size_t)rows[i] * d + v->feature] <= v->cut)];                   \
+                }                                                                                              \
+            done += steps;                                                                                     \
+            size_t kept = 0;                                                                                   \
+            for (size_t i = 0; i < m; i++) {                                                                   \
+                uint32_t r = rows[i], a = at[i];                                                               \
+                node[r] = a;                                                                                   \
+                rows[kept] = r;                                                                                \
+                at[kept] = a;                                                                                  \
+                kept += rec[a].kid[0] != a;                                                                    \
+            }                                                                                                  \
+            m = kept;                                                                                          \
+        }                                                                                                      \
+    }
+
+DEFINE_DESCEND(descend_float32, float)
+DEFINE_DESCEND(descend_bytes, uint8_t)
+
+static PyObject *accumulate_leaves(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *objs[15];
+    int implicit, staged = 1;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOpOOOOOOO|p:accumulate_leaves", &objs[0], &objs[1], &objs[2], &objs[3],
+                          &objs[4], &objs[5], &objs[6], &objs[7], &implicit, &objs[8], &objs[9], &objs[10],
+                          &objs[11], &objs[12], &objs[13], &objs[14], &staged))
+        return NULL;
+    static const char *names[15] = {"X", "trees", "weights", "node_offsets", "leaf_offsets", "max_depths", "right",
+                                    "left", "feature", "threshold", "leaf_classes", "leaf_counts", "leaf_totals",
+                                    "leaf_values", "acc"};
+    Array arr[15];
+    memset(arr, 0, sizeof arr);
+    enum { X, TREES, WEIGHTS, NODE_OFF, LEAF_OFF, DEPTHS, RIGHT, LEFT, FEATURE, THRESHOLD, CLASSES, COUNTS, TOTALS,
+           VALUES, ACC };
+    Columns cols = {NULL, NULL, NULL, NULL};
+    Node *rec = NULL;
+    int64_t *leaf_of = NULL;
+    uint32_t *node = NULL, *rows = NULL, *at = NULL;
+    const char *error = NULL;
+    PyObject *result = NULL;
+    for (int i = 0; i < 15; i++)
+        if (get_array(objs[i], &arr[i], i == ACC, names[i]) < 0) goto done;
+
+    Array *x = &arr[X], *acc = &arr[ACC];
+    int byte_rows = x->kind == 'u' && x->b.itemsize == 1;
+    if (x->b.ndim != 2 || !(byte_rows || (x->kind == 'f' && x->b.itemsize == 4))) {
+        error = "X must be a 2-d array of float32 or uint8";
+        goto done;
+    }
+    size_t n = (size_t)x->b.shape[0], d = (size_t)x->b.shape[1];
+    if (acc->b.ndim != 2 || acc->kind != 'f' || acc->b.itemsize != 8 || (size_t)acc->b.shape[0] != n) {
+        error = "acc must be float64 of shape (rows of X, classes)";
+        goto done;
+    }
+    if (n > UINT32_MAX) {
+        error = "X has more rows than 2**32 - 1";
+        goto done;
+    }
+    Py_ssize_t n_classes = acc->b.shape[1];
+    Py_ssize_t K = length(&arr[TREES]), T = length(&arr[NODE_OFF]) - 1;
+    if (length(&arr[WEIGHTS]) != K || T < 0 || length(&arr[LEAF_OFF]) != T + 1 || length(&arr[DEPTHS]) != T) {
+        error = "trees and weights, or node_offsets, leaf_offsets and max_depths, do not match in length";
+        goto done;
+    }
+    int by_class = length(&arr[CLASSES]) > 0, by_value = length(&arr[VALUES]) > 0;
+    Py_ssize_t n_leaves_kept = by_class ? length(&arr[CLASSES])
+                             : by_value ? length(&arr[VALUES]) / (n_classes ? n_classes : 1)
+                                        : length(&arr[TOTALS]);
+    if ((by_value && length(&arr[VALUES]) != n_leaves_kept * n_classes) ||
+        (!by_class && !by_value && length(&arr[COUNTS]) != n_leaves_kept * n_classes)) {
+        error = "the leaves' distributions do not have one value per class";
+        goto done;
+    }
+    for (Py_ssize_t i = 0; by_class && i < n_leaves_kept; i++) {
+        int64_t c = read_int(&arr[CLASSES], i);
+        if (c < 0 || c >= n_classes) {
+            error = "a leaf's class lies outside acc's columns";
+            goto done;
+        }
+    }
+    Py_ssize_t n_nodes_kept = length(&arr[RIGHT]);
+    if (length(&arr[FEATURE]) < n_nodes_kept || length(&arr[THRESHOLD]) < n_nodes_kept ||
+        (!implicit && length(&arr[LEFT]) < n_nodes_kept)) {
+        error = "right, left, feature and threshold do not match in length";
+        goto done;
+    }
+    Py_ssize_t most = 1;
+    for (Py_ssize_t k = 0; k < K; k++) {
+        int64_t t = read_int(&arr[TREES], k);
+        if (t < 0 || t >= T) {
+            error = "a tree index lies outside the forest";
+            goto done;
+        }
+        int64_t lo = read_int(&arr[NODE_OFF], t), hi = read_int(&arr[NODE_OFF], t + 1);
+        int64_t a = read_int(&arr[LEAF_OFF], t), b = read_int(&arr[LEAF_OFF], t + 1);
+        int64_t depth = read_int(&arr[DEPTHS], t);
+        if (lo < 0 || hi <= lo || hi > n_nodes_kept || hi - lo > UINT32_MAX || a < 0 || b < a || b > n_leaves_kept ||
+            depth < 0 || depth > hi - lo) {
+            error = "node_offsets, leaf_offsets or max_depths lie outside the forest's arrays";
+            goto done;
+        }
+        if (hi - lo > most) most = (Py_ssize_t)(hi - lo);
+    }
+    cols.right = PyMem_RawMalloc(sizeof(int64_t) * (size_t)most);
+    cols.left = PyMem_RawMalloc(sizeof(int64_t) * (size_t)most);
+    cols.feature = PyMem_RawMalloc(sizeof(int64_t) * (size_t)most);
+    cols.cut = PyMem_RawMalloc(sizeof(float) * (size_t)most);
+    rec = PyMem_RawMalloc(sizeof(Node) * (size_t)most);
+    leaf_of = PyMem_RawMalloc(sizeof(int64_t) * (size_t)most);
+    node = PyMem_RawMalloc(sizeof(uint32_t) * (n ? n : 1));
+    rows = PyMem_RawMalloc(sizeof(uint32_t) * (n ? n : 1));
+    at = PyMem_RawMalloc(sizeof(uint32_t) * (n ? n : 1));
+    if (!rec || !leaf_of || !node || !rows || !at || !cols.right || !cols.left || !cols.feature || !cols.cut) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    double *sums = (double *)acc->b.buf;
+    const double *values = by_value ? (const double *)arr[VALUES].b.buf : NULL;
+    if (!(arr[WEIGHTS].kind == 'f' && arr[WEIGHTS].b.itemsize == 8)) {
+        error = "weights must be float64";
+        goto done;
+    }
+    if (by_value && !(arr[VALUES].kind == 'f' && arr[VALUES].b.itemsize == 8)) {
+        error = "leaf_values must be float64";
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t k = 0; k < K && !error; k++) {
+        int64_t t = read_int(&arr[TREES], k);
+        int64_t lo = read_int(&arr[NODE_OFF], t), hi = read_int(&arr[NODE_OFF], t + 1);
+        int64_t a = read_int(&arr[LEAF_OFF], t), b = read_int(&arr[LEAF_OFF], t + 1);
+        error = unpack_tree((Py_ssize_t)lo, (Py_ssize_t)(hi - lo), a, b - a, &arr[RIGHT], &arr[LEFT], implicit,
+                            &arr[FEATURE], &arr[THRESHOLD], (Py_ssize_t)d, &cols, rec, leaf_of);
+        if (error) break;
+        uint32_t depth = (uint32_t)read_int(&arr[DEPTHS], t);
+        if (byte_rows)
+            descend_bytes((const uint8_t *)x->b.buf, d, n, rec, depth, node, rows, at, staged);
+        else
+            descend_float32((const float *)x->b.buf, d, n, rec, depth, node, rows, at, staged);
+        for (size_t r = 0; r < n; r++)
+            if (rec[node[r]].kid[0] != node[r]) {
+                error = "a row did not reach a leaf within max_depths' steps";
+                break;
+            }
+        if (error) break;
+        double w = ((const double *)arr[WEIGHTS].b.buf)[k];
+        for (size_t r = 0; r < n; r++) {
+            int64_t i = leaf_of[node[r]];
+            double *row = sums + r * (size_t)n_classes;
+            if (by_class) {
+                row[read_int(&arr[CLASSES], i)] += w;
+            } else if (by_value) {
+                for (Py_ssize_t c = 0; c < n_classes; c++) row[c] += w * values[i * n_classes + c];
+            } else {
+                double total = read_real(&arr[TOTALS], i);
+                for (Py_ssize_t c = 0; c < n_classes; c++)
+                    row[c] += w * (read_real(&arr[COUNTS], i * n_classes + c) / total);
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (!error) {
+        Py_INCREF(Py_None);
+        result = Py_None;
+    }
+done:
+    if (error && !PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "accumulate_leaves: %s.", error);
+    for (int i = 0; i < 15; i++)
+        if (arr[i].held) PyBuffer_Release(&arr[i].b);
+    PyMem_RawFree(cols.right);
+    PyMem_RawFree(cols.left);
+    PyMem_RawFree(cols.feature);
+    PyMem_RawFree(cols.cut);
+    PyMem_RawFree(rec);
+    PyMem_RawFree(leaf_of);
+    PyMem_RawFree(node);
+    PyMem_RawFree(rows);
+    PyMem_RawFree(at);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"accumulate_leaves", accumulate_leaves, METH_VARARGS,
+     "acc[r, :] += weights[k] * p_k(r) for every tree trees[k] of a compact forest (mvlab.siamese._traverse)."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_traverse_c",
+                                    "The compiled traversal of compact forests (mvlab.siamese._traverse).", -1,
+                                    methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__traverse_c(void) { return PyModule_Create(&module); }
