@@ -4,8 +4,8 @@ A random forest and a forest of extremely randomised trees (the two kinds of DF2
 grown on 10,000 binned rows (``make_classification``, 50 features, 3 classes, codes 0..255), predicted on 5,000
 more, one thread, best of 7 per route, alternating:
 
-* ``compiled``: ``forest_proba`` on the ``CompactForest`` (mvlab's numba traversal, all trees in one call: every
-  row steps half a tree's depth, then only the rows not yet on a leaf);
+* ``compiled``: ``forest_proba`` on the ``CompactForest`` (mvlab's compiled traversal, a C extension since 0.7.9,
+  numba before; all trees in one call: every row steps half a tree's depth, then only the rows not yet on a leaf);
 * ``whole depth``: the same kernel with ``staged=False``, every row stepping the tree's whole depth, as the
   traversal before 0.7.8 did (which also read four arrays a step where this reads one record);
 * ``rebuilt``: each compact tree rebuilt as a scikit-learn ``Tree`` and its ``apply`` (the route before the
@@ -57,7 +57,7 @@ def time_routes(forest, rows, kind):
         "rebuilt": lambda: sum((1 / T) * reference_tree_predict(compact, t, rows) for t in range(T)),
         "scikit-learn": lambda: forest.predict_proba(rows),
     }
-    first = {name: fn() for name, fn in routes.items()}  # also compiles the kernel (or loads it from the cache)
+    first = {name: fn() for name, fn in routes.items()}  # a first call of each, outside the timing
     assert np.array_equal(first["compiled"], first["rebuilt"])
     assert np.array_equal(first["compiled"], first["whole depth"])
     assert np.allclose(first["compiled"], first["scikit-learn"], rtol=0, atol=1e-12)

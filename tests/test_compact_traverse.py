@@ -156,7 +156,7 @@ def test_byte_rows_only_when_every_value_is_a_byte():
 
 def test_hostile_shapes_and_indices_are_refused_with_a_message():
     """The compiled loop reads no memory it was not given: the wrong number of columns, tree indices out of range
-    and a mis-shaped accumulator are refused before it runs (it has no bounds checks)."""
+    and a mis-shaped accumulator are refused before it runs, with messages in the forest's own terms."""
     forest, X = FORESTS["counts, float32 thresholds"]
     acc = np.zeros((len(X), forest.n_classes_))
     with pytest.raises(ValueError, match="fitted on 4 features"):

@@ -17,6 +17,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 #define COMPACT_EVERY 2 /* steps between two compactions of the list of rows not yet on a leaf */
@@ -27,12 +28,16 @@ typedef struct {
     int held;
 } Array;
 
-/* One node of an unpacked tree, 16 bytes: a step down reads one of them. A leaf is its own two children. */
+/* One node of an unpacked tree, 16 bytes: a step down reads one of them. A leaf is its own right child, with a NaN
+   threshold (x <= NaN never holds, so every row there steps right, onto the leaf itself), and its left child holds
+   the leaf's index among the forest's leaves instead. */
 typedef struct {
     uint32_t kid[2];
     uint32_t feature;
     float cut;
 } Node;
+
+#define ON_LEAF(rec, j) ((rec)[j].kid[1] == (j)) /* an internal node's right child comes after it */
 
 static int get_array(PyObject *obj, Array *a, int writable, const char *name) {
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
@@ -112,14 +117,12 @@ typedef struct {
     float *cut;
 } Columns;
 
-/* Tree t's nodes (base .. base + n_nodes - 1 of the forest's arrays) unpacked into rec, each leaf's index among the
-   forest's leaves into leaf_of (the tree's first leaf for an internal node, never read). Every child must come
+/* Tree t's nodes (base .. base + n_nodes - 1 of the forest's arrays) unpacked into rec (Node). Every child must come
    after its parent (scikit-learn numbers them so), which also bounds a descent by the tree's node count. Returns an
    error message, or NULL. */
 static const char *unpack_tree(Py_ssize_t base, Py_ssize_t n_nodes, int64_t first_leaf, int64_t n_leaves,
                                const Array *right, const Array *left, int implicit, const Array *feature,
-                               const Array *threshold, Py_ssize_t n_features, const Columns *w, Node *rec,
-                               int64_t *leaf_of) {
+                               const Array *threshold, Py_ssize_t n_features, const Columns *w, Node *rec) {
     read_ints(right, base, n_nodes, w->right);
     if (!implicit) read_ints(left, base, n_nodes, w->left);
     read_ints(feature, base, n_nodes, w->feature);
@@ -129,10 +132,10 @@ static const char *unpack_tree(Py_ssize_t base, Py_ssize_t n_nodes, int64_t firs
         int64_t child = w->right[j];
         if (child == -1) {
             if (leaf >= first_leaf + n_leaves) return "a tree has more leaves than leaf_offsets gives it";
-            rec[j].kid[0] = rec[j].kid[1] = (uint32_t)j;
+            rec[j].kid[0] = (uint32_t)leaf++;
+            rec[j].kid[1] = (uint32_t)j;
             rec[j].feature = 0;
-            rec[j].cut = 0.0f;
-            leaf_of[j] = leaf++;
+            rec[j].cut = NAN;
             continue;
         }
         int64_t l = implicit ? (int64_t)j + 1 : w->left[j];
@@ -143,18 +146,19 @@ static const char *unpack_tree(Py_ssize_t base, Py_ssize_t n_nodes, int64_t firs
         rec[j].kid[1] = (uint32_t)child;
         rec[j].feature = (uint32_t)f;
         rec[j].cut = w->cut[j];
-        leaf_of[j] = first_leaf;
     }
     if (leaf != first_leaf + n_leaves) return "a tree has fewer leaves than leaf_offsets gives it";
     return NULL;
 }
 
 /* Every row's leaf in the unpacked tree rec, into node (n,): max_depth / 2 steps for all rows, then steps for the
-   rows not yet on a leaf (rows, their nodes at: scratch of n); staged = 0 steps every row the whole depth. One
+   rows not yet on a leaf (rows, their nodes at: scratch of n); staged = 0 steps every row the whole depth. Returns
+   how many rows are not on a leaf after max_depth steps (0 unless max_depth is less than the tree's depth). One
    definition per type of the rows (float32, or bytes against byte thresholds). */
 #define DEFINE_DESCEND(NAME, T)                                                                               \
-    static __attribute__((noinline)) void NAME(const T *restrict X, size_t d, size_t n, const Node *rec, uint32_t max_depth, uint32_t *node,     \
-                     uint32_t *rows, uint32_t *at, int staged) {                                              \
+    static __attribute__((noinline)) size_t NAME(const T *restrict X, size_t d, size_t n, const Node *rec,    \
+                                                 uint32_t max_depth, uint32_t *node, uint32_t *rows,          \
+                                                 uint32_t *at, int staged) {                                  \
         for (size_t r = 0; r < n; r++) node[r] = 0;                                                            \
         uint32_t done = staged ? max_depth / 2 : max_depth;                                                    \
         for (uint32_t s = 0; s < done; s++)                                                                    \
@@ -166,7 +170,7 @@ static const char *unpack_tree(Py_ssize_t base, Py_ssize_t n_nodes, int64_t firs
         for (size_t r = 0; r < n; r++) {                                                                       \
             rows[m] = (uint32_t)r;                                                                             \
             at[m] = node[r];                                                                                   \
-            m += rec[node[r]].kid[0] != node[r];                                                               \
+            m += !ON_LEAF(rec, node[r]);                                                                       \
         }                                                                                                      \
         while (done < max_depth && m > 0) {                                                                    \
             uint32_t steps = max_depth - done < COMPACT_EVERY ? max_depth - done : COMPACT_EVERY;              \
@@ -182,10 +186,11 @@ static const char *unpack_tree(Py_ssize_t base, Py_ssize_t n_nodes, int64_t firs
                 node[r] = a;                                                                                   \
                 rows[kept] = r;                                                                                \
                 at[kept] = a;                                                                                  \
-                kept += rec[a].kid[0] != a;                                                                    \
+                kept += !ON_LEAF(rec, a);                                                                      \
             }                                                                                                  \
             m = kept;                                                                                          \
         }                                                                                                      \
+        return m;                                                                                              \
     }
 
 DEFINE_DESCEND(descend_float32, float)
@@ -208,7 +213,6 @@ static PyObject *accumulate_leaves(PyObject *self, PyObject *args) {
            VALUES, ACC };
     Columns cols = {NULL, NULL, NULL, NULL};
     Node *rec = NULL;
-    int64_t *leaf_of = NULL;
     uint32_t *node = NULL, *rows = NULL, *at = NULL;
     const char *error = NULL;
     PyObject *result = NULL;
@@ -269,6 +273,7 @@ static PyObject *accumulate_leaves(PyObject *self, PyObject *args) {
         int64_t a = read_int(&arr[LEAF_OFF], t), b = read_int(&arr[LEAF_OFF], t + 1);
         int64_t depth = read_int(&arr[DEPTHS], t);
         if (lo < 0 || hi <= lo || hi > n_nodes_kept || hi - lo > UINT32_MAX || a < 0 || b < a || b > n_leaves_kept ||
+            b > UINT32_MAX ||
             depth < 0 || depth > hi - lo) {
             error = "node_offsets, leaf_offsets or max_depths lie outside the forest's arrays";
             goto done;
@@ -280,11 +285,10 @@ static PyObject *accumulate_leaves(PyObject *self, PyObject *args) {
     cols.feature = PyMem_RawMalloc(sizeof(int64_t) * (size_t)most);
     cols.cut = PyMem_RawMalloc(sizeof(float) * (size_t)most);
     rec = PyMem_RawMalloc(sizeof(Node) * (size_t)most);
-    leaf_of = PyMem_RawMalloc(sizeof(int64_t) * (size_t)most);
     node = PyMem_RawMalloc(sizeof(uint32_t) * (n ? n : 1));
     rows = PyMem_RawMalloc(sizeof(uint32_t) * (n ? n : 1));
     at = PyMem_RawMalloc(sizeof(uint32_t) * (n ? n : 1));
-    if (!rec || !leaf_of || !node || !rows || !at || !cols.right || !cols.left || !cols.feature || !cols.cut) {
+    if (!rec || !node || !rows || !at || !cols.right || !cols.left || !cols.feature || !cols.cut) {
         PyErr_NoMemory();
         goto done;
     }
@@ -298,30 +302,31 @@ static PyObject *accumulate_leaves(PyObject *self, PyObject *args) {
         error = "leaf_values must be float64";
         goto done;
     }
+    const uint8_t *byte_classes = by_class && arr[CLASSES].kind == 'u' && arr[CLASSES].b.itemsize == 1
+                                      ? (const uint8_t *)arr[CLASSES].b.buf : NULL;  /* what a CompactForest keeps */
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t k = 0; k < K && !error; k++) {
         int64_t t = read_int(&arr[TREES], k);
         int64_t lo = read_int(&arr[NODE_OFF], t), hi = read_int(&arr[NODE_OFF], t + 1);
         int64_t a = read_int(&arr[LEAF_OFF], t), b = read_int(&arr[LEAF_OFF], t + 1);
         error = unpack_tree((Py_ssize_t)lo, (Py_ssize_t)(hi - lo), a, b - a, &arr[RIGHT], &arr[LEFT], implicit,
-                            &arr[FEATURE], &arr[THRESHOLD], (Py_ssize_t)d, &cols, rec, leaf_of);
+                            &arr[FEATURE], &arr[THRESHOLD], (Py_ssize_t)d, &cols, rec);
         if (error) break;
         uint32_t depth = (uint32_t)read_int(&arr[DEPTHS], t);
-        if (byte_rows)
-            descend_bytes((const uint8_t *)x->b.buf, d, n, rec, depth, node, rows, at, staged);
-        else
-            descend_float32((const float *)x->b.buf, d, n, rec, depth, node, rows, at, staged);
-        for (size_t r = 0; r < n; r++)
-            if (rec[node[r]].kid[0] != node[r]) {
-                error = "a row did not reach a leaf within max_depths' steps";
-                break;
-            }
-        if (error) break;
+        size_t short_of_a_leaf =
+            byte_rows ? descend_bytes((const uint8_t *)x->b.buf, d, n, rec, depth, node, rows, at, staged)
+                      : descend_float32((const float *)x->b.buf, d, n, rec, depth, node, rows, at, staged);
+        if (short_of_a_leaf) {
+            error = "a row did not reach a leaf within max_depths' steps";
+            break;
+        }
         double w = ((const double *)arr[WEIGHTS].b.buf)[k];
         for (size_t r = 0; r < n; r++) {
-            int64_t i = leaf_of[node[r]];
+            size_t i = rec[node[r]].kid[0];
             double *row = sums + r * (size_t)n_classes;
-            if (by_class) {
+            if (byte_classes) {
+                row[byte_classes[i]] += w;
+            } else if (by_class) {
                 row[read_int(&arr[CLASSES], i)] += w;
             } else if (by_value) {
                 for (Py_ssize_t c = 0; c < n_classes; c++) row[c] += w * values[i * n_classes + c];
@@ -346,7 +351,6 @@ done:
     PyMem_RawFree(cols.feature);
     PyMem_RawFree(cols.cut);
     PyMem_RawFree(rec);
-    PyMem_RawFree(leaf_of);
     PyMem_RawFree(node);
     PyMem_RawFree(rows);
     PyMem_RawFree(at);
