@@ -225,6 +225,11 @@ DAMAGE = {  # what is broken -> (forest, the change, the message)
                                           lambda a: a["leaf_classes"].__setitem__(0, 200), "class lies outside"),
     "nodes beyond the arrays": ("counts, float32 thresholds",
                                 lambda a: a["node_offsets"].__setitem__(-1, a["node_offsets"][-1] + 5), "outside"),
+    "a depth beyond the tree's nodes": ("counts, float32 thresholds",
+                                        lambda a: a["max_depths"].__setitem__(0, a["node_offsets"][1]), "outside"),
+    "float64 thresholds (rounded, not floored, to float32)": (
+        "counts, float32 thresholds", lambda a: a.__setitem__("threshold", a["threshold"].astype(np.float64)),
+        "threshold must be float32 or uint8"),
     "counts without one per class": ("counts, float32 thresholds",
                                      lambda a: a.__setitem__("leaf_counts", a["leaf_counts"][:, :2].copy()),
                                      "one value per class"),

@@ -102,13 +102,13 @@ static void read_ints(const Array *a, Py_ssize_t base, Py_ssize_t n, int64_t *ou
 }
 #undef COPY_WIDE
 
-/* The same for the thresholds, as float32: float32 itself, or bytes (exact in float32). */
+/* The same for the thresholds, as float32: float32 itself, or bytes (exact in float32; no other kind is accepted). */
 static void read_cuts(const Array *a, Py_ssize_t base, Py_ssize_t n, float *out) {
-    if (a->kind == 'f' && a->b.itemsize == 4) {
+    if (a->kind == 'f') {
         memcpy(out, (const float *)a->b.buf + base, sizeof(float) * (size_t)n);
         return;
     }
-    for (Py_ssize_t j = 0; j < n; j++) out[j] = (float)read_real(a, base + j);
+    for (Py_ssize_t j = 0; j < n; j++) out[j] = (float)((const uint8_t *)a->b.buf)[base + j];
 }
 
 /* Scratch of one tree's columns, widened (most nodes of any tree each). */
@@ -273,8 +273,7 @@ static PyObject *accumulate_leaves(PyObject *self, PyObject *args) {
         int64_t a = read_int(&arr[LEAF_OFF], t), b = read_int(&arr[LEAF_OFF], t + 1);
         int64_t depth = read_int(&arr[DEPTHS], t);
         if (lo < 0 || hi <= lo || hi > n_nodes_kept || hi - lo > UINT32_MAX || a < 0 || b < a || b > n_leaves_kept ||
-            b > UINT32_MAX ||
-            depth < 0 || depth > hi - lo) {
+            b > UINT32_MAX || depth < 0 || depth >= hi - lo) { /* n nodes are at most n - 1 deep */
             error = "node_offsets, leaf_offsets or max_depths lie outside the forest's arrays";
             goto done;
         }
@@ -294,6 +293,11 @@ static PyObject *accumulate_leaves(PyObject *self, PyObject *args) {
     }
     double *sums = (double *)acc->b.buf;
     const double *values = by_value ? (const double *)arr[VALUES].b.buf : NULL;
+    if (!((arr[THRESHOLD].kind == 'f' && arr[THRESHOLD].b.itemsize == 4) ||
+          (arr[THRESHOLD].kind == 'u' && arr[THRESHOLD].b.itemsize == 1))) {
+        error = "threshold must be float32 or uint8, as a compact forest keeps it";
+        goto done;
+    }
     if (!(arr[WEIGHTS].kind == 'f' && arr[WEIGHTS].b.itemsize == 8)) {
         error = "weights must be float64";
         goto done;
