@@ -12,7 +12,7 @@ ARGS   ?=
 
 # The environment is installed from the lock (requirements.lock: every package pinned, with its hashes), so a fresh
 # machine gets what the tests last passed on; requirements.txt holds the ranges the lock is compiled from.
-$(STAMP): requirements.lock pyproject.toml setup.py mvlab/core/version.py mvlab/siamese/_traverse_c.c
+$(STAMP): requirements.lock pyproject.toml setup.py mvlab/core/version.py mvlab/_compiled/traverse.c
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --disable-pip-version-check -q --upgrade pip
 	$(PY) -m pip install --disable-pip-version-check -q --require-hashes -r requirements.lock

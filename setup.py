@@ -35,7 +35,7 @@ class BuildWithBundledFiles(build_py):
 
 
 TRAVERSAL = Extension(
-    "mvlab.siamese._traverse_c", ["mvlab/siamese/_traverse_c.c"],
+    "mvlab._compiled.traverse", ["mvlab/_compiled/traverse.c"],
     # no fused multiply-add: acc += w * v stays one product then one sum, as numpy computes it (bit for bit)
     extra_compile_args=["-O3", "-funroll-loops", "-ffp-contract=off"],
     # without a C compiler the install still succeeds, and mvlab.siamese._traverse takes its portable route

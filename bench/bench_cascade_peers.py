@@ -24,7 +24,7 @@ the machine's load reaches both sides. fit = one fit; predict = best of 3 on the
 the worker's peak resident memory (``ru_maxrss``: the interpreter, its imports, the data, the fit and the
 predictions), "fit's peak" the same read when the fit ends (before predicting), "after imports" the same
 read before the data is loaded, and "above imports" their difference. mvlab's compiled traversal of compact
-trees is a C extension (``mvlab/siamese/_traverse_c.c``, since 0.7.9; before, numba, whose runtime added about
+trees is a C extension (``mvlab/_compiled/traverse.c``, since 0.7.9; before, numba, whose runtime added about
 85 MB to these peaks when the first compact forest predicted). Ratios are against DF21 on the same split (median
 over the splits, per-split range in brackets).
 

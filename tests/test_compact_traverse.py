@@ -174,12 +174,12 @@ def test_hostile_shapes_and_indices_are_refused_with_a_message():
 
 
 def test_the_compiled_route_is_built_and_taken():
-    """The C extension (mvlab/siamese/_traverse_c.c) was built by ``pip install`` and is what compact forests use;
+    """The C extension (mvlab/_compiled/traverse.c) was built by ``pip install`` and is what compact forests use;
     without a C compiler and the Python headers mvlab still installs and takes the rebuilt route, 4-6 times slower.
     Fails when the extension is missing (tried: the .so moved away)."""
-    assert _traverse.COMPILED, ("mvlab's C extension mvlab.siamese._traverse_c was not built: install gcc and the "
+    assert _traverse.COMPILED, ("mvlab's C extension mvlab._compiled.traverse was not built: install gcc and the "
                                 "Python headers (python3-dev), then pip install --no-deps -e . again")
-    assert _traverse._compiled.__module__ == "mvlab.siamese._traverse_c"
+    assert _traverse._compiled.__module__ == "mvlab._compiled.traverse"
 
 
 @pytest.mark.parametrize("name", list(FORESTS))

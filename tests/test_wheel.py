@@ -34,8 +34,8 @@ def test_the_wheel_carries_the_data_the_dashboard_the_licence_and_the_command(wh
     prose = [str(p.relative_to(ROOT)) for p in ROOT.glob("mvlab/ui/text/*/*.md")]  # the pages' prose (page_text)
     assert prose and not [p for p in prose if p not in names]
     assert "mvlab/reproduction/report_template.md" in names  # reproduce report renders the report from it
-    # the compiled traversal of compact forests, built for this platform (mvlab/siamese/_traverse_c.c)
-    assert [n for n in names if n.startswith("mvlab/siamese/_traverse_c.") and n.endswith(".so")], sorted(names)[:20]
+    # the compiled traversal of compact forests, built for this platform (mvlab/_compiled/traverse.c)
+    assert [n for n in names if n.startswith("mvlab/_compiled/traverse.") and n.endswith(".so")], sorted(names)[:20]
     dist_info = next(n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA"))
     assert f"{dist_info}/licenses/LICENSE" in names
     with zipfile.ZipFile(wheel) as z:
@@ -64,7 +64,7 @@ def test_installed_from_the_wheel_it_loads_every_dataset_and_serves_the_papers_p
     assert loaded.returncode == 0, loaded.stderr[-3000:]
     where, *counts, compiled, module = loaded.stdout.split()
     assert where.startswith(str(site)) and counts[0] == counts[1]  # the wheel's mvlab, every dataset loaded
-    assert (compiled, module) == ("True", "mvlab.siamese._traverse_c")  # its own compiled traversal, not the checkout's
+    assert (compiled, module) == ("True", "mvlab._compiled.traverse")  # its own compiled traversal, not the checkout's
 
     port = free_port()
     log = (tmp_path / "dashboard.log").open("w")

@@ -7,7 +7,7 @@ scikit-learn ``Tree`` would also do (its nodes send missing values right).
 
 Two routes give the same sums bit for bit (``tests/test_compact_traverse.py``):
 
-* **compiled** (``mvlab/siamese/_traverse_c.c``, a C extension built when mvlab is installed, where a C compiler and
+* **compiled** (``mvlab/_compiled/traverse.c``, a C extension built when mvlab is installed, where a C compiler and
   the Python headers are found): used whenever it was built (:data:`COMPILED`). It needs no runtime beyond the
   interpreter: an earlier version compiled the same loop with numba, whose runtime (LLVM's library) added about
   95 MB to a process's resident memory, more than a DF21 cascade's whole working set at 10,000 rows.
@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 try:
-    from mvlab.siamese._traverse_c import accumulate_leaves as _compiled
+    from mvlab._compiled.traverse import accumulate_leaves as _compiled
 except ImportError:  # pragma: no cover - an install without a C compiler
     _compiled = None
 

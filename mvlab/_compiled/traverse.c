@@ -366,8 +366,8 @@ static PyMethodDef methods[] = {
      "acc[r, :] += weights[k] * p_k(r) for every tree trees[k] of a compact forest (mvlab.siamese._traverse)."},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_traverse_c",
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "traverse",
                                     "The compiled traversal of compact forests (mvlab.siamese._traverse).", -1,
                                     methods, NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__traverse_c(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit_traverse(void) { return PyModule_Create(&module); }
