@@ -301,7 +301,7 @@ def test_prediction_threads_do_not_change_results(cancer):
 def test_in_order_keeps_order_bounds_pending_work_and_raises():
     import threading
 
-    from mvlab.siamese.cascade import _in_order
+    from mvlab.core.threads import in_order
 
     pending, peak, lock = [0], [0], threading.Lock()
 
@@ -312,13 +312,13 @@ def test_in_order_keeps_order_bounds_pending_work_and_raises():
         return i * i
 
     out = []
-    for v in _in_order(work, range(40), 2):
+    for v in in_order(work, range(40), 2):
         with lock:
             pending[0] -= 1
         out.append(v)
     assert out == [i * i for i in range(40)]
     assert peak[0] <= 2 * 2 + 1  # submitted ahead of the consumer: at most 2 * n_threads (+ the one in hand)
-    assert list(_in_order(work, [3], 4)) == [9]
+    assert list(in_order(work, [3], 4)) == [9]
 
     def boom(i):
         if i == 5:
@@ -326,7 +326,7 @@ def test_in_order_keeps_order_bounds_pending_work_and_raises():
         return i
 
     with pytest.raises(RuntimeError, match="task 5"):
-        list(_in_order(boom, range(10), 2))
+        list(in_order(boom, range(10), 2))
 
 
 class _FirstTreeOnly(CascadeForest):

@@ -12,7 +12,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 from mvlab.core.forest_fit import fit_forest
 from mvlab.siamese import cascade as cascade_module
-from mvlab.siamese.cascade import CascadeForest, _oob_sums
+from mvlab.siamese.cascade import CascadeForest
+from mvlab.siamese.class_vectors import oob_sums
 from mvlab.siamese.compact import CompactForest
 
 ARRAYS = ("classes_", "node_offsets_", "max_depths_", "children_left_", "children_right_", "feature_", "threshold_",
@@ -77,7 +78,7 @@ def _old_route(cf, kind, seed, F, y, n_jobs):
     """The whole forest fitted, its out-of-bag sums, then compacted: the cascade's route before the hook."""
     est = cf._make_forest(kind, seed, n_jobs)
     fit_forest(est, F, y, bootstrap_weights=cf.bootstrap_weights)
-    return CompactForest(est, integer_inputs=cf.n_bins is not None), _oob_sums(est, F, cf.classes_.size)
+    return CompactForest(est, integer_inputs=cf.n_bins is not None), oob_sums(est, F, cf.classes_.size)
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
@@ -100,7 +101,7 @@ def test_compact_as_grown_is_the_forest_compacted_after(kind, n_jobs):
 
 def test_df21_cascade_is_the_cascade_of_whole_forests():
     """The whole DF21-setting cascade (forests compact as they grow) against the same cascade keeping scikit-learn's
-    forests (``compact_trees=False``: the old route, whole forests and :func:`_oob_sums`): the same training class
+    forests (``compact_trees=False``: the old route, whole forests and :func:`oob_sums`): the same training class
     vectors, levels, scores and predictions bit for bit, and every kept forest the compaction of the other's.
     Fails when the trees made compact as they grow add their probabilities to the wrong classes' sums (tried: the
     class columns reversed in ``_fit_compact_oob``)."""

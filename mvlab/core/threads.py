@@ -71,3 +71,26 @@ def chunk_count(n_jobs, n_items: int, per_worker: int = 4) -> int:
     """Chunks to cut ``n_items`` into for ``n_jobs`` threads: ``per_worker`` per worker (so that
     uneven chunks even out), never more than the items and at least 1."""
     return max(1, min(int(n_items), per_worker * worker_count(n_jobs)))
+
+
+def in_order(fn, items, n_threads):
+    """``fn(item)`` for every item, yielded in order, computed on ``n_threads`` threads.
+
+    At most ``2 * n_threads`` results are pending at a time, so large per-item results (tree
+    probabilities) do not pile up while the caller consumes them. Exceptions are re-raised in the
+    caller's thread.
+    """
+    items = list(items)
+    if n_threads <= 1 or len(items) <= 1:
+        for item in items:
+            yield fn(item)
+        return
+    with ThreadPoolExecutor(max_workers=n_threads) as pool:
+        ahead = 2 * n_threads
+        futures = [pool.submit(fn, item) for item in items[:ahead]]
+        for i in range(len(items)):
+            result = futures[i].result()
+            futures[i] = None
+            if i + ahead < len(items):
+                futures.append(pool.submit(fn, items[i + ahead]))
+            yield result

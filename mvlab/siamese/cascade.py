@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import numbers
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 import numpy as np
@@ -38,7 +37,6 @@ from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mvlab.core.forest_fit import fit_forest
@@ -57,10 +55,21 @@ from mvlab.core.params import (
 )
 from mvlab.core.progress import ProgressCallback
 from mvlab.core.progress import report as _report
-from mvlab.core.threads import chunk_count, split_workers
+from mvlab.core.threads import in_order, split_workers
 from mvlab.siamese.binning import MAX_BINS, QuantileBinner
+from mvlab.siamese.class_vectors import (
+    ForestUnit,
+    add_oob,
+    combine_trees,
+    fold_average,
+    forest_proba,
+    model_proba,
+    oob_sums,
+    tree_probas,
+)
 from mvlab.siamese.compact import CompactForest
 
+# ForestUnit, forest_proba and tree_probas live in mvlab.siamese.class_vectors; they stay importable from here
 __all__ = ["DF21_SETTINGS", "CascadeForest", "ForestUnit", "forest_proba", "tree_probas"]
 
 DF21_SETTINGS = dict(
@@ -87,165 +96,6 @@ memory only, compact trees. :meth:`CascadeForest.df21` builds it."""
 
 _MAX_SEED = np.iinfo(np.int32).max
 _MIN_ROWS_FOR_THREADS = 512  # prediction: rows below which the models of a level run on one thread
-
-
-def tree_probas(forest, X, n_classes, n_jobs=None):
-    """Class probabilities of every tree of a fitted forest, shape (T, n_samples, n_classes).
-
-    ``forest.classes_`` must be integer-encoded labels in ``range(n_classes)``; classes absent
-    from the forest's training rows get probability 0. Trees are evaluated in parallel threads
-    but every tree writes its own slice, so the result is deterministic.
-    """
-    X32 = np.ascontiguousarray(X, dtype=np.float32)
-    trees = forest.estimators_
-    out = np.zeros((len(trees), X32.shape[0], n_classes))
-    cols = np.asarray(forest.classes_, dtype=np.int64)
-
-    def run(chunk):
-        for t in chunk:
-            out[t][:, cols] = trees[t].tree_.predict(X32)  # = predict_proba, without its per-call checks
-
-    n_jobs = 1 if n_jobs is None else n_jobs
-    if n_jobs == 1 or len(trees) < 8:
-        run(range(len(trees)))
-    else:
-        chunks = np.array_split(np.arange(len(trees)), chunk_count(n_jobs, len(trees)))
-        Parallel(n_jobs=n_jobs, prefer="threads")(delayed(run)(c) for c in chunks)
-    return out
-
-
-def forest_proba(forest, X, n_classes, weights=None, n_jobs=None):
-    """Class vector of a fitted forest, shape (n_samples, n_classes), without storing every tree.
-
-    ``weights=None`` gives the average of the trees' probabilities (Eq. 9); otherwise the
-    weighted sum ``sum_t w_t p^{(t)}`` (Eq. 12), skipping trees of weight 0. Rows are split into
-    chunks evaluated in parallel threads; within a chunk trees are accumulated in a fixed order,
-    so the result does not depend on ``n_jobs``.
-    """
-    X32 = np.ascontiguousarray(X, dtype=np.float32)
-    trees = forest.estimators_
-    T = len(trees)
-    w = np.full(T, 1.0 / T) if weights is None else np.asarray(weights, dtype=np.float64)
-    cols = np.asarray(forest.classes_, dtype=np.int64)
-    n = X32.shape[0]
-    out = np.zeros((n, n_classes))
-    active = np.flatnonzero(w)
-
-    def run(lo, hi):
-        acc = np.zeros((hi - lo, cols.size))
-        if isinstance(forest, CompactForest):  # every tree in one compiled call, the same sum
-            forest.accumulate_proba(X32[lo:hi], active, w[active], acc)
-        else:
-            for t in active:
-                acc += w[t] * trees[t].tree_.predict(X32[lo:hi])
-        out[lo:hi, cols] = acc
-
-    n_jobs = 1 if n_jobs is None else n_jobs
-    n_chunks = 1 if (n_jobs == 1 or n < 2000) else chunk_count(n_jobs, n)
-    bounds = np.linspace(0, n, n_chunks + 1).astype(int)
-    if n_chunks == 1:
-        run(0, n)
-    else:
-        Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(run)(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo
-        )
-    return out
-
-
-def _combine(tp, w):
-    """Class vector from tree probabilities ``tp`` (T, n, C): Eq. 9 (w None) or Eq. 12."""
-    if w is None:
-        return tp.mean(axis=0)
-    return np.tensordot(w, tp, axes=(0, 0))
-
-
-def _add_oob(total, count, cols, tree, drawn, F):
-    """Add one tree's class probabilities on its out-of-bag rows of ``F`` (float32, (n, d)) to ``total``
-    (n, n_classes) and 1 to their ``count`` (n,): ``drawn`` its bootstrap draw (row indices), ``cols`` the
-    columns of its classes."""
-    out = np.ones(F.shape[0], dtype=bool)
-    out[drawn] = False
-    rows = np.flatnonzero(out)
-    p = tree.tree_.predict(F[rows])
-    for j, c in enumerate(cols):
-        total[rows, c] += p[:, j]
-    count[rows] += 1
-
-
-def _oob_sums(forest, F, n_classes):
-    """Out-of-bag sums of a fitted bootstrapped forest on its training rows ``F`` (float32): ``total``
-    (n, n_classes), every row's class probabilities summed over the trees that did not draw it, and
-    ``count`` (n,), how many trees those are. Each tree predicts its out-of-bag rows only (about 37 %),
-    and no (T, n, C) array of every tree's probabilities is made."""
-    n = F.shape[0]
-    total = np.zeros((n, n_classes))
-    count = np.zeros(n)
-    cols = np.asarray(forest.classes_, dtype=np.int64)
-    for tree, inbag in zip(forest.estimators_, forest.estimators_samples_):
-        _add_oob(total, count, cols, tree, inbag, F)
-    return total, count
-
-
-def _model_proba(model, F, n_classes, n_jobs):
-    """Class vector of one fold-model ``model = (forest, tree weights)`` on the rows ``F``."""
-    forest, weights = model
-    return forest_proba(forest, F, n_classes, weights, n_jobs)
-
-
-def _fold_average(vectors):
-    """Average of the fold-models' class vectors, summed in order (one arithmetic for every path)."""
-    acc = None
-    for v in vectors:
-        acc = v if acc is None else acc + v
-    return acc / len(vectors)
-
-
-def _in_order(fn, items, n_threads):
-    """``fn(item)`` for every item, yielded in order, computed on ``n_threads`` threads.
-
-    At most ``2 * n_threads`` results are pending at a time, so large per-item results (tree
-    probabilities) do not pile up while the caller consumes them. Exceptions are re-raised in the
-    caller's thread.
-    """
-    items = list(items)
-    if n_threads <= 1 or len(items) <= 1:
-        for item in items:
-            yield fn(item)
-        return
-    with ThreadPoolExecutor(max_workers=n_threads) as pool:
-        ahead = 2 * n_threads
-        futures = [pool.submit(fn, item) for item in items[:ahead]]
-        for i in range(len(items)):
-            result = futures[i].result()
-            futures[i] = None
-            if i + ahead < len(items):
-                futures.append(pool.submit(fn, items[i + ahead]))
-            yield result
-
-
-class ForestUnit:
-    """One forest of a cascade level: its fitted estimators and their tree weights.
-
-    Attributes
-    ----------
-    kind : {"completely_random", "random", "extra_trees"}
-    estimators : list of fitted forests
-        The k fold-models (``class_vectors="kfold"``) or one forest (``"oob"``); scikit-learn forests, or
-        :class:`mvlab.siamese.compact.CompactForest` with ``compact_trees=True``.
-    weights : list of (ndarray of shape (T,) or None)
-        Tree weights of each estimator (Eq. 12); ``None`` is the plain average (Eq. 9).
-    """
-
-    def __init__(self, kind, estimators, weights):
-        self.kind = kind
-        self.estimators = estimators
-        self.weights = weights
-
-    def predict_proba(self, X, n_classes, n_jobs=None):
-        """Class vector of the forest for new rows, shape (n, n_classes): fold-model average."""
-        return _fold_average(
-            [forest_proba(est, X, n_classes, w, n_jobs) for est, w in zip(self.estimators, self.weights)]
-        )
 
 
 class CascadeForest(ClassifierMixin, BaseEstimator):
@@ -502,7 +352,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
     def _fit_model(self, F, y, model, n_jobs):
         """Fit one model of a plan; return it with its trees' probabilities (T, n, C) on its
         held-out rows (``"kfold"``) or, in-sample, on all rows (``"oob"``); for the plain cascade's
-        ``"oob"`` (no tree weights) the out-of-bag sums of :func:`_oob_sums` instead."""
+        ``"oob"`` (no tree weights) the out-of-bag sums of :func:`mvlab.siamese.class_vectors.oob_sums` instead."""
         kind, tr, te, seed = model
         C = self.classes_.size
         est = self._make_forest(kind, seed, n_jobs)
@@ -510,7 +360,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             return self._fit_compact_oob(est, F, y)
         if tr is None:
             fit_forest(est, F, y, bootstrap_weights=self.bootstrap_weights)
-            tp = tree_probas(est, F, C, n_jobs) if self._weighs_trees() else _oob_sums(est, F, C)
+            tp = tree_probas(est, F, C, n_jobs) if self._weighs_trees() else oob_sums(est, F, C)
         else:
             fit_forest(est, F[tr], y[tr], bootstrap_weights=self.bootstrap_weights)
             tp = tree_probas(est, F[te], C, n_jobs)
@@ -519,16 +369,19 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
 
     def _fit_compact_oob(self, est, F, y):
         """The plain cascade's ``"oob"`` model with ``compact_trees``: the forest ``est`` fitted on all rows ``F``
-        (n, d), each tree, as soon as it is grown, adding its out-of-bag probabilities to the sums (in tree
-        order: :func:`_oob_sums`'s arithmetic) and kept compact (:meth:`CompactForest.tree_part`), so one full
-        scikit-learn tree per thread is alive instead of the forest's. Returns the :class:`CompactForest`
-        (what :meth:`_kept` makes of the forest after the fit, the same arrays) and ``(total, count)``."""
-        n, C = F.shape[0], self.classes_.size
-        total, count = np.zeros((n, C)), np.zeros(n)
+        (n, d), each tree, as soon as it is grown, adding its out-of-bag probabilities to the sums (in tree order:
+        the arithmetic of :func:`mvlab.siamese.class_vectors.oob_sums`) and kept compact
+        (:meth:`CompactForest.tree_part`), so one full scikit-learn tree per thread is alive instead of the
+        forest's. Returns the :class:`CompactForest` (what :meth:`_kept` makes of the forest after the fit, the
+        same arrays) and ``(total, count)``."""
+        n = F.shape[0]
+        C = self.classes_.size
+        total = np.zeros((n, C))
+        count = np.zeros(n)
         cols = np.unique(y).astype(np.int64)  # the forest's classes_, as fit_forest will set them
 
         def keep(tree, drawn):
-            _add_oob(total, count, cols, tree, drawn, F)
+            add_oob(total, count, cols, tree, drawn, F)
             return CompactForest.tree_part(tree)
 
         fit_forest(est, F, y, bootstrap_weights=self.bootstrap_weights, on_tree=keep)
@@ -552,7 +405,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             estimators, weights = [], []
             for (_, tr, te, _), (est, tp) in zip(plan, fitted):
                 w, v_out = self._tree_weights(level, k, est, tp, y[te], F[tr], y[tr])
-                oof[te] = _combine(tp, w) if v_out is None else v_out
+                oof[te] = combine_trees(tp, w) if v_out is None else v_out
                 estimators.append(self._kept(est))
                 weights.append(w)
             return ForestUnit(kind, estimators, weights), oof
@@ -574,7 +427,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         coef = wt[:, None] * oob  # (T, n)
         mass = coef.sum(axis=0)
         vec = np.einsum("tn,tnc->nc", coef, tp)
-        insample = _combine(tp, w)
+        insample = combine_trees(tp, w)
         seen = mass > 0
         vec[seen] /= mass[seen, None]
         vec[~seen] = insample[~seen]
@@ -616,7 +469,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             model_cache[key] = fitted = self._fit_model(F, y, model, inner)
             return fitted
 
-        results = _in_order(fit, models, outer)
+        results = in_order(fit, models, outer)
         units, vecs = [], []
         for k, (kind, plan) in enumerate(zip(kinds, plans)):
             fitted = [next(results) for _ in plan]
@@ -673,7 +526,8 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
                  + ["extra_trees"] * self.n_extra_trees)
         levels, vectors, scores, eval_vectors = [], [], [], []
         best, best_score = -1, -np.inf
-        self.feature_binner_, self.vector_binners_ = None, []
+        self.feature_binner_ = None
+        self.vector_binners_ = []
         X = self._prepared_features(X, fitting=True)
         if X_eval is not None:
             X_eval = self._prepared_features(X_eval)
@@ -699,8 +553,11 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             elif q - best >= self.patience:
                 break
         kept = best + 1 if self.level_choice == "best" else len(levels)
-        self.levels_, self.train_class_vectors_, self.level_scores_ = levels[:kept], vectors[:kept], scores
-        self.vector_binners_, self.n_levels_ = self.vector_binners_[:kept], kept
+        self.levels_ = levels[:kept]
+        self.train_class_vectors_ = vectors[:kept]
+        self.level_scores_ = scores
+        self.vector_binners_ = self.vector_binners_[:kept]
+        self.n_levels_ = kept
         self.forests_kept_ = bool(keep_forests)
         if X_eval is not None:
             self.eval_class_vectors_ = eval_vectors[:kept]
@@ -750,8 +607,8 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         # rows: 20 % faster; 1000 rows of mfeat: 36 % faster).
         n_jobs = self.n_jobs if F.shape[0] >= _MIN_ROWS_FOR_THREADS else 1
         outer, inner = split_workers(n_jobs, len(models))
-        probas = _in_order(partial(_model_proba, F=F, n_classes=self.classes_.size, n_jobs=inner), models, outer)
-        vectors = np.stack([_fold_average([next(probas) for _ in u.estimators]) for u in units], axis=1)
+        probas = in_order(partial(model_proba, F=F, n_classes=self.classes_.size, n_jobs=inner), models, outer)
+        vectors = np.stack([fold_average([next(probas) for _ in u.estimators]) for u in units], axis=1)
         probas.close()
         return vectors
 

@@ -28,7 +28,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from mvlab.core.params import NON_NEGATIVE_REAL, Interval, StrOptions
 from mvlab.core.progress import ProgressCallback
-from mvlab.siamese.cascade import CascadeForest, tree_probas
+from mvlab.siamese.cascade import CascadeForest
+from mvlab.siamese.class_vectors import tree_probas
 from mvlab.siamese.pairs import pair_features
 from mvlab.siamese.scanning import MultiGrainedScanner
 from mvlab.siamese.tree_weights import solve_tree_weights

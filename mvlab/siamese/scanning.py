@@ -27,7 +27,7 @@ from mvlab.core.params import (
     POSITIVE_INT,
     RANDOM_STATE,
 )
-from mvlab.siamese.cascade import ForestUnit, forest_proba
+from mvlab.siamese.class_vectors import ForestUnit, forest_proba
 
 __all__ = ["MultiGrainedScanner", "default_window_sizes"]
 
