@@ -39,7 +39,7 @@ def time_routes(forest, rows, kind):
     from test_compact_traverse import reference_tree_predict
 
     from mvlab.siamese._traverse import accumulate_leaves
-    from mvlab.siamese.cascade import forest_proba
+    from mvlab.siamese.class_vectors import forest_proba
     from mvlab.siamese.compact import CompactForest
 
     compact = CompactForest(forest, integer_inputs=True)
@@ -47,8 +47,8 @@ def time_routes(forest, rows, kind):
 
     def whole_depth():
         acc = np.zeros((len(rows), 3))
-        accumulate_leaves(rows.astype(np.uint8), np.arange(T), np.full(T, 1 / T), *compact._kernel_arrays(), acc,
-                          False)
+        accumulate_leaves(rows.astype(np.uint8), np.arange(T), np.full(T, 1 / T), compact.arrays(), acc,
+                          staged=False)
         return acc
 
     routes = {

@@ -9,16 +9,14 @@ from sklearn.datasets import load_iris
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
 from mvlab.siamese import _traverse
-from mvlab.siamese._traverse import accumulate_leaves, accumulate_leaves_rebuilt, rebuilt_tree
-from mvlab.siamese.cascade import forest_proba
+from mvlab.siamese._traverse import ForestArrays, accumulate_leaves, accumulate_leaves_rebuilt, rebuilt_tree
+from mvlab.siamese.class_vectors import forest_proba
 from mvlab.siamese.compact import CompactForest
 
 
 def _rebuilt_tree(forest, i):
     """Tree ``i`` of a compact forest rebuilt as a scikit-learn ``Tree``, and its left children (n_nodes,)."""
-    node_offsets, _, max_depths, right, left, implicit, feature, threshold, *_ = forest._kernel_arrays()
-    return rebuilt_tree(i, forest.n_features_in_, forest.n_classes_, node_offsets, max_depths, right, left,
-                        implicit, feature, threshold)
+    return rebuilt_tree(i, forest.n_features_in_, forest.n_classes_, forest.arrays())
 
 
 def reference_tree_predict(forest, i, X32):
@@ -27,7 +25,7 @@ def reference_tree_predict(forest, i, X32):
     ``apply``, then each leaf's distribution (its class's unit vector, its float64 values, or its counts over their
     sum, as scikit-learn divides them): :func:`mvlab.siamese._traverse.accumulate_leaves_rebuilt`."""
     acc = np.zeros((np.shape(X32)[0], forest.n_classes_))
-    return accumulate_leaves_rebuilt(X32, [i], [1.0], *forest._kernel_arrays(), acc)
+    return accumulate_leaves_rebuilt(X32, [i], [1.0], forest.arrays(), acc)
 
 
 def _binned(n=400, d=6, seed=0):
@@ -133,7 +131,7 @@ def test_the_staged_descent_finds_the_leaves_stepping_every_row_the_whole_depth_
     trees, w = np.arange(forest.n_estimators), np.linspace(0.5, 1.5, forest.n_estimators)
     staged = forest.accumulate_proba(rows, trees, w, np.zeros((len(rows), forest.n_classes_)), byte_rows=False)
     whole = np.zeros_like(staged)
-    accumulate_leaves(rows, trees, w, *forest._kernel_arrays(), whole, False)
+    accumulate_leaves(rows, trees, w, forest.arrays(), whole, staged=False)
     assert np.array_equal(staged, whole)
 
 
@@ -198,9 +196,7 @@ def test_without_the_extension_the_rebuilt_route_gives_the_same_sums(monkeypatch
 def _damaged(name, change):
     """The kernel's arguments for a forest of FORESTS with one array changed by ``change(arrays)`` (copies)."""
     forest, X = FORESTS[name]
-    keys = ("node_offsets", "leaf_offsets", "max_depths", "right", "left", "implicit", "feature", "threshold",
-            "leaf_classes", "leaf_counts", "leaf_totals", "leaf_values")
-    arrays = {k: (np.array(a) if isinstance(a, np.ndarray) else a) for k, a in zip(keys, forest._kernel_arrays())}
+    arrays = {k: (None if a is None else np.array(a)) for k, a in forest.arrays()._asdict().items()}
     change(arrays)
     rows = np.ascontiguousarray(X, dtype=np.float32)
     return rows, arrays, np.zeros((len(rows), forest.n_classes_))
@@ -246,14 +242,14 @@ def test_a_damaged_forest_is_refused_before_the_loop_reads_out_of_bounds(what):
     rows, arrays, acc = _damaged(name, change)
     n_trees = len(arrays["max_depths"])
     with pytest.raises(ValueError, match=message):
-        accumulate_leaves(rows, np.arange(n_trees), np.ones(n_trees), *arrays.values(), acc)
+        accumulate_leaves(rows, np.arange(n_trees), np.ones(n_trees), ForestArrays(**arrays), acc)
 
 
 def test_hostile_arguments_to_the_compiled_loop_are_refused():
     """The wrong element types and layouts reach the C loop only as ValueError: float64 or strided rows, a float32
     or read-only accumulator, an accumulator of the wrong number of rows, a tree index out of range."""
     forest, X = FORESTS["counts, float32 thresholds"]
-    arrays = forest._kernel_arrays()
+    arrays = forest.arrays()
     rows = np.ascontiguousarray(X, dtype=np.float32)
     acc = np.zeros((len(rows), forest.n_classes_))
     read_only = acc.copy()
@@ -263,4 +259,24 @@ def test_hostile_arguments_to_the_compiled_loop_are_refused():
              (rows, acc[:-1], [0], "acc must be"), (rows, acc, [12], "tree index")]
     for X_, acc_, trees, message in cases:
         with pytest.raises(ValueError, match=message):
-            accumulate_leaves(X_, np.array(trees), np.ones(len(trees)), *arrays, acc_)
+            accumulate_leaves(X_, np.array(trees), np.ones(len(trees)), arrays, acc_)
+
+
+@pytest.mark.skipif(not _traverse.COMPILED, reason="the C extension was not built")
+def test_the_compiled_entry_point_takes_its_arrays_by_keyword_only():
+    """The C loop's arguments are named (fifteen arrays of one kind cannot be swapped unseen): a positional call and
+    a missing array are TypeErrors that name the call and the array, and ``left=None`` means depth-first trees.
+    Fails when the entry point takes positions again (tried: the format without its ``$``: the positional call went
+    through)."""
+    forest, X = FORESTS["counts, float32 thresholds"]
+    rows = np.ascontiguousarray(X, dtype=np.float32)
+    arrays = forest.arrays()._asdict()
+    acc = np.zeros((len(rows), forest.n_classes_))
+    with pytest.raises(TypeError):
+        _traverse._compiled(rows, np.array([0]), np.ones(1), *arrays.values(), acc)
+    with pytest.raises(TypeError, match="leaf_totals"):
+        _traverse._compiled(X=rows, trees=np.array([0]), weights=np.ones(1), acc=acc,
+                            **{k: a for k, a in arrays.items() if k != "leaf_totals"})
+    assert arrays["left"] is None  # the forest's trees are depth-first: no left children stored
+    _traverse._compiled(X=rows, trees=np.array([0]), weights=np.ones(1), acc=acc, **arrays)
+    assert np.array_equal(acc, reference_tree_predict(forest, 0, rows))

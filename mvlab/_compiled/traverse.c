@@ -1,7 +1,10 @@
 /* The compiled traversal of a compact forest's flat arrays (mvlab.siamese._traverse, which documents it).
 
-   accumulate_leaves(X, trees, weights, node_offsets, leaf_offsets, max_depths, right, left, implicit, feature,
-                     threshold, leaf_classes, leaf_counts, leaf_totals, leaf_values, acc, staged)
+   accumulate_leaves(*, X, trees, weights, acc, node_offsets, leaf_offsets, max_depths, right, left, feature,
+                     threshold, leaf_classes, leaf_counts, leaf_totals, leaf_values, staged=True)
+
+   Every argument by keyword (mvlab.siamese._traverse.ForestArrays names the forest's arrays); left=None for
+   depth-first trees, whose internal nodes' left child is the next node.
 
    acc[r, :] += weights[k] * p_k(r) for k = 0, 1, ... in order, p_k(r) the class distribution of the leaf that row r
    of X reaches in tree trees[k] (Eqs. 9 and 12). Every argument is read through the buffer protocol, C-contiguous,
@@ -196,28 +199,34 @@ static const char *unpack_tree(Py_ssize_t base, Py_ssize_t n_nodes, int64_t firs
 DEFINE_DESCEND(descend_float32, float)
 DEFINE_DESCEND(descend_bytes, uint8_t)
 
-static PyObject *accumulate_leaves(PyObject *self, PyObject *args) {
+static PyObject *accumulate_leaves(PyObject *self, PyObject *args, PyObject *kwargs) {
     (void)self;
-    PyObject *objs[15];
-    int implicit, staged = 1;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOpOOOOOOO|p:accumulate_leaves", &objs[0], &objs[1], &objs[2], &objs[3],
-                          &objs[4], &objs[5], &objs[6], &objs[7], &implicit, &objs[8], &objs[9], &objs[10],
-                          &objs[11], &objs[12], &objs[13], &objs[14], &staged))
-        return NULL;
-    static const char *names[15] = {"X", "trees", "weights", "node_offsets", "leaf_offsets", "max_depths", "right",
-                                    "left", "feature", "threshold", "leaf_classes", "leaf_counts", "leaf_totals",
-                                    "leaf_values", "acc"};
-    Array arr[15];
-    memset(arr, 0, sizeof arr);
     enum { X, TREES, WEIGHTS, NODE_OFF, LEAF_OFF, DEPTHS, RIGHT, LEFT, FEATURE, THRESHOLD, CLASSES, COUNTS, TOTALS,
-           VALUES, ACC };
+           VALUES, ACC, N_ARRAYS };
+    static char *kwlist[] = {"X", "trees", "weights", "node_offsets", "leaf_offsets", "max_depths", "right", "left",
+                             "feature", "threshold", "leaf_classes", "leaf_counts", "leaf_totals", "leaf_values",
+                             "acc", "staged", NULL};
+    PyObject *objs[N_ARRAYS] = {NULL};
+    int staged = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOOOOOOOOOOOOp:accumulate_leaves", kwlist, &objs[0],
+                                     &objs[1], &objs[2], &objs[3], &objs[4], &objs[5], &objs[6], &objs[7], &objs[8],
+                                     &objs[9], &objs[10], &objs[11], &objs[12], &objs[13], &objs[14], &staged))
+        return NULL;
+    for (int i = 0; i < N_ARRAYS; i++)
+        if (objs[i] == NULL) {
+            PyErr_Format(PyExc_TypeError, "accumulate_leaves: the keyword argument %s is missing.", kwlist[i]);
+            return NULL;
+        }
+    int implicit = objs[LEFT] == Py_None; /* depth-first trees: no left children stored */
+    Array arr[N_ARRAYS];
+    memset(arr, 0, sizeof arr);
     Columns cols = {NULL, NULL, NULL, NULL};
     Node *rec = NULL;
     uint32_t *node = NULL, *rows = NULL, *at = NULL;
     const char *error = NULL;
     PyObject *result = NULL;
-    for (int i = 0; i < 15; i++)
-        if (get_array(objs[i], &arr[i], i == ACC, names[i]) < 0) goto done;
+    for (int i = 0; i < N_ARRAYS; i++)
+        if (!(i == LEFT && implicit) && get_array(objs[i], &arr[i], i == ACC, kwlist[i]) < 0) goto done;
 
     Array *x = &arr[X], *acc = &arr[ACC];
     int byte_rows = x->kind == 'u' && x->b.itemsize == 1;
@@ -348,7 +357,7 @@ static PyObject *accumulate_leaves(PyObject *self, PyObject *args) {
     }
 done:
     if (error && !PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "accumulate_leaves: %s.", error);
-    for (int i = 0; i < 15; i++)
+    for (int i = 0; i < N_ARRAYS; i++)
         if (arr[i].held) PyBuffer_Release(&arr[i].b);
     PyMem_RawFree(cols.right);
     PyMem_RawFree(cols.left);
@@ -362,7 +371,7 @@ done:
 }
 
 static PyMethodDef methods[] = {
-    {"accumulate_leaves", accumulate_leaves, METH_VARARGS,
+    {"accumulate_leaves", (PyCFunction)(void (*)(void))accumulate_leaves, METH_VARARGS | METH_KEYWORDS,
      "acc[r, :] += weights[k] * p_k(r) for every tree trees[k] of a compact forest (mvlab.siamese._traverse)."},
     {NULL, NULL, 0, NULL}};
 

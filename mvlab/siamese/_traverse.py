@@ -29,6 +29,8 @@ instead of reading memory it was not given; the loops run without the GIL.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 try:
@@ -36,82 +38,104 @@ try:
 except ImportError:  # pragma: no cover - an install without a C compiler
     _compiled = None
 
-__all__ = ["COMPILED", "accumulate_leaves", "accumulate_leaves_rebuilt", "leaf_distributions", "rebuilt_tree"]
+__all__ = ["COMPILED", "ForestArrays", "accumulate_leaves", "accumulate_leaves_rebuilt", "implicit_left",
+           "leaf_distributions", "rebuilt_tree"]
 
 COMPILED = _compiled is not None
 """Whether the C extension was built (``pip install`` found a compiler); otherwise the rebuilt route is taken."""
 
 
-def accumulate_leaves(X, trees, weights, node_offsets, leaf_offsets, max_depths, right, left, implicit, feature,
-                      threshold, leaf_classes, leaf_counts, leaf_totals, leaf_values, acc, staged=True):
+class ForestArrays(NamedTuple):
+    """A compact forest's flat arrays, as the traversal reads them (:meth:`CompactForest.arrays`).
+
+    Shapes: ``node_offsets`` (T + 1,), ``leaf_offsets`` (T + 1,), ``max_depths`` (T,); ``right``, ``feature``,
+    ``threshold`` (total nodes,), ``left`` the same, or ``None`` for depth-first trees (an internal node's left child
+    is the next node). The leaves' distributions are one of: ``leaf_classes`` (total leaves,) when it is not empty
+    (a leaf of one class: that class's unit vector), else ``leaf_values`` (total leaves, C) when it has rows, else
+    ``leaf_counts / leaf_totals`` (counts (total leaves, C) over their sums, in float64, as scikit-learn divides
+    them)."""
+
+    node_offsets: np.ndarray
+    leaf_offsets: np.ndarray
+    max_depths: np.ndarray
+    right: np.ndarray
+    left: np.ndarray | None
+    feature: np.ndarray
+    threshold: np.ndarray
+    leaf_classes: np.ndarray
+    leaf_counts: np.ndarray
+    leaf_totals: np.ndarray
+    leaf_values: np.ndarray
+
+
+def accumulate_leaves(X, trees, weights, forest: ForestArrays, acc, *, staged=True):
     """``acc[r, :] += weights[k] * p_k(r)`` for ``k = 0, 1, ...`` in order: ``p_k(r)`` the class distribution of the
-    leaf that row ``r`` of ``X`` reaches in tree ``trees[k]`` (Eq. 9's terms; Eq. 12's with tree weights).
+    leaf that row ``r`` of ``X`` reaches in tree ``trees[k]`` of ``forest`` (Eq. 9's terms; Eq. 12's with tree
+    weights).
 
     Shapes: ``X`` (n, d), C-contiguous, of float32 or, with byte thresholds, of uint8; ``trees`` (K,) of int,
-    ``weights`` (K,) of float64; ``node_offsets`` (T + 1,), ``leaf_offsets`` (T + 1,), ``max_depths`` (T,);
-    ``right``, ``feature``, ``threshold`` (total nodes,), ``left`` the same unless ``implicit`` (depth-first trees:
-    an internal node's left child is the next node); ``acc`` (n, C) of float64, C-contiguous, updated in place. The
-    leaves' distributions are one of: ``leaf_classes`` (total leaves,) when it is not empty (a leaf of one class:
-    that class's unit vector), else ``leaf_values`` (total leaves, C) when it has rows, else
-    ``leaf_counts / leaf_totals`` (counts (total leaves, C) over their sums, in float64, as scikit-learn divides
-    them). ``acc[r, c] += w * v`` is a product then a sum, as numpy's ``acc += w * P`` is. Thresholds are compared
-    as float32, exactly as the rows' float32 (or byte) values are. ``staged=False`` steps every row the whole depth
-    (the same leaves; for ``bench/bench_compact_traversal.py``). Without the compiled extension the rebuilt route
-    gives the same sums (``staged`` has no meaning there).
+    ``weights`` (K,) of float64; ``forest`` the arrays of :class:`ForestArrays`; ``acc`` (n, C) of float64,
+    C-contiguous, updated in place. ``acc[r, c] += w * v`` is a product then a sum, as numpy's ``acc += w * P`` is.
+    Thresholds are compared as float32, exactly as the rows' float32 (or byte) values are. ``staged=False`` steps
+    every row the whole depth (the same leaves; for ``bench/bench_compact_traversal.py``). Without the compiled
+    extension the rebuilt route gives the same sums (``staged`` has no meaning there). The C entry point takes
+    every array by keyword (``left=None``: depth-first trees).
     """
-    arrays = (node_offsets, leaf_offsets, max_depths, right, left, bool(implicit), feature, threshold, leaf_classes,
-              leaf_counts, leaf_totals, leaf_values)
     if _compiled is None:  # pragma: no cover - an install without a C compiler
-        return accumulate_leaves_rebuilt(X, trees, weights, *arrays, acc)
-    _compiled(X, trees, weights, *arrays, acc, bool(staged))
+        return accumulate_leaves_rebuilt(X, trees, weights, forest, acc)
+    _compiled(X=X, trees=trees, weights=weights, acc=acc, staged=bool(staged), **forest._asdict())
     return acc
 
 
-def rebuilt_tree(t, n_features, n_classes, node_offsets, max_depths, right, left, implicit, feature, threshold):
-    """Tree ``t`` of a compact forest's arrays (those of :func:`accumulate_leaves`) rebuilt as a scikit-learn
-    ``Tree``: its children, features and thresholds, what its compiled ``apply`` reads (no leaf values). Returns
-    the tree and its left children (n_nodes,), -1 at leaves."""
+def implicit_left(right):
+    """A depth-first tree's left children from its right ones (n_nodes,): the next node, -1 at leaves (-1)."""
+    left = np.arange(1, np.size(right) + 1)
+    left[np.asarray(right) == -1] = -1
+    return left
+
+
+def rebuilt_tree(t, n_features, n_classes, forest: ForestArrays):
+    """Tree ``t`` of a compact forest's arrays (:class:`ForestArrays`) rebuilt as a scikit-learn ``Tree``: its
+    children, features and thresholds, what its compiled ``apply`` reads (no leaf values). Returns the tree and its
+    left children (n_nodes,), -1 at leaves."""
     from sklearn.tree._tree import NODE_DTYPE, Tree
 
-    lo, hi = int(node_offsets[t]), int(node_offsets[t + 1])
-    tree_right = np.asarray(right[lo:hi], dtype=np.intp)
-    if implicit:  # depth-first: an internal node's left child is the next node
-        tree_left = np.arange(1, hi - lo + 1)
-        tree_left[tree_right == -1] = -1
+    lo, hi = int(forest.node_offsets[t]), int(forest.node_offsets[t + 1])
+    tree_right = np.asarray(forest.right[lo:hi], dtype=np.intp)
+    if forest.left is None:
+        tree_left = implicit_left(tree_right)
     else:
-        tree_left = np.asarray(left[lo:hi], dtype=np.intp)
+        tree_left = np.asarray(forest.left[lo:hi], dtype=np.intp)
     nodes = np.zeros(hi - lo, dtype=NODE_DTYPE)
     nodes["left_child"], nodes["right_child"] = tree_left, tree_right
-    nodes["feature"], nodes["threshold"] = feature[lo:hi], threshold[lo:hi]
+    nodes["feature"] = forest.feature[lo:hi]
+    nodes["threshold"] = forest.threshold[lo:hi]
     tree = Tree(n_features, np.array([n_classes], dtype=np.intp), 1)
-    tree.__setstate__({"max_depth": int(max_depths[t]), "node_count": hi - lo, "nodes": nodes,
+    tree.__setstate__({"max_depth": int(forest.max_depths[t]), "node_count": hi - lo, "nodes": nodes,
                        "values": np.zeros((hi - lo, 1, n_classes))})
     return tree, tree_left
 
 
-def leaf_distributions(t, n_classes, leaf_offsets, leaf_classes, leaf_counts, leaf_totals, leaf_values):
+def leaf_distributions(t, n_classes, forest: ForestArrays):
     """Tree ``t``'s leaves' class distributions (its leaves, ``n_classes``) in float64: a one-class leaf's unit
     vector, the stored values, or the counts over their sum, as scikit-learn divides them."""
-    a, b = int(leaf_offsets[t]), int(leaf_offsets[t + 1])
-    if np.size(leaf_classes):
-        return np.eye(n_classes)[leaf_classes[a:b]]
-    if np.shape(leaf_values)[0]:
-        return np.asarray(leaf_values[a:b], dtype=np.float64)
-    return leaf_counts[a:b] / leaf_totals[a:b, None].astype(np.float64)
+    a, b = int(forest.leaf_offsets[t]), int(forest.leaf_offsets[t + 1])
+    if np.size(forest.leaf_classes):
+        return np.eye(n_classes)[forest.leaf_classes[a:b]]
+    if np.shape(forest.leaf_values)[0]:
+        return np.asarray(forest.leaf_values[a:b], dtype=np.float64)
+    return forest.leaf_counts[a:b] / forest.leaf_totals[a:b, None].astype(np.float64)
 
 
-def accumulate_leaves_rebuilt(X, trees, weights, node_offsets, leaf_offsets, max_depths, right, left, implicit,
-                              feature, threshold, leaf_classes, leaf_counts, leaf_totals, leaf_values, acc):
+def accumulate_leaves_rebuilt(X, trees, weights, forest: ForestArrays, acc):
     """:func:`accumulate_leaves` the slow, obviously correct way: tree after tree, rebuilt as a scikit-learn
     ``Tree`` (:func:`rebuilt_tree`), its ``apply`` finds the rows' leaves, and ``acc += w * P`` adds their
     distributions. The reference of the tests, and the route where the C extension was not built."""
     X32 = np.ascontiguousarray(X, dtype=np.float32)
     n_classes = acc.shape[1]
     for t, w in zip(np.asarray(trees).ravel(), np.asarray(weights, dtype=np.float64).ravel()):
-        tree, tree_left = rebuilt_tree(int(t), X32.shape[1], n_classes, node_offsets, max_depths, right, left,
-                                       implicit, feature, threshold)
+        tree, tree_left = rebuilt_tree(int(t), X32.shape[1], n_classes, forest)
         leaf_rank = np.cumsum(tree_left == -1) - 1  # a node's index among its tree's leaves
-        leaves = leaf_distributions(int(t), n_classes, leaf_offsets, leaf_classes, leaf_counts, leaf_totals,
-                                    leaf_values)
+        leaves = leaf_distributions(int(t), n_classes, forest)
         acc += w * leaves.take(leaf_rank.take(tree.apply(X32)), axis=0)
     return acc

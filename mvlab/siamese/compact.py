@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from mvlab.siamese._traverse import ForestArrays, accumulate_leaves, implicit_left
+
 __all__ = ["CompactForest", "CompactTree", "float32_floor"]
 
 _LEAF = -1  # scikit-learn's TREE_LEAF
@@ -66,13 +68,6 @@ def _smallest_int(max_value, signed):
 def _whole_bytes(X32):
     """Whether every value of ``X32`` is a whole number from 0 to 255 (bin codes); False for no values."""
     return bool(X32.size and X32.min() >= 0 and X32.max() <= 255 and np.array_equal(X32, np.floor(X32)))
-
-
-def _implicit_left(right):
-    """A depth-first tree's left children from its right ones (n_nodes,): the next node, -1 at leaves."""
-    left = np.arange(1, right.size + 1)
-    left[right == _LEAF] = _LEAF
-    return left
 
 
 def _leaf_counts(value, weighted_n):
@@ -154,12 +149,12 @@ class CompactForest:
         feat_dt = _smallest_int(self.n_features_in_, signed=False)
         left, right, feature, threshold, leaf_values, leaf_counts = [], [], [], [], [], []
         exact_counts = True
-        implicit_left = True
+        depth_first = True
         byte_thresholds = bool(integer_inputs)
         for t in trees:
             is_leaf = t.children_left == _LEAF
             internal = np.flatnonzero(~is_leaf)
-            implicit_left = implicit_left and np.array_equal(t.children_left[internal], internal + 1)
+            depth_first = depth_first and np.array_equal(t.children_left[internal], internal + 1)
             if byte_thresholds:
                 cut = np.floor(t.threshold[internal])
                 byte_thresholds = bool(cut.size == 0 or (cut.min() >= 0 and cut.max() <= 255))
@@ -175,7 +170,7 @@ class CompactForest:
                 leaf_counts.append(counts)
         self.max_depths_ = np.array([t.max_depth for t in trees], dtype=np.int32)
         self.integer_inputs = bool(integer_inputs)
-        self.children_left_ = None if implicit_left else np.concatenate(left)
+        self.children_left_ = None if depth_first else np.concatenate(left)
         del left
         self.children_right_ = np.concatenate(right)
         self.feature_ = np.concatenate(feature)
@@ -205,12 +200,12 @@ class CompactForest:
         value = t.value[is_leaf, 0, :]
         counts = _leaf_counts(value, t.weighted_n_node_samples[is_leaf])
         child_dt = _smallest_int(int(t.node_count), signed=True)
-        implicit_left = bool(np.array_equal(t.children_left[internal], internal + 1))
+        depth_first = bool(np.array_equal(t.children_left[internal], internal + 1))
         return {
             "node_count": int(t.node_count),
             "max_depth": int(t.max_depth),
             "n_classes": int(t.n_classes[0]),
-            "left": None if implicit_left else t.children_left.astype(child_dt),
+            "left": None if depth_first else t.children_left.astype(child_dt),
             "right": t.children_right.astype(child_dt),
             "feature": np.where(is_leaf, 0, t.feature).astype(_smallest_int(int(t.feature.max(initial=0)), False)),
             "threshold": np.where(is_leaf, np.float32(0), float32_floor(t.threshold)),
@@ -257,7 +252,7 @@ class CompactForest:
             self.children_left_ = None
         else:  # a depth-first tree's left children, rebuilt where a part left them out
             self.children_left_ = np.concatenate([
-                (p["left"] if p["left"] is not None else _implicit_left(p["right"])).astype(child_dt) for p in parts])
+                (p["left"] if p["left"] is not None else implicit_left(p["right"])).astype(child_dt) for p in parts])
         self.children_right_ = np.concatenate([p["right"].astype(child_dt) for p in parts])
         self.feature_ = np.concatenate([p["feature"].astype(feat_dt) for p in parts])
         threshold = np.concatenate([p["threshold"] for p in parts])
@@ -330,18 +325,16 @@ class CompactForest:
             return X32.astype(np.uint8)
         return X32
 
-    def _kernel_arrays(self):
-        """The trees' arrays in the order :func:`mvlab.siamese._traverse.accumulate_leaves` reads them, from
-        ``node_offsets`` to ``leaf_values`` (the kinds of leaf this forest does not keep as empty arrays)."""
+    def arrays(self):
+        """The trees' arrays as the traversal reads them (:class:`mvlab.siamese._traverse.ForestArrays`; the kinds
+        of leaf this forest does not keep as empty arrays, ``left`` None for depth-first trees)."""
         none = np.zeros((0, self.n_classes_))
         classes = self.leaf_classes_ if getattr(self, "leaf_classes_", None) is not None else np.zeros(0, np.uint8)
         values = self.leaf_values_ if self.leaf_values_ is not None else none
         counts = self.leaf_counts_ if self.leaf_counts_ is not None else np.zeros((0, self.n_classes_), np.uint8)
         totals = self.leaf_totals_ if self.leaf_totals_ is not None else np.zeros(0, np.uint8)
-        implicit = self.children_left_ is None
-        left = self.children_right_ if implicit else self.children_left_
-        return (self.node_offsets_, self.leaf_offsets_, self.max_depths_, self.children_right_, left, implicit,
-                self.feature_, self.threshold_, classes, counts, totals, values)
+        return ForestArrays(self.node_offsets_, self.leaf_offsets_, self.max_depths_, self.children_right_,
+                            self.children_left_, self.feature_, self.threshold_, classes, counts, totals, values)
 
     def accumulate_proba(self, X32, trees, weights, acc, byte_rows=True):
         """Add ``weights[k]`` times tree ``trees[k]``'s class distributions of the rows of ``X32`` to ``acc``
@@ -358,8 +351,6 @@ class CompactForest:
         byte_rows : bool, default=True
             Read whole-number rows as bytes where the thresholds are bytes (checks the rows once per call).
         """
-        from mvlab.siamese._traverse import accumulate_leaves
-
         rows = self._traversal_rows(X32, byte_rows)
         trees = np.asarray(trees, dtype=np.int64).ravel()
         if trees.size and (trees.min() < 0 or trees.max() >= self.n_estimators):
@@ -369,7 +360,7 @@ class CompactForest:
             raise ValueError(f"weights has shape {weights.shape}; it needs one weight per tree index {trees.shape}.")
         if acc.shape != (rows.shape[0], self.n_classes_) or acc.dtype != np.float64 or not acc.flags.c_contiguous:
             raise ValueError(f"acc must be C-contiguous float64 of shape ({rows.shape[0]}, {self.n_classes_}).")
-        accumulate_leaves(rows, trees, weights, *self._kernel_arrays(), acc)
+        accumulate_leaves(rows, trees, weights, self.arrays(), acc)
         return acc
 
     def predict_proba(self, X):
