@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the browser helpers of the test suite
 
 from browser import chromium, running_app, settle, unavailable_reason  # noqa: E402
 from mvlab.lessons import LESSONS  # noqa: E402
-from mvlab.lessons.results import step_contexts, warm  # noqa: E402
+from mvlab.lessons.step_results import step_contexts, warm  # noqa: E402
 from mvlab.store import ResultsStore  # noqa: E402
 
 TARGET = 2.0

@@ -33,8 +33,8 @@ import pandas as pd
 import mvlab.datasets as datasets
 from mvlab.experiments.families import FAMILIES, get_family, make_protocol, run_experiment
 from mvlab.experiments.report import family_reports, markdown
-from mvlab.experiments.view_construction import CLASSIFIERS
-from mvlab.reproduction.bundled import REPRODUCTIONS, Reproduction
+from mvlab.experiments.view_construction_sweep import CLASSIFIERS
+from mvlab.reproduction.bundled_protocols import REPRODUCTIONS, Reproduction
 from mvlab.reproduction.writer import write_outputs
 from mvlab.store import ResultsStore, absolute_location, shown_location
 
@@ -153,7 +153,7 @@ def cmd_run(args) -> int:
 def _reproduce_ofsp(rep: Reproduction, mode: str, args, store: ResultsStore) -> int:
     """OFSP's comparison is per dataset: box plots over k = 1..10 and Friedman aligned ranks with
     k as the blocks (§B.6-B.7), so it runs the k sweep and reports per dataset and classifier."""
-    from mvlab.experiments.view_construction import k_sweep, sweep_test
+    from mvlab.experiments.view_construction_sweep import k_sweep, sweep_test
 
     preset = get_family(rep.family).presets[mode]
     opts = {**preset.params, **rep.sweep.get(mode, {})}
@@ -412,7 +412,7 @@ def cmd_lesson(args) -> int:
     """Warm a lesson's results into the store (``--warm``) and/or write its handout (``--html``)."""
     from mvlab.lessons import LESSONS, get_lesson
     from mvlab.lessons.handout import render_handout
-    from mvlab.lessons.results import step_contexts, warm
+    from mvlab.lessons.step_results import step_contexts, warm
 
     wanted = "all" if "all" in (args.warm, args.lesson_id) else args.lesson_id
     if wanted is None:

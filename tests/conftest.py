@@ -105,5 +105,5 @@ def browser():
 
 def step_titles(at) -> list[str]:
     """The lesson step titles an AppTest page draws: the level-2 headings of its Markdown elements
-    (:func:`mvlab.ui.lessons.step_top` writes the progress, the title and the text as one element)."""
+    (:func:`mvlab.ui.lesson_step.step_top` writes the progress, the title and the text as one element)."""
     return [line[3:] for m in at.markdown for line in m.value.splitlines() if line.startswith("## ")]

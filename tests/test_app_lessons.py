@@ -5,7 +5,7 @@ import pytest
 
 from conftest import step_titles
 from mvlab.lessons import get_lesson
-from mvlab.lessons.results import warm
+from mvlab.lessons.step_results import warm
 from mvlab.store import ResultsStore
 
 
@@ -70,7 +70,7 @@ def test_a_prepared_step_has_its_figures_and_their_texts_ready():
     text alternative, for a touch screen's variant too, so that a class woken to the reveal finds them ready (the
     students asked for them at once and 17 of 150 each built the same text before, issue #53 item 10). Fails when
     prepare builds the figures alone (tried: its loop over the figures removed)."""
-    from mvlab.ui import lessons as ui
+    from mvlab.ui import lesson_step as ui
     from mvlab.viz.frozen import without_drag
 
     lesson = get_lesson("ofsp")

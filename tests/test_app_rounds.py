@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import APP, step_titles
 from mvlab.lessons import get_lesson
-from mvlab.lessons.results import warm
+from mvlab.lessons.step_results import warm
 from mvlab.store import ClassRounds, ResultsStore
 
 
@@ -247,17 +247,17 @@ def test_the_revealed_answers_say_in_words_when_the_store_cannot_read_them(monke
     answer and the figures still shown). Fails when the store's failure escapes (tried: revealed_bars without its
     ``except StoreUnavailable``) or the words are not escaped."""
     from mvlab.store import StoreUnavailable
-    from mvlab.ui import rounds
+    from mvlab.ui import class_round
 
     step = get_lesson("ofsp").steps[1]
-    monkeypatch.setattr(rounds, "revealed_counts", lambda view, index: {0: 1, 1: 3})
-    assert "The class's answers: 4 answered" in rounds.revealed_bars(None, step, 1)
+    monkeypatch.setattr(class_round, "revealed_counts", lambda view, index: {0: 1, 1: 3})
+    assert "The class's answers: 4 answered" in class_round.revealed_bars(None, step, 1)
 
     def down(view, index):
         raise StoreUnavailable("The results store <db> cannot be reached.")
 
-    monkeypatch.setattr(rounds, "revealed_counts", down)
-    said = rounds.revealed_bars(None, step, 1)
+    monkeypatch.setattr(class_round, "revealed_counts", down)
+    said = class_round.revealed_bars(None, step, 1)
     assert said.startswith("<p>The class's answers cannot be read now.") and "&lt;db&gt;" in said
 
 
@@ -267,7 +267,7 @@ def test_a_students_part_rerun_while_the_store_is_down_goes_on_with_the_round_it
     a traceback (the fault bench's PostgreSQL outage found one). A page that never drew the round still says the
     store's trouble. Fails when the failure escapes (tried: looked_again without its ``except``)."""
     from mvlab.store import Round, StoreUnavailable
-    from mvlab.ui import rounds
+    from mvlab.ui import class_round
 
     drawn = Round(code="ABCD", lesson="ofsp", name="", created=0.0, step=1)
 
@@ -275,9 +275,9 @@ def test_a_students_part_rerun_while_the_store_is_down_goes_on_with_the_round_it
         def get(self, code):
             raise StoreUnavailable("The results store cannot be reached.")
 
-    monkeypatch.setattr(rounds, "_student_look", lambda code: None)
-    monkeypatch.setattr(rounds, "class_rounds", lambda: Down())
-    view = rounds.RoundView("ABCD", None)
+    monkeypatch.setattr(class_round, "_student_look", lambda code: None)
+    monkeypatch.setattr(class_round, "class_rounds", lambda: Down())
+    view = class_round.RoundView("ABCD", None)
     with pytest.raises(StoreUnavailable):
         view.looked_again()  # nothing drawn yet: the page's own run says the store's trouble
     view._drawn = (drawn,)
@@ -316,23 +316,23 @@ def test_a_class_opening_at_once_opens_one_watch_and_one_store_per_process(tmp_p
     import threading
     import time
 
-    from mvlab.ui import rounds
+    from mvlab.ui import class_round
 
     monkeypatch.setenv("MVLAB_STORE", str(tmp_path / "store.sqlite"))
-    monkeypatch.setattr(rounds, "_KEPT", {})
-    opened, watch = [], rounds._watch
+    monkeypatch.setattr(class_round, "_KEPT", {})
+    opened, watch = [], class_round._watch
 
     def slow_watch(*settings):  # opening takes a moment, as a store's first connection does
         time.sleep(0.05)
         opened.append(1)
         return watch(*settings)
 
-    monkeypatch.setattr(rounds, "_watch", slow_watch)
+    monkeypatch.setattr(class_round, "_watch", slow_watch)
     start, got = threading.Barrier(40), []
 
     def student():
         start.wait()
-        got.append(rounds.round_watch())
+        got.append(class_round.round_watch())
 
     threads = [threading.Thread(target=student) for _ in range(40)]
     for t in threads:
@@ -340,7 +340,7 @@ def test_a_class_opening_at_once_opens_one_watch_and_one_store_per_process(tmp_p
     for t in threads:
         t.join()
     assert len(opened) == 1 and len({id(w) for w in got}) == 1 and len(got) == 40
-    assert len([k for k in rounds._KEPT if k[0] == "rounds"]) == 1
+    assert len([k for k in class_round._KEPT if k[0] == "rounds"]) == 1
 
 
 def test_a_students_own_process_builds_the_steps_figures_before_the_reveal(monkeypatch):
@@ -354,7 +354,7 @@ def test_a_students_own_process_builds_the_steps_figures_before_the_reveal(monke
 
     import streamlit as st
 
-    from mvlab.ui import lessons as ui
+    from mvlab.ui import lesson_step as ui
     from mvlab.ui import shared
 
     st.cache_resource.clear()  # process-wide: an earlier test's store is not this one's (conftest's app does the same)

@@ -9,7 +9,7 @@ from axe import violations as axe_violations
 from browser import browser_tests_mark, exceptions, open_page, running_app, screenshot, settle
 from mvlab.cli import main
 from mvlab.lessons import LESSONS, get_lesson
-from mvlab.lessons.results import step_contexts, warm
+from mvlab.lessons.step_results import step_contexts, warm
 from mvlab.store import ResultsStore
 
 pytestmark = browser_tests_mark()

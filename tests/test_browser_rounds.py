@@ -17,7 +17,7 @@ import pytest
 from axe import violations as axe_violations
 from browser import CHROMIUM, CHROMIUM_ARGS, browser_tests_mark, exceptions, running_app, screenshot, settle
 from mvlab.lessons import get_lesson
-from mvlab.lessons.results import warm
+from mvlab.lessons.step_results import warm
 from mvlab.store import ClassRounds, ResultsStore
 
 pytestmark = browser_tests_mark()

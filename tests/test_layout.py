@@ -75,6 +75,17 @@ def test_the_design_contract_is_public():
         mvlab.nope  # noqa: B018
 
 
+def test_no_two_modules_share_a_name():
+    """A module's name says what it does, once in the package: ``rounds`` was the store's class rounds and the
+    Lessons page's round panel, ``lessons`` four files (issue #74). A page's view is ``<page>_page.py`` beside the
+    page's own ``pages/<page>.py``. Fails when a second module takes a name (tried: mvlab/ui/rounds.py back)."""
+    by_name = {}
+    for name, path in modules():
+        if path.name != "__init__.py":
+            by_name.setdefault(path.stem, []).append(name)
+    assert not {stem: names for stem, names in by_name.items() if len(names) > 1}
+
+
 def test_submodules_never_import_the_top_level_package():
     offenders = [name for name, path in modules() if name != "mvlab" and "mvlab" in imported_modules(path, name)]
     assert not offenders, offenders
@@ -189,7 +200,7 @@ def test_the_serve_room_and_its_tests_import_nothing_of_the_dashboard():
     """``serve`` starts processes and nginx: it lives in mvlab/deploy/, not among the dashboard's Streamlit glue, and
     neither it nor its tests (tests/test_serve.py with the helpers it imports) import mvlab.ui; they reach the
     dashboard as a browser does, over HTTP. Fails when serve goes back under ui/ or a test of it imports the
-    dashboard (tried: tests/test_serve.py importing mvlab.ui.rounds)."""
+    dashboard (tried: tests/test_serve.py importing mvlab.ui.class_round)."""
     assert (PACKAGE / "deploy" / "serve.py").exists() and not (PACKAGE / "ui" / "serve.py").exists()
     room = {name: imported_modules(path, name) for name, path in modules() if top(name) == "deploy"}
     assert room and not [f"{n} -> {m}" for n, ms in room.items() for m in ms if top(m) == "ui"], room

@@ -10,12 +10,12 @@ from test_rounds_push import one_student_answered
 
 from browser import running_streamlit
 from mvlab.lessons import get_lesson
-from mvlab.lessons.results import warm
+from mvlab.lessons.step_results import warm
 from mvlab.store import ClassRounds, ResultsStore
-from mvlab.ui.lessons import PREPARE_AFTER_MOVE_S
+from mvlab.ui.lesson_step import PREPARE_AFTER_MOVE_S
 
 SERVER = """
-import mvlab.ui.lessons as lessons
+import mvlab.ui.lesson_step as lessons
 real = lessons.prepare
 def told(lesson, number):
     ready = real(lesson, number)
@@ -25,7 +25,7 @@ lessons.prepare = told
 from streamlit.web.cli import main
 main(prog_name="streamlit")
 """
-"""``streamlit run`` whose ``mvlab.ui.lessons.prepare`` says in the server's log each step it prepared and when."""
+"""``streamlit run`` whose ``mvlab.ui.lesson_step.prepare`` says in the server's log each step it prepared and when."""
 
 
 @pytest.fixture(scope="module")

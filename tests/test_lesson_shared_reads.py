@@ -8,8 +8,8 @@ import pytest
 
 from mvlab.lessons import get_lesson
 from mvlab.store import Round, StoreUnavailable
-from mvlab.ui import lessons as lessons_ui
-from mvlab.ui import rounds, shared
+from mvlab.ui import class_round, shared
+from mvlab.ui import lesson_step as lessons_ui
 
 
 @pytest.fixture
@@ -29,17 +29,17 @@ def test_a_revealed_steps_counts_are_read_once_per_process(monkeypatch, fresh_sh
             reads.append((code, step))
             return {1: 2, 0: 1}
 
-    monkeypatch.setattr(rounds, "class_rounds", lambda: Store())
+    monkeypatch.setattr(class_round, "class_rounds", lambda: Store())
     now = time.time()
     revealed = Round("T3ST", "ofsp", "a round", now, 1, frozenset({1}))
     for _ in range(3):
-        view = rounds.RoundView("T3ST", None)
+        view = class_round.RoundView("T3ST", None)
         view._drawn = (revealed,)  # the round as the student's rerun drew it: step 2 revealed
-        assert rounds.revealed_counts(view, 1) == {1: 2, 0: 1}
+        assert class_round.revealed_counts(view, 1) == {1: 2, 0: 1}
     assert reads == [("T3ST", 1)]
-    view = rounds.RoundView("T3ST", None)
+    view = class_round.RoundView("T3ST", None)
     view._drawn = (Round("T3ST", "ofsp", "a later round", now + 60, 1, frozenset({1})),)
-    rounds.revealed_counts(view, 1)
+    class_round.revealed_counts(view, 1)
     assert len(reads) == 2
 
 
@@ -67,26 +67,26 @@ def test_the_rounds_and_their_watch_are_kept_per_process_for_their_environment(m
     (StoreUnavailable) and opened again at the next call. Fails when each call goes through Streamlit's cache again
     (tried: class_rounds() returning _rounds(*_settings()): a new opening per call) and when a failed opening is kept
     (tried: the failure stored in _KEPT)."""
-    monkeypatch.setattr(rounds, "_KEPT", {})
-    monkeypatch.setattr(rounds, "_settings", lambda: ("a store", 30.0, 5000, 120, 5.0))
+    monkeypatch.setattr(class_round, "_KEPT", {})
+    monkeypatch.setattr(class_round, "_settings", lambda: ("a store", 30.0, 5000, 120, 5.0))
     opened = []
-    monkeypatch.setattr(rounds, "_rounds", lambda *settings: opened.append(settings) or object())
-    monkeypatch.setattr(rounds, "_watch", lambda *settings: opened.append(settings) or object())
-    first, watch = rounds.class_rounds(), rounds.round_watch()
-    assert rounds.class_rounds() is first and rounds.round_watch() is watch and len(opened) == 2
+    monkeypatch.setattr(class_round, "_rounds", lambda *settings: opened.append(settings) or object())
+    monkeypatch.setattr(class_round, "_watch", lambda *settings: opened.append(settings) or object())
+    first, watch = class_round.class_rounds(), class_round.round_watch()
+    assert class_round.class_rounds() is first and class_round.round_watch() is watch and len(opened) == 2
     monkeypatch.setenv("MVLAB_ROUND_MAX_ANSWERS", "10")
-    assert rounds.class_rounds() is not first and len(opened) == 3
+    assert class_round.class_rounds() is not first and len(opened) == 3
 
     monkeypatch.setenv("MVLAB_ROUND_MAX_ANSWERS", "11")
 
     def down(*settings):
         raise ValueError("Cannot open the results store: connection refused.")
 
-    monkeypatch.setattr(rounds, "_rounds", down)
+    monkeypatch.setattr(class_round, "_rounds", down)
     with pytest.raises(StoreUnavailable, match="connection refused"):
-        rounds.class_rounds()
-    monkeypatch.setattr(rounds, "_rounds", lambda *settings: "opened")
-    assert rounds.class_rounds() == "opened"
+        class_round.class_rounds()
+    monkeypatch.setattr(class_round, "_rounds", lambda *settings: "opened")
+    assert class_round.class_rounds() == "opened"
 
 
 def test_a_steps_keys_are_worked_out_once_per_process_and_equal_the_plain_ones(monkeypatch):

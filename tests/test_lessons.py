@@ -14,7 +14,7 @@ from mvlab.experiments.settings import ProximitySettings
 from mvlab.lessons import LESSONS, get_lesson
 from mvlab.lessons.handout import inline_markdown, render_handout
 from mvlab.lessons.model import Lesson, Question, StepContext
-from mvlab.lessons.results import step_contexts, warm
+from mvlab.lessons.step_results import step_contexts, warm
 from mvlab.store import ResultsStore
 
 WORDS_PER_MINUTE = 200
@@ -154,7 +154,7 @@ def test_the_dvs_lessons_neighbourhood_draws_near_as_near(warmed):
     """DVS lesson, step 5: on the map of the star's neighbourhood every training instance lies at its exact
     dissimilarity from the star, so the region of competence (the k nearest) is exactly the k points drawn
     nearest, the ringed ones inside the dashed circle; the old PCA zoom put other points nearer."""
-    from mvlab.lessons.dvs import explained_instance
+    from mvlab.lessons.dvs_lesson import explained_instance
 
     _, contexts, _ = warmed
     lesson = get_lesson("dvs")

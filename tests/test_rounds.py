@@ -262,7 +262,7 @@ def test_the_store_keeps_its_connections_and_answers_given_at_once_never_pass_th
 
 
 def test_the_students_link_uses_the_public_address_and_says_when_it_names_the_teachers_machine():
-    from mvlab.ui.rounds import students_base
+    from mvlab.ui.class_round import students_base
 
     assert students_base("http://10.1.2.3:8501/lessons?lesson=dvs&step=2", None) == ("http://10.1.2.3:8501", None)
     assert students_base("https://mvlab.example.edu/lessons", None) == ("https://mvlab.example.edu", None)

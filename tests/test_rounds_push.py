@@ -9,7 +9,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from browser import running_app
 from mvlab.lessons import get_lesson
-from mvlab.lessons.results import warm
+from mvlab.lessons.step_results import warm
 from mvlab.store import ClassRounds, ResultsStore
 from streamlit_client import StudentSession
 

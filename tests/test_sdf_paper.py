@@ -418,7 +418,7 @@ def test_an_ofsp_repetition_keeps_its_finished_folds_in_a_store_and_takes_them_b
     """A repetition of many hours (Madelon with the SVM) cut off keeps its finished folds: run again with the same
     store, it reads them back instead of computing them (here every fold: nothing is evaluated the second time),
     and gives the same rows."""
-    from mvlab.experiments import view_construction
+    from mvlab.experiments import view_construction_sweep
     from mvlab.reproduction import ofsp_paper
     from mvlab.store import ResultsStore
 
@@ -432,8 +432,8 @@ def test_an_ofsp_repetition_keeps_its_finished_folds_in_a_store_and_takes_them_b
     def no_more(*args, **kwargs):
         raise AssertionError("a stored fold was computed again")
 
-    monkeypatch.setattr(view_construction, "_evaluate_cell", no_more)
-    monkeypatch.setattr(view_construction, "_evaluate_shared_ga", no_more)
+    monkeypatch.setattr(view_construction_sweep, "_evaluate_cell", no_more)
+    monkeypatch.setattr(view_construction_sweep, "_evaluate_shared_ga", no_more)
     again = ofsp_paper.run_ofsp_draw(task, **small)
     key = ["method", "k"]
     a, b = pd.DataFrame(first).sort_values(key), pd.DataFrame(again).sort_values(key)
@@ -463,7 +463,7 @@ def test_ofsp_choosing_features_on_the_test_fold_is_the_protocols_folds_with_a_l
     from mvlab.construction.ensemble import ViewEnsemble
     from mvlab.construction.partition import OFSP
     from mvlab.experiments.protocols import RepeatedKFold
-    from mvlab.experiments.view_construction import cell_seed
+    from mvlab.experiments.view_construction_sweep import cell_seed
     from mvlab.reproduction import ofsp_leak, ofsp_paper
     from mvlab.reproduction.writer import write_outputs
 

@@ -21,7 +21,7 @@ import pytest
 
 from mvlab.deploy.serve import COOKIE, SKIP_DEAD_FOR, RestartPolicy, Supervisor, free_port, nginx_config, serving
 from mvlab.lessons import get_lesson
-from mvlab.lessons.results import warm
+from mvlab.lessons.step_results import warm
 from mvlab.store import ClassRounds, ResultsStore
 from streamlit_client import StudentSession
 
@@ -300,7 +300,7 @@ def test_a_browser_stays_on_one_process_and_browsers_spread_over_both(two_proces
 def test_a_round_spans_the_processes_teacher_on_one_students_on_the_other(two_processes):
     """The teacher's session on one process, two students on the other: the teacher counts their answers and moves
     the class, and every student's page shows the next step by itself. Fails when ``moved_to``
-    (mvlab/ui/rounds.py) never moves anyone (tried: it returned None; the students stayed on step 2)."""
+    (mvlab/ui/class_round.py) never moves anyone (tried: it returned None; the students stayed on step 2)."""
     served, store = two_processes
     on = keys_for_each_process(served.url, 2)
     teacher_process, student_process = sorted(on)

@@ -1,11 +1,17 @@
-"""SDF versus gcForest on the same pairs (mvlab.experiments.siamese)."""
+"""SDF versus gcForest on the same pairs (mvlab.experiments.siamese_comparison)."""
 
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.datasets import load_digits, load_wine
 
-from mvlab.experiments.siamese import MODELS, SiameseExperiment, run_siamese_experiment, tau_curve, tau_tradeoff
+from mvlab.experiments.siamese_comparison import (
+    MODELS,
+    SiameseExperiment,
+    run_siamese_experiment,
+    tau_curve,
+    tau_tradeoff,
+)
 from mvlab.siamese.cascade import CascadeForest
 from mvlab.siamese.forest import SiameseDeepForest
 from mvlab.siamese.pairs import pair_features

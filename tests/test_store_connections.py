@@ -28,11 +28,11 @@ def test_the_pages_the_records_and_the_rounds_draw_on_one_engine(tmp_path, monke
     before). Fails when the rounds or the records open an engine of their own (tried: a Database that creates its
     engine)."""
     from mvlab.engine import records
-    from mvlab.ui import rounds, runs
+    from mvlab.ui import class_round, runs
 
     monkeypatch.setenv("MVLAB_STORE", str(tmp_path / "server.sqlite"))
     page_store = runs.results_store()
-    assert page_store.engine is records.store_at(page_store.location).engine is rounds.class_rounds().engine
+    assert page_store.engine is records.store_at(page_store.location).engine is class_round.class_rounds().engine
 
 
 def _record_in_a_forked_child(store, queue):

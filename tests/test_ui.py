@@ -273,7 +273,7 @@ def test_shared_value_whose_builder_fails_is_built_by_the_next_session():
 def panel_script():
     import streamlit as st
 
-    from mvlab.ui.server import server_panel
+    from mvlab.ui.engine_panel import server_panel
 
     with st.sidebar:
         server_panel()
@@ -316,7 +316,7 @@ def test_imported_objects_are_frozen_out_of_the_collector_once_and_only_in_a_rea
     try:
         web_process.imports_out_of_gc()
         assert web_process._FROZEN.is_set()
-        assert {"mvlab.ui.lessons", "mvlab.viz.dvs_figures", "mvlab.experiments.combinations"} <= set(sys.modules)
+        assert {"mvlab.ui.lesson_step", "mvlab.viz.dvs_figures", "mvlab.experiments.combinations"} <= set(sys.modules)
         assert gc.get_freeze_count() > max(frozen_before, 50_000)  # plotly, pandas, scikit-learn, Dask, Streamlit
         web_process.imports_out_of_gc()  # once per process
         assert len(freezes) == 1

@@ -1,4 +1,4 @@
-"""mvlab.ui.views.benchmark: the Benchmark page's view shows a batch of runs kept in the results store with its
+"""mvlab.ui.views.benchmark_page: the Benchmark page's view shows a batch of runs kept in the results store with its
 tests (AppTest of the view's parts alone, on a store filled here, no page, no engine)."""
 
 import json
@@ -21,9 +21,9 @@ def fill(location, batch: str, scores: dict, settings=None) -> None:
 
 def draw_batch(location, batch):
     from mvlab.store import ResultsStore
-    from mvlab.ui.views import benchmark
+    from mvlab.ui.views import benchmark_page
 
-    benchmark.show_batch(ResultsStore(location), batch)
+    benchmark_page.show_batch(ResultsStore(location), batch)
 
 
 def chart_titles(at) -> list[str]:

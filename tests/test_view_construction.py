@@ -1,4 +1,4 @@
-"""The k-sweep experiment of the view-construction page (mvlab.experiments.view_construction) and its figures."""
+"""The k-sweep experiment of the view-construction page (mvlab.experiments.view_construction_sweep) and its figures."""
 
 import json
 
@@ -11,7 +11,7 @@ from mvlab.construction.partition import OFSP, RandomPartition
 from mvlab.datasets.bundled import load_dataset
 from mvlab.datasets.synthetic import make_madelon
 from mvlab.experiments.protocols import RepeatedKFold
-from mvlab.experiments.view_construction import (
+from mvlab.experiments.view_construction_sweep import (
     METHODS,
     METRICS,
     KSweepResult,
@@ -204,7 +204,7 @@ def test_one_shared_ga_gives_vc_gas_views_for_every_k(data):
     top chromosomes are used for k = 1..10"): each k's cell equals a GA of k views with the shared seed, fitted
     on its own; the other methods' cells do not move."""
     from mvlab.construction.partition import GeneticViews
-    from mvlab.experiments.view_construction import check_params
+    from mvlab.experiments.view_construction_sweep import check_params
 
     X, y = data.X[:80], data.y[:80]
     train, test = np.arange(0, 60), np.arange(60, 80)

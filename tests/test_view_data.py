@@ -1,4 +1,4 @@
-"""mvlab.ui.views.data: the Data page's view draws what is in one dataset (AppTest of the view alone, no page, no
+"""mvlab.ui.views.data_page: the Data page's view draws what is in one dataset (AppTest of the view alone, no page, no
 sidebar)."""
 
 from streamlit.testing.v1 import AppTest
@@ -14,9 +14,9 @@ def shown_for(ds):
 
 
 def draw_view(shown):
-    from mvlab.ui.views import data
+    from mvlab.ui.views import data_page
 
-    data.view(shown)
+    data_page.view(shown)
 
 
 def test_the_view_draws_the_sizes_views_truth_and_projections_of_synthetic_data():

@@ -1,5 +1,5 @@
-"""mvlab.ui.views.dissimilarity: the Dissimilarity page's view draws one comparison (AppTest of the view alone, on a
-result computed here, no page, no engine)."""
+"""mvlab.ui.views.dissimilarity_page: the Dissimilarity page's view draws one comparison (AppTest of the view alone,
+on a result computed here, no page, no engine)."""
 
 import json
 
@@ -21,9 +21,9 @@ def shown_result():
 
 
 def draw_view(result, shown):
-    from mvlab.ui.views import dissimilarity
+    from mvlab.ui.views import dissimilarity_page
 
-    dissimilarity.view(result, shown)
+    dissimilarity_page.view(result, shown)
 
 
 def test_the_view_draws_the_split_the_figures_with_their_text_and_the_downloads(shown_result):

@@ -1,4 +1,4 @@
-"""mvlab.ui.views.dvs: the Dynamic view selection page's view draws one comparison (AppTest of the view alone, on a
+"""mvlab.ui.views.dvs_page: the Dynamic view selection page's view draws one comparison (AppTest of the view alone, on a
 result computed here on the region demo, no page, no engine)."""
 
 import pytest
@@ -19,9 +19,9 @@ def shown_result():
 
 
 def draw_view(result, shown):
-    from mvlab.ui.views import dvs
+    from mvlab.ui.views import dvs_page
 
-    dvs.view(result, shown)
+    dvs_page.view(result, shown)
 
 
 def test_the_view_explains_the_choices_of_one_method_and_one_instance(shown_result):

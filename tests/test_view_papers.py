@@ -1,4 +1,4 @@
-"""mvlab.ui.views.papers: the Papers page is built from the reading registry, the coverage tables and the palette
+"""mvlab.ui.views.papers_page: the Papers page is built from the reading registry, the coverage tables and the palette
 alone (AppTest of the view's parts, on committed files written here or handed in)."""
 
 import ast
@@ -31,7 +31,7 @@ def test_the_page_names_no_reading_and_no_colour_of_its_own():
 
 def test_each_verdict_is_shaded_in_its_palette_colour():
     """Fails when a verdict takes another colour than the palette's (tried: inside shaded in palette.RED)."""
-    from mvlab.ui.views.papers import SHADE, coloured
+    from mvlab.ui.views.papers_page import SHADE, coloured
 
     frame = pd.DataFrame({"paper": [0.9, 0.8, 0.7, float("nan")], "mvlab": [0.91, 0.5, 0.6, 0.7],
                           "paper's value": ["inside", "outside", "outside (inside one draw's)", "no paper value"]})
@@ -46,9 +46,9 @@ def test_each_verdict_is_shaded_in_its_palette_colour():
 
 
 def draw_view():
-    from mvlab.ui.views import papers
+    from mvlab.ui.views import papers_page
 
-    papers.view(None)
+    papers_page.view(None)
 
 
 def test_without_committed_files_every_paper_has_its_tab_and_says_which_command_makes_its_cells(tmp_path,
@@ -67,9 +67,9 @@ def test_without_committed_files_every_paper_has_its_tab_and_says_which_command_
 
 
 def draw_tab(paper, files):
-    from mvlab.ui.views import papers
+    from mvlab.ui.views import papers_page
 
-    papers.paper_tab(paper, files)
+    papers_page.paper_tab(paper, files)
 
 
 def test_a_reading_added_to_the_registry_shows_under_its_paper(monkeypatch):
@@ -95,7 +95,7 @@ def test_a_figure_of_readings_counts_the_readings_whose_cells_it_drew():
     """The OFSP protocol's figure draws its cells and the leak reading's: its heading says "under both readings"
     when both have cells. Fails when a reading without cells is counted (tried: figure_of counting every name
     asked for)."""
-    from mvlab.ui.views.papers import figure_of
+    from mvlab.ui.views.papers_page import figure_of
 
     asked = SimpleNamespace(figure=lambda others: (others("one"), others("two"), "a figure")[-1])
     files = {"one": (pd.DataFrame({"paper": [0.5]}), None), "two": (None, None)}

@@ -1,4 +1,4 @@
-"""mvlab.ui.views.siamese: the Siamese deep forest page's view draws one experiment (AppTest of the view alone, on
+"""mvlab.ui.views.siamese_page: the Siamese deep forest page's view draws one experiment (AppTest of the view alone, on
 a small result computed here, no page, no engine)."""
 
 import pytest
@@ -19,9 +19,9 @@ def shown_result():
 
 
 def draw_view(result, shown):
-    from mvlab.ui.views import siamese
+    from mvlab.ui.views import siamese_page
 
-    siamese.view(result, shown)
+    siamese_page.view(result, shown)
 
 
 def test_the_view_draws_the_cascade_the_weights_and_the_chosen_pair(shown_result):

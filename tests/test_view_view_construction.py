@@ -1,4 +1,4 @@
-"""mvlab.ui.views.view_construction: the View construction page's view draws one k sweep (AppTest of the view
+"""mvlab.ui.views.view_construction_page: the View construction page's view draws one k sweep (AppTest of the view
 alone, on a sweep computed here, no page, no engine)."""
 
 import json
@@ -23,9 +23,9 @@ def shown_result():
 
 
 def draw_view(result, shown):
-    from mvlab.ui.views import view_construction
+    from mvlab.ui.views import view_construction_page
 
-    view_construction.view(result, shown)
+    view_construction_page.view(result, shown)
 
 
 def titles(at) -> list[str]:
@@ -53,7 +53,7 @@ def test_the_view_draws_the_sweep_the_test_the_partition_and_the_downloads(shown
 def test_the_grid_of_all_draws_a_panel_per_metric_and_classifier(shown_result):
     """Fails when the grid leaves out a metric or a classifier (tried: boxes_figure's grid over the chosen
     classifier alone)."""
-    from mvlab.ui.views.view_construction import GRID_METRICS, boxes_figure
+    from mvlab.ui.views.view_construction_page import GRID_METRICS, boxes_figure
 
     result, _ = shown_result
     one = boxes_figure(result, False, "accuracy", "knn")
@@ -67,9 +67,9 @@ def test_before_a_result_the_page_says_how_many_ensembles_train_builds(shown_res
     from mvlab.ui.page import Shown
 
     def draw(shown):
-        from mvlab.ui.views import view_construction
+        from mvlab.ui.views import view_construction_page
 
-        view_construction.waiting(shown)
+        view_construction_page.waiting(shown)
 
     settings = ViewConstructionSettings(**{**SMALL, "n_repeats": 2})
     at = AppTest.from_function(draw, args=(Shown(settings, shown_result[1].data, "k"),)).run()

@@ -79,7 +79,7 @@ def test_the_part_rerun_is_the_one_that_shows_what_changed():
     def project(value):
         return value["step"], value["counts"]
 
-    def drawn_at(step):  # as mvlab.ui.rounds.follow_the_round: the step's part when the step changed
+    def drawn_at(step):  # as mvlab.ui.class_round.follow_the_round: the step's part when the step changed
         return lambda now: "step-part" if now[0] != step else "waiting-part"
 
     watch.follow("on step 1", Subscription("A", project, (1, 0), drawn_at(1)))

@@ -11,9 +11,9 @@ from test_rounds_push import one_student_answered
 
 from browser import ROOT, running_streamlit
 from mvlab.lessons import get_lesson
-from mvlab.lessons.results import warm
+from mvlab.lessons.step_results import warm
 from mvlab.store import ClassRounds, ResultsStore
-from mvlab.ui.rounds import STUDENT_REFRESH
+from mvlab.ui.class_round import STUDENT_REFRESH
 from streamlit_client import StudentSession
 
 SOON = STUDENT_REFRESH + 2.0
@@ -53,7 +53,7 @@ def reaches(student: StudentSession, words: str, timeout: float = 10.0) -> float
 
 
 def test_without_a_part_of_the_wake_the_student_page_looks_on_a_timer_and_the_class_still_moves(server):
-    """Fails when the fallback timer is removed (tried: ``mvlab.ui.rounds.STUDENT_REFRESH = None`` set in the
+    """Fails when the fallback timer is removed (tried: ``mvlab.ui.class_round.STUDENT_REFRESH = None`` set in the
     server, the waiting part a fragment without ``run_every``: no timer, and with the timer assert left out, the
     reveal never arrives), and failed before ``available()`` checked ``AppSession._client_state`` (tried with it
     left out of ``PRIVATE_PARTS``: the server took the push for on, set no timer, and its wakes raised on the

@@ -21,7 +21,7 @@ from mvlab.experiments.combinations import DISSIMILARITY
 from mvlab.experiments.pair_methods import PAIRS
 from mvlab.experiments.protocols import RepeatedHoldout, RepeatedKFold, RepeatedPairDraws
 from mvlab.experiments.runner import ExperimentResult, Family, run_protocol
-from mvlab.experiments.view_construction import VIEW_CONSTRUCTION
+from mvlab.experiments.view_construction_sweep import VIEW_CONSTRUCTION
 
 __all__ = ["FAMILIES", "get_family", "family_of_run", "make_protocol", "run_experiment"]
 

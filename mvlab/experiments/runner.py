@@ -6,7 +6,7 @@ baseline of the sign test and the control of the post-hoc, the parameters it acc
 function that evaluates *all* its methods on one split, so that methods that share work share
 it exactly (the dissimilarity combinations share their view forests; gcForest and SDF their
 seed).  The three families are defined next to their computations
-(:mod:`mvlab.experiments.combinations`, :mod:`mvlab.experiments.view_construction`,
+(:mod:`mvlab.experiments.combinations`, :mod:`mvlab.experiments.view_construction_sweep`,
 :mod:`mvlab.experiments.pair_methods`) and listed by name in :mod:`mvlab.experiments.families`,
 which the CLI, the Benchmark page and the store use.
 

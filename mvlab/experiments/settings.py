@@ -40,8 +40,8 @@ from mvlab.experiments.combinations import DISSIMILARITY, DVS_METHODS, DVS_VARIA
 from mvlab.experiments.families import FAMILIES, make_protocol, run_experiment
 from mvlab.experiments.pair_methods import PAIRS
 from mvlab.experiments.proximity_walk import proximity_walk
-from mvlab.experiments.siamese import run_siamese_experiment
-from mvlab.experiments.view_construction import (
+from mvlab.experiments.siamese_comparison import run_siamese_experiment
+from mvlab.experiments.view_construction_sweep import (
     CLASSIFIER_TITLES,
     CLASSIFIERS,
     GA_RUNS,
@@ -431,7 +431,7 @@ class ViewConstructionSettings(ExperimentSettings):
                          lambda: make_madelon(self.madelon_n, random_state=self.seed))
 
     def run(self, ds, progress=None):
-        """The k sweep (:func:`mvlab.experiments.view_construction.k_sweep`) on the page's data, on one thread."""
+        """The k sweep (:func:`mvlab.experiments.view_construction_sweep.k_sweep`) on the page's data, on one thread."""
         s, data = self.effective(), self.data(ds)
         return k_sweep(data.X, data.y, methods=list(s.methods), classifiers=list(s.classifiers),
                        max_views=s.max_views, n_splits=s.n_splits, n_repeats=s.n_repeats,
@@ -494,8 +494,9 @@ class SiameseSettings(ExperimentSettings):
         return []
 
     def run(self, ds, progress=None):
-        """SDF and gcForest on one pair draw of ``ds`` (:func:`mvlab.experiments.siamese.run_siamese_experiment`),
-        with multi-grained scanning on image data when ``scanning`` is on."""
+        """SDF and gcForest on one pair draw of ``ds``
+        (:func:`mvlab.experiments.siamese_comparison.run_siamese_experiment`), with multi-grained scanning on image
+        data when ``scanning`` is on."""
         s = self.effective()
         scanning = bool(s.scanning and ds.image_shape is not None)
         return run_siamese_experiment(

@@ -3,13 +3,13 @@ question before they explain (:mod:`mvlab.lessons.model`); the Lessons page, the
 (``--warm`` computes every step's results into the store, ``--html`` writes a handout) and the
 handout (:mod:`mvlab.lessons.handout`) all read :data:`LESSONS`."""
 
-from mvlab.lessons import dvs, ofsp, proximity, siamese
+from mvlab.lessons import dvs_lesson, ofsp_lesson, proximity_lesson, siamese_lesson
 from mvlab.lessons.model import Lesson, Question, Step, StepContext, StepRun
 
 __all__ = ["LESSONS", "get_lesson", "Lesson", "Question", "Step", "StepContext", "StepRun"]
 
 LESSONS: dict[str, Lesson] = {lesson.id: lesson for lesson in
-                              (proximity.LESSON, dvs.LESSON, ofsp.LESSON, siamese.LESSON)}
+                              (proximity_lesson.LESSON, dvs_lesson.LESSON, ofsp_lesson.LESSON, siamese_lesson.LESSON)}
 """The lessons by id, in the order the Lessons page offers them."""
 
 

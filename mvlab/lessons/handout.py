@@ -76,7 +76,7 @@ def _step_html(number: int, total: int, step: Step, ctx: StepContext | None) -> 
 
 def render_handout(lesson: Lesson, contexts: Mapping[StepRun, StepContext | None]) -> str:
     """The handout of ``lesson`` as one HTML document; ``contexts`` gives each run's result
-    (:func:`mvlab.lessons.results.step_contexts`; a missing one is said in its steps)."""
+    (:func:`mvlab.lessons.step_results.step_contexts`; a missing one is said in its steps)."""
     total = len(lesson.steps)
     steps = "\n".join(_step_html(n, total, step, contexts.get(step.run)) for n, step in enumerate(lesson.steps, 1))
     return (

@@ -5,4 +5,4 @@ is one :class:`~mvlab.reproduction.reading.Reading` record listed once in :mod:`
 draws go to an append-only file and become cells with their intervals (:mod:`mvlab.reproduction.cells`), judged by
 the rules of :mod:`mvlab.reproduction.verdicts`; :mod:`mvlab.reproduction.writer` renders docs/reproduction.md whole
 from the draws files and the report's template. The protocols on the bundled data are in
-:mod:`mvlab.reproduction.bundled`."""
+:mod:`mvlab.reproduction.bundled_protocols`."""

@@ -53,7 +53,7 @@ def run_generator_draw(task: OfspTask, n_splits: int = N_SPLITS, n_jobs: int = 1
     is accepted for the protocol runner and unused."""
     from mvlab.construction.ensemble import ViewEnsemble
     from mvlab.experiments.protocols import RepeatedKFold
-    from mvlab.experiments.view_construction import ensemble_metrics
+    from mvlab.experiments.view_construction_sweep import ensemble_metrics
 
     if task.dataset != "madelon-500":
         raise ValueError(f"the generator's draws are Madelon's (madelon-500), not {task.dataset!r}.")

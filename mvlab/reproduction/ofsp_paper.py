@@ -12,7 +12,7 @@ whose KNN and naive Bayes blocks survive), and box plots of the six view-constru
   challenge's data (:func:`mvlab.datasets.make_madelon`).
 
 A *draw* is one repetition of the 5-fold cross-validation for one dataset and classifier: the six methods at
-every k on the same five folds (:func:`mvlab.experiments.view_construction.k_sweep`), their accuracy,
+every k on the same five folds (:func:`mvlab.experiments.view_construction_sweep.k_sweep`), their accuracy,
 members' disagreement, time and features kept averaged over the folds. VC-GA runs one GA per training fold whose
 top k chromosomes are the views of every k (the paper:
 "the top chromosomes are used for k = 1, 2, ..., 10 number of views"; :data:`PROTOCOL_OPTIONS`), which is also
@@ -81,8 +81,8 @@ PAPER_TABLES = {3: ("accuracy", PAPER), 4: ("disagreement", PAPER_DISAGREEMENT)}
 """Each of the paper's OFSP tables compared here: the draws' column it prints and its cells."""
 
 PROTOCOL_OPTIONS = {"ga_runs": "shared"}
-"""The k sweep's options at this protocol (:data:`mvlab.experiments.view_construction.GA_RUNS`); the others are the
-sweep's defaults: 5 inner folds, a GA of 30 generations of 100 offspring from 50 parents, 10 AB trials."""
+"""The k sweep's options at this protocol (:data:`mvlab.experiments.view_construction_sweep.GA_RUNS`); the others
+are the sweep's defaults: 5 inner folds, a GA of 30 generations of 100 offspring from 50 parents, 10 AB trials."""
 
 OFSP_DRAW_COLUMNS = ["dataset", "classifier", "repetition", "seed", "method", "k", "accuracy", "disagreement",
                      "percent_features", "seconds"]
@@ -148,7 +148,7 @@ def run_ofsp_draw(task: OfspTask, max_views: int = MAX_VIEWS, n_splits: int = N_
     line gives carries the folds back from a worker of the job engine), in which every finished fold is kept as it
     ends (kind :data:`SPLITS_KIND`) and from which a repetition cut off earlier takes its finished folds back, so an
     interrupted repetition of many hours (Madelon with the linear SVM) loses one fold at most."""
-    from mvlab.experiments.view_construction import k_sweep
+    from mvlab.experiments.view_construction_sweep import k_sweep
 
     ds = load(task.dataset)
     seed = task.seed
@@ -178,10 +178,10 @@ def run_fold_reading(task: OfspTask, methods: dict[str, FoldEvaluator], max_view
     """One repetition of a reading run on the protocol's own folds and seeds (those of :func:`run_ofsp_draw`):
     for every k = 1..``max_views`` and every ``method`` in ``methods`` (in its order), the ensemble its evaluator
     fits on each fold scored on the fold's test rows
-    (:func:`mvlab.experiments.view_construction.ensemble_metrics`: accuracy, disagreement, features kept), the
+    (:func:`mvlab.experiments.view_construction_sweep.ensemble_metrics`: accuracy, disagreement, features kept), the
     mean over the folds; rows of :data:`OFSP_DRAW_COLUMNS`, ``seconds`` the mean time per fold."""
     from mvlab.experiments.protocols import RepeatedKFold
-    from mvlab.experiments.view_construction import cell_seed, ensemble_metrics
+    from mvlab.experiments.view_construction_sweep import cell_seed, ensemble_metrics
 
     ds = load(task.dataset)
     seed = task.seed  # as run_ofsp_draw: the same outer folds
@@ -208,7 +208,7 @@ def run_classifier_variants(task: OfspTask, methods: Iterable[str], variants: di
     ``variants`` (name -> ``"knn"``/``"nb"``/``"svm"`` or an unfitted classifier); a row's ``method`` reads
     ``"<method>, <variant>"``, so the two rows of a method differ by the classifier alone."""
     from mvlab.construction.ensemble import ViewEnsemble
-    from mvlab.experiments.view_construction import make_partitioner
+    from mvlab.experiments.view_construction_sweep import make_partitioner
 
     def evaluator(method, estimator):
         def evaluate(ds, split, k, seed):
@@ -271,11 +271,11 @@ the classifiers (CPU time) and leaves out how long the views took to build."""
 
 def figure_panels(draws: pd.DataFrame, dataset: str, metrics=tuple(FIGURE_METRICS)) -> dict:
     """The paper's Figs. 4-7 on one dataset: ``(metric, classifier)`` to a frame of shape (n_k, n_methods), a row
-    per k and a column per view-construction method (in :data:`mvlab.experiments.view_construction.METHODS`
+    per k and a column per view-construction method (in :data:`mvlab.experiments.view_construction_sweep.METHODS`
     order), each value the mean of ``metric`` over the repetitions in ``draws`` (rows of
     :data:`OFSP_DRAW_COLUMNS`); the input of :func:`mvlab.viz.view_construction_figures.k_sweep_boxes`, whose
     boxes summarise each column over k as the paper's do."""
-    from mvlab.experiments.view_construction import METHODS
+    from mvlab.experiments.view_construction_sweep import METHODS
 
     part = draws[draws["dataset"] == dataset]
     panels = {}

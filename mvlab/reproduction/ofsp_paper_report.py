@@ -138,7 +138,7 @@ def ofsp_grid_markdown(part: pd.DataFrame, model: str = "OFSP", paper_digits: in
 
 
 def _method_order(name: str) -> int:
-    from mvlab.experiments.view_construction import METHODS
+    from mvlab.experiments.view_construction_sweep import METHODS
 
     return METHODS.index(name) if name in METHODS else len(METHODS)
 

@@ -444,7 +444,7 @@ class SiameseDeepForest(CascadeForest):
         """:meth:`fit` on per-pair vectors ``V`` of shape (n_pairs, n_pair_features).
 
         ``V`` is normally the concatenated pairs (:func:`pair_vectors`);
-        :func:`mvlab.experiments.siamese.run_siamese_experiment` passes the output of one scanner fitted
+        :func:`mvlab.experiments.siamese_comparison.run_siamese_experiment` passes the output of one scanner fitted
         once and shared by its two cascades. ``y`` (n_pairs,) and ``progress`` as in :meth:`fit`.
         ``model_cache``: a dict shared with another cascade of the same seed on the same pairs, so that
         the forests they have in common (the first level of gcForest and SDF) are fitted once

@@ -3,7 +3,7 @@
 Every store object of a process on one location (the pages' :class:`~mvlab.store.ResultsStore`, the job engine's
 records, the lessons' :class:`~mvlab.store.ClassRounds`) draws its connections from one engine, so a process opens
 at most :func:`connections_per_process` connections to a PostgreSQL server, however many stores it made. The engine
-is found by the location and this process's id (:func:`shared_engine`): a process made by ``fork`` opens its own
+is found by the location and this process's id (:func:`database_engine`): a process made by ``fork`` opens its own
 instead of writing on its parent's sockets. The registry holds its engines weakly: an engine lives as long as a
 store uses it, so a temporary store's connections close with it.
 
@@ -26,7 +26,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import URL
 
 __all__ = ["CONNECTIONS_VARIABLE", "DEFAULT_CONNECTIONS", "SQLITE_KEPT", "connections_per_process",
-           "shared_engine", "waiting", "server_connection_limit", "check_connection_budget"]
+           "database_engine", "waiting", "server_connection_limit", "check_connection_budget"]
 
 CONNECTIONS_VARIABLE = "MVLAB_STORE_CONNECTIONS"
 """The environment variable that bounds the connections one process opens to a PostgreSQL store."""
@@ -85,7 +85,7 @@ class _CallersPool(sa.pool.QueuePool):
         pass
 
 
-def shared_engine(url: URL) -> sa.Engine:
+def database_engine(url: URL) -> sa.Engine:
     """This process's engine on ``url``: made at the first call (in this process: a forked child makes its own),
     the same one afterwards while a store holds it. A SQLite file is known by its absolute path, so the same file
     named from two folders is one engine."""

@@ -26,7 +26,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, make_url
 
-from mvlab.store.connections import SQLITE_KEPT, shared_engine, waiting
+from mvlab.store.connections import SQLITE_KEPT, database_engine, waiting
 
 __all__ = ["Database", "StoreUnavailable", "database_url", "default_location", "absolute_location", "shown_location",
            "error_reason"]
@@ -131,14 +131,14 @@ class Database:
         else:
             self.path = None
             self.location = self.url.render_as_string(hide_password=False)
-        self._pid, self._engine = os.getpid(), shared_engine(self.url)
+        self._pid, self._engine = os.getpid(), database_engine(self.url)
 
     @property
     def engine(self) -> sa.Engine:
         """This process's one engine on the location, shared with every other store on it
-        (:func:`mvlab.store.connections.shared_engine`; after a fork, the child's own)."""
+        (:func:`mvlab.store.connections.database_engine`; after a fork, the child's own)."""
         if self._pid != os.getpid():
-            self._pid, self._engine = os.getpid(), shared_engine(self.url)
+            self._pid, self._engine = os.getpid(), database_engine(self.url)
         return self._engine
 
     @property

@@ -21,7 +21,7 @@ import streamlit as st
 import mvlab.datasets as datasets
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.ui import links
-from mvlab.ui.server import server_panel, your_run
+from mvlab.ui.engine_panel import server_panel, your_run
 
 SOURCES = ("Bundled", "Synthetic", "Upload CSV")
 DEFAULT_SAMPLE = 600

@@ -38,8 +38,8 @@ def _import_what_pages_import() -> None:
     import mvlab.experiments.combinations  # noqa: F401
     import mvlab.experiments.report  # noqa: F401
     import mvlab.experiments.settings  # noqa: F401
-    import mvlab.experiments.siamese  # noqa: F401
-    import mvlab.experiments.view_construction  # noqa: F401
+    import mvlab.experiments.siamese_comparison  # noqa: F401
+    import mvlab.experiments.view_construction_sweep  # noqa: F401
     import mvlab.reproduction.coverage  # noqa: F401
     import mvlab.reproduction.markdown  # noqa: F401
     import mvlab.reproduction.ofsp_paper  # noqa: F401
@@ -48,16 +48,16 @@ def _import_what_pages_import() -> None:
     import mvlab.reproduction.sdf_paper  # noqa: F401
     import mvlab.reproduction.sdf_paper_report  # noqa: F401
     import mvlab.reproduction.writer  # noqa: F401
-    import mvlab.ui.lessons  # noqa: F401
+    import mvlab.ui.lesson_step  # noqa: F401
     import mvlab.ui.links  # noqa: F401
     import mvlab.ui.page  # noqa: F401
     import mvlab.ui.prose  # noqa: F401
     import mvlab.ui.query  # noqa: F401
     import mvlab.ui.state  # noqa: F401
     import mvlab.ui.tables  # noqa: F401
-    import mvlab.ui.views.dissimilarity  # noqa: F401
-    import mvlab.ui.views.dvs  # noqa: F401
-    import mvlab.ui.views.siamese  # noqa: F401
+    import mvlab.ui.views.dissimilarity_page  # noqa: F401
+    import mvlab.ui.views.dvs_page  # noqa: F401
+    import mvlab.ui.views.siamese_page  # noqa: F401
     import mvlab.ui.widgets  # noqa: F401
     import mvlab.viz.benchmark_figures  # noqa: F401
     import mvlab.viz.data_figures  # noqa: F401

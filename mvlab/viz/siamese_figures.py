@@ -108,7 +108,7 @@ def tau_tradeoff_curve(curves, tau: float, title: str = "What the threshold τ d
     ``tau``, one line per model; the current ``tau`` is a vertical line.
 
     ``curves`` maps a model name to a table with columns ``tau, undetermined, accuracy``
-    (:func:`mvlab.experiments.siamese.tau_curve`).
+    (:func:`mvlab.experiments.siamese_comparison.tau_curve`).
     """
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
                         subplot_titles=("accuracy on the determined pairs", "share of undetermined pairs"))

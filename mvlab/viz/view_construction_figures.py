@@ -86,7 +86,7 @@ def partition_matrix(
 def partition_vs_natural(crosstab, title: str = "Learned views against the natural views") -> go.Figure:
     """Heatmap of feature counts, natural views (rows) x learned views and ``discarded`` (columns).
 
-    ``crosstab`` is a DataFrame such as :func:`mvlab.experiments.view_construction.partition_crosstab`
+    ``crosstab`` is a DataFrame such as :func:`mvlab.experiments.view_construction_sweep.partition_crosstab`
     returns.  Colour is the share of the natural view's features that went to the column, text
     is the count: a learned view that rediscovers a natural view is one dark cell in its column.
     """
@@ -116,7 +116,7 @@ def k_sweep_boxes(
     """Box plots in a grid: one row per metric, one column per classifier (paper Figs. 4-7).
 
     ``panels`` maps (metric, classifier) to a DataFrame with one row per k and one column per
-    method (e.g. :meth:`mvlab.experiments.view_construction.KSweepResult.per_k`); each box summarises a
+    method (e.g. :meth:`mvlab.experiments.view_construction_sweep.KSweepResult.per_k`); each box summarises a
     method's values over k.  The box spans Q1-Q3, whiskers reach the most extreme value within
     1.5 IQR, values beyond are drawn as crosses; hover a point for its k.  NaN values (e.g. the
     disagreement at k = 1) are left out.

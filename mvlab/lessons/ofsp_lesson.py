@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from mvlab.experiments.settings import ViewConstructionSettings
-from mvlab.experiments.view_construction import METRIC_TITLES, KSweepResult, feature_groups
+from mvlab.experiments.view_construction_sweep import METRIC_TITLES, KSweepResult, feature_groups
 from mvlab.lessons.model import Lesson, Question, Step, StepContext, StepRun
 from mvlab.viz import view_construction_figures
 

@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 
 from mvlab.experiments.settings import SiameseSettings
-from mvlab.experiments.siamese import SiameseExperiment, tau_tradeoff
+from mvlab.experiments.siamese_comparison import SiameseExperiment, tau_tradeoff
 from mvlab.lessons.model import Lesson, Question, Step, StepContext, StepRun
 from mvlab.viz import siamese_figures
 

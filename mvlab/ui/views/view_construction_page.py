@@ -1,6 +1,6 @@
 """The View construction page's controls and view: OFSP and five other ways of building k views, each feeding a
 performance-weighted ensemble, for k = 1..K on the same folds (a
-:class:`mvlab.experiments.view_construction.KSweepResult`)."""
+:class:`mvlab.experiments.view_construction_sweep.KSweepResult`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import json
 import numpy as np
 import streamlit as st
 
-from mvlab.experiments.view_construction import (
+from mvlab.experiments.view_construction_sweep import (
     CLASSIFIER_TITLES,
     METHOD_TITLES,
     METRIC_TITLES,

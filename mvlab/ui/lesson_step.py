@@ -14,7 +14,7 @@ import streamlit as st
 
 from mvlab.lessons import LESSONS, Lesson, Step, StepContext, StepRun
 from mvlab.lessons.handout import render_handout
-from mvlab.ui import rounds, runs, shared, touch, wake
+from mvlab.ui import class_round, runs, shared, touch, wake
 from mvlab.ui.built_once import shared_chart, shared_markdown
 from mvlab.ui.figure_text import figure_text, show_figure, text_alternative
 from mvlab.ui.prose import markdown_literal
@@ -36,7 +36,7 @@ ADDRESS_KEYS = ("lesson", "step", "teacher", "round", "key")
 class Place:
     """Where the reader is: a lesson id, a step number (1-based), teacher mode on or off, and the class round
     taken part in (its code). A teacher key is never part of a place: a link that carries one (``key=``) is read
-    once by :func:`mvlab.ui.rounds.join` and leaves the address when the place is published."""
+    once by :func:`mvlab.ui.class_round.join` and leaves the address when the place is published."""
 
     def __init__(self, lesson: str, step: int, teacher: bool, round: str | None = None):
         self.lesson, self.step, self.teacher, self.round = lesson, step, teacher, round
@@ -92,9 +92,9 @@ def place_from_address() -> tuple[Place, list[str]]:
 
 
 def address_notes(place: Place, notes: list[str]) -> list[str]:
-    """The notes on a link's values (:func:`place_from_address`, a round's :func:`mvlab.ui.rounds.join`), kept for the
-    step they were made at: the page's later runs there (its address already rewritten, so nothing is read from it
-    again: the run after a page switch, a widget's) keep showing them, and a move to another step or lesson drops
+    """The notes on a link's values (:func:`place_from_address`, a round's :func:`mvlab.ui.class_round.join`), kept for
+    the step they were made at: the page's later runs there (its address already rewritten, so nothing is read from
+    it again: the run after a page switch, a widget's) keep showing them, and a move to another step or lesson drops
     them. Before, they showed for an instant and went with the next run."""
     where = (place.lesson, place.step, place.teacher)
     if notes:
@@ -114,7 +114,7 @@ def publish_place(place: Place, address: bool = True) -> None:
     back here); the address is written only when it says something else (each write is a message to the browser).
     ``address`` False (a student's step moved by the teacher, in the part the watch reruns alone: one message fewer
     for each of a woken class, issue #53 item 10): the session goes there and the address follows at the page's next
-    whole run; a reload meanwhile opens the round's step anyway (:func:`mvlab.ui.rounds.moved_to`)."""
+    whole run; a reload meanwhile opens the round's step anyway (:func:`mvlab.ui.class_round.moved_to`)."""
     st.session_state["_lesson_place"] = place
     if not address:
         return
@@ -130,9 +130,9 @@ def publish_place(place: Place, address: bool = True) -> None:
 
 
 def round_panel(lesson: Lesson, place: Place, view) -> None:
-    """Teacher mode's class-round panel (:func:`mvlab.ui.rounds.teacher_panel`) with this step's links: the
+    """Teacher mode's class-round panel (:func:`mvlab.ui.class_round.teacher_panel`) with this step's links: the
     students' (the round's code) and, only in a file to download, the teacher's own (also its key)."""
-    rounds.teacher_panel(
+    class_round.teacher_panel(
         lesson, view,
         student_query=lambda code: Place(lesson.id, place.step, False, code).address(),
         teacher_query=lambda code, key: Place(lesson.id, place.step, True, code).address() + f"&key={key}",
@@ -182,7 +182,7 @@ def ask(step: Step, key: str, teacher: bool, view=None, step_index: int = 0, loo
     """The predict-first question's choices (its prompt ends :func:`step_top`) and the button that sends or reveals.
 
     Alone: the reader reveals it (teacher mode: shown at once). In a class round (``view``, a
-    :class:`mvlab.ui.rounds.RoundView`): a student sends their answer, shown as sent only once the store has
+    :class:`mvlab.ui.class_round.RoundView`): a student sends their answer, shown as sent only once the store has
     confirmed it (``{key}_revealed``; a failure is said and the answer can be sent again), a change of mind before
     the reveal is sent the same way and replaces it, and a student who reloads or opens another tab finds the
     answer their browser sent; the answer shows when the teacher reveals it to the class, for the teacher too. A
@@ -203,16 +203,16 @@ def ask(step: Step, key: str, teacher: bool, view=None, step_index: int = 0, loo
         return closed  # what the student sent stands, no choices are drawn
 
     def send():
-        choice = rounds.checked_choice(st.session_state.get(f"{key}_choice"), len(q.choices))
+        choice = class_round.checked_choice(st.session_state.get(f"{key}_choice"), len(q.choices))
         if not student:
             st.session_state[sent] = choice is not None
-        elif rounds.record(view, step_index, choice, len(q.choices)):
+        elif class_round.record(view, step_index, choice, len(q.choices)):
             st.session_state[sent], st.session_state[confirmed_key] = True, choice
 
     chosen = st.radio(q.prompt, range(len(q.choices)), index=None, key=f"{key}_choice", label_visibility="collapsed",
                       format_func=lambda i: letters[i] if isinstance(i, int) and 0 <= i < len(letters) else str(i),
                       disabled=view is not None and view.teacher)
-    chosen = rounds.checked_choice(chosen, len(q.choices))
+    chosen = class_round.checked_choice(chosen, len(q.choices))
     revealed = (teacher or st.session_state.get(sent, False)) if view is None else step_index in _revealed(view)
     confirmed = st.session_state.get(confirmed_key)
     unsent = not st.session_state.get(sent) or (student and chosen is not None and chosen != confirmed)
@@ -236,7 +236,7 @@ def closed_question(key: str, view, step_index: int, look_up: bool = True) -> As
     store, once per session (a reload, a tab), unless ``look_up`` is False (:func:`ask`)."""
     sent, confirmed_key = f"{key}_revealed", f"{key}_sent"
     if confirmed_key not in st.session_state:
-        before = rounds.sent_before(view, step_index) if look_up else None
+        before = class_round.sent_before(view, step_index) if look_up else None
         st.session_state[confirmed_key] = before
         if before is not None:
             st.session_state[f"{key}_choice"], st.session_state[sent] = before, True
@@ -303,7 +303,7 @@ def show_step(lesson: Lesson, place: Place, view=None) -> None:
     key = f"lesson_{lesson.id}_{place.step}"
     answered = question(step, key, place.teacher, view, place.step - 1)
     if view is not None:
-        rounds.live_answers(view, step, place.step - 1, len(lesson.steps),
+        class_round.live_answers(view, step, place.step - 1, len(lesson.steps),
                             on_next=lambda: publish_place(place.moved(place.step + 1)))
         prepare(lesson, place.step)  # this step's figures, ready before the teacher reveals its answer
         prepare(lesson, place.step + 1)  # the class's next step, ready before the teacher moves everyone there
@@ -328,7 +328,7 @@ def nav_state(lesson: Lesson, place: Place) -> tuple[bool, bool]:
 
 def student_step(lesson: Lesson, view) -> None:
     """A student's step in a class round, drawn as a fragment that the server's watch reruns alone for the reveal
-    and the next step (:func:`mvlab.ui.rounds.follow_the_round`): the page's navigation, sidebar and setup stay as
+    and the next step (:func:`mvlab.ui.class_round.follow_the_round`): the page's navigation, sidebar and setup stay as
     they are, except where the *Back*/*Next* buttons below it change (the first and the last step: then the whole
     page). The student's own choosing and sending rerun this part too. A rerun of this part alone takes the round
     from the server process's watch, not the store, and does not ask the store what this browser sent on a step the
@@ -342,7 +342,7 @@ def student_step(lesson: Lesson, view) -> None:
             now = view.looked_again()  # as last drawn while the store cannot answer
             if now is None:
                 st.rerun(scope="app")  # the round is gone (deleted, expired): the whole page says so
-            moved = rounds.moved_to(view, now)
+            moved = class_round.moved_to(view, now)
             if moved is not None:
                 place = place.moved(moved + 1)  # the teacher moved the class on: this part goes there
                 publish_place(place, address=False)
@@ -359,12 +359,12 @@ def student_step(lesson: Lesson, view) -> None:
         asked, lone = closed_question(key, view, place.step - 1, look_up=moved is None), None
         if asked is not None:  # the step's top, the answer, its notes, the class's answers, the figure's text: one
             lone = _lone_figure(lesson, place, step)
-            bars = rounds.revealed_bars(view, step, place.step - 1)
+            bars = class_round.revealed_bars(view, step, place.step - 1)
             step_top(lesson, place, view, then=answer_markdown(step, asked.chosen, view, bars) + _text_of(lone, step))
         else:
             step_top(lesson, place, view)
             asked = ask(step, key, False, view, place.step - 1, look_up=moved is None)
-        rounds.follow_the_round(view, step, place.step - 1, st.session_state.get(f"{key}_revealed", False),
+        class_round.follow_the_round(view, step, place.step - 1, st.session_state.get(f"{key}_revealed", False),
                                 step_part=wake.current_fragment())
         if not asked.revealed:
             return

@@ -1,14 +1,14 @@
 """The Lessons page (pages/lessons.py declares it): a guided lesson one step at a time (predict, then see), for a
 reader alone, on the projector (teacher mode) or in a class round, where every student predicts and the teacher sees
-the room's answers live. The step's parts are :mod:`mvlab.ui.lessons`'; here is the page's order and its round."""
+the room's answers live. The step's parts are :mod:`mvlab.ui.lesson_step`'; here is the page's order and its round."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from mvlab.lessons import LESSONS
-from mvlab.ui import identity, rounds
-from mvlab.ui import lessons as ui
+from mvlab.ui import class_round, identity
+from mvlab.ui import lesson_step as ui
 from mvlab.ui.state import enter_through_app, plain_sidebar
 
 __all__ = ["page", "joined", "chooser"]
@@ -43,24 +43,24 @@ def page() -> None:
     identity.write_cookies()  # this browser's token and the teacher's key, kept for a reload, a tab, a restart
 
 
-def joined(place: ui.Place) -> tuple[rounds.RoundView | None, ui.Place, list[str]]:
-    """The class round the place names, joined (:func:`mvlab.ui.rounds.join`): ``(view, place, notes)``, the place
+def joined(place: ui.Place) -> tuple[class_round.RoundView | None, ui.Place, list[str]]:
+    """The class round the place names, joined (:func:`mvlab.ui.class_round.join`): ``(view, place, notes)``, the place
     moved to the round's step where the teacher moved the class, without the round where it is unknown or another
     lesson's. While the store cannot answer, the page says so, keeps the round in the address and stops; it looks
     again by itself."""
     try:
-        view, notes = rounds.join(place.round, st.query_params.get("key"), place.step - 1)
-    except rounds.StoreUnavailable as exc:
+        view, notes = class_round.join(place.round, st.query_params.get("key"), place.step - 1)
+    except class_round.StoreUnavailable as exc:
         plain_sidebar(server=False)
         st.warning(f"Class round {place.round}: {exc} Nothing is lost: this page looks again by itself.",
                    icon=":material/cloud_off:")
-        rounds.wait_for_the_store(place.round)
+        class_round.wait_for_the_store(place.round)
         st.stop()
     state = view.state() if view is not None else None
     if place.round and (state is None or state.lesson != place.lesson):
         place, view = ui.Place(place.lesson, place.step, place.teacher), None  # unknown, or another lesson's
         ui.publish_place(place)
-    elif view is not None and (moved := rounds.moved_to(view, state)) is not None:
+    elif view is not None and (moved := class_round.moved_to(view, state)) is not None:
         place = place.moved(moved + 1)  # the teacher moved the class on: this page goes there
         ui.publish_place(place)
     elif "key" in st.query_params:

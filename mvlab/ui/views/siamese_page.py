@@ -1,5 +1,5 @@
 """The Siamese deep forest page's controls and view: SDF and gcForest on the same pairs and trees (a
-:class:`mvlab.experiments.siamese.SiameseExperiment`), their tree weights and the threshold τ."""
+:class:`mvlab.experiments.siamese_comparison.SiameseExperiment`), their tree weights and the threshold τ."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import numpy as np
 import streamlit as st
 
-from mvlab.experiments.siamese import MODELS, default_window_sizes, tau_tradeoff
+from mvlab.experiments.siamese_comparison import MODELS, default_window_sizes, tau_tradeoff
 from mvlab.siamese.pairs import default_n_test_pairs, max_train_pairs
 from mvlab.ui import shared, widgets
 from mvlab.ui.figure_text import show_figure
