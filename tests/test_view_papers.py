@@ -15,7 +15,7 @@ from mvlab.reproduction import registry, writer
 from mvlab.reproduction.coverage import PAPER_NAMES
 from mvlab.viz import palette
 
-SOURCES = [ROOT / "pages" / "papers.py", ROOT / "mvlab" / "ui" / "views" / "papers.py"]
+SOURCES = [ROOT / "pages" / "papers.py", ROOT / "mvlab" / "ui" / "views" / "papers_page.py"]
 
 
 def test_the_page_names_no_reading_and_no_colour_of_its_own():

@@ -157,10 +157,11 @@ def sidebar(page: str | None = None) -> MultiViewDataset:
 
 
 def _caller_page() -> str:
-    """The page file that called the caller of this function (``pages/dvs.py`` -> ``"dvs"``): its frame's
-    file name, read directly (``inspect.stack()`` reads the source of every frame: about 40 ms a page run,
-    the largest part of the server's CPU per student under a class's load)."""
-    return Path(sys._getframe(2).f_code.co_filename).stem
+    """The page whose file called the caller of this function: a page (``pages/dvs.py`` -> ``"dvs"``) or its view
+    (``mvlab/ui/views/lessons_page.py`` -> ``"lessons"``), from its frame's file name, read directly
+    (``inspect.stack()`` reads the source of every frame: about 40 ms a page run, the largest part of the server's
+    CPU per student under a class's load)."""
+    return Path(sys._getframe(2).f_code.co_filename).stem.removesuffix("_page")
 
 
 def _route_through_app(page: str) -> None:
