@@ -236,3 +236,15 @@ def test_projection_survives_huge_values():
     assert w.tolist() == [1.0]
     w = project_simplex(np.array([3e17, -3e17]))
     assert w.tolist() == [1.0, 0.0]
+
+
+def test_a_lambda_so_small_that_its_step_overflows_still_solves():
+    """``lam`` of the smallest normal float: the strong-convexity bound's step ``g / (2 lam)`` overflows to infinity
+    and the projection of ``-inf`` has no threshold (an IndexError, found by tests/test_properties.py's Hypothesis
+    run); the gap then falls back to Frank-Wolfe's. Fails when the bound is used without checking its step."""
+    from mvlab.siamese import solve_tree_weights
+
+    tiny = np.finfo(float).tiny
+    assert np.array_equal(solve_tree_weights(np.array([[2.0]]), tiny), [1.0])
+    w = solve_tree_weights(np.array([[2.0, -1.0], [1.0, -3.0]]), tiny)
+    assert np.all(w >= 0) and abs(w.sum() - 1) < 1e-9 and 2 * w[0] - w[1] <= 1e-6

@@ -182,10 +182,12 @@ def _gaps(g, w, lam):
     """(certified gap, Frank-Wolfe gap) at ``w`` for gradient ``g``; both bound f(w) - f*."""
     fw = float(g @ w - g.min())
     gap = fw
-    if lam > 0:
+    with np.errstate(over="ignore"):
+        step = w - g / (2.0 * lam) if lam > 0 else None
+    if step is not None and np.all(np.isfinite(step)):
         # f is 2*lam-strongly convex: f* >= f(w) + min_{u in simplex} g.(u-w) + lam ||u-w||^2,
-        # attained at u = proj(w - g / (2 lam)).
-        u = _project_simplex(w - g / (2.0 * lam))
+        # attained at u = proj(w - g / (2 lam)); a lam so small that g / (2 lam) overflows gives no better bound.
+        u = _project_simplex(step)
         d = u - w
         sc = -float(g @ d + lam * (d @ d))
         gap = min(fw, max(sc, 0.0))
