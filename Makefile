@@ -41,8 +41,13 @@ endif
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
+# The suite on TEST_WORKERS processes (pytest-xdist), each given whole test files, the longest first
+# (tests/conftest.py: LONGEST_FIRST): a file's servers, browser and clusters are started once, on one worker.
+# Budget: 12 minutes on a fresh clone of a 2-core machine (README). TEST_WORKERS=0: one process, as before;
+# TEST_ARGS: more pytest options (TEST_ARGS="-k lesson").
+TEST_WORKERS ?= 2
 test: lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(TEST_ARGS)
 
 # The documentation site: Sphinx (numpydoc, MyST guides, sphinx-gallery runs examples/) into docs/_build/html.
 # Warnings are errors, as in CI (.ci/run).

@@ -4,6 +4,7 @@ can fix is listed in tests/axe_exceptions.yaml, each entry with its upstream iss
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
 import subprocess
@@ -21,16 +22,19 @@ TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
 def axe_script() -> Path:
     """axe.min.js of axe-core :data:`AXE_VERSION`, installed with npm on first use (``RuntimeError`` in words when
-    npm is missing or the install fails)."""
+    npm is missing or the install fails). The install holds a lock on the folder: the test workers of one run
+    (``make test``: two) start their browser files at once, and two npm installs into one folder break each other."""
     installed = AXE_DIR / "node_modules" / "axe-core" / "package.json"
-    if installed.exists() and json.loads(installed.read_text()).get("version") == AXE_VERSION:
-        return AXE_JS
-    npm = shutil.which("npm")
-    if npm is None:
-        raise RuntimeError("axe-core needs npm (apt-get install npm; .ci/run does it).")
     AXE_DIR.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run([npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(AXE_DIR),
-                           f"axe-core@{AXE_VERSION}"], capture_output=True, text=True, timeout=300)
+    with (AXE_DIR / ".install-lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if installed.exists() and json.loads(installed.read_text()).get("version") == AXE_VERSION:
+            return AXE_JS
+        npm = shutil.which("npm")
+        if npm is None:
+            raise RuntimeError("axe-core needs npm (apt-get install npm; .ci/run does it).")
+        done = subprocess.run([npm, "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(AXE_DIR),
+                               f"axe-core@{AXE_VERSION}"], capture_output=True, text=True, timeout=300)
     if done.returncode != 0 or not AXE_JS.exists():
         raise RuntimeError(f"npm could not install axe-core {AXE_VERSION}: {done.stderr[-2000:]}")
     return AXE_JS

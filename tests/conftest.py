@@ -84,8 +84,22 @@ def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", help="also run the tests marked slow (minutes of CPU)")
 
 
+LONGEST_FIRST = [
+    "test_browser_lessons.py", "test_browser.py", "test_browser_rounds.py", "test_browser_classroom.py",
+    "test_serve.py", "test_sdf_paper.py", "test_engine.py", "test_app_data.py", "test_cli.py", "test_app_scale.py",
+    "test_app_rounds.py", "test_app_benchmark.py", "test_wheel.py", "test_common.py", "test_engine_tls.py",
+]
+"""The test files that took longest (2026-11-29, one process on this 2-core machine kind: the four browser files
+about half of the whole run), run first. ``make test`` hands whole files to two workers (pytest-xdist, ``--dist
+loadfile``) in this order, so the long ones start at once and the short ones fill in beside them, instead of one
+long file running alone at the end. A file missing from the list only runs later; the order changes no result."""
+
+
 def pytest_collection_modifyitems(config, items):
-    """Tests marked ``slow`` run with ``--runslow`` or ``MVLAB_SLOW=1``; otherwise they are skipped, saying how."""
+    """The longest files first (:data:`LONGEST_FIRST`; every file's own tests keep their order). Tests marked
+    ``slow`` run with ``--runslow`` or ``MVLAB_SLOW=1``; otherwise they are skipped, saying how."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # a stable sort
     if config.getoption("--runslow") or os.environ.get("MVLAB_SLOW") == "1":
         return
     skip = pytest.mark.skip(reason="slow (minutes of CPU): run with --runslow or MVLAB_SLOW=1")
