@@ -6,6 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import APP, step_titles
+from mvlab.core.memo import Memo
 from mvlab.lessons import get_lesson
 from mvlab.lessons.step_results import warm
 from mvlab.store import ClassRounds, ResultsStore
@@ -319,7 +320,7 @@ def test_a_class_opening_at_once_opens_one_watch_and_one_store_per_process(tmp_p
     from mvlab.ui import class_round
 
     monkeypatch.setenv("MVLAB_STORE", str(tmp_path / "store.sqlite"))
-    monkeypatch.setattr(class_round, "_KEPT", {})
+    monkeypatch.setattr(class_round, "_KEPT", Memo(None))
     opened, watch = [], class_round._watch
 
     def slow_watch(*settings):  # opening takes a moment, as a store's first connection does
@@ -340,7 +341,7 @@ def test_a_class_opening_at_once_opens_one_watch_and_one_store_per_process(tmp_p
     for t in threads:
         t.join()
     assert len(opened) == 1 and len({id(w) for w in got}) == 1 and len(got) == 40
-    assert len([k for k in class_round._KEPT if k[0] == "rounds"]) == 1
+    assert len([k for k in class_round._KEPT.keys() if k[0] == "rounds"]) == 1
 
 
 def test_a_students_own_process_builds_the_steps_figures_before_the_reveal(monkeypatch):
@@ -358,7 +359,7 @@ def test_a_students_own_process_builds_the_steps_figures_before_the_reveal(monke
     from mvlab.ui import shared
 
     st.cache_resource.clear()  # process-wide: an earlier test's store is not this one's (conftest's app does the same)
-    values = shared.SharedValues(256)
+    values = Memo(256)
     monkeypatch.setattr(shared, "VALUES", values)
     monkeypatch.setattr(ui, "_PREPARED", set())
 

@@ -12,6 +12,7 @@ import pytest
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.testing.v1 import AppTest
 
+from mvlab.core.memo import Memo
 from mvlab.ui import built_once, wake
 
 SCRIPT = """
@@ -172,7 +173,7 @@ def test_markdown_sent_is_what_st_markdown_sends_and_built_once_per_text(monkeyp
     sent.kinds.add("markdown")
     built, build = [], built_once._built_markdown
     monkeypatch.setattr(built_once, "_built_markdown", lambda *a: built.append(a[0]) or build(*a))
-    monkeypatch.setattr(built_once, "_markdown_kept", {})
+    monkeypatch.setattr(built_once, "MARKDOWN_KEPT", Memo(256))
     drawn = {}
     for fast in (False, True, True):
         app = AppTest.from_string(MARKDOWN, default_timeout=30)

@@ -57,7 +57,8 @@ def test_what_is_derived_from_a_frozen_figure_is_computed_once_and_kept_with_it(
 def test_sessions_asking_at_once_for_a_derived_value_compute_it_once():
     """A class woken to a revealed answer asks for each figure's text at the same moment: one session computes it,
     the others wait and share it (17 of 150 computed the same text before, issue #53 item 10). Fails when the
-    value is computed outside the lock (tried: ``derived`` without ``_DERIVING``: 8 computations)."""
+    value is computed by every thread that asks (tried: ``derived`` calling ``compute()`` without the memo: 8
+    computations)."""
     import threading
     import time
 

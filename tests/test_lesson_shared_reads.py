@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from mvlab.core.memo import Memo
 from mvlab.lessons import get_lesson
 from mvlab.store import Round, StoreUnavailable
 from mvlab.ui import class_round, shared
@@ -15,7 +16,7 @@ from mvlab.ui import lesson_step as lessons_ui
 @pytest.fixture
 def fresh_shared(monkeypatch):
     """An empty store of shared values (the process's own is shared by every test that draws a page)."""
-    monkeypatch.setattr(shared, "VALUES", shared.SharedValues(16))
+    monkeypatch.setattr(shared, "VALUES", Memo(16))
 
 
 def test_a_revealed_steps_counts_are_read_once_per_process(monkeypatch, fresh_shared):
@@ -67,7 +68,7 @@ def test_the_rounds_and_their_watch_are_kept_per_process_for_their_environment(m
     (StoreUnavailable) and opened again at the next call. Fails when each call goes through Streamlit's cache again
     (tried: class_rounds() returning _rounds(*_settings()): a new opening per call) and when a failed opening is kept
     (tried: the failure stored in _KEPT)."""
-    monkeypatch.setattr(class_round, "_KEPT", {})
+    monkeypatch.setattr(class_round, "_KEPT", Memo(None))
     monkeypatch.setattr(class_round, "_settings", lambda: ("a store", 30.0, 5000, 120, 5.0))
     opened = []
     monkeypatch.setattr(class_round, "_rounds", lambda *settings: opened.append(settings) or object())
@@ -97,7 +98,7 @@ def test_a_steps_keys_are_worked_out_once_per_process_and_equal_the_plain_ones(m
     from mvlab.lessons.model import StepContext
     from mvlab.ui import runs
 
-    monkeypatch.setattr(lessons_ui, "_ONCE", {})
+    monkeypatch.setattr(lessons_ui, "_ONCE", Memo(None))
     keys = {}
     for lesson in LESSONS.values():
         for step in lesson.steps:

@@ -6,17 +6,15 @@ that the page says so and the student presses Train again when the store is back
 
 from __future__ import annotations
 
-import functools
-
+from mvlab.core.memo import Memo
 from mvlab.engine.requests import RunRecord
 from mvlab.store import ResultsStore, StoreUnavailable
 
 __all__ = ["start", "update", "finish", "store_at"]
 
 
-@functools.lru_cache(maxsize=8)
-def _opened(location: str) -> ResultsStore:
-    return ResultsStore(location)
+_OPENED = Memo(8)
+"""The stores this process records runs in, by location (a store that cannot be opened is not kept)."""
 
 
 def store_at(location: str | None) -> ResultsStore:
@@ -24,7 +22,7 @@ def store_at(location: str | None) -> ResultsStore:
     tables made once): the engine records every run's steps in it, and the writes relayed from its workers
     (:mod:`mvlab.engine.relay`), on the connections this process's pages and class rounds use too (one engine per
     process and location: :mod:`mvlab.store.connections`)."""
-    return ResultsStore() if location is None else _opened(str(location))
+    return ResultsStore() if location is None else _OPENED.get(str(location), lambda: ResultsStore(str(location)))
 
 
 def start(record: RunRecord | None) -> str | None:

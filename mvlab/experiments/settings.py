@@ -100,7 +100,7 @@ def _declared(default, estimator_cls, name: str, *, range=None, help=""):
                                             "estimator": (estimator_cls, name)})
 
 
-@functools.cache
+@functools.cache  # not a Memo: a pure function of a class (a few settings classes), nothing to drop
 def _field_types(settings_cls) -> dict[str, Any]:
     return typing.get_type_hints(settings_cls)
 

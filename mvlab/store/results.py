@@ -90,7 +90,7 @@ ARTIFACTS = sa.Table(
 )
 
 
-@functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=1)  # not a Memo: one fact of this process (its versions), no key, nothing to drop
 def _versions() -> tuple:
     from importlib.metadata import PackageNotFoundError, version
 

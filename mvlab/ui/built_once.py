@@ -19,11 +19,11 @@ field.
 from __future__ import annotations
 
 import functools
-import threading
 
 import plotly.graph_objects as go
 import streamlit as st
 
+from mvlab.core.memo import Memo
 from mvlab.ui import wake
 from mvlab.viz.frozen import FrozenFigure, derived
 
@@ -53,7 +53,7 @@ PRIVATE_PARTS: tuple[tuple[str, str], ...] = (
 the wake's are (:func:`mvlab.ui.wake.missing_parts`)."""
 
 
-@functools.cache
+@functools.cache  # not a Memo: one fact of this process (its Streamlit), no key, nothing to drop
 def _usable() -> bool:
     """Whether this process's Streamlit has every part of :data:`PRIVATE_PARTS` (looked at once per process)."""
     return not wake.missing_parts(PRIVATE_PARTS)
@@ -108,31 +108,21 @@ def _built(figure: FrozenFigure, key: str, alt: str):
                                  height=_resolve_content_height("content", shape))
 
 
-MARKDOWN_KEPT = 256
-"""The most Markdown elements a process keeps (:func:`shared_markdown`): once full, it starts again."""
-
-_markdown_kept: dict[tuple[str, bool], tuple] = {}
-_markdown_lock = threading.Lock()
+MARKDOWN_KEPT = Memo(256)
+"""The Markdown elements a process keeps (:func:`shared_markdown`), the 256 most recently sent."""
 
 
 def shared_markdown(body: str, unsafe_allow_html: bool = False) -> None:
     """``st.markdown(body, unsafe_allow_html)`` with its defaults, its element built once per process for this text
-    (kept for the next session that is sent the same: :data:`MARKDOWN_KEPT` texts at most); Streamlit's own call
+    (kept for the next session that is sent the same: :data:`MARKDOWN_KEPT`); Streamlit's own call
     where a part is gone."""
     if not _usable():
         st.markdown(body, unsafe_allow_html=unsafe_allow_html)
         return
     from streamlit.elements.lib import agent_spec
 
-    key = (body, bool(unsafe_allow_html))
-    built = _markdown_kept.get(key)
-    if built is None:
-        built = _built_markdown(body, bool(unsafe_allow_html))
-        with _markdown_lock:
-            if len(_markdown_kept) >= MARKDOWN_KEPT:
-                _markdown_kept.clear()
-            _markdown_kept[key] = built
-    element, layout = built
+    element, layout = MARKDOWN_KEPT.get((body, bool(unsafe_allow_html)),
+                                        lambda: _built_markdown(body, bool(unsafe_allow_html)))
     agent_props = agent_spec.element("markdown", body=element.body, help=None,
                                      unsafe_allow_html=element.allow_html or None)
     st._main._enqueue("markdown", element, layout_config=layout, agent_props=agent_props)

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import html
 import os
-import threading
 import time
 from contextlib import contextmanager
 from datetime import datetime
@@ -39,6 +38,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
+from mvlab.core.memo import Memo
 from mvlab.lessons import Lesson, Step
 from mvlab.store import ClassRounds, Round, RoundError, StoreUnavailable
 from mvlab.store.rounds import normal_code, valid_code
@@ -88,35 +88,28 @@ def _settings() -> tuple[str, float, int, int, float]:
 _ENVIRONMENT = ("MVLAB_STORE", "HOME", "MVLAB_ROUND_RETENTION_DAYS", "MVLAB_ROUND_MAX_ANSWERS",
                 "MVLAB_ROUND_JOINS_PER_ADDRESS", "MVLAB_ROUND_STORE_WAIT")
 """The environment :func:`_settings` comes from (the store's location, and the rounds' settings)."""
-_KEPT: dict[tuple, object] = {}
-"""This process's rounds and watch by that environment: found by a dict lookup on every page run (a student woken
-by the watch asks for both; Streamlit's ``cache_resource`` inspects the function's signature at each call)."""
-
-
-_OPENING = threading.RLock()
-"""Held while one of :data:`_KEPT` is opened: a class that opens the link at once asks for it from as many script
-threads, which each opened their own before (a profile found 20 watches in one process, each with its thread
-reading the store four times a second for as long as the process lived, and students woken by several).
-Reentrant: the watch opens the rounds it reads."""
+_KEPT = Memo(None)
+"""This process's rounds and watch by that environment (:data:`_ENVIRONMENT`), opened by one script thread while
+the others wait: a class that opens the link at once asks for them from as many threads, which each opened their own
+before (a profile found 20 watches in one process, each with its thread reading the store four times a second for as
+long as the process lived, and students woken by several). Found by a dict lookup on every page run (a student woken
+by the watch asks for both; Streamlit's ``cache_resource`` inspects the function's signature at each call). Never
+dropped: a watch owns a thread."""
 
 
 def _kept(kind: str, open_it):
-    """``open_it()`` once per process for the present environment (:data:`_ENVIRONMENT`), kept, opened by one
-    thread while the others wait for it (:data:`_OPENING`); a store that cannot be opened now is
-    :class:`StoreUnavailable` (nothing kept: opened again at the next call)."""
-    key = (kind, *map(os.environ.get, _ENVIRONMENT))
-    found = _KEPT.get(key)
-    if found is None:
-        with _OPENING:
-            found = _KEPT.get(key)
-            if found is None:
-                try:
-                    found = _KEPT[key] = open_it(*_settings())
-                except StoreUnavailable:
-                    raise
-                except ValueError as exc:  # the store could not be opened (a server down at the first look)
-                    raise StoreUnavailable(str(exc)) from exc
-    return found
+    """``open_it()`` once per process for the present environment (:data:`_ENVIRONMENT`), kept (:data:`_KEPT`); a
+    store that cannot be opened now is :class:`StoreUnavailable` (nothing kept: opened again at the next call)."""
+
+    def opened():
+        try:
+            return open_it(*_settings())
+        except StoreUnavailable:
+            raise
+        except ValueError as exc:  # the store could not be opened (a server down at the first look)
+            raise StoreUnavailable(str(exc)) from exc
+
+    return _KEPT.get((kind, *map(os.environ.get, _ENVIRONMENT)), opened)
 
 
 def class_rounds() -> ClassRounds:

@@ -12,6 +12,7 @@ from contextlib import nullcontext
 import plotly.graph_objects as go
 import streamlit as st
 
+from mvlab.core.memo import Memo
 from mvlab.lessons import LESSONS, Lesson, Step, StepContext, StepRun
 from mvlab.lessons.handout import render_handout
 from mvlab.ui import class_round, runs, shared, touch, wake
@@ -421,16 +422,19 @@ class _NotStored(Exception):
     """A step's run has no stored result yet: nothing is kept, the next reader looks again."""
 
 
-_ONCE: dict[tuple[str, int], tuple[object, object]] = {}
+_ONCE = Memo(None)
+"""A lesson step's keys and data by step run (the lessons' runs are few and live as long as the process)."""
 
 
 def _once(kind: str, run: StepRun, compute):
     """``compute()`` once per process for a lesson's step run ``run`` (the lessons' own objects, which live as long
     as the process, with settings that never change): a step's keys, worked out anew from its settings at each
     woken run of each student before (about 0.2 ms each under a class's load, issue #53 item 10)."""
-    found = _ONCE.get((kind, id(run)))
-    if found is None or found[0] is not run:
-        found = _ONCE[kind, id(run)] = (run, compute())
+    key = (kind, id(run))  # by identity: hashing a run's settings costs what this saves
+    found = _ONCE.get(key, lambda: (run, compute()))
+    if found[0] is not run:  # another run at a dead one's address
+        _ONCE.forget(key)
+        found = _ONCE.get(key, lambda: (run, compute()))
     return found[1]
 
 

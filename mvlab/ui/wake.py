@@ -96,7 +96,7 @@ def missing_parts(parts: tuple[tuple[str, str], ...] = PRIVATE_PARTS) -> tuple[s
     return tuple(f"{module}:{path}" for module, path in parts if not _has_part(module, path))
 
 
-@functools.cache
+@functools.cache  # not a Memo: one fact of this process (its Streamlit), said once, no key, nothing to drop
 def _missing_in_this_process() -> tuple[str, ...]:
     missing = missing_parts()
     if missing:

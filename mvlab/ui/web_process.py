@@ -10,7 +10,9 @@ import threading
 
 from streamlit.runtime import Runtime
 
-_PAGES: dict = {}
+from mvlab.core.memo import Memo
+
+_PAGES = Memo(None)  # the app's pages: a few, fixed
 _LIMITED = threading.Event()
 GC_THRESHOLDS = (20_000, 20, 10)
 """The collector's thresholds in a web server process (:func:`gc.set_threshold`; Python's are 700, 10, 10): a
@@ -120,7 +122,4 @@ def page(path: str, **kwargs):
 
     ctx = get_script_run_ctx()
     key = (str(ctx.pages_manager.main_script_parent) if ctx else "", path, tuple(sorted(kwargs.items())))
-    template = _PAGES.get(key)
-    if template is None:
-        template = _PAGES[key] = st.Page(path, **kwargs)
-    return copy.copy(template)
+    return copy.copy(_PAGES.get(key, lambda: st.Page(path, **kwargs)))

@@ -11,10 +11,11 @@ touch screens) is kept in the same figure's cache (:func:`derived`), not in attr
 
 from __future__ import annotations
 
-import threading
 from typing import Callable, TypeVar
 
 import plotly.graph_objects as go
+
+from mvlab.core.memo import Memo
 
 __all__ = ["FrozenFigure", "freeze", "derived", "without_drag"]
 
@@ -29,7 +30,7 @@ class FrozenFigure(go.Figure):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._wire: dict | None = None
-        self._derived: dict[str, object] = {}
+        self._derived = Memo(None)  # what is derived from this figure lives as long as the figure
 
     def to_dict(self) -> dict:
         """The dict form computed by :func:`freeze`, itself and not a copy (never change it)."""
@@ -50,25 +51,14 @@ def freeze(figure: go.Figure, **layout) -> FrozenFigure:
     return frozen
 
 
-_DERIVING = threading.RLock()
-"""Held while a derived value is computed: the sessions that ask for it meanwhile wait for it instead of each
-computing it (a class woken to a revealed answer all ask at once: 17 of 150 students computed the same figure's
-text before, issue #53 item 10). Reentrant: a computation may derive from another figure."""
-
-
 def derived(figure: go.Figure, name: str, compute: Callable[[], T]) -> T:
-    """``compute()`` for ``figure``, kept in a frozen figure's cache under ``name``: computed once, the sessions
-    that ask while it is computed wait for it (:data:`_DERIVING`) and share it; for a figure that is not frozen
-    (built for one session), computed each time."""
+    """``compute()`` for ``figure``, kept in a frozen figure's own memo under ``name`` (:class:`mvlab.core.memo.Memo`):
+    computed once, the sessions that ask while it is computed wait for it and share it (a class woken to a revealed
+    answer all ask at once: 17 of 150 students computed the same figure's text before, issue #53 item 10); for a
+    figure that is not frozen (built for one session), computed each time."""
     if not isinstance(figure, FrozenFigure):
         return compute()
-    kept = figure._derived.get(name)
-    if kept is None:
-        with _DERIVING:
-            kept = figure._derived.get(name)
-            if kept is None:
-                kept = figure._derived[name] = compute()
-    return kept
+    return figure._derived.get(name, compute)
 
 
 def without_drag(figure: go.Figure) -> FrozenFigure:

@@ -74,7 +74,7 @@ def view_projections(
     return go.Figure(data=traces, layout=layout)
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=32)  # not a Memo: a pure function of three small ints, a plain lru_cache
 def _subplot_grid(rows: int, cols: int, n_titles: int) -> dict:
     """The layout of :func:`make_subplots` for this grid with ``n_titles`` subplot titles (placeholders), the
     default template left out (a figure applies it itself).  Never change it: callers copy it."""
