@@ -156,3 +156,38 @@ def test_collecting_a_relay_reads_a_lost_message_again_and_ends_the_runs_left_op
     assert runs.loc[run, "status"] == "finished"
     assert runs.loc[died, "status"] == "failed" and runs.loc[died, "summary"] == {"error": "its worker died"}
     into.close()
+
+
+def test_a_pages_run_is_recorded_through_the_declared_writes_alone(monkeypatch):
+    """A page's Train (the engine's own record of a run: queued, running, its rows, artifact and end, or failed,
+    or stopped) writes through the same protocol a relay applies (:data:`mvlab.store.WRITES`), each write by its
+    own name in the code, none picked from a string. Fails when the record calls a store method that is not a
+    declared write (tried: ``finish`` reading ``run_summary`` back: an AttributeError here)."""
+    from mvlab.engine import records
+    from mvlab.engine.requests import RunRecord
+    from mvlab.store import WRITES
+
+    calls = []
+
+    class OnlyTheWrites:
+        def __getattr__(self, name):
+            if name not in WRITES:
+                raise AttributeError(f"{name} is not a declared write")
+            return lambda *args, **kwargs: calls.append((name, kwargs.get("status"))) or "run-1"
+
+    class Result:
+        def result_rows(self):
+            return [{"metric": "accuracy", "value": 0.9}]
+
+        def to_npz(self):
+            return b"npz"
+
+    record = RunRecord("kind", "data", "fingerprint", 0, {}, store_location="somewhere")
+    monkeypatch.setattr(records, "store_at", lambda location: OnlyTheWrites())
+    run_id = records.start(record)
+    records.running(record, run_id)
+    assert records.finish(record, run_id, Result(), 1.5) is None
+    records.ended(record, run_id, "failed", "words")
+    records.ended(record, run_id, "stopped")
+    assert calls == [("start_run", "queued"), ("mark_running", None), ("add_results", None), ("put_artifact", None),
+                     ("finish_run", None), ("finish_run", "failed"), ("finish_run", "stopped")]

@@ -250,7 +250,7 @@ class Engine:
         request = job.request
         job.run_id = records.start(request.record)
         if not job.active:  # stopped (its holder left) before it reached the scheduler
-            records.update(request.record, job.run_id, "finish_run", None, status="stopped")
+            records.ended(request.record, job.run_id, "stopped")
             return
         # the data travel with the task (not scattered ahead): a task without dependencies waits in the
         # scheduler's queue, in submission order, until a worker is free, and leaves it at once on a Stop
@@ -281,7 +281,7 @@ class Engine:
                 job.future.cancel()
             except Exception:  # noqa: BLE001 - the scheduler is what failed: its task, if any, goes with it
                 pass
-        records.update(job.request.record, job.run_id, "finish_run", {"error": said}, status="failed")
+        records.ended(job.request.record, job.run_id, "failed", said)
 
     def detach(self, holder: str) -> tuple[str, int]:
         """``holder`` no longer waits on its run; the run is stopped when nobody else does.
@@ -460,7 +460,7 @@ class Engine:
             what, job = item
             try:
                 if what == "running":
-                    records.update(job.request.record, job.run_id, "mark_running")
+                    records.running(job.request.record, job.run_id)
                 else:
                     self._finish(job)
             except Exception as exc:  # never let the engine's thread die
@@ -539,9 +539,7 @@ class Engine:
                 del self._by_key[job.request.key]
         try:
             if state != "finished":
-                records.update(job.request.record, job.run_id, "finish_run",
-                               {"error": job.error} if job.error else None,
-                               status="failed" if state == "failed" else "stopped")
+                records.ended(job.request.record, job.run_id, "failed" if state == "failed" else "stopped", job.error)
         finally:  # the pages that wait on it are told even when its record could not be written
             job.done.set()
 

@@ -6,11 +6,13 @@ that the page says so and the student presses Train again when the store is back
 
 from __future__ import annotations
 
+from typing import Callable
+
 from mvlab.core.memo import Memo
 from mvlab.engine.requests import RunRecord
-from mvlab.store import ResultsStore, StoreUnavailable
+from mvlab.store import ResultsStore, RunWrites, StoreUnavailable, record_result
 
-__all__ = ["start", "update", "finish", "store_at"]
+__all__ = ["start", "running", "ended", "finish", "store_at"]
 
 
 _OPENED = Memo(8)
@@ -39,31 +41,39 @@ def start(record: RunRecord | None) -> str | None:
         return None
 
 
-def update(record: RunRecord | None, run_id: str | None, method: str, *args, **kwargs) -> None:
-    """Call ``ResultsStore.<method>(run_id, ...)`` (``mark_running``, ``finish_run``) on the record's store.  A store
-    that refuses it or cannot answer now costs this step of the record only: the run goes on, and a record left
-    ``queued`` or ``running`` is marked ``interrupted`` by the server's next start
+def _written(record: RunRecord | None, run_id: str | None, write: Callable[[RunWrites], object]) -> str | None:
+    """``write(store)`` on the record's store, a :class:`mvlab.store.RunWrites` (the writes a computation may make,
+    declared once: the same the relay applies for a worker, :mod:`mvlab.engine.relay`); the store's refusal in words,
+    or None. A store that refuses or cannot answer now costs this step of the record only: the run goes on, and a
+    record left ``queued`` or ``running`` is marked ``interrupted`` by the server's next start
     (:meth:`mvlab.store.ResultsStore.sweep_orphans`)."""
     if record is None or run_id is None:
-        return
+        return None
     try:
-        getattr(store_at(record.store_location), method)(run_id, *args, **kwargs)
-    except (ValueError, StoreUnavailable):
-        pass
+        write(store_at(record.store_location))
+    except (ValueError, StoreUnavailable) as exc:
+        return str(exc)
+    return None
+
+
+def running(record: RunRecord | None, run_id: str | None) -> None:
+    """The queued run has started computing (:meth:`RunWrites.mark_running`)."""
+    _written(record, run_id, lambda store: store.mark_running(run_id))
+
+
+def ended(record: RunRecord | None, run_id: str | None, status: str, error: str | None = None) -> None:
+    """The run ended without a result: ``"failed"`` (with ``error``, the words the page shows) or ``"stopped"``
+    (:meth:`RunWrites.finish_run`)."""
+    summary = {"error": error} if error else None
+    _written(record, run_id, lambda store: store.finish_run(run_id, summary, status=status))
 
 
 def finish(record: RunRecord | None, run_id: str | None, result, seconds: float,
            artifact: bytes | None = None) -> str | None:
-    """Store a finished run's rows (``result.result_rows()``) and artifact (``artifact``, packed by
-    the worker, else ``result.to_npz()``) and mark it ``finished`` with its computing time; returns
-    a message when the store refused it."""
-    if record is None or run_id is None:
-        return None
-    try:
-        store = store_at(record.store_location)
-        store.add_results(run_id, result.result_rows())
-        store.put_artifact(run_id, "result", artifact if artifact is not None else result.to_npz())
-        store.finish_run(run_id, {"compute_seconds": seconds})
-    except (ValueError, StoreUnavailable) as exc:
-        return f"The result is shown but could not be saved in the results store: {exc}"
-    return None
+    """Store a finished run's rows (``result.result_rows()``) and artifact (``artifact``, packed by the worker, else
+    ``result.to_npz()``) and mark it ``finished`` with its computing time (:func:`mvlab.store.record_result`);
+    returns a message when the store refused it."""
+    refused = _written(record, run_id, lambda store: record_result(
+        store, run_id, result.result_rows(), artifact if artifact is not None else result.to_npz(),
+        {"compute_seconds": seconds}))
+    return None if refused is None else f"The result is shown but could not be saved in the results store: {refused}"

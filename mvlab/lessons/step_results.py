@@ -61,12 +61,12 @@ def _compute_here(request) -> str:
     from mvlab.engine import records
 
     run_id = records.start(request.record)
-    records.update(request.record, run_id, "mark_running")
+    records.running(request.record, run_id)
     start = time.perf_counter()
     try:
         result = request.fn(request.data, None)
     except Exception as exc:  # noqa: BLE001 (a failed run is recorded and reported in words)
-        records.update(request.record, run_id, "finish_run", {"error": str(exc)}, failed=True)
+        records.ended(request.record, run_id, "failed", str(exc))
         return f"failed: {exc}"
     refused = records.finish(request.record, run_id, result, time.perf_counter() - start)
     return refused or "computed"

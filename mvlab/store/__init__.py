@@ -5,11 +5,11 @@
 
 from mvlab.store.connections import check_connection_budget, connections_per_process
 from mvlab.store.database import StoreUnavailable, absolute_location, default_location, shown_location
-from mvlab.store.protocol import READS, WRITES, RunReads, RunStore, RunWrites
+from mvlab.store.protocol import READS, WRITES, RunReads, RunStore, RunWrites, record_result
 from mvlab.store.results import STATUSES, ResultsStore, package_versions, process_identity
 from mvlab.store.rounds import ClassRounds, Round, RoundError, RoundStarted
 
 __all__ = ["ResultsStore", "default_location", "absolute_location", "shown_location", "package_versions",
            "process_identity", "STATUSES", "ClassRounds", "Round", "RoundError", "RoundStarted",
            "StoreUnavailable", "connections_per_process", "check_connection_budget", "RunStore", "RunWrites",
-           "RunReads", "WRITES", "READS"]
+           "RunReads", "WRITES", "READS", "record_result"]

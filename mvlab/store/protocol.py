@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Protocol, runtime_checkable
 
-__all__ = ["RunWrites", "RunReads", "RunStore", "WRITES", "READS"]
+__all__ = ["RunWrites", "RunReads", "RunStore", "WRITES", "READS", "record_result"]
 
 
 @runtime_checkable
@@ -67,3 +67,14 @@ WRITES = _methods(RunWrites)
 """The names of :class:`RunWrites`' methods: the only writes a worker may send back."""
 READS = _methods(RunReads)
 """The names of :class:`RunReads`' methods."""
+
+
+def record_result(store: RunWrites, run_id: str, rows: Iterable[Mapping[str, Any]], artifact: bytes,
+                  summary: Mapping[str, Any]) -> None:
+    """A finished run's result written through the protocol: its tidy rows, its artifact (``"result"``), then the run
+    marked ``finished`` with ``summary``. What the job engine writes for a page's Train
+    (:func:`mvlab.engine.records.finish`); a computation that records its own runs writes the same calls, through a
+    relay in a worker."""
+    store.add_results(run_id, rows)
+    store.put_artifact(run_id, "result", artifact)
+    store.finish_run(run_id, summary)
