@@ -3,17 +3,16 @@
 every session; where a private part of Streamlit is gone, or the figure is not frozen, Streamlit's own call draws it;
 every private part used is listed and there in the installed Streamlit."""
 
-import ast
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.testing.v1 import AppTest
 
 from mvlab.core.memo import Memo
-from mvlab.ui import built_once, wake
+from mvlab.ui import built_once
+from mvlab.ui import streamlit_insides as insides
 
 SCRIPT = """
 import streamlit as st
@@ -91,10 +90,10 @@ def test_the_element_sent_is_the_one_streamlit_sends_in_every_place(layout, one_
 
 def test_the_element_is_built_once_for_every_session_that_draws_the_figure(one_figure, monkeypatch, sent):
     """Two sessions drawing one frozen figure (a module's, as the lessons' figures are shared by a server) build its
-    element once and send the same. Fails without the cache (tried: ``_built`` called directly)."""
+    element once and send the same. Fails without the cache (tried: ``built_chart`` called directly)."""
     one_figure()
-    built, build = [], built_once._built
-    monkeypatch.setattr(built_once, "_built", lambda *a: built.append(a[1]) or build(*a))
+    built, build = [], insides.built_chart
+    monkeypatch.setattr(insides, "built_chart", lambda *a: built.append(a[1]) or build(*a))
     script = ("from one_figure import FIGURE\nfrom mvlab.ui.built_once import shared_chart\n"
               "shared_chart(FIGURE, key='shared', alt='Three points.')\n")
     for _ in range(2):
@@ -106,9 +105,9 @@ def test_the_element_is_built_once_for_every_session_that_draws_the_figure(one_f
 
 def test_streamlit_draws_it_where_a_part_is_gone_or_the_figure_is_not_frozen(one_figure, monkeypatch, sent):
     """A figure built for one session, or a Streamlit without one of the parts: ``st.plotly_chart`` draws the chart,
-    and nothing is built. Fails when the check is not made (tried: ``shared_chart`` without ``_usable``)."""
+    and nothing is built. Fails when the check is not made (tried: ``shared_chart`` without ``usable``)."""
     built = []
-    monkeypatch.setattr(built_once, "_built", lambda *a: built.append(1))
+    monkeypatch.setattr(insides, "built_chart", lambda *a: built.append(1))
     script = ("import plotly.graph_objects as go\nfrom mvlab.ui.built_once import shared_chart\n"
               "shared_chart(go.Figure(go.Bar(y=[1])), key='mine', alt='One bar.')\n")
     app = AppTest.from_string(script, default_timeout=30)
@@ -116,34 +115,14 @@ def test_streamlit_draws_it_where_a_part_is_gone_or_the_figure_is_not_frozen(one
     assert not app.exception and len(sent) == 1 and built == []
 
     one_figure()
-    monkeypatch.setattr(wake, "missing_parts", lambda parts=(): ("streamlit.delta_generator:DeltaGenerator._enqueue",))
-    built_once._usable.cache_clear()
-    try:
-        app = AppTest.from_string(SCRIPT, default_timeout=30)
-        app.session_state["fast"] = True
-        app.run()
-        assert not app.exception and len(sent) == 2 and built == []
-    finally:
-        built_once._usable.cache_clear()
-
-
-def test_every_private_part_it_uses_is_listed_and_there():
-    """Every import from Streamlit in the module and every private attribute it reads is in ``PRIVATE_PARTS``, and
-    the installed Streamlit has them all. Fails when a part is used but not listed (tried: ``_root_container``
-    taken out of the list)."""
-    assert wake.missing_parts(built_once.PRIVATE_PARTS) == ()
-    tree = ast.parse(Path(built_once.__file__).read_text())
-    listed = {(module, path.split(".")[0]) for module, path in built_once.PRIVATE_PARTS}
-    names = {name for _, path in built_once.PRIVATE_PARTS for name in path.split(".")}
-    imports = [(node.module, alias.name) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-               for alias in node.names if (node.module or "").startswith("streamlit")]
-    assert len(imports) >= 8
-    unlisted = [(module, name) for module, name in imports
-                if (module, name) not in listed and f"{module}.{name}" not in {m for m, _ in listed}]
-    private = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr.startswith("_")
-               and not node.attr.startswith("__")}
-    private -= {"_built", "_usable"}  # the module's own
-    assert not unlisted and private <= names, (unlisted, sorted(private - names))
+    gone = "streamlit.delta_generator:DeltaGenerator._enqueue"  # as a Streamlit that renamed it
+    monkeypatch.setattr(insides, "_CHECKED", Memo(None))
+    monkeypatch.setattr(insides, "missing_parts",
+                        lambda parts: (gone,) if parts == insides.FEATURES["built_once"].parts else ())
+    app = AppTest.from_string(SCRIPT, default_timeout=30)
+    app.session_state["fast"] = True
+    app.run()
+    assert not app.exception and len(sent) == 2 and built == []
 
 
 MARKDOWN = """
@@ -171,8 +150,8 @@ def test_markdown_sent_is_what_st_markdown_sends_and_built_once_per_text(monkeyp
     cleaned as Streamlit cleans it (tried: ``body=body``), when HTML is allowed for every text (tried:
     ``allow_html=True``), or when every session builds it again (tried: the keeping taken out)."""
     sent.kinds.add("markdown")
-    built, build = [], built_once._built_markdown
-    monkeypatch.setattr(built_once, "_built_markdown", lambda *a: built.append(a[0]) or build(*a))
+    built, build = [], insides.built_markdown
+    monkeypatch.setattr(insides, "built_markdown", lambda *a: built.append(a[0]) or build(*a))
     monkeypatch.setattr(built_once, "MARKDOWN_KEPT", Memo(256))
     drawn = {}
     for fast in (False, True, True):

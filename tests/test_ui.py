@@ -187,14 +187,16 @@ def test_the_run_status_line_says_position_wait_progress_and_sharing():
 
 def test_a_click_inside_a_fragment_waits_for_the_run_and_the_page_ends_its_run_for_it(monkeypatch):
     """Streamlit lets a click on a widget inside a fragment (Stop, on the training pages) wait until the run in
-    progress ends; runs.end_for_a_waiting_click sees it in a private field (ScriptRequests._state) and ends the
-    run with a rerun that Streamlit merges with the click: of the fragment in a fragment run, of the page in a
-    full run.  The first half fails if the installed Streamlit changes either behaviour."""
+    progress ends; runs.end_for_a_waiting_click sees it in a private field (ScriptRequests._state, behind
+    mvlab.ui.streamlit_insides) and ends the run with a rerun that Streamlit merges with the click: of the fragment
+    in a fragment run, of the page in a full run; without the field (its feature off) it asks for nothing, and Stop
+    waits for the run's end. The first half fails if the installed Streamlit changes either behaviour."""
     from types import SimpleNamespace
 
     from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, ScriptRequests, ScriptRequestType
 
     from mvlab.ui import runs
+    from mvlab.ui import streamlit_insides as insides
 
     requests = ScriptRequests()
     assert requests.on_scriptrunner_yield() is None  # nothing waits
@@ -206,14 +208,17 @@ def test_a_click_inside_a_fragment_waits_for_the_run_and_the_page_ends_its_run_f
     monkeypatch.setattr(runs.st, "rerun", lambda scope="app": asked.append(scope))
     for fragment_run, scope in ((["train"], "fragment"), ([], "app")):
         run = SimpleNamespace(script_requests=requests, fragment_ids_this_run=fragment_run)
-        monkeypatch.setattr(runs, "get_script_run_ctx", lambda run=run: run)
+        monkeypatch.setattr(insides, "_script_context", lambda run=run: run)
         runs.end_for_a_waiting_click()
         assert asked.pop() == scope
-    idle = ScriptRequests()
-    monkeypatch.setattr(runs, "get_script_run_ctx", lambda: SimpleNamespace(script_requests=idle,
-                                                                           fragment_ids_this_run=["train"]))
+    monkeypatch.setattr(insides, "_LOST", {"waiting_click": "a part failed"})  # the fallback: Stop waits for the end
     runs.end_for_a_waiting_click()
-    monkeypatch.setattr(runs, "get_script_run_ctx", lambda: None)  # no script run (the CLI, a plain test)
+    monkeypatch.setattr(insides, "_LOST", {})
+    idle = ScriptRequests()
+    monkeypatch.setattr(insides, "_script_context", lambda: SimpleNamespace(script_requests=idle,
+                                                                            fragment_ids_this_run=["train"]))
+    runs.end_for_a_waiting_click()
+    monkeypatch.setattr(insides, "_script_context", lambda: None)  # no script run (the CLI, a plain test)
     runs.end_for_a_waiting_click()
     assert asked == []
 

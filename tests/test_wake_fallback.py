@@ -23,7 +23,7 @@ SERVER = """
 import sys
 sys.path.insert(0, {tests!r})
 from streamlit.runtime.app_session import AppSession
-from test_wake import rename_attribute
+from test_streamlit_insides import rename_attribute
 rename_attribute(AppSession, "_client_state", "_client_state_renamed")
 from streamlit.web.cli import main
 main(prog_name="streamlit")

@@ -43,6 +43,7 @@ from mvlab.lessons import Lesson, Step
 from mvlab.store import ClassRounds, Round, RoundError, StoreUnavailable
 from mvlab.store.rounds import normal_code, valid_code
 from mvlab.ui import identity, runs, shared, wake
+from mvlab.ui import streamlit_insides as insides
 from mvlab.ui.figure_text import show_figure
 from mvlab.ui.prose import markdown_literal
 from mvlab.viz.class_figures import answer_bars_html, answer_distribution
@@ -441,7 +442,7 @@ def follow_the_round(view: RoundView, step: Step, step_index: int, answered: boo
         def part(now) -> str:  # the step's part for the reveal and the next step, the waiting part for the counts
             return step_part if now[0] != page(drawn) or not waiting_part else waiting_part
 
-        round_watch().follow(wake.current_session(), wake.Subscription(view.code, project,
+        round_watch().follow(insides.current_session(), wake.Subscription(view.code, project,
                                                                        (page(drawn), _counts_key(counts)), part))
 
     def waiting_part():
@@ -457,7 +458,7 @@ def follow_the_round(view: RoundView, step: Step, step_index: int, answered: boo
                     else class_rounds().counts(view.code, step_index)  # the counts the watch compares with
                 class_distribution(step, counts, correct=False, teacher=False)
                 if push:
-                    follow(counts, wake.current_fragment())  # a rerun of this part alone follows on from here
+                    follow(counts, insides.current_fragment())  # a rerun of this part alone follows on from here
 
     if not push:
         st.fragment(run_every=STUDENT_REFRESH)(waiting_part)()

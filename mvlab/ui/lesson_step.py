@@ -15,7 +15,8 @@ import streamlit as st
 from mvlab.core.memo import Memo
 from mvlab.lessons import LESSONS, Lesson, Step, StepContext, StepRun
 from mvlab.lessons.handout import render_handout
-from mvlab.ui import class_round, runs, shared, touch, wake
+from mvlab.ui import class_round, runs, shared, touch
+from mvlab.ui import streamlit_insides as insides
 from mvlab.ui.built_once import shared_chart, shared_markdown
 from mvlab.ui.figure_text import figure_text, show_figure, text_alternative
 from mvlab.ui.prose import markdown_literal
@@ -366,7 +367,7 @@ def student_step(lesson: Lesson, view) -> None:
             step_top(lesson, place, view)
             asked = ask(step, key, False, view, place.step - 1, look_up=moved is None)
         class_round.follow_the_round(view, step, place.step - 1, st.session_state.get(f"{key}_revealed", False),
-                                step_part=wake.current_fragment())
+                                step_part=insides.current_fragment())
         if not asked.revealed:
             return
         if lone is not None:  # its text went above it, and names it for a screen reader
@@ -519,7 +520,7 @@ class _NoScriptByDesign(logging.Filter):
         return record.threadName != PREPARE_THREAD
 
 
-_STREAMLIT_CONTEXT_LOG = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
+_STREAMLIT_CONTEXT_LOG = logging.getLogger(insides.SCRIPT_RUN_LOG)
 if not any(isinstance(f, _NoScriptByDesign) for f in _STREAMLIT_CONTEXT_LOG.filters):
     _STREAMLIT_CONTEXT_LOG.addFilter(_NoScriptByDesign())
 

@@ -16,9 +16,6 @@ import uuid
 from typing import Callable, TypeVar
 
 import streamlit as st
-from streamlit.runtime import Runtime
-from streamlit.runtime.scriptrunner import get_script_run_ctx
-from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.engine import Engine, JobStatus, Request, shared_engine
@@ -26,6 +23,7 @@ from mvlab.engine.relay import StoreRelay
 from mvlab.engine.requests import result_key, settings_request
 from mvlab.store import ResultsStore, StoreUnavailable
 from mvlab.ui import shared
+from mvlab.ui import streamlit_insides as insides
 
 T = TypeVar("T")
 _CACHE = "_results"
@@ -119,16 +117,16 @@ def holder() -> str:
 def session_alive_probe() -> Callable[[], bool] | None:
     """``alive()`` for this session: False once its tab has been closed for longer than
     Streamlit's ``server.disconnectedSessionTTL`` (the engine then releases its run); None when
-    there is no server to ask (AppTest)."""
-    ctx = get_script_run_ctx()
-    if ctx is None or not Runtime.exists():
+    there is no server to ask (AppTest) or this Streamlit cannot say (:mod:`mvlab.ui.streamlit_insides`:
+    ``session_alive``)."""
+    is_active = insides.session_alive()
+    if is_active is None:
         return None
-    runtime, session_id = Runtime.instance(), ctx.session_id
     ttl = float(st.get_option("server.disconnectedSessionTTL"))
     gone_since: list[float] = []
 
     def alive() -> bool:
-        if runtime.is_active_session(session_id):
+        if is_active():
             gone_since.clear()
             return True
         if not gone_since:
@@ -184,12 +182,11 @@ def end_for_a_waiting_click() -> None:
     So while a page waits on its run it looks, and ends its run with a rerun that Streamlit merges with
     the waiting click (of this fragment during a fragment run; of the page during a full run, where a
     fragment-scoped rerun is not allowed).  Streamlit says whether a rerun waits only in a private field
-    (``ScriptRequests._state``): tests/test_ui.py checks it against the installed version, and without
-    it Stop takes effect when the run ends."""
-    ctx = get_script_run_ctx()
-    if ctx is None or getattr(ctx.script_requests, "_state", None) != ScriptRequestType.RERUN:
-        return
-    st.rerun(scope="fragment" if ctx.fragment_ids_this_run else "app")
+    (``ScriptRequests._state``, behind :mod:`mvlab.ui.streamlit_insides`: ``waiting_click``); without it Stop
+    takes effect when the run ends."""
+    scope = insides.a_click_waits()
+    if scope is not None:
+        st.rerun(scope=scope)
 
 
 def training_part(draw: Callable[[], None]) -> Callable[[], None]:

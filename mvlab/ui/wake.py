@@ -8,20 +8,11 @@ Here instead one thread per server process (:class:`Watch`) reads what its sessi
 for all of them together, and reruns only the sessions whose view of it changed: a waiting student costs
 the server nothing.
 
-Streamlit has no public API to rerun a session from the server. :func:`rerun_sessions` uses the parts its own
-*run on save* uses (a source file changed: every session reruns with its saved address and page):
-``Runtime.get_app_session`` (documented thread-safe), ``AppSession._scriptrunner`` (None when no run is in
-progress; private), ``AppSession._client_state`` (the address and page of the session's last run; private) and
-``AppSession.request_rerun`` (on the server's event loop, ``Runtime._get_async_objs().eventloop``; private);
-a waiting part drawn as a fragment is rerun alone, found by :func:`current_fragment` (private too; without it
-the whole page reruns).
-Every one of these parts (each attribute a wake touches, and each import it makes from Streamlit's runtime) is
-listed once, in :data:`PRIVATE_PARTS`; :func:`available` checks them all (once per process) and says no when one is
-gone (a Streamlit that renamed it) or when the runtime is not a server's (AppTest's mock): the callers then fall
-back to a fragment's timer.
-A part that fails anyway while the server runs turns the wake off for the rest of the process (said once in the
-log), never a traceback. ``tests/test_wake.py`` fails on the installed Streamlit if one of them is gone, and
-fails if this module uses a part it does not list, so that an upgrade cannot turn the push off unnoticed.
+Streamlit has no public API to rerun a session from the server: :func:`mvlab.ui.streamlit_insides.rerun_sessions`
+does it with the parts Streamlit's own *run on save* uses, behind that one door (feature ``wake``), which checks them
+once per process; :func:`available` says no when one is gone (a Streamlit that renamed it) or when the runtime is not
+a server's (AppTest's mock), and the callers then fall back to a fragment's timer. A part that fails anyway while the
+server runs turns the wake off for the rest of the process (said once in the log), never a traceback.
 
 A busy session (a run in progress, e.g. the student's own click) is not interrupted: it is looked at again at
 the next interval, so a click is never lost to a wake.
@@ -29,194 +20,21 @@ the next interval, so a click is never lost to a wake.
 
 from __future__ import annotations
 
-import dis
-import functools
-import importlib
-import inspect
 import logging
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable
 
-__all__ = ["available", "missing_parts", "PRIVATE_PARTS", "current_session", "current_fragment", "rerun_sessions",
-           "Watch", "Subscription"]
+from mvlab.ui import streamlit_insides as insides
 
-PRIVATE_PARTS: tuple[tuple[str, str], ...] = (
-    ("streamlit.runtime", "Runtime.exists"),
-    ("streamlit.runtime", "Runtime.instance"),
-    ("streamlit.runtime", "Runtime.get_app_session"),
-    ("streamlit.runtime", "Runtime._get_async_objs"),
-    ("streamlit.runtime.runtime", "AsyncObjects.eventloop"),
-    ("streamlit.runtime.app_session", "AppSession.request_rerun"),
-    ("streamlit.runtime.app_session", "AppSession.has_fragment"),
-    ("streamlit.runtime.app_session", "AppSession._scriptrunner"),
-    ("streamlit.runtime.app_session", "AppSession._client_state"),
-    ("streamlit.runtime.scriptrunner", "get_script_run_ctx"),
-    ("streamlit.runtime.scriptrunner_utils.script_run_context", "ScriptRunContext.session_id"),
-    ("streamlit.runtime.scriptrunner_utils.script_run_context", "ThreadState.get"),
-    ("streamlit.runtime.scriptrunner_utils.script_run_context", "FragmentThreadState.fragment_id"),
-    ("streamlit.proto.ClientState_pb2", "ClientState.fragment_id"),
-    ("streamlit.proto.ClientState_pb2", "ClientState.is_auto_rerun"),
-)
-"""Every part of Streamlit's runtime a wake touches, as (module, dotted path in it): the modules this module
-imports from, and every attribute it reads or calls on what they give. A class's attribute is there when the class
-has it, or when instances get it: a field of a protobuf message, or an attribute its ``__init__`` stores (read from
-its bytecode, so that a renamed ``self._client_state`` is seen without a session)."""
-
-_failure: str | None = None
-"""Why a wake failed while this process served (a part gone at run time), or None: the wake is then off."""
-
-
-def _instance_attributes(cls: type) -> set[str]:
-    """The attributes an instance of ``cls`` has beyond its class's: a protobuf message's fields, and what its
-    ``__init__`` stores (``self.name = ...``)."""
-    names = set(getattr(getattr(cls, "DESCRIPTOR", None), "fields_by_name", ()))
-    code = getattr(inspect.unwrap(cls.__init__), "__code__", None)
-    if code is not None:
-        names |= {i.argval for i in dis.get_instructions(code) if i.opname == "STORE_ATTR"}
-    return names
-
-
-def _has_part(module: str, path: str) -> bool:
-    """Whether ``module`` imports and has ``path`` (dotted); anything failing on the way means no."""
-    try:
-        owner = importlib.import_module(module)
-        *owners, name = path.split(".")
-        for step in owners:
-            owner = getattr(owner, step)
-        return hasattr(owner, name) or (isinstance(owner, type) and name in _instance_attributes(owner))
-    except Exception:  # noqa: BLE001 - a module that fails to import, in any way, is a part that is not there
-        return False
-
-
-def missing_parts(parts: tuple[tuple[str, str], ...] = PRIVATE_PARTS) -> tuple[str, ...]:
-    """The ``parts`` (as :data:`PRIVATE_PARTS`, the wake's by default) this process's Streamlit lacks, as
-    ``"module:path"`` (empty: all there)."""
-    return tuple(f"{module}:{path}" for module, path in parts if not _has_part(module, path))
-
-
-@functools.cache  # not a Memo: one fact of this process (its Streamlit), said once, no key, nothing to drop
-def _missing_in_this_process() -> tuple[str, ...]:
-    missing = missing_parts()
-    if missing:
-        logging.getLogger(__name__).warning(
-            "mvlab: this Streamlit lacks %s: the server cannot wake sessions, and pages look for changes on a "
-            "timer instead", ", ".join(missing))
-    return missing
-
-
-def _lost(exc: BaseException) -> None:
-    """A listed part failed while the server ran: the wake is off from now on (pages drawn later use their
-    timers), said once in the log."""
-    global _failure
-    if _failure is None:
-        _failure = f"{type(exc).__name__}: {exc}"
-        logging.getLogger(__name__).warning(
-            "mvlab: waking a session failed (%s): the server wakes no session any more, pages drawn from now on look "
-            "for changes on a timer", _failure)
-
-
-def _runtime():
-    try:
-        from streamlit.runtime import Runtime
-
-        if not Runtime.exists():
-            return None
-        runtime = Runtime.instance()
-    except (ImportError, AttributeError, RuntimeError):
-        return None
-    return runtime if type(runtime) is Runtime else None  # AppTest's runtime is a mock
+__all__ = ["available", "Watch", "Subscription"]
 
 
 def available() -> bool:
-    """Whether this process is a real Streamlit server that has every part a wake uses (:data:`PRIVATE_PARTS`,
-    checked once per process) and none of them has failed since."""
-    return _failure is None and _runtime() is not None and not _missing_in_this_process()
-
-
-def current_session() -> str | None:
-    """The id of the session whose script runs in this thread, or None outside a script run."""
-    try:
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-        ctx = get_script_run_ctx()
-        return None if ctx is None else ctx.session_id
-    except (ImportError, AttributeError) as exc:
-        _lost(exc)
-        return None
-
-
-def current_fragment() -> str:
-    """The id of the fragment running in this thread ("" outside one, or where this Streamlit keeps it elsewhere:
-    a wake then reruns the whole page instead, which is slower but right)."""
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
-
-        return ThreadState.get().fragment_id or ""
-    except (ImportError, RuntimeError, AttributeError):
-        return ""
-
-
-def session_connected(session_id: str) -> bool:
-    """Whether the session still has a browser connected (a closed tab's session is let go; so is every session
-    once the wake has failed: nobody is woken any more)."""
-    runtime = _runtime()
-    if runtime is None or _failure is not None:
-        return False
-    try:
-        return runtime.get_app_session(session_id) is not None
-    except AttributeError as exc:
-        _lost(exc)
-        return False
-
-
-def _rerun_now(runtime, requests: dict[str, str], done: Callable[[dict[str, str]], None]) -> None:
-    """On the event loop: rerun each settled session of ``requests`` (session id -> fragment id, "" for the
-    whole page) from its saved client state; ``done`` gets the ones rerun, the ones gone ("gone"), and, where a
-    part of Streamlit failed (the wake is then off), the ones not rerun ("failed")."""
-    outcome = {}
-    try:
-        from streamlit.proto.ClientState_pb2 import ClientState
-
-        for session_id, fragment in requests.items():
-            session = runtime.get_app_session(session_id)
-            if session is None:
-                outcome[session_id] = "gone"
-                continue
-            if session._scriptrunner is not None:
-                continue  # a run in progress (maybe the student's own click): looked at again next interval
-            if fragment and not session.has_fragment(fragment):
-                fragment = ""
-            state = ClientState()
-            state.CopyFrom(session._client_state)  # its address and page, as run on save reruns it
-            state.fragment_id = fragment
-            state.is_auto_rerun = False
-            session.request_rerun(state)
-            outcome[session_id] = "rerun"
-    except (ImportError, AttributeError, TypeError, ValueError) as exc:  # a part renamed or changed in shape
-        _lost(exc)
-        outcome.update({s: "failed" for s in requests if s not in outcome})
-    done(outcome)
-
-
-def rerun_sessions(requests: dict[str, str], done: Callable[[dict[str, str]], None]) -> bool:
-    """Ask the server's event loop to rerun these sessions (session id -> fragment id, or "" for the whole
-    page); ``done(outcome)`` is called there with ``{session id: "rerun" | "gone" | "failed"}`` (a busy session is
-    left out: it is asked again later). False when this is no real server or the wake is off (nothing is
-    asked)."""
-    if not available():
-        return False
-    runtime = _runtime()
-    try:
-        loop = runtime._get_async_objs().eventloop
-    except RuntimeError:  # the runtime has not started its loop yet: nothing to wake
-        return False
-    except AttributeError as exc:
-        _lost(exc)
-        return False
-    loop.call_soon_threadsafe(_rerun_now, runtime, requests, done)
-    return True
+    """Whether this process is a real Streamlit server that can wake its sessions: every part a wake uses is there
+    (checked once per process) and none of them has failed since (:mod:`mvlab.ui.streamlit_insides`, ``wake``)."""
+    return insides.a_real_server() and insides.usable("wake")
 
 
 @dataclass
@@ -247,9 +65,9 @@ class Watch:
     interval : float
         Seconds between two looks while anyone follows something. The wake reaches a session at most one
         interval after the change (plus its rerun).
-    rerun : callable, default :func:`rerun_sessions`
-        ``rerun(requests, done)`` as :func:`rerun_sessions` (a test passes its own).
-    connected : callable, default :func:`session_connected`
+    rerun : callable, default :func:`mvlab.ui.streamlit_insides.rerun_sessions`
+        ``rerun(requests, done)`` as that function (a test passes its own).
+    connected : callable, default :func:`mvlab.ui.streamlit_insides.session_connected`
         ``connected(session_id)``: every ``PRUNE_EVERY`` looks, the sessions whose browser has gone (a closed
         tab) stop being followed, so that a round nobody watches any more is not read for them.
     """
@@ -257,8 +75,8 @@ class Watch:
     PRUNE_EVERY = 16
 
     def __init__(self, read: Callable[[frozenset], dict], interval: float = 0.25,
-                 rerun: Callable[[dict, Callable], bool] = rerun_sessions,
-                 connected: Callable[[str], bool] = session_connected):
+                 rerun: Callable[[dict, Callable], bool] = insides.rerun_sessions,
+                 connected: Callable[[str], bool] = insides.session_connected):
         if not interval > 0:
             raise ValueError(f"interval must be > 0 seconds; got {interval!r}.")
         self.read, self.interval, self.rerun, self.connected = read, float(interval), rerun, connected

@@ -8,10 +8,10 @@ import copy
 import gc
 import threading
 
-from streamlit.runtime import Runtime
-
 from mvlab.core.memo import Memo
+from mvlab.ui import streamlit_insides as insides
 
+_STARTED = Memo(None)  # what the server's start does once
 _PAGES = Memo(None)  # the app's pages: a few, fixed
 _LIMITED = threading.Event()
 GC_THRESHOLDS = (20_000, 20, 10)
@@ -28,14 +28,16 @@ _FROZEN = threading.Event()
 
 
 def _a_real_server() -> bool:
-    return Runtime.exists() and type(Runtime.instance()) is Runtime  # AppTest's is a mock
+    """A real server whose Streamlit has the parts this module relies on (``server_process``); not AppTest."""
+    return insides.a_real_server() and insides.usable("server_process")
 
 
 def _import_what_pages_import() -> None:
     """The modules every page's first run would import, imported now (before their objects are frozen);
     tests/test_ui.py checks that the pages import nothing of mvlab's that this leaves out."""
     import pyarrow  # noqa: F401
-    import streamlit.elements.plotly_chart  # noqa: F401
+
+    insides.import_elements()
 
     import mvlab.experiments.combinations  # noqa: F401
     import mvlab.experiments.report  # noqa: F401
@@ -106,8 +108,11 @@ def one_blas_thread() -> None:
 
 
 def settle() -> None:
-    """Once per web server process (each call after the first returns at once): :func:`one_blas_thread`
-    and :func:`imports_out_of_gc`."""
+    """Once per web server process (each call after the first returns at once): Streamlit's insides checked, a line
+    in the log for each feature that lost a part (:func:`mvlab.ui.streamlit_insides.check`), then
+    :func:`one_blas_thread` and :func:`imports_out_of_gc`."""
+    if insides.a_real_server():
+        _STARTED.get("insides checked", insides.check)
     one_blas_thread()
     imports_out_of_gc()
 
@@ -118,8 +123,6 @@ def page(path: str, **kwargs):
     nine pages took a fifth of the server's busy time (bench/bench_class_round.py --profile). A copy per run,
     since ``st.navigation`` marks the page it runs on the object."""
     import streamlit as st
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    ctx = get_script_run_ctx()
-    key = (str(ctx.pages_manager.main_script_parent) if ctx else "", path, tuple(sorted(kwargs.items())))
+    key = (insides.main_script_parent(), path, tuple(sorted(kwargs.items())))
     return copy.copy(_PAGES.get(key, lambda: st.Page(path, **kwargs)))
