@@ -1,7 +1,11 @@
-"""The wake's fallback on a real Streamlit server: where the installed Streamlit lacks a part a wake uses (here
-``AppSession._client_state`` renamed in every method of the class, as an upgrade could rename it), the server says
-so in its log, a waiting student's page sets itself a timer (``STUDENT_REFRESH``), and the reveal and the next step
-still reach it within a few seconds, each tick a rerun of the waiting part alone."""
+"""The fallbacks of Streamlit's insides on a real Streamlit server (mvlab.ui.streamlit_insides): where the installed
+Streamlit lacks a part of a feature, as an upgrade could rename it (here ``AppSession._client_state`` of the wake and
+``ScriptRequests._state`` of the waiting click, each renamed in every method of its class; ``string_util.clean_text``
+of the elements built once, gone from its module), the server says so in its log, one line a feature with what falls
+back; a waiting student's page sets itself a timer (``STUDENT_REFRESH``), the reveal and the next step still reach it
+within a few seconds, each tick a rerun of the waiting part alone, and the step's figures still show, drawn by
+Streamlit's own calls. (The other two features' parts cannot be taken from a running Streamlit without breaking it:
+tests/test_streamlit_insides.py takes each away in the test process.)"""
 
 import time
 from pathlib import Path
@@ -14,6 +18,7 @@ from mvlab.lessons import get_lesson
 from mvlab.lessons.step_results import warm
 from mvlab.store import ClassRounds, ResultsStore
 from mvlab.ui.class_round import STUDENT_REFRESH
+from mvlab.ui.streamlit_insides import FEATURES
 from streamlit_client import StudentSession
 
 SOON = STUDENT_REFRESH + 2.0
@@ -22,14 +27,20 @@ SOON = STUDENT_REFRESH + 2.0
 SERVER = """
 import sys
 sys.path.insert(0, {tests!r})
+import streamlit.elements.markdown  # holds its own reference to clean_text: Streamlit's markdown keeps working
+import streamlit.string_util
 from streamlit.runtime.app_session import AppSession
+from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequests
 from test_streamlit_insides import rename_attribute
 rename_attribute(AppSession, "_client_state", "_client_state_renamed")
+rename_attribute(ScriptRequests, "_state", "_state_renamed")
+del streamlit.string_util.clean_text
 from streamlit.web.cli import main
 main(prog_name="streamlit")
 """
-"""``streamlit run`` in a process whose Streamlit keeps a session's client state under another name: the server
-works as before, but the wake's check finds ``_client_state`` gone."""
+"""``streamlit run`` in a process whose Streamlit keeps a session's client state and its script requests' state under
+other names and has no ``string_util.clean_text``: the server works as before, but the door's check finds a part of
+three features gone."""
 
 
 def running_app_without_client_state(store: Path):
@@ -61,14 +72,17 @@ def test_without_a_part_of_the_wake_the_student_page_looks_on_a_timer_and_the_cl
     url, store, log = server
     lesson = get_lesson("ofsp")
     student, code, key = one_student_answered(url, store)
-    assert "AppSession._client_state" in log.read_text()  # the server said why it wakes no one
+    said = log.read_text()  # the server said what it lacks and what falls back, a line a feature
+    for feature, part in (("wake", "AppSession._client_state"), ("waiting_click", "ScriptRequests._state"),
+                          ("built_once", "streamlit.string_util:clean_text")):
+        assert part in said and FEATURES[feature].without in said, (feature, said[-2000:])
     assert student.auto and {interval for interval, _ in student.auto.values()} == {STUDENT_REFRESH}, student.auto
 
     ClassRounds(store).reveal(code, key, 1)  # as the teacher's button does, on any process
     took = reaches(student, f"Answer: ({chr(97 + lesson.steps[1].question.answer)})")
     assert took is not None and took <= SOON, took
     student._read_until(lambda: False, 30)
-
+    assert any(text.startswith("{") and '"data"' in text for text in student.texts)  # its figures, drawn by st
     ClassRounds(store).move_to(code, key, 2)
     took = reaches(student, lesson.steps[2].title)
     assert took is not None and took <= SOON, took
