@@ -5,6 +5,8 @@ values beyond the bins, the wrong number of columns)."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.datasets import load_iris
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
@@ -202,6 +204,16 @@ def _damaged(name, change):
     return rows, arrays, np.zeros((len(rows), forest.n_classes_))
 
 
+def _misaligned(a):
+    """A copy of ``a`` whose buffer starts one byte past an aligned address (numpy makes such arrays)."""
+    wide = a.astype(np.int32)
+    raw = np.zeros(wide.nbytes + 1, dtype=np.uint8)
+    out = np.frombuffer(raw.data, dtype=np.int32, count=wide.size, offset=1)
+    out[:] = wide
+    assert not out.flags.aligned
+    return out
+
+
 def _first_internal(a):
     return int(np.flatnonzero(a["right"] != -1)[0])
 
@@ -214,7 +226,16 @@ DAMAGE = {  # what is broken -> (forest, the change, the message)
     "a child beyond its tree": ("stored left children (best first)",
                                 lambda a: a["left"].__setitem__(0, a["node_offsets"][1]), "child index"),
     "a depth too small": ("counts, float32 thresholds", lambda a: a["max_depths"].__setitem__(0, 1),
-                          "did not reach a leaf"),
+                          "real depth"),
+    "a depth larger than the tree's (a long loop)": ("stored left children (best first)",
+                                                     lambda a: a["max_depths"].__setitem__(0, a["node_offsets"][1] - 1),
+                                                     "real depth"),
+    "float node offsets": ("counts, float32 thresholds",
+                           lambda a: a.__setitem__("node_offsets", a["node_offsets"].astype(np.float64)), "integer"),
+    "boolean features": ("counts, float32 thresholds",
+                         lambda a: a.__setitem__("feature", a["feature"].astype(bool)), "integer"),
+    "misaligned right children": ("counts, float32 thresholds",
+                                  lambda a: a.__setitem__("right", _misaligned(a["right"])), "aligned"),
     "a leaf too few": ("counts, float32 thresholds", lambda a: a["leaf_offsets"].__setitem__(1, a["leaf_offsets"][1]
                                                                                               - 1), "leaves than"),
     "a leaf's class beyond the classes": ("one-class leaves, byte thresholds",
@@ -280,3 +301,122 @@ def test_the_compiled_entry_point_takes_its_arrays_by_keyword_only():
     assert arrays["left"] is None  # the forest's trees are depth-first: no left children stored
     _traverse._compiled(X=rows, trees=np.array([0]), weights=np.ones(1), acc=acc, **arrays)
     assert np.array_equal(acc, reference_tree_predict(forest, 0, rows))
+
+
+GUARD = 1 << 17
+"""Doubles on each side of a fuzzed call's accumulator: a class index of any 16-bit value written through lands
+there, where it is seen."""
+
+
+def _guarded_acc(n_rows, n_classes, arrays=None, alias=None):
+    """``(acc, backing)``: acc (n_rows, n_classes) of float64 in the middle of ``backing``, whose other values are a
+    canary that no call may change. With ``alias``, ``arrays[alias]`` becomes int64 over acc's own memory (and
+    beyond, into the guard after it): every sum the loop adds to acc rewrites the integers the next tree reads (an
+    output that aliases an input)."""
+    size = n_rows * n_classes
+    backing = np.full(2 * GUARD + max(size, 1), -7.25)
+    acc = backing[GUARD:GUARD + size].reshape(n_rows, n_classes)
+    acc[:] = 0.0
+    if alias is not None:
+        values = np.asarray(arrays[alias], dtype=np.int64)
+        index = backing.view(np.int64)[GUARD:GUARD + values.size]
+        index[:] = values
+        arrays[alias] = index
+    return acc, backing
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_fuzz_the_compiled_loop_never_leaves_its_arrays(data):
+    """Damaged arrays (any element set to any value its type holds), an accumulator that aliases an index array, or
+    a second thread writing an index array while the loop runs without the GIL: every call either sums or raises
+    ValueError, and writes nothing outside its accumulator (a guard of a canary value on each side is checked after
+    the call; a read far outside would end the process). Fails without the copies made before the GIL goes (tried:
+    the loop reading ``leaf_classes`` from the caller's array again, as before 0.8.0: the writer thread's classes
+    landed in the guard)."""
+    import threading
+
+    name = data.draw(st.sampled_from(list(FORESTS)), label="forest")
+    forest, X = FORESTS[name]
+    rows = np.ascontiguousarray(X[:60], dtype=np.float32)
+    arrays = {k: (None if a is None else np.array(a)) for k, a in forest.arrays()._asdict().items()}
+    indices = [k for k in ("node_offsets", "leaf_offsets", "max_depths", "right", "left", "feature", "leaf_classes")
+               if arrays[k] is not None and arrays[k].size]
+    for _ in range(data.draw(st.integers(0, 3), label="damages")):
+        key = data.draw(st.sampled_from(indices), label="array")
+        info = np.iinfo(arrays[key].dtype)
+        where = data.draw(st.integers(0, arrays[key].size - 1), label="where")
+        arrays[key].flat[where] = data.draw(st.integers(int(info.min), int(info.max)), label="value")
+    n_trees = len(arrays["max_depths"])
+    trees = np.array(data.draw(st.lists(st.integers(-2, n_trees + 1), min_size=1, max_size=6), label="trees"))
+    mode = data.draw(st.sampled_from(["damage", "acc aliases", "a thread writes"]), label="mode")
+    key = data.draw(st.sampled_from(indices), label="aliased or written")
+    acc, backing = _guarded_acc(len(rows), forest.n_classes_, arrays, key if mode == "acc aliases" else None)
+    guard = np.concatenate([backing[:GUARD], backing[GUARD + acc.size:]]).copy()
+    stop = threading.Event()
+
+    def write():
+        target, extremes, i = arrays[key], np.iinfo(arrays[key].dtype), 0
+        while not stop.is_set():
+            target.flat[i % target.size] = (extremes.min, extremes.max)[i % 2]
+            i += 1
+
+    writer = threading.Thread(target=write) if mode == "a thread writes" else None
+    if writer is not None:
+        writer.start()
+    try:
+        for _ in range(3 if writer is not None else 1):  # the writer gets its turns while the loop runs
+            accumulate_leaves(rows, trees, np.ones(len(trees)), ForestArrays(**arrays), acc)
+    except ValueError:
+        pass
+    finally:
+        stop.set()
+        if writer is not None:
+            writer.join()
+    after = np.concatenate([backing[:GUARD], backing[GUARD + acc.size:]])
+    if mode == "acc aliases":  # the aliased integers past acc's end are the caller's own, as they were set
+        assert np.array_equal(after.view(np.int64), guard.view(np.int64))
+    else:
+        assert np.array_equal(after, guard)
+
+
+@pytest.mark.parametrize("name", list(FORESTS))
+def test_a_second_thread_writing_every_index_array_during_the_loop_moves_nothing_outside_acc(name):
+    """While the C loop runs without the GIL (over the forest's trees again and again, on four rows), another thread
+    fills each index array in turn with its type's largest and smallest values, and back, again and again: each
+    call sums or raises ValueError, and nothing outside its accumulator is written (the guards of
+    :func:`_guarded_acc`). Fails without the copies made before the GIL goes (tried: the loop reading
+    ``leaf_classes`` from the caller's array again, as before 0.8.0: a class of 255 landed in the guard, in 2 of 3
+    runs with 4 calls an array; in 4 of 4 with 12)."""
+    import threading
+
+    forest, X = FORESTS[name]
+    rows = np.ascontiguousarray(X[:4], dtype=np.float32)  # few rows: a class index past acc's columns is past acc
+    arrays = {k: (None if a is None else np.array(a)) for k, a in forest.arrays()._asdict().items()}
+    trees = np.resize(np.arange(len(arrays["max_depths"])), 20_000)  # many trees: a loop long enough to race
+    for key in ("node_offsets", "leaf_offsets", "max_depths", "right", "left", "feature", "leaf_classes"):
+        target = arrays[key]
+        if target is None or not target.size:
+            continue
+        acc, backing = _guarded_acc(len(rows), forest.n_classes_)
+        guard = np.concatenate([backing[:GUARD], backing[GUARD + acc.size:]]).copy()
+        kept, extremes, stop = target.copy(), np.iinfo(target.dtype), threading.Event()
+
+        def write(target=target, kept=kept, extremes=extremes, stop=stop):
+            while not stop.is_set():
+                for value in (extremes.max, extremes.min):
+                    target.fill(value)
+                    target[:] = kept
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        try:
+            for _ in range(12):
+                try:
+                    accumulate_leaves(rows, trees, np.ones(len(trees)), ForestArrays(**arrays), acc)
+                except ValueError:
+                    pass
+        finally:
+            stop.set()
+            writer.join()
+        assert np.array_equal(np.concatenate([backing[:GUARD], backing[GUARD + acc.size:]]), guard), key

@@ -7,10 +7,15 @@
    depth-first trees, whose internal nodes' left child is the next node.
 
    acc[r, :] += weights[k] * p_k(r) for k = 0, 1, ... in order, p_k(r) the class distribution of the leaf that row r
-   of X reaches in tree trees[k] (Eqs. 9 and 12). Every argument is read through the buffer protocol, C-contiguous,
-   each integer array in whichever width the compact forest chose; every index the arrays hold is checked before
-   the descent reads it, so a damaged forest raises ValueError instead of reading out of bounds. The descent and the
-   sums run without the GIL.
+   of X reaches in tree trees[k] (Eqs. 9 and 12). Every argument is read through the buffer protocol, C-contiguous and
+   aligned on its element size; every index array (trees, offsets, depths, children, features, leaf classes, counts)
+   of an integer type, in whichever width the compact forest chose (a float or a bool is refused, not read as an
+   index). The descent and the sums run without the GIL, so nothing they use as an index is read from the caller's
+   memory there: every tree's offsets, depth and weight are copied and checked before the GIL goes, and each tree's
+   nodes and leaf classes are copied into this call's own memory, then checked, as it is unpacked; another thread
+   writing the arrays, or acc aliasing one of them, can change the sums, never where the loop reads or writes. A tree
+   whose claimed depth is not its real depth (its longest path from the root) is refused, so a descent takes no
+   more steps than the tree has. Whatever is wrong raises ValueError, saying what.
 
    Exactness. A row goes left when x <= threshold, both as float32 (a byte value or a byte threshold is exact in
    float32), and right otherwise, NaN included: scikit-learn's Tree.apply. acc[r, c] += w * v is one product then
@@ -42,7 +47,12 @@ typedef struct {
 
 #define ON_LEAF(rec, j) ((rec)[j].kid[1] == (j)) /* an internal node's right child comes after it */
 
-static int get_array(PyObject *obj, Array *a, int writable, const char *name) {
+enum { ANY_NUMBER, INTEGERS }; /* what an argument's elements may be: indices and counts are whole numbers */
+
+/* obj's buffer, C-contiguous (writable when asked), of one numeric element type of 1, 2, 4 or 8 bytes (integers only
+   when want is INTEGERS: a float or a bool where an index is meant is refused, not read as one), aligned on its
+   element size (a misaligned buffer is not read through typed pointers). */
+static int get_array(PyObject *obj, Array *a, int writable, int want, const char *name) {
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(obj, &a->b, flags) < 0) {
         PyErr_Format(PyExc_ValueError, "accumulate_leaves: %s must be a C-contiguous%s array.", name,
@@ -53,16 +63,22 @@ static int get_array(PyObject *obj, Array *a, int writable, const char *name) {
     const char *f = a->b.format ? a->b.format : "B";
     if (*f == '<' || *f == '=' || *f == '@') f++;
     switch (*f) {
-    case 'B': case 'H': case 'I': case 'L': case 'Q': case '?': a->kind = 'u'; break;
+    case 'B': case 'H': case 'I': case 'L': case 'Q': a->kind = 'u'; break;
     case 'b': case 'h': case 'i': case 'l': case 'q': a->kind = 'i'; break;
     case 'f': case 'd': a->kind = 'f'; break;
-    default: a->kind = 0;
+    default: a->kind = 0; /* '?' (bool) among them: not a number here */
     }
     Py_ssize_t s = a->b.itemsize;
     int ok = a->kind == 'f' ? (s == 4 || s == 8) : (a->kind && (s == 1 || s == 2 || s == 4 || s == 8));
-    if (!ok || f[1] != '\0') {
-        PyErr_Format(PyExc_ValueError, "accumulate_leaves: %s has an unsupported element type '%s'.", name,
-                     a->b.format ? a->b.format : "B");
+    if (!ok || f[1] != '\0' || (want == INTEGERS && a->kind == 'f')) {
+        PyErr_Format(PyExc_ValueError, "accumulate_leaves: %s has an unsupported element type '%s'%s.", name,
+                     a->b.format ? a->b.format : "B", want == INTEGERS ? " (it holds whole numbers: an integer type)"
+                                                                        : "");
+        return -1;
+    }
+    if ((uintptr_t)a->b.buf % (uintptr_t)s != 0) {
+        PyErr_Format(PyExc_ValueError, "accumulate_leaves: %s is not aligned on its element size (%zd bytes).", name,
+                     s);
         return -1;
     }
     return 0;
@@ -118,19 +134,31 @@ static void read_cuts(const Array *a, Py_ssize_t base, Py_ssize_t n, float *out)
 typedef struct {
     int64_t *right, *left, *feature;
     float *cut;
+    uint32_t *depth, *classes; /* the nodes' depths; the leaves' classes (one-class leaves), copied and checked */
 } Columns;
 
-/* Tree t's nodes (base .. base + n_nodes - 1 of the forest's arrays) unpacked into rec (Node). Every child must come
-   after its parent (scikit-learn numbers them so), which also bounds a descent by the tree's node count. Returns an
-   error message, or NULL. */
+/* Tree t's nodes (base .. base + n_nodes - 1 of the forest's arrays) copied, then checked and unpacked into rec
+   (Node): what the caller's arrays hold is read once, into this call's own memory, and only that copy is checked and
+   used (another thread writing the arrays meanwhile changes nothing checked). Every child must come after its
+   parent (scikit-learn numbers them so), which also bounds a descent by the tree's node count; the tree's real depth
+   (its longest path from the root) must be the depth claimed (max_depths), so a descent takes no more steps than
+   the tree has. Returns an error message, or NULL. */
 static const char *unpack_tree(Py_ssize_t base, Py_ssize_t n_nodes, int64_t first_leaf, int64_t n_leaves,
-                               const Array *right, const Array *left, int implicit, const Array *feature,
-                               const Array *threshold, Py_ssize_t n_features, const Columns *w, Node *rec) {
+                               uint32_t claimed_depth, const Array *right, const Array *left, int implicit,
+                               const Array *feature, const Array *threshold, Py_ssize_t n_features,
+                               const Array *classes, Py_ssize_t n_classes, const Columns *w, Node *rec) {
+    for (int64_t i = 0; classes != NULL && i < n_leaves; i++) { /* one-class leaves: their classes, copied */
+        int64_t c = read_int(classes, first_leaf + i);
+        if (c < 0 || c >= n_classes) return "a leaf's class lies outside acc's columns";
+        w->classes[i] = (uint32_t)c;
+    }
     read_ints(right, base, n_nodes, w->right);
     if (!implicit) read_ints(left, base, n_nodes, w->left);
     read_ints(feature, base, n_nodes, w->feature);
     read_cuts(threshold, base, n_nodes, w->cut);
     int64_t leaf = first_leaf;
+    uint32_t deepest = 0;
+    for (Py_ssize_t j = 0; j < n_nodes; j++) w->depth[j] = 0;
     for (Py_ssize_t j = 0; j < n_nodes; j++) {
         int64_t child = w->right[j];
         if (child == -1) {
@@ -139,6 +167,7 @@ static const char *unpack_tree(Py_ssize_t base, Py_ssize_t n_nodes, int64_t firs
             rec[j].kid[1] = (uint32_t)j;
             rec[j].feature = 0;
             rec[j].cut = NAN;
+            if (w->depth[j] > deepest) deepest = w->depth[j];
             continue;
         }
         int64_t l = implicit ? (int64_t)j + 1 : w->left[j];
@@ -149,10 +178,22 @@ static const char *unpack_tree(Py_ssize_t base, Py_ssize_t n_nodes, int64_t firs
         rec[j].kid[1] = (uint32_t)child;
         rec[j].feature = (uint32_t)f;
         rec[j].cut = w->cut[j];
+        uint32_t below = w->depth[j] + 1; /* the longest path to a child: children come after their parent */
+        if (w->depth[l] < below) w->depth[l] = below;
+        if (w->depth[child] < below) w->depth[child] = below;
     }
     if (leaf != first_leaf + n_leaves) return "a tree has fewer leaves than leaf_offsets gives it";
+    if (deepest != claimed_depth) return "max_depths differs from a tree's real depth";
     return NULL;
 }
+
+/* One tree of the call, as checked before the GIL goes: its nodes (lo .. hi - 1) and leaves (a .. b - 1) in the
+   forest's arrays, its depth and its weight. */
+typedef struct {
+    int64_t lo, hi, a, b;
+    uint32_t depth;
+    double w;
+} TreePlan;
 
 /* Every row's leaf in the unpacked tree rec, into node (n,): max_depth / 2 steps for all rows, then steps for the
    rows not yet on a leaf (rows, their nodes at: scratch of n); staged = 0 steps every row the whole depth. Returns
@@ -220,13 +261,16 @@ static PyObject *accumulate_leaves(PyObject *self, PyObject *args, PyObject *kwa
     int implicit = objs[LEFT] == Py_None; /* depth-first trees: no left children stored */
     Array arr[N_ARRAYS];
     memset(arr, 0, sizeof arr);
-    Columns cols = {NULL, NULL, NULL, NULL};
+    Columns cols = {NULL, NULL, NULL, NULL, NULL, NULL};
     Node *rec = NULL;
+    TreePlan *plan = NULL;
     uint32_t *node = NULL, *rows = NULL, *at = NULL;
     const char *error = NULL;
     PyObject *result = NULL;
-    for (int i = 0; i < N_ARRAYS; i++)
-        if (!(i == LEFT && implicit) && get_array(objs[i], &arr[i], i == ACC, kwlist[i]) < 0) goto done;
+    for (int i = 0; i < N_ARRAYS; i++) {
+        int want = (i == X || i == WEIGHTS || i == THRESHOLD || i == VALUES || i == ACC) ? ANY_NUMBER : INTEGERS;
+        if (!(i == LEFT && implicit) && get_array(objs[i], &arr[i], i == ACC, want, kwlist[i]) < 0) goto done;
+    }
 
     Array *x = &arr[X], *acc = &arr[ACC];
     int byte_rows = x->kind == 'u' && x->b.itemsize == 1;
@@ -258,21 +302,23 @@ static PyObject *accumulate_leaves(PyObject *self, PyObject *args, PyObject *kwa
         error = "the leaves' distributions do not have one value per class";
         goto done;
     }
-    for (Py_ssize_t i = 0; by_class && i < n_leaves_kept; i++) {
-        int64_t c = read_int(&arr[CLASSES], i);
-        if (c < 0 || c >= n_classes) {
-            error = "a leaf's class lies outside acc's columns";
-            goto done;
-        }
-    }
     Py_ssize_t n_nodes_kept = length(&arr[RIGHT]);
     if (length(&arr[FEATURE]) < n_nodes_kept || length(&arr[THRESHOLD]) < n_nodes_kept ||
         (!implicit && length(&arr[LEFT]) < n_nodes_kept)) {
         error = "right, left, feature and threshold do not match in length";
         goto done;
     }
-    Py_ssize_t most = 1;
-    for (Py_ssize_t k = 0; k < K; k++) {
+    if (!(arr[WEIGHTS].kind == 'f' && arr[WEIGHTS].b.itemsize == 8)) {
+        error = "weights must be float64";
+        goto done;
+    }
+    plan = PyMem_RawMalloc(sizeof(TreePlan) * (size_t)(K ? K : 1));
+    if (!plan) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t most = 1, most_leaves = 1;
+    for (Py_ssize_t k = 0; k < K; k++) { /* every tree's offsets, depth and weight copied, then checked */
         int64_t t = read_int(&arr[TREES], k);
         if (t < 0 || t >= T) {
             error = "a tree index lies outside the forest";
@@ -286,17 +332,22 @@ static PyObject *accumulate_leaves(PyObject *self, PyObject *args, PyObject *kwa
             error = "node_offsets, leaf_offsets or max_depths lie outside the forest's arrays";
             goto done;
         }
+        plan[k] = (TreePlan){lo, hi, a, b, (uint32_t)depth, ((const double *)arr[WEIGHTS].b.buf)[k]};
         if (hi - lo > most) most = (Py_ssize_t)(hi - lo);
+        if (b - a > most_leaves) most_leaves = (Py_ssize_t)(b - a);
     }
     cols.right = PyMem_RawMalloc(sizeof(int64_t) * (size_t)most);
     cols.left = PyMem_RawMalloc(sizeof(int64_t) * (size_t)most);
     cols.feature = PyMem_RawMalloc(sizeof(int64_t) * (size_t)most);
     cols.cut = PyMem_RawMalloc(sizeof(float) * (size_t)most);
+    cols.depth = PyMem_RawMalloc(sizeof(uint32_t) * (size_t)most);
+    cols.classes = PyMem_RawMalloc(sizeof(uint32_t) * (size_t)most_leaves);
     rec = PyMem_RawMalloc(sizeof(Node) * (size_t)most);
     node = PyMem_RawMalloc(sizeof(uint32_t) * (n ? n : 1));
     rows = PyMem_RawMalloc(sizeof(uint32_t) * (n ? n : 1));
     at = PyMem_RawMalloc(sizeof(uint32_t) * (n ? n : 1));
-    if (!rec || !node || !rows || !at || !cols.right || !cols.left || !cols.feature || !cols.cut) {
+    if (!rec || !node || !rows || !at || !cols.right || !cols.left || !cols.feature || !cols.cut || !cols.depth ||
+        !cols.classes) {
         PyErr_NoMemory();
         goto done;
     }
@@ -307,40 +358,34 @@ static PyObject *accumulate_leaves(PyObject *self, PyObject *args, PyObject *kwa
         error = "threshold must be float32 or uint8, as a compact forest keeps it";
         goto done;
     }
-    if (!(arr[WEIGHTS].kind == 'f' && arr[WEIGHTS].b.itemsize == 8)) {
-        error = "weights must be float64";
-        goto done;
-    }
     if (by_value && !(arr[VALUES].kind == 'f' && arr[VALUES].b.itemsize == 8)) {
         error = "leaf_values must be float64";
         goto done;
     }
-    const uint8_t *byte_classes = by_class && arr[CLASSES].kind == 'u' && arr[CLASSES].b.itemsize == 1
-                                      ? (const uint8_t *)arr[CLASSES].b.buf : NULL;  /* what a CompactForest keeps */
+    /* From here on, without the GIL, the loop reads the caller's arrays only for values (the rows, the thresholds and
+       the leaves' distributions, copied per tree or read as numbers) and every index from this call's own copies
+       (plan, each tree's unpacked nodes and leaf classes): another thread writing the arrays, or acc aliasing one of them,
+       changes sums, never where the loop reads or writes. */
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t k = 0; k < K && !error; k++) {
-        int64_t t = read_int(&arr[TREES], k);
-        int64_t lo = read_int(&arr[NODE_OFF], t), hi = read_int(&arr[NODE_OFF], t + 1);
-        int64_t a = read_int(&arr[LEAF_OFF], t), b = read_int(&arr[LEAF_OFF], t + 1);
-        error = unpack_tree((Py_ssize_t)lo, (Py_ssize_t)(hi - lo), a, b - a, &arr[RIGHT], &arr[LEFT], implicit,
-                            &arr[FEATURE], &arr[THRESHOLD], (Py_ssize_t)d, &cols, rec);
+        const TreePlan *p = &plan[k];
+        error = unpack_tree((Py_ssize_t)p->lo, (Py_ssize_t)(p->hi - p->lo), p->a, p->b - p->a, p->depth, &arr[RIGHT],
+                            &arr[LEFT], implicit, &arr[FEATURE], &arr[THRESHOLD], (Py_ssize_t)d,
+                            by_class ? &arr[CLASSES] : NULL, n_classes, &cols, rec);
         if (error) break;
-        uint32_t depth = (uint32_t)read_int(&arr[DEPTHS], t);
         size_t short_of_a_leaf =
-            byte_rows ? descend_bytes((const uint8_t *)x->b.buf, d, n, rec, depth, node, rows, at, staged)
-                      : descend_float32((const float *)x->b.buf, d, n, rec, depth, node, rows, at, staged);
+            byte_rows ? descend_bytes((const uint8_t *)x->b.buf, d, n, rec, p->depth, node, rows, at, staged)
+                      : descend_float32((const float *)x->b.buf, d, n, rec, p->depth, node, rows, at, staged);
         if (short_of_a_leaf) {
             error = "a row did not reach a leaf within max_depths' steps";
             break;
         }
-        double w = ((const double *)arr[WEIGHTS].b.buf)[k];
+        double w = p->w;
         for (size_t r = 0; r < n; r++) {
             size_t i = rec[node[r]].kid[0];
             double *row = sums + r * (size_t)n_classes;
-            if (byte_classes) {
-                row[byte_classes[i]] += w;
-            } else if (by_class) {
-                row[read_int(&arr[CLASSES], i)] += w;
+            if (by_class) {
+                row[cols.classes[i - (size_t)p->a]] += w;
             } else if (by_value) {
                 for (Py_ssize_t c = 0; c < n_classes; c++) row[c] += w * values[i * n_classes + c];
             } else {
@@ -363,6 +408,9 @@ done:
     PyMem_RawFree(cols.left);
     PyMem_RawFree(cols.feature);
     PyMem_RawFree(cols.cut);
+    PyMem_RawFree(cols.depth);
+    PyMem_RawFree(plan);
+    PyMem_RawFree(cols.classes);
     PyMem_RawFree(rec);
     PyMem_RawFree(node);
     PyMem_RawFree(rows);

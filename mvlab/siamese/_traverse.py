@@ -23,8 +23,10 @@ row, branch-free (a row on a leaf stays there), then only the rows not yet on a 
 steps. A fully grown tree's rows reach their leaves at about half its depth (a cascade's trees on 10,000 rows: 12.7
 steps on average against a depth of 21-25), so stepping every row the whole depth did nearly twice the work
 (``bench/bench_compact_traversal.py`` times both). Every index the arrays hold (children, features, leaves, offsets,
-classes) is checked against the arrays' sizes as a tree is unpacked, so a damaged forest raises ``ValueError``
-instead of reading memory it was not given; the loops run without the GIL.
+classes) is checked against the arrays' sizes, and every tree's depth against its real depth, so a damaged forest
+raises ``ValueError`` instead of reading memory it was not given or looping past its nodes; the loops run without
+the GIL, on copies of what was checked (another thread writing the arrays, or an accumulator that aliases one, cannot
+turn a checked index into an unchecked one), and index arrays must be integers, every buffer aligned.
 """
 
 from __future__ import annotations
