@@ -21,7 +21,7 @@ Every (method, split) runs in a fresh interpreter (mvlab's with this one, DF21's
 ``.venv-peers`` from ``bench/requirements-peers.txt``, made by ``bench/bench_peers.py``), one thread
 (``n_jobs=1``, BLAS/OpenMP pinned to 1), DF21 first on each split and then mvlab's methods, so a change in
 the machine's load reaches both sides. fit = one fit; predict = best of 3 on the test rows; peak memory =
-the worker's peak resident memory (``ru_maxrss``: the interpreter, its imports, the data, the fit and the
+the worker's own peak resident memory (``VmHWM``: the interpreter, its imports, the data, the fit and the
 predictions), "fit's peak" the same read when the fit ends (before predicting), "after imports" the same
 read before the data is loaded, and "above imports" their difference. mvlab's compiled traversal of compact
 trees is a C extension (``mvlab/_compiled/traverse.c``, since 0.7.9; before, numba, whose runtime added about
@@ -69,10 +69,11 @@ ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THRE
 
 
 def peak_mb():
-    """This process's peak resident memory so far, MB (Linux reports kilobytes)."""
-    import resource
+    """This process's own peak resident memory so far, MiB (VmHWM: :func:`_memory.own_memory_mib`; not ru_maxrss,
+    which counts the orchestrator's peak in every worker)."""
+    from _memory import own_memory_mib
 
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return own_memory_mib()[1]
 
 
 def make_data(rows, test_rows, n_splits, first_split=0):

@@ -267,13 +267,12 @@ def worker_deslib(spec, arrays, splits):
 
 
 def _memory_mib():
-    """(resident MiB now, peak resident MiB of this process so far): VmRSS and VmHWM of /proc/self/status (KiB).
-    Not getrusage's ru_maxrss: Linux carries the parent's peak over fork and exec into it, so every worker would
-    report at least the orchestrator's. Every forest here runs on threads (scikit-learn's, treeple's and mvlab's
-    joblib calls prefer threads), so the process is all there is to measure."""
-    with open("/proc/self/status") as f:
-        kib = {k: int(v.split()[0]) for k, v in (line.split(":", 1) for line in f) if k in ("VmRSS", "VmHWM")}
-    return kib["VmRSS"] / 1024, kib["VmHWM"] / 1024
+    """(resident MiB now, peak resident MiB of this process so far): :func:`_memory.own_memory_mib` (VmRSS, VmHWM).
+    Every forest here runs on threads (scikit-learn's, treeple's and mvlab's joblib calls prefer threads), so the
+    process is all there is to measure."""
+    from _memory import own_memory_mib
+
+    return own_memory_mib()
 
 
 def _measure(method, r, est, Xtr, ytr, Xte, yte):

@@ -26,7 +26,7 @@ row at 100,000 rows of this data: 7.5 GB of entries for either library).
 
 **Time** is wall-clock from the grown forest to the result: both sides pay their own leaf location and
 bookkeeping (mvlab ``ForestDissimilarity._fit(forest=...)``, forestgeom ``Proximity(forest).fit``), never the
-forest's growth.  **Memory** is the peak resident memory of the measuring process (``ru_maxrss``), and the part of
+forest's growth.  **Memory** is the measuring process's own peak resident memory (``VmHWM``), and the part of
 it above the process after loading the data and the forest and importing the library (the app's venv loads
 pandas with scikit-learn: about 65 MB more before any proximity).  Every measurement runs in a fresh process;
 the two libraries alternate, in turns that swap which goes first; times and peaks are medians over ``--repeat``
@@ -51,7 +51,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -76,8 +75,11 @@ DENSE_MAX = 20_000
 # {"seconds", "peak", "baseline", "versions", "sample" (file of the proximity rows or the neighbour lists)}.
 
 def _rss() -> int:
-    """Peak resident memory of this process so far, bytes (Linux reports KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    """This process's own peak resident memory so far, bytes (VmHWM: :func:`_memory.own_memory_mib`; not
+    ru_maxrss, which counts the orchestrator's peak in every worker)."""
+    from _memory import own_memory_mib
+
+    return int(own_memory_mib()[1] * 1024 * 1024)
 
 
 def _load(job):

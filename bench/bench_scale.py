@@ -9,7 +9,7 @@ exact space up to 10,000 training rows, 1,000 prototypes above).  Two combinatio
 * ``dvs``: ``combination="dvs"`` with the soft competence and the shared region (7 candidates).
 
 Each configuration runs in its own process (``--child``), which reports fit and predict wall-clock
-times, the accuracy, and its peak resident memory (``ru_maxrss``); the memory estimate of
+times, the accuracy, and its own peak resident memory (``VmHWM``); the memory estimate of
 :func:`mvlab.rfd.cost.estimate_cost` is printed beside it.  The parent prints the table, the slope
 of log(total time) against log(n_train) per combination, and whether the targets are met:
 
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
 import time
@@ -45,6 +44,8 @@ TREES, N_JOBS, VIEWS, FEATURES, CLASSES = 100, 2, 3, 20, 3
 
 
 def child(name: str, n_train: int, seed: int) -> dict:
+    from _memory import own_memory_mib  # the script's folder is on sys.path
+
     from mvlab.datasets.synthetic import make_multiview_classification
     from mvlab.rfd.classifier import RFDClassifier, make_combiner
 
@@ -60,7 +61,7 @@ def child(name: str, n_train: int, seed: int) -> dict:
     accuracy = float(np.mean(clf.predict(X[n_train:]) == y[n_train:]))
     t2 = time.perf_counter()
     return {"name": name, "n_train": n_train, "n_test": n_test, "fit_s": t1 - t0, "predict_s": t2 - t1,
-            "accuracy": accuracy, "peak_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+            "accuracy": accuracy, "peak_bytes": int(own_memory_mib()[1] * 1024 * 1024),
             "n_prototypes": clf.n_prototypes_}
 
 
