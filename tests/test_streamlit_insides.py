@@ -226,3 +226,86 @@ def test_a_part_that_fails_while_the_server_runs_turns_its_feature_off_without_a
 
     monkeypatch.delattr(scriptrunner, "get_script_run_ctx")
     assert insides.current_session() is None and wake.available() is False
+
+
+class _Live:
+    """An AppSession as a wake finds it: idle (no script runner), its last client state, its fragments."""
+
+    _scriptrunner = None
+
+    def __init__(self, fragments=()):
+        from streamlit.proto.ClientState_pb2 import ClientState
+
+        self._client_state = ClientState(query_string="lesson=ofsp&step=2", page_script_hash="abc")
+        self.fragments, self.asked = set(fragments), []
+
+    def has_fragment(self, fragment):
+        return fragment in self.fragments
+
+    def request_rerun(self, state):
+        self.asked.append(state)
+
+
+def test_a_wake_reruns_each_idle_session_from_its_own_address_and_leaves_busy_and_gone_ones(as_a_server,
+                                                                                            monkeypatch):
+    """Through the server's event loop (a stand-in that runs the call at once): an idle session is rerun with its
+    saved address and page, its fragment alone when it still has it, else the whole page; a busy one (a run in
+    progress) is left for the next look; a gone one is said gone. Fails when a wake reruns a busy session (tried:
+    the ``_scriptrunner`` test removed: the click in progress was rerun over)."""
+    idle, partial, busy = _Live(), _Live(fragments={"f"}), _Live()
+    busy._scriptrunner = object()
+    sessions = {"idle": idle, "partial": partial, "busy": busy}
+    loop = types.SimpleNamespace(call_soon_threadsafe=lambda fn, *args: fn(*args))
+    runtime = types.SimpleNamespace(get_app_session=sessions.get,
+                                    _get_async_objs=lambda: types.SimpleNamespace(eventloop=loop))
+    outcomes = []
+    monkeypatch.setattr(insides, "server_runtime", lambda: runtime)
+    assert insides.rerun_sessions({"idle": "gone-fragment", "partial": "f", "busy": "", "left": ""}, outcomes.append)
+    assert outcomes == [{"idle": "rerun", "partial": "rerun", "left": "gone"}]
+    assert [(s.query_string, s.page_script_hash, s.fragment_id, s.is_auto_rerun) for s in idle.asked + partial.asked] \
+        == [("lesson=ofsp&step=2", "abc", "", False), ("lesson=ofsp&step=2", "abc", "f", False)]
+    assert busy.asked == [] and insides.session_connected("idle") and not insides.session_connected("left")
+
+    def not_started():
+        raise RuntimeError("no event loop yet")
+
+    runtime._get_async_objs = not_started  # a server still starting: nothing to wake, the wake stays on
+    assert insides.rerun_sessions({"idle": ""}, outcomes.append) is False and insides.usable("wake")
+
+
+def test_a_closed_tabs_session_is_seen_gone_and_a_failing_part_keeps_the_run(as_a_server, monkeypatch):
+    """``session_alive`` asks the server whether this run's session still has its browser; where that part fails
+    at run time the run is kept (as without the feature) and the feature is off. Fails when a failing part reads as
+    a closed tab (tried: ``return False`` in the ``except``: every run of the process would be released)."""
+    active = {"s1": True}
+    runtime = types.SimpleNamespace(is_active_session=lambda session_id: active[session_id])
+    monkeypatch.setattr(insides, "server_runtime", lambda: runtime)
+    monkeypatch.setattr(insides, "_script_context", lambda: types.SimpleNamespace(session_id="s1"))
+    is_active = insides.session_alive()
+    assert is_active() is True
+    active["s1"] = False
+    assert is_active() is False
+    del runtime.is_active_session  # a Streamlit that renamed it, found out at run time
+    assert is_active() is True and not insides.usable("session_alive") and insides.session_alive() is None
+
+
+def test_the_pages_probe_waits_for_streamlits_grace_before_a_closed_tab_releases_its_run(monkeypatch):
+    """mvlab.ui.runs.session_alive_probe: a tab closed for less than ``server.disconnectedSessionTTL`` is still
+    alive (a reload, a phone's network change), then not; a tab that comes back is alive again at once."""
+    import time
+
+    from mvlab.ui import runs
+
+    active = [True]
+    monkeypatch.setattr(insides, "session_alive", lambda: lambda: active[0])
+    monkeypatch.setattr(runs.st, "get_option", lambda name: 0.2)
+    alive = runs.session_alive_probe()
+    assert alive()
+    active[0] = False
+    assert alive()  # within the grace
+    time.sleep(0.25)
+    assert not alive()
+    active[0] = True
+    assert alive()
+    monkeypatch.setattr(insides, "session_alive", lambda: None)  # no server, or no such part
+    assert runs.session_alive_probe() is None
