@@ -90,6 +90,16 @@ _UNAVAILABLE = (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.TimeoutEr
 server down, a connection lost, a lock not granted in time; the pool's TimeoutError: no connection in time)."""
 
 
+def plain_text(value, what: str) -> str:
+    """``value`` as text a store keeps alike on SQLite and PostgreSQL: a ``ValueError`` in words for a NUL character,
+    which PostgreSQL's text cannot hold (SQLite's can: refused on both, so that a store behaves the same on both;
+    whatever a browser sends reaches here as text: a round's name, an upload's name, a view's name in a row)."""
+    text = str(value)
+    if "\x00" in text:
+        raise ValueError(f"{what} cannot hold a NUL character (\\x00); remove it and try again.")
+    return text
+
+
 def error_reason(exc: BaseException) -> str:
     """The driver's own words of a database error (its first line), without SQLAlchemy's statement and link."""
     original = getattr(exc, "orig", None)
@@ -177,12 +187,15 @@ class Database:
     @contextmanager
     def _unavailable_in_words(self):
         """A store that cannot answer now raises :class:`StoreUnavailable` (with the driver's reason) instead of
-        the driver's error; the block's own errors (a refusal, a constraint) pass as they are."""
+        the driver's error, and a value the database cannot hold a ``ValueError`` with the driver's reason (not its
+        statement); the block's own errors (a refusal, a constraint) pass as they are."""
         try:
             yield
         except _UNAVAILABLE as exc:
             raise StoreUnavailable(f"The results store ({self.shown}) is unavailable right now: "
                                    f"{error_reason(exc)}.") from exc
+        except sa.exc.DataError as exc:  # a value the database cannot hold: the driver's reason, never its SQL
+            raise ValueError(f"The results store refused a value: {error_reason(exc)}.") from None
 
     def _checked_out(self) -> sa.Connection:
         """A connection of the shared engine, waiting at most this store's ``timeout`` for it."""

@@ -38,7 +38,7 @@ from sqlalchemy.schema import CreateTable
 
 from mvlab.core.serialize import _jsonable
 from mvlab.core.version import VERSION
-from mvlab.store.database import Database, default_location
+from mvlab.store.database import Database, default_location, plain_text
 from mvlab.store.protocol import RunStore
 
 __all__ = ["ResultsStore", "default_location", "package_versions", "process_identity", "STATUSES"]
@@ -239,6 +239,9 @@ class ResultsStore(Database, RunStore):
         if status not in ACTIVE:
             raise ValueError(f"a run starts as one of {ACTIVE}, not {status!r}.")
         run_id = run_id or uuid.uuid4().hex
+        kind = plain_text(kind, "a run's kind")
+        dataset = plain_text(dataset, "a dataset's name")
+        fingerprint = plain_text(fingerprint, "a data fingerprint")
         settings_text = _canonical(settings)
         with self._transaction() as conn:
             conn.execute(RUNS.insert().values(
@@ -283,7 +286,8 @@ class ResultsStore(Database, RunStore):
         for r in rows:
             try:
                 records.append({"run_id": run_id, "repetition": int(r["repetition"]), "fold": int(r.get("fold") or 0),
-                                "method": str(r["method"]), "metric": str(r["metric"]),
+                                "method": plain_text(r["method"], "a method's name"),
+                                "metric": plain_text(r["metric"], "a metric's name"),
                                 "value": None if r["value"] is None else float(r["value"]),
                                 "seconds": None if r.get("seconds") is None else float(r["seconds"]),
                                 "params": _canonical(r.get("params") or {})})

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from mvlab.store.database import Database, default_location
+from mvlab.store.database import Database, default_location, plain_text
 
 __all__ = ["ClassRounds", "Round", "RoundStarted", "RoundError", "CODE_ALPHABET", "normal_code", "valid_code",
            "valid_token"]
@@ -165,6 +165,18 @@ def valid_token(token) -> bool:
     return isinstance(token, str) and _TOKEN.fullmatch(token) is not None
 
 
+def _round_name(name) -> str:
+    """A round's name as stored: stripped, at most 80 characters; empty, or holding a character that is not text (a
+    NUL, a control character: what a forged request sends), is a :class:`RoundError` in words, on SQLite as on
+    PostgreSQL."""
+    name = str(name).strip()
+    if not name:
+        raise RoundError("a round's name cannot be empty.")
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise RoundError("a round's name cannot hold control characters (such as a NUL byte or a line break).")
+    return name[:80]
+
+
 def _whole(value, what: str, below: int) -> int:
     """``value`` as a whole number in ``[0, below)``, else a :class:`RoundError` in words (a string, a float, a
     bool, a number out of range: whatever a page or an address sent)."""
@@ -287,11 +299,13 @@ class ClassRounds(Database):
         """A new round of ``lesson`` with a fresh code and teacher key (the key is not stored, only its hash), the
         class at ``step`` (0-based: where the teacher starts it, where the students' link opens)."""
         step = _whole(step, "step", MAX_STEPS)
+        lesson = plain_text(lesson, "a lesson's id")
         created = time.time() if now is None else now
         key = secrets.token_urlsafe(16)
         for _ in range(50):
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-            label = name or f"{lesson} {time.strftime('%Y-%m-%d %H:%M', time.localtime(created))}"
+            label = (_round_name(name) if name
+                     else f"{lesson} {time.strftime('%Y-%m-%d %H:%M', time.localtime(created))}")
             try:
                 with self._transaction() as conn:  # an expired round frees its code
                     conn.execute(ROUNDS.delete().where(ROUNDS.c.code == code,
@@ -404,12 +418,8 @@ class ClassRounds(Database):
         self._teacher_sets(code, key, step=_whole(step, "step", MAX_STEPS))
 
     def rename(self, code, key: str, name: str) -> None:
-        """Rename the round (its teacher only: ``key``); the name is stripped and cut to 80 characters, and may
-        not be empty (``RoundError``)."""
-        name = str(name).strip()
-        if not name:
-            raise RoundError("a round's name cannot be empty.")
-        self._teacher_sets(code, key, name=name[:80])
+        """Rename the round (its teacher only: ``key``) to :func:`_round_name` of ``name``."""
+        self._teacher_sets(code, key, name=_round_name(name))
 
     def delete(self, code, key: str) -> None:
         """Delete the round and every answer of it."""

@@ -603,9 +603,10 @@ def _after_class(lesson: Lesson, view: RoundView) -> None:
 
 
 def _guard(action) -> None:
+    """A teacher's action, its refusal said in words (a round's refusal, a value the store cannot hold)."""
     try:
         action()
-    except RoundError as exc:
+    except ValueError as exc:
         st.error(str(exc))
 
 
