@@ -103,7 +103,7 @@ def test_joining_is_limited_per_browser_and_new_browsers_per_address_and_a_known
         rounds.join("QQQQ", "b0", "203.0.113.7")
 
 
-def test_a_store_that_cannot_answer_raises_store_unavailable_and_keeps_nothing(tmp_path):
+def test_a_store_that_cannot_answer_raises_store_unavailable_and_keeps_nothing(tmp_path, caplog):
     """SQLite's write lock held by another connection past the busy timeout: the answer is StoreUnavailable (in
     words, not the driver's error), nothing is stored, and the same answer goes in once the lock is gone. Fails
     when the driver's OperationalError passes through (tried: _unavailable_in_words removed)."""
@@ -116,12 +116,15 @@ def test_a_store_that_cannot_answer_raises_store_unavailable_and_keeps_nothing(t
     code = rounds.start("dvs").round.code
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
-    with pytest.raises(StoreUnavailable, match=r"unavailable right now: database is locked"):
+    with pytest.raises(StoreUnavailable, match=r"^The results store is unavailable right now\.$") as away:
         rounds.answer(code, "a", 1, 0)
+    assert "database is locked" in away.value.detail and str(path) in away.value.detail  # for the log, not a page
     holder.execute("ROLLBACK")
     assert rounds.counts(code, 1) == {}
     rounds.answer(code, "a", 1, 0)
     assert rounds.counts(code, 1) == {0: 1}
+    said = [r.getMessage() for r in caplog.records if "results store is" in r.getMessage()]
+    assert len(said) == 2 and "unavailable" in said[0] and "database is locked" in said[0] and "back" in said[1]
 
 
 def test_only_the_teacher_key_reveals_advances_renames_exports_and_deletes(rounds):

@@ -67,9 +67,9 @@ def test_each_store_on_a_shared_engine_waits_as_long_as_it_says(tmp_path):
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     began = time.monotonic()
-    with pytest.raises(StoreUnavailable, match="database is locked"):
+    with pytest.raises(StoreUnavailable) as away:
         rounds.answer(code, "a", 1, 0)
-    assert time.monotonic() - began < 5
+    assert "database is locked" in away.value.detail and time.monotonic() - began < 5
     holder.execute("ROLLBACK")
     assert list(results.runs()["status"]) == ["running"]
 

@@ -18,8 +18,11 @@ machines write is a PostgreSQL server's.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -79,10 +82,51 @@ def shown_location(location) -> str:
         return re.sub(r"//([^:/@]*):[^@]*@", r"//\1:***@", text)
 
 
+UNAVAILABLE_WORDS = "The results store is unavailable right now."
+"""What a page says of a store that cannot answer: no location and no driver's words (a student must not read the
+store's host, user, database or file path on a page); the server's log has them (:func:`note_outage`)."""
+
+
 class StoreUnavailable(RuntimeError):
     """The store could not be reached, or stayed locked, for the time a call may wait (PostgreSQL stopped or
     unreachable, SQLite's write lock held by another process past the busy timeout). Nothing was written: the call
-    can be made again once the store is back. Its message says so in words, the location's password hidden."""
+    can be made again once the store is back. Its message says so in words fit for any page
+    (:data:`UNAVAILABLE_WORDS`); ``detail`` holds the location (its password hidden) and the driver's reason, for
+    the log and the command line."""
+
+    def __init__(self, message: str = UNAVAILABLE_WORDS, detail: str = ""):
+        super().__init__(message)
+        self.detail = detail
+
+    def __reduce__(self):
+        return type(self), (str(self), self.detail)
+
+
+_AWAY: dict[str, float] = {}
+"""The locations this process found unavailable, and since when (monotonic seconds): said once in the log."""
+_AWAY_LOCK = threading.Lock()
+
+
+def note_outage(location: str, detail: str) -> None:
+    """A store call found ``location`` unavailable: said once in the log (the location and the driver's reason),
+    however many calls fail until it is back."""
+    with _AWAY_LOCK:
+        if location in _AWAY:
+            return
+        _AWAY[location] = time.monotonic()
+    logging.getLogger(__name__).warning("mvlab: the results store is unavailable (%s); the pages say so in words and "
+                                        "look again by themselves, nothing is lost", detail)
+
+
+def note_answered(location: str, shown: str) -> None:
+    """A store call on ``location`` was answered: if it was away, said once in the log that it is back."""
+    if location not in _AWAY:  # the common case, without the lock
+        return
+    with _AWAY_LOCK:
+        since = _AWAY.pop(location, None)
+    if since is not None:
+        logging.getLogger(__name__).warning("mvlab: the results store is back (%s), after %.1f s", shown,
+                                            time.monotonic() - since)
 
 
 _UNAVAILABLE = (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.TimeoutError)
@@ -186,16 +230,20 @@ class Database:
 
     @contextmanager
     def _unavailable_in_words(self):
-        """A store that cannot answer now raises :class:`StoreUnavailable` (with the driver's reason) instead of
-        the driver's error, and a value the database cannot hold a ``ValueError`` with the driver's reason (not its
-        statement); the block's own errors (a refusal, a constraint) pass as they are."""
+        """A store that cannot answer now raises :class:`StoreUnavailable` (words fit for a page; the location and the
+        driver's reason in its ``detail`` and, once per outage, in the log) instead of the driver's error, and a
+        value the database cannot hold a ``ValueError`` with the driver's reason (not its statement); the block's own
+        errors (a refusal, a constraint) pass as they are. A call answered after an outage says in the log that the
+        store is back."""
         try:
             yield
         except _UNAVAILABLE as exc:
-            raise StoreUnavailable(f"The results store ({self.shown}) is unavailable right now: "
-                                   f"{error_reason(exc)}.") from exc
+            detail = f"{self.shown}: {error_reason(exc)}"
+            note_outage(self.location, detail)
+            raise StoreUnavailable(UNAVAILABLE_WORDS, detail) from exc
         except sa.exc.DataError as exc:  # a value the database cannot hold: the driver's reason, never its SQL
             raise ValueError(f"The results store refused a value: {error_reason(exc)}.") from None
+        note_answered(self.location, self.shown)
 
     def _checked_out(self) -> sa.Connection:
         """A connection of the shared engine, waiting at most this store's ``timeout`` for it."""

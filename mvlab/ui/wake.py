@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable
 
+from mvlab.store import StoreUnavailable
 from mvlab.ui import streamlit_insides as insides
 
 __all__ = ["available", "Watch", "Subscription"]
@@ -159,6 +160,8 @@ class Watch:
             started = time.monotonic()
             try:
                 self.look()
-            except Exception:  # noqa: BLE001 - a failed look (a locked store) is said, and tried again next interval
+            except StoreUnavailable:  # the store said it once in the log (and will say it is back): looked again
+                pass
+            except Exception:  # noqa: BLE001 - any other failed look is said, and tried again next interval
                 logging.getLogger(__name__).exception("mvlab: a look of the round watch failed")
             time.sleep(max(0.0, self.interval - (time.monotonic() - started)))
