@@ -56,7 +56,7 @@ def walk(page, url: str, lesson, contexts) -> list[dict]:
         page.wait_for_timeout(300)
         t1 = time.perf_counter()
         page.get_by_role("button", name="Reveal the answer").click()
-        drawn(page, len(step.figures(contexts[step.run])))
+        drawn(page, len(step.items(contexts[step.run])))
         seen = time.perf_counter() - t1
         rows.append({"lesson": lesson.id, "step": number, "open": opened, "see": seen})
     return rows

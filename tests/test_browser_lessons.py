@@ -104,8 +104,8 @@ def test_walk_every_step(browser, server, lesson_id):
         assert not (found := axe_violations(page, f"step {number}, predicting: ")), found  # WCAG 2.0/2.1 A, AA
         answer_and_reveal(page, step)
         ctx = step_contexts(lesson, ResultsStore(store))[step.run]
-        items_shown(page, len(step.figures(ctx)))
-        data_tables_open(page, sum(isinstance(item, go.Figure) for item in step.figures(ctx)))
+        items_shown(page, len(step.items(ctx)))
+        data_tables_open(page, sum(isinstance(item, go.Figure) for item in step.items(ctx)))
         assert page.get_by_text("What to notice.").count() == 1
         assert not exceptions(page), exceptions(page)
         assert not (found := axe_violations(page, f"step {number}, revealed: ")), found

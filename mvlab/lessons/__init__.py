@@ -1,20 +1,34 @@
-"""Guided lessons, one per method: steps that set the data and settings, show figures and ask a
-question before they explain (:mod:`mvlab.lessons.model`); the Lessons page, the ``lesson`` command
-(``--warm`` computes every step's results into the store, ``--html`` writes a handout) and the
-handout (:mod:`mvlab.lessons.handout`) all read :data:`LESSONS`."""
+"""Guided lessons: steps that set the data and settings, show figures and ask a question before they explain
+(:mod:`mvlab.lessons.model`). A lesson is a file (:mod:`mvlab.lessons.lesson_file`): the four built-in ones are
+``mvlab/lessons/builtin/*.yaml``; a teacher's are added to the results store (:mod:`mvlab.store.saved_lessons`).
+The Lessons page, the ``lesson`` command (``--warm`` computes every step's results into the store, ``--html``
+writes a handout) and the handout (:mod:`mvlab.lessons.handout`) all read :data:`LESSONS` and :func:`get_lesson`."""
 
-from mvlab.lessons import dvs_lesson, ofsp_lesson, proximity_lesson, siamese_lesson
+from pathlib import Path
+
+from mvlab.lessons.lesson_file import read_lesson
 from mvlab.lessons.model import Lesson, Question, Step, StepContext, StepRun
 
-__all__ = ["LESSONS", "get_lesson", "Lesson", "Question", "Step", "StepContext", "StepRun"]
+__all__ = ["LESSONS", "BUILTIN_DIR", "get_lesson", "Lesson", "Question", "Step", "StepContext", "StepRun"]
 
-LESSONS: dict[str, Lesson] = {lesson.id: lesson for lesson in
-                              (proximity_lesson.LESSON, dvs_lesson.LESSON, ofsp_lesson.LESSON, siamese_lesson.LESSON)}
-"""The lessons by id, in the order the Lessons page offers them."""
+BUILTIN_DIR = Path(__file__).with_name("builtin")
+BUILTIN_ORDER = ("proximity", "dvs", "ofsp", "siamese")
+
+
+def _builtin() -> dict[str, Lesson]:
+    lessons = {}
+    for lesson_id in BUILTIN_ORDER:
+        path = BUILTIN_DIR / f"{lesson_id}.yaml"
+        lessons[lesson_id] = read_lesson(path.read_bytes(), f"mvlab/lessons/builtin/{path.name}", data=False)
+    return lessons
+
+
+LESSONS: dict[str, Lesson] = _builtin() if BUILTIN_DIR.joinpath("siamese.yaml").exists() else {}
+"""The built-in lessons by id, in the order the Lessons page offers them."""
 
 
 def get_lesson(lesson_id: str) -> Lesson:
-    """The lesson ``lesson_id``; ValueError naming the lessons there are."""
+    """The built-in lesson ``lesson_id``; ValueError naming the lessons there are."""
     try:
         return LESSONS[lesson_id]
     except KeyError:

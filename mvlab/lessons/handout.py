@@ -65,7 +65,7 @@ def _step_html(number: int, total: int, step: Step, ctx: StepContext | None) -> 
     if ctx is None:
         parts.append("<p class='caption'>This step's result was not computed when the handout was written.</p>")
     else:
-        for i, item in enumerate(step.figures(ctx)):
+        for i, item in enumerate(step.items(ctx)):
             parts.append(_shown_html(item, f"step{number}-figure{i + 1}"))
             if i < len(step.captions):
                 parts.append(f"<p class='caption'>{inline_markdown(step.captions[i])}</p>")

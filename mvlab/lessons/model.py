@@ -3,15 +3,19 @@ before the figures are explained (predict, then see).
 
 A :class:`Step` names the run it needs (:class:`StepRun`: a page's settings object and the data),
 so a step shown in class reuses a stored result or the engine's shared run of the same settings;
-several steps of a lesson usually share one run.  Its figures are built by a function of the run's
-result (``figures(StepContext) -> list``), from the same :mod:`mvlab.viz` builders as the pages; an
-item is a plotly figure or a small table (a DataFrame).
+several steps of a lesson usually share one run.  Its figures are named figures of the registry
+(:data:`mvlab.lessons.figure_registry.FIGURES`) with their parameters, each one figure or small table drawn
+from the run's result with the same :mod:`mvlab.viz` builders as the pages; its claims are named checks
+(:data:`mvlab.lessons.check_registry.CHECKS`). A lesson is written as a file (:mod:`mvlab.lessons.lesson_file`);
+nothing in it is code.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import io
 from dataclasses import dataclass
-from typing import Callable
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -20,7 +24,10 @@ from mvlab.datasets.bundled import load_dataset
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.experiments.settings import ExperimentSettings
 
-__all__ = ["Question", "StepRun", "StepContext", "Step", "Lesson", "Shown"]
+__all__ = ["Question", "StepRun", "StepContext", "Use", "entry_use", "Step", "Lesson", "Shown", "MAX_STEPS"]
+
+MAX_STEPS = 12
+"""Steps a lesson may have."""
 
 Shown = go.Figure | pd.DataFrame
 """What a step shows: a figure or a small table."""
@@ -43,23 +50,37 @@ class Question:
 @dataclass(frozen=True)
 class StepRun:
     """The computation a step shows: ``settings.run(data)`` where ``data`` is the bundled dataset
-    ``dataset`` (passed through ``settings.data`` when the settings choose their own data, e.g. the
-    region demo).  ``result_type`` reads the stored artifact back (``from_npz``)."""
+    ``dataset``, or the lesson's own CSV file named ``dataset`` when ``csv`` holds its bytes (passed through
+    ``settings.data`` when the settings choose their own data, e.g. the region demo).  ``result_type`` reads the
+    stored artifact back (``from_npz``)."""
 
     settings: ExperimentSettings
     dataset: str
     result_type: type
+    csv: bytes | None = None
 
     def data(self) -> MultiViewDataset:
-        """The step's data: the bundled dataset ``dataset``, through ``settings.data`` when the settings
+        """The step's data: the bundled dataset or the lesson's CSV, through ``settings.data`` when the settings
         choose their own."""
-        ds = load_dataset(self.dataset)
+        ds = load_dataset(self.dataset) if self.csv is None else _csv_dataset(self.csv, self.dataset)
         return self.settings.data(ds) if hasattr(self.settings, "data") else ds
 
     @property
     def label(self) -> str:
         """``"<kind> on <dataset>"``, for people."""
         return f"{self.settings.kind} on {self.dataset}"
+
+
+@functools.lru_cache(maxsize=16)  # a lesson's CSV is read once per process (its steps share it)
+def _csv_dataset(csv: bytes, name: str) -> MultiViewDataset:
+    from mvlab.datasets.reader import read_multiview_csv
+
+    return read_multiview_csv(io.BytesIO(csv), name=name)
+
+
+def csv_digest(csv: bytes) -> str:
+    """A CSV's identity (its SHA-256, 12 hex digits), for people and keys."""
+    return hashlib.sha256(csv).hexdigest()[:12]
 
 
 @dataclass(frozen=True)
@@ -72,6 +93,27 @@ class StepContext:
 
 
 @dataclass(frozen=True)
+class Use:
+    """A named figure or check of a registry with its parameters (checked when the lesson was read)."""
+
+    name: str
+    params: tuple[tuple[str, object], ...] = ()
+
+    def kwargs(self) -> dict:
+        """The parameters as keyword arguments (lists as tuples)."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.params}
+
+
+def entry_use(entry, params: dict) -> Use:
+    """The use of a registry's ``entry`` (:class:`mvlab.lessons.parameters.Entry`) with ``params``: every declared
+    parameter, its default where ``params`` leaves it out (the declaration is the one source of a default); those
+    whose default is None (worked out by the figure or check) only when given."""
+    filled = {p.name: params.get(p.name, p.default) for p in entry.params}
+    return Use(entry.name, tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in filled.items()
+                                 if v is not None))
+
+
+@dataclass(frozen=True)
 class Step:
     """One step: a short text, the figures, a question to answer first, what to notice, one common
     mistake.  ``captions`` (optional) go under the figures, one per item."""
@@ -79,7 +121,7 @@ class Step:
     title: str
     text: str
     run: StepRun
-    figures: Callable[[StepContext], list[Shown]]
+    figures: tuple[Use, ...]
     question: Question
     notice: str
     mistake: str
@@ -87,10 +129,30 @@ class Step:
     layout: tuple[int, ...] = ()
     """Items per row on the page (e.g. ``(1, 2)``: one wide figure, then two side by side); default
     one per row."""
-    holds: Callable[[StepContext], bool] | None = None
-    """For a question about the data (not about the method), whether its answer is true of the
-    step's result: the lesson's tests check it on the computed result, so a text never claims
+    checks: tuple[Use, ...] = ()
+    """For a question about the data (not about the method), the claims its answer makes of the step's result:
+    ``lesson check --compute`` and the lessons' tests check them on the computed result, so a text never claims
     what its figure does not show."""
+
+    def items(self, ctx: StepContext) -> list[Shown]:
+        """The step's figures and tables drawn from ``ctx``, in order."""
+        from mvlab.lessons.figure_registry import FIGURES
+
+        return [FIGURES[use.name].build(ctx, **use.kwargs()) for use in self.figures]
+
+    def verdicts(self, ctx: StepContext) -> list[tuple[Use, bool, str]]:
+        """Each check with whether it holds on ``ctx`` and what was measured, in words."""
+        from mvlab.lessons.check_registry import CHECKS
+
+        out = []
+        for use in self.checks:
+            holds, measured = CHECKS[use.name].build(ctx, **use.kwargs())
+            out.append((use, bool(holds), measured))
+        return out
+
+    def holds(self, ctx: StepContext) -> bool | None:
+        """Whether every claim holds on ``ctx`` (None: the step makes none)."""
+        return all(holds for _, holds, _ in self.verdicts(ctx)) if self.checks else None
 
     def rows(self, n_items: int) -> list[int]:
         """Items per row for ``n_items`` items: ``layout``, then one per row for any left over."""
@@ -105,16 +167,18 @@ class Step:
 
 @dataclass(frozen=True)
 class Lesson:
-    """A lesson: an id (its link name), a title, a one-paragraph summary and 5-8 steps."""
+    """A lesson: an id (its link name), a title, a one-paragraph summary and 1 to :data:`MAX_STEPS` steps (the
+    built-in ones have 5 to 8); ``source`` the lesson file's text it was read from ("" when built in code)."""
 
     id: str
     title: str
     summary: str
     steps: tuple[Step, ...]
+    source: str = ""
 
     def __post_init__(self):
-        if not 5 <= len(self.steps) <= 8:
-            raise ValueError(f"lesson '{self.id}' has {len(self.steps)} steps; a lesson has 5 to 8.")
+        if not 1 <= len(self.steps) <= MAX_STEPS:
+            raise ValueError(f"lesson '{self.id}' has {len(self.steps)} steps; a lesson has 1 to {MAX_STEPS}.")
 
     def runs(self) -> list[StepRun]:
         """The distinct computations of the lesson, in the order of its steps."""

@@ -479,7 +479,7 @@ def step_items(step: Step, ctx: StepContext, key) -> list:
     """The step's figures and tables, built once per server for this step and result (a class that opens
     the step shares them), figures frozen (their wire form encoded once: :mod:`mvlab.viz.frozen`)."""
     return shared.value("lesson_step", key, lambda: [freeze(item) if isinstance(item, go.Figure) else item
-                                                     for item in step.figures(ctx)])
+                                                     for item in step.items(ctx)])
 
 
 def prepare(lesson: Lesson, number: int) -> bool:

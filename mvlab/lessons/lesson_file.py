@@ -1,0 +1,655 @@
+"""A lesson as a file a teacher writes: YAML, ``format: 1``, checked against a JSON Schema written from the
+registries (:func:`schema`; committed as ``mvlab/lessons/lesson.schema.json``), then read into a
+:class:`~mvlab.lessons.model.Lesson`. Nothing in a file is code: its figures and checks are names of the registries
+(:data:`~mvlab.lessons.figure_registry.FIGURES`, :data:`~mvlab.lessons.check_registry.CHECKS`) with declared
+parameters, its computations a page's settings by their declared names, its data a bundled dataset or the lesson's
+own CSV file. The reader is :mod:`mvlab.lessons.safe_yaml` (plain data only).
+
+Every problem of a file is reported at once, each with the file, the line, the field and what is allowed there
+(:class:`LessonFileError`); the limits are :data:`LIMITS`. The guide (``docs/guide/lessons.md``) describes the
+format; its reference is written by :func:`reference_markdown` from the same schema.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+import jsonschema
+import yaml
+
+from mvlab.datasets.bundled import list_datasets, load_dataset
+from mvlab.lessons.check_registry import CHECKS
+from mvlab.lessons.figure_registry import FIGURES
+from mvlab.lessons.model import MAX_STEPS, Lesson, Question, Step, StepRun, Use, entry_use
+from mvlab.lessons.pages import PAGES
+from mvlab.lessons.parameters import Entry, Param
+from mvlab.lessons.safe_yaml import MAX_BYTES, MAX_DEPTH, MAX_VALUES, Located, YamlProblem, read_yaml
+
+__all__ = ["FORMAT", "LIMITS", "SCHEMA_PATH", "LessonProblem", "LessonFileError", "schema", "check_lesson_file",
+           "read_lesson", "export_lesson", "reference_markdown", "ID_PATTERN"]
+
+FORMAT = 1
+SCHEMA_PATH = Path(__file__).with_name("lesson.schema.json")
+ID_PATTERN = r"^[a-z][a-z0-9-]{2,39}$"
+CSV_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}\.csv$"
+LIMITS = {
+    "file": f"{MAX_BYTES // 1024} KiB, UTF-8, no control characters, one YAML document, no tags, anchors or aliases, "
+            f"nesting at most {MAX_DEPTH} deep, at most {MAX_VALUES:,} values",
+    "steps": f"1 to {MAX_STEPS}",
+    "runs": "1 to 6",
+    "figures per step": "1 to 3",
+    "checks per step": "0 to 6",
+    "choices": "2 to 6",
+    "title": "120 characters", "summary": "600 characters", "text": "2,000 characters",
+    "a choice": "200 characters", "why, notice, mistake, caption": "600 characters",
+    "csv": "one file per lesson, 2 MiB, 5,000 rows, 500 columns",
+}
+"""The limits of a lesson file, in words (the guide lists them)."""
+CSV_MAX_BYTES = 2 * 1024 * 1024
+CSV_MAX_ROWS = 5000
+CSV_MAX_COLUMNS = 500
+
+
+# ============================================================================================ the schema
+def _text(limit: int, doc: str) -> dict:
+    return {"type": "string", "minLength": 1, "maxLength": limit, "description": doc}
+
+
+def _param_schema(p: Param) -> dict:
+    base = {"int": {"type": "integer"}, "float": {"type": "number"}, "str": {"type": "string", "maxLength": 300},
+            "bool": {"type": "boolean"}}
+    kind = p.type[5:-1] if p.type.startswith("list[") else p.type
+    item = dict(base[kind])
+    if p.options is not None:
+        item["enum"] = list(p.options)
+    if p.range is not None:
+        item["minimum"], item["maximum"] = p.range[0], p.range[1]
+    out = ({"type": "array", "items": item, "minItems": 1, "maxItems": 50} if p.type.startswith("list[") else item)
+    out["description"] = p.help + ("" if p.default is None else f" Default: {_yaml_value(p.default)}.")
+    return out
+
+
+def _yaml_value(value) -> str:
+    return json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)
+
+
+def _entry_schema(key: str, entry: Entry, extra: dict) -> dict:
+    props = {key: {"const": entry.name}, **extra, **{p.name: _param_schema(p) for p in entry.params}}
+    return {"if": {"properties": {key: {"const": entry.name}}, "required": [key]},
+            "then": {"properties": props, "additionalProperties": False,
+                     "required": [key] + [p.name for p in entry.params if p.required]}}
+
+
+def _settings_schema(kind: str) -> dict:
+    cls = PAGES[kind].settings
+    hints = cls.field_types()
+    props = {}
+    for f in dataclasses.fields(cls):
+        hint = hints[f.name]
+        meta = f.metadata
+        if typing.get_origin(hint) is tuple:
+            item_type = typing.get_args(hint)[0]
+            item = {"type": "integer"} if item_type is int else {"type": "string"}
+            if meta.get("options"):
+                item["enum"] = list(meta["options"])
+            prop = {"type": "array", "items": item, "maxItems": 50}
+        else:
+            prop = {"type": {int: "integer", float: "number", bool: "boolean", str: "string"}[hint]}
+            if meta.get("options"):
+                prop["enum"] = list(meta["options"])
+            if meta.get("range") is not None and hint is not bool:
+                prop["minimum"], prop["maximum"] = meta["range"]
+            if hint is str:
+                prop["maxLength"] = 300
+        default = f.default if f.default is not dataclasses.MISSING else None
+        help_text = meta.get("help") or ("The seed of every random choice." if f.name == "seed" else "")
+        prop["description"] = (help_text + f" Default: {_yaml_value(default)}.").strip()
+        props[f.name] = prop
+    return {"type": "object", "additionalProperties": False, "properties": props,
+            "description": f"The settings of the {PAGES[kind].title} page, by their names; those left out keep "
+                           "their defaults."}
+
+
+def schema() -> dict:
+    """The JSON Schema of a lesson file, format 1, written from the registries of figures and checks, the pages'
+    settings and the bundled datasets (the committed ``lesson.schema.json`` is this; a test compares them)."""
+    run = {"type": "object", "required": ["page"], "additionalProperties": False,
+           "description": "A computation: a page's settings on a bundled dataset or on the lesson's CSV file.",
+           "properties": {"page": {"enum": list(PAGES), "description": "The page whose computation this is."},
+                          "dataset": {"enum": list_datasets(), "description": "A bundled dataset."},
+                          "csv": {"type": "string", "pattern": CSV_PATTERN,
+                                  "description": "The lesson's own CSV file (a header, a label column and columns "
+                                                 "named view.feature), next to the lesson file."},
+                          "settings": {"type": "object"}},
+           "allOf": [{"if": {"properties": {"page": {"const": kind}}, "required": ["page"]},
+                      "then": {"properties": {"settings": {"$ref": f"#/$defs/settings-{kind}"}}}} for kind in PAGES]}
+    figure = {"type": "object", "required": ["figure"],
+              "properties": {"figure": {"enum": list(FIGURES), "description": "A figure's name."},
+                             "caption": _text(600, "A sentence under the figure.")},
+              "allOf": [_entry_schema("figure", e, {"caption": {"$ref": "#/$defs/caption"}}) for e in FIGURES.values()]}
+    check = {"type": "object", "required": ["check"],
+             "properties": {"check": {"enum": list(CHECKS), "description": "A check's name."}},
+             "allOf": [_entry_schema("check", e, {}) for e in CHECKS.values()]}
+    question = {"type": "object", "required": ["prompt", "choices", "answer", "why"], "additionalProperties": False,
+                "properties": {"prompt": _text(300, "The question, asked before the figures are shown."),
+                               "choices": {"type": "array", "minItems": 2, "maxItems": 6,
+                                           "items": _text(200, "A choice."), "description": "The choices."},
+                               "answer": {"type": "integer", "minimum": 1, "maximum": 6,
+                                          "description": "The number of the right choice, counting from 1."},
+                               "why": _text(600, "Why that answer: shown with it.")}}
+    step = {"type": "object", "required": ["title", "text", "figures", "question", "notice", "mistake"],
+            "additionalProperties": False,
+            "properties": {"title": _text(120, "The step's title."),
+                           "text": _text(2000, "What the step sets up (Markdown: bold, italics, lists, links; no "
+                                               "HTML, no images)."),
+                           "run": {"type": "string", "description": "The run whose result the figures show (a name "
+                                                                    "under runs); may be left out when there is one."},
+                           "figures": {"type": "array", "minItems": 1, "maxItems": 3,
+                                       "items": {"$ref": "#/$defs/figure"}, "description": "What the step shows."},
+                           "layout": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 3},
+                                      "minItems": 1, "maxItems": 3,
+                                      "description": "Figures per row (e.g. [1, 2]); default one per row."},
+                           "question": {"$ref": "#/$defs/question"},
+                           "notice": _text(600, "What to notice once the answer is shown."),
+                           "mistake": _text(600, "One common mistake."),
+                           "checks": {"type": "array", "maxItems": 6, "items": {"$ref": "#/$defs/check"},
+                                      "description": "Claims the answer makes of the result, checked before class."}}}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "mvlab-lesson-format-1",
+        "title": "An mvlab lesson file, format 1",
+        "type": "object",
+        "required": ["format", "id", "title", "summary", "runs", "steps"],
+        "additionalProperties": False,
+        "properties": {
+            "format": {"const": FORMAT, "description": "The format's version: 1."},
+            "id": {"type": "string", "pattern": ID_PATTERN,
+                   "description": "The lesson's name in its link (/lessons?lesson=ID): 3 to 40 lower-case letters, "
+                                  "digits and hyphens, starting with a letter."},
+            "title": _text(120, "The lesson's title."),
+            "summary": _text(600, "One paragraph: what the lesson shows."),
+            "runs": {"type": "object", "minProperties": 1, "maxProperties": 6,
+                     "propertyNames": {"pattern": r"^[a-z][a-z0-9_-]{0,29}$"},
+                     "additionalProperties": {"$ref": "#/$defs/run"},
+                     "description": "The computations, by a name of your choice."},
+            "steps": {"type": "array", "minItems": 1, "maxItems": MAX_STEPS, "items": {"$ref": "#/$defs/step"},
+                      "description": "The steps, in order."},
+        },
+        "$defs": {"run": run, "figure": figure, "check": check, "question": question, "step": step,
+                  "caption": _text(600, "A sentence under the figure."),
+                  **{f"settings-{kind}": _settings_schema(kind) for kind in PAGES}},
+    }
+
+
+# ============================================================================================ problems
+@dataclass(frozen=True)
+class LessonProblem:
+    """One problem of a lesson file: the ``file``, the ``line`` (0: the file as a whole), the ``field`` (in
+    words: ``step 2, figure 1, measure``) and the ``message`` saying what is allowed."""
+
+    file: str
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.field + ': ' if self.field else ''}{self.message}"
+
+
+class LessonFileError(ValueError):
+    """A lesson file that cannot be read: every problem (:attr:`problems`), one per line of the message."""
+
+    def __init__(self, problems: list[LessonProblem]):
+        self.problems = problems
+        super().__init__("\n".join(map(str, problems)))
+
+
+_NAMES = {"steps": "step", "figures": "figure", "checks": "check", "choices": "choice", "layout": "layout"}
+
+
+def field_words(path) -> str:
+    """A path in the file, for people: ``('steps', 1, 'figures', 0, 'measure')`` is ``step 2, figure 1,
+    measure``."""
+    out, path = [], list(path)
+    i = 0
+    while i < len(path):
+        part = path[i]
+        if part in _NAMES and i + 1 < len(path) and isinstance(path[i + 1], int):
+            out.append(f"{_NAMES[part]} {path[i + 1] + 1}")
+            i += 2
+            continue
+        if part == "runs" and i + 1 < len(path):
+            out.append(f"run '{path[i + 1]}'")
+            i += 2
+            continue
+        out.append(str(part))
+        i += 1
+    return ", ".join(out)
+
+
+def _schema_words(error: jsonschema.ValidationError) -> str:
+    v, s = error.validator, error.schema
+    if v == "additionalProperties":
+        extra = sorted(set(error.instance) - set(s.get("properties", {})))
+        allowed = ", ".join(s.get("properties", {})) or "none"
+        return f"unknown key{'s' if len(extra) > 1 else ''} {', '.join(repr(k) for k in extra)}; allowed here: " \
+               f"{allowed}"
+    if v == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        return f"'{missing}' is missing"
+    if v == "enum":
+        return f"{_short(error.instance)} is not allowed; allowed: {', '.join(map(str, s['enum']))}"
+    if v == "const":
+        return f"must be {json.dumps(s['const'])}; got {_short(error.instance)}"
+    if v == "type":
+        words = {"string": "a text", "integer": "a whole number", "number": "a number", "boolean": "true or false",
+                 "array": "a list", "object": "a mapping (key: value lines)"}
+        wanted = s["type"] if isinstance(s["type"], list) else [s["type"]]
+        return f"must be {' or '.join(words[t] for t in wanted)}; got {_short(error.instance)}"
+    if v in ("minimum", "maximum"):
+        low, high = s.get("minimum"), s.get("maximum")
+        return f"must be from {low:g} to {high:g}; got {_short(error.instance)}" if low is not None and \
+            high is not None else f"must be {'at least' if v == 'minimum' else 'at most'} {s[v]:g}"
+    if v == "maxLength":
+        return f"is {len(error.instance):,} characters long; at most {s['maxLength']:,} are allowed"
+    if v == "minLength":
+        return "cannot be empty"
+    if v in ("minItems", "maxItems"):
+        return f"has {len(error.instance)} items; {s.get('minItems', 0)} to {s.get('maxItems', 'any')} are allowed"
+    if v in ("minProperties", "maxProperties"):
+        return f"has {len(error.instance)} entries; {s.get('minProperties', 0)} to {s.get('maxProperties')} are " \
+               "allowed"
+    if v == "pattern":
+        return f"{_short(error.instance)} is not allowed here: {s.get('description', 'see the format')}"
+    if v == "propertyNames":
+        return f"the name {_short(error.instance)} is not allowed: lower-case letters, digits, '-' and '_', starting " \
+               "with a letter"
+    return error.message
+
+
+def _short(value) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, (dict, list)) else type(value).__name__
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+# ============================================================================================ checking
+_HTML = re.compile(r"<\s*[A-Za-z!/?]")
+_SCRIPT_SCHEME = re.compile(r"(?i)\b(javascript|vbscript)\s*:")
+_LINK_TARGET = re.compile(r"\]\s*\(\s*<?\s*([^)\s>]*)|^\s*\[[^\]]+\]:\s*<?\s*(\S*)", re.MULTILINE)
+_SAFE_SCHEME = re.compile(r"(?i)(https?://|mailto:|#|/|\.|[^:]*$)")
+_IMAGE = re.compile(r"!\[[^\]]*\]\s*\(")
+
+
+def _text_problems(text: str) -> str | None:
+    if _HTML.search(text):
+        return "raw HTML is not allowed in a lesson's text; write Markdown (**bold**, *italics*, [a link](https://…))"
+    targets = [a or b for a, b in _LINK_TARGET.findall(text)]
+    if _SCRIPT_SCHEME.search(text) or any(not _SAFE_SCHEME.match(t) for t in targets):
+        return "links may only go to http(s) or mailto addresses (javascript:, data: and file: are not allowed)"
+    if _IMAGE.search(text):
+        return "images are not allowed in a lesson's text (a step shows figures computed from its data)"
+    return None
+
+
+_TEXT_KEYS = ("title", "summary", "text", "prompt", "why", "notice", "mistake", "caption")
+
+
+class _Checker:
+    """One pass over a parsed file: collects problems with their lines."""
+
+    def __init__(self, located: Located, file: str, csv_files: Mapping[str, bytes] | None):
+        self.located, self.file, self.csv_files = located, file, csv_files
+        self.problems: list[LessonProblem] = []
+
+    def add(self, path, message: str) -> None:
+        self.problems.append(LessonProblem(self.file, self.located.line(path), field_words(path), message))
+
+    def texts(self, value, path=()) -> None:
+        """Every text of the file that a page shows: no HTML, no unsafe link, no image."""
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if k in _TEXT_KEYS and isinstance(v, str) and (why := _text_problems(v)):
+                    self.add(path + (k,), why)
+                else:
+                    self.texts(v, path + (k,))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                if path[-1:] == ("choices",) and isinstance(v, str) and (why := _text_problems(v)):
+                    self.add(path + (i,), why)
+                self.texts(v, path + (i,))
+
+
+def _schema_validator():
+    return jsonschema.Draft202012Validator(_SCHEMA)
+
+
+_SCHEMA = schema()
+
+
+def check_lesson_file(raw: bytes, file: str = "lesson.yaml", csv_files: Mapping[str, bytes] | None = None,
+                      *, data: bool = True) -> tuple[Lesson | None, list[LessonProblem]]:
+    """Read and check a lesson file; returns the lesson (None when there is any problem) and every problem.
+
+    ``csv_files`` maps a CSV file's name (as the lesson's runs give it) to its bytes (None: the CSV files are not at
+    hand, and a run on one is checked for its name only). ``data``: also load each run's data and ask its settings
+    whether they can run on it (:meth:`~mvlab.experiments.settings.ExperimentSettings.problems`): quick, no
+    computation."""
+    try:
+        located = read_yaml(raw)
+    except YamlProblem as exc:
+        return None, [LessonProblem(file, exc.line, "", exc.message)]
+    doc = located.value
+    checker = _Checker(located, file, csv_files)
+    if not isinstance(doc, dict):
+        checker.add((), "a lesson file is a mapping: format, id, title, summary, runs and steps (see the guide)")
+        return None, checker.problems
+    if doc.get("format") not in (None, FORMAT):
+        checker.add(("format",), f"this mvlab reads lesson files of format {FORMAT}; this one says "
+                                 f"{_short(doc.get('format'))}")
+        return None, checker.problems
+    for error in sorted(_schema_validator().iter_errors(doc), key=lambda e: located.line(e.absolute_path)):
+        path = tuple(error.absolute_path)
+        if error.validator == "required":
+            path = path + (_schema_words(error).split("'")[1],)
+        checker.add(path, _schema_words(error))
+    checker.texts(doc)
+    runs = _runs(doc, checker, data)
+    steps = _steps(doc, checker, runs)
+    if checker.problems:
+        return None, _unique(checker.problems)
+    return Lesson(doc["id"], doc["title"], doc["summary"], tuple(steps), source=raw.decode("utf-8-sig")), []
+
+
+def _unique(problems: list[LessonProblem]) -> list[LessonProblem]:
+    return list(dict.fromkeys(problems))
+
+
+def read_lesson(raw: bytes, file: str = "lesson.yaml", csv_files: Mapping[str, bytes] | None = None,
+                *, data: bool = True) -> Lesson:
+    """The lesson of a file (:func:`check_lesson_file`); :class:`LessonFileError` with every problem."""
+    lesson, problems = check_lesson_file(raw, file, csv_files, data=data)
+    if problems:
+        raise LessonFileError(problems)
+    return lesson
+
+
+def _settings_values(kind: str, given: dict) -> dict:
+    """The file's settings as the settings class takes them (lists as tuples, whole numbers as floats where a
+    number is declared); the schema has checked their types and ranges."""
+    hints = PAGES[kind].settings.field_types()
+    out = {}
+    for name, value in given.items():
+        hint = hints.get(name)
+        if typing.get_origin(hint) is tuple and isinstance(value, list):
+            value = tuple(value)
+        elif hint is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        out[name] = value
+    return out
+
+
+def _runs(doc: dict, checker: _Checker, data: bool) -> dict[str, StepRun]:
+    runs = {}
+    given = doc.get("runs")
+    if not isinstance(given, dict):
+        return runs
+    csv_names = {r.get("csv") for r in given.values() if isinstance(r, dict) and isinstance(r.get("csv"), str)}
+    if len(csv_names) > 1:
+        checker.add(("runs",), f"a lesson has at most one CSV file; this one names {', '.join(sorted(csv_names))}")
+    for name, run in given.items():
+        path = ("runs", name)
+        if not isinstance(run, dict) or run.get("page") not in PAGES:
+            continue
+        if ("dataset" in run) == ("csv" in run):
+            checker.add(path, "give the data as either 'dataset' (a bundled dataset) or 'csv' (the lesson's CSV "
+                              "file), one of the two")
+            continue
+        settings_given = run.get("settings", {})
+        if not isinstance(settings_given, dict):
+            continue
+        page = PAGES[run["page"]]
+        try:
+            settings = page.settings(**_settings_values(page.kind, settings_given))
+        except (TypeError, ValueError):
+            continue  # the schema said which
+        csv = None
+        if "csv" in run:
+            csv = _csv(run["csv"], checker, path + ("csv",))
+            if csv is None and checker.csv_files is not None:
+                continue
+        dataset = run.get("dataset") or run.get("csv")
+        if not isinstance(dataset, str) or (csv is None and dataset not in list_datasets()):
+            continue
+        step_run = StepRun(settings, dataset, page.result, csv)
+        if data and (csv is not None or "dataset" in run):
+            try:
+                for problem in settings.problems(step_run.data() if csv is not None else load_dataset(dataset)):
+                    checker.add(path + ("settings",), problem)
+            except ValueError as exc:
+                checker.add(path + ("csv",), str(exc))
+                continue
+        runs[name] = step_run
+    return runs
+
+
+def _csv(name: str, checker: _Checker, path) -> bytes | None:
+    """The lesson's CSV file ``name``, capped before it is parsed; None when it is not at hand."""
+    if checker.csv_files is None:
+        return None
+    raw = checker.csv_files.get(name)
+    if raw is None:
+        checker.add(path, f"the CSV file '{name}' is not there; put it next to the lesson file (or upload it with "
+                          "the lesson)")
+        return None
+    if len(raw) > CSV_MAX_BYTES:
+        checker.add(path, f"'{name}' is {len(raw):,} bytes; a lesson's CSV may have at most {CSV_MAX_BYTES:,} "
+                          f"({CSV_MAX_BYTES // 1024 // 1024} MiB)")
+        return None
+    rows = raw.count(b"\n") + (not raw.endswith(b"\n"))
+    columns = raw.split(b"\n", 1)[0].count(b",") + 1
+    if rows - 1 > CSV_MAX_ROWS or columns > CSV_MAX_COLUMNS:
+        checker.add(path, f"'{name}' has {rows - 1:,} rows and {columns:,} columns; a lesson's CSV may have at most "
+                          f"{CSV_MAX_ROWS:,} rows and {CSV_MAX_COLUMNS} columns")
+        return None
+    return raw
+
+
+def _use(entry_map: dict, item, path, checker: _Checker, run: StepRun | None, key: str) -> Use | None:
+    if not isinstance(item, dict) or item.get(key) not in entry_map:
+        return None
+    entry = entry_map[item[key]]
+    if run is not None and run.settings.kind not in entry.pages:
+        checker.add(path + (key,), f"'{entry.name}' reads a result of the {' or '.join(entry.pages)} page; this "
+                                   f"step's run is a {run.settings.kind} run")
+        return None
+    params = {k: v for k, v in item.items() if k not in (key, "caption")}
+    if key == "check" and getattr(entry.build, "numeric", False) and not any(
+            params.get(b) is not None for b in ("above", "below", "at_least", "at_most")):
+        checker.add(path, f"'{entry.name}' measures a number: say what it should be with above, below, at_least or "
+                          "at_most")
+    if run is not None:
+        names = _method_names(entry, params, run)
+        for bad in names:
+            checker.add(path + (bad[0],), bad[1])
+    return entry_use(entry, params)
+
+
+def _method_names(entry: Entry, params: dict, run: StepRun) -> list[tuple[str, str]]:
+    """The accuracy checks' method names that the run's result does not report."""
+    if not entry.name.startswith("accuracy_"):
+        return []
+    have = PAGES[run.settings.kind].methods(run.settings)
+    out = []
+    for name in ("method", "other", "among"):
+        for value in (params.get(name) if isinstance(params.get(name), list) else [params.get(name)]):
+            if isinstance(value, str) and value not in have:
+                out.append((name, f"'{value}' is not a method of this run; its methods: {', '.join(have)}"))
+    return out
+
+
+def _steps(doc: dict, checker: _Checker, runs: dict[str, StepRun]) -> list[Step]:
+    steps = []
+    given = doc.get("steps")
+    run_names = list(doc.get("runs", {})) if isinstance(doc.get("runs"), dict) else []
+    if not isinstance(given, list):
+        return steps
+    for i, step in enumerate(given):
+        path = ("steps", i)
+        if not isinstance(step, dict):
+            continue
+        name = step.get("run", run_names[0] if len(run_names) == 1 else None)
+        if name is None:
+            checker.add(path, f"say which run the step shows ('run:'); the runs are {', '.join(run_names)}")
+        elif name not in run_names:
+            checker.add(path + ("run",), f"there is no run '{name}'; the runs are {', '.join(run_names)}")
+        run = runs.get(name)
+        figures = [_use(FIGURES, f, path + ("figures", j), checker, run, "figure")
+                   for j, f in enumerate(step.get("figures") or [])]
+        checks = [_use(CHECKS, c, path + ("checks", j), checker, run, "check")
+                  for j, c in enumerate(step.get("checks") or [])]
+        q = step.get("question")
+        if isinstance(q, dict) and isinstance(q.get("choices"), list) and isinstance(q.get("answer"), int) \
+                and not 1 <= q["answer"] <= len(q["choices"]):
+            checker.add(path + ("question", "answer"), f"the answer is the number of the right choice, 1 to "
+                                                       f"{len(q['choices'])}; got {q['answer']}")
+        layout = step.get("layout") or []
+        n_figures = len(step.get("figures") or [])
+        if isinstance(layout, list) and all(isinstance(n, int) for n in layout) and sum(layout) > n_figures:
+            checker.add(path + ("layout",), f"the rows hold {sum(layout)} figures; the step has {n_figures}")
+        if run is None or None in figures or None in checks or not isinstance(q, dict):
+            continue
+        try:
+            question = Question(q["prompt"], tuple(q["choices"]), q["answer"] - 1, q["why"])
+            captions = tuple(f.get("caption", "") for f in step["figures"])
+            steps.append(Step(step["title"], step["text"], run, tuple(figures), question, step["notice"],
+                              step["mistake"], captions if any(captions) else (), tuple(layout), tuple(checks)))
+        except (KeyError, TypeError, ValueError):
+            continue  # the schema said which
+    return steps
+
+
+# ============================================================================================ export
+class _Dumper(yaml.SafeDumper):
+    """Long texts as folded blocks, short ones plain where YAML allows."""
+
+
+def _str(dumper, value: str):
+    if len(value) > 70 and "\n" not in value and value == value.strip() and "  " not in value:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=">")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def lesson_document(lesson: Lesson) -> dict:
+    """A lesson as the plain data of its file (format 1): settings that differ from their defaults (the seed
+    always), each run named after its page (``main`` when there is one)."""
+    runs, names = {}, {}
+    for run in lesson.runs():
+        base = run.settings.kind if len(lesson.runs()) > 1 else "main"
+        name, n = base, 2
+        while name in runs:
+            name, n = f"{base}-{n}", n + 1
+        defaults = type(run.settings)()
+        settings = {f.name: _plain(getattr(run.settings, f.name)) for f in dataclasses.fields(run.settings)
+                    if f.name == "seed" or getattr(run.settings, f.name) != getattr(defaults, f.name)}
+        runs[name] = {"page": run.settings.kind,
+                      **({"csv": run.dataset} if run.csv is not None else {"dataset": run.dataset}),
+                      "settings": settings}
+        names[run] = name
+    steps = []
+    for step in lesson.steps:
+        q = step.question
+        out = {"title": step.title, "text": step.text}
+        if len(runs) > 1:
+            out["run"] = names[step.run]
+        out["figures"] = [{"figure": use.name, **{k: _plain(v) for k, v in use.params if _differs(FIGURES, use, k, v)},
+                           **({"caption": step.captions[i]} if i < len(step.captions) and step.captions[i] else {})}
+                          for i, use in enumerate(step.figures)]
+        if step.layout:
+            out["layout"] = list(step.layout)
+        out["question"] = {"prompt": q.prompt, "choices": list(q.choices), "answer": q.answer + 1, "why": q.why}
+        out["notice"], out["mistake"] = step.notice, step.mistake
+        if step.checks:
+            out["checks"] = [{"check": use.name, **{k: _plain(v) for k, v in use.params if _differs(CHECKS, use, k, v)}}
+                             for use in step.checks]
+        steps.append(out)
+    return {"format": FORMAT, "id": lesson.id, "title": lesson.title, "summary": lesson.summary, "runs": runs,
+            "steps": steps}
+
+
+def _plain(value):
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _differs(registry: dict, use: Use, name: str, value) -> bool:
+    param = registry[use.name].param(name)
+    return param is None or param.required or _plain(value) != _plain(param.default)
+
+
+def export_lesson(lesson: Lesson) -> str:
+    """A lesson as the text of its file (format 1); reading it back gives the same lesson."""
+    head = (f"# mvlab lesson file, format {FORMAT}: the guide is docs/guide/lessons.md; check it with\n"
+            "#   python -m mvlab lesson check FILE\n")
+    return head + yaml.dump(lesson_document(lesson), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+# ============================================================================================ reference
+def reference_markdown() -> str:
+    """The format's reference for the guide, written from :func:`schema` and the registries."""
+    s = schema()
+    out = ["## The format's reference", "", "Written from the lesson format's JSON Schema "
+           "(`mvlab/lessons/lesson.schema.json`); a test fails when the two disagree.", "",
+           "### The file", "", "| key | required | what |", "|---|---|---|"]
+    for key, prop in s["properties"].items():
+        out.append(f"| `{key}` | {'yes' if key in s['required'] else 'no'} | {prop.get('description', '')} |")
+    for part, title in (("run", "A run (under `runs:`)"), ("step", "A step (under `steps:`)"),
+                        ("question", "A question")):
+        d = s["$defs"][part]
+        out += ["", f"### {title}", "", "| key | required | what |", "|---|---|---|"]
+        for key, prop in d["properties"].items():
+            what = prop.get("description") or s["$defs"].get(prop.get("$ref", "#/$defs/")[8:], {}).get(
+                "description", "")
+            out.append(f"| `{key}` | {'yes' if key in d.get('required', []) else 'no'} | {what} |")
+    out += ["", "### Settings of each page", ""]
+    for kind, page in PAGES.items():
+        d = s["$defs"][f"settings-{kind}"]
+        out += [f"**page: {kind}** ({page.title})", "", "| setting | allowed | what |", "|---|---|---|"]
+        for key, prop in d["properties"].items():
+            out.append(f"| `{key}` | {_allowed(prop)} | {prop['description']} |")
+        out.append("")
+    for title, registry, key in (("Figures", FIGURES, "figure"), ("Checks", CHECKS, "check")):
+        out += [f"### {title}", ""]
+        for entry in registry.values():
+            out += [f"**`{key}: {entry.name}`** (page: {', '.join(entry.pages)}). {entry.doc}", ""]
+            if entry.params:
+                out += ["| parameter | allowed | what |", "|---|---|---|"]
+                for p in entry.params:
+                    out.append(f"| `{p.name}`{' (required)' if p.required else ''} | {p.allowed()} | "
+                               f"{_param_schema(p)['description']} |")
+                out.append("")
+    out += ["### Limits", "", "| what | limit |", "|---|---|"]
+    out += [f"| {what} | {limit} |" for what, limit in LIMITS.items()]
+    return "\n".join(out) + "\n"
+
+
+def _allowed(prop: dict) -> str:
+    if prop.get("type") == "array":
+        item = prop["items"]
+        return "a list of " + (", ".join(map(str, item["enum"])) if "enum" in item else
+                               {"integer": "whole numbers", "string": "texts"}[item["type"]])
+    if "enum" in prop:
+        return ", ".join(map(str, prop["enum"]))
+    words = {"integer": "a whole number", "number": "a number", "boolean": "true or false", "string": "a text"}
+    said = words[prop["type"]]
+    if "minimum" in prop:
+        said += f" from {prop['minimum']:g} to {prop['maximum']:g}"
+    return said
