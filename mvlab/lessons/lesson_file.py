@@ -13,6 +13,7 @@ format; its reference is written by :func:`reference_markdown` from the same sch
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import re
 import typing
@@ -51,6 +52,8 @@ LIMITS = {
     "csv": "one file per lesson, 2 MiB, 5,000 rows, 500 columns",
 }
 """The limits of a lesson file, in words (the guide lists them)."""
+MAX_PROBLEMS = 50
+"""Problems listed for one file (then how many more there are)."""
 CSV_MAX_BYTES = 2 * 1024 * 1024
 CSV_MAX_ROWS = 5000
 CSV_MAX_COLUMNS = 500
@@ -245,7 +248,9 @@ def _schema_words(error: jsonschema.ValidationError) -> str:
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         return f"'{missing}' is missing"
     if v == "enum":
-        return f"{_short(error.instance)} is not allowed; allowed: {', '.join(map(str, s['enum']))}"
+        close = difflib.get_close_matches(str(error.instance), list(map(str, s["enum"])), n=1)
+        guess = f" (did you mean {close[0]}?)" if close else ""
+        return f"{_short(error.instance)} is not allowed{guess}; allowed: {', '.join(map(str, s['enum']))}"
     if v == "const":
         return f"must be {json.dumps(s['const'])}; got {_short(error.instance)}"
     if v == "type":
@@ -363,7 +368,12 @@ def check_lesson_file(raw: bytes, file: str = "lesson.yaml", csv_files: Mapping[
     runs = _runs(doc, checker, data)
     steps = _steps(doc, checker, runs)
     if checker.problems:
-        return None, _unique(checker.problems)
+        problems = sorted(_unique(checker.problems), key=lambda p: p.line)
+        if len(problems) > MAX_PROBLEMS:
+            more = len(problems) - MAX_PROBLEMS
+            problems = problems[:MAX_PROBLEMS] + [LessonProblem(file, 0, "", f"and {more:,} more problems (the first "
+                                                                            f"{MAX_PROBLEMS} are shown)")]
+        return None, problems
     return Lesson(doc["id"], doc["title"], doc["summary"], tuple(steps), source=raw.decode("utf-8-sig")), []
 
 
