@@ -77,7 +77,7 @@ def test_a_prepared_step_has_its_figures_and_their_texts_ready():
     ui.prepare(lesson, 4)
     step = lesson.step(4)
     ctx = ui.stored_context(step.run)
-    figures = [i for i in ui.step_items(step, ctx, [lesson.id, 4, ui._result_key(step, ctx)])
+    figures = [i for i in ui.step_items(step, ctx, ui.items_key(lesson, 4, step, ctx))
                if hasattr(i, "_derived")]
     assert figures
     for figure in figures:

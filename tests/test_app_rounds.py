@@ -366,7 +366,8 @@ def test_a_students_own_process_builds_the_steps_figures_before_the_reveal(monke
     monkeypatch.setattr(ui, "_PREPARED", set())
 
     def built(step: int) -> bool:
-        return any(k.startswith(f'["lesson_step", ["ofsp", {step}, ') for k in list(values._values))
+        version = get_lesson("ofsp").version
+        return any(k.startswith(f'["lesson_step", ["ofsp", "{version}", {step}, ') for k in list(values._values))
 
     real, failing = ui.prepare, [True]
 

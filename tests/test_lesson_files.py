@@ -27,8 +27,8 @@ from mvlab.lessons.lesson_file import (
 )
 from mvlab.store.saved_lessons import SavedLessonError, SavedLessons
 
-GUIDE = Path(__file__).parents[1] / "docs" / "guide"
-FIRST = (GUIDE / "lessons" / "first-lesson.yaml").read_bytes()
+EXAMPLES = Path(__file__).parents[1] / "mvlab" / "lessons" / "examples"
+FIRST = (EXAMPLES / "first-lesson.yaml").read_bytes()
 
 
 def test_the_committed_schema_is_the_one_the_registries_write():
@@ -140,7 +140,7 @@ def test_every_problem_is_said_at_once_each_with_its_line_and_field():
 def test_a_lessons_csv_is_capped_before_it_is_read():
     """A CSV of a million rows or of a million columns, or larger than 2 MiB, is refused before pandas reads it; a
     missing one is named. Broken once: without the row count a 5,001-row CSV under 2 MiB was parsed."""
-    raw = (GUIDE / "lessons" / "own-data.yaml").read_bytes()
+    raw = (EXAMPLES / "own-data.yaml").read_bytes()
     name = "tumours.csv"
     cases = {b"label,a.x\n" + b"1,2\n" * 1_000_000: "may have at most 2,097,152",
              b"label," + b",".join(b"a.x%d" % i for i in range(1_000)) + b"\n": "1,001 columns",
@@ -227,8 +227,8 @@ def test_an_added_lesson_with_its_own_csv_computes_on_it(tmp_path):
     from mvlab.store import ResultsStore
 
     location = str(tmp_path / "r.sqlite")
-    csv = (GUIDE / "lessons" / "tumours.csv").read_bytes()
-    raw = (GUIDE / "lessons" / "own-data.yaml").read_bytes()
+    csv = (EXAMPLES / "tumours.csv").read_bytes()
+    raw = (EXAMPLES / "own-data.yaml").read_bytes()
     added = add_lesson(raw, {"tumours.csv": csv}, "own-data.yaml", location=location)
     saved = saved_lessons(location).get(added.lesson.id)
     assert saved.csv == csv and saved.csv_name == "tumours.csv"

@@ -19,7 +19,8 @@ from mvlab.lessons.model import Lesson
 from mvlab.lessons.safe_yaml import YamlProblem, read_yaml
 from mvlab.store.saved_lessons import SavedLesson, SavedLessons
 
-__all__ = ["Added", "saved_lessons", "add_lesson", "find_lesson", "lesson_files", "LOOK_AGAIN_S"]
+__all__ = ["Added", "saved_lessons", "add_lesson", "find_lesson", "lesson_files", "added_titles", "forget",
+           "LOOK_AGAIN_S"]
 
 LOOK_AGAIN_S = 10.0
 """Seconds an added lesson read from the store is used before the store is asked again (a change saved on another
@@ -85,21 +86,32 @@ def forget(lesson_id: str, location=None) -> None:
     """Drop what this process read of an added lesson (it was saved or deleted here)."""
     with _LOOKED_LOCK:
         _LOOKED.pop((str(location), lesson_id), None)
+        _LOOKED.pop((str(location), "\x00titles"), None)
 
 
-def _saved(lesson_id: str, location) -> SavedLesson | None:
+def _recent(where: tuple, fetch):
+    """``fetch()``'s value, asked of the store at most every :data:`LOOK_AGAIN_S` seconds for ``where``."""
     now = time.monotonic()
-    where = (str(location), lesson_id)
     with _LOOKED_LOCK:
         found = _LOOKED.get(where)
     if found is not None and now - found[0] < LOOK_AGAIN_S:
         return found[1]
-    saved = saved_lessons(location).get(lesson_id)
+    value = fetch()
     with _LOOKED_LOCK:
-        _LOOKED[where] = (now, saved)
+        _LOOKED[where] = (now, value)
         if len(_LOOKED) > 256:
             _LOOKED.pop(next(iter(_LOOKED)))
-    return saved
+    return value
+
+
+def _saved(lesson_id: str, location) -> SavedLesson | None:
+    return _recent((str(location), lesson_id), lambda: saved_lessons(location).get(lesson_id))
+
+
+def added_titles(location=None) -> dict[str, str]:
+    """The added lessons' titles by id, the newest first (asked of the store at most every :data:`LOOK_AGAIN_S`
+    seconds; a lesson saved or deleted in this process shows at once)."""
+    return _recent((str(location), "\x00titles"), lambda: saved_lessons(location).titles())
 
 
 def _digest(saved: SavedLesson) -> str:

@@ -180,6 +180,12 @@ class Lesson:
         if not 1 <= len(self.steps) <= MAX_STEPS:
             raise ValueError(f"lesson '{self.id}' has {len(self.steps)} steps; a lesson has 1 to {MAX_STEPS}.")
 
+    @functools.cached_property
+    def version(self) -> str:
+        """The lesson's version: its file's SHA-256 (12 hex digits; "" when built in code), so that what a server
+        builds once for a step (its figures) is built anew when a teacher changes the lesson."""
+        return hashlib.sha256(self.source.encode()).hexdigest()[:12] if self.source else ""
+
     def runs(self) -> list[StepRun]:
         """The distinct computations of the lesson, in the order of its steps."""
         out: list[StepRun] = []

@@ -14,7 +14,9 @@ import streamlit as st
 
 from mvlab.core.memo import Memo
 from mvlab.lessons import LESSONS, Lesson, Step, StepContext, StepRun
+from mvlab.lessons.added import find_lesson
 from mvlab.lessons.handout import render_handout
+from mvlab.store import StoreUnavailable
 from mvlab.ui import class_round, runs, shared, touch
 from mvlab.ui import streamlit_insides as insides
 from mvlab.ui.built_once import shared_chart, shared_markdown
@@ -23,10 +25,10 @@ from mvlab.ui.prose import markdown_literal
 from mvlab.viz import palette
 from mvlab.viz.frozen import freeze, without_drag
 
-__all__ = ["ADDRESS_KEYS", "Place", "place_from_address", "address_notes", "current_place", "publish_place",
-           "round_panel", "teacher_style", "progress_html", "step_top", "Asked", "ask", "show_answer", "question",
-           "show_step", "student_step", "nav_state", "step_navigation", "stored_context", "step_result", "step_items",
-           "show_items", "prepare", "prepare_soon", "handout_button"]
+__all__ = ["ADDRESS_KEYS", "Place", "lesson_named", "place_from_address", "address_notes", "current_place",
+           "publish_place", "round_panel", "teacher_style", "progress_html", "step_top", "Asked", "ask", "show_answer",
+           "question", "show_step", "student_step", "nav_state", "step_navigation", "stored_context", "step_result",
+           "items_key", "step_items", "show_items", "prepare", "prepare_soon", "handout_button"]
 
 TEACHER_FONT = 20
 """Font size (px) of figures in teacher mode (projector)."""
@@ -61,14 +63,28 @@ class Place:
         return out
 
 
+def lesson_named(lesson_id: str) -> Lesson | None:
+    """The built-in lesson ``lesson_id``, else the one added to this server's results store, else None (a store that
+    cannot answer now: :class:`~mvlab.store.StoreUnavailable`)."""
+    if lesson_id in LESSONS:
+        return LESSONS[lesson_id]
+    try:
+        return find_lesson(lesson_id, runs.results_store().location)
+    except StoreUnavailable:
+        raise
+    except ValueError:
+        return None
+
+
 def _read_address(notes: list[str]) -> Place:
     q = st.query_params
     lesson = q.get("lesson", next(iter(LESSONS)))
-    if lesson not in LESSONS:
-        notes.append(f"There is no lesson '{markdown_literal(lesson[:40])}'; the lessons are {', '.join(LESSONS)}. "
-                     "Showing the first.")
-        lesson = next(iter(LESSONS))
-    total = len(LESSONS[lesson].steps)
+    found = lesson_named(lesson)
+    if found is None:
+        notes.append(f"There is no lesson '{markdown_literal(lesson[:40])}'; the lessons are {', '.join(LESSONS)} and "
+                     "those added with *Your own lesson*. Showing the first.")
+        lesson, found = next(iter(LESSONS)), LESSONS[next(iter(LESSONS))]
+    total = len(found.steps)
     raw = q.get("step", "1")
     step = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else 0
     if not 1 <= step <= total:
@@ -319,7 +335,7 @@ def show_step(lesson: Lesson, place: Place, view=None) -> None:
 
 
 def _figures(lesson: Lesson, place: Place, step: Step, ctx: StepContext, key: str) -> None:
-    items = step_items(step, ctx, [lesson.id, place.step, _result_key(step, ctx)])
+    items = step_items(step, ctx, items_key(lesson, place.step, step, ctx))
     show_items(items, step, key, place.teacher)
 
 
@@ -384,7 +400,7 @@ def _lone_figure(lesson: Lesson, place: Place, step: Step) -> go.Figure | None:
     """The step's figure as this screen takes it, when the step shows one figure alone and its result is stored
     (a revealed step in a class round: :func:`student_step` draws its text with the answer), else None."""
     ctx = stored_context(step.run)
-    items = [] if ctx is None else step_items(step, ctx, [lesson.id, place.step, _result_key(step, ctx)])
+    items = [] if ctx is None else step_items(step, ctx, items_key(lesson, place.step, step, ctx))
     return touch.for_this_screen(items[0]) if len(items) == 1 and isinstance(items[0], go.Figure) else None
 
 
@@ -475,6 +491,12 @@ def step_result(run: StepRun, key: str, number: int):
     return None if result is None else StepContext(result, data, run.settings)
 
 
+def items_key(lesson: Lesson, number: int, step: Step, ctx: StepContext) -> list:
+    """The key a step's figures are built once under (:func:`step_items`): the lesson, its version (a changed
+    lesson file builds them anew), the step and its result."""
+    return [lesson.id, lesson.version, number, _result_key(step, ctx)]
+
+
 def step_items(step: Step, ctx: StepContext, key) -> list:
     """The step's figures and tables, built once per server for this step and result (a class that opens
     the step shares them), figures frozen (their wire form encoded once: :mod:`mvlab.viz.frozen`)."""
@@ -493,7 +515,7 @@ def prepare(lesson: Lesson, number: int) -> bool:
     ctx = stored_context(step.run)
     if ctx is None:
         return False
-    for item in step_items(step, ctx, [lesson.id, number, _result_key(step, ctx)]):
+    for item in step_items(step, ctx, items_key(lesson, number, step, ctx)):
         if isinstance(item, go.Figure):
             figure_text(item)
             figure_text(without_drag(item))
@@ -536,7 +558,7 @@ def prepare_soon(lesson: Lesson, number: int, delay: float = 0.0) -> None:
     is not stored yet, or whose store cannot answer now, is tried again at the next call."""
     if not 1 <= number <= len(lesson.steps):
         return
-    done = (lesson.id, number)
+    done = (lesson.id, lesson.version, number)
     with _PREPARING:
         if done in _PREPARED:
             return

@@ -7,7 +7,8 @@ from __future__ import annotations
 import streamlit as st
 
 from mvlab.lessons import LESSONS
-from mvlab.ui import class_round, identity
+from mvlab.lessons.added import added_titles
+from mvlab.ui import class_round, identity, lesson_editor, runs
 from mvlab.ui import lesson_step as ui
 from mvlab.ui.state import enter_through_app, plain_sidebar
 
@@ -18,7 +19,13 @@ def page() -> None:
     """The page: the place in the address, the round it names joined, the notes on the address's values, the lesson
     chooser (not for a student in a round: the teacher moves the class), the step, the navigation, the handout."""
     enter_through_app()  # a deep link to a fresh server goes through app.py with its address as given
-    place, notes = ui.place_from_address()
+    try:
+        place, notes = ui.place_from_address()
+    except class_round.StoreUnavailable as exc:  # an added lesson's store cannot answer: the address stays
+        plain_sidebar(server=False)
+        st.warning(f"{exc} Nothing is lost: this page looks again by itself.", icon=":material/cloud_off:")
+        class_round.wait_for_the_store(st.query_params.get("round") or "")
+        st.stop()
     view, place, round_notes = joined(place)
     student = view is not None and not view.teacher
     plain_sidebar(server=not student)
@@ -29,7 +36,11 @@ def page() -> None:
     st.title("Lessons")
     if not student:
         chooser(place)
-    lesson = LESSONS[place.lesson]
+        if not place.teacher:
+            with st.expander("Your own lesson: write one, check it, save it and teach it",
+                             icon=":material/edit_note:"):
+                lesson_editor.panel()
+    lesson = ui.lesson_named(place.lesson)
     if place.teacher:
         ui.round_panel(lesson, place, view)
     if student:  # the parts the server's watch reruns alone for the reveal and the next step
@@ -71,8 +82,15 @@ def joined(place: ui.Place) -> tuple[class_round.RoundView | None, ui.Place, lis
 def chooser(place: ui.Place) -> None:
     """The lesson to follow and the teacher-mode toggle; a change goes to the new place at once."""
     top = st.columns([3, 1])
-    chosen = top[0].selectbox("Lesson", list(LESSONS), index=list(LESSONS).index(place.lesson),
-                              format_func=lambda i: LESSONS[i].title, key=f"lesson_pick_{place.lesson}")
+    titles = {lid: lesson.title for lid, lesson in LESSONS.items()}
+    try:
+        titles |= {lid: f"{title} (added)" for lid, title in added_titles(runs.results_store().location).items()}
+    except class_round.StoreUnavailable:
+        pass  # the built-in lessons are offered; the added ones once the store answers
+    if place.lesson not in titles:
+        titles[place.lesson] = f"{ui.lesson_named(place.lesson).title} (added)"
+    chosen = top[0].selectbox("Lesson", list(titles), index=list(titles).index(place.lesson),
+                              format_func=titles.get, key=f"lesson_pick_{place.lesson}")
     teacher = top[1].toggle("Teacher mode", value=place.teacher, key=f"lesson_teacher_{place.teacher}",
                             help="For the projector: larger text and figures, no sidebar, answers shown at once (in "
                                  "a class round: when you reveal them).")

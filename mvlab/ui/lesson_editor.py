@@ -1,0 +1,180 @@
+"""*Your own lesson* on the Lessons page: write a lesson file in the page (from the guide's template or from any
+lesson's export), or upload one with its CSV; every problem shown as you edit, next to its line; a preview as a
+reader and as the teacher (a step's figures computed on the job engine on request); *Save* stores it in the results
+store and gives its link and key; changing or deleting a saved lesson needs its key. The checking, the storing and
+the keys are :mod:`mvlab.lessons.lesson_file`, :mod:`mvlab.lessons.added` and :mod:`mvlab.store.saved_lessons`; here
+are the page's parts."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from mvlab.lessons import EXAMPLES_DIR, LESSONS, Lesson
+from mvlab.lessons.added import add_lesson, added_titles, forget, saved_lessons
+from mvlab.lessons.figure_registry import FIGURES
+from mvlab.lessons.lesson_file import CSV_MAX_BYTES, LessonProblem, check_lesson_file, export_lesson
+from mvlab.lessons.safe_yaml import MAX_BYTES
+from mvlab.store import StoreUnavailable
+from mvlab.store.saved_lessons import SavedLessonError
+from mvlab.ui import runs
+from mvlab.ui.prose import markdown_literal
+
+__all__ = ["TEMPLATE", "panel", "problems_markdown", "preview"]
+
+TEMPLATE = EXAMPLES_DIR / "first-lesson.yaml"
+"""The guide's first lesson, the editor's template (the guide prints the same file)."""
+_TEXT, _CSV, _SAVED = "lesson_editor_text", "lesson_editor_csv", "lesson_editor_saved"
+
+
+def _template() -> str:
+    return TEMPLATE.read_text(encoding="utf-8")
+
+
+def problems_markdown(problems: list[LessonProblem], text: str) -> str:
+    """Every problem next to its line: the line's number and its text, then what is wrong there (Markdown, the
+    file's own words written as text)."""
+    lines = text.splitlines()
+    out = []
+    for p in problems:
+        shown = lines[p.line - 1].strip() if 0 < p.line <= len(lines) else ""
+        where = f"**line {p.line}**" + (f" `{shown[:80].replace('`', chr(39))}`" if shown else "") if p.line \
+            else "**the file**"
+        field = f"{markdown_literal(p.field)}: " if p.field else ""
+        out.append(f"- {where}: {field}{markdown_literal(p.message)}")
+    return "\n".join(out)
+
+
+def _location() -> str:
+    return runs.results_store().location
+
+
+def _start_from() -> None:
+    """The file to start from: the template or any lesson's export (built-in or added)."""
+    choices = {"template": "The guide's template (a two-step lesson on a bundled dataset)"}
+    choices |= {lid: f"Export of “{lesson.title}”" for lid, lesson in LESSONS.items()}
+    try:
+        choices |= {lid: f"Your lesson “{title}”" for lid, title in added_titles(_location()).items()}
+    except StoreUnavailable:
+        pass
+    left, right = st.columns([3, 1])
+    chosen = left.selectbox("Start from", list(choices), format_func=choices.get, key="lesson_editor_start")
+    right.write("")
+    if right.button("Load it", key="lesson_editor_load", width="stretch"):
+        if chosen == "template":
+            st.session_state[_TEXT] = _template()
+        elif chosen in LESSONS:
+            st.session_state[_TEXT] = export_lesson(LESSONS[chosen])
+        else:
+            saved = saved_lessons(_location()).get(chosen)
+            if saved is not None:
+                st.session_state[_TEXT] = saved.text
+                st.session_state[_CSV] = (saved.csv_name, saved.csv) if saved.csv_name else None
+
+
+def _uploads() -> None:
+    """A lesson file and its CSV uploaded: sizes checked before they are read; the file goes into the editor."""
+    files = st.file_uploader("…or upload a lesson file (.yaml) and its CSV file", type=["yaml", "yml", "csv"],
+                             accept_multiple_files=True, key="lesson_editor_upload")
+    for file in files or []:
+        limit = CSV_MAX_BYTES if file.name.lower().endswith(".csv") else MAX_BYTES
+        if file.size > limit:
+            st.error(f"{markdown_literal(file.name[:80])} has {file.size:,} bytes; a lesson "
+                     f"{'CSV' if limit == CSV_MAX_BYTES else 'file'} may have at most {limit:,}. Nothing was read.")
+            continue
+        raw = file.getvalue()
+        if file.name.lower().endswith(".csv"):
+            st.session_state[_CSV] = (file.name, raw)
+        elif st.session_state.get("lesson_editor_uploaded") != (file.name, hash(raw)):
+            st.session_state["lesson_editor_uploaded"] = (file.name, hash(raw))
+            try:
+                st.session_state[_TEXT] = raw.decode("utf-8-sig")
+            except UnicodeDecodeError:
+                st.error(f"{markdown_literal(file.name[:80])} is not UTF-8 text; save it as UTF-8.")
+
+
+def _csv_files() -> dict[str, bytes]:
+    held = st.session_state.get(_CSV)
+    return {} if not held else {held[0]: held[1]}
+
+
+def panel() -> None:
+    """The whole of *Your own lesson* (in an expander of the Lessons page)."""
+    st.caption("A lesson is a short YAML file: its steps, each with a question asked before its figures, figures "
+               "and checks named from mvlab's lists, computed on a bundled dataset or on your CSV file. The guide "
+               "(docs/guide/lessons.md) has a complete lesson in 37 lines and lists every figure and check.")
+    _start_from()
+    _uploads()
+    st.session_state.setdefault(_TEXT, _template())
+    held = st.session_state.get(_CSV)
+    if held:
+        st.caption(f"CSV file with the lesson: **{markdown_literal(held[0])}** ({len(held[1]):,} bytes).")
+    edit, checked = st.columns([3, 2])
+    text = edit.text_area("Lesson file (YAML)", key=_TEXT, height=520,
+                          help="Press Ctrl+Enter (or click outside) to check it.")
+    raw = text.encode("utf-8")
+    lesson, problems = check_lesson_file(raw, "your lesson", _csv_files())
+    with checked:
+        if problems:
+            st.error(f"{len(problems)} problem{'s' * (len(problems) > 1)} to fix before the lesson can be saved:")
+            st.markdown(problems_markdown(problems, text))
+        else:
+            st.success(f"No problem found: “{markdown_literal(lesson.title)}”, {len(lesson.steps)} "
+                       f"step{'s' * (len(lesson.steps) > 1)}.")
+    if lesson is None:
+        return
+    preview(lesson)
+    _save(lesson, raw)
+
+
+def preview(lesson: Lesson) -> None:
+    """The lesson as a reader sees it before answering, or as the teacher sees it (with the answers); a step's
+    figures computed on request."""
+    as_teacher = st.toggle("Preview as the teacher (answers shown)", key="lesson_editor_as_teacher")
+    for number, step in enumerate(lesson.steps, 1):
+        with st.container(border=True):
+            st.markdown(f"#### Step {number}. {markdown_literal(step.title)}\n\n{step.text}\n\n"
+                        f"**Predict first:** {step.question.prompt}")
+            for i, choice in enumerate(step.question.choices):
+                mark = " ✓" if as_teacher and i == step.question.answer else ""
+                st.markdown(f"({chr(97 + i)}) {choice}{mark}")
+            if as_teacher:
+                st.markdown(f"**Why:** {step.question.why}\n\n**Notice:** {step.notice}\n\n"
+                            f"**A common mistake:** {step.mistake}")
+            names = ", ".join(f"{use.name} ({FIGURES[use.name].doc[0].lower()}{FIGURES[use.name].doc[1:]})"
+                              for use in step.figures)
+            st.caption(f"Figures, computed by {step.run.label}: {names}")
+
+
+def _save(lesson: Lesson, raw: bytes) -> None:
+    """*Save* (a new lesson, or a change with its key) and *Delete* (with its key)."""
+    with st.form("lesson_editor_save", border=False):
+        key = st.text_input("Key", type="password", key="lesson_editor_key",
+                            help="Only to change or delete a lesson saved before: the key given when it was saved.")
+        save, delete = st.columns(2)
+        saving = save.form_submit_button("Save the lesson", type="primary", width="stretch")
+        deleting = delete.form_submit_button("Delete the saved lesson", width="stretch")
+    try:
+        if saving:
+            added = add_lesson(raw, _csv_files(), "your lesson", key=key or None, location=_location())
+            st.session_state[_SAVED] = (added.lesson.id, added.link, None if key else added.key)
+        elif deleting:
+            saved_lessons(_location()).delete(lesson.id, key)
+            forget(lesson.id, _location())
+            st.session_state[_SAVED] = (lesson.id, None, None)
+    except (SavedLessonError, StoreUnavailable) as exc:
+        st.error(str(exc))
+        return
+    except ValueError as exc:  # the file changed under the check: its problems, in words
+        st.error(markdown_literal(str(exc)))
+        return
+    done = st.session_state.get(_SAVED)
+    if done is None or done[0] != lesson.id:
+        return
+    lesson_id, link, new_key = done
+    if link is None:
+        st.success(f"The lesson '{lesson_id}' was deleted.")
+        return
+    st.success(f"Saved. Its link: `{link}` (open it, teach it, start a class round from it).")
+    if new_key:
+        st.warning(f"Its key, shown to you only: `{new_key}`. Keep it: changing or deleting the lesson needs it.")
+    st.page_link("pages/lessons.py", label="Open the saved lesson", query_params={"lesson": lesson_id})
