@@ -3,16 +3,19 @@
     python bench/bench_class_round.py                          # 30, 100 and 300 students, one server process
     python bench/bench_class_round.py --students 300 --processes 2
     python bench/bench_class_round.py --students 60 --profile /tmp/profile   # py-spy's view of the server
+    python bench/bench_class_round.py --students 30 --lesson-file my-lesson.yaml   # a lesson of yours (#70)
 
 The server is ``streamlit run app.py`` as ``make run`` starts it (``--processes 1``), or ``python -m mvlab serve
 --processes P``: P Streamlit processes on one job engine behind nginx, as a lecture hall runs it. Each size runs
 on a fresh results store in which the DVS lesson was warmed first (``python -m mvlab lesson dvs --warm``, as a
-teacher does before class), with a fresh server. A round of the lesson is started; the teacher's page opens the
-teacher's link at step 2; the students open the students' link within ``--open-within`` seconds (a QR code on
-the projector), then answer within ``--answer-within`` seconds (each at a random moment: choose an option,
-then *Send my answer*). Every student and the teacher is a session speaking Streamlit's own protocol
-(``tests/streamlit_client.py``) as a browser does, without drawing; the students are spread over
-``--client-processes`` processes (threads in each), so that the harness is not the limit: they run on the same
+teacher does before class), with a fresh server; with ``--lesson-file``, a teacher's lesson file is added to that
+store first (``python -m mvlab lesson add FILE``, its CSV beside it), warmed the same way, and the class answers its
+step 1 (the lesson needs three steps: the class is moved on twice). A round of the lesson is started; the
+teacher's page opens the teacher's link at the step; the students open the students' link within
+``--open-within`` seconds (a QR code on the projector), then answer within ``--answer-within`` seconds (each at a
+random moment: choose an option, then *Send my answer*). Every student and the teacher is a session speaking
+Streamlit's own protocol (``tests/streamlit_client.py``) as a browser does, without drawing; the students are spread
+over ``--client-processes`` processes (threads in each), so that the harness is not the limit: they run on the same
 two cores as the server, which a real class's phones do not.
 
 Measured, on the issue's targets:
@@ -65,6 +68,7 @@ from browser import running_app  # noqa: E402
 from streamlit_client import StudentSession  # noqa: E402
 
 LESSON, STEP = "dvs", 2  # the step (1-based) everyone answers; the teacher then moves the class to STEP + 1
+LESSON_FILE: Path | None = None  # --lesson-file: a teacher's lesson, added to each round's store (STEP is then 1)
 PAGE_FILES = {"app.py", *(p.name for p in (ROOT / "pages").glob("*.py"))}
 WAIT = 5.0  # seconds the answered class waits before the teacher moves it on (its server CPU is measured)
 LOOK = 3.0  # seconds the class looks at the revealed answer before the teacher moves it on
@@ -73,18 +77,21 @@ FLOOR_SESSIONS, FLOOR_SECONDS = 60, 10.0  # the floor measured in the same run: 
 
 
 def warm(store: Path) -> None:
+    if LESSON_FILE is not None:
+        subprocess.run([sys.executable, "-m", "mvlab", "--store", str(store), "lesson", "add", str(LESSON_FILE)],
+                       cwd=ROOT, check=True, capture_output=True)
     subprocess.run([sys.executable, "-m", "mvlab", "--store", str(store), "lesson", LESSON, "--warm", "--n-jobs", "1"],
                    cwd=ROOT, check=True, capture_output=True)
 
 
-def one_student(url, code, prompt, answer, heading, after, open_at, answer_at, deadline, seed, out):
+def one_student(url, code, place, prompt, answer, heading, after, open_at, answer_at, deadline, seed, out):
     """One student: open the link at ``open_at``, answer at ``answer_at``, then wait for the answer, the next step
     (``heading``) and the step after it (``after``)."""
     rng, row = random.Random(seed), {}
     out[seed] = row
     try:
         time.sleep(max(0.0, open_at - time.time()))
-        session = StudentSession(url, "lessons", f"lesson={LESSON}&step={STEP}&round={code}", timeout=120)
+        session = StudentSession(url, "lessons", f"{place}&round={code}", timeout=120)
         row["opened"] = time.time()
         time.sleep(max(0.0, answer_at - time.time()))
         session.choose(prompt, rng.randrange(3))
@@ -253,9 +260,15 @@ def profile_summary(path: Path, top: int = 8) -> list[str]:
 def run_round(n: int, processes: int, clients: int, open_within: float, answer_within: float,
               profile_dir: Path | None) -> dict:
     from mvlab.lessons import LESSONS
+    from mvlab.lessons.added import lesson_files
+    from mvlab.lessons.lesson_file import read_lesson
     from mvlab.store import ClassRounds
 
-    lesson = LESSONS[LESSON]
+    if LESSON_FILE is None:
+        lesson = LESSONS[LESSON]
+    else:
+        raw, csv_files = lesson_files(LESSON_FILE)
+        lesson = read_lesson(raw, LESSON_FILE.name, csv_files)
     question = lesson.steps[STEP - 1].question
     prompt, answer = question.prompt, f"**Answer: ({chr(97 + question.answer)})"
     heading, after = lesson.steps[STEP].title, lesson.steps[STEP + 1].title
@@ -278,7 +291,9 @@ def run_round(n: int, processes: int, clients: int, open_within: float, answer_w
                     for i in range(n)]
             spies = profile(pids[:processes], profile_dir / f"{n}-students", deadline - time.time()) \
                 if profile_dir else []
-            workers, queue = start_clients(one_student, [(url, code, prompt, answer, heading, after, o, a, deadline, s)
+            place = f"lesson={LESSON}&step={STEP}"
+            workers, queue = start_clients(one_student, [(url, code, place, prompt, answer, heading, after, o, a,
+                                                          deadline, s)
                                                          for s, o, a in plan], clients)
             seen: dict[str, float] = {}
             opens: dict[str, float] = {}
@@ -422,7 +437,20 @@ def main() -> int:
                         help="seconds over which they answer, once all have opened it (default 10)")
     parser.add_argument("--profile", type=Path, default=None, metavar="DIR",
                         help="record each web process with py-spy into DIR/<N>-students/ (collapsed stacks)")
+    parser.add_argument("--lesson-file", type=Path, default=None, metavar="FILE",
+                        help="a teacher's lesson file (three steps or more), added to each round's store")
     args = parser.parse_args()
+    if args.lesson_file is not None:
+        global LESSON, STEP, LESSON_FILE
+        from mvlab.lessons.added import lesson_files
+        from mvlab.lessons.lesson_file import read_lesson
+
+        raw, csv_files = lesson_files(args.lesson_file)
+        lesson = read_lesson(raw, args.lesson_file.name, csv_files)
+        if len(lesson.steps) < 3:
+            parser.error(f"{args.lesson_file}: the bench moves the class on twice from step 1; the lesson has "
+                         f"{len(lesson.steps)} steps, it needs 3 or more.")
+        LESSON, STEP, LESSON_FILE = lesson.id, 1, args.lesson_file.resolve()
     print(f"bench_class_round: lesson {LESSON!r} step {STEP}, {args.processes} server process(es), "
           f"{psutil.cpu_count()} cores")
     results = []

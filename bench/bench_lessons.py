@@ -11,12 +11,19 @@ class), starts the server (``streamlit run app.py`` with its job engine), waits 
 * **see**: from the click on *Reveal the answer* to every figure of the step drawn.
 
 Target (the lessons issue): every step after the first shows in under 2 s on a warm server (open + see).
-Prints a markdown table and the verdict.  One run on a shared machine.
+
+An **added lesson** (issue #70) is walked too: the DVS lesson exported and added to the store under another id
+(``dvs-added``: the same steps on the same stored results, opened from the store), and the bench prints the ratio of
+its steps' open + see to the built-in DVS lesson's, measured in the same run (target at most 1.1). It also times
+``lesson check`` of the guide's 37-line lesson: the check itself (in this process, median of 20) and the whole
+command (``python -m mvlab lesson check``, a new interpreter and its imports, median of 3); target under 0.5 s.
+Prints markdown tables and the verdicts.  One run on a shared machine.
 """
 
 from __future__ import annotations
 
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -26,11 +33,32 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the browser helpers of the test suite
 
 from browser import chromium, running_app, settle, unavailable_reason  # noqa: E402
-from mvlab.lessons import LESSONS  # noqa: E402
+from mvlab.lessons import EXAMPLES_DIR, LESSONS  # noqa: E402
+from mvlab.lessons.added import add_lesson, find_lesson  # noqa: E402
+from mvlab.lessons.lesson_file import check_lesson_file, export_lesson  # noqa: E402
 from mvlab.lessons.step_results import step_contexts, warm  # noqa: E402
 from mvlab.store import ResultsStore  # noqa: E402
 
 TARGET = 2.0
+ADDED_RATIO_TARGET = 1.1
+CHECK_TARGET = 0.5
+
+
+def check_times() -> tuple[float, float]:
+    """``lesson check`` of the guide's first lesson: the check in this process and the whole command (median s)."""
+    path = EXAMPLES_DIR / "first-lesson.yaml"
+    raw = path.read_bytes()
+    inside = []
+    for _ in range(20):
+        start = time.perf_counter()
+        check_lesson_file(raw, path.name)
+        inside.append(time.perf_counter() - start)
+    command = []
+    for _ in range(3):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "mvlab", "lesson", "check", str(path)], check=True, capture_output=True)
+        command.append(time.perf_counter() - start)
+    return statistics.median(inside), statistics.median(command)
 
 
 def drawn(page, n: int) -> None:
@@ -72,7 +100,11 @@ def main() -> int:
         store = ResultsStore(store_path)
         for lesson in LESSONS.values():
             warm(lesson, store, say=lambda line: None)
-        contexts = {lid: step_contexts(lesson, store) for lid, lesson in LESSONS.items()}
+        text = export_lesson(LESSONS["dvs"]).replace("id: dvs\n", "id: dvs-added\n")
+        add_lesson(text.encode(), {}, "dvs-added.yaml", location=str(store_path))
+        added = find_lesson("dvs-added", str(store_path))
+        walked = [*LESSONS.values(), added]
+        contexts = {lesson.id: step_contexts(lesson, store) for lesson in walked}
         with running_app(store_path, MVLAB_DASHBOARD="off") as url, chromium() as browser:
             page = browser.new_context(viewport={"width": 1400, "height": 2000}).new_page()
             page.goto(f"{url}/lessons")  # the server's first page: imports and the engine's start
@@ -87,13 +119,24 @@ def main() -> int:
                 page.wait_for_selector("h1", timeout=120_000)
                 settle(page)
             page.wait_for_timeout(3000)
-            rows = [row for lesson in LESSONS.values() for row in walk(page, url, lesson, contexts[lesson.id])]
+            rows = [row for lesson in walked for row in walk(page, url, lesson, contexts[lesson.id])]
     print("| lesson | step | open (s) | see (s) | open + see (s) |\n|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['lesson']} | {r['step']} | {r['open']:.2f} | {r['see']:.2f} | {r['open'] + r['see']:.2f} |")
-    later = [r["open"] + r["see"] for r in rows if r["step"] > 1]
+    later = [r["open"] + r["see"] for r in rows if r["step"] > 1 and r["lesson"] != "dvs-added"]
     print(f"\nSteps after the first: median {statistics.median(later):.2f} s, slowest {max(later):.2f} s "
           f"(target: under {TARGET:.0f} s): {'met' if max(later) < TARGET else 'NOT met'}.")
+    own = [r["open"] + r["see"] for r in rows if r["lesson"] == "dvs"]
+    added = [r["open"] + r["see"] for r in rows if r["lesson"] == "dvs-added"]
+    ratio = statistics.median(added) / statistics.median(own)
+    print(f"Added lesson (the DVS lesson added to the store as dvs-added) against the built-in one, open + see per "
+          f"step: median {statistics.median(added):.2f} s against {statistics.median(own):.2f} s, ratio {ratio:.2f} "
+          f"(target at most {ADDED_RATIO_TARGET}): {'met' if ratio <= ADDED_RATIO_TARGET else 'NOT met'}.")
+    inside, command = check_times()
+    print(f"lesson check of the guide's 37-line lesson: the check {inside * 1000:.0f} ms, the whole command (a new "
+          f"interpreter and its imports) {command:.2f} s (target under {CHECK_TARGET} s): "
+          f"check {'met' if inside < CHECK_TARGET else 'NOT met'}, command "
+          f"{'met' if command < CHECK_TARGET else 'NOT met'}.")
     return 0
 
 

@@ -64,6 +64,7 @@ html_theme = "pydata_sphinx_theme"
 html_title = "mvlab"
 html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2}
 html_static_path = ["_static"]
+html_extra_path = ["../mvlab/lessons/lesson.schema.json"]  # the lesson format's JSON Schema, published as is
 
 # plotly.js from the installed plotly package, so the gallery's figures draw without a network
 _static = Path(__file__).parent / "_static"

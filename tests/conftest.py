@@ -117,6 +117,19 @@ def browser():
         yield b
 
 
+def lessons_session(**query):
+    """A new AppTest session (a browser of its own) opened on the Lessons page with ``query`` in its address."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    for k, v in query.items():
+        at.query_params[k] = str(v)
+    at.switch_page("pages/lessons.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
 def step_titles(at) -> list[str]:
     """The lesson step titles an AppTest page draws: the level-2 headings of its Markdown elements
     (:func:`mvlab.ui.lesson_step.step_top` writes the progress, the title and the text as one element)."""

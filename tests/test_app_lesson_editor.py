@@ -10,9 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 import streamlit
-from streamlit.testing.v1 import AppTest
 
-from conftest import APP, step_titles
+from conftest import lessons_session, step_titles
 from mvlab.lessons import EXAMPLES_DIR
 from mvlab.lessons.added import find_lesson
 from mvlab.lessons.step_results import warm
@@ -22,14 +21,7 @@ from mvlab.store.saved_lessons import SavedLessons
 FIRST = (EXAMPLES_DIR / "first-lesson.yaml").read_text()
 
 
-def session(**query):
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    for k, v in query.items():
-        at.query_params[k] = str(v)
-    at.switch_page("pages/lessons.py").run()
-    assert not at.exception, at.exception
-    return at
+session = lessons_session
 
 
 def edit(at, text: str):

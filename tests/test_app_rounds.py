@@ -3,9 +3,8 @@ of mind once), the teacher's view shows them, the reveal and the next step reach
 link has no teacher key, an unknown round says so."""
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from conftest import APP, step_titles
+from conftest import lessons_session, step_titles
 from mvlab.core.memo import Memo
 from mvlab.lessons import get_lesson
 from mvlab.lessons.step_results import warm
@@ -17,14 +16,7 @@ def warmed_ofsp():
     warm(get_lesson("ofsp"), ResultsStore(), say=lambda line: None)  # the session's private store
 
 
-def session(**query):
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    for k, v in query.items():
-        at.query_params[k] = str(v)
-    at.switch_page("pages/lessons.py").run()
-    assert not at.exception, at.exception
-    return at
+session = lessons_session
 
 
 def values(elements):

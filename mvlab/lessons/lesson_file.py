@@ -617,7 +617,9 @@ def reference_markdown() -> str:
     """The format's reference for the guide, written from :func:`schema` and the registries."""
     s = schema()
     out = ["## The format's reference", "", "Written from the lesson format's JSON Schema "
-           "(`mvlab/lessons/lesson.schema.json`); a test fails when the two disagree.", "",
+           "(`mvlab/lessons/lesson.schema.json`, published beside these pages as", "[lesson.schema.json]"
+           "(../lesson.schema.json): an editor that reads JSON Schemas checks a lesson file as you type); a", "test "
+           "fails when the two disagree.", "",
            "### The file", "", "| key | required | what |", "|---|---|---|"]
     for key, prop in s["properties"].items():
         out.append(f"| `{key}` | {'yes' if key in s['required'] else 'no'} | {prop.get('description', '')} |")
