@@ -137,3 +137,21 @@ def test_an_upload_larger_than_a_lesson_may_be_is_not_read(monkeypatch):
     assert "huge.yaml has 50,000,000 bytes" in errors and "huge.csv has 3,145,728 bytes" in errors
     assert read == ["mine.yaml", "tumours.csv"] and at.text_area(key="lesson_editor_text").value == FIRST
     assert any("CSV file with the lesson: **tumours" in c.value for c in at.caption)
+
+
+def test_the_preview_draws_each_steps_figures_and_says_whether_its_claims_hold():
+    """With its figures on, the preview reads each run's stored result and draws every step's figures with its
+    claims' verdicts, as the reader will see them; a claim that does not hold says so in red. Fails when the
+    verdicts are not shown (tried: _figures_of without its loop over them)."""
+    from mvlab.lessons.lesson_file import read_lesson
+
+    text = FIRST.replace("method: breiman, among", "method: rfd, among")  # a claim that does not hold
+    warm(read_lesson(text.encode()), ResultsStore(), say=lambda line: None)
+    at = session()
+    edit(at, text)
+    at.toggle(key="lesson_editor_figures").set_value(True).run()
+    assert not at.exception, at.exception
+    assert len(at.get("plotly_chart")) == 2
+    assert any("proximity.same_class_closer: holds: mean dissimilarity within a class" in s.value
+               for s in at.success)
+    assert any("accuracy_highest: does not hold: rfd" in e.value for e in at.error)

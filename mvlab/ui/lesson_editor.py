@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from mvlab.lessons import EXAMPLES_DIR, LESSONS, Lesson
+from mvlab.lessons import EXAMPLES_DIR, LESSONS, Lesson, StepContext
 from mvlab.lessons.added import add_lesson, added_titles, forget, saved_lessons
 from mvlab.lessons.figure_registry import FIGURES
 from mvlab.lessons.lesson_file import CSV_MAX_BYTES, LessonProblem, check_lesson_file, export_lesson
 from mvlab.lessons.safe_yaml import MAX_BYTES
 from mvlab.store import StoreUnavailable
 from mvlab.store.saved_lessons import SavedLessonError
-from mvlab.ui import runs
+from mvlab.ui import lesson_step, runs
 from mvlab.ui.prose import markdown_literal
 
 __all__ = ["TEMPLATE", "panel", "problems_markdown", "preview"]
@@ -127,9 +127,15 @@ def panel() -> None:
 
 
 def preview(lesson: Lesson) -> None:
-    """The lesson as a reader sees it before answering, or as the teacher sees it (with the answers); a step's
-    figures computed on request."""
-    as_teacher = st.toggle("Preview as the teacher (answers shown)", key="lesson_editor_as_teacher")
+    """The lesson as a reader sees it before answering, or as the teacher sees it (with the answers); with
+    *figures*, each run's result (stored already, or computed on the job engine by its Train button) and every
+    step's figures drawn from it, with whether each of its claims holds."""
+    left, right = st.columns(2)
+    as_teacher = left.toggle("Preview as the teacher (answers shown)", key="lesson_editor_as_teacher")
+    with_figures = right.toggle("Preview the figures (computed on this server)", key="lesson_editor_figures",
+                                help="Each computation of the lesson is looked up in the results store, or computed "
+                                     "when you press its Train button; the figures then show under their steps.")
+    contexts = _contexts(lesson) if with_figures else {}
     for number, step in enumerate(lesson.steps, 1):
         with st.container(border=True):
             st.markdown(f"#### Step {number}. {markdown_literal(step.title)}\n\n{step.text}\n\n"
@@ -143,6 +149,36 @@ def preview(lesson: Lesson) -> None:
             names = ", ".join(f"{use.name} ({FIGURES[use.name].doc[0].lower()}{FIGURES[use.name].doc[1:]})"
                               for use in step.figures)
             st.caption(f"Figures, computed by {step.run.label}: {names}")
+            ctx = contexts.get(step.run)
+            if ctx is not None:
+                _figures_of(step, ctx, number)
+
+
+def _contexts(lesson: Lesson) -> dict:
+    """Each run of ``lesson`` with its result as a step context, where there is one (stored, or just computed by
+    its Train button)."""
+    out = {}
+    for i, run in enumerate(lesson.runs()):
+        data = run.data()
+        result = runs.result_or_train(run.settings, data, run.result_type, key=f"lesson_editor_run_{i}",
+                                      label=f"Computing {run.label}")
+        if result is not None:
+            out[run] = StepContext(result, data, run.settings)
+    return out
+
+
+def _figures_of(step, ctx, number: int) -> None:
+    """A previewed step's figures and its claims' verdicts; a figure that cannot be drawn on this result is said in
+    words."""
+    try:
+        items, verdicts = step.items(ctx), step.verdicts(ctx)
+    except ValueError as exc:
+        st.error(f"Step {number} cannot be shown on this result: {markdown_literal(str(exc))}")
+        return
+    lesson_step.show_items(items, step, key=f"lesson_editor_fig_{number}", teacher=False)
+    for use, holds, measured in verdicts:
+        (st.success if holds else st.error)(f"{use.name}: {'holds' if holds else 'does not hold'}: "
+                                            f"{markdown_literal(measured)}")
 
 
 def _save(lesson: Lesson, raw: bytes) -> None:
