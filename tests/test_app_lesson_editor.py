@@ -21,7 +21,14 @@ from mvlab.store.saved_lessons import SavedLessons
 FIRST = (EXAMPLES_DIR / "first-lesson.yaml").read_text()
 
 
-session = lessons_session
+def session(**query):
+    """A new browser on the Lessons page; with no query, *Your own lesson* opened (a toggle: closed, the page
+    draws none of it)."""
+    at = lessons_session(**query)
+    if not query:
+        at.toggle(key="lesson_editor_open").set_value(True).run()
+        assert not at.exception, at.exception
+    return at
 
 
 def edit(at, text: str):
@@ -131,8 +138,9 @@ def test_an_upload_larger_than_a_lesson_may_be_is_not_read(monkeypatch):
     files = [upload("huge.yaml", 50_000_000), upload("huge.csv", 3 * 1024 * 1024),
              upload("mine.yaml", len(FIRST), FIRST.encode()),
              upload("tumours.csv", 10, (EXAMPLES_DIR / "tumours.csv").read_bytes())]
-    monkeypatch.setattr(streamlit, "file_uploader", lambda *a, **k: files)
     at = session()
+    monkeypatch.setattr(streamlit, "file_uploader", lambda *a, **k: files)
+    at.run()
     errors = " ".join(e.value for e in at.error).replace("\u2060", "")
     assert "huge.yaml has 50,000,000 bytes" in errors and "huge.csv has 3,145,728 bytes" in errors
     assert read == ["mine.yaml", "tumours.csv"] and at.text_area(key="lesson_editor_text").value == FIRST
@@ -155,3 +163,12 @@ def test_the_preview_draws_each_steps_figures_and_says_whether_its_claims_hold()
     assert any("proximity.same_class_closer: holds: mean dissimilarity within a class" in s.value
                for s in at.success)
     assert any("accuracy_highest: does not hold: rfd" in e.value for e in at.error)
+
+
+def test_a_readers_page_carries_no_editor_until_it_is_asked_for():
+    """Closed (the default), *Your own lesson* draws nothing: no editor, no check, no preview whose choices would
+    repeat a step's. Fails when the panel is drawn closed (tried: an expander, whose content is always sent: a
+    browser test found the template's "(a) Breiman" twice on the proximity lesson's page)."""
+    at = lessons_session(lesson="proximity", step=1)
+    assert not [t for t in at.text_area if t.key == "lesson_editor_text"]
+    assert [t for t in at.toggle if t.key == "lesson_editor_open"]

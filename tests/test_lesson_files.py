@@ -17,14 +17,8 @@ from mvlab.cli import main
 from mvlab.experiments.settings import ProximitySettings
 from mvlab.lessons import LESSONS
 from mvlab.lessons.added import add_lesson, find_lesson, forget, saved_lessons
-from mvlab.lessons.lesson_file import (
-    SCHEMA_PATH,
-    LessonFileError,
-    check_lesson_file,
-    export_lesson,
-    read_lesson,
-    schema,
-)
+from mvlab.lessons.lesson_file import LessonFileError, check_lesson_file, export_lesson, read_lesson
+from mvlab.lessons.lesson_schema import SCHEMA_PATH, schema
 from mvlab.store.saved_lessons import SavedLessonError, SavedLessons
 
 EXAMPLES = Path(__file__).parents[1] / "mvlab" / "lessons" / "examples"
@@ -36,7 +30,7 @@ def test_the_committed_schema_is_the_one_the_registries_write():
     figure, check or setting without the file regenerated fails here. Broken once: a figure added to the registry
     (``proximity.extra``) made the two differ."""
     assert json.loads(SCHEMA_PATH.read_text()) == schema(), (
-        "regenerate: python -c \"import json; from mvlab.lessons.lesson_file import schema, SCHEMA_PATH; "
+        "regenerate: python -c \"import json; from mvlab.lessons.lesson_schema import schema, SCHEMA_PATH; "
         "SCHEMA_PATH.write_text(json.dumps(schema(), indent=1, ensure_ascii=False) + '\\n')\"")
 
 
@@ -273,3 +267,52 @@ def test_the_lesson_command_checks_exports_adds_and_deletes(tmp_path, capsys):
     assert main(["--store", store, "lesson", "delete", "tumour-neighbours", "--key", "wrong"]) == 2
     assert main(["--store", store, "lesson", "delete", "tumour-neighbours", "--key", key]) == 0
     assert main(["lesson", "check"]) == 2 and "Name the lesson file" in capsys.readouterr().err
+
+
+DVS_LESSON = """format: 1
+id: dvs-on-csv
+title: T
+summary: S
+runs:
+  r:
+    page: {page}
+{data}    settings: {{{settings}}}
+steps:
+  - title: T
+    text: X
+    figures: [{{figure: {figure}}}]
+    question: {{prompt: "Q?", choices: [a, b], answer: 1, why: W}}
+    notice: N
+    mistake: M
+"""
+
+
+def _lesson(page: str, data: str, settings: str) -> tuple:
+    figure = {"dvs": "dvs.accuracy", "view_construction": "view_construction.k_lines"}.get(page, "proximity.map")
+    raw = DVS_LESSON.format(page=page, data=data, settings=settings, figure=figure).encode()
+    lesson, problems = check_lesson_file(raw, "run.yaml", {"tumours.csv": (EXAMPLES / "tumours.csv").read_bytes()})
+    return lesson, " ".join(p.message for p in problems)
+
+
+def test_a_run_computes_on_the_data_it_names_never_silently_on_other_data():
+    """A teacher's DVS run on their CSV, with the page's default ``source`` (the region demo) left as it is, computes
+    on the CSV; ``source: demo`` beside a CSV is refused in words; a run that names no data is refused where its
+    page has none of its own, and computes on the page's own data where it has. Fails without the rule (tried:
+    _data_source returning the settings as given: the DVS run computed on the region demo while its label said
+    tumours.csv, as a new user of the guide found)."""
+    lesson, said = _lesson("dvs", "    csv: tumours.csv\n", "n_estimators: 10")
+    assert not said and lesson.runs()[0].data().n_samples == 240 and lesson.runs()[0].data().n_views == 2
+    lesson, said = _lesson("dvs", "", "n_estimators: 10")
+    assert not said and lesson.runs()[0].data().n_samples == 600  # the region demo
+    _, said = _lesson("dvs", "    csv: tumours.csv\n", "source: demo")
+    assert "source: demo computes on the region demo" in said and "leave out source (the run's csv is used)" in said
+    _, said = _lesson("view_construction", "", "max_views: 3")
+    assert "say which data the run computes on" in said and "source: madelon" in said
+    _, said = _lesson("proximity", "", "view: mean")
+    assert "say which data the run computes on: 'dataset'" in said
+
+
+def test_an_answer_of_zero_is_said_once_and_rightly():
+    """``answer: 0`` gets one message (at least 1), not also a range of choices the question does not have."""
+    _, problems = check_lesson_file(FIRST.replace(b"answer: 2", b"answer: 0"), "zero.yaml")
+    assert [p.message for p in problems] == ["must be at least 1"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from mvlab.cli import main
 from mvlab.lessons import EXAMPLES_DIR
-from mvlab.lessons.lesson_file import reference_markdown
+from mvlab.lessons.lesson_schema import reference_markdown
 
 GUIDE = Path(__file__).parents[1] / "docs" / "guide" / "lessons.md"
 

@@ -159,10 +159,11 @@ class ExperimentSettings:
 class _MeasureChoice(ExperimentSettings):
     """Settings that grow view forests: the measure and its parameters."""
 
-    measure: str = _opt("breiman", options=tuple(MEASURES))
+    measure: str = _opt("breiman", options=tuple(MEASURES),
+                        help="The dissimilarity measure of the view forests (docs/algorithms.md §A.3-A.5).")
     w: float = _declared(1.0, PathLength, "w", range=(0.05, 5.0))
     kdn_k: int = _declared(7, RFD, "kdn_k", range=(1, 50))
-    paper: bool = False
+    paper: bool = _opt(False, help="The paper's measure and trees (its settings; slower).")
     n_estimators: int = _declared(100, RFDClassifier, "n_estimators", range=(3, 1000))
 
     @classmethod
@@ -277,11 +278,12 @@ class DVSSettings(_MeasureChoice):
     training rows it peaked at 4.82 GB against 4.3 GB estimated for the DVS classifier alone
     (docs/bench/bench_pages_scale.txt)."""
     display_only: ClassVar[tuple[str, ...]] = ("show",)
-    source: str = _opt("demo", options=("demo", "sidebar"))
+    source: str = _opt("demo", options=("demo", "sidebar"),
+                       help="The data: the region demo (demo) or the dataset chosen (sidebar).")
     n_estimators: int = _declared(60, RFDClassifier, "n_estimators", range=(3, 1000))
     k: int = _declared(7, DVSCombiner, "k", range=(1, 50))
     test_size: float = _opt(0.5, range=(0.1, 0.9), help="Paper: 50/50 split.")
-    show: str = _opt("dvs", options=DVS_METHODS)
+    show: str = _opt("dvs", options=DVS_METHODS, help="Which DVS method the page explains (display only).")
 
     def effective(self):
         """These settings with the paper's measure and trees when the ``paper`` switch is on."""
@@ -348,15 +350,19 @@ class ViewConstructionSettings(ExperimentSettings):
     """The View construction page: the k sweep of the six methods on the same folds."""
 
     kind: ClassVar[str] = "view_construction"
-    source: str = _opt("sidebar", options=("sidebar", "madelon"))
+    source: str = _opt("sidebar", options=("sidebar", "madelon"),
+                       help="The data: the dataset chosen (sidebar) or the Madelon-like set (madelon).")
     madelon_n: int = _opt(200, range=(20, 5000), help="make_classification: 2 classes, 5 informative, 15 redundant "
                           "and 480 noise features; seeded by the sidebar's seed.")
-    methods: tuple[str, ...] = _opt(tuple(METHODS), options=tuple(METHODS))
-    classifiers: tuple[str, ...] = _opt(("knn", "nb"), options=tuple(CLASSIFIERS))
-    paper: bool = False
-    max_views: int = _opt(10, range=(1, 30))
-    n_splits: int = _opt(3, range=(2, 10))
-    n_repeats: int = _opt(1, range=(1, 10))
+    methods: tuple[str, ...] = _opt(tuple(METHODS), options=tuple(METHODS),
+                                    help="The view-construction methods compared.")
+    classifiers: tuple[str, ...] = _opt(("knn", "nb"), options=tuple(CLASSIFIERS),
+                                        help="The ensembles' base classifiers (knn: 1-NN, nb: naive Bayes, svm: "
+                                             "linear SVM).")
+    paper: bool = _opt(False, help="The paper's sizes (all the data, its folds and GA; hours).")
+    max_views: int = _opt(10, range=(1, 30), help="K: views k = 1..K.")
+    n_splits: int = _opt(3, range=(2, 10), help="Folds of the outer cross-validation.")
+    n_repeats: int = _opt(1, range=(1, 10), help="Repetitions of the outer cross-validation.")
     inner_cv: int = _opt(3, range=(2, 10), help="Inner cross-validation of OFSP, AB, VC-GA and the ensemble weights.")
     ga_generations: int = _declared(3, GeneticViews, "n_generations", range=(0, 100))
     ga_runs: str = _opt("per_k", options=GA_RUNS, help="VC-GA's views for k = 1..K: a GA of its own for every k "
@@ -449,7 +455,7 @@ class SiameseSettings(ExperimentSettings):
     kind: ClassVar[str] = "siamese"
     lam_choices: ClassVar[tuple[float, ...]] = (0.001, 0.01, 0.1, 1.0, 10.0, 100.0)
     """The values of λ the page's slider offers (a link may carry any value in the field's range)."""
-    paper: bool = False
+    paper: bool = _opt(False, help="The paper's pairs, trees and levels (its Table 7; slower).")
     n_pairs: int = _opt(300, range=(30, 5000), help="Test pairs: 2N/3, from instances never used in training pairs.")
     n_estimators: int = _declared(50, SiameseDeepForest, "n_estimators", range=(5, 1000))
     qp_probas: str = _declared("oof", SiameseDeepForest, "qp_probas")
@@ -458,7 +464,7 @@ class SiameseSettings(ExperimentSettings):
                            help="Large λ pulls the tree weights towards uniform 1/T (gcForest).")
     z_schedule: str = _declared("double", SiameseDeepForest, "z_schedule")
     scanning: bool = _opt(True, help="Images only: two lock-step windows slide over the two images of a pair.")
-    windows: tuple[int, ...] = ()
+    windows: tuple[int, ...] = _opt((), help="Images only: the scanning windows' sizes (empty: the defaults).")
 
     @classmethod
     def paper_note(cls) -> str:

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from mvlab.core.memo import Memo
 from mvlab.lessons import LESSONS
-from mvlab.lessons.lesson_file import CSV_MAX_BYTES, LessonFileError, read_lesson
+from mvlab.lessons.lesson_file import LessonFileError, read_lesson
+from mvlab.lessons.lesson_schema import CSV_MAX_BYTES
 from mvlab.lessons.model import Lesson
 from mvlab.lessons.safe_yaml import YamlProblem, read_yaml
 from mvlab.store.saved_lessons import SavedLesson, SavedLessons

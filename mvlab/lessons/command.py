@@ -87,28 +87,40 @@ def _lesson_check(args, files: list[str]) -> int:
 
 
 def _claims_hold(lesson) -> bool:
-    """Compute each run of ``lesson`` here (nothing stored) and print whether each step's claims hold."""
-    from mvlab.lessons.model import StepContext
+    """Compute each run of ``lesson`` here (nothing stored) and print, step by step, what each figure shows in words
+    (:func:`mvlab.viz.describe.describe`; a table's first rows) and whether each claim holds with what it measured
+    (the numbers to write claims from). All on standard output, in order; a summary on standard error."""
+    import pandas as pd
 
-    contexts, fine = {}, True
+    from mvlab.lessons.model import StepContext
+    from mvlab.viz.describe import describe
+
+    contexts, failed = {}, 0
     for run in lesson.runs():
         data = run.data()
         start = time.perf_counter()
         contexts[run] = StepContext(run.settings.run(data), data, run.settings)
         print(f"  computed {run.label} in {time.perf_counter() - start:.1f} s")
     for number, step in enumerate(lesson.steps, 1):
+        print(f"  step {number} ({step.title}):")
         try:
-            step.items(contexts[step.run])
+            items = step.items(contexts[step.run])
             verdicts = step.verdicts(contexts[step.run])
         except ValueError as exc:
-            print(f"  step {number} ({step.title}): cannot be shown: {exc}", file=sys.stderr)
-            fine = False
+            print(f"    cannot be shown on this result: {exc}")
+            failed += 1
             continue
+        for use, item in zip(step.figures, items):
+            said = item.head(6).to_string(index=False) if isinstance(item, pd.DataFrame) else \
+                describe(item).sentence
+            print(f"    {use.name}: " + said.replace("\n", "\n      "))
         for use, holds, measured in verdicts:
-            fine &= holds
-            print(f"  step {number}, {use.name}: {'holds' if holds else 'DOES NOT HOLD'}: {measured}",
-                  file=sys.stdout if holds else sys.stderr)
-    return fine
+            failed += not holds
+            print(f"    {use.name}: {'holds' if holds else 'DOES NOT HOLD'}: {measured}")
+    if failed:
+        print(f"{lesson.id}: {failed} claim{'s' * (failed > 1)} or step{'s' * (failed > 1)} do not hold on the "
+              "computed result (above).", file=sys.stderr)
+    return not failed
 
 
 def _lesson_export(args, rest: list[str]) -> int:

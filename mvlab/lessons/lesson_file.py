@@ -1,13 +1,13 @@
-"""A lesson as a file a teacher writes: YAML, ``format: 1``, checked against a JSON Schema written from the
-registries (:func:`schema`; committed as ``mvlab/lessons/lesson.schema.json``), then read into a
+"""A lesson as a file a teacher writes: YAML, ``format: 1``, checked against the format's JSON Schema
+(:mod:`mvlab.lessons.lesson_schema`, written from the registries), then read into a
 :class:`~mvlab.lessons.model.Lesson`. Nothing in a file is code: its figures and checks are names of the registries
 (:data:`~mvlab.lessons.figure_registry.FIGURES`, :data:`~mvlab.lessons.check_registry.CHECKS`) with declared
 parameters, its computations a page's settings by their declared names, its data a bundled dataset or the lesson's
 own CSV file. The reader is :mod:`mvlab.lessons.safe_yaml` (plain data only).
 
 Every problem of a file is reported at once, each with the file, the line, the field and what is allowed there
-(:class:`LessonFileError`); the limits are :data:`LIMITS`. The guide (``docs/guide/lessons.md``) describes the
-format; its reference is written by :func:`reference_markdown` from the same schema.
+(:class:`LessonFileError`); the limits are :data:`~mvlab.lessons.lesson_schema.LIMITS`. The guide
+(``docs/guide/lessons.md``) describes the format. :func:`export_lesson` writes a lesson back as its file.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import json
 import re
 import typing
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Mapping
 
 import jsonschema
@@ -27,167 +26,17 @@ import yaml
 from mvlab.datasets.bundled import list_datasets, load_dataset
 from mvlab.lessons.check_registry import CHECKS
 from mvlab.lessons.figure_registry import FIGURES
-from mvlab.lessons.model import MAX_STEPS, Lesson, Question, Step, StepRun, Use, entry_use
+from mvlab.lessons.lesson_schema import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS, FORMAT, schema
+from mvlab.lessons.model import Lesson, Question, Step, StepRun, Use, entry_use
 from mvlab.lessons.pages import PAGES
-from mvlab.lessons.parameters import Entry, Param
-from mvlab.lessons.safe_yaml import MAX_BYTES, MAX_DEPTH, MAX_VALUES, Located, YamlProblem, read_yaml
+from mvlab.lessons.parameters import Entry
+from mvlab.lessons.safe_yaml import Located, YamlProblem, read_yaml
 
-__all__ = ["FORMAT", "LIMITS", "SCHEMA_PATH", "LessonProblem", "LessonFileError", "schema", "check_lesson_file",
-           "read_lesson", "export_lesson", "reference_markdown", "ID_PATTERN"]
+__all__ = ["LessonProblem", "LessonFileError", "check_lesson_file", "read_lesson", "export_lesson",
+           "lesson_document", "field_words", "MAX_PROBLEMS"]
 
-FORMAT = 1
-SCHEMA_PATH = Path(__file__).with_name("lesson.schema.json")
-ID_PATTERN = r"^[a-z][a-z0-9-]{2,39}$"
-CSV_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}\.csv$"
-LIMITS = {
-    "file": f"{MAX_BYTES // 1024} KiB, UTF-8, no control characters, one YAML document, no tags, anchors or aliases, "
-            f"nesting at most {MAX_DEPTH} deep, at most {MAX_VALUES:,} values",
-    "steps": f"1 to {MAX_STEPS}",
-    "runs": "1 to 6",
-    "figures per step": "1 to 3",
-    "checks per step": "0 to 6",
-    "choices": "2 to 6",
-    "title": "120 characters", "summary": "600 characters", "text": "2,000 characters",
-    "a choice": "200 characters", "why, notice, mistake, caption": "600 characters",
-    "csv": "one file per lesson, 2 MiB, 5,000 rows, 500 columns",
-}
-"""The limits of a lesson file, in words (the guide lists them)."""
 MAX_PROBLEMS = 50
 """Problems listed for one file (then how many more there are)."""
-CSV_MAX_BYTES = 2 * 1024 * 1024
-CSV_MAX_ROWS = 5000
-CSV_MAX_COLUMNS = 500
-
-
-# ============================================================================================ the schema
-def _text(limit: int, doc: str) -> dict:
-    return {"type": "string", "minLength": 1, "maxLength": limit, "description": doc}
-
-
-def _param_schema(p: Param) -> dict:
-    base = {"int": {"type": "integer"}, "float": {"type": "number"}, "str": {"type": "string", "maxLength": 300},
-            "bool": {"type": "boolean"}}
-    kind = p.type[5:-1] if p.type.startswith("list[") else p.type
-    item = dict(base[kind])
-    if p.options is not None:
-        item["enum"] = list(p.options)
-    if p.range is not None:
-        item["minimum"], item["maximum"] = p.range[0], p.range[1]
-    out = ({"type": "array", "items": item, "minItems": 1, "maxItems": 50} if p.type.startswith("list[") else item)
-    out["description"] = p.help + ("" if p.default is None else f" Default: {_yaml_value(p.default)}.")
-    return out
-
-
-def _yaml_value(value) -> str:
-    return json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)
-
-
-def _entry_schema(key: str, entry: Entry, extra: dict) -> dict:
-    props = {key: {"const": entry.name}, **extra, **{p.name: _param_schema(p) for p in entry.params}}
-    return {"if": {"properties": {key: {"const": entry.name}}, "required": [key]},
-            "then": {"properties": props, "additionalProperties": False,
-                     "required": [key] + [p.name for p in entry.params if p.required]}}
-
-
-def _settings_schema(kind: str) -> dict:
-    cls = PAGES[kind].settings
-    hints = cls.field_types()
-    props = {}
-    for f in dataclasses.fields(cls):
-        hint = hints[f.name]
-        meta = f.metadata
-        if typing.get_origin(hint) is tuple:
-            item_type = typing.get_args(hint)[0]
-            item = {"type": "integer"} if item_type is int else {"type": "string"}
-            if meta.get("options"):
-                item["enum"] = list(meta["options"])
-            prop = {"type": "array", "items": item, "maxItems": 50}
-        else:
-            prop = {"type": {int: "integer", float: "number", bool: "boolean", str: "string"}[hint]}
-            if meta.get("options"):
-                prop["enum"] = list(meta["options"])
-            if meta.get("range") is not None and hint is not bool:
-                prop["minimum"], prop["maximum"] = meta["range"]
-            if hint is str:
-                prop["maxLength"] = 300
-        default = f.default if f.default is not dataclasses.MISSING else None
-        help_text = meta.get("help") or ("The seed of every random choice." if f.name == "seed" else "")
-        prop["description"] = (help_text + f" Default: {_yaml_value(default)}.").strip()
-        props[f.name] = prop
-    return {"type": "object", "additionalProperties": False, "properties": props,
-            "description": f"The settings of the {PAGES[kind].title} page, by their names; those left out keep "
-                           "their defaults."}
-
-
-def schema() -> dict:
-    """The JSON Schema of a lesson file, format 1, written from the registries of figures and checks, the pages'
-    settings and the bundled datasets (the committed ``lesson.schema.json`` is this; a test compares them)."""
-    run = {"type": "object", "required": ["page"], "additionalProperties": False,
-           "description": "A computation: a page's settings on a bundled dataset or on the lesson's CSV file.",
-           "properties": {"page": {"enum": list(PAGES), "description": "The page whose computation this is."},
-                          "dataset": {"enum": list_datasets(), "description": "A bundled dataset."},
-                          "csv": {"type": "string", "pattern": CSV_PATTERN,
-                                  "description": "The lesson's own CSV file (a header, a label column and columns "
-                                                 "named view.feature), next to the lesson file."},
-                          "settings": {"type": "object"}},
-           "allOf": [{"if": {"properties": {"page": {"const": kind}}, "required": ["page"]},
-                      "then": {"properties": {"settings": {"$ref": f"#/$defs/settings-{kind}"}}}} for kind in PAGES]}
-    figure = {"type": "object", "required": ["figure"],
-              "properties": {"figure": {"enum": list(FIGURES), "description": "A figure's name."},
-                             "caption": _text(600, "A sentence under the figure.")},
-              "allOf": [_entry_schema("figure", e, {"caption": {"$ref": "#/$defs/caption"}}) for e in FIGURES.values()]}
-    check = {"type": "object", "required": ["check"],
-             "properties": {"check": {"enum": list(CHECKS), "description": "A check's name."}},
-             "allOf": [_entry_schema("check", e, {}) for e in CHECKS.values()]}
-    question = {"type": "object", "required": ["prompt", "choices", "answer", "why"], "additionalProperties": False,
-                "properties": {"prompt": _text(300, "The question, asked before the figures are shown."),
-                               "choices": {"type": "array", "minItems": 2, "maxItems": 6,
-                                           "items": _text(200, "A choice."), "description": "The choices."},
-                               "answer": {"type": "integer", "minimum": 1, "maximum": 6,
-                                          "description": "The number of the right choice, counting from 1."},
-                               "why": _text(600, "Why that answer: shown with it.")}}
-    step = {"type": "object", "required": ["title", "text", "figures", "question", "notice", "mistake"],
-            "additionalProperties": False,
-            "properties": {"title": _text(120, "The step's title."),
-                           "text": _text(2000, "What the step sets up (Markdown: bold, italics, lists, links; no "
-                                               "HTML, no images)."),
-                           "run": {"type": "string", "description": "The run whose result the figures show (a name "
-                                                                    "under runs); may be left out when there is one."},
-                           "figures": {"type": "array", "minItems": 1, "maxItems": 3,
-                                       "items": {"$ref": "#/$defs/figure"}, "description": "What the step shows."},
-                           "layout": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 3},
-                                      "minItems": 1, "maxItems": 3,
-                                      "description": "Figures per row (e.g. [1, 2]); default one per row."},
-                           "question": {"$ref": "#/$defs/question"},
-                           "notice": _text(600, "What to notice once the answer is shown."),
-                           "mistake": _text(600, "One common mistake."),
-                           "checks": {"type": "array", "maxItems": 6, "items": {"$ref": "#/$defs/check"},
-                                      "description": "Claims the answer makes of the result, checked before class."}}}
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "mvlab-lesson-format-1",
-        "title": "An mvlab lesson file, format 1",
-        "type": "object",
-        "required": ["format", "id", "title", "summary", "runs", "steps"],
-        "additionalProperties": False,
-        "properties": {
-            "format": {"const": FORMAT, "description": "The format's version: 1."},
-            "id": {"type": "string", "pattern": ID_PATTERN,
-                   "description": "The lesson's name in its link (/lessons?lesson=ID): 3 to 40 lower-case letters, "
-                                  "digits and hyphens, starting with a letter."},
-            "title": _text(120, "The lesson's title."),
-            "summary": _text(600, "One paragraph: what the lesson shows."),
-            "runs": {"type": "object", "minProperties": 1, "maxProperties": 6,
-                     "propertyNames": {"pattern": r"^[a-z][a-z0-9_-]{0,29}$"},
-                     "additionalProperties": {"$ref": "#/$defs/run"},
-                     "description": "The computations, by a name of your choice."},
-            "steps": {"type": "array", "minItems": 1, "maxItems": MAX_STEPS, "items": {"$ref": "#/$defs/step"},
-                      "description": "The steps, in order."},
-        },
-        "$defs": {"run": run, "figure": figure, "check": check, "question": question, "step": step,
-                  "caption": _text(600, "A sentence under the figure."),
-                  **{f"settings-{kind}": _settings_schema(kind) for kind in PAGES}},
-    }
 
 
 # ============================================================================================ problems
@@ -342,16 +191,15 @@ def check_lesson_file(raw: bytes, file: str = "lesson.yaml", csv_files: Mapping[
                       *, data: bool = True) -> tuple[Lesson | None, list[LessonProblem]]:
     """Read and check a lesson file; returns the lesson (None when there is any problem) and every problem.
 
-    ``csv_files`` maps a CSV file's name (as the lesson's runs give it) to its bytes (None: the CSV files are not at
-    hand, and a run on one is checked for its name only). ``data``: also load each run's data and ask its settings
-    whether they can run on it (:meth:`~mvlab.experiments.settings.ExperimentSettings.problems`): quick, no
-    computation."""
+    ``csv_files`` maps a CSV file's name (as the lesson's runs give it) to its bytes (None: none). ``data``: also
+    load each run's data and ask its settings whether they can run on it
+    (:meth:`~mvlab.experiments.settings.ExperimentSettings.problems`): quick, no computation."""
     try:
         located = read_yaml(raw)
     except YamlProblem as exc:
         return None, [LessonProblem(file, exc.line, "", exc.message)]
     doc = located.value
-    checker = _Checker(located, file, csv_files)
+    checker = _Checker(located, file, {} if csv_files is None else csv_files)
     if not isinstance(doc, dict):
         checker.add((), "a lesson file is a mapping: format, id, title, summary, runs and steps (see the guide)")
         return None, checker.problems
@@ -417,14 +265,16 @@ def _runs(doc: dict, checker: _Checker, data: bool) -> dict[str, StepRun]:
         path = ("runs", name)
         if not isinstance(run, dict) or run.get("page") not in PAGES:
             continue
-        if ("dataset" in run) == ("csv" in run):
-            checker.add(path, "give the data as either 'dataset' (a bundled dataset) or 'csv' (the lesson's CSV "
-                              "file), one of the two")
-            continue
         settings_given = run.get("settings", {})
-        if not isinstance(settings_given, dict):
+        if not isinstance(settings_given, dict) or ("dataset" in run and "csv" in run):
+            if "dataset" in run and "csv" in run:
+                checker.add(path, "give the data as either 'dataset' (a bundled dataset) or 'csv' (the lesson's "
+                                  "CSV file), not both")
             continue
         page = PAGES[run["page"]]
+        settings_given = _data_source(page, run, dict(settings_given), checker, path)
+        if settings_given is None:
+            continue
         try:
             settings = page.settings(**_settings_values(page.kind, settings_given))
         except (TypeError, ValueError):
@@ -432,27 +282,56 @@ def _runs(doc: dict, checker: _Checker, data: bool) -> dict[str, StepRun]:
         csv = None
         if "csv" in run:
             csv = _csv(run["csv"], checker, path + ("csv",))
-            if csv is None and checker.csv_files is not None:
+            if csv is None:
                 continue
-        dataset = run.get("dataset") or run.get("csv")
-        if not isinstance(dataset, str) or (csv is None and dataset not in list_datasets()):
+        dataset = run.get("dataset") or run.get("csv") or ""
+        if not isinstance(dataset, str) or (csv is None and dataset and dataset not in list_datasets()):
             continue
         step_run = StepRun(settings, dataset, page.result, csv)
-        if data and (csv is not None or "dataset" in run):
+        if data and (csv is not None or "csv" not in run):
             try:
-                for problem in settings.problems(step_run.data() if csv is not None else load_dataset(dataset)):
+                for problem in settings.problems(step_run.data() if csv is not None or not dataset
+                                                 else load_dataset(dataset)):
                     checker.add(path + ("settings",), problem)
             except ValueError as exc:
-                checker.add(path + ("csv",), str(exc))
+                checker.add(path + ("csv",), f"{exc} (A lesson's CSV names its label column 'label'.)")
                 continue
         runs[name] = step_run
     return runs
 
 
-def _csv(name: str, checker: _Checker, path) -> bytes | None:
-    """The lesson's CSV file ``name``, capped before it is parsed; None when it is not at hand."""
-    if checker.csv_files is None:
+def _data_source(page, run: dict, settings: dict, checker: _Checker, path) -> dict | None:
+    """The run's settings with its data settled (None: a problem was said): a run computes on its ``dataset`` or
+    ``csv``, or, on a page that has data of its own (``source: demo``, ``source: madelon``), on that; never both,
+    and never silently on the other one."""
+    has_data = "dataset" in run or "csv" in run
+    if page.own_data is None:
+        if not has_data:
+            checker.add(path, f"say which data the run computes on: 'dataset' (a bundled dataset: "
+                              f"{', '.join(list_datasets())}) or 'csv' (your CSV file)")
+            return None
+        return settings
+    default = next(f.default for f in dataclasses.fields(page.settings) if f.name == "source")
+    source = settings.get("source")
+    own = ", ".join(f"source: {k} ({v})" for k, v in page.own_data.items())
+    if has_data and source in page.own_data:
+        given = "dataset" if "dataset" in run else "csv"
+        checker.add(path + ("settings", "source"), f"source: {source} computes on {page.own_data[source]}, not on "
+                                                   f"the run's {given}; leave out source (the run's {given} is used) "
+                                                   f"or leave out {given}")
         return None
+    if has_data:
+        settings["source"] = page.data_value()
+    elif (source or default) not in page.own_data:
+        checker.add(path, f"say which data the run computes on: 'dataset' (a bundled dataset) or 'csv' (your CSV "
+                          f"file), or the page's own data: {own}")
+        return None
+    return settings
+
+
+def _csv(name: str, checker: _Checker, path) -> bytes | None:
+    """The lesson's CSV file ``name``, capped before it is parsed; None (and the problem said) when it is not at
+    hand or too large."""
     raw = checker.csv_files.get(name)
     if raw is None:
         checker.add(path, f"the CSV file '{name}' is not there; put it next to the lesson file (or upload it with "
@@ -526,7 +405,7 @@ def _steps(doc: dict, checker: _Checker, runs: dict[str, StepRun]) -> list[Step]
                   for j, c in enumerate(step.get("checks") or [])]
         q = step.get("question")
         if isinstance(q, dict) and isinstance(q.get("choices"), list) and isinstance(q.get("answer"), int) \
-                and not 1 <= q["answer"] <= len(q["choices"]):
+                and q["answer"] > len(q["choices"]) and not isinstance(q["answer"], bool):
             checker.add(path + ("question", "answer"), f"the answer is the number of the right choice, 1 to "
                                                        f"{len(q['choices'])}; got {q['answer']}")
         layout = step.get("layout") or []
@@ -571,9 +450,10 @@ def lesson_document(lesson: Lesson) -> dict:
         defaults = type(run.settings)()
         settings = {f.name: _plain(getattr(run.settings, f.name)) for f in dataclasses.fields(run.settings)
                     if f.name == "seed" or getattr(run.settings, f.name) != getattr(defaults, f.name)}
-        runs[name] = {"page": run.settings.kind,
-                      **({"csv": run.dataset} if run.csv is not None else {"dataset": run.dataset}),
-                      "settings": settings}
+        if run.dataset and "source" in settings and settings["source"] == PAGES[run.settings.kind].data_value():
+            del settings["source"]  # a run with its own dataset or CSV computes on it
+        data = {} if not run.dataset else {"csv": run.dataset} if run.csv is not None else {"dataset": run.dataset}
+        runs[name] = {"page": run.settings.kind, **data, "settings": settings}
         names[run] = name
     steps = []
     for step in lesson.steps:
@@ -611,57 +491,3 @@ def export_lesson(lesson: Lesson) -> str:
             "#   python -m mvlab lesson check FILE\n")
     return head + yaml.dump(lesson_document(lesson), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 
-
-# ============================================================================================ reference
-def reference_markdown() -> str:
-    """The format's reference for the guide, written from :func:`schema` and the registries."""
-    s = schema()
-    out = ["## The format's reference", "", "Written from the lesson format's JSON Schema "
-           "(`mvlab/lessons/lesson.schema.json`, published beside these pages as", "[lesson.schema.json]"
-           "(../lesson.schema.json): an editor that reads JSON Schemas checks a lesson file as you type); a", "test "
-           "fails when the two disagree.", "",
-           "### The file", "", "| key | required | what |", "|---|---|---|"]
-    for key, prop in s["properties"].items():
-        out.append(f"| `{key}` | {'yes' if key in s['required'] else 'no'} | {prop.get('description', '')} |")
-    for part, title in (("run", "A run (under `runs:`)"), ("step", "A step (under `steps:`)"),
-                        ("question", "A question")):
-        d = s["$defs"][part]
-        out += ["", f"### {title}", "", "| key | required | what |", "|---|---|---|"]
-        for key, prop in d["properties"].items():
-            what = prop.get("description") or s["$defs"].get(prop.get("$ref", "#/$defs/")[8:], {}).get(
-                "description", "")
-            out.append(f"| `{key}` | {'yes' if key in d.get('required', []) else 'no'} | {what} |")
-    out += ["", "### Settings of each page", ""]
-    for kind, page in PAGES.items():
-        d = s["$defs"][f"settings-{kind}"]
-        out += [f"**page: {kind}** ({page.title})", "", "| setting | allowed | what |", "|---|---|---|"]
-        for key, prop in d["properties"].items():
-            out.append(f"| `{key}` | {_allowed(prop)} | {prop['description']} |")
-        out.append("")
-    for title, registry, key in (("Figures", FIGURES, "figure"), ("Checks", CHECKS, "check")):
-        out += [f"### {title}", ""]
-        for entry in registry.values():
-            out += [f"**`{key}: {entry.name}`** (page: {', '.join(entry.pages)}). {entry.doc}", ""]
-            if entry.params:
-                out += ["| parameter | allowed | what |", "|---|---|---|"]
-                for p in entry.params:
-                    out.append(f"| `{p.name}`{' (required)' if p.required else ''} | {p.allowed()} | "
-                               f"{_param_schema(p)['description']} |")
-                out.append("")
-    out += ["### Limits", "", "| what | limit |", "|---|---|"]
-    out += [f"| {what} | {limit} |" for what, limit in LIMITS.items()]
-    return "\n".join(out) + "\n"
-
-
-def _allowed(prop: dict) -> str:
-    if prop.get("type") == "array":
-        item = prop["items"]
-        return "a list of " + (", ".join(map(str, item["enum"])) if "enum" in item else
-                               {"integer": "whole numbers", "string": "texts"}[item["type"]])
-    if "enum" in prop:
-        return ", ".join(map(str, prop["enum"]))
-    words = {"integer": "a whole number", "number": "a number", "boolean": "true or false", "string": "a text"}
-    said = words[prop["type"]]
-    if "minimum" in prop:
-        said += f" from {prop['minimum']:g} to {prop['maximum']:g}"
-    return said

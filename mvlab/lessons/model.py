@@ -50,9 +50,9 @@ class Question:
 @dataclass(frozen=True)
 class StepRun:
     """The computation a step shows: ``settings.run(data)`` where ``data`` is the bundled dataset
-    ``dataset``, or the lesson's own CSV file named ``dataset`` when ``csv`` holds its bytes (passed through
-    ``settings.data`` when the settings choose their own data, e.g. the region demo).  ``result_type`` reads the
-    stored artifact back (``from_npz``)."""
+    ``dataset``, or the lesson's own CSV file named ``dataset`` when ``csv`` holds its bytes, passed through
+    ``settings.data`` when the settings choose their own data (``dataset`` then "": the region demo, the
+    Madelon-like set).  ``result_type`` reads the stored artifact back (``from_npz``)."""
 
     settings: ExperimentSettings
     dataset: str
@@ -62,13 +62,15 @@ class StepRun:
     def data(self) -> MultiViewDataset:
         """The step's data: the bundled dataset or the lesson's CSV, through ``settings.data`` when the settings
         choose their own."""
+        if not self.dataset:
+            return self.settings.data(None)  # the page's own data, generated
         ds = load_dataset(self.dataset) if self.csv is None else _csv_dataset(self.csv, self.dataset)
         return self.settings.data(ds) if hasattr(self.settings, "data") else ds
 
     @property
     def label(self) -> str:
         """``"<kind> on <dataset>"``, for people."""
-        return f"{self.settings.kind} on {self.dataset}"
+        return f"{self.settings.kind} on {self.dataset or 'its own data'}"
 
 
 @functools.lru_cache(maxsize=16)  # a lesson's CSV is read once per process (its steps share it)

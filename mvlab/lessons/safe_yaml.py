@@ -147,8 +147,13 @@ def read_yaml(raw: bytes) -> Located:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         said = " ".join(part for part in (getattr(exc, "context", None), getattr(exc, "problem", None)) if part)
+        hint = (" A text that holds ': ' (a colon and a space) or starts with a quote, '[', '{', '*', '&', '!' or '#' "
+                "must be in quotes (\"like: this\"), and so must a text in [...] or {...} that holds '?', ',' or ':'."
+                if any(words in said for words in ("mapping values", "found character", "expected <block end>",
+                                                   "flow")) else "")
         raise YamlProblem(mark.line + 1 if mark is not None else 0,
-                          f"this is not valid YAML ({said or exc}); check the indentation and the quotes.") from None
+                          f"this is not valid YAML ({said or exc}); check the indentation and the quotes.{hint}") \
+            from None
     return Located(root, lines)
 
 

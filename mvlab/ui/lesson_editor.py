@@ -12,7 +12,8 @@ import streamlit as st
 from mvlab.lessons import EXAMPLES_DIR, LESSONS, Lesson, StepContext
 from mvlab.lessons.added import add_lesson, added_titles, forget, saved_lessons
 from mvlab.lessons.figure_registry import FIGURES
-from mvlab.lessons.lesson_file import CSV_MAX_BYTES, LessonProblem, check_lesson_file, export_lesson
+from mvlab.lessons.lesson_file import LessonProblem, check_lesson_file, export_lesson
+from mvlab.lessons.lesson_schema import CSV_MAX_BYTES
 from mvlab.lessons.safe_yaml import MAX_BYTES
 from mvlab.store import StoreUnavailable
 from mvlab.store.saved_lessons import SavedLessonError

@@ -82,7 +82,7 @@ def _read_address(notes: list[str]) -> Place:
     found = lesson_named(lesson)
     if found is None:
         notes.append(f"There is no lesson '{markdown_literal(lesson[:40])}'; the lessons are {', '.join(LESSONS)} and "
-                     "those added with *Your own lesson*. Showing the first.")
+                     "those added to this server. Showing the first.")
         lesson, found = next(iter(LESSONS)), LESSONS[next(iter(LESSONS))]
     total = len(found.steps)
     raw = q.get("step", "1")

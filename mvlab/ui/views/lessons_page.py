@@ -36,9 +36,9 @@ def page() -> None:
     st.title("Lessons")
     if not student:
         chooser(place)
-        if not place.teacher:
-            with st.expander("Your own lesson: write one, check it, save it and teach it",
-                             icon=":material/edit_note:"):
+        if not place.teacher and st.toggle("Your own lesson: write one, check it, save it and teach it",
+                                           key="lesson_editor_open"):
+            with st.container(border=True):  # drawn only when asked: a reader's page carries none of it
                 lesson_editor.panel()
     lesson = ui.lesson_named(place.lesson)
     if place.teacher:
