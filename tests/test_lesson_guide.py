@@ -51,3 +51,11 @@ def test_the_guides_commands_run_as_printed(tmp_path, monkeypatch, capsys):
         assert "no problem found" in out and "DOES NOT HOLD" not in out
         if "--compute" in args:
             assert "holds:" in out
+
+
+def test_the_lesson_a_new_user_wrote_from_the_guide_alone_still_checks_clean():
+    """docs/bench/new-user-lesson/: a four-step DVS lesson on a CSV of its own, written by a reader of the guide
+    alone (issue #70's trial; bench_class_round ran a round of 30 on it). A change of the format that breaks it
+    fails here (tried: the run's csv with source: demo beside it, as its writer first had it implicitly)."""
+    folder = Path(__file__).parents[1] / "docs" / "bench" / "new-user-lesson"
+    assert main(["lesson", "check", str(folder / "patients-dvs.yaml")]) == 0
