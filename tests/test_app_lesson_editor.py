@@ -97,6 +97,9 @@ def test_a_lesson_written_in_the_page_is_saved_opened_from_its_link_and_run_as_a
     teacher.button(key="round_next_0").click().run()
     students[1].run()
     assert step_titles(students[1]) == [lesson.steps[1].title]
+    exports = {b.proto.label for b in teacher.get("download_button")}  # the round's counts and summary
+    assert {"Answers per choice (CSV)", "One row per answer (CSV)", "Summary (HTML)"} <= exports
+    assert rounds.summary(code, teacher.session_state["_round_keys"][code], {0: 1, 1: 0})[0]["answers"] == 2
 
     owner = session()
     edit(owner, text.replace("title: Do a forest's", "title: Do the forest's"))

@@ -239,8 +239,8 @@ def test_an_added_lesson_with_its_own_csv_computes_on_it(tmp_path):
 
 def test_the_lesson_command_checks_exports_adds_and_deletes(tmp_path, capsys):
     """``lesson check`` exits 0 or 1 with every problem and its line; ``export`` writes a built-in lesson that
-    checks clean (or to standard output); ``add`` prints the id, the link and the key; ``delete`` needs the key; a
-    hostile file added leaves the store and the folder as they were."""
+    checks clean (or to standard output); ``add`` prints the id, the link and the key; ``--html`` writes an added
+    lesson's handout; ``delete`` needs the key; a hostile file added leaves the store and the folder as they were."""
     store = str(tmp_path / "r.sqlite")
     good, bad = tmp_path / "good.yaml", tmp_path / "bad.yaml"
     good.write_bytes(FIRST)
@@ -264,6 +264,10 @@ def test_the_lesson_command_checks_exports_adds_and_deletes(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "its link: /lessons?lesson=tumour-neighbours" in out
     key = out.split("keep it): ")[1].split()[0]
+    handout = tmp_path / "handout.html"  # --warm and --html take an added lesson's id as a built-in one's
+    assert main(["--store", store, "lesson", "tumour-neighbours", "--html", str(handout), "--n-jobs", "1"]) == 0
+    assert "tumour-neighbours: proximity on breast-cancer: computed in" in capsys.readouterr().err
+    assert handout.read_text().count("<summary>Show the answer</summary>") == 2
     assert main(["--store", store, "lesson", "delete", "tumour-neighbours", "--key", "wrong"]) == 2
     assert main(["--store", store, "lesson", "delete", "tumour-neighbours", "--key", key]) == 0
     assert main(["lesson", "check"]) == 2 and "Name the lesson file" in capsys.readouterr().err
