@@ -1,4 +1,7 @@
+"""How the new user of issue #70 made patients.csv for their lesson (as they wrote it, from the guide alone)."""
+
 import numpy as np
+
 rng = np.random.default_rng(7)
 n = 150
 label = np.array(["healthy"] * 75 + ["ill"] * 75)
