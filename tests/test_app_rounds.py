@@ -380,3 +380,60 @@ def test_a_students_own_process_builds_the_steps_figures_before_the_reveal(monke
         time.sleep(0.05)
     assert built(4) and built(5), [e.value for e in [*student.warning, *student.error, *student.info]]
     assert not [m for m in student.markdown if "**Answer:" in m.value]  # built, not shown: the answer is not out
+
+
+def test_a_student_ahead_of_the_class_is_told_so_and_answers_nothing_there():
+    """Issue #71 item 2: a student who presses *Next* past the class's step reads the step but is told that answers
+    count only on the class's step, and gets no choices to send; back on the class's step, the question is there.
+    Fails when the page offers the choices off the class's step (tried: ask() without off_the_class: the choices
+    and *Send* were drawn, and the store's refusal came only after the click)."""
+    teacher = session(lesson="ofsp", step=2, teacher=1)
+    teacher.button(key="round_start").click().run()
+    code = teacher.query_params["round"]
+    code = code[0] if isinstance(code, list) else code
+    student = session(lesson="ofsp", step=2, round=code)
+    student.button(key="lesson_next").click().run()
+    assert not student.exception, student.exception
+    assert step_titles(student) == [get_lesson("ofsp").steps[2].title]
+    assert any("The class is on step 2: answers count only there" in i.value for i in student.info)
+    assert not [r for r in student.radio if r.key == "lesson_ofsp_3_choice"]
+    assert not [b for b in student.button if b.key == "lesson_ofsp_3_reveal"]
+    student.button(key="lesson_back").click().run()
+    assert [r for r in student.radio if r.key == "lesson_ofsp_2_choice"]
+    assert ClassRounds(ResultsStore().path).all_counts([code]) == {}
+
+
+def test_a_running_round_hides_its_unrevealed_answers_from_every_other_page(monkeypatch):
+    """Issue #71 item 3: while a round of a lesson runs, a reader alone, teacher mode without the round's key and the
+    handout show none of the answers the round has not revealed, whoever asks; a revealed step shows as before, and
+    once the round is over (deleted, or older than MVLAB_ROUND_OPEN_HOURS) everything does. Fails when a reader's
+    step does not ask (tried: show_step without hidden_steps: the reader revealed step 2's answer and figures while
+    the class was predicting it)."""
+    import time
+
+    from mvlab.ui import class_round
+    from mvlab.ui.lesson_step import HIDDEN_BY_A_ROUND
+
+    monkeypatch.setenv("MVLAB_ROUND_OPEN_HOURS", "4")
+    rounds = ClassRounds(ResultsStore().path)
+    rounds.sweep(now=time.time() + 31 * 86400)  # the module's earlier rounds go: this one alone is running
+    started = rounds.start("ofsp", step=1)
+    code, key = started.round.code, started.key
+    class_round._HIDDEN.clear()
+    reader = session(lesson="ofsp", step=2)
+    assert any(HIDDEN_BY_A_ROUND in i.value for i in reader.info)
+    assert not reader.radio and not reader.get("plotly_chart") and not reader.dataframe
+    projector = session(lesson="ofsp", step=2, teacher=1)  # teacher mode without the round's key
+    assert not any("**Answer:" in m.value for m in projector.markdown) and not projector.get("plotly_chart")
+    first = session(lesson="ofsp", step=1)
+    assert not first.get("download_button")  # the handout holds every answer
+    assert any("once the class round of this lesson that is running" in c.value for c in first.caption)
+    rounds.reveal(code, key, 1)
+    class_round._HIDDEN.clear()
+    projector = session(lesson="ofsp", step=2, teacher=1)
+    assert any("**Answer:" in m.value for m in projector.markdown)  # revealed to the class: shown
+    assert any(HIDDEN_BY_A_ROUND in i.value for i in session(lesson="ofsp", step=3).info)  # not yet revealed
+    rounds.delete(code, key)
+    class_round._HIDDEN.clear()
+    assert session(lesson="ofsp", step=1).get("download_button")  # the round is over: as before
+    assert session(lesson="ofsp", step=3).radio

@@ -2,7 +2,9 @@
 waiter at a time, isolated from each other's failures and memory, recorded in the results store."""
 
 import itertools
+import shutil
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -363,3 +365,34 @@ def test_ofsp_folds_kept_by_a_worker_come_back_through_the_engine_and_a_cut_off_
     key = ["method", "k"]
     a, b = pd.DataFrame(first).sort_values(key), pd.DataFrame(again).sort_values(key)
     assert np.allclose(a["accuracy"], b["accuracy"])
+
+
+def test_the_embedded_engine_lets_no_other_process_in(engine):
+    """Issue #71 item 4: the embedded scheduler speaks TLS only, with certificates made for this run in a folder its
+    owner alone can read; a stranger on the same machine (plain TCP, or TLS without the run's certificate) is
+    refused, while the server's own client computes. Fails when the embedded cluster is started without its
+    security (tried: _EmbeddedCluster without private_security: the stranger connected over tcp:// and ran code)."""
+    import os
+    import stat
+
+    from distributed import Client, Security
+
+    from mvlab.engine.certificates import private_security
+
+    address = engine.client.scheduler.address
+    assert address.startswith("tls://127.0.0.1:")
+    folder = engine._cluster._certificates
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700 and not (Path(folder) / "ca-key.pem").exists()
+    assert all(stat.S_IMODE(p.stat().st_mode) & 0o077 == 0 for p in Path(folder).iterdir())
+    for stranger in (address.replace("tls://", "tcp://"), address):  # plain text; TLS without a certificate
+        with pytest.raises((OSError, TimeoutError, ValueError, TypeError)):
+            Client(stranger, timeout="3s", set_as_default=False)
+    other = Path(folder).parent / f"{Path(folder).name}-stranger"
+    other.mkdir(mode=0o700)
+    try:  # a certificate, but not one this run's authority signed
+        with pytest.raises((OSError, TimeoutError)):
+            Client(address, timeout="3s", set_as_default=False, security=private_security(other))
+    finally:
+        shutil.rmtree(other, ignore_errors=True)
+    assert engine.client.submit(sum, [1, 2]).result(timeout=30) == 3  # the server itself still computes
+    assert isinstance(engine._cluster.security, Security) and engine._cluster.security.require_encryption

@@ -25,7 +25,7 @@ def test_a_round_has_a_short_code_and_a_key_that_is_not_stored(rounds):
 
 
 def test_a_student_who_changes_their_mind_is_counted_once(rounds):
-    r = rounds.start("dvs").round
+    r = rounds.start("dvs", step=1).round
     for token, choice in [("a", 0), ("b", 1), ("c", 1), ("a", 2), ("a", 1)] + [("flood", 0)] * 50:
         rounds.answer(r.code, token, 1, choice)
     assert rounds.counts(r.code, 1) == {0: 1, 1: 3}
@@ -38,7 +38,7 @@ def test_a_flood_of_tokens_fills_a_capped_round_only_as_far_as_its_cap_and_a_res
     failure, a second tab) is stored as a new one (tried: the early return on the same choice removed, the
     second send's time replaced the first's)."""
     rounds = ClassRounds(store_location, max_answers=20)
-    code = rounds.start("dvs").round.code
+    code = rounds.start("dvs", step=1).round.code
     refused = 0
     for i in range(60):  # sixty tokens, as a script opening sessions in a loop
         try:
@@ -61,7 +61,7 @@ def test_a_flood_of_tokens_fills_a_capped_round_only_as_far_as_its_cap_and_a_res
 def test_every_value_of_an_answer_is_checked_and_refused_in_words(rounds, step, choice, words):
     """Fails when a hand-made value (a string, a negative or huge number, a bool) is stored or raises anything
     but a RoundError (tried: the choice's range check removed: "-3" and 3 were stored and counted)."""
-    code = rounds.start("dvs").round.code
+    code = rounds.start("dvs", step=1).round.code
     with pytest.raises(RoundError, match=words):
         rounds.answer(code, "a", step, choice, choices=3)
     assert rounds.counts(code, 1) == {} and rounds.counts(code, 0) == {}
@@ -113,7 +113,7 @@ def test_a_store_that_cannot_answer_raises_store_unavailable_and_keeps_nothing(t
 
     path = tmp_path / "store.sqlite"
     rounds = ClassRounds(path, timeout=0.2)
-    code = rounds.start("dvs").round.code
+    code = rounds.start("dvs", step=1).round.code
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     with pytest.raises(StoreUnavailable, match=r"^The results store is unavailable right now\.$") as away:
@@ -146,7 +146,7 @@ def test_only_the_teacher_key_reveals_advances_renames_exports_and_deletes(round
 
 
 def test_a_revealed_step_takes_no_more_answers_and_an_unknown_round_says_so(rounds):
-    started = rounds.start("dvs")
+    started = rounds.start("dvs", step=1)
     rounds.answer(started.round.code, "a", 1, 0)
     rounds.reveal(started.round.code, started.key, 1)
     with pytest.raises(RoundError, match="revealed"):
@@ -154,6 +154,25 @@ def test_a_revealed_step_takes_no_more_answers_and_an_unknown_round_says_so(roun
     assert rounds.counts(started.round.code, 1) == {0: 1}
     with pytest.raises(RoundError, match="no round 'QQQQ'"):
         rounds.answer("qqqq", "a", 1, 0)
+
+
+def test_an_answer_counts_only_for_the_step_the_class_is_on(rounds):
+    """Issue #71 item 2: a student who goes ahead, or back to a step the class has left, answers nothing there: the
+    store refuses it in words and keeps nothing; once the teacher moves the class, the new step takes answers and
+    the step it left takes no change. Fails when the class's step is not checked (tried: the check removed: a
+    student's answer to step 3 was stored and counted while the class was on step 2)."""
+    started = rounds.start("dvs", step=1)
+    code = started.round.code
+    for step in (0, 2, 5):
+        with pytest.raises(RoundError, match="the class is on step 2: answers count only for the step the class"):
+            rounds.answer(code, "a", step, 0)
+    rounds.answer(code, "a", 1, 2)
+    rounds.answer(code, "a", 1, 1)  # a change of mind on the class's step, until the reveal
+    rounds.move_to(code, started.key, 2)
+    with pytest.raises(RoundError, match="the class is on step 3"):
+        rounds.answer(code, "a", 1, 0)  # the step the class left: the answer sent there stands
+    rounds.answer(code, "b", 2, 0)
+    assert rounds.all_counts([code]) == {(code, 1): {1: 1}, (code, 2): {0: 1}}
 
 
 def test_a_full_round_says_so_and_still_lets_a_student_change_their_answer(store_location):
@@ -177,9 +196,11 @@ def test_old_rounds_expire_and_are_swept(rounds):
 
 
 def test_after_class_the_round_downloads_without_identities(rounds):
-    started = rounds.start("dvs")
+    started = rounds.start("dvs", step=1)
     code = started.round.code
     for token, step, choice in [("tab-1", 1, 0), ("tab-2", 1, 1), ("tab-3", 1, 1), ("tab-1", 2, 2)]:
+        if step != rounds.get(code).step:
+            rounds.move_to(code, started.key, step)
         rounds.answer(code, token, step, choice)
     totals, per_answer = rounds.export_csv(code, started.key)
     assert totals.splitlines() == ["step,choice,count", "2,1,1", "2,2,2", "3,3,1"]
@@ -204,7 +225,7 @@ def _answer_many(path, code, prefix, n):
 
 def test_two_processes_on_one_store_count_together(store_location):
     path = store_location
-    code = ClassRounds(path).start("dvs").round.code
+    code = ClassRounds(path).start("dvs", step=1).round.code
     ctx = mp.get_context("spawn")
     workers = [ctx.Process(target=_answer_many, args=(path, code, p, 40)) for p in ("server-a", "server-b")]
     for w in workers:
@@ -216,7 +237,7 @@ def test_two_processes_on_one_store_count_together(store_location):
 
 
 def test_many_rounds_and_their_counts_are_read_in_one_look(rounds):
-    first, second = rounds.start("dvs").round, rounds.start("ofsp", share=True).round
+    first, second = rounds.start("dvs", step=1).round, rounds.start("ofsp", share=True).round
     for token, choice in [("a", 0), ("b", 1), ("c", 1)]:
         rounds.answer(first.code, token, 1, choice)
     rounds.answer(second.code, "a", 0, 2)
@@ -235,7 +256,8 @@ def test_the_store_keeps_its_connections_and_answers_given_at_once_never_pass_th
     rounds = ClassRounds(store_location, max_answers=30)
     opened = []
     event.listen(rounds.engine, "connect", lambda *_: opened.append(1))
-    code = rounds.start("dvs").round.code
+    started = rounds.start("dvs", step=1)
+    code = started.round.code
     for i in range(20):
         rounds.answer(code, f"t{i}", 1, i % 3)
         assert rounds.get(code) is not None
@@ -243,6 +265,7 @@ def test_the_store_keeps_its_connections_and_answers_given_at_once_never_pass_th
     with pytest.raises(RoundError):
         rounds.reveal(code, "wrong key", 1)  # refused inside a transaction: rolled back, the connection kept
     assert rounds.get(code).revealed == frozenset() and len(opened) <= 1
+    rounds.move_to(code, started.key, 2)
 
     barrier, errors = threading.Barrier(16), []
 

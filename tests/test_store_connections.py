@@ -63,7 +63,7 @@ def test_each_store_on_a_shared_engine_waits_as_long_as_it_says(tmp_path):
     results = ResultsStore(path, timeout=30)
     results.start_run("dvs", "iris", "f", 0, {})  # the engine's kept connection now waits 30 s
     rounds = ClassRounds(path, timeout=0.2)
-    code = rounds.start("dvs").round.code
+    code = rounds.start("dvs", step=1).round.code
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     began = time.monotonic()

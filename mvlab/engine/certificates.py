@@ -18,7 +18,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-__all__ = ["make_certificates", "ENV_FILE"]
+__all__ = ["make_certificates", "ENV_FILE", "private_security"]
 
 ENV_FILE = "engine-tls.env"
 """The settings file :func:`make_certificates` writes beside the certificates."""
@@ -68,3 +68,35 @@ def make_certificates(folder, days: int = 825) -> Path:
     env.write_text("# Dask's TLS settings for mvlab's engine (mvlab certificates); load with: set -a; . "
                    f"{env}; set +a\n" + "".join(f"{k}={v}\n" for k, v in settings.items()))
     return env
+
+
+def private_security(folder):
+    """Dask's :class:`distributed.Security` for an engine that this server alone may reach: a certificate authority
+    and one certificate made now for this run (elliptic-curve keys: milliseconds, not the seconds of RSA), written
+    into ``folder`` (which the caller made readable by its owner only, and removes when the engine closes), every
+    connection encrypted and both sides required to present a certificate the authority signed. Another process on
+    the machine, under another account or not, can open the port but not the handshake. ``ValueError`` without
+    ``openssl``."""
+    from distributed import Security
+
+    if shutil.which("openssl") is None:
+        raise ValueError("the embedded engine needs the openssl command to make its certificates (apt-get install "
+                         "openssl).")
+    folder = Path(folder)
+    ca, ca_key, cert, key, request = (folder / n for n in ("ca.pem", "ca-key.pem", "cert.pem", "key.pem", "cert.csr"))
+    curve = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
+    old_umask = os.umask(0o077)
+    try:
+        _openssl("req", "-x509", *curve, "-days", "30", "-subj", "/CN=mvlab embedded engine CA", "-keyout",
+                 str(ca_key), "-out", str(ca))
+        _openssl("req", *curve, "-subj", "/CN=mvlab embedded engine", "-keyout", str(key), "-out", str(request))
+        _openssl("x509", "-req", "-in", str(request), "-CA", str(ca), "-CAkey", str(ca_key), "-CAcreateserial",
+                 "-days", "30", "-out", str(cert))
+    finally:
+        os.umask(old_umask)
+        request.unlink(missing_ok=True)
+        (folder / "ca.srl").unlink(missing_ok=True)
+        ca_key.unlink(missing_ok=True)  # nothing more is signed
+    return Security(tls_ca_file=str(ca), tls_scheduler_cert=str(cert), tls_scheduler_key=str(key),
+                    tls_worker_cert=str(cert), tls_worker_key=str(key), tls_client_cert=str(cert),
+                    tls_client_key=str(key), require_encryption=True)

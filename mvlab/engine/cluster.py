@@ -53,8 +53,10 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
+import shutil
 import socket
 import sys
+import tempfile
 import threading
 import types
 from contextlib import contextmanager
@@ -64,6 +66,8 @@ import dask
 import psutil
 from distributed import Client, LocalCluster
 from distributed.diagnostics.plugin import WorkerPlugin
+
+from mvlab.engine.certificates import private_security
 
 __all__ = ["EngineConfig", "connect", "parse_bytes", "check_versions", "version_differences", "scheduler_security",
            "checked_scheduler", "env_switch", "store_variables"]
@@ -230,15 +234,19 @@ def _give_store_back_to_children() -> None:
 class _EmbeddedCluster(LocalCluster):
     """The embedded engine's :class:`distributed.LocalCluster`: its worker processes (those its nannies restart later
     included) and multiprocessing's helper processes start without the results store's variables, from its start
-    to its close (:func:`_withhold_store_from_children`)."""
+    to its close (:func:`_withhold_store_from_children`); it speaks TLS only, with certificates made for this run
+    (:func:`mvlab.engine.certificates.private_security`), so that no other process on the machine can reach its
+    scheduler and run code as the server (issue #71: it listened on plain TCP before)."""
 
     def __init__(self, *args, **kwargs):
         _withhold_store_from_children()
         self._withholding_store = True
+        self._certificates = tempfile.mkdtemp(prefix="mvlab-engine-")  # mode 0700: its owner's alone
         try:
-            super().__init__(*args, **kwargs)
+            super().__init__(*args, security=private_security(self._certificates), **kwargs)
         except BaseException:
             self._stop_withholding_store()
+            shutil.rmtree(self._certificates, ignore_errors=True)
             raise
 
     def _stop_withholding_store(self) -> None:
@@ -251,6 +259,7 @@ class _EmbeddedCluster(LocalCluster):
             await super()._close()
         finally:
             self._stop_withholding_store()
+            shutil.rmtree(self._certificates, ignore_errors=True)
 
 
 @contextmanager

@@ -460,8 +460,34 @@ def sdf_facts(cells: pd.DataFrame, draws: pd.DataFrame, others=None) -> dict:
     return {"summary": summary, "findings": "\n".join(findings), "halfwidths": _halfwidths(main),
             "n100_range": f"{small.min():.3f}–{small.max():.3f}" if len(small) else "no cell yet",
             "n100_paper_range": _paper_range_at_100(("yeast", "ionosphere")),
+            "n100_inside": _inside_at_100(main), "n100_half": _near_half_at_100(("yeast", "ionosphere")),
             "gain_word": gain_word,
             "lam_grid": ", ".join(f"{v:g}" for v in LAM_GRID), "paper_table9": _paper_table9()}
+
+
+def _inside_at_100(main: pd.DataFrame) -> str:
+    """How many of the paper's cells at N = 100 (Tables 4-7, ``main``) lie inside our interval of the mean and inside
+    the prediction interval of one draw, the latter per dataset, in words."""
+    at = main[(main["N"] == 100) & main["paper"].notna() & main["pi_low"].notna()]
+    if not len(at):
+        return "no cell at N = 100 has its draws yet"
+    per = ", ".join(f"{name.capitalize()} {int(g['inside_one_draw'].sum())} of {len(g)}"
+                    for name, g in at.groupby("dataset"))
+    inside = int(at["inside"].sum())
+    return (f"{inside} of the paper's {len(at)} cells {'lies' if inside == 1 else 'lie'} inside the 95 % interval of "
+            f"our mean, "
+            f"{int(at['inside_one_draw'].sum())} inside the prediction interval of one draw ({per})")
+
+
+def _near_half_at_100(datasets, margin: float = 0.02) -> str:
+    """How close the paper's cells at N = 100 on ``datasets`` are to one half, in words: how many lie within
+    ``margin`` of it, and how many of each dataset's lie above it."""
+    values = {name: [v for (t, n_, n, _, _), v in PAPER.items() if t < 8 and n_ == name and n == 100]
+              for name in datasets}
+    every = [v for vs in values.values() for v in vs]
+    near = sum(abs(v - 0.5) <= margin for v in every)
+    above = ", ".join(f"{name.capitalize()}'s {sum(v > 0.5 for v in vs)} of {len(vs)}" for name, vs in values.items())
+    return f"{near} of the {len(every)} within {margin:g} of one half; above one half: {above}"
 
 
 def _paper_range_at_100(datasets) -> str:

@@ -90,7 +90,7 @@ _ALL_COUNTS = (sa.select(ANSWERS.c.code, ANSWERS.c.step, ANSWERS.c.choice, sa.fu
 _ANSWER_OF = sa.select(ANSWERS.c.choice).where(ANSWERS.c.code == _CODE, ANSWERS.c.token == sa.bindparam("token"),
                                                ANSWERS.c.step == sa.bindparam("step"))
 _KEY_HASH = sa.select(ROUNDS.c.key_hash).where(ROUNDS.c.code == _CODE)
-_OPEN_ROUND = (sa.select(ROUNDS.c.revealed, ROUNDS.c.max_answers)
+_OPEN_ROUND = (sa.select(ROUNDS.c.revealed, ROUNDS.c.max_answers, ROUNDS.c.step)
                .where(ROUNDS.c.code == _CODE, ROUNDS.c.created >= _OLDEST).with_for_update())
 _ANSWERS_IN = sa.select(sa.func.count()).where(ANSWERS.c.code == _CODE)
 _JOINED = (sa.select(JOINS.c.window_start, JOINS.c.joins)
@@ -253,6 +253,20 @@ class ClassRounds(Database):
             rows = conn.execute(_KEPT.order_by(ROUNDS.c.created.desc()), {"oldest": self._oldest_kept(now)}).all()
         return [self._round(r) for r in rows]
 
+    def unrevealed(self, lesson: str, since: float, now: float | None = None) -> frozenset[int]:
+        """The steps (0-based, below :data:`MAX_STEPS`) that some round of ``lesson`` started at ``since`` or later
+        (and kept) has not revealed yet: whose answers no page shows meanwhile to anyone but that round's own teacher
+        and, once revealed, its students (issue #71 item 3). A round that has revealed every step it reached hides
+        the steps after it still."""
+        with self._connect() as conn:
+            rows = conn.execute(sa.select(ROUNDS.c.revealed).where(
+                ROUNDS.c.lesson == str(lesson), ROUNDS.c.created >= max(float(since), self._oldest_kept(now)))).all()
+        hidden: set[int] = set()
+        for (revealed,) in rows:
+            shown = {int(s) for s in revealed.split(",") if s}
+            hidden |= set(range(MAX_STEPS)) - shown
+        return frozenset(hidden)
+
     def many(self, codes, now: float | None = None) -> dict[str, Round]:
         """The rounds of these codes that exist and have not expired, in one query: ``{code: Round}`` (a server
         process looks at every round its students follow at once, not once per student)."""
@@ -365,9 +379,10 @@ class ClassRounds(Database):
                choices: int = MAX_CHOICES) -> None:
         """Record ``token``'s choice on ``step`` (replacing its earlier one; the same choice again changes
         nothing); a ``RoundError`` says why not: a value that is not a whole number in range (``step`` below
-        :data:`MAX_STEPS`, ``choice`` below ``choices``, the number of the step's choices), the step revealed,
-        the round full. The round's row is locked meanwhile (PostgreSQL), so answers given at once never pass
-        its cap."""
+        :data:`MAX_STEPS`, ``choice`` below ``choices``, the number of the step's choices), a step the class is
+        not on (an answer counts only for the step the teacher has the class on: a student who goes ahead or back
+        answers nothing there), the step revealed, the round full. The round's row is locked meanwhile
+        (PostgreSQL), so answers given at once never pass its cap and never land on a step the class has left."""
         code, token = self._checked(code, token)
         step = _whole(step, "step", MAX_STEPS)
         choice = _whole(choice, "choice", _whole(choices, "the number of choices", MAX_CHOICES + 1))
@@ -377,6 +392,9 @@ class ClassRounds(Database):
                 raise RoundError(f"there is no round {code!r} (or it has expired).")
             if str(step) in row[0].split(","):
                 raise RoundError("the teacher has revealed this step's answer: answers to it are closed.")
+            if step != row[2]:
+                raise RoundError(f"the class is on step {row[2] + 1}: answers count only for the step the class is "
+                                 "on.")
             known = conn.execute(_ANSWER_OF, {"code": code, "token": token, "step": step}).first()
             if known is not None and known[0] == choice:
                 return  # sent again (a retry after a failure, a second tab): counted once, its time kept

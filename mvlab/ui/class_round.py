@@ -50,7 +50,7 @@ from mvlab.viz.class_figures import answer_bars_html, answer_distribution
 
 __all__ = ["class_rounds", "RoundView", "join", "teacher_panel", "record", "sent_before", "live_answers",
            "follow_the_round", "class_distribution", "class_bars", "revealed_bars", "revealed_counts", "moved_to",
-           "round_watch", "students_base", "store_trouble", "wait_for_the_store", "StoreUnavailable"]
+           "round_watch", "students_base", "store_trouble", "wait_for_the_store", "StoreUnavailable", "hidden_steps"]
 
 TEACHER_REFRESH = 1.0
 """Seconds between two looks of the teacher's view at the answers."""
@@ -117,6 +117,31 @@ def class_rounds() -> ClassRounds:
     """The rounds in this server's results store (the retention, cap, join limit and wait from the environment); a
     store that cannot be opened now is :class:`StoreUnavailable`."""
     return _kept("rounds", _rounds)
+
+
+ROUND_HOURS_DEFAULT = "4"
+"""Hours a round keeps its lesson's unrevealed answers from every other page (``MVLAB_ROUND_OPEN_HOURS``): a lecture."""
+_HIDDEN = Memo(256)
+"""The steps each lesson's open rounds hide, by lesson and 2-second slot: a page asks the store at most once every
+2 s per lesson and process (a class's readers share the look)."""
+ALL_STEPS = frozenset(range(100))
+
+
+def hidden_steps(lesson_id: str) -> frozenset[int]:
+    """The steps (0-based) of ``lesson_id`` whose answers no page may show now, because a class round of the lesson
+    started in the last ``MVLAB_ROUND_OPEN_HOURS`` hours (4) has not revealed them (issue #71 item 3): a reader
+    alone, teacher mode without the round's key and the handout wait for the reveal; the round's own teacher and
+    students follow the round. Every step while the store cannot answer (it cannot say that no round is on)."""
+    hours = _number("MVLAB_ROUND_OPEN_HOURS", ROUND_HOURS_DEFAULT)
+    slot = int(time.monotonic() // 2)
+
+    def look() -> frozenset[int]:
+        try:
+            return class_rounds().unrevealed(lesson_id, time.time() - hours * 3600)
+        except StoreUnavailable:
+            return ALL_STEPS
+
+    return _HIDDEN.get((lesson_id, hours, slot), look)
 
 
 def _unavailable_words(exc: StoreUnavailable) -> str:

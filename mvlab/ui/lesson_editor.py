@@ -17,7 +17,7 @@ from mvlab.lessons.lesson_schema import CSV_MAX_BYTES
 from mvlab.lessons.safe_yaml import MAX_BYTES
 from mvlab.store import StoreUnavailable
 from mvlab.store.saved_lessons import SavedLessonError
-from mvlab.ui import lesson_step, runs
+from mvlab.ui import class_round, lesson_step, runs
 from mvlab.ui.prose import markdown_literal
 
 __all__ = ["TEMPLATE", "panel", "problems_markdown", "preview"]
@@ -61,7 +61,10 @@ def _start_from() -> None:
     chosen = left.selectbox("Start from", list(choices), format_func=choices.get, key="lesson_editor_start")
     right.write("")
     if right.button("Load it", key="lesson_editor_load", width="stretch"):
-        if chosen == "template":
+        if chosen != "template" and class_round.hidden_steps(chosen):
+            st.warning("A class round of this lesson is running: its file, which holds every answer, can be loaded "
+                       "once the round has revealed them.")
+        elif chosen == "template":
             st.session_state[_TEXT] = _template()
         elif chosen in LESSONS:
             st.session_state[_TEXT] = export_lesson(LESSONS[chosen])

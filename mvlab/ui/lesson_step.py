@@ -27,8 +27,8 @@ from mvlab.viz.frozen import freeze, without_drag
 
 __all__ = ["ADDRESS_KEYS", "Place", "lesson_named", "place_from_address", "address_notes", "current_place",
            "publish_place", "round_panel", "teacher_style", "progress_html", "step_top", "Asked", "ask", "show_answer",
-           "question", "show_step", "student_step", "nav_state", "step_navigation", "stored_context", "step_result",
-           "items_key", "step_items", "show_items", "prepare", "prepare_soon", "handout_button"]
+           "question", "off_the_class", "show_step", "student_step", "nav_state", "step_navigation", "stored_context",
+           "step_result", "items_key", "step_items", "show_items", "prepare", "prepare_soon", "handout_button"]
 
 TEACHER_FONT = 20
 """Font size (px) of figures in teacher mode (projector)."""
@@ -219,6 +219,9 @@ def ask(step: Step, key: str, teacher: bool, view=None, step_index: int = 0, loo
     sent, confirmed_key = f"{key}_revealed", f"{key}_sent"
     if student and (closed := closed_question(key, view, step_index, look_up)) is not None:
         return closed  # what the student sent stands, no choices are drawn
+    if student and (elsewhere := off_the_class(view, step_index)) is not None:
+        st.info(elsewhere)
+        return Asked(False, None, False)  # nothing to send here: the store would refuse it
 
     def send():
         choice = class_round.checked_choice(st.session_state.get(f"{key}_choice"), len(q.choices))
@@ -246,6 +249,17 @@ def ask(step: Step, key: str, teacher: bool, view=None, step_index: int = 0, loo
     if refused:
         st.error(refused)
     return Asked(revealed, chosen, sendable)
+
+
+def off_the_class(view, step_index: int) -> str | None:
+    """Where a round's student is on a step the class is not on (gone ahead, or back to a step the teacher did not
+    reveal): what to say instead of the question's choices (an answer counts only for the class's step, and the
+    store refuses one elsewhere); None on the class's step, or while the round cannot be read."""
+    state = view.state()
+    if state is None or state.step == step_index:
+        return None
+    return (f"The class is on step {state.step + 1}: answers count only there. This step's question opens for you "
+            "when your teacher brings the class here; until then, read it and think about your answer.")
 
 
 def closed_question(key: str, view, step_index: int, look_up: bool = True) -> Asked | None:
@@ -313,12 +327,21 @@ def question(step: Step, key: str, teacher: bool, view=None, step_index: int = 0
     return asked.revealed
 
 
+HIDDEN_BY_A_ROUND = ("A class round of this lesson is running: this step's answer and figures show here once the "
+                     "teacher has revealed them to the class (a teacher opens the round from their own link).")
+"""What a reader alone, or teacher mode without the round's key, sees on a step that a running round has not
+revealed (:func:`mvlab.ui.class_round.hidden_steps`)."""
+
+
 def show_step(lesson: Lesson, place: Place, view=None) -> None:
     """A step for a reader alone or the teacher (teacher mode; in a class round, the room's answers live and the
     class's next step prepared): :func:`step_top`, the question, and the step's figures once the answer is shown."""
     step = lesson.step(place.step)
     step_top(lesson, place, view)
     key = f"lesson_{lesson.id}_{place.step}"
+    if view is None and place.step - 1 in class_round.hidden_steps(lesson.id):
+        st.info(HIDDEN_BY_A_ROUND)  # no choices to reveal, no answer, no figures: a round of this lesson is on
+        return
     answered = question(step, key, place.teacher, view, place.step - 1)
     if view is not None:
         class_round.live_answers(view, step, place.step - 1, len(lesson.steps),
@@ -609,7 +632,13 @@ def handout_button(lesson: Lesson) -> None:
     """The handout of the lesson as a download, once every run of the lesson is stored. It holds every step's
     answer: a student in a class round is offered it only once the last step's answer is shown
     (:func:`student_step`), not before predicting (and a waiting student's page holds no download, which each run of
-    the server's other sessions would look through: issue #53 item 10)."""
+    the server's other sessions would look through: issue #53 item 10); to no one while a class round of the lesson
+    has a step it has not revealed (:func:`mvlab.ui.class_round.hidden_steps`, issue #71 item 3)."""
+    hidden = class_round.hidden_steps(lesson.id)
+    if any(i in hidden for i in range(len(lesson.steps))):
+        st.caption("The handout holds every answer: it can be downloaded once the class round of this lesson that is "
+                   "running has revealed them all.")
+        return
     contexts = {run: stored_context(run) for run in lesson.runs()}
     missing = [n for n, step in enumerate(lesson.steps, 1) if contexts[step.run] is None]
     if missing:
