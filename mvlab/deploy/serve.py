@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mvlab.core import resources
+from mvlab.core.addresses import TRUSTED_PROXIES_DEFAULT, trusted_proxies
 from mvlab.store.connections import check_connection_budget
 from mvlab.store.database import absolute_location, database_url, default_location
 
@@ -352,18 +353,25 @@ class Served:
         return None
 
 
-def _engine(stack: ExitStack) -> str:
-    """The scheduler address every process sends its runs to: ``MVLAB_SCHEDULER``'s, or a cluster started
-    here (closed with ``stack``)."""
+def _engine(stack: ExitStack) -> tuple[str, dict]:
+    """The scheduler address every process sends its runs to, and the environment they need to reach it:
+    ``MVLAB_SCHEDULER``'s (nothing more), or a cluster started here (closed with ``stack``), which speaks TLS with
+    certificates made for this run (:func:`mvlab.engine.certificates.private_security`): Dask's own settings point the
+    server processes (this account's, as the certificates' folder) at them, and no other process can connect."""
     from mvlab.engine.cluster import EngineConfig, connect
 
     config = EngineConfig.from_env()
     if config.scheduler is not None:
-        return config.scheduler
+        return config.scheduler, {}
     client, cluster = connect(config)
     stack.callback(cluster.close)
     stack.callback(client.close)
-    return cluster.scheduler_address
+    security = cluster.security
+    tls = {"DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True",
+           "DASK_DISTRIBUTED__COMM__TLS__CA_FILE": security.tls_ca_file,
+           "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": security.tls_client_cert,
+           "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": security.tls_client_key}
+    return cluster.scheduler_address, tls
 
 
 def _starter(command: list[str], log: Path, **popen) -> Callable[[], subprocess.Popen]:
@@ -388,8 +396,8 @@ def _folder(stack: ExitStack) -> Path:
     return folder
 
 
-def _child_env(scheduler: str, store: str | None, env: dict | None) -> dict:
-    child_env = {**os.environ, **(env or {}), "MVLAB_SCHEDULER": scheduler}
+def _child_env(scheduler: tuple[str, dict], store: str | None, env: dict | None) -> dict:
+    child_env = {**os.environ, **(env or {}), **scheduler[1], "MVLAB_SCHEDULER": scheduler[0]}
     if store is not None:
         child_env["MVLAB_STORE"] = absolute_location(store)
     if "MVLAB_THREADS_PER_RUN" not in child_env:  # as the embedded engine shares the cores between its workers
@@ -421,6 +429,7 @@ def serving(processes: int, port: int | None = None, address: str = "127.0.0.1",
     < 1; ``RuntimeError`` when a process does not start the first time (its log's end says why)."""
     if int(processes) < 1:
         raise ValueError(f"--processes must be at least 1; got {processes!r}.")
+    trusted_proxies({**os.environ, **(env or {})}.get("MVLAB_TRUSTED_PROXIES", TRUSTED_PROXIES_DEFAULT))  # in words
     budget = _connection_budget(int(processes), store, env)
     nginx = _nginx()
     port = free_port(address) if port is None else int(port)
@@ -431,7 +440,7 @@ def serving(processes: int, port: int | None = None, address: str = "127.0.0.1",
         supervisor = Supervisor(policy, say=say)
         stack.callback(supervisor.stop_all)
         served = Served(url=f"http://{'127.0.0.1' if address in ('0.0.0.0', '') else address}:{port}",
-                        scheduler=scheduler, folder=folder, supervisor=supervisor)
+                        scheduler=scheduler[0], folder=folder, supervisor=supervisor)
         for i in range(int(processes)):
             backend, log = free_port(), folder / f"server-{i + 1}.log"
             command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(backend),
@@ -455,7 +464,7 @@ def serving(processes: int, port: int | None = None, address: str = "127.0.0.1",
         stack.callback(stop.set)
         for child in served.servers + [served.nginx]:
             say(f"mvlab: {child.name}: pid {child.process.pid}, log {child.log}")
-        say(f"mvlab: {processes} server process(es) behind nginx at {served.url} (engine {scheduler})")
+        say(f"mvlab: {processes} server process(es) behind nginx at {served.url} (engine {scheduler[0]})")
         if budget:
             say(f"mvlab: store: {budget}")
         yield served

@@ -209,6 +209,11 @@ class ClassRounds(Database):
         one NAT shares an address: raise it for a large class that reaches the server through one.
     join_window : float, default 60
         Seconds over which joins are counted.
+    browsers_per_address : int, default 400
+        Browsers one network address (an IPv6 /64 network: :func:`mvlab.ui.identity.client_address`) may bring into
+        one round in all (0: no limit), so that a script from one place cannot fill a round at the per-minute rate
+        (120 a minute fills 5,000 answers' worth of browsers in under an hour). Raise it for a class of more than
+        400 behind one NAT.
     timeout : float, default 30
         Seconds a call waits for the store (another writer's lock, a connection) before it is
         :class:`~mvlab.store.database.StoreUnavailable`.
@@ -216,7 +221,7 @@ class ClassRounds(Database):
 
     def __init__(self, location=None, *, retention_days: float = 30.0, max_answers: int = 5000,
                  joins_per_browser: int = 30, new_per_address: int = 120, join_window: float = 60.0,
-                 timeout: float = 30.0):
+                 browsers_per_address: int = 400, timeout: float = 30.0):
         if not retention_days > 0:
             raise ValueError(f"retention_days must be > 0; got {retention_days!r}.")
         if int(max_answers) < 1:
@@ -228,6 +233,9 @@ class ClassRounds(Database):
         self.retention_days = float(retention_days)
         self.max_answers = int(max_answers)
         self.joins_per_browser, self.new_per_address = int(joins_per_browser), int(new_per_address)
+        if int(browsers_per_address) < 0:
+            raise ValueError(f"browsers_per_address must be >= 0; got {browsers_per_address!r}.")
+        self.browsers_per_address = int(browsers_per_address)
         self.join_window = float(join_window)
         self._open("the class rounds", lambda: self._create(_METADATA))
 
@@ -337,8 +345,8 @@ class ClassRounds(Database):
         """``browser`` opens round ``code`` from network ``address`` (None: unknown, or the server's own machine,
         not counted by address). A ``RoundError`` says when it may not, and how long to wait: the browser
         joined ``joins_per_browser`` times in the last ``join_window`` seconds, or it is new and its address
-        brought ``new_per_address`` new browsers in that time. A browser that joined before is never refused
-        for its address (a student who reloads keeps their place)."""
+        brought ``new_per_address`` new browsers in that time, or ``browsers_per_address`` in all. A browser that
+        joined before is never refused for its address (a student who reloads keeps their place)."""
         code, browser = self._checked(code, browser)
         now = time.time() if now is None else now
         with self._transaction() as conn:
@@ -362,6 +370,11 @@ class ClassRounds(Database):
                     raise RoundError(f"{new} new students joined from your network address in the last "
                                      f"{self.join_window:.0f} s, the most this server lets in; wait "
                                      f"{oldest + self.join_window - now:.0f} s and open the link again.")
+            if address and self.browsers_per_address:
+                total = conn.execute(_NEW_FROM, {"code": code, "address": address, "since": 0.0}).first()[0]
+                if total >= self.browsers_per_address:
+                    raise RoundError(f"{total} students have joined this round from your network address, the most "
+                                     "one address may bring into a round; ask your teacher.")
             conn.execute(JOINS.insert().values(code=code, browser=browser, address=address or "", first=now,
                                                window_start=now, joins=1))
 

@@ -64,10 +64,11 @@ STORE_RETRY = 2.0
 """Seconds between two looks of a page at a store that could not answer, until it is back."""
 
 
-def _rounds(path: str, retention: float, cap: int, per_address: int, wait: float) -> ClassRounds:
+def _rounds(path: str, retention: float, cap: int, per_address: int, wait: float, in_all: int) -> ClassRounds:
     """The rounds at the results store's location, on its connections (one engine per process and location:
     :mod:`mvlab.store.connections`), each call waiting at most ``wait`` seconds for the store."""
-    store = ClassRounds(path, retention_days=retention, max_answers=cap, new_per_address=per_address, timeout=wait)
+    store = ClassRounds(path, retention_days=retention, max_answers=cap, new_per_address=per_address, timeout=wait,
+                        browsers_per_address=in_all)
     store.sweep()  # once per server process (and path): rounds past the retention go
     return store
 
@@ -80,14 +81,14 @@ def _number(name: str, default: str, kind=float):
         raise ValueError(f"{name}={text!r} is not a number; leave it unset for {default}.") from None
 
 
-def _settings() -> tuple[str, float, int, int, float]:
+def _settings() -> tuple[str, float, int, int, float, int]:
     return (runs.results_store().location, _number("MVLAB_ROUND_RETENTION_DAYS", "30"),
             _number("MVLAB_ROUND_MAX_ANSWERS", "5000", int), _number("MVLAB_ROUND_JOINS_PER_ADDRESS", "120", int),
-            _number("MVLAB_ROUND_STORE_WAIT", "5"))
+            _number("MVLAB_ROUND_STORE_WAIT", "5"), _number("MVLAB_ROUND_BROWSERS_PER_ADDRESS", "400", int))
 
 
 _ENVIRONMENT = ("MVLAB_STORE", "HOME", "MVLAB_ROUND_RETENTION_DAYS", "MVLAB_ROUND_MAX_ANSWERS",
-                "MVLAB_ROUND_JOINS_PER_ADDRESS", "MVLAB_ROUND_STORE_WAIT")
+                "MVLAB_ROUND_JOINS_PER_ADDRESS", "MVLAB_ROUND_STORE_WAIT", "MVLAB_ROUND_BROWSERS_PER_ADDRESS")
 """The environment :func:`_settings` comes from (the store's location, and the rounds' settings)."""
 _KEPT = Memo(None)
 """This process's rounds and watch by that environment (:data:`_ENVIRONMENT`), opened by one script thread while
@@ -300,6 +301,9 @@ def join(code: str | None, key: str | None, at_step: int | None = None) -> tuple
             class_rounds().join(found.code, identity.browser_token(), identity.client_address())
         except RoundError as exc:
             return None, [f"You could not join class round {found.code}: {exc}"]
+        except ValueError as exc:  # the server's MVLAB_TRUSTED_PROXIES (mvlab serve refuses to start with it)
+            return None, [f"You could not join class round {found.code}: the server is set up wrongly ({exc}); "
+                          "tell its administrator."]
         st.session_state["_round_joined"] = found.code
     if st.session_state.get("_round_seen") is None or st.session_state.get("_round_code") != found.code:
         st.session_state["_round_code"] = found.code

@@ -9,8 +9,12 @@ under, the teacher keys a browser holds, and the network address a student comes
 - **A teacher key** never travels in the address after a round starts (a projected address bar would give it to the
   room): it is kept in the teacher's session and in a cookie of the teacher's browser named after the round
   (``mvlab_teacher_K7Q2``), so the teacher who reloads or opens a second tab still controls the round.
-- **The address** is the connection's; behind ``mvlab serve``'s nginx (a connection from this machine) the one nginx
-  forwards (``X-Real-IP``). A header is believed only from this machine: a browser cannot choose its address.
+- **The address** is the connection's, unless the connection comes from a trusted proxy (``MVLAB_TRUSTED_PROXIES``:
+  addresses or networks, default this machine, ``127.0.0.0/8,::1``: ``mvlab serve``'s nginx, and a TLS proxy in
+  front of it on the same host); then the right-most address of ``X-Forwarded-For`` that is not a trusted proxy
+  (nginx appends the address it saw to whatever the browser sent, so a forged left part is never reached), or, with
+  no ``X-Forwarded-For``, ``X-Real-IP``. A header from any other peer is not believed: a browser cannot choose its
+  address. IPv6 addresses count by their /64 network (one machine holds many of its addresses).
 
 The cookies are written by a script of the page (``st.html`` with JavaScript: Streamlit has no server-side way to set
 one), ``SameSite=Strict``, ``Secure`` when the page is served over https, and read back by Streamlit from the next
@@ -19,12 +23,12 @@ connection's request (``st.context.cookies``).
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import secrets
 
 import streamlit as st
 
+from mvlab.core.addresses import forwarded_client, trusted_proxies
 from mvlab.store.rounds import valid_code, valid_token
 
 __all__ = ["BROWSER_COOKIE", "browser_token", "teacher_key", "keep_teacher_key", "write_cookies", "client_address"]
@@ -103,23 +107,14 @@ def keep_teacher_key(code: str, key: str, days: float) -> None:
     _write_cookie(TEACHER_COOKIE + code, key, days)
 
 
-def _ip(text) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    try:
-        return ipaddress.ip_address(str(text).strip())
-    except ValueError:
-        return None
-
-
 def client_address() -> str | None:
-    """The network address this session's browser connected from, or None when it is this machine itself (or not
-    known). A connection from this machine is nginx's (``mvlab serve``): its ``X-Real-IP`` header then names the
-    browser's address; from anywhere else a header is not believed."""
+    """The network address this session's browser is counted under (:func:`forwarded_client` on the connection's
+    peer and its forwarding headers, with ``MVLAB_TRUSTED_PROXIES``), or None when it is this machine itself (or not
+    known)."""
     try:
-        direct, forwarded = st.context.ip_address, st.context.headers.get("X-Real-IP")
+        peer, headers = st.context.ip_address, st.context.headers
+        forwarded_for, real_ip = headers.get("X-Forwarded-For"), headers.get("X-Real-IP")
     except (AttributeError, RuntimeError):
         return None
-    peer = _ip(direct) if direct else None
-    if peer is not None and not peer.is_loopback:
-        return str(peer)
-    proxied = _ip(forwarded) if forwarded else None
-    return None if proxied is None or proxied.is_loopback else str(proxied)
+    peer = peer or "127.0.0.1"  # Streamlit says None for a connection from this machine (its nginx, for one)
+    return forwarded_client(peer, forwarded_for, real_ip, trusted_proxies())  # checked when the server started
