@@ -437,3 +437,30 @@ def test_a_running_round_hides_its_unrevealed_answers_from_every_other_page(monk
     class_round._HIDDEN.clear()
     assert session(lesson="ofsp", step=1).get("download_button")  # the round is over: as before
     assert session(lesson="ofsp", step=3).radio
+
+
+def test_the_projected_qr_code_decodes_to_the_students_link(tmp_path):
+    """Issue #71 item 9: the QR code on the projector, decoded by a real QR reader (Debian's zbarimg, which .ci/run
+    installs), is exactly the students' link shown beside it, and holds no teacher key. Fails when the QR code
+    encodes anything else (tried: _qr_image given the teacher's link: the decoded text had key=)."""
+    import base64
+    import os
+    import re
+    import shutil
+    import subprocess
+
+    if shutil.which("zbarimg") is None:
+        if os.environ.get("MVLAB_REQUIRE_BROWSER"):
+            pytest.fail("zbarimg is missing (apt-get install zbar-tools; .ci/run does it)")
+        pytest.skip("zbarimg is not installed (apt-get install zbar-tools)")
+    teacher = session(lesson="ofsp", step=2, teacher=1)
+    teacher.button(key="round_start").click().run()
+    students = next(c.value for c in teacher.code if "round=" in c.value)
+    images = [re.search(r'src="data:image/png;base64,([^"]+)"', h.proto.body) for h in teacher.get("html")]
+    found = [m.group(1) for m in images if m]
+    assert len(found) == 1
+    png = tmp_path / "qr.png"
+    png.write_bytes(base64.b64decode(found[0]))
+    decoded = subprocess.run(["zbarimg", "--raw", "-q", str(png)], capture_output=True, text=True, timeout=30)
+    assert decoded.returncode == 0, decoded.stderr
+    assert decoded.stdout.strip() == students and "key=" not in decoded.stdout
