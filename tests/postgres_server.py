@@ -17,7 +17,7 @@ from pathlib import Path
 
 from mvlab.deploy.serve import free_port
 
-__all__ = ["binaries", "postgres_server", "new_database"]
+__all__ = ["binaries", "postgres_server", "postgres_cluster", "Cluster", "new_database"]
 
 
 def binaries() -> Path | None:
@@ -33,32 +33,56 @@ def _as_owner(command: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
 
 
+class Cluster:
+    """A running throw-away PostgreSQL cluster: its ``url``, and ``stop()`` / ``start()`` to take it away and bring it
+    back on the same port and data (a store's outage, for real)."""
+
+    def __init__(self, bin_dir: Path, root: Path, port: int):
+        self.bin_dir, self.root, self.port = bin_dir, root, port
+        self.data, self.log = root / "data", root / "server.log"
+        self.url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+
+    def start(self) -> None:
+        options = f"-p {self.port} -h 127.0.0.1 -k {self.root} -c fsync=off -c max_connections=300"
+        started = subprocess.run(_as_owner([str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-l", str(self.log),
+                                            "-o", options, "-w", "-t", "60", "start"]), capture_output=True, text=True)
+        if started.returncode != 0:
+            raise RuntimeError(f"PostgreSQL did not start: {started.stderr}\n"
+                               f"{self.log.read_text() if self.log.exists() else ''}")
+
+    def stop(self, mode: str = "immediate") -> None:
+        if (self.data / "postmaster.pid").exists():
+            subprocess.run(_as_owner([str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-m", mode, "stop"]),
+                           capture_output=True)
+
+
 @contextmanager
-def postgres_server():
-    """Start a PostgreSQL cluster of its own; yields the URL of its ``postgres`` database (user ``postgres``, no
-    password: ``trust`` on 127.0.0.1 only); stops it and deletes its files at the end."""
+def postgres_cluster():
+    """Start a PostgreSQL cluster of its own (user ``postgres``, no password: ``trust`` on 127.0.0.1 only); yields
+    its :class:`Cluster`; stops it and deletes its files at the end."""
     bin_dir = binaries()
     if bin_dir is None:
         raise RuntimeError("PostgreSQL is not installed (apt-get install postgresql).")
     root = Path(tempfile.mkdtemp(prefix="mvlab-pg-"))
     if os.geteuid() == 0:
         shutil.chown(root, "postgres", "postgres")
-    data, log, port = root / "data", root / "server.log", free_port()
+    cluster = Cluster(bin_dir, root, free_port())
     try:
-        subprocess.run(_as_owner([str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust",
+        subprocess.run(_as_owner([str(bin_dir / "initdb"), "-D", str(cluster.data), "-U", "postgres", "-A", "trust",
                                   "-E", "UTF8", "--no-sync"]), check=True, capture_output=True)
-        options = f"-p {port} -h 127.0.0.1 -k {root} -c fsync=off -c max_connections=300"
-        started = subprocess.run(_as_owner([str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options,
-                                            "-w", "-t", "60", "start"]), capture_output=True, text=True)
-        if started.returncode != 0:
-            raise RuntimeError(f"PostgreSQL did not start: {started.stderr}\n"
-                               f"{log.read_text() if log.exists() else ''}")
-        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        cluster.start()
+        yield cluster
     finally:
-        if (data / "postmaster.pid").exists():
-            subprocess.run(_as_owner([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
-                           capture_output=True)
+        cluster.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+@contextmanager
+def postgres_server():
+    """Start a PostgreSQL cluster of its own; yields the URL of its ``postgres`` database; stops it and deletes its
+    files at the end."""
+    with postgres_cluster() as cluster:
+        yield cluster.url
 
 
 def new_database(server_url: str) -> str:
