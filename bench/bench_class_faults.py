@@ -30,6 +30,11 @@ The faults, one round each:
   fragment). A forged action succeeded when the round's step or revealed steps changed in the store.
 * ``bogus``: every student first sends a made-up choice in the radio's protocol value (``7``, ``-3``, ``abc`` or a
   30-digit number, in turn), then a real answer. None may be counted (checked in the store right after it).
+* ``ahead``: every student first presses *Next* past the class's step and answers there if the page lets them, then
+  comes back and answers the class's step. No question may be offered off the class's step, no answer counted there.
+* ``flood``: once the class has answered, ``FLOOD_SESSIONS`` sessions without a cookie (each a new browser) from one
+  address, as a script does: through nginx with a forwarded address (nginx appends this machine's, a trusted proxy's,
+  so the script's is the one counted). No more than the per-minute limit of new browsers from one address may get in.
 * ``outage``: 2 s into the answers the store goes away for ``--outage`` seconds (PostgreSQL: ``pg_ctl stop -m
   fast``, then started again; SQLite: another process holds the file's write lock, ``BEGIN IMMEDIATE``). A student
   whose page says the answer was not sent presses Send again 1 to 3 s later, as a person would; one whose page says
@@ -46,7 +51,8 @@ hold that answer), counted twice (answers beyond one per student), made-up choic
 succeeded, students in, students on the next step and the median and slowest time from the click (from the death
 for ``kill``), pages that showed a traceback, the server's CPU seconds during the round (its web processes and
 nginx; for ``kill`` the dead process until its death and the one started in its place). Targets: 0 lost, 0
-counted twice, 0 forged, every student on the next step within 2 s of *next step* once the fault has cleared, and
+counted twice, 0 forged, 0 answers off the class's step, 0 admitted past the limit, every student on the next
+step within 2 s of *next step* once the fault has cleared, and
 within 10 s of a process's death.
 
 Prints a table; docs/bench/bench_class_faults.txt keeps the latest output.
@@ -83,7 +89,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 
 from streamlit_client import StudentSession  # noqa: E402
 
-FAULTS = ("reload", "forge", "bogus", "outage", "kill")
+FAULTS = ("reload", "forge", "bogus", "ahead", "flood", "outage", "kill")
 STORES = ("sqlite", "postgresql")
 IN = "Your answer is in"
 NOT_SENT = "Your answer was not sent"
@@ -248,6 +254,19 @@ def fault_student(url, store, fault, code, prompt, heading, cookie, token, open_
         b = open_page(url, f"lesson={LESSON}&step={STEP}&round={code}", cookie, row, send_until, rng)
         row["opened"] = time.time()
         time.sleep(max(0.0, answer_at - time.time()))
+        if fault == "ahead":  # Next past the class's step, answer there if the page lets one, then come back
+            b.click("Next →")
+            b.settle()
+            row["ahead offered"] = any(name != prompt for name in b.radios)  # a question to send off the step
+            if row["ahead offered"]:
+                other = next(name for name in b.radios if name != prompt)
+                b.choose(other, 0)
+                if any(label in b.drawn for label in SEND):
+                    b.click(next(label for label in SEND if label in b.drawn))
+                    b.settle()
+            row["ahead counted"] = _rounds_at(store).answer_of(code, token, STEP) is not None
+            b.click("← Back")
+            b.settle()
         if fault == "bogus":
             value = BOGUS[seed % len(BOGUS)]
             widget_id, _ = b.radios[prompt]
@@ -401,6 +420,36 @@ def forge(url: str, rounds, code: str, teacher: Browser, cookies: list[str], rng
     return tries
 
 
+FLOOD_SESSIONS, FLOOD_ADDRESS = 160, "198.51.100.7"
+FLOOD_LIMIT = 120  # new browsers one address may bring per minute (MVLAB_ROUND_JOINS_PER_ADDRESS's default)
+
+
+def flood(url: str, rounds, code: str) -> dict:
+    """Once the class has answered: ``FLOOD_SESSIONS`` sessions without a cookie (each a new browser) through nginx,
+    as a script behind one address does, each sending ``X-Forwarded-For: FLOOD_ADDRESS`` (nginx appends the address
+    it saw, this machine's: a trusted proxy, so the script's address is the one counted), each answering if its page
+    lets it. Admitted: pages that did not say the student could not join; counted: their answers in the store."""
+    before = sum(rounds.counts(code, STEP - 1).values())
+    admitted, refusals, start = 0, set(), time.time()
+    for _ in range(FLOOD_SESSIONS):
+        b = Browser(url, "lessons", f"lesson={LESSON}&step={STEP}&round={code}", timeout=60,
+                    headers={"X-Forwarded-For": FLOOD_ADDRESS})
+        refused = [t for t in b.texts if "could not join class round" in t]
+        if refused:
+            refusals.add(refused[0].split(": ", 1)[-1][:120])
+        else:
+            admitted += 1
+            prompt = next(iter(b.radios), None)
+            if prompt is not None:
+                b.choose(prompt, 0)
+                if SEND[0] in b.drawn:
+                    b.click(SEND[0])
+                    b.settle(10)
+        b.close()
+    return {"sessions": FLOOD_SESSIONS, "admitted": admitted, "seconds": time.time() - start,
+            "counted": sum(rounds.counts(code, STEP - 1).values()) - before, "refusals": sorted(refusals)}
+
+
 def process_answers(url: str) -> bool:
     try:
         with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
@@ -470,6 +519,8 @@ def run_fault(fault: str, served, store: str, outage, n: int, clients: int, open
         fault_thread.join()  # the teacher moves the class on once the fault has cleared
     if fault == "forge":
         out["forge"] = forge(url, rounds, code, teacher, [c for c, _ in cookies[:3]], rng)
+    if fault == "flood":
+        out["flood"] = flood(url, rounds, code)
     if fault == "kill":
         on = teacher.process
         victim = next(s for s, b in zip(served.servers, served.backends) if not b.endswith(on))
@@ -518,7 +569,8 @@ def summary(r: dict) -> dict:
     tokens = {row["token"] for row in rows.values()}
     confirmed = [row for row in rows.values() if "confirmed" in row]
     lost = sum(stored.get(row["token"]) != row["confirmed"] for row in confirmed)
-    twice = len(stored) - len(tokens & set(stored))
+    flooded = r.get("flood", {})
+    twice = len(stored) - len(tokens & set(stored)) - flooded.get("counted", 0)  # the flood's own answers apart
     start = r.get("death", r["clicked"])
     moves = sorted(row["moved"] - start for row in rows.values() if "moved" in row)
     forged = [t for t in r.get("forge", []) if t["forged"]]
@@ -542,10 +594,16 @@ def summary(r: dict) -> dict:
          "reopened moved": sum(bool(row.get("reopened moved")) for row in rows.values()),
          "tracebacks": sorted({t for row in [*rows.values(), r] for t in row.get("tracebacks", [])}),
          "last pages": [row["last page"] for row in rows.values() if "last page" in row],
-         "stuck": sorted({tuple(row.get("processes", [])) for row in rows.values() if "moved" not in row})}
+         "stuck": sorted({tuple(row.get("processes", [])) for row in rows.values() if "moved" not in row}),
+         "ahead offered": sum(bool(row.get("ahead offered")) for row in rows.values()),
+         "ahead counted": sum(bool(row.get("ahead counted")) for row in rows.values()),
+         "ahead tried": sum("ahead counted" in row for row in rows.values()),
+         "flood admitted": flooded.get("admitted", 0),
+         "flood past limit": max(0, flooded.get("admitted", 0) - FLOOD_LIMIT)}
     limit = TARGET_AFTER_DEATH if "death" in r else TARGET_MOVE
     s["met"] = (lost == 0 and twice == 0 and s["forged"] == 0 and s["bogus counted"] == 0 and len(confirmed) == n
-                and len(moves) == n and s["max"] <= limit and r["round moved"])
+                and len(moves) == n and s["max"] <= limit and r["round moved"] and s["ahead counted"] == 0
+                and s["ahead offered"] == 0 and s["flood past limit"] == 0)
     return s
 
 
@@ -583,6 +641,15 @@ def details(r: dict, s: dict) -> list[str]:
     elif r["fault"] == "bogus":
         lines.append(f"{s['bogus sent']} made-up choices sent ({', '.join(BOGUS[:3])}, a 30-digit number): "
                      f"{s['bogus refused']} refused in words on the page, {s['bogus counted']} counted")
+    elif r["fault"] == "ahead":
+        lines.append(f"{s['ahead tried']} students pressed Next past the class's step before answering: a question "
+                     f"offered there {s['ahead offered']} times, an answer counted there {s['ahead counted']} times")
+    elif r["fault"] == "flood":
+        f = r["flood"]
+        lines.append(f"{f['sessions']} new browsers from one address ({FLOOD_ADDRESS}, forwarded through nginx) in "
+                     f"{f['seconds']:.0f} s: {f['admitted']} admitted (the limit: {FLOOD_LIMIT} a minute), "
+                     f"{f['counted']} of their answers counted; refused with: "
+                     f"{'; '.join(f['refusals'][:2]) or 'none'}")
     elif r["fault"] == "outage" and "outage" in r:
         down, up = r["outage"]
         lines.append(f"the store away {up - down:.1f} s; {s['sends']} presses of Send, {s['not sent']} pages said "

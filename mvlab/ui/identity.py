@@ -31,7 +31,8 @@ import streamlit as st
 from mvlab.core.addresses import forwarded_client, trusted_proxies
 from mvlab.store.rounds import valid_code, valid_token
 
-__all__ = ["BROWSER_COOKIE", "browser_token", "teacher_key", "keep_teacher_key", "write_cookies", "client_address"]
+__all__ = ["BROWSER_COOKIE", "browser_token", "teacher_key", "keep_teacher_key", "write_cookies", "client_address",
+           "KEY_FRAGMENT", "key_fragment", "take_key_from_fragment"]
 
 BROWSER_COOKIE = "mvlab_id"
 """The cookie that holds a browser's anonymous token."""
@@ -57,6 +58,34 @@ def _write_cookie(name: str, value: str, days: float) -> None:
     if st.session_state.get("_cookies_written", {}).get(name) == value or _cookie(name) == value:
         return
     st.session_state.setdefault("_cookies_pending", {})[name] = (value, days)
+
+
+KEY_FRAGMENT = "mvlab_key"
+"""The name of the teacher key in a teacher link's fragment (``#mvlab_key=KEY``): a fragment never reaches a
+server, a proxy's log or a ``Referer``, and the page takes it out of the browser's history before anything else."""
+
+
+def key_fragment(key: str) -> str:
+    """The fragment of a teacher link that carries ``key`` (appended to the round's teacher address)."""
+    return f"#{KEY_FRAGMENT}={key}"
+
+
+def take_key_from_fragment(code: str, days: float) -> None:
+    """On a teacher page of round ``code`` whose browser holds no key for it yet: a script that reads the key from
+    the address's fragment (a teacher link opened on another device), keeps it in the round's teacher cookie,
+    *replaces* the history entry with the address without the fragment (so that *Back* never shows the key, where
+    a query's ``key=`` taken out of the address by Streamlit left an entry with it), and reloads the page, which
+    then finds the key in its cookie. Nothing happens without such a fragment."""
+    secure = "; Secure" if str(st.context.url or "").startswith("https:") else ""
+    cookie = f"{TEACHER_COOKIE}{code}=' + m[1] + '; Path=/; Max-Age={int(days * 86400)}; SameSite=Strict{secure}"
+    st.html("<script>(function () {"
+            f"const m = /(?:^#|&){KEY_FRAGMENT}=([A-Za-z0-9_-]{{{MIN_TOKEN},64}})(?:&|$)/.exec(window.location.hash);"
+            "if (!m) return;"
+            f"document.cookie = '{cookie}';"
+            "window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search);"
+            "window.location.reload();"
+            "})(); if (document.currentScript) document.currentScript.textContent = '';</script>",
+            unsafe_allow_javascript=True, width=1)
 
 
 def write_cookies() -> None:

@@ -17,7 +17,7 @@ from mvlab.lessons import LESSONS, Lesson, Step, StepContext, StepRun
 from mvlab.lessons.added import find_lesson
 from mvlab.lessons.handout import render_handout
 from mvlab.store import StoreUnavailable
-from mvlab.ui import class_round, runs, shared, touch
+from mvlab.ui import class_round, identity, runs, shared, touch
 from mvlab.ui import streamlit_insides as insides
 from mvlab.ui.built_once import shared_chart, shared_markdown
 from mvlab.ui.figure_text import figure_text, show_figure, text_alternative
@@ -153,7 +153,7 @@ def round_panel(lesson: Lesson, place: Place, view) -> None:
     class_round.teacher_panel(
         lesson, view,
         student_query=lambda code: Place(lesson.id, place.step, False, code).address(),
-        teacher_query=lambda code, key: Place(lesson.id, place.step, True, code).address() + f"&key={key}",
+        teacher_query=lambda code, key: Place(lesson.id, place.step, True, code).address() + identity.key_fragment(key),
         on_start=lambda code: publish_place(Place(lesson.id, place.step, True, code)), step_index=place.step - 1)
 
 

@@ -33,6 +33,8 @@ def page() -> None:
         st.warning(note)  # Markdown: the address's values in them are written as text (markdown_literal)
     if place.teacher:
         ui.teacher_style()
+        if place.round and view is not None and not view.teacher:  # a teacher link opened on another device
+            identity.take_key_from_fragment(view.code, class_round.class_rounds().retention_days)
     st.title("Lessons")
     if not student:
         chooser(place)
