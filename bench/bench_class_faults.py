@@ -623,7 +623,9 @@ def report(results: list[tuple[str, dict]], args) -> None:
               + ("met" if s["met"] else "NOT met"))
         for line in details(r, s):
             print(f"           {line}")
-    print(f"targets: 0 lost, 0 counted twice, 0 made-up choices counted, 0 forged actions, every student in and on "
+    print(f"targets: 0 lost, 0 counted twice, 0 made-up choices counted, 0 forged actions, 0 questions offered or "
+          f"answers counted off the class's step, 0 browsers from one address admitted past {FLOOD_LIMIT} a minute "
+          "(the flood's own answers are in 'counted'), every student in and on "
           f"the next step within {TARGET_MOVE:.0f} s of the click once the fault has cleared "
           f"({TARGET_AFTER_DEATH:.0f} s of the death for kill)")
 

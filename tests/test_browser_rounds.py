@@ -81,6 +81,9 @@ def test_a_class_round_live(browser, server):
     students_link = teacher.locator("[data-testid=stCode]").first.inner_text()
     assert f"round={code}" in students_link and "key=" not in students_link
     teacher.wait_for_selector("img[alt^='QR code of the students']", timeout=30_000)  # the students' link as a QR code
+    for _ in range(24):  # issue #72 item 5: the first round of a fresh server: the panel stays open through the
+        teacher.wait_for_timeout(500)  # page's next runs (it folded a few seconds after the start)
+        assert teacher.locator("img[alt^='QR code of the students']").is_visible(), "the round panel folded"
     projected_carries_no_key(teacher, code)
     teacher.reload()  # the teacher reloads (or opens a second tab): still the teacher, still no key in sight
     teacher.wait_for_selector("text=Reveal the answer to the class", timeout=60_000)

@@ -561,8 +561,12 @@ def teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teacher
 
 def _teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teacher_query, on_start,
                    step_index: int) -> None:
-    with st.expander("Class round: the room's answers, live" + (f" (round {view.code})" if view else ""),
-                     expanded=view is None or not st.session_state.get("_round_panel_seen")):
+    # one key per round and one `expanded` for its life: an expander without a key is identified by its arguments, so
+    # the run after the start (expanded False then) made a new one, folded, under the teacher's eyes (issue #72 item
+    # 5); now it opens when the round starts and stays as the teacher leaves it
+    code = view.code if view is not None and view.teacher else None
+    with st.expander("Class round: the room's answers, live" + (f" (round {code})" if code else ""), expanded=True,
+                     key=f"round_panel_{code or 'none'}"):
         if view is None or not view.teacher:
             share = st.checkbox("Students who answered see the class's distribution before the reveal",
                                 key="round_share", help="For peer discussion; the right answer stays hidden.")
@@ -573,7 +577,6 @@ def _teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teache
                 on_start(started.round.code)
                 st.rerun()
             return
-        st.session_state["_round_panel_seen"] = True
         try:
             base, note = students_base(st.context.url, os.environ.get("MVLAB_PUBLIC_URL"))
         except ValueError as exc:
