@@ -71,6 +71,9 @@ def arrivals(pages, selector: str, timeout: float = 20.0) -> list[float]:
 
 
 def test_a_class_round_live(browser, server):
+    """A round from the teacher's start to the next step, in Chromium. Among its checks, issue #72 item 5: the round
+    panel that opens at the start stays open through the page's next whole runs. Fails when the expander has no key
+    of its own (tried: the old expander, expanded only at the first run after the start: folded at the next)."""
     url, store = server
     step2, step3 = get_lesson("ofsp").steps[1], get_lesson("ofsp").steps[2]
     teacher = open_tab(browser, f"{url}/lessons?lesson=ofsp&step=2&teacher=1")
@@ -81,8 +84,12 @@ def test_a_class_round_live(browser, server):
     students_link = teacher.locator("[data-testid=stCode]").first.inner_text()
     assert f"round={code}" in students_link and "key=" not in students_link
     teacher.wait_for_selector("img[alt^='QR code of the students']", timeout=30_000)  # the students' link as a QR code
-    for _ in range(24):  # issue #72 item 5: the first round of a fresh server: the panel stays open through the
-        teacher.wait_for_timeout(500)  # page's next runs (it folded a few seconds after the start)
+    # issue #72 item 5: the panel stays open through the page's next runs (it folded at the first whole run after the
+    # start: on a fresh server, a few seconds later); a run of the whole page, as Streamlit's "R" key asks for one
+    for _ in range(3):
+        teacher.locator("h1").first.click()
+        teacher.keyboard.press("r")
+        settle(teacher)
         assert teacher.locator("img[alt^='QR code of the students']").is_visible(), "the round panel folded"
     projected_carries_no_key(teacher, code)
     teacher.reload()  # the teacher reloads (or opens a second tab): still the teacher, still no key in sight
