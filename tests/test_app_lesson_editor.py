@@ -175,3 +175,28 @@ def test_a_readers_page_carries_no_editor_until_it_is_asked_for():
     at = lessons_session(lesson="proximity", step=1)
     assert not [t for t in at.text_area if t.key == "lesson_editor_text"]
     assert [t for t in at.toggle if t.key == "lesson_editor_open"]
+
+
+def test_a_figure_that_cannot_be_drawn_on_its_result_is_said_on_the_page_and_in_the_handout():
+    """A teacher's figure that asks its result for what it does not hold (an instance past the sample: the check
+    cannot know the sample's rows) is said in words where the figures would be, and in the handout; no traceback.
+    Fails when the page draws the items unguarded (tried: _figures without its try: a ValueError's traceback)."""
+    from mvlab.lessons.handout import render_handout
+    from mvlab.lessons.lesson_file import read_lesson
+    from mvlab.lessons.step_results import step_contexts
+
+    text = FIRST.replace("id: tumour-neighbours", "id: past-the-sample").replace(
+        "      - figure: proximity.heatmap", "      - figure: proximity.rows\n        instance: 5000")
+    writer = session()
+    edit(writer, text)
+    button(writer, "Save the lesson").click().run()
+    lesson = find_lesson("past-the-sample", ResultsStore().path)
+    warm(lesson, ResultsStore(), say=lambda line: None)
+    reader = lessons_session(lesson="past-the-sample", step=1)
+    reader.radio(key="lesson_past-the-sample_1_choice").set_value(1).run()
+    reader.button(key="lesson_past-the-sample_1_reveal").click().run()
+    assert not reader.exception, reader.exception
+    assert any("cannot be drawn on its result: instance 5000 is not in the sample of 200" in e.value.replace(
+        "\u2060", "").replace("\\", "") for e in reader.error)
+    page = render_handout(read_lesson(text.encode()), step_contexts(lesson, ResultsStore()))
+    assert "cannot be drawn on its result: instance 5000 is not in the sample of 200" in page

@@ -487,6 +487,12 @@ class SiameseSettings(ExperimentSettings):
     def problems(self, ds):
         """Why the pairs cannot be drawn: ``ds`` too small for pairs from disjoint pools, or fewer training
         pairs possible than asked."""
+        if self.scanning and self.windows and ds.image_shape is not None:
+            side = min(ds.image_shape)
+            wrong = sorted(w for w in self.windows if not 1 <= w <= side)
+            if wrong:
+                return [f"The scanning windows {wrong} do not fit {ds.name}'s {ds.image_shape[0]} × "
+                        f"{ds.image_shape[1]} images: a window is 1 to {side} pixels wide."]
         most = max_train_pairs(ds.y)
         n = self.effective().n_pairs
         if most < 30:

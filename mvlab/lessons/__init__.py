@@ -23,7 +23,8 @@ def _builtin() -> dict[str, Lesson]:
     lessons = {}
     for lesson_id in BUILTIN_ORDER:
         path = BUILTIN_DIR / f"{lesson_id}.yaml"
-        lessons[lesson_id] = read_lesson(path.read_bytes(), f"mvlab/lessons/builtin/{path.name}", data=False)
+        lessons[lesson_id] = read_lesson(path.read_bytes(), f"mvlab/lessons/builtin/{path.name}", data=False,
+                                         builtin=True)
     return lessons
 
 

@@ -17,7 +17,7 @@ from mvlab.lessons import LESSONS
 from mvlab.lessons.lesson_file import LessonFileError, read_lesson
 from mvlab.lessons.lesson_schema import CSV_MAX_BYTES
 from mvlab.lessons.model import Lesson
-from mvlab.lessons.safe_yaml import YamlProblem, read_yaml
+from mvlab.lessons.safe_yaml import MAX_BYTES, YamlProblem, read_yaml
 from mvlab.store.saved_lessons import SavedLesson, SavedLessons
 
 __all__ = ["Added", "saved_lessons", "add_lesson", "find_lesson", "lesson_files", "added_titles", "forget",
@@ -54,7 +54,8 @@ class Added:
 def lesson_files(path: Path) -> tuple[bytes, dict[str, bytes]]:
     """A lesson file's bytes and the CSV files it names that lie next to it (only those; one larger than a
     lesson's CSV may be is not read: its first bytes stand for it, and the reader says it is too large)."""
-    raw = path.read_bytes()
+    with path.open("rb") as f:  # no more than a lesson file may have, plus one byte to say it is too large
+        raw = f.read(MAX_BYTES + 1)
     try:
         runs = read_yaml(raw).value.get("runs", {})
         names = {r["csv"] for r in runs.values() if isinstance(r, dict) and isinstance(r.get("csv"), str)}

@@ -65,7 +65,13 @@ def _step_html(number: int, total: int, step: Step, ctx: StepContext | None) -> 
     if ctx is None:
         parts.append("<p class='caption'>This step's result was not computed when the handout was written.</p>")
     else:
-        for i, item in enumerate(step.items(ctx)):
+        try:
+            items = step.items(ctx)
+        except ValueError as exc:  # a teacher's lesson asks a figure of what its result does not hold
+            items = []
+            parts.append(f"<p class='caption'>This step's figures cannot be drawn on its result: "
+                         f"{html.escape(str(exc))}</p>")
+        for i, item in enumerate(items):
             parts.append(_shown_html(item, f"step{number}-figure{i + 1}"))
             if i < len(step.captions):
                 parts.append(f"<p class='caption'>{inline_markdown(step.captions[i])}</p>")

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import html
 import json
 import re
 import typing
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Mapping
 
 import jsonschema
@@ -26,7 +28,7 @@ import yaml
 from mvlab.datasets.bundled import list_datasets, load_dataset
 from mvlab.lessons.check_registry import CHECKS
 from mvlab.lessons.figure_registry import FIGURES
-from mvlab.lessons.lesson_schema import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS, FORMAT, schema
+from mvlab.lessons.lesson_schema import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS, FORMAT, ID_PATTERN, schema
 from mvlab.lessons.model import Lesson, Question, Step, StepRun, Use, entry_use
 from mvlab.lessons.pages import PAGES
 from mvlab.lessons.parameters import Entry
@@ -108,9 +110,9 @@ def _schema_words(error: jsonschema.ValidationError) -> str:
         wanted = s["type"] if isinstance(s["type"], list) else [s["type"]]
         return f"must be {' or '.join(words[t] for t in wanted)}; got {_short(error.instance)}"
     if v in ("minimum", "maximum"):
-        low, high = s.get("minimum"), s.get("maximum")
-        return f"must be from {low:g} to {high:g}; got {_short(error.instance)}" if low is not None and \
-            high is not None else f"must be {'at least' if v == 'minimum' else 'at most'} {s[v]:g}"
+        low, high = (_number_words(s.get(k)) for k in ("minimum", "maximum"))
+        return f"must be from {low} to {high}; got {_short(error.instance)}" if low and high else \
+            f"must be {'at least' if v == 'minimum' else 'at most'} {_number_words(s[v])}"
     if v == "maxLength":
         return f"is {len(error.instance):,} characters long; at most {s['maxLength']:,} are allowed"
     if v == "minLength":
@@ -120,6 +122,8 @@ def _schema_words(error: jsonschema.ValidationError) -> str:
     if v in ("minProperties", "maxProperties"):
         return f"has {len(error.instance)} entries; {s.get('minProperties', 0)} to {s.get('maxProperties')} are " \
                "allowed"
+    if v == "uniqueItems":
+        return "names the same value twice; give each once"
     if v == "pattern":
         return f"{_short(error.instance)} is not allowed here: {s.get('description', 'see the format')}"
     if v == "propertyNames":
@@ -128,27 +132,42 @@ def _schema_words(error: jsonschema.ValidationError) -> str:
     return error.message
 
 
+def _number_words(value) -> str:
+    """A bound as people write it: 4,294,967,295 and 0.5, not 4.29497e+09."""
+    if value is None:
+        return ""
+    return f"{value:,}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:g}"
+
+
 def _short(value) -> str:
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, (dict, list)) else type(value).__name__
     return text if len(text) <= 60 else text[:57] + "…"
 
 
 # ============================================================================================ checking
-_HTML = re.compile(r"<\s*[A-Za-z!/?]")
-_SCRIPT_SCHEME = re.compile(r"(?i)\b(javascript|vbscript)\s*:")
-_LINK_TARGET = re.compile(r"\]\s*\(\s*<?\s*([^)\s>]*)|^\s*\[[^\]]+\]:\s*<?\s*(\S*)", re.MULTILINE)
+# every pattern below is linear in the text (no nested or unbounded repetition across lines); they read the text
+# with its HTML entities decoded, as a Markdown renderer does ("javascript&colon;" is "javascript:")
+_HTML = re.compile(r"<[A-Za-z!/?]")
+_SCRIPT_SCHEME = re.compile(r"(?i)(javascript|vbscript|data|file)[ \t]*:")
+_LINK_TARGET = re.compile(r"\][ \t]*[(:][ \t]*<?[ \t]*([^)\s>]*)")
 _SAFE_SCHEME = re.compile(r"(?i)(https?://|mailto:|#|/|\.|[^:]*$)")
-_IMAGE = re.compile(r"!\[[^\]]*\]\s*\(")
+_IMAGE = "!["
+_TEXT_CHECKED = 20_000
+"""Characters of a text the checks read (the schema's limits are far lower, and say so of a longer text)."""
 
 
 def _text_problems(text: str) -> str | None:
+    """Why a text a page renders as Markdown is refused (raw HTML, an image, a link that is not http(s), mailto or
+    relative), or None. An entity (``&colon;``) is read as its character, as the renderer does."""
+    text = html.unescape(text[:_TEXT_CHECKED])
     if _HTML.search(text):
-        return "raw HTML is not allowed in a lesson's text; write Markdown (**bold**, *italics*, [a link](https://…))"
-    targets = [a or b for a, b in _LINK_TARGET.findall(text)]
-    if _SCRIPT_SCHEME.search(text) or any(not _SAFE_SCHEME.match(t) for t in targets):
-        return "links may only go to http(s) or mailto addresses (javascript:, data: and file: are not allowed)"
-    if _IMAGE.search(text):
+        return ("raw HTML is not allowed in a lesson's text; write Markdown (**bold**, *italics*, [a link](https://…));"
+                " a '<' just before a letter reads as HTML: write 'x < y', with spaces")
+    if _IMAGE in text:
         return "images are not allowed in a lesson's text (a step shows figures computed from its data)"
+    targets = _LINK_TARGET.findall(text)
+    if any(not _SAFE_SCHEME.match(t) for t in targets) or re.search(r"(?i)\b(javascript|vbscript)[ \t]*:", text):
+        return "links may only go to http(s) or mailto addresses (javascript:, data: and file: are not allowed)"
     return None
 
 
@@ -161,6 +180,19 @@ class _Checker:
     def __init__(self, located: Located, file: str, csv_files: Mapping[str, bytes] | None):
         self.located, self.file, self.csv_files = located, file, csv_files
         self.problems: list[LessonProblem] = []
+        self.broken: set[tuple] = set()
+        """The paths the schema found wrong: the checks that read values (types, names) leave them and what holds
+        them alone, and nothing is loaded or computed while there is any."""
+
+    def clean(self, path) -> bool:
+        """Whether no schema problem lies at, inside or above ``path``."""
+        path = tuple(path)
+        return not any(err[:len(path)] == path or path[:len(err)] == err for err in self.broken)
+
+    def whole(self, path) -> bool:
+        """Whether no schema problem lies at or above ``path`` (a list's or a mapping's own: its length, its type)."""
+        path = tuple(path)
+        return not any(path[:len(err)] == err for err in self.broken)
 
     def add(self, path, message: str) -> None:
         self.problems.append(LessonProblem(self.file, self.located.line(path), field_words(path), message))
@@ -180,20 +212,50 @@ class _Checker:
                 self.texts(v, path + (i,))
 
 
-def _schema_validator():
-    return jsonschema.Draft202012Validator(_SCHEMA)
+def _whole_number(checker, instance) -> bool:
+    """JSON Schema's "integer" without the floats that equal one (``2.0`` is not a step's answer nor a count)."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
 
 
-_SCHEMA = schema()
+_VALIDATOR = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _whole_number))(schema())
+"""The format's schema, a whole number being an integer that is no float."""
+
+
+def _id_problems(doc: dict, checker: _Checker, builtin: bool) -> None:
+    """An id exactly of the pattern (the schema's ``$`` lets a trailing line break through) and none that mvlab
+    keeps for itself (a built-in lesson's, a word of the command): what ``lesson add`` would refuse, said by
+    ``check`` already."""
+    lesson_id = doc.get("id")
+    if not isinstance(lesson_id, str) or not checker.clean(("id",)):
+        return
+    from mvlab.store.saved_lessons import RESERVED_IDS
+
+    if not re.fullmatch(ID_PATTERN.strip("^$"), lesson_id):
+        checker.add(("id",), "an id is 3 to 40 lower-case letters, digits and hyphens, starting with a letter, "
+                             "and nothing else (no line break)")
+    elif not builtin and (lesson_id in RESERVED_IDS or lesson_id in _builtin_ids()):
+        checker.add(("id",), f"'{lesson_id}' is taken by mvlab itself (a built-in lesson or a word of the lesson "
+                             "command); give your lesson another id")
+
+
+def _builtin_ids() -> tuple[str, ...]:
+    return tuple(p.stem for p in BUILTIN_FILES.glob("*.yaml"))
+
+
+BUILTIN_FILES = Path(__file__).with_name("builtin")
+"""The built-in lessons' files (their ids are theirs alone)."""
 
 
 def check_lesson_file(raw: bytes, file: str = "lesson.yaml", csv_files: Mapping[str, bytes] | None = None,
-                      *, data: bool = True) -> tuple[Lesson | None, list[LessonProblem]]:
+                      *, data: bool = True, builtin: bool = False) -> tuple[Lesson | None, list[LessonProblem]]:
     """Read and check a lesson file; returns the lesson (None when there is any problem) and every problem.
 
     ``csv_files`` maps a CSV file's name (as the lesson's runs give it) to its bytes (None: none). ``data``: also
     load each run's data and ask its settings whether they can run on it
-    (:meth:`~mvlab.experiments.settings.ExperimentSettings.problems`): quick, no computation."""
+    (:meth:`~mvlab.experiments.settings.ExperimentSettings.problems`): quick, no computation. ``builtin``: one of
+    mvlab's own lessons, whose ids no teacher's may take."""
     try:
         located = read_yaml(raw)
     except YamlProblem as exc:
@@ -207,13 +269,15 @@ def check_lesson_file(raw: bytes, file: str = "lesson.yaml", csv_files: Mapping[
         checker.add(("format",), f"this mvlab reads lesson files of format {FORMAT}; this one says "
                                  f"{_short(doc.get('format'))}")
         return None, checker.problems
-    for error in sorted(_schema_validator().iter_errors(doc), key=lambda e: located.line(e.absolute_path)):
+    for error in sorted(_VALIDATOR.iter_errors(doc), key=lambda e: located.line(e.absolute_path)):
         path = tuple(error.absolute_path)
+        checker.broken.add(path)
         if error.validator == "required":
             path = path + (_schema_words(error).split("'")[1],)
         checker.add(path, _schema_words(error))
     checker.texts(doc)
-    runs = _runs(doc, checker, data)
+    _id_problems(doc, checker, builtin)
+    runs = _runs(doc, checker, data and not checker.broken)
     steps = _steps(doc, checker, runs)
     if checker.problems:
         problems = sorted(_unique(checker.problems), key=lambda p: p.line)
@@ -230,9 +294,9 @@ def _unique(problems: list[LessonProblem]) -> list[LessonProblem]:
 
 
 def read_lesson(raw: bytes, file: str = "lesson.yaml", csv_files: Mapping[str, bytes] | None = None,
-                *, data: bool = True) -> Lesson:
+                *, data: bool = True, builtin: bool = False) -> Lesson:
     """The lesson of a file (:func:`check_lesson_file`); :class:`LessonFileError` with every problem."""
-    lesson, problems = check_lesson_file(raw, file, csv_files, data=data)
+    lesson, problems = check_lesson_file(raw, file, csv_files, data=data, builtin=builtin)
     if problems:
         raise LessonFileError(problems)
     return lesson
@@ -263,7 +327,7 @@ def _runs(doc: dict, checker: _Checker, data: bool) -> dict[str, StepRun]:
         checker.add(("runs",), f"a lesson has at most one CSV file; this one names {', '.join(sorted(csv_names))}")
     for name, run in given.items():
         path = ("runs", name)
-        if not isinstance(run, dict) or run.get("page") not in PAGES:
+        if not isinstance(run, dict) or not checker.clean(path) or not checker.whole(("runs",)):
             continue
         settings_given = run.get("settings", {})
         if not isinstance(settings_given, dict) or ("dataset" in run and "csv" in run):
@@ -294,7 +358,10 @@ def _runs(doc: dict, checker: _Checker, data: bool) -> dict[str, StepRun]:
                                                  else load_dataset(dataset)):
                     checker.add(path + ("settings",), problem)
             except ValueError as exc:
-                checker.add(path + ("csv",), f"{exc} (A lesson's CSV names its label column 'label'.)")
+                if csv is None:
+                    checker.add(path + ("settings",), str(exc))
+                else:
+                    checker.add(path + ("csv",), f"{exc} (A lesson's CSV names its label column 'label'.)")
                 continue
         runs[name] = step_run
     return runs
@@ -341,8 +408,13 @@ def _csv(name: str, checker: _Checker, path) -> bytes | None:
         checker.add(path, f"'{name}' is {len(raw):,} bytes; a lesson's CSV may have at most {CSV_MAX_BYTES:,} "
                           f"({CSV_MAX_BYTES // 1024 // 1024} MiB)")
         return None
-    rows = raw.count(b"\n") + (not raw.endswith(b"\n"))
-    columns = raw.split(b"\n", 1)[0].count(b",") + 1
+    if raw[:2] == b"\x1f\x8b":
+        checker.add(path, f"'{name}' is compressed (gzip); a lesson's CSV is plain text, so that its size says what "
+                          "it holds")
+        return None
+    breaks = raw.count(b"\n") + raw.count(b"\r") - raw.count(b"\r\n")  # LF, CRLF and CR alike
+    rows = breaks + (not raw.endswith((b"\n", b"\r")))
+    columns = re.split(rb"\r\n|\r|\n", raw, maxsplit=1)[0].count(b",") + 1
     if rows - 1 > CSV_MAX_ROWS or columns > CSV_MAX_COLUMNS:
         checker.add(path, f"'{name}' has {rows - 1:,} rows and {columns:,} columns; a lesson's CSV may have at most "
                           f"{CSV_MAX_ROWS:,} rows and {CSV_MAX_COLUMNS} columns")
@@ -351,7 +423,7 @@ def _csv(name: str, checker: _Checker, path) -> bytes | None:
 
 
 def _use(entry_map: dict, item, path, checker: _Checker, run: StepRun | None, key: str) -> Use | None:
-    if not isinstance(item, dict) or item.get(key) not in entry_map:
+    if not isinstance(item, dict) or not isinstance(item.get(key), str) or item[key] not in entry_map:
         return None
     entry = entry_map[item[key]]
     if run is not None and run.settings.kind not in entry.pages:
@@ -384,43 +456,45 @@ def _method_names(entry: Entry, params: dict, run: StepRun) -> list[tuple[str, s
 
 
 def _steps(doc: dict, checker: _Checker, runs: dict[str, StepRun]) -> list[Step]:
+    """Each step's checks that the schema cannot make (its run named, its figures' and checks' pages and methods,
+    the answer among the choices, the layout's rows), each on the parts the schema found right; the steps, when the
+    whole file is right."""
     steps = []
     given = doc.get("steps")
     run_names = list(doc.get("runs", {})) if isinstance(doc.get("runs"), dict) else []
-    if not isinstance(given, list):
+    if not isinstance(given, list) or not checker.whole(("steps",)):
         return steps
     for i, step in enumerate(given):
         path = ("steps", i)
         if not isinstance(step, dict):
             continue
+        said = len(checker.problems)
         name = step.get("run", run_names[0] if len(run_names) == 1 else None)
-        if name is None:
+        if not checker.clean(path + ("run",)):
+            name = None
+        elif name is None:
             checker.add(path, f"say which run the step shows ('run:'); the runs are {', '.join(run_names)}")
         elif name not in run_names:
             checker.add(path + ("run",), f"there is no run '{name}'; the runs are {', '.join(run_names)}")
-        run = runs.get(name)
-        figures = [_use(FIGURES, f, path + ("figures", j), checker, run, "figure")
-                   for j, f in enumerate(step.get("figures") or [])]
-        checks = [_use(CHECKS, c, path + ("checks", j), checker, run, "check")
-                  for j, c in enumerate(step.get("checks") or [])]
+        run = runs.get(name) if isinstance(name, str) else None
+        figures = [_use(FIGURES, f, path + ("figures", j), checker, run, "figure") if checker.clean(
+                   path + ("figures", j)) else None for j, f in enumerate(step.get("figures") or [])]
+        checks = [_use(CHECKS, c, path + ("checks", j), checker, run, "check") if checker.clean(
+                  path + ("checks", j)) else None for j, c in enumerate(step.get("checks") or [])]
         q = step.get("question")
-        if isinstance(q, dict) and isinstance(q.get("choices"), list) and isinstance(q.get("answer"), int) \
-                and q["answer"] > len(q["choices"]) and not isinstance(q["answer"], bool):
+        if checker.clean(path + ("question",)) and isinstance(q, dict) and q["answer"] > len(q["choices"]):
             checker.add(path + ("question", "answer"), f"the answer is the number of the right choice, 1 to "
                                                        f"{len(q['choices'])}; got {q['answer']}")
         layout = step.get("layout") or []
-        n_figures = len(step.get("figures") or [])
-        if isinstance(layout, list) and all(isinstance(n, int) for n in layout) and sum(layout) > n_figures:
+        n_figures = len(step.get("figures") or []) if checker.clean(path + ("figures",)) else None
+        if n_figures is not None and checker.clean(path + ("layout",)) and sum(layout) > n_figures:
             checker.add(path + ("layout",), f"the rows hold {sum(layout)} figures; the step has {n_figures}")
-        if run is None or None in figures or None in checks or not isinstance(q, dict):
+        if run is None or None in figures or None in checks or not checker.clean(path) or len(checker.problems) > said:
             continue
-        try:
-            question = Question(q["prompt"], tuple(q["choices"]), q["answer"] - 1, q["why"])
-            captions = tuple(f.get("caption", "") for f in step["figures"])
-            steps.append(Step(step["title"], step["text"], run, tuple(figures), question, step["notice"],
-                              step["mistake"], captions if any(captions) else (), tuple(layout), tuple(checks)))
-        except (KeyError, TypeError, ValueError):
-            continue  # the schema said which
+        question = Question(q["prompt"], tuple(q["choices"]), q["answer"] - 1, q["why"])
+        captions = tuple(f.get("caption", "") for f in step["figures"])
+        steps.append(Step(step["title"], step["text"], run, tuple(figures), question, step["notice"],
+                          step["mistake"], captions if any(captions) else (), tuple(layout), tuple(checks)))
     return steps
 
 

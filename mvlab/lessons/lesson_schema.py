@@ -36,7 +36,9 @@ LIMITS = {
     "choices": "2 to 6",
     "title": "120 characters", "summary": "600 characters", "text": "2,000 characters",
     "a choice": "200 characters", "why, notice, mistake, caption": "600 characters",
-    "csv": "one file per lesson, 2 MiB, 5,000 rows, 500 columns",
+    "csv": "one file per lesson, plain text (not compressed), 2 MiB, 5,000 rows, 500 columns",
+    "computations": "below the pages' own bounds: at most 200 trees, 2,000 instances or features sampled, 1,000 "
+                    "pairs, 10 views, 5 folds, 3 repetitions, 10 GA generations, 4 cascade levels; paper: false",
 }
 """The limits of a lesson file, in words (the guide lists them)."""
 CSV_MAX_BYTES = 2 * 1024 * 1024
@@ -73,6 +75,14 @@ def _entry_schema(key: str, entry: Entry, extra: dict) -> dict:
                      "required": [key] + [p.name for p in entry.params if p.required]}}
 
 
+LESSON_CAPS = {"n_estimators": 200, "n_samples": 2000, "n_used": 2000, "madelon_n": 2000, "d_used": 2000,
+               "n_pairs": 1000, "max_views": 10, "n_splits": 5, "n_repeats": 3, "inner_cv": 5, "ga_generations": 10,
+               "max_levels": 4, "seed": 2 ** 32 - 1}
+"""The largest value a lesson's run may set, below what a page allows: a step opened in class computes at once for
+everyone, so a lesson's computations stay about a minute on a class server (the pages compute the rest); a seed
+is what the libraries take (0 to 2**32 - 1). ``paper`` is off in a lesson (the paper's sizes take hours)."""
+
+
 def _settings_schema(kind: str) -> dict:
     cls = PAGES[kind].settings
     hints = cls.field_types()
@@ -85,18 +95,27 @@ def _settings_schema(kind: str) -> dict:
             item = {"type": "integer"} if item_type is int else {"type": "string"}
             if meta.get("options"):
                 item["enum"] = list(meta["options"])
-            prop = {"type": "array", "items": item, "maxItems": 50}
+            if item_type is int:
+                item["minimum"], item["maximum"] = 1, 64
+            prop = {"type": "array", "items": item, "maxItems": 50, "uniqueItems": True}
         else:
             prop = {"type": {int: "integer", float: "number", bool: "boolean", str: "string"}[hint]}
             if meta.get("options"):
                 prop["enum"] = list(meta["options"])
             if meta.get("range") is not None and hint is not bool:
                 prop["minimum"], prop["maximum"] = meta["range"]
+            if f.name in LESSON_CAPS:
+                prop["minimum"] = max(prop.get("minimum", 0), 0)
+                prop["maximum"] = min(prop.get("maximum", LESSON_CAPS[f.name]), LESSON_CAPS[f.name])
+            if f.name == "paper":
+                prop["const"] = False
             if hint is str:
                 prop["maxLength"] = 300
         default = f.default if f.default is not dataclasses.MISSING else None
         help_text = meta.get("help") or ("The seed of every random choice." if f.name == "seed" else "")
-        if f.name == "source" and PAGES[kind].own_data:
+        if f.name == "paper":
+            help_text = "Off in a lesson: the paper's sizes take hours; a lesson's computations stay about a minute."
+        elif f.name == "source" and PAGES[kind].own_data:
             own = "; ".join(f"{k}: {v}" for k, v in PAGES[kind].own_data.items())
             help_text = (f"In a lesson: leave it out; a run with dataset: or csv: computes on that data, a run "
                          f"without them on the page's own data ({own}).")

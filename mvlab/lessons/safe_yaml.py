@@ -60,8 +60,8 @@ class Located:
 
 def _decoded(raw: bytes) -> str:
     if len(raw) > MAX_BYTES:
-        raise YamlProblem(0, f"the file is {len(raw):,} bytes; a lesson file may have at most {MAX_BYTES:,} bytes "
-                             f"({MAX_BYTES // 1024} KiB).")
+        raise YamlProblem(0, f"the file has more than {MAX_BYTES:,} bytes ({MAX_BYTES // 1024} KiB), the most a lesson "
+                             "file may have.")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -76,6 +76,10 @@ def _decoded(raw: bytes) -> str:
     return text
 
 
+MAX_DIGITS = 40
+"""Longest number a lesson file may write (a setting's bound has a few digits; 10**100000 is an attack)."""
+
+
 def _scalar(event: yaml.ScalarEvent):
     value = event.value
     if event.style is not None or event.implicit == (False, True):  # quoted or a block: always text
@@ -86,9 +90,12 @@ def _scalar(event: yaml.ScalarEvent):
         return True
     if value in ("false", "False", "FALSE"):
         return False
-    if _INT.fullmatch(value):
-        return int(value, 0) if value[:2] in ("0o", "0x") else int(value)
-    if _FLOAT.fullmatch(value):
+    if _INT.fullmatch(value) or _FLOAT.fullmatch(value):
+        if len(value) > MAX_DIGITS:
+            raise YamlProblem(event.start_mark.line + 1, f"a number of {len(value):,} characters; a lesson file's "
+                                                         f"numbers have at most {MAX_DIGITS}.")
+        if _INT.fullmatch(value):
+            return int(value, 0) if value[:2] in ("0o", "0x") else int(value)
         return float(value.lower().replace(".inf", "inf").replace(".nan", "nan"))
     return value
 
@@ -144,6 +151,8 @@ def read_yaml(raw: bytes) -> Located:
                 stack.append([container, path, None, set(), line])
             elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
                 stack.pop()
+    except (ValueError, OverflowError) as exc:  # the scanner's own (an escape past Unicode, "\UFFFFFFFF")
+        raise YamlProblem(0, f"this is not valid YAML ({str(exc)[:120]}); check the quotes and escapes.") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         said = " ".join(part for part in (getattr(exc, "context", None), getattr(exc, "problem", None)) if part)

@@ -105,8 +105,8 @@ class SavedLessons(Database):
     def save(self, lesson_id: str, title: str, text: str, csv_name: str | None = None, csv: bytes | None = None,
              key: str | None = None, now: float | None = None) -> str:
         """Save a lesson (checked already: :func:`mvlab.lessons.lesson_file.read_lesson`); returns the key that
-        changes or deletes it. A new id gets a fresh key; an id saved before needs its ``key``
-        (:class:`SavedLessonError` otherwise), and keeps it."""
+        changes or deletes it. A new id gets a fresh key (a ``key`` given for it is refused: the id is not the one
+        meant); an id saved before needs its ``key`` (:class:`SavedLessonError` otherwise), and keeps it."""
         lesson_id = self._checked_id(lesson_id)
         if len(text.encode()) > MAX_FILE_BYTES:
             raise SavedLessonError(f"the lesson file has more than {MAX_FILE_BYTES // 1024} KiB.")
@@ -123,7 +123,12 @@ class SavedLessons(Database):
             found = conn.execute(sa.select(LESSONS.c.key_hash).where(LESSONS.c.id == lesson_id)
                                  .with_for_update()).scalar()
             if found is None:
+                if key:  # a key for a lesson that does not exist: a typo in the id, or in the wrong store
+                    raise SavedLessonError(f"there is no saved lesson '{lesson_id}' to change: save it without a key "
+                                           "(a new lesson's key is given when it is saved).")
                 key = secrets.token_urlsafe(16)
+                while key.startswith("-"):  # "--key -x..." would read as an option on the command line
+                    key = secrets.token_urlsafe(16)
                 try:
                     conn.execute(LESSONS.insert().values(id=lesson_id, key_hash=_hash(key), **values))
                 except sa.exc.IntegrityError:

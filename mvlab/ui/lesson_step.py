@@ -358,7 +358,12 @@ def show_step(lesson: Lesson, place: Place, view=None) -> None:
 
 
 def _figures(lesson: Lesson, place: Place, step: Step, ctx: StepContext, key: str) -> None:
-    items = step_items(step, ctx, items_key(lesson, place.step, step, ctx))
+    try:
+        items = step_items(step, ctx, items_key(lesson, place.step, step, ctx))
+    except ValueError as exc:  # a teacher's lesson asks a figure of what its result does not hold (a row past it)
+        st.error(f"This step's figures cannot be drawn on its result: {markdown_literal(str(exc))} Tell the lesson's "
+                 "author (python -m mvlab lesson check FILE --compute shows it).")
+        return
     show_items(items, step, key, place.teacher)
 
 
@@ -423,7 +428,10 @@ def _lone_figure(lesson: Lesson, place: Place, step: Step) -> go.Figure | None:
     """The step's figure as this screen takes it, when the step shows one figure alone and its result is stored
     (a revealed step in a class round: :func:`student_step` draws its text with the answer), else None."""
     ctx = stored_context(step.run)
-    items = [] if ctx is None else step_items(step, ctx, items_key(lesson, place.step, step, ctx))
+    try:
+        items = [] if ctx is None else step_items(step, ctx, items_key(lesson, place.step, step, ctx))
+    except ValueError:
+        return None  # the step's figures cannot be drawn: _figures says so where they would be
     return touch.for_this_screen(items[0]) if len(items) == 1 and isinstance(items[0], go.Figure) else None
 
 
