@@ -28,7 +28,7 @@ def _builtin() -> dict[str, Lesson]:
     return lessons
 
 
-LESSONS: dict[str, Lesson] = _builtin() if BUILTIN_DIR.joinpath("siamese.yaml").exists() else {}
+LESSONS: dict[str, Lesson] = _builtin()
 """The built-in lessons by id, in the order the Lessons page offers them."""
 
 
