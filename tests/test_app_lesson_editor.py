@@ -200,3 +200,19 @@ def test_a_figure_that_cannot_be_drawn_on_its_result_is_said_on_the_page_and_in_
         "\u2060", "").replace("\\", "") for e in reader.error)
     page = render_handout(read_lesson(text.encode()), step_contexts(lesson, ResultsStore()))
     assert "cannot be drawn on its result: instance 5000 is not in the sample of 200" in page
+
+
+def test_the_chooser_says_when_the_added_lessons_cannot_be_read(monkeypatch):
+    """With the store away, the chooser still offers the built-in lessons and says the added ones come back with the
+    store, no traceback. Fails when the store's error is let through (tried: the except removed: StoreUnavailable)."""
+    from mvlab.store import StoreUnavailable
+    from mvlab.ui.views import lessons_page
+
+    def away(location):
+        raise StoreUnavailable("The results store is unavailable right now.", "test")
+
+    monkeypatch.setattr(lessons_page, "added_titles", away)
+    at = lessons_session(lesson="ofsp", step=1)
+    assert not at.exception, at.exception
+    assert any("show here once its results store answers again" in c.value for c in at.caption)
+    assert step_titles(at)

@@ -6,13 +6,14 @@ writes a handout) and the handout (:mod:`mvlab.lessons.handout`) all read :data:
 
 from pathlib import Path
 
-from mvlab.lessons.lesson_file import read_lesson
+from mvlab.lessons.lesson_file import BUILTIN_FILES, read_lesson
 from mvlab.lessons.model import Lesson, Question, Step, StepContext, StepRun
 
 __all__ = ["LESSONS", "BUILTIN_DIR", "EXAMPLES_DIR", "get_lesson", "Lesson", "Question", "Step", "StepContext",
            "StepRun"]
 
-BUILTIN_DIR = Path(__file__).with_name("builtin")
+BUILTIN_DIR = BUILTIN_FILES
+"""The built-in lessons' files (one place: :data:`mvlab.lessons.lesson_file.BUILTIN_FILES`)."""
 EXAMPLES_DIR = Path(__file__).with_name("examples")
 """The guide's example lessons (``first-lesson.yaml``, the editor's template; ``own-data.yaml`` with its
 ``tumours.csv``, 240 rows of the bundled breast-cancer data's mean and worst views)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import html
 import json
 import re
@@ -240,6 +241,7 @@ def _id_problems(doc: dict, checker: _Checker, builtin: bool) -> None:
                              "command); give your lesson another id")
 
 
+@functools.cache  # the package's own files: listed once per process, not at every check of the editor
 def _builtin_ids() -> tuple[str, ...]:
     return tuple(p.stem for p in BUILTIN_FILES.glob("*.yaml"))
 

@@ -84,15 +84,17 @@ def joined(place: ui.Place) -> tuple[class_round.RoundView | None, ui.Place, lis
 def chooser(place: ui.Place) -> None:
     """The lesson to follow and the teacher-mode toggle; a change goes to the new place at once."""
     top = st.columns([3, 1])
-    titles = {lid: lesson.title for lid, lesson in LESSONS.items()}
+    titles, away = {lid: lesson.title for lid, lesson in LESSONS.items()}, False
     try:
         titles |= {lid: f"{title} (added)" for lid, title in added_titles(runs.results_store().location).items()}
     except class_round.StoreUnavailable:
-        pass  # the built-in lessons are offered; the added ones once the store answers
+        away = True  # the built-in lessons are offered; the added ones once the store answers
     if place.lesson not in titles:
         titles[place.lesson] = f"{ui.lesson_named(place.lesson).title} (added)"
     chosen = top[0].selectbox("Lesson", list(titles), index=list(titles).index(place.lesson),
                               format_func=titles.get, key=f"lesson_pick_{place.lesson}")
+    if away:
+        top[0].caption("The lessons added to this server show here once its results store answers again.")
     teacher = top[1].toggle("Teacher mode", value=place.teacher, key=f"lesson_teacher_{place.teacher}",
                             help="For the projector: larger text and figures, no sidebar, answers shown at once (in "
                                  "a class round: when you reveal them).")
