@@ -396,3 +396,41 @@ def test_the_embedded_engine_lets_no_other_process_in(engine):
         shutil.rmtree(other, ignore_errors=True)
     assert engine.client.submit(sum, [1, 2]).result(timeout=30) == 3  # the server itself still computes
     assert isinstance(engine._cluster.security, Security) and engine._cluster.security.require_encryption
+
+
+def with_partials(data, progress):
+    """``data = (n, seconds per step)``: after each step the result so far (the steps done) offered as a partial
+    result, then the whole."""
+    from mvlab.core.progress import report_partial, scaled
+
+    n, pause = data
+    inner = scaled(progress, 0.0, 1.0)  # as the library's sub-tasks see it: the partial channel passes through
+    for i in range(n):
+        time.sleep(pause)
+        report_partial(inner, lambda i=i: Rows(float(i + 1)), f"{i + 1} of {n} steps")
+        inner((i + 1) / n, f"step {i + 1} of {n}")
+    return Rows(float(n))
+
+
+def test_a_run_sends_its_partial_results_as_it_goes_and_the_scheduler_keeps_none_once_it_ends(engine):
+    """The pages show the result so far while the rest computes (#72): the engine announces each partial result on
+    the run's status and hands its bytes over with what it holds in words; once the run ends the scheduler's copy
+    is deleted.  Broken once: without ``progress.partial = partial`` in :func:`mvlab.engine.task.execute` no
+    partial ever came (the status's ``partial`` stayed 0)."""
+    job = engine.submit(request(with_partials, (4, 1.2)), "parts")
+    status = wait_until(lambda: (s := engine.status(job)) and s.partial >= 1 and s)
+    assert status.state == "running"
+    number, note, payload = engine.partial(job)
+    assert number >= 1 and note.endswith("of 4 steps")
+    assert np.frombuffer(payload, np.float64)[0] == float(note.split()[0])  # the result as far as it had come
+    later = wait_until(lambda: (s := engine.status(job)) and s.partial > number and s.partial)
+    assert engine.partial(job)[0] == later  # the newest, fetched once more
+    wait_state(engine, job, {"finished"})
+    assert engine.status(job).partial == 4  # one each step: 1.2 s apart, more than PARTIAL_EVERY
+    assert engine.partial(job)[0] == later  # the last one fetched stays with the run
+    from distributed import Variable
+
+    from mvlab.engine.task import partial_name
+    with pytest.raises(Exception):
+        Variable(partial_name(job), client=engine.client).get(timeout=1)
+    engine.release("parts")

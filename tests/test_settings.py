@@ -68,7 +68,8 @@ def test_paper_settings_use_the_families_presets_and_rfd():
     protocol = FAMILIES["view-construction"].presets["paper"].protocol
     assert (vc.n_splits, vc.n_repeats, vc.inner_cv, vc.ga_generations) == (protocol.n_splits, protocol.n_repeats, 5, 30)
     assert vc.ga_runs == "shared" and ViewConstructionSettings(paper=True).key()["ga_runs"] == "shared"
-    assert "ga_runs" not in ViewConstructionSettings().key()  # the first reading: keys of runs stored before
+    assert ViewConstructionSettings().key()["ga_runs"] == "shared"  # the paper's reading, the quick default (#72)
+    assert "ga_runs" not in ViewConstructionSettings(ga_runs="per_k").key()  # the first reading: keys stored before
     sdf = SiameseSettings(paper=True).effective()
     assert (sdf.n_pairs, sdf.n_estimators, sdf.qp_probas) == (1000, 700, "insample")
 

@@ -4,6 +4,12 @@ Long work takes an optional ``progress(fraction, message)`` callable (docs/desig
 never prints.  :func:`report` calls it with the fraction clipped to [0, 1]; :func:`scaled`
 maps a sub-task's own 0..1 onto a slice ``[start, start + span]`` of its caller's progress.  A
 callback stops the computation that calls it by raising :class:`Stopped`.
+
+A callback may also take **partial results**: a callable attribute ``partial(build, note)``, where ``build()``
+returns the result as far as it is computed (an object of the computation's own result type) and ``note`` says in
+words how far that is ("1 of 3 test folds").  A computation offers one with :func:`report_partial`, which calls
+``build`` only when the callback listens (the job engine's does, :mod:`mvlab.engine.task`: the page shows the part
+while the rest computes); :func:`scaled` passes it on.
 """
 
 from __future__ import annotations
@@ -24,8 +30,30 @@ def report(progress: ProgressCallback, fraction: float, message: str) -> None:
         progress(float(min(max(fraction, 0.0), 1.0)), message)
 
 
+def report_partial(progress: ProgressCallback, build: Callable[[], object], note: str) -> None:
+    """Offer the result computed so far to ``progress``'s ``partial(build, note)`` when it has one (see the module
+    docstring); ``build`` is not called otherwise."""
+    take = getattr(progress, "partial", None)
+    if take is not None:
+        take(build, note)
+
+
+class _Scaled:
+    """``progress`` seen by a sub-task: its fractions mapped into ``[start, start + span]``, its partial results
+    passed on as they are."""
+
+    def __init__(self, progress, start: float, span: float):
+        self.progress, self.start, self.span = progress, start, span
+        if getattr(progress, "partial", None) is not None:
+            self.partial = progress.partial
+
+    def __call__(self, fraction: float, message: str) -> None:
+        report(self.progress, self.start + self.span * fraction, message)
+
+
 def scaled(progress: ProgressCallback, start: float, span: float) -> ProgressCallback:
-    """A callback for a sub-task that reports into ``[start, start + span]`` of ``progress``."""
+    """A callback for a sub-task that reports into ``[start, start + span]`` of ``progress`` (and hands its partial
+    results on, :func:`report_partial`)."""
     if progress is None:
         return None
-    return lambda fraction, message: report(progress, start + span * fraction, message)
+    return _Scaled(progress, start, span)

@@ -42,14 +42,14 @@ from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from distributed import Event, KilledWorker
+from distributed import Event, KilledWorker, Variable
 
 from mvlab.engine import records
 from mvlab.engine.cluster import EngineConfig, connect
 from mvlab.engine.estimates import DEFAULT_SECONDS, estimated_start, typical_seconds
 from mvlab.engine.relay import StoreRelay, receiver
 from mvlab.engine.requests import JobStatus, Request, RunNotStarted, ServerBusy, ServerStatus
-from mvlab.engine.task import TOPIC, Outcome, RunStopped, execute, stop_flag_name
+from mvlab.engine.task import TOPIC, Outcome, RunStopped, execute, partial_name, stop_flag_name
 from mvlab.store import StoreUnavailable
 
 __all__ = ["Engine", "Death", "worker_death", "death_message"]
@@ -88,6 +88,11 @@ class Job:
     done: threading.Event = field(default_factory=threading.Event)
     relay: str | None = None
     """The token of the relay of a computation that records its own runs (:mod:`mvlab.engine.relay`)."""
+    partial_number: int = 0
+    partial_note: str = ""
+    partial_fetched: tuple | None = None
+    """The newest partial result the worker has announced (its number and what it holds in words), and the last one
+    fetched for the pages: ``(number, note, payload)`` (:meth:`Engine.partial`)."""
 
     @property
     def active(self) -> bool:
@@ -373,7 +378,28 @@ class Engine:
                 wait = self._remaining(job, now)
             elapsed = (job.ended or now) - (job.started or job.submitted)
             return JobStatus(job.id, job.state, position, wait, job.fraction, job.message, elapsed,
-                             len(job.holders), job.error)
+                             len(job.holders), job.error, job.partial_number)
+
+    def partial(self, job_id: str, timeout: float = 5.0) -> tuple[int, str, Any] | None:
+        """The newest partial result of the run ``job_id`` as ``(number, note, payload)``: the payload as the worker
+        sent it (the result's ``to_npz()`` bytes, :mod:`mvlab.engine.task`), ``note`` what it holds in words.  None
+        before the first one, for an unknown run, and when it cannot be fetched now (the page shows the whole
+        result when it comes).  Fetched from the scheduler once per number and kept for every page that asks."""
+        with self._lock:
+            job = self._jobs.get(job_id)
+            if job is None or job.partial_number == 0:
+                return None
+            number, note, fetched = job.partial_number, job.partial_note, job.partial_fetched
+        if fetched is not None and fetched[0] == number:
+            return fetched
+        try:
+            payload = Variable(partial_name(job_id), client=self.client).get(timeout=timeout)
+        except Exception:  # noqa: BLE001 - the scheduler is busy or the variable is gone: the one fetched before
+            return fetched
+        with self._lock:  # the variable may already hold a newer one than announced: numbered as announced
+            if job.partial_fetched is None or job.partial_fetched[0] < number:
+                job.partial_fetched = (number, note, payload)
+            return job.partial_fetched
 
     def server_status(self, max_age: float = 2.0) -> ServerStatus:
         """Workers and their memory, runs running and queued (no names of data).  The scheduler is
@@ -449,6 +475,8 @@ class Engine:
             elif msg.get("state") == "progress":
                 job.fraction, job.message = float(msg.get("fraction", 0.0)), str(msg.get("message", ""))
                 job.memory = int(msg.get("memory") or 0)
+            elif msg.get("state") == "partial" and int(msg.get("number") or 0) > job.partial_number:
+                job.partial_number, job.partial_note = int(msg["number"]), str(msg.get("note", ""))
 
     def _bookkeeper(self) -> None:
         """Records what the workers say in the results store and ends runs as their tasks finish
@@ -542,6 +570,17 @@ class Engine:
                 records.ended(job.request.record, job.run_id, "failed" if state == "failed" else "stopped", job.error)
         finally:  # the pages that wait on it are told even when its record could not be written
             job.done.set()
+            self._forget_partial(job)
+
+    def _forget_partial(self, job: Job) -> None:
+        """Delete the scheduler's copy of an ended run's partial result (the last one fetched stays with the job for
+        the pages that showed it)."""
+        if job.partial_number == 0 or self._client is None:
+            return
+        try:
+            Variable(partial_name(job.id), client=self._client).delete()
+        except Exception:  # noqa: BLE001 - a scheduler gone takes its variables with it
+            pass
 
     def _reaper(self) -> None:
         """Every second: release the holders that left, restart the workers of runs that ignore

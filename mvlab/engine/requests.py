@@ -53,7 +53,8 @@ class Request:
 class JobStatus:
     """What a waiting page shows.  ``position``: 1 = next to start (queued only); ``wait``:
     estimated seconds before it starts (queued) or ends (running); ``shared``: how many holders
-    wait on it."""
+    wait on it; ``partial``: the number of the newest partial result the run has sent (0: none yet,
+    :meth:`mvlab.engine.jobs.Engine.partial`)."""
 
     job_id: str
     state: str
@@ -64,6 +65,7 @@ class JobStatus:
     elapsed: float
     shared: int
     error: str | None = None
+    partial: int = 0
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,13 @@ and checks its job's stop flag (a Dask :class:`distributed.Event`) at most twice
 the progress callback: the library's long loops already call it, so no thread is ever killed
 (:mod:`mvlab.engine.jobs` restarts the worker of a run that ignores its Stop for too long).  The messages carry
 the worker's process id, its nanny and its memory in use, so that a worker's death can be told for what it was.
+
+**Partial results** (:func:`mvlab.core.progress.report_partial`): the progress callback takes the result computed so
+far at most every :data:`PARTIAL_EVERY` seconds; its bytes (``to_npz()``, or the value itself when it is small and
+plain) go to a Dask :class:`distributed.Variable` of the job (:func:`partial_name`: the newest one only, never a
+history in the scheduler's event log) and a ``partial`` message with its number and what it holds in words tells the
+engine, which fetches it when a page asks (:meth:`mvlab.engine.jobs.Engine.partial`) and deletes it when the run
+ends.  A partial that cannot be built or sent is skipped: it never costs the run.
 """
 
 from __future__ import annotations
@@ -17,12 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import psutil
-from distributed import Event, get_worker
+from distributed import Event, Variable, get_worker
 from joblib import parallel_config
 
 from mvlab.core.progress import Stopped
 
-__all__ = ["TOPIC", "RunStopped", "Outcome", "execute", "stop_flag_name"]
+__all__ = ["TOPIC", "RunStopped", "Outcome", "execute", "stop_flag_name", "partial_name", "PARTIAL_EVERY"]
 
 TOPIC = "mvlab-jobs"
 """The event topic on which workers report ``{"job", "state", ...}`` messages to the engine."""
@@ -31,6 +38,9 @@ SEND_EVERY = 0.2
 """Seconds between two progress messages of one run (the first and the last always go)."""
 CHECK_EVERY = 0.5
 """Seconds between two looks at the run's stop flag."""
+PARTIAL_EVERY = 1.0
+"""Seconds between two partial results of one run (the first always goes): each is built, packed and drawn again by
+every page that follows the run."""
 
 
 class RunStopped(Stopped):
@@ -65,6 +75,11 @@ def stop_flag_name(job_id: str) -> str:
     return f"mvlab-stop-{job_id}"
 
 
+def partial_name(job_id: str) -> str:
+    """Name of the Dask :class:`distributed.Variable` that holds the newest partial result of the job ``job_id``."""
+    return f"mvlab-partial-{job_id}"
+
+
 def execute(job_id: str, fn: Callable[[Any, Callable[[float, str], None]], Any], data: Any,
             threads: int = 1, artifact: bool = False) -> Outcome:
     """Run ``fn(data, progress)`` in this worker on ``threads`` threads (see the module
@@ -95,6 +110,25 @@ def execute(job_id: str, fn: Callable[[Any, Callable[[float, str], None]], Any],
             clock["sent"] = now
             tell(state="progress", fraction=float(fraction), message=str(message), memory=_used(me))
 
+    sent = {"at": float("-inf"), "count": 0}
+
+    def partial(build: Callable[[], Any], note: str) -> None:
+        now = time.monotonic()
+        if now - sent["at"] < PARTIAL_EVERY:
+            return
+        sent["at"] = now
+        try:
+            value = build()
+            packed = value.to_npz() if hasattr(value, "to_npz") else value
+            Variable(partial_name(job_id)).set(packed)
+        except RunStopped:
+            raise
+        except Exception:  # noqa: BLE001 - a partial is a courtesy to the pages: the whole result still comes
+            return
+        sent["count"] += 1
+        tell(state="partial", number=sent["count"], note=str(note))
+
+    progress.partial = partial
     start = time.perf_counter()
     # threads, never loky's process-wide executor: the pool belongs to this run alone; n_jobs=None in the
     # library (and in scikit-learn) reads this run's share of the cores from here

@@ -44,7 +44,7 @@ from typing import Any, Callable, Mapping
 import pandas as pd
 from sklearn.utils.parallel import Parallel, delayed
 
-from mvlab.core.progress import ProgressCallback, Stopped, scaled
+from mvlab.core.progress import ProgressCallback, Stopped, report_partial, scaled
 from mvlab.core.threads import call_on_threads
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.experiments.protocols import Split
@@ -202,6 +202,7 @@ def run_protocol(
     resume: bool = False,
     details: str | None = None,
     progress: ProgressCallback = None,
+    partial: Callable[[ExperimentResult], object] | None = None,
 ) -> ExperimentResult:
     """Evaluate a family's methods on every split of ``protocol``.
 
@@ -230,6 +231,10 @@ def run_protocol(
     details : {None, "last", "all"}
         Ask the family to keep what it computed on the last split, or on every split.
     progress : callable (fraction, message), optional
+    partial : callable ExperimentResult -> object, optional
+        After each split but the last, the splits done so far (an :class:`ExperimentResult` of their rows, ``run_id``
+        None) are offered to ``progress`` as a partial result, turned into the caller's own result type by
+        ``partial`` (:func:`mvlab.core.progress.report_partial`; built only when ``progress`` listens).
 
     Returns
     -------
@@ -269,6 +274,10 @@ def run_protocol(
                 if split_details is not None:
                     kept[(rep, fold)] = split_details
                 n_done += 1
+                if partial is not None and n_done < n_total:
+                    report_partial(progress, lambda: partial(ExperimentResult(
+                        _tidy_table(rows, splits, dataset.name), None, time.perf_counter() - start, family.name,
+                        params, dict(kept), n_resumed)), f"{n_done} of {n_total} splits")
                 if progress is not None:
                     progress(n_done / n_total, f"{n_done}/{n_total} splits done")
     except BaseException as exc:

@@ -365,9 +365,10 @@ class ViewConstructionSettings(ExperimentSettings):
     n_repeats: int = _opt(1, range=(1, 10), help="Repetitions of the outer cross-validation.")
     inner_cv: int = _opt(3, range=(2, 10), help="Inner cross-validation of OFSP, AB, VC-GA and the ensemble weights.")
     ga_generations: int = _declared(3, GeneticViews, "n_generations", range=(0, 100))
-    ga_runs: str = _opt("per_k", options=GA_RUNS, help="VC-GA's views for k = 1..K: a GA of its own for every k "
-                        "(per_k), or one GA whose top k chromosomes serve every k (shared: the paper's 'the top "
-                        "chromosomes are used for k = 1..10', and ten times cheaper; paper settings use it).")
+    ga_runs: str = _opt("shared", options=GA_RUNS, help="VC-GA's views for k = 1..K: one GA whose top k chromosomes "
+                        "serve every k (shared, the default: the paper's 'the top chromosomes are used for k = "
+                        "1..10', and ten times cheaper), or a GA of its own for every k (per_k, mvlab's first "
+                        "reading).")
     n_used: int = _opt(150, range=(4, 100000), help="A stratified sample of the data (all if larger than the data).")
     d_used: int = _opt(100, range=(1, 100000), help="A random sample of the features (all if larger than the data).")
 
@@ -396,7 +397,7 @@ class ViewConstructionSettings(ExperimentSettings):
         p = cls(paper=True).effective()
         return (f"All instances and features, K = {p.max_views}, {p.n_repeats} × {p.n_splits}-fold CV, "
                 f"{p.inner_cv} inner folds, GA {p.ga_generations} generations, one GA per fold whose top k chromosomes "
-                "serve every k (quick runs: a GA per k).")
+                "serve every k.")
 
     @classmethod
     def defaults_note(cls) -> str:
@@ -406,8 +407,7 @@ class ViewConstructionSettings(ExperimentSettings):
                 f"set keeps all 500), K = {d.max_views}, {d.n_repeats} × {d.n_splits}-fold CV, {d.inner_cv} inner "
                 f"folds, {' and '.join(CLASSIFIER_TITLES[c] for c in d.classifiers)}, a GA of {d.ga_generations} "
                 f"generations. The **paper settings** switch restores {p.n_repeats} × {p.n_splits}-fold CV, "
-                f"{p.inner_cv} inner folds, {p.ga_generations} GA generations, one GA per fold shared by every k "
-                "(instead of a GA per k) and all the data.")
+                f"{p.inner_cv} inner folds, {p.ga_generations} GA generations and all the data.")
 
     def problems(self, ds):
         """Why the sweep cannot run: no method or classifier chosen, a class smaller than the folds, or more

@@ -479,9 +479,27 @@ def k_sweep(X, y, *, methods: Sequence[str] = METHODS, classifiers: Sequence[str
         raise ValueError(f"{opts['inner_cv']} inner folds need at least that many training instances of one class; "
                          "use fewer inner folds or more instances.")
     params = {"methods": methods, "classifiers": classifiers, "max_views": int(max_views), **opts}
+    settings = {"methods": methods, "classifiers": classifiers, "max_views": int(max_views), "n_splits": int(n_splits),
+                "n_repeats": int(n_repeats), "max_samples": max_samples, "max_features": max_features,
+                "random_state": random_state, **opts}
+
+    def sweep_result(result) -> KSweepResult:
+        """The sweep of the splits ``result`` holds (every split, or those done so far: a partial result, whose
+        partitions come with the last split)."""
+        done = {(r, f) for r, f in zip(result.table["repetition"], result.table["fold"])}
+        folds = [s for s in splits if (s.repetition, s.fold) in done]
+        return _sweep_result(result, methods, classifiers, settings, sample_index, feature_index, folds, X.shape[1],
+                             time.perf_counter() - start)
+
     result = run_protocol(data, VIEW_CONSTRUCTION, params, protocol, random_state=random_state, n_jobs=1,
                           inner_jobs=2 if n_jobs is None else n_jobs, details="last", progress=progress,
-                          store=store, kind=kind, resume=resume)
+                          store=store, kind=kind, resume=resume, partial=sweep_result)
+    return sweep_result(result)
+
+
+def _sweep_result(result, methods, classifiers, settings, sample_index, feature_index, splits, n_features,
+                  seconds) -> KSweepResult:
+    """:class:`KSweepResult` of the runner's ``result`` (its rows in the sweep's order, the partitions it kept)."""
     table = with_param_columns(result.table, ("classifier", "k"))
     table = table.assign(k=table["k"].astype(int))[_COLUMNS]
     order = {"method": {v: i for i, v in enumerate(methods)}, "classifier": {v: i for i, v in enumerate(classifiers)},
@@ -491,12 +509,9 @@ def k_sweep(X, y, *, methods: Sequence[str] = METHODS, classifiers: Sequence[str
     memberships = next(iter(result.details.values()), None) or {}
     memberships = {key: memberships[key] for key in sorted(
         memberships, key=lambda t: (order["method"][t[0]], order["classifier"][t[1]], t[2]))}
-    settings = {"methods": methods, "classifiers": classifiers, "max_views": int(max_views), "n_splits": int(n_splits),
-                "n_repeats": int(n_repeats), "max_samples": max_samples, "max_features": max_features,
-                "random_state": random_state, **opts}
     return KSweepResult(table=table.reset_index(drop=True), memberships=memberships, sample_index=sample_index,
-                        feature_index=feature_index, test_folds=[s.test for s in splits], n_features=X.shape[1],
-                        settings=settings, seconds=time.perf_counter() - start)
+                        feature_index=feature_index, test_folds=[s.test for s in splits], n_features=n_features,
+                        settings=settings, seconds=seconds)
 
 
 # --------------------------------------------------------------------------- statistics
