@@ -275,7 +275,7 @@ def run_protocol(
                     kept[(rep, fold)] = split_details
                 n_done += 1
                 if partial is not None and n_done < n_total:
-                    report_partial(progress, lambda: partial(ExperimentResult(
+                    report_partial(progress, lambda rows=rows: partial(ExperimentResult(
                         _tidy_table(rows, splits, dataset.name), None, time.perf_counter() - start, family.name,
                         params, dict(kept), n_resumed)), f"{n_done} of {n_total} splits")
                 if progress is not None:
