@@ -320,6 +320,46 @@ def test_stop_ends_a_long_run_cleanly(page, store_path):
     assert not exceptions(page)
 
 
+def figures_now(page) -> int:
+    return len(page.query_selector_all(".js-plotly-plot"))
+
+
+def test_view_construction_shows_a_partial_result_before_the_whole_and_a_stop_keeps_it(browser, url):
+    """#72: the first test fold's sweep is drawn while the others compute (every figure, said to be partial), the
+    whole replaces it, and a Stop keeps the part on the page.  Broken once: without the page's ``draw_partial`` the
+    partial note never showed and the first figure came with the whole result."""
+    # 5 folds on 150 instances: a part comes after about a fifth of the run
+    page = new_page(browser, url + "/view_construction?n_splits=5&seed=5")
+    page.get_by_role("button", name="Train", exact=True).click()
+    start = time.perf_counter()
+    page.wait_for_selector("text=Partial result, still computing", timeout=120_000)
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=60_000)
+    part_after = time.perf_counter() - start
+    assert "of 5 splits so far" in page.inner_text("body")
+    screenshot(page, "view_construction_partial")
+    assert page.get_by_role("button", name="Stop").is_visible()  # still computing
+    page.wait_for_selector("text=Partial result, still computing", state="detached", timeout=300_000)
+    settle(page, timeout=300_000)
+    assert wait_for_figures(page, 4) >= 4  # the whole: boxes, lines, partition, partition vs natural
+    whole_after = time.perf_counter() - start
+    assert part_after < whole_after
+    assert "Partial result" not in page.inner_text("body") and not exceptions(page)
+    # another seed; Stop once the part shows: the part stays, said to be stopped, and nothing was stored
+    page.goto(url + "/view_construction?n_splits=10&seed=6")
+    page.wait_for_selector("h1:has-text('View construction')", timeout=120_000)
+    settle(page)
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.wait_for_selector("text=Partial result, still computing", timeout=120_000)
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=60_000)
+    page.get_by_role("button", name="Stop").click()
+    page.wait_for_selector("text=Stopped: a partial result", timeout=60_000)
+    settle(page)
+    assert figures_now(page) >= 2 and "of 10 splits" in page.inner_text("body")
+    assert page.get_by_role("button", name="Stop").count() == 0
+    assert not exceptions(page)
+    page.context.close()
+
+
 def test_papers_view_shows_published_and_reproduced_values_on_a_fresh_store(page):
     """The Papers page reads the committed results files: on this module's fresh store it shows the Siamese
     deep forest paper's cells beside mvlab's, with links that open the Siamese page at a cell's setting."""

@@ -327,7 +327,7 @@ def test_the_lesson_command_checks_exports_adds_and_deletes(tmp_path, capsys):
     key = out.split("keep it): ")[1].split()[0]
     handout = tmp_path / "handout.html"  # --warm and --html take an added lesson's id as a built-in one's
     assert main(["--store", store, "lesson", "tumour-neighbours", "--html", str(handout), "--n-jobs", "1"]) == 0
-    assert "tumour-neighbours: proximity on breast-cancer: computed in" in capsys.readouterr().err
+    assert "tumour-neighbours: steps 1, 2, proximity on breast-cancer: computed in" in capsys.readouterr().err
     assert handout.read_text().count("<summary>Show the answer</summary>") == 2
     assert main(["--store", store, "lesson", "delete", "tumour-neighbours", "--key", "wrong"]) == 2
     assert main(["--store", store, "lesson", "delete", "tumour-neighbours", "--key", key]) == 0

@@ -169,7 +169,7 @@ def test_the_handout_is_one_self_contained_file(warmed):
 def test_lesson_command_warms_and_writes_the_handout(tmp_path, capsys):
     store = tmp_path / "r.sqlite"
     assert main(["--store", str(store), "lesson", "ofsp", "--warm", "--n-jobs", "1"]) == 0
-    assert "ofsp: view_construction on madelon-like" in capsys.readouterr().err
+    assert "ofsp: steps 1, 2, 3, 4, 5, 6, view_construction on madelon-like" in capsys.readouterr().err
     assert all(ctx is not None for ctx in step_contexts(get_lesson("ofsp"), ResultsStore(store)).values())
     out = tmp_path / "ofsp.html"
     assert main(["--store", str(store), "lesson", "ofsp", "--html", str(out), "--n-jobs", "1"]) == 0

@@ -70,6 +70,7 @@ def test_paper_settings_use_the_families_presets_and_rfd():
     assert vc.ga_runs == "shared" and ViewConstructionSettings(paper=True).key()["ga_runs"] == "shared"
     assert ViewConstructionSettings().key()["ga_runs"] == "shared"  # the paper's reading, the quick default (#72)
     assert "ga_runs" not in ViewConstructionSettings(ga_runs="per_k").key()  # the first reading: keys stored before
+    assert "ga_runs" not in ViewConstructionSettings(methods=("OFSP", "RFSP")).key()  # no VC-GA: the same run
     sdf = SiameseSettings(paper=True).effective()
     assert (sdf.n_pairs, sdf.n_estimators, sdf.qp_probas) == (1000, 700, "insample")
 

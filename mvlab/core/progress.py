@@ -39,21 +39,22 @@ def report_partial(progress: ProgressCallback, build: Callable[[], object], note
 
 
 class _Scaled:
-    """``progress`` seen by a sub-task: its fractions mapped into ``[start, start + span]``, its partial results
-    passed on as they are."""
+    """``progress`` seen by a sub-task: its fractions mapped into ``[start, start + span]``, its messages and its
+    partial results' notes after ``prefix``."""
 
-    def __init__(self, progress, start: float, span: float):
-        self.progress, self.start, self.span = progress, start, span
-        if getattr(progress, "partial", None) is not None:
-            self.partial = progress.partial
+    def __init__(self, progress, start: float, span: float, prefix: str = ""):
+        self.progress, self.start, self.span, self.prefix = progress, start, span, prefix
+        take = getattr(progress, "partial", None)
+        if take is not None:
+            self.partial = lambda build, note: take(build, prefix + note)
 
     def __call__(self, fraction: float, message: str) -> None:
-        report(self.progress, self.start + self.span * fraction, message)
+        report(self.progress, self.start + self.span * fraction, self.prefix + message)
 
 
-def scaled(progress: ProgressCallback, start: float, span: float) -> ProgressCallback:
-    """A callback for a sub-task that reports into ``[start, start + span]`` of ``progress`` (and hands its partial
-    results on, :func:`report_partial`)."""
+def scaled(progress: ProgressCallback, start: float, span: float, prefix: str = "") -> ProgressCallback:
+    """A callback for a sub-task that reports into ``[start, start + span]`` of ``progress``, its messages after
+    ``prefix`` (and hands its partial results on, :func:`report_partial`)."""
     if progress is None:
         return None
-    return _Scaled(progress, start, span)
+    return _Scaled(progress, start, span, prefix)

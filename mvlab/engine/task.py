@@ -38,7 +38,7 @@ SEND_EVERY = 0.2
 """Seconds between two progress messages of one run (the first and the last always go)."""
 CHECK_EVERY = 0.5
 """Seconds between two looks at the run's stop flag."""
-PARTIAL_EVERY = 1.0
+PARTIAL_EVERY = 0.5
 """Seconds between two partial results of one run (the first always goes): each is built, packed and drawn again by
 every page that follows the run."""
 

@@ -28,7 +28,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
 
 from mvlab.core.params import N_JOBS, POSITIVE_INT, RANDOM_STATE, Interval, StrOptions, validate_params
-from mvlab.core.progress import ProgressCallback, scaled
+from mvlab.core.progress import ProgressCallback, report_partial, scaled
 from mvlab.core.projection import pca_axes, pca_project, radial_layout
 from mvlab.core.sampling import stratified_rows
 from mvlab.core.serialize import pack, unpack
@@ -385,6 +385,7 @@ def compare_combinations(
     random_state: int | None = None,
     n_jobs: int | None = None,
     progress: ProgressCallback = None,
+    partial_results: bool = False,
 ) -> CombinationComparison:
     """Fit the view forests once on a stratified split and score every combination on it.
 
@@ -422,6 +423,10 @@ def compare_combinations(
     random_state : int
         Seeds the split, the view forests and the final forests.
     progress : callable (fraction, message), optional
+    partial_results : bool
+        After each method but the last, offer the comparison of the methods scored so far to ``progress`` as a
+        partial result (:func:`mvlab.core.progress.report_partial`; the Dissimilarity page draws it while the
+        baselines grow).  Not on the large-data path, whose maps come last.
     """
     _check_methods(combinations)
     dvs = DVSCombiner(k=k) if dvs is None else clone(dvs)
@@ -451,14 +456,43 @@ def compare_combinations(
     seconds["test dissimilarities"] = time.perf_counter() - t
     shared = _SharedWork(views, forests, test_D, X_train, y_train, X_test, measure, n_estimators, k, dvs,
                          random_state, n_jobs, prototypes, prototype_selection)
-    scores = _score_methods(combinations, shared, y_test, progress)
+    settings = {"test_size": test_size, "measure": measure_spec(measure), "n_estimators": n_estimators, "k": k,
+                "random_state": random_state, "combinations": list(combinations), "prototypes": prototypes,
+                "prototype_selection": prototype_selection,
+                "n_prototypes": len(train_index) if n_prototypes is None else n_prototypes}
+    if "dvs" in combinations:
+        settings.update({f"dvs_{rule}": value for rule, value in dvs.rules.items()}, dvs_k=dvs.k)
+
+    def comparison(scores: _MethodScores, oracle=None, informative_test=None, sample=None, train_D=None,
+                   maps=None) -> CombinationComparison:
+        """The comparison of the methods ``scores`` holds, in the order asked (all of them, or a partial result)."""
+        return CombinationComparison(
+            view_names=names,
+            classes=[str(c) for c in (classes if classes is not None else np.unique(y))],
+            train_index=train_index, test_index=test_index, y_train=y_train, y_test=y_test,
+            train_dissimilarities=list(forests.dissimilarities) if train_D is None else train_D,
+            test_dissimilarities=[] if blocked else list(test_D),
+            weights=dict(scores.weights), predictions=dict(scores.predictions),
+            accuracy={c: scores.accuracy[c] for c in combinations if c in scores.accuracy},
+            view_oob_accuracy=np.asarray(forests.oob_accuracies, dtype=np.float64),
+            seconds={**seconds, **scores.seconds}, settings=settings, explanations=dict(scores.explanations),
+            oracle_accuracy=oracle, informative_test=informative_test, sample=sample,
+            prototype_note=scores.prototype_note, maps=maps or {},
+        )
+
+    def offer(scores: _MethodScores) -> None:
+        if partial_results and not blocked and len(scores.accuracy) < len(combinations):
+            report_partial(progress, lambda: comparison(scores), f"{len(scores.accuracy)} of {len(combinations)} "
+                                                                 f"methods ({', '.join(scores.accuracy)})")
+
+    scores = _score_methods(combinations, shared, y_test, progress, offer)
     seconds.update(scores.seconds)
     informative_test = oracle = None
     if informative is not None:
         informative_test = np.asarray(informative, dtype=bool)[test_index]
         if scores.pool is not None:
             oracle = _oracle_accuracy(scores.pool, test_D, informative_test, y_test)
-    sample, train_D, maps = None, list(forests.dissimilarities) if not blocked else None, {}
+    sample, train_D, maps = None, None, {}
     if blocked:
         t = time.perf_counter()
         sample, train_D = _sample_matrices(forests, random_state, n_jobs)
@@ -467,24 +501,7 @@ def compare_combinations(
         seconds["sample and maps"] = time.perf_counter() - t
     if progress is not None:
         progress(1.0, "done")
-
-    settings = {"test_size": test_size, "measure": measure_spec(measure), "n_estimators": n_estimators, "k": k,
-                "random_state": random_state, "combinations": list(combinations), "prototypes": prototypes,
-                "prototype_selection": prototype_selection,
-                "n_prototypes": len(train_index) if n_prototypes is None else n_prototypes}
-    if "dvs" in combinations:
-        settings.update({f"dvs_{rule}": value for rule, value in dvs.rules.items()}, dvs_k=dvs.k)
-    return CombinationComparison(
-        view_names=names,
-        classes=[str(c) for c in (classes if classes is not None else np.unique(y))],
-        train_index=train_index, test_index=test_index, y_train=y_train, y_test=y_test,
-        train_dissimilarities=train_D, test_dissimilarities=[] if blocked else list(test_D),
-        weights=scores.weights, predictions=scores.predictions,
-        accuracy={c: scores.accuracy[c] for c in combinations},  # in the order asked
-        view_oob_accuracy=np.asarray(forests.oob_accuracies, dtype=np.float64),
-        seconds=seconds, settings=settings, explanations=scores.explanations, oracle_accuracy=oracle,
-        informative_test=informative_test, sample=sample, prototype_note=scores.prototype_note, maps=maps,
-    )
+    return comparison(scores, oracle, informative_test, sample, train_D, maps)
 
 
 def _subset_code(mask) -> str:
@@ -627,9 +644,10 @@ def _progress_costs(combinations, n_views: int) -> dict:
     return cost
 
 
-def _score_methods(combinations, shared: _SharedWork, y_test, progress) -> _MethodScores:
+def _score_methods(combinations, shared: _SharedWork, y_test, progress, scored=None) -> _MethodScores:
     """Fit every method on the shared work and score it on the test rows ``y_test`` (n_test,); the
-    methods that build the DVS pool come first, so the variants reuse it."""
+    methods that build the DVS pool come first, so the variants reuse it.  ``scored(scores)`` is called after each
+    method (the scores so far)."""
     scores = _MethodScores()
     cost = _progress_costs(combinations, len(shared.views))
     done, total = 0, sum(cost.values())
@@ -646,6 +664,8 @@ def _score_methods(combinations, shared: _SharedWork, y_test, progress) -> _Meth
         scores.seconds[c] = time.perf_counter() - t
         scores.predictions[c] = np.asarray(shared.forests.classes)[np.asarray(proba).argmax(axis=1)]
         scores.accuracy[c] = float(np.mean(scores.predictions[c] == y_test))
+        if scored is not None:
+            scored(scores)
     return scores
 
 

@@ -13,7 +13,7 @@ family                 methods (as stored in results)              baseline    c
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Callable, Mapping
 
 from mvlab.core.progress import ProgressCallback
 from mvlab.datasets.container import MultiViewDataset
@@ -78,6 +78,7 @@ def run_experiment(
     resume: bool = False,
     details: str | None = None,
     progress: ProgressCallback = None,
+    partial: Callable | None = None,
 ) -> ExperimentResult:
     """Evaluate a family's methods (``"dissimilarity"``, ``"view-construction"``, ``"pairs"``, or a
     :class:`Family`) on every split of ``protocol``; see :func:`mvlab.experiments.runner.run_protocol`.
@@ -88,4 +89,5 @@ def run_experiment(
     seconds, params.
     """
     return run_protocol(dataset, get_family(family), params, protocol, random_state=random_state, n_jobs=n_jobs,
-                        store=store, kind=kind, resume=resume, details=details, progress=progress)
+                        store=store, kind=kind, resume=resume, details=details, progress=progress,
+                        partial=partial)

@@ -32,7 +32,7 @@ import numpy as np
 from mvlab.construction.partition import GeneticViews
 from mvlab.core.declared import declared_bounds, declared_doc, declared_options
 from mvlab.core.params import StrOptions
-from mvlab.core.progress import ProgressCallback
+from mvlab.core.progress import ProgressCallback, report_partial, scaled
 from mvlab.datasets.bundled import dataset_info, list_datasets, load_dataset
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.datasets.synthetic import make_madelon, make_multiview_classification
@@ -252,12 +252,14 @@ class DissimilaritySettings(_MeasureChoice):
 
     def run(self, ds, progress=None):
         """Every static combination and the baselines on one split of ``ds``
-        (:func:`mvlab.experiments.combinations.compare_combinations`)."""
+        (:func:`mvlab.experiments.combinations.compare_combinations`), the methods scored so far offered as partial
+        results (the page draws the first combination while the baselines grow)."""
         s = self.effective()
         return compare_combinations(ds.X, ds.y, ds.views, classes=ds.classes,
                                     combinations=tuple(STATIC_COMBINATIONS) + BASELINES,
                                     test_size=s.test_size, measure=s.measure_object(), n_estimators=s.n_estimators,
-                                    k=s.k, random_state=s.seed, n_jobs=APP_N_JOBS, progress=progress)
+                                    k=s.k, random_state=s.seed, n_jobs=APP_N_JOBS, progress=progress,
+                                    partial_results=True)
 
 
 @dataclass(frozen=True)
@@ -384,11 +386,12 @@ class ViewConstructionSettings(ExperimentSettings):
                                    n_repeats=preset.protocol.n_repeats, n_used=100000, d_used=100000)
 
     def key(self) -> dict:
-        """As :meth:`ExperimentSettings.key`; the first GA reading (``per_k``) stays out of it, so that runs stored
-        before ``ga_runs`` existed keep their keys."""
+        """As :meth:`ExperimentSettings.key`; ``ga_runs`` stays out of it where it changes nothing (no VC-GA among the
+        methods: a lesson's OFSP-against-RFSP sweep is the same run under either reading) and for the first GA reading
+        (``per_k``), so that runs stored before ``ga_runs`` existed keep their keys."""
         out = super().key()
-        if out.get("ga_runs") == "per_k":
-            del out["ga_runs"]
+        if out.get("ga_runs") == "per_k" or "VC-GA" not in out.get("methods", ()):
+            out.pop("ga_runs", None)
         return out
 
     @classmethod
@@ -595,21 +598,25 @@ class BenchmarkSettings(ExperimentSettings):
 
     def run(self, store, progress=None, batch: str | None = None) -> tuple[str, list[str]]:
         """Run the family on every dataset (a stratified sample of at most ``n_max`` instances),
-        storing every run under one batch kind; returns (batch, messages about skipped datasets)."""
+        storing every run under one batch kind; returns (batch, messages about skipped datasets).  After each split
+        and each dataset but the last, the batch's name is offered to ``progress`` as a partial result
+        (:func:`mvlab.core.progress.report_partial`: the page shows the runs stored so far)."""
         import uuid
 
         family = FAMILIES[self.family]
         batch = batch or f"benchmark:{family.name}:{uuid.uuid4().hex[:8]}"
         protocol = make_protocol(family, self.repetitions, n_pairs=self.n_pairs)
-        skipped = []
+        skipped, n = [], len(self.datasets)
         for i, name in enumerate(self.datasets):
             ds = load_dataset(name)
             ds = ds.stratified_sample(min(self.n_max, ds.n_samples), random_state=self.seed)
-            sub = None if progress is None else (
-                lambda f, m, i=i, n=ds.name: progress((i + f) / len(self.datasets), f"{n}: {m}"))
+            sub = scaled(progress, i / n, 1 / n, prefix=f"{ds.name}: " if n == 1 else f"{ds.name} (dataset {i + 1} "
+                                                                                    f"of {n}): ")
             try:
                 run_experiment(ds, family, self.params(), protocol, random_state=self.seed, store=store, kind=batch,
-                               progress=sub)
+                               progress=sub, partial=lambda _splits: batch)
             except ValueError as exc:
                 skipped.append(f"{ds.name} was skipped: {exc}")
+            if i + 1 < n:
+                report_partial(progress, lambda: batch, f"{i + 1} of {n} datasets")
         return batch, skipped

@@ -34,16 +34,20 @@ def step_contexts(lesson: Lesson, store: ResultsStore) -> dict[StepRun, StepCont
 def warm(lesson: Lesson, store: ResultsStore, engine: Engine | None = None,
          say: Callable[[str], None] = print, holder: str = "lesson-warm") -> dict[StepRun, str]:
     """Compute every run of ``lesson`` missing from ``store`` and record it there; returns each run's
-    fate (``"stored already"``, ``"computed in N s"``, or the failure in words).
+    fate (``"stored already"``, ``"computed in N s"``, or the failure in words).  Each line said names the steps
+    that show the run, so a teacher reads how long each step's computation takes.
 
     With an ``engine``, each missing run is submitted to it (as a page would) and waited for; without,
     it is computed in this process and recorded the same way."""
     fates = {}
     for run in lesson.runs():
         data = run.data()
+        steps = [i for i, step in enumerate(lesson.steps, start=1) if step.run == run]
+        where = f"{lesson.id}: step{'s' if len(steps) > 1 else ''} {', '.join(map(str, steps))}, " \
+                f"{run.settings.kind} on {data.name}"
         if stored_result(run, store, data) is not None:
             fates[run] = "stored already"
-            say(f"{lesson.id}: {run.settings.kind} on {data.name}: stored already")
+            say(f"{where}: stored already")
             continue
         request = settings_request(run.settings, data, store.location, label=run.label)
         start = time.perf_counter()
@@ -53,7 +57,7 @@ def warm(lesson: Lesson, store: ResultsStore, engine: Engine | None = None,
             fates[run] = _compute_on(engine, request, holder)
         if fates[run] == "computed":
             fates[run] = f"computed in {time.perf_counter() - start:.1f} s"
-        say(f"{lesson.id}: {run.settings.kind} on {data.name}: {fates[run]}")
+        say(f"{where}: {fates[run]}")
     return fates
 
 

@@ -15,7 +15,7 @@ and link, then its view.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
 import streamlit as st
@@ -27,7 +27,7 @@ from mvlab.ui.state import current_seed, set_kept, sidebar
 from mvlab.ui.widgets import Form, resolve_keys
 
 __all__ = ["HEADER", "EXPLANATION", "header_parts", "page_header", "Shown", "TrainingPage", "Page", "open_page",
-           "run_data", "run_page", "result_part", "shown_part"]
+           "run_data", "run_page", "result_part", "shown_part", "draw_part", "PARTIAL_NOTE", "STOPPED_NOTE"]
 
 HEADER = "header"
 """The text of a page that holds its title (its first line, ``# Title``) and its caption (the rest)."""
@@ -185,16 +185,34 @@ def run_page(page: TrainingPage | Page) -> None:
     result_part(page, Shown(settings, data, runs.result_key(settings, data), keys))
 
 
+PARTIAL_NOTE = ("**Partial result, still computing**: {note} so far. The figures and their sentences below are those "
+                "of this part; they fill in as the rest comes.")
+STOPPED_NOTE = ("**Stopped: a partial result** ({note}), kept as it was when you pressed Stop. Nothing was stored; "
+                "press **Train** for the whole result.")
+
+
+def draw_part(page: TrainingPage, shown: Shown, result, note: str, number: int, stopped: bool = False) -> None:
+    """A partial result of the page's run (:func:`mvlab.ui.runs.follow`), said as one, drawn by the page's view
+    under a key of its own (a part's figures are never taken for the whole's)."""
+    st.info((STOPPED_NOTE if stopped else PARTIAL_NOTE).format(note=note), icon=":material/pending:")
+    page.view(result, replace(shown, key=f"{shown.key}#part{number}"))
+
+
 def _draw_result(page: TrainingPage, shown: Shown) -> None:
-    """The page's summary, its result looked up or trained (Train, progress, Stop), then its view, or what it says
-    before a result."""
+    """The page's summary, its result looked up or trained (Train, progress, Stop; the run's partial results drawn
+    as they come), then its view; else the partial result kept from a run stopped, or what it says before a
+    result."""
     if page.summary is not None:
         page.summary(shown)
-    result = runs.result_or_train(shown.settings, shown.data, page.result_type, page.train_key, label=page.label)
-    if result is None:
-        page.waiting(shown)
-    else:
+    result = runs.result_or_train(shown.settings, shown.data, page.result_type, page.train_key, label=page.label,
+                                  draw_partial=lambda r, note, number: draw_part(page, shown, r, note, number))
+    if result is not None:
         page.view(result, shown)
+    elif (kept := runs.kept_partial(page.train_key, shown.key)) is not None:
+        number, note, part = kept
+        draw_part(page, shown, part, note, number, stopped=True)
+    else:
+        page.waiting(shown)
 
 
 result_part = runs.training_part(_draw_result)

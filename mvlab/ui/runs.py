@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.engine import Engine, JobStatus, Request, shared_engine
@@ -27,6 +28,13 @@ from mvlab.ui import streamlit_insides as insides
 
 T = TypeVar("T")
 _CACHE = "_results"
+_PARTIAL = "_partials"
+"""Session state: for each Train button's key, the partial result this session saw last, as
+``(request key, number, note, result)`` (:func:`follow`): kept after a Stop, dropped at the next Train."""
+
+DrawPartial = Callable[[Any, str, int], None]
+"""A page's way of drawing a partial result: ``draw(result, note, number)``, ``note`` saying in words how far it is
+(:func:`mvlab.core.progress.report_partial`), ``number`` its number within the run (its figures' key)."""
 
 
 @st.cache_resource(show_spinner=False)
@@ -169,8 +177,9 @@ def status_text(status: JobStatus, label: str) -> str:
 QUEUED_POLL = 1.0
 """Seconds between two looks at a queued run (0.4 s while it runs, for its progress): a class's queued
 runs each cost the server a status and a page update per look, and their position changes rarely."""
-CLICK_POLL = 0.2
-"""Seconds between two checks for a click that waits on the page's run (:func:`end_for_a_waiting_click`)."""
+CLICK_POLL = 0.1
+"""Seconds between two checks for a click that waits on the page's run (:func:`end_for_a_waiting_click`) and for a
+change of its state (:func:`_wait`)."""
 
 
 def end_for_a_waiting_click() -> None:
@@ -198,30 +207,82 @@ def training_part(draw: Callable[[], None]) -> Callable[[], None]:
     return st.fragment(draw)
 
 
-def _wait(eng: Engine, job_id: str, seconds: float) -> None:
-    """Wait up to ``seconds`` for the run to end, ending this script run for a click that waits on it."""
+def _wait(eng: Engine, job_id: str, seconds: float, seen: JobStatus | None = None) -> None:
+    """Wait up to ``seconds`` for the run to end, ending this script run for a click that waits on it; with ``seen``
+    (the status last shown), also until the run starts running or sends a partial result: a queued run's page shows
+    its progress bar as soon as its worker starts, not at its next look (#72: the first look of a run that started
+    at once came a second after Train)."""
     until = time.monotonic() + seconds
     while (left := until - time.monotonic()) > 0 and not eng.wait(job_id, timeout=min(left, CLICK_POLL)):
         end_for_a_waiting_click()
+        if seen is not None and eng.stage(job_id) not in (None, (seen.state, seen.partial)):
+            return
 
 
-def follow(job_id: str, label: str, stop_key: str):
+def rerun_here() -> None:
+    """Rerun the part of the page that runs now: its fragment during a fragment run, else the whole page (Streamlit
+    refuses a fragment-scoped rerun during a full run)."""
+    try:
+        st.rerun(scope="fragment")
+    except StreamlitAPIException:
+        st.rerun()
+
+
+def partial_result(job_id: str, decode: Callable[[Any], T]) -> tuple[int, str, T] | None:
+    """The run's newest partial result, ``(number, note, result)`` (:meth:`mvlab.engine.Engine.partial`), decoded
+    once per server for every session that follows the run (:data:`mvlab.ui.shared.RESULTS`); None before the first
+    one and when it cannot be read."""
+    got = engine().partial(job_id)
+    if got is None:
+        return None
+    number, note, payload = got
+    try:
+        result = shared.RESULTS.get(json.dumps(["partial", job_id, number]), lambda: decode(payload))
+    except Exception:  # noqa: BLE001 - a partial that cannot be read costs the courtesy, never the run
+        return None
+    return number, note, result
+
+
+def kept_partial(key: str, request_key: str) -> tuple[int, str, Any] | None:
+    """The partial result this session saw last for the Train button ``key`` with the request ``request_key``
+    (``(number, note, result)``), kept after a Stop; None when there is none (:data:`_PARTIAL`)."""
+    kept = st.session_state.get(_PARTIAL, {}).get(key)
+    return kept[1:] if kept is not None and kept[0] == request_key else None
+
+
+def follow(job_id: str, label: str, stop_key: str, partial: tuple[str, str, Callable, DrawPartial] | None = None):
     """Show the run until it ends (queue position, then progress), with a Stop button; returns
-    the finished run's outcome, or None (stopped, failed: said on the page)."""
+    the finished run's outcome, or None (stopped, failed: said on the page).
+
+    ``partial = (key, request key, decode, draw)``: the run's newest partial result (:func:`partial_result`) is drawn
+    under the progress bar (``draw(result, note, number)``) and kept for the session under the button's ``key``
+    (:func:`kept_partial`: a Stop keeps it on the page); a newer one reruns this part of the page
+    (:func:`rerun_here`), so the figures fill in as the run computes, and when the whole result comes after a part
+    was drawn the part reruns once more to draw the whole alone."""
     eng, me = engine(), holder()
     stop = st.empty()
     stop.button("Stop", key=stop_key, help="Stop waiting for this run; it ends unless another session waits on it.")
     box = st.empty()
+    shown = 0
+    if partial is not None:
+        key, request_key, decode, draw = partial
+        got = partial_result(job_id, decode)
+        if got is not None:
+            shown = got[0]
+            st.session_state.setdefault(_PARTIAL, {})[key] = (request_key, *got)
+            draw(got[2], got[1], got[0])
     while True:
         status = eng.status(job_id)
         if status is None or status.state not in ("queued", "running"):
             break
+        if partial is not None and status.partial > shown:
+            rerun_here()
         # a Streamlit call each turn, even when nothing changed: a Stop (or any click) interrupts the wait there
         if status.state == "queued":
             box.info(status_text(status, label), icon=":material/hourglass_top:")
         else:
             box.progress(min(max(status.fraction, 0.0), 1.0), text=status_text(status, label))
-        _wait(eng, job_id, 0.4 if status.state == "running" else QUEUED_POLL)
+        _wait(eng, job_id, 0.4 if status.state == "running" else QUEUED_POLL, status)
     stop.empty()
     box.empty()
     if status is None:
@@ -237,7 +298,18 @@ def follow(job_id: str, label: str, stop_key: str):
     if status.error:  # finished, but the store refused it
         st.warning(status.error)
     show_warnings(outcome.warnings)
+    if shown:  # the whole result is drawn alone at the rerun its caller asks for (redraw_whole: the widgets' keys
+        st.session_state[_PARTIAL].pop(partial[0], None)  # are the part's)
+        st.session_state[f"{partial[0]}_drew_part"] = True
     return outcome
+
+
+def redraw_whole(key: str) -> None:
+    """After the whole result of the Train button ``key`` has been kept: rerun this part of the page if a partial
+    result was drawn in this run (:func:`follow`), so that the whole one is drawn alone (the part's widgets have the
+    same keys)."""
+    if st.session_state.pop(f"{key}_drew_part", False):
+        rerun_here()
 
 
 def benchmark_request(settings) -> Request:
@@ -249,14 +321,17 @@ def benchmark_request(settings) -> Request:
                    settings.run, StoreRelay(location), label="Benchmark")
 
 
-def engine_button(request: Request, key: str, label: str, button: str = "Train", auto: bool = False):
+def engine_button(request: Request, key: str, label: str, button: str = "Train", auto: bool = False,
+                  partial: tuple[Callable, DrawPartial] | None = None):
     """A button that runs ``request`` on the engine for this session and follows it: returns the
     finished outcome, or None.  A session holds one run: pressing it again with other settings
     replaces the run it holds; a run this session holds for the same request is followed again
     after any rerun (a widget changed, the page left and came back).
 
     ``auto=True`` (a lesson step) submits without a click, unless this session pressed Stop on
-    this very request: then the button (labelled ``button``) starts it again."""
+    this very request: then the button (labelled ``button``) starts it again.  ``partial = (decode, draw)``: the
+    run's partial results drawn as they come (:func:`follow`); when the whole one comes after a part was drawn,
+    it is cached for the session and this part of the page reruns to draw it alone."""
     eng, me = engine(), holder()
     stop_key, stopped_key = f"{key}_stop", f"{key}_stopped"
     if st.session_state.get(stop_key):
@@ -275,6 +350,7 @@ def engine_button(request: Request, key: str, label: str, button: str = "Train",
     holds_it = job is not None and eng.key_of(job) == request.key
     if pressed or (auto and not stopped_here and not holds_it):
         st.session_state.pop(stopped_key, None)
+        st.session_state.get(_PARTIAL, {}).pop(key, None)
         try:
             eng.submit(request, me, session_alive_probe())
         except ValueError as exc:  # the server is busy, the results store or the engine cannot be reached (the
@@ -284,7 +360,7 @@ def engine_button(request: Request, key: str, label: str, button: str = "Train",
     if job is None:
         return None
     if eng.key_of(job) == request.key:
-        return follow(job, label, stop_key)
+        return follow(job, label, stop_key, None if partial is None else (key, request.key, *partial))
     status = eng.status(job)
     if status is not None and status.state in ("queued", "running"):
         st.caption(f"Your run with other settings is still going ({status_text(status, 'it').split(': ', 1)[1]}) "
@@ -293,28 +369,31 @@ def engine_button(request: Request, key: str, label: str, button: str = "Train",
 
 
 def train_button(settings, ds: MultiViewDataset, key: str, label: str = "Training", auto: bool = False,
-                 button: str = "Train"):
+                 button: str = "Train", partial: tuple[Callable, DrawPartial] | None = None):
     """The page's Train button (:func:`engine_button` for the page's settings on ``ds``; ``auto``:
-    computed without a click); a finished result is cached for the session.  Returns the new
-    result or None."""
+    computed without a click; ``partial``: ``(decode, draw)`` of its partial results); a finished result is cached
+    for the session.  Returns the new result or None."""
     try:
         request = request_for(settings, ds, label)
     except (ValueError, StoreUnavailable) as exc:  # the results store cannot be opened now: tried again next rerun
         st.error(f"{exc} Your run was not started: try again in a moment.")
         return None
-    outcome = engine_button(request, key, label, button=button, auto=auto)
+    outcome = engine_button(request, key, label, button=button, auto=auto, partial=partial)
     if outcome is None:
         return None
     st.session_state.setdefault(_CACHE, {})[request.key] = outcome.result
+    redraw_whole(key)
     return outcome.result
 
 
 def result_or_train(settings, ds: MultiViewDataset, result_type: type[T], key: str,
-                    label: str = "Training") -> T | None:
+                    label: str = "Training", draw_partial: DrawPartial | None = None) -> T | None:
     """The page's result for these settings on ``ds``: the one looked up (:func:`lookup`), or the one its
-    Train button (:func:`train_button`) has just computed; None until there is one."""
+    Train button (:func:`train_button`) has just computed; None until there is one.  ``draw_partial``: how the page
+    draws the run's partial results as they come (``result_type.from_npz`` reads them)."""
     found = lookup(settings, ds, result_type)
-    return train_button(settings, ds, key, label=label) or found
+    partial = None if draw_partial is None else (result_type.from_npz, draw_partial)
+    return train_button(settings, ds, key, label=label, partial=partial) or found
 
 
 def checks(settings, ds: MultiViewDataset) -> None:

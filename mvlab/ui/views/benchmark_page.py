@@ -13,13 +13,13 @@ from mvlab.experiments.report import BASELINE_RULE, PLAIN_BASELINES, baseline_ch
 from mvlab.store import StoreUnavailable
 from mvlab.ui import runs, widgets
 from mvlab.ui.figure_text import show_figure
-from mvlab.ui.page import Shown
+from mvlab.ui.page import PARTIAL_NOTE, Shown
 from mvlab.ui.state import kept, set_kept
 from mvlab.ui.tables import readable
 from mvlab.ui.widgets import Form
 from mvlab.viz import benchmark_figures
 
-__all__ = ["controls", "baselines_button", "view", "run_button", "batches", "show_batch", "chosen_report",
+__all__ = ["controls", "baselines_button", "view", "run_button", "batch_part", "batches", "show_batch", "chosen_report",
            "plain_baselines", "means_and_sign_tests", "friedman", "critical_difference", "downloads"]
 
 
@@ -78,12 +78,24 @@ def run_button(settings) -> None:
         if st.button("Run benchmark", type="primary", key="bm_run"):
             st.error(" ".join(problems))
         return
-    outcome = runs.engine_button(runs.benchmark_request(settings), "bm_run", "Benchmark", button="Run benchmark")
+    outcome = runs.engine_button(runs.benchmark_request(settings), "bm_run", "Benchmark", button="Run benchmark",
+                                 partial=(str, batch_part))
     if outcome is not None:
         batch, skipped = outcome.result
-        for message in skipped:
-            st.error(message)
+        st.session_state[_SKIPPED] = {batch: skipped}
         set_kept("bm_batch", batch)
+        runs.redraw_whole("bm_run")
+
+
+_SKIPPED = "bm_skipped"
+"""Session state: the datasets the last finished run skipped, said in words under its batch (``{batch: [...]}``)."""
+
+
+def batch_part(batch: str, note: str, number: int) -> None:
+    """The runs of the batch in progress stored so far (a partial result, :func:`mvlab.ui.runs.follow`), said as
+    one."""
+    st.info(PARTIAL_NOTE.format(note=note), icon=":material/pending:")
+    show_batch(runs.results_store(), batch)
 
 
 def batches() -> None:
@@ -95,6 +107,8 @@ def batches() -> None:
         return
     batch = widgets.choice(st, "Results to show (newest first)", labels, "bm_batch", next(iter(labels)),
                            format_func=labels.get)
+    for message in st.session_state.get(_SKIPPED, {}).get(batch, ()):
+        st.error(message)
     show_batch(store, batch)
 
 

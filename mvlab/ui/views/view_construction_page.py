@@ -80,8 +80,9 @@ def waiting(shown: Shown) -> None:
 def view(result, shown: Shown) -> None:
     """One sweep: what was run, each method over k, the test of whether OFSP differs, one partition, downloads."""
     n_cells = len(result.methods) * len(result.classifiers) * len(result.ks) * len(result.test_folds)
+    folds = f"{len(result.test_folds)} test fold{'' if len(result.test_folds) == 1 else 's'}"
     st.success(f"{shown.data.name}: {len(result.sample_index)} instances × {len(result.feature_index)} features, "
-               f"{len(result.test_folds)} test folds, {n_cells} view ensembles in {result.seconds:.1f} s.")
+               f"{folds}, {n_cells} view ensembles in {result.seconds:.1f} s.")
     metric, clf = sweep(result, shown.key)
     statistics(result, shown.key, metric, clf)
     partition(result, shown)
@@ -138,6 +139,9 @@ def partition(result, shown: Shown) -> None:
     """Which feature went to which view for one method, classifier and k (last test fold), and the learned views
     against the data's natural ones where the data have several."""
     st.subheader("Partition view (last test fold)")
+    if not result.memberships:  # a partial result (mvlab.ui.page.draw_part): the partitions come with the last fold
+        st.caption("The partitions are those of the last test fold: they come with it.")
+        return
     c = st.columns(3)
     method = widgets.choice(c[0], "Method", result.methods, "vc_p_method", "OFSP")
     clf = widgets.choice(c[1], "Classifier", result.classifiers, "vc_p_clf", result.classifiers[0],

@@ -1,0 +1,103 @@
+"""Partial results (#72): what a computation offers while it runs is its whole result restricted to what is done,
+never something else, and it is built only when somebody listens (mvlab.core.progress.report_partial)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mvlab.core.progress import report_partial, scaled
+from mvlab.datasets.synthetic import make_multiview_classification
+from mvlab.experiments.combinations import BASELINES, STATIC_COMBINATIONS, compare_combinations
+from mvlab.experiments.settings import BenchmarkSettings
+from mvlab.experiments.view_construction_sweep import k_sweep
+
+
+class Listener:
+    """A progress callback that takes every partial result offered (built at once, as the engine's worker does)."""
+
+    def __init__(self):
+        self.parts = []
+
+    def __call__(self, fraction, message):
+        pass
+
+    def partial(self, build, note):
+        self.parts.append((build(), note))
+
+
+def test_a_partial_is_built_only_for_a_listener_and_passes_through_scaled_callbacks_with_their_prefix():
+    """Broken once: ``_Scaled`` without its ``partial`` lost every partial of a sub-task (the k sweep's and the
+    benchmark's come through one)."""
+    built = []
+    report_partial(None, lambda: built.append(1), "never")
+    report_partial(lambda f, m: None, lambda: built.append(1), "never")
+    assert built == []
+    listener = Listener()
+    report_partial(scaled(scaled(listener, 0.5, 0.5, prefix="data: "), 0, 1), lambda: 42, "1 of 2 splits")
+    assert listener.parts == [(42, "data: 1 of 2 splits")]
+
+
+def test_the_k_sweep_offers_its_folds_done_so_far_each_part_the_whole_restricted_to_them():
+    """Each part of the View construction page's sweep holds the first test folds, every method, classifier and k,
+    with the values the whole has for them; the partitions come with the last fold.  Broken once: a part built
+    from every split's test rows (not those done) said 3 folds after the first."""
+    ds = make_multiview_classification(90, n_views=2, n_features=6, n_classes=2, random_state=1)
+    X, y = ds.X, ds.y
+    listener = Listener()
+    whole = k_sweep(X, y, methods=["OFSP", "RFSP"], classifiers=["knn"], max_views=3, n_splits=3, n_repeats=1,
+                    inner_cv=2, random_state=4, progress=listener)
+    assert [note for _, note in listener.parts] == ["1 of 3 splits", "2 of 3 splits"]
+    for i, (part, _) in enumerate(listener.parts, start=1):
+        assert len(part.test_folds) == i and not part.memberships
+        for got, want in zip(part.test_folds, whole.test_folds):
+            np.testing.assert_array_equal(got, want)
+        timing = ["seconds", "cpu_seconds"]
+        want = whole.table[(whole.table["fold"] < i) & ~whole.table["metric"].isin(timing)].reset_index(drop=True)
+        got = part.table[~part.table["metric"].isin(timing)].reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, want)
+    assert whole.memberships  # the whole keeps its last fold's partitions
+
+
+def test_the_comparison_offers_the_methods_scored_so_far_with_the_values_of_the_whole():
+    """The Dissimilarity page's comparison: after each method but the last, the comparison of those scored (the
+    first combination comes long before the stacking baseline); off unless asked, and off on the large-data path.
+    Broken once: a part that kept every method's accuracy key (with the values so far) listed methods not yet
+    scored."""
+    ds = make_multiview_classification(120, n_views=3, n_features=5, n_classes=3, random_state=0)
+    methods = tuple(STATIC_COMBINATIONS) + BASELINES
+    silent = Listener()
+    compare_combinations(ds.X, ds.y, ds.views, combinations=methods, n_estimators=8, random_state=2,
+                         progress=silent)
+    assert silent.parts == []  # partial_results off: nothing built
+    listener = Listener()
+    whole = compare_combinations(ds.X, ds.y, ds.views, combinations=methods, n_estimators=8, random_state=2,
+                                 progress=listener, partial_results=True)
+    assert len(listener.parts) == len(methods) - 1
+    for i, (part, note) in enumerate(listener.parts, start=1):
+        assert part.combinations == list(methods[:i]) and note.startswith(f"{i} of {len(methods)} methods")
+        assert part.accuracy == {m: whole.accuracy[m] for m in methods[:i]}
+        for m in methods[:i]:
+            np.testing.assert_array_equal(part.weights[m], whole.weights[m])
+        for got, want in zip(part.train_dissimilarities, whole.train_dissimilarities):
+            np.testing.assert_array_equal(got, want)
+    big = Listener()
+    compare_combinations(ds.X, ds.y, ds.views, combinations=("average", "knn"), n_estimators=4, random_state=2,
+                         prototypes=20, progress=big, partial_results=True)
+    assert big.parts == []
+
+
+@pytest.mark.parametrize("datasets", [("nutrimouse",), ("nutrimouse", "breast-cancer")])
+def test_a_benchmark_offers_its_batch_after_each_split_and_each_dataset_but_the_last(datasets):
+    """The Benchmark page shows the runs stored so far: the batch's name comes as a part after every split and every
+    dataset but the last, each note naming its dataset.  Broken once: the notes lost their dataset's name."""
+    listener = Listener()
+    settings = BenchmarkSettings(datasets=datasets, methods=("average", "oob"), repetitions=2, n_estimators=3,
+                                 n_max=60)
+    batch, skipped = settings.run(None, listener)
+    assert not skipped and all(part == batch for part, _ in listener.parts)
+    notes = [note for _, note in listener.parts]
+    if len(datasets) == 1:
+        assert notes == ["nutrimouse: 1 of 2 splits"]
+    else:
+        assert notes == ["nutrimouse (dataset 1 of 2): 1 of 2 splits", "1 of 2 datasets",
+                         "breast-cancer (60) (dataset 2 of 2): 1 of 2 splits"]
