@@ -108,26 +108,13 @@ def one_blas_thread() -> None:
 
 
 def settle() -> None:
-    """Once per web server process (each call after the first returns at once): the job engine's workers started
-    in the background first (:func:`start_the_engine`), Streamlit's insides checked, a line in the log for each
-    feature that lost a part (:func:`mvlab.ui.streamlit_insides.check`), then :func:`one_blas_thread` and
-    :func:`imports_out_of_gc`."""
+    """Once per web server process (each call after the first returns at once): Streamlit's insides checked, a line
+    in the log for each feature that lost a part (:func:`mvlab.ui.streamlit_insides.check`), then
+    :func:`one_blas_thread` and :func:`imports_out_of_gc`."""
     if insides.a_real_server():
-        _STARTED.get("engine started", start_the_engine)
         _STARTED.get("insides checked", insides.check)
     one_blas_thread()
     imports_out_of_gc()
-
-
-def start_the_engine() -> bool:
-    """Start the job engine's workers now, on a thread of their own (:meth:`mvlab.engine.Engine.start_in_background`),
-    rather than when the first page's sidebar asks for them: their processes start and import scikit-learn (about
-    2 s on two cores) while this process imports what the pages need, so the first Train after the server starts
-    waits less for them (#72, ``bench/bench_pages.py``'s cold runs)."""
-    from mvlab.ui.runs import engine
-
-    engine().start_in_background()
-    return True
 
 
 def page(path: str, **kwargs):
