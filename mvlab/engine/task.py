@@ -29,7 +29,8 @@ from joblib import parallel_config
 
 from mvlab.core.progress import Stopped
 
-__all__ = ["TOPIC", "RunStopped", "Outcome", "execute", "stop_flag_name", "partial_name", "PARTIAL_EVERY"]
+__all__ = ["TOPIC", "RunStopped", "Outcome", "execute", "stop_flag_name", "partial_name", "PARTIAL_EVERY",
+           "PARTIAL_MAX_BYTES"]
 
 TOPIC = "mvlab-jobs"
 """The event topic on which workers report ``{"job", "state", ...}`` messages to the engine."""
@@ -38,6 +39,8 @@ SEND_EVERY = 0.2
 """Seconds between two progress messages of one run (the first and the last always go)."""
 CHECK_EVERY = 0.5
 """Seconds between two looks at the run's stop flag."""
+PARTIAL_MAX_BYTES = 16_000_000
+"""The largest partial result sent (packed bytes); past it the run sends no more parts, only its whole result."""
 PARTIAL_EVERY = 0.5
 """Seconds between two partial results of one run (the first always goes): each is built, packed and drawn again by
 every page that follows the run."""
@@ -120,6 +123,9 @@ def execute(job_id: str, fn: Callable[[Any, Callable[[float, str], None]], Any],
         try:
             value = build()
             packed = value.to_npz() if hasattr(value, "to_npz") else value
+            if isinstance(packed, bytes) and len(packed) > PARTIAL_MAX_BYTES:
+                sent["at"] = float("inf")  # too large to send: no more parts of this run
+                return
             Variable(partial_name(job_id)).set(packed)
         except RunStopped:
             raise

@@ -426,7 +426,8 @@ def compare_combinations(
     partial_results : bool
         After each method but the last, offer the comparison of the methods scored so far to ``progress`` as a
         partial result (:func:`mvlab.core.progress.report_partial`; the Dissimilarity page draws it while the
-        baselines grow).  Not on the large-data path, whose maps come last.
+        baselines grow); only up to :data:`PARTIAL_MAX_ROWS` training rows (a part carries every view's matrix), and
+        not on the large-data path.
     """
     _check_methods(combinations)
     dvs = DVSCombiner(k=k) if dvs is None else clone(dvs)
@@ -481,7 +482,8 @@ def compare_combinations(
         )
 
     def offer(scores: _MethodScores) -> None:
-        if partial_results and not blocked and len(scores.accuracy) < len(combinations):
+        if partial_results and not blocked and len(train_index) <= PARTIAL_MAX_ROWS \
+                and len(scores.accuracy) < len(combinations):
             report_partial(progress, lambda: comparison(scores), f"{len(scores.accuracy)} of {len(combinations)} "
                                                                  f"methods ({', '.join(scores.accuracy)})")
 
@@ -502,6 +504,11 @@ def compare_combinations(
     if progress is not None:
         progress(1.0, "done")
     return comparison(scores, oracle, informative_test, sample, train_D, maps)
+
+
+PARTIAL_MAX_ROWS = 1000
+"""The most training rows at which :func:`compare_combinations` offers partial results: a part carries the views'
+(n_train, n_train) matrices (at 2,500 rows, 150 MB for three views, packed and sent for every part)."""
 
 
 def _subset_code(mask) -> str:
