@@ -6,22 +6,25 @@
 if __name__ != "__mp_main__":
     import streamlit as st
 
-    from mvlab.ui import web_process
+    from mvlab.i18n import _
+    from mvlab.ui import language, web_process
 
     st.set_page_config(page_title="mvlab", page_icon="🌲", layout="wide")
     web_process.settle()
     st.session_state["_entered_via_app"] = True  # see mvlab.ui.state.sidebar
+    language.choose()  # the navigation speaks the person's language too
+    language.say()
 
     pages = [
-        web_process.page("pages/home.py", title="Home", icon=":material/home:", default=True),
-        web_process.page("pages/lessons.py", title="Lessons", icon=":material/school:"),
-        web_process.page("pages/data.py", title="Data", icon=":material/table_chart:"),
-        web_process.page("pages/dissimilarity.py", title="Dissimilarity", icon=":material/forest:"),
-        web_process.page("pages/view_construction.py", title="View construction", icon=":material/call_split:"),
-        web_process.page("pages/dvs.py", title="Dynamic view selection", icon=":material/alt_route:"),
-        web_process.page("pages/benchmark.py", title="Benchmark", icon=":material/leaderboard:"),
-        web_process.page("pages/papers.py", title="Papers", icon=":material/menu_book:"),
-        web_process.page("pages/siamese.py", title="Siamese deep forest", icon=":material/join_inner:"),
+        web_process.page("pages/home.py", title=_("Home"), icon=":material/home:", default=True),
+        web_process.page("pages/lessons.py", title=_("Lessons"), icon=":material/school:"),
+        web_process.page("pages/data.py", title=_("Data"), icon=":material/table_chart:"),
+        web_process.page("pages/dissimilarity.py", title=_("Dissimilarity"), icon=":material/forest:"),
+        web_process.page("pages/view_construction.py", title=_("View construction"), icon=":material/call_split:"),
+        web_process.page("pages/dvs.py", title=_("Dynamic view selection"), icon=":material/alt_route:"),
+        web_process.page("pages/benchmark.py", title=_("Benchmark"), icon=":material/leaderboard:"),
+        web_process.page("pages/papers.py", title=_("Papers"), icon=":material/menu_book:"),
+        web_process.page("pages/siamese.py", title=_("Siamese deep forest"), icon=":material/join_inner:"),
     ]
     page = st.navigation(pages)
     wanted = st.query_params.get("page")  # a deep link rerouted by mvlab.ui.state.sidebar

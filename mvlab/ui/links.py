@@ -22,6 +22,7 @@ from urllib.parse import urlencode, urlsplit
 import streamlit as st
 
 import mvlab.datasets as datasets
+from mvlab.ui import language
 from mvlab.ui.prose import markdown_literal
 from mvlab.ui.query import parse_value, settings_from_query, settings_to_query
 
@@ -148,6 +149,7 @@ def publish(settings=None) -> dict:
     query = dict(st.session_state.get("_data_query", {}))
     if settings is not None:
         query.update(settings_to_query(settings))
+    query.update(language.query())
     if query != _current_query():
         st.query_params.from_dict(query)
     st.session_state[_WRITTEN] = query

@@ -20,10 +20,11 @@ import streamlit as st
 
 import mvlab.datasets as datasets
 from mvlab.datasets.container import MultiViewDataset
-from mvlab.ui import links
+from mvlab.i18n import N_, _, format_list, ngettext
+from mvlab.ui import language, links
 from mvlab.ui.engine_panel import server_panel, your_run
 
-SOURCES = ("Bundled", "Synthetic", "Upload CSV")
+SOURCES = (N_("Bundled"), N_("Synthetic"), N_("Upload CSV"))
 DEFAULT_SAMPLE = 600
 """Bundled datasets larger than this start as a stratified sample of 600 (the DVS paper uses
 600 mfeat instances); the sidebar can raise it to the full size."""
@@ -127,12 +128,14 @@ def sidebar(page: str | None = None) -> MultiViewDataset:
     function. Reads a new query of the address into the widgets first (:mod:`mvlab.ui.links`); the page
     then calls :func:`mvlab.ui.links.publish` to write the current state back."""
     _route_through_app(page or _caller_page())
+    language.choose()
     links.start(set_kept)
     with st.sidebar:
-        st.header("Data")
-        source = st.radio("Source", SOURCES, horizontal=True, **keep("dataset_source", SOURCES[0]))
-        st.number_input("Random seed", min_value=0, max_value=2**31 - 1, step=1, **keep("seed", 0),
-                        help="Every random choice (sampling, splits, forests) derives from this seed.")
+        language.switch()
+        st.header(_("Data"))
+        source = st.radio(_("Source"), SOURCES, horizontal=True, format_func=_, **keep("dataset_source", SOURCES[0]))
+        st.number_input(_("Random seed"), min_value=0, max_value=2**31 - 1, step=1, **keep("seed", 0),
+                        help=_("Every random choice (sampling, splits, forests) derives from this seed."))
         chosen = None
         if source == "Bundled":
             chosen = _bundled_controls()
@@ -143,10 +146,8 @@ def sidebar(page: str | None = None) -> MultiViewDataset:
         if chosen is not None:
             st.session_state[_ACTIVE] = chosen
         ds = current_dataset()
-        st.caption(
-            f"In use: **{ds.name}**: {ds.n_samples} instances, {ds.n_features} features, "
-            f"{ds.n_views} views, {ds.n_classes} classes."
-        )
+        st.caption(_("In use: **{name}**: {shape}.").format(name=ds.name, shape=shape_in_words(
+            ds.n_samples, ds.n_features, ds.n_views, ds.n_classes)))
         your_run()
         server_panel()
     name = st.session_state.get("bundled_name")
@@ -184,8 +185,10 @@ def plain_sidebar(server: bool = True) -> None:
     ``server`` is False (a student in a class round: a phone, one of hundreds), the server panel; no dataset
     controls."""
     _route_through_app(_caller_page())
+    language.choose()
     with st.sidebar:
-        st.caption("Lessons bring their own data and seeds; the dataset chosen on the other pages is not used here.")
+        language.switch()
+        st.caption(_("Lessons bring their own data and seeds; the dataset chosen on the other pages is not used here."))
         your_run()
         if server:
             server_panel()
@@ -194,20 +197,34 @@ def plain_sidebar(server: bool = True) -> None:
 def _short_title(name: str) -> str:
     """What a narrow select box shows in full (the browser test checks): the name and the views;
     the caption under it gives the title and the shape."""
-    return f"{name} · {datasets.dataset_info(name).n_views} views"
+    n_views = datasets.dataset_info(name).n_views
+    return f"{name} · " + ngettext("{n} view", "{n} views", n_views).format(n=n_views)
+
+
+def shape_in_words(n_samples: int, n_features: int, n_views: int | None, n_classes: int) -> str:
+    """"600 instances, 649 features, 6 views, and 10 classes" in the language being served (each count by its own
+    plural rule; the views left out when ``n_views`` is None)."""
+    parts = [ngettext("{n} instance", "{n} instances", n_samples).format(n=n_samples),
+             ngettext("{n} feature", "{n} features", n_features).format(n=n_features)]
+    if n_views is not None:
+        parts.append(ngettext("{n} view", "{n} views", n_views).format(n=n_views))
+    parts.append(ngettext("{n} class", "{n} classes", n_classes).format(n=n_classes))
+    return format_list(parts)
 
 
 def _bundled_controls() -> MultiViewDataset:
     names = datasets.list_datasets()
-    name = st.selectbox("Dataset", names, **keep("bundled_name", names[0]),
+    name = st.selectbox(_("Dataset"), names, **keep("bundled_name", names[0]),
                         format_func=_short_title)
     info = datasets.dataset_info(name)
-    st.caption(f"{info.title}: {info.n_samples} instances × {info.n_features} features, {info.n_classes} classes")
+    st.caption(f"{info.title}: " + shape_in_words(info.n_samples, info.n_features, None, info.n_classes))
     default = min(info.n_samples, DEFAULT_SAMPLE)
     n = st.number_input(
-        "Instances (stratified sample)", min_value=min(info.n_samples, 4 * info.n_classes),
+        _("Instances (stratified sample)"), min_value=min(info.n_samples, 4 * info.n_classes),
         max_value=info.n_samples, step=50, **keep(f"bundled_n_{name}", default),
-        help=f"{name} has {info.n_samples} instances; a smaller stratified sample trains faster.",
+        help=ngettext("{name} has {n} instance; a smaller stratified sample trains faster.",
+                      "{name} has {n} instances; a smaller stratified sample trains faster.",
+                      info.n_samples).format(name=name, n=info.n_samples),
     )
     return bundled_dataset(name, int(n), current_seed())
 

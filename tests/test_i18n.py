@@ -1,0 +1,188 @@
+"""mvlab.i18n (#73): the catalogues in step with the code, each person's language chosen only among those offered
+whatever the browser sends, and two sessions of one process in two languages at once."""
+
+import io
+import re
+import threading
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po, write_po
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mvlab.i18n import (
+    LANGUAGES,
+    _,
+    catalogue,
+    extract,
+    format_list,
+    format_number,
+    format_percent,
+    language_of,
+    languages,
+    negotiate,
+    ngettext,
+)
+from mvlab.i18n.catalogue import use_language
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_catalogues_are_in_step_with_the_code():
+    """The committed template is the extraction of the code, and every language translates each of its messages
+    with the same placeholders, leaving none stale.  Broken once: a new ``_("Forests")`` in the sidebar without a
+    catalogue update failed here, the template not being the extraction."""
+    assert extract.problems() == []
+
+
+def _catalogue_with(tmp_path, monkeypatch, code, change):
+    """A copy of ``code``'s catalogue changed by ``change(catalog)``, where :func:`extract.problems` reads it."""
+    source = extract.po_file(code)
+    with source.open("rb") as handle:
+        catalog = read_po(handle, locale=code)
+    change(catalog)
+    out = io.BytesIO()
+    write_po(out, catalog, sort_output=True, include_lineno=False, ignore_obsolete=True, width=120)
+    copy = tmp_path / f"{code}.po"
+    copy.write_bytes(out.getvalue())
+    monkeypatch.setattr(extract, "po_file", lambda c: copy if c == code else source.parent.parent.parent / c /
+                        "LC_MESSAGES" / "mvlab.po")
+
+
+@pytest.mark.parametrize("code", ["de", "ar"])
+def test_a_missing_a_stale_and_a_wrong_placeholder_translation_are_each_said(tmp_path, monkeypatch, code):
+    """What the check above would say for each fault, in words naming the message."""
+    def spoil(catalog):
+        catalog["Random seed"].string = ""
+        catalog["In use: **{name}**: {shape}."].string = "**{name}**: {form}."
+        catalog.add("A message the code no longer has", "Eine Meldung")
+
+    _catalogue_with(tmp_path, monkeypatch, code, spoil)
+    said = [p for p in extract.problems([code])]
+    assert f"{code}: no translation of 'Random seed'." in said
+    assert any("the translation of 'In use: **{name}**: {shape}.' has the placeholders" in p for p in said)
+    assert any("'A message the code no longer has' is no longer in the code" in p for p in said)
+    assert len(said) == 3
+
+
+def test_a_plural_form_may_say_its_count_in_words_but_keeps_every_other_placeholder(tmp_path, monkeypatch):
+    """Arabic says "one" and "two" in words (its forms for 1 and 2 leave ``{n}`` out); a form that drops another
+    placeholder is said.  Broken once: comparing every form's placeholders exactly refused Arabic's."""
+    key = ("{name} has {n} instance; a smaller stratified sample trains faster.",
+           "{name} has {n} instances; a smaller stratified sample trains faster.")
+
+    def spoil(catalog):
+        forms = list(catalog[key].string)
+        forms[3] = forms[3].replace("{name}", "mfeat")
+        catalog[key].string = tuple(forms)
+
+    assert extract.problems(["ar"]) == []
+    _catalogue_with(tmp_path, monkeypatch, "ar", spoil)
+    assert len(extract.problems(["ar"])) == 1
+
+
+@given(st.one_of(st.text(max_size=60), st.none(), st.integers(), st.lists(st.text(max_size=12), max_size=4)))
+@settings(max_examples=300, deadline=None)
+def test_whatever_a_browser_sends_the_language_is_one_offered(value):
+    """``?lang=`` and the browser's locale are hostile values: the language chosen is always one of those asked
+    among, English when nothing fits.  Broken once: without the ``among`` check in ``language_of`` a language not
+    offered (German, its catalogue incomplete) was chosen for "de-DE"."""
+    assert negotiate(value, value, among=("en",)) == "en"
+    assert negotiate(value, value) in LANGUAGES
+    assert language_of(value, ("en", "fr")) in (None, "en", "fr")
+
+
+def test_tags_name_their_languages_and_nothing_else():
+    assert [language_of(t) for t in ("de", "de-DE", "DE_at", "ar-EG", "fr-CA", "es-419")] == \
+        ["de", "de", "de", "ar", "fr", "es"]
+    assert [language_of(t) for t in ("", "pt-BR", "<script>", "de;q=1", "x" * 40, "d", "deu-DE-" + "a" * 40)] == \
+        [None] * 7
+    assert negotiate(None, ["pt-BR", "fr-FR", "de"]) == "fr"
+    assert negotiate("de", "fr", among=("en", "fr")) == "fr"
+
+
+def test_two_threads_in_two_languages_at_once_each_see_their_own():
+    """Nothing is process-wide: two people served at the same moment by one process read their own languages
+    (the dashboard's sessions are threads of one process).  Broken once: a module-level language instead of the
+    context variable made the German thread read French."""
+    seen, barrier = {}, threading.Barrier(2)
+
+    def serve(code):
+        with use_language(code):
+            barrier.wait()
+            seen[code] = [_("Random seed") for _i in range(200)]
+
+    threads = [threading.Thread(target=serve, args=(c,)) for c in ("de", "fr")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert set(seen["de"]) == {"Zufallsstartwert"} and set(seen["fr"]) == {"Graine aléatoire"}
+    assert _("Random seed") == "Random seed"
+
+
+def test_counts_numbers_and_lists_follow_each_languages_rules():
+    """CLDR through Babel: Arabic's six plural forms, decimal commas, each language's list."""
+    forms = {}
+    for n in (0, 1, 2, 3, 11, 100):
+        with use_language("ar"):
+            forms[n] = ngettext("{n} view", "{n} views", n).format(n=n)
+    assert forms == {0: "لا مناظير", 1: "منظور واحد", 2: "منظوران", 3: "3 مناظير", 11: "11 منظورًا", 100: "100 منظور"}
+    with use_language("de"):
+        assert (format_number(0.8537, 2), format_percent(0.853), format_list(["a", "b", "c"])) == \
+            ("0,85", "85\u00a0%", "a, b und c")
+    with use_language("fr"):
+        assert format_number(12345.5) == "12\u202f345,5"
+    assert (format_number(0.8537, 2), format_percent(0.853), format_list(["a", "b", "c"])) == ("0.85", "85%",
+                                                                                             "a, b, and c")
+
+
+def test_nothing_sets_the_process_locale():
+    """Two sessions in two languages cannot share a process-wide locale: no ``setlocale`` anywhere in mvlab."""
+    found = [str(p.relative_to(ROOT)) for p in (ROOT / "mvlab").rglob("*.py")
+             if re.search(r"\bsetlocale\s*\(", p.read_text(encoding="utf-8"))]
+    assert found == []
+
+
+def test_a_language_is_offered_only_once_its_catalogue_covers_the_dashboard():
+    """Until a language is complete nobody is served it, whatever the address or browser ask (a German browser
+    would otherwise get a page half in German)."""
+    assert languages.OFFERED == tuple(c for c, lang in LANGUAGES.items() if lang.offered)
+    assert "en" in languages.OFFERED
+
+
+def test_a_session_reads_its_own_language_and_the_page_says_it(monkeypatch):
+    """AppTest sessions of one process asking ``?lang=de``, ``?lang=ar`` and ``?lang=fr`` (not offered here), and
+    one without: each sidebar speaks its session's language, the page's ``lang`` and ``dir`` are said (``rtl`` for
+    Arabic; nothing for English, which the page already is), a language not offered is ignored, and the English
+    session run again after the others is still English.  (AppTest cannot run a page twice once a radio's labels
+    are translated: it looks the value's English text up among the labels; the browser test runs them.)  Broken
+    once: a session language read from the thread's context (not the session) left the last session's language in
+    the next one."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setattr(languages, "OFFERED", ("en", "de", "ar"))
+    english = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    english.switch_page("pages/data.py").run()
+    for code, header, said in (("de", "Daten", ('"de"', '"ltr"')), ("ar", "البيانات", ('"ar"', '"rtl"')),
+                               ("fr", "Data", ())):
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+        at.query_params["lang"] = code
+        at.run()
+        html = " ".join(e.proto.body for e in at.get("html") if "documentElement.lang" in e.proto.body)
+        assert all(part in html for part in said) if said else html == "", html
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+        at.query_params["lang"] = code
+        at.switch_page("pages/data.py").run()
+        assert not at.exception, at.exception
+        assert at.sidebar.header[0].value == header
+        english.run()
+        assert not english.exception and english.sidebar.header[0].value == "Data"
+
+
+def test_the_extraction_covers_the_dashboards_entry_point():
+    """The navigation's titles (app.py) are in the template with the package's messages."""
+    template = extract.TEMPLATE.read_text(encoding="utf-8")
+    assert "#: app.py" in template and 'msgid "Dynamic view selection"' in template
+    assert catalogue.translations("de").gettext("Home") == "Start"
