@@ -2,6 +2,7 @@
 
 from mvlab.experiments.settings import ViewConstructionSettings
 from mvlab.experiments.view_construction_sweep import KSweepResult
+from mvlab.i18n import N_
 from mvlab.ui.page import TrainingPage, run_page
 from mvlab.ui.views import view_construction_page
 from mvlab.ui.widgets import widget_keys
@@ -11,4 +12,4 @@ WIDGETS = widget_keys(ViewConstructionSettings, "vc", exclude=("ga_runs",), name
     "n_used": "n_{pending_source}", "d_used": "d_{pending_source}"})
 run_page(TrainingPage("view_construction", ViewConstructionSettings, KSweepResult, WIDGETS,
                       view_construction_page.controls, view_construction_page.view, view_construction_page.waiting,
-                      train_key="vc_train", label="Building views"))
+                      train_key="vc_train", label=N_("Building views")))

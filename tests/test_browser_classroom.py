@@ -74,9 +74,9 @@ def test_three_sessions_with_the_same_settings_share_one_run_and_one_stop_leaves
     pages = [open_page(browser, address) for _ in range(3)]
     for pg in pages:
         train(pg)
-    pages[2].wait_for_selector("text=Shared with 2 other session(s)", timeout=60_000)
+    pages[2].wait_for_selector("text=Shared with 2 other sessions", timeout=60_000)
     pages[2].get_by_role("button", name="Stop").click()
-    pages[2].wait_for_selector("text=You stopped waiting; 2 other session(s) still wait on the same run",
+    pages[2].wait_for_selector("text=You stopped waiting; 2 other sessions still wait on the same run",
                                timeout=60_000)
     for pg in pages[:2]:
         assert finished(pg) == []

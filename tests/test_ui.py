@@ -181,8 +181,14 @@ def test_the_run_status_line_says_position_wait_progress_and_sharing():
     assert "next to start; about 5 s" in status_text(JobStatus("j", "queued", 1, 4.6, 0, "", 0, 1), "T")
     assert "about 35 s" in status_text(JobStatus("j", "queued", 2, 33.0, 0, "", 0, 1), "T")  # 5 s steps past 20 s
     running = status_text(JobStatus("j", "running", None, 12.0, 0.5, "fold 2 of 4", 12.0, 3), "Training")
-    assert running == ("Training: fold 2 of 4 (12 s, about 12 s left). Shared with 2 other session(s) that asked "
+    assert running == ("Training: fold 2 of 4 (12 s, about 12 s left). Shared with 2 other sessions that asked "
                        "for the same run.")
+    from mvlab.i18n import use_language
+
+    with use_language("de"):  # #73: each count by the language's plural rule
+        assert status_text(JobStatus("j", "running", None, 12.0, 0.5, "fold 2 of 4", 12.0, 2), "Training") == (
+            "Training: fold 2 of 4 (12 s, noch etwa 12 s). Geteilt mit 1 anderen Sitzung, die denselben Lauf "
+            "angefordert hat.")
 
 
 def test_a_click_inside_a_fragment_waits_for_the_run_and_the_page_ends_its_run_for_it(monkeypatch):

@@ -7,10 +7,12 @@ value: only a language of :data:`LANGUAGES` is ever chosen, whatever is sent.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
-__all__ = ["Language", "LANGUAGES", "DEFAULT", "OFFERED", "language_of", "negotiate", "direction"]
+__all__ = ["Language", "LANGUAGES", "DEFAULT", "OFFERED", "PREVIEW_VARIABLE", "offered", "language_of", "negotiate",
+           "direction"]
 
 
 @dataclass(frozen=True)
@@ -34,9 +36,20 @@ LANGUAGES: dict[str, Language] = {
 }
 """Every language mvlab has a catalogue for, in the switch's order; English is the source language."""
 DEFAULT = "en"
-OFFERED: tuple[str, ...] = tuple(code for code, language in LANGUAGES.items() if language.offered)
-"""The languages people may choose (the address, the browser, the switch): those whose catalogues cover the whole
-dashboard."""
+PREVIEW_VARIABLE = "MVLAB_PREVIEW_LANGUAGES"
+
+
+def offered(environ=None) -> tuple[str, ...]:
+    """The languages people may choose: those whose catalogues cover the whole dashboard, and those a translator
+    previews on a server of their own (``MVLAB_PREVIEW_LANGUAGES=de,ar``: known codes only, the rest ignored)."""
+    environ = os.environ if environ is None else environ
+    preview = {c.strip().lower() for c in str(environ.get(PREVIEW_VARIABLE, "")).split(",")}
+    return tuple(code for code, language in LANGUAGES.items() if language.offered or code in preview)
+
+
+OFFERED: tuple[str, ...] = offered()
+"""The languages people may choose on this server (the address, the browser, the switch): :func:`offered`, read
+once when the process starts."""
 
 _TAG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*")
 

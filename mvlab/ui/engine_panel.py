@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from mvlab.i18n import N_, _, format_number, ngettext
 from mvlab.ui.runs import engine, holder, status_text
 
 
@@ -16,7 +17,7 @@ def your_run() -> None:
     job = eng.job_of(holder()) if eng.ready() else None
     status = eng.status(job) if job else None
     if status is not None and status.state in ("queued", "running"):
-        line = status_text(status, "Your run").replace(" **Stop** works while it waits.", "")
+        line = status_text(status, N_("Your run")).replace(" " + _("**Stop** works while it waits."), "")
         st.caption(f":material/pending: {line}")
 
 
@@ -24,28 +25,30 @@ def server_panel() -> None:
     """An expander with the engine's workers, their memory and the runs running and queued."""
     eng = engine()
     eng.start_in_background()
-    with st.expander("Server", icon=":material/dns:"):
+    with st.expander(_("Server"), icon=":material/dns:"):
         if not eng.ready():
             if eng.start_error:
-                st.error(f"The job engine could not start: {eng.start_error}")
+                st.error(_("The job engine could not start: {error}").format(error=eng.start_error))
             else:
-                st.caption("The job engine is starting its workers…")
+                st.caption(_("The job engine is starting its workers…"))
             return
         try:
             info = eng.server_status()
         except (OSError, ValueError) as exc:
-            st.error(f"The job engine cannot be reached: {exc}")
+            st.error(_("The job engine cannot be reached: {error}").format(error=exc))
             return
-        where = (f"an embedded Dask cluster of {len(info.workers)} worker process(es)" if info.embedded
-                 else f"the Dask cluster at {info.address}")
-        st.caption(f"Runs go to {where}: {info.running} running, {info.queued} waiting "
-                   f"(at most {info.max_queued} may wait).")
+        where = (ngettext("an embedded Dask cluster of {n} worker process",
+                          "an embedded Dask cluster of {n} worker processes", len(info.workers)).format(
+            n=len(info.workers)) if info.embedded else _("the Dask cluster at {address}").format(address=info.address))
+        st.caption(_("Runs go to {where}: {running} running, {queued} waiting (at most {limit} may wait).").format(
+            where=where, running=info.running, queued=info.queued, limit=info.max_queued))
         if info.workers:  # a markdown table: a dataframe (pandas, then Arrow) cost 8 ms of every page run
-            rows = [f"| {i + 1} | {w['memory'] / 1e9:.2f} | "
-                    + (f"{w['memory_limit'] / 1e9:.1f} |" if w["memory_limit"] else "none |")
+            rows = [f"| {i + 1} | {format_number(w['memory'] / 1e9, 2)} | "
+                    + (f"{format_number(w['memory_limit'] / 1e9, 1)} |" if w["memory_limit"] else _("none") + " |")
                     for i, w in enumerate(info.workers)]
-            st.markdown("\n".join(["| worker | memory used (GB) | limit (GB) |", "|---|---|---|", *rows]))
+            st.markdown("\n".join(["| " + " | ".join((_("worker"), _("memory used (GB)"), _("limit (GB)"))) + " |",
+                                   "|---|---|---|", *rows]))
         if info.dashboard:
-            st.caption(f"The engine's own dashboard: {info.dashboard}")
+            st.caption(_("The engine's own dashboard: {address}").format(address=info.dashboard))
         else:
-            st.caption("The engine's own dashboard is off (set MVLAB_DASHBOARD and install bokeh).")
+            st.caption(_("The engine's own dashboard is off (set MVLAB_DASHBOARD and install bokeh)."))

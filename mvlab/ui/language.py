@@ -60,11 +60,11 @@ def choose() -> str:
 
 
 def say() -> None:
-    """The page's ``lang`` and ``dir`` attributes set to this session's language when they are not already (a
-    script of one line, sent once per session and language: the document lives as long as the session; an English
-    page, as Streamlit serves it, gets none)."""
+    """The page's ``lang`` and ``dir`` attributes set to this session's language (a script of one line in each run of
+    a session that speaks, or has spoken, another language than English: a run can be cut short by a rerun, and the
+    script with it).  An English page, as Streamlit serves it, gets none."""
     code = st.session_state.get(SESSION_KEY, DEFAULT)
-    if st.session_state.get(_SAID, DEFAULT) == code:
+    if code == DEFAULT and st.session_state.get(_SAID, DEFAULT) == DEFAULT:
         return
     st.session_state[_SAID] = code
     st.html("<script>document.documentElement.lang = %s; document.documentElement.dir = %s;</script>"

@@ -22,6 +22,7 @@ from urllib.parse import urlencode, urlsplit
 import streamlit as st
 
 import mvlab.datasets as datasets
+from mvlab.i18n import _
 from mvlab.ui import language
 from mvlab.ui.prose import markdown_literal
 from mvlab.ui.query import parse_value, settings_from_query, settings_to_query
@@ -84,7 +85,7 @@ def start(set_kept) -> None:
         seed = _value(query["seed"], int, (0, 2**31 - 1), "seed", notes)
         if seed is not None:
             set_kept("seed", seed)
-    for key, (widget, kind, allowed, _) in SYNTHETIC.items():
+    for key, (widget, kind, allowed, _default) in SYNTHETIC.items():
         if key in query:
             value = _value(query[key], kind, allowed, key, notes)
             if value is not None:
@@ -156,7 +157,8 @@ def publish(settings=None) -> dict:
     share_box(query, uploaded=query.get("dataset") == "upload")
     notes = st.session_state.get(_NOTES) or []
     if notes:
-        st.info("Some settings of the link were not used:\n\n" + "\n".join(f"- {markdown_literal(n)}" for n in notes))
+        st.info(_("Some settings of the link were not used:") + "\n\n" + "\n".join(f"- {markdown_literal(n)}"
+                                                                                for n in notes))
         st.session_state[_NOTES] = []
     return query
 
@@ -169,12 +171,13 @@ def share_box(query: Mapping, uploaded: bool) -> None:
         url = ""
     parts = urlsplit(url)
     base = f"{parts.scheme}://{parts.netloc}{parts.path}" if parts.netloc else (parts.path or "")
-    with st.sidebar.expander("Share these settings"):
+    with st.sidebar.expander(_("Share these settings")):
         st.code(f"{base}?{urlencode(query)}", language=None)
         if uploaded:
-            st.caption("An uploaded file cannot travel in a link: whoever opens it must upload the same file.")
+            st.caption(_("An uploaded file cannot travel in a link: whoever opens it must upload the same file."))
         else:
-            st.caption("The link opens the same data, seed and page settings; results already computed show at once.")
+            st.caption(_("The link opens the same data, seed and page settings; results already computed show at "
+                         "once."))
 
 
 def settings_link(page: str, settings, data: Mapping[str, object] | None = None) -> str:

@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping
 import streamlit as st
 
 from mvlab.datasets.container import MultiViewDataset
+from mvlab.i18n import N_, _
 from mvlab.ui import links, runs
 from mvlab.ui.prose import page_text, text_names
 from mvlab.ui.state import current_seed, set_kept, sidebar
@@ -44,7 +45,7 @@ def header_parts(page: str) -> tuple[str, str]:
     ValueError
         When the text does not start with a ``# Title`` line.
     """
-    first, _, rest = page_text(page, HEADER).partition("\n")
+    first, _sep, rest = page_text(page, HEADER).partition("\n")
     if not first.startswith("# "):
         raise ValueError(f"mvlab/ui/text/{page}/{HEADER}.md must start with a '# Title' line, not {first[:40]!r}.")
     paragraphs = [" ".join(p.split()) for p in rest.strip().split("\n\n")]  # a text file's wrapped lines joined
@@ -58,7 +59,7 @@ def page_header(page: str) -> None:
     st.title(title)
     st.caption(caption)
     if EXPLANATION in text_names(page):
-        with st.expander("What am I looking at?"):
+        with st.expander(_("What am I looking at?")):
             st.markdown(page_text(page, EXPLANATION))
 
 
@@ -185,16 +186,16 @@ def run_page(page: TrainingPage | Page) -> None:
     result_part(page, Shown(settings, data, runs.result_key(settings, data), keys))
 
 
-PARTIAL_NOTE = ("**Partial result, still computing**: {note} so far. The figures and their sentences below are those "
-                "of this part; they fill in as the rest comes.")
-STOPPED_NOTE = ("**Stopped: a partial result** ({note}), kept as it was when you pressed Stop. Nothing was stored; "
-                "press **Train** for the whole result.")
+PARTIAL_NOTE = N_("**Partial result, still computing**: {note} so far. The figures and their sentences below are "
+                  "those of this part; they fill in as the rest comes.")
+STOPPED_NOTE = N_("**Stopped: a partial result** ({note}), kept as it was when you pressed Stop. Nothing was stored; "
+                  "press **Train** for the whole result.")
 
 
 def draw_part(page: TrainingPage, shown: Shown, result, note: str, number: int, stopped: bool = False) -> None:
     """A partial result of the page's run (:func:`mvlab.ui.runs.follow`), said as one, drawn by the page's view
     under a key of its own (a part's figures are never taken for the whole's)."""
-    st.info((STOPPED_NOTE if stopped else PARTIAL_NOTE).format(note=note), icon=":material/pending:")
+    st.info(_(STOPPED_NOTE if stopped else PARTIAL_NOTE).format(note=note), icon=":material/pending:")
     page.view(result, replace(shown, key=f"{shown.key}#part{number}"))
 
 

@@ -22,6 +22,7 @@ from mvlab.datasets.container import MultiViewDataset
 from mvlab.engine import Engine, JobStatus, Request, shared_engine
 from mvlab.engine.relay import StoreRelay
 from mvlab.engine.requests import result_key, settings_request
+from mvlab.i18n import N_, _, format_number, ngettext
 from mvlab.store import ResultsStore, StoreUnavailable
 from mvlab.ui import shared
 from mvlab.ui import streamlit_insides as insides
@@ -72,7 +73,7 @@ def lookup(settings, ds: MultiViewDataset, result_type: type[T]) -> T | None:
         except ValueError:
             result = None  # an unusable store only costs the cache
         except StoreUnavailable as exc:  # looked up again at the next rerun, once the store is back
-            st.warning(f"{exc} A result stored earlier cannot be shown until it is back.")
+            st.warning(f"{exc} " + _("A result stored earlier cannot be shown until it is back."))
             result = None
         if result is None:
             return None
@@ -84,7 +85,9 @@ def show_warnings(counted: dict[str, int]) -> None:
     """The warnings a run raised (scikit-learn repeats one per fit), each distinct message once,
     in an expander instead of the server's log."""
     if counted:
-        with st.expander(f"{sum(counted.values())} warning(s) during training ({len(counted)} distinct)"):
+        total = sum(counted.values())
+        with st.expander(ngettext("{n} warning during training", "{n} warnings during training", total).format(
+                n=total) + " (" + ngettext("{n} distinct", "{n} distinct", len(counted)).format(n=len(counted)) + ")"):
             for message, count in counted.items():
                 st.caption(f"{message}" + (f" (×{count})" if count > 1 else ""))
 
@@ -156,22 +159,29 @@ def _say_wait(seconds: float | None) -> str:
     if seconds is None:
         return ""
     if seconds < 20:
-        return f"about {max(seconds, 1):.0f} s"
+        return _("about {seconds} s").format(seconds=f"{max(seconds, 1):.0f}")
     if seconds < 60:
-        return f"about {5 * round(seconds / 5):.0f} s"
-    return f"about {seconds / 60:.0f} min"
+        return _("about {seconds} s").format(seconds=f"{5 * round(seconds / 5):.0f}")
+    return _("about {minutes} min").format(minutes=f"{seconds / 60:.0f}")
 
 
 def status_text(status: JobStatus, label: str) -> str:
     """One line for a run: its queue position and estimated wait, or its progress."""
-    shared = f" Shared with {status.shared - 1} other session(s) that asked for the same run." if status.shared > 1 \
-        else ""
+    others = status.shared - 1
+    shared = " " + ngettext("Shared with {n} other session that asked for the same run.",
+                            "Shared with {n} other sessions that asked for the same run.", others).format(n=others) \
+        if others > 0 else ""
+    label = _(label)
     if status.state == "queued":
-        when = "next to start" if status.position == 1 else f"position {status.position} in the queue"
-        return (f"{label}: waiting for a free worker ({when}; {_say_wait(status.wait)} before it starts)."
-                f"{shared} **Stop** works while it waits.")
-    left = f", {_say_wait(status.wait)} left" if status.wait and 0.05 < status.fraction < 1 else ""
-    return f"{label}: {status.message or 'starting…'} ({status.elapsed:.0f} s{left}).{shared}"
+        when = _("next to start") if status.position == 1 else _("position {n} in the queue").format(
+            n=status.position)
+        return _("{label}: waiting for a free worker ({when}; {wait} before it starts).").format(
+            label=label, when=when, wait=_say_wait(status.wait)) + shared + " " + _("**Stop** works while it waits.")
+    elapsed = f"{status.elapsed:.0f} s"
+    if status.wait and 0.05 < status.fraction < 1:
+        elapsed = _("{elapsed}, {wait} left").format(elapsed=elapsed, wait=_say_wait(status.wait))
+    return _("{label}: {message} ({elapsed}).").format(label=label, message=status.message or _("starting…"),
+                                                       elapsed=elapsed) + shared
 
 
 QUEUED_POLL = 1.0
@@ -261,7 +271,8 @@ def follow(job_id: str, label: str, stop_key: str, partial: tuple[str, str, Call
     was drawn the part reruns once more to draw the whole alone."""
     eng, me = engine(), holder()
     stop = st.empty()
-    stop.button("Stop", key=stop_key, help="Stop waiting for this run; it ends unless another session waits on it.")
+    stop.button(_("Stop"), key=stop_key, help=_("Stop waiting for this run; it ends unless another session waits on "
+                                                  "it."))
     box = st.empty()
     shown = 0
     if partial is not None:
@@ -290,10 +301,11 @@ def follow(job_id: str, label: str, stop_key: str, partial: tuple[str, str, Call
     outcome = eng.outcome(job_id)
     eng.release(me)
     if status.state == "failed":
-        st.error(f"Training failed: {status.error}")
+        st.error(_("Training failed: {error}").format(error=status.error))
         return None
     if status.state == "stopped" or outcome is None:
-        st.warning("Training was stopped; nothing was stored. Change the settings or press **Train** again.")
+        st.warning(_("Training was stopped; nothing was stored. Change the settings or press **{button}** again.")
+                   .format(button=_("Train")))
         return None
     if status.error:  # finished, but the store refused it
         st.warning(status.error)
@@ -318,10 +330,10 @@ def benchmark_request(settings) -> Request:
     attaches to it)."""
     location = results_store().location
     return Request("benchmark", json.dumps(["benchmark", settings.key(), location], sort_keys=True, default=str),
-                   settings.run, StoreRelay(location), label="Benchmark")
+                   settings.run, StoreRelay(location), label=N_("Benchmark"))
 
 
-def engine_button(request: Request, key: str, label: str, button: str = "Train", auto: bool = False,
+def engine_button(request: Request, key: str, label: str, button: str = N_("Train"), auto: bool = False,
                   partial: tuple[Callable, DrawPartial] | None = None):
     """A button that runs ``request`` on the engine for this session and follows it: returns the
     finished outcome, or None.  A session holds one run: pressing it again with other settings
@@ -338,14 +350,17 @@ def engine_button(request: Request, key: str, label: str, button: str = "Train",
         what, others = eng.detach(me)
         st.session_state[stopped_key] = request.key
         if what == "goes on":
-            st.info(f"You stopped waiting; {others} other session(s) still wait on the same run, so it goes on for "
-                    "them (its result will be in the results store).")
+            st.info(ngettext("You stopped waiting; {n} other session still waits on the same run, so it goes on for "
+                             "it (its result will be in the results store).",
+                             "You stopped waiting; {n} other sessions still wait on the same run, so it goes on for "
+                             "them (its result will be in the results store).", others).format(n=others))
         elif what == "stopped":
-            st.warning(f"Training was stopped; nothing was stored. Change the settings or press **{button}** again.")
+            st.warning(_("Training was stopped; nothing was stored. Change the settings or press **{button}** again.")
+                       .format(button=_(button)))
         elif what == "ended":
-            st.caption("The run had already ended when Stop was pressed.")
+            st.caption(_("The run had already ended when Stop was pressed."))
     stopped_here = st.session_state.get(stopped_key) == request.key
-    pressed = st.button(button, type="primary", key=key) if not auto or stopped_here else False
+    pressed = st.button(_(button), type="primary", key=key) if not auto or stopped_here else False
     job = eng.job_of(me)
     holds_it = job is not None and eng.key_of(job) == request.key
     if pressed or (auto and not stopped_here and not holds_it):
@@ -363,20 +378,20 @@ def engine_button(request: Request, key: str, label: str, button: str = "Train",
         return follow(job, label, stop_key, None if partial is None else (key, request.key, *partial))
     status = eng.status(job)
     if status is not None and status.state in ("queued", "running"):
-        st.caption(f"Your run with other settings is still going ({status_text(status, 'it').split(': ', 1)[1]}) "
-                   f"Pressing **{button}** replaces it.")
+        st.caption(_("Your run with other settings is still going ({status}). Pressing **{button}** replaces it.")
+                   .format(status=status_text(status, _("it")).split(": ", 1)[1].rstrip("."), button=_(button)))
     return None
 
 
-def train_button(settings, ds: MultiViewDataset, key: str, label: str = "Training", auto: bool = False,
-                 button: str = "Train", partial: tuple[Callable, DrawPartial] | None = None):
+def train_button(settings, ds: MultiViewDataset, key: str, label: str = N_("Training"), auto: bool = False,
+                 button: str = N_("Train"), partial: tuple[Callable, DrawPartial] | None = None):
     """The page's Train button (:func:`engine_button` for the page's settings on ``ds``; ``auto``:
     computed without a click; ``partial``: ``(decode, draw)`` of its partial results); a finished result is cached
     for the session.  Returns the new result or None."""
     try:
         request = request_for(settings, ds, label)
     except (ValueError, StoreUnavailable) as exc:  # the results store cannot be opened now: tried again next rerun
-        st.error(f"{exc} Your run was not started: try again in a moment.")
+        st.error(f"{exc} " + _("Your run was not started: try again in a moment."))
         return None
     outcome = engine_button(request, key, label, button=button, auto=auto, partial=partial)
     if outcome is None:
@@ -387,7 +402,7 @@ def train_button(settings, ds: MultiViewDataset, key: str, label: str = "Trainin
 
 
 def result_or_train(settings, ds: MultiViewDataset, result_type: type[T], key: str,
-                    label: str = "Training", draw_partial: DrawPartial | None = None) -> T | None:
+                    label: str = N_("Training"), draw_partial: DrawPartial | None = None) -> T | None:
     """The page's result for these settings on ``ds``: the one looked up (:func:`lookup`), or the one its
     Train button (:func:`train_button`) has just computed; None until there is one.  ``draw_partial``: how the page
     draws the run's partial results as they come (``result_type.from_npz`` reads them)."""
@@ -404,8 +419,8 @@ def checks(settings, ds: MultiViewDataset) -> None:
         limit, threads = worker_memory(), engine().config.run_threads()
         problems += settings.cost_problems(ds, limit, threads)
         peak = settings.cost(ds, n_jobs=threads).peak_bytes
-        st.caption(f"Estimated peak memory of this run: about {peak / 1e9:.1f} GB "
-                   f"(a worker of this server has {limit / 1e9:.1f} GB).")
+        st.caption(_("Estimated peak memory of this run: about {peak} GB (a worker of this server has {limit} GB).")
+                   .format(peak=format_number(peak / 1e9, 1), limit=format_number(limit / 1e9, 1)))
     for note in settings.notes(ds):
         st.warning(note)
     if problems:

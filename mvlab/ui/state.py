@@ -23,6 +23,7 @@ from mvlab.datasets.container import MultiViewDataset
 from mvlab.i18n import N_, _, format_list, ngettext
 from mvlab.ui import language, links
 from mvlab.ui.engine_panel import server_panel, your_run
+from mvlab.ui.prose import markdown_literal
 
 SOURCES = (N_("Bundled"), N_("Synthetic"), N_("Upload CSV"))
 DEFAULT_SAMPLE = 600
@@ -233,59 +234,61 @@ def _synthetic_number(where, query_key: str, label: str, step, help: str | None 
     """A number box of the synthetic generator, its bounds and default from :data:`links.SYNTHETIC`
     (the one table the links are checked against)."""
     widget, kind, (low, high), default = links.SYNTHETIC[query_key]
-    return where.number_input(label, kind(low), kind(high), step=kind(step), help=help, **keep(widget, default))
+    return where.number_input(_(label), kind(low), kind(high), step=kind(step), help=help and _(help),
+                              **keep(widget, default))
 
 
 def _synthetic_slider(query_key: str, label: str, step, help: str | None = None):
     widget, kind, (low, high), default = links.SYNTHETIC[query_key]
-    return st.slider(label, kind(low), kind(high), step=kind(step), help=help, **keep(widget, default))
+    return st.slider(_(label), kind(low), kind(high), step=kind(step), help=help and _(help), **keep(widget, default))
 
 
 def _synthetic_choice(query_key: str, label: str, titles: dict, help: str | None = None):
-    widget, _, options, default = links.SYNTHETIC[query_key]
-    return st.selectbox(label, list(options), format_func=titles.get, help=help, **keep(widget, default))
+    widget, _kind, options, default = links.SYNTHETIC[query_key]
+    return st.selectbox(_(label), list(options), format_func=lambda o: _(titles[o]), help=help and _(help),
+                        **keep(widget, default))
 
 
 def _synthetic_controls() -> MultiViewDataset:
     c1, c2 = st.columns(2)
-    n = _synthetic_number(c1, "syn_n", "Instances", 50)
-    classes = _synthetic_number(c2, "syn_classes", "Classes", 1)
-    views = _synthetic_number(c1, "syn_views", "Views", 1)
-    features = _synthetic_number(c2, "syn_features", "Features per view", 1)
+    n = _synthetic_number(c1, "syn_n", N_("Instances"), 50)
+    classes = _synthetic_number(c2, "syn_classes", N_("Classes"), 1)
+    views = _synthetic_number(c1, "syn_views", N_("Views"), 1)
+    features = _synthetic_number(c2, "syn_features", N_("Features per view"), 1)
     relevance = _synthetic_choice(
-        "syn_relevance", "Which views carry the class",
-        {"iid": "independently per instance", "region": "depends on a latent region"},
-        help="Independently: a random draw per instance and view (no rule can find them from x). Region: view q "
-             "carries the class in latent region q, visible in every view (dynamic selection's premise).")
+        "syn_relevance", N_("Which views carry the class"),
+        {"iid": N_("independently per instance"), "region": N_("depends on a latent region")},
+        help=N_("Independently: a random draw per instance and view (no rule can find them from x). Region: view q "
+                "carries the class in latent region q, visible in every view (dynamic selection's premise)."))
     p = links.SYNTHETIC["syn_p"][3]
     if relevance == "iid":
-        p = _synthetic_slider("syn_p", "P(view is informative)", 0.05,
-                              help="For each instance and view, the chance that the view shows the instance's class.")
-    sep = _synthetic_slider("syn_sep", "Class separation", 0.25)
-    noise = _synthetic_choice("syn_noise", "Uninformative views show",
-                              {"random-class": "a random class (misleading)", "gaussian": "pure noise"})
+        p = _synthetic_slider("syn_p", N_("P(view is informative)"), 0.05,
+                              help=N_("For each instance and view, the chance that the view shows the instance's "
+                                      "class."))
+    sep = _synthetic_slider("syn_sep", N_("Class separation"), 0.25)
+    noise = _synthetic_choice("syn_noise", N_("Uninformative views show"),
+                              {"random-class": N_("a random class (misleading)"), "gaussian": N_("pure noise")})
     try:
         return synthetic_dataset(int(n), int(views), int(features), int(classes), float(p), float(sep), noise,
                                  current_seed(), relevance)
     except ValueError as exc:
-        st.error(f"Cannot generate this synthetic dataset: {exc}")
+        st.error(_("Cannot generate this synthetic dataset: {error}").format(error=exc))
         return None
 
 
 def _upload_controls() -> MultiViewDataset | None:
-    st.caption(
-        "CSV with a header: one label column and feature columns named `view.feature` "
-        f"(e.g. `gene.ACAT1`, `lipid.C16.0`). Limit {datasets.MAX_UPLOAD_BYTES // 2**20} MB. Results on your file "
-        "are kept only for sessions that upload the same file."
-    )
-    label = st.text_input("Label column", **keep("upload_label", "label"),
-                          help="The name of the column that holds the labels.")
-    file = st.file_uploader("CSV file", type=["csv", "gz", "txt"], key="upload_file")
+    st.caption(_(
+        "CSV with a header: one label column and feature columns named `view.feature` (e.g. `gene.ACAT1`, "
+        "`lipid.C16.0`). Limit {megabytes} MB. Results on your file are kept only for sessions that upload the same "
+        "file.").format(megabytes=datasets.MAX_UPLOAD_BYTES // 2**20))
+    label = st.text_input(_("Label column"), **keep("upload_label", "label"),
+                          help=_("The name of the column that holds the labels."))
+    file = st.file_uploader(_("CSV file"), type=["csv", "gz", "txt"], key="upload_file")
     uploads: dict = st.session_state.setdefault(_UPLOADS, {})
     if file is None:
         result = uploads.get("last")
         if result is not None:
-            st.caption(f"Using the last uploaded file, **{result.name}**.")
+            st.caption(_("Using the last uploaded file, **{name}**.").format(name=markdown_literal(result.name)))
     else:
         data = file.getvalue()
         key = (hashlib.sha256(data).hexdigest(), label)
@@ -297,13 +300,13 @@ def _upload_controls() -> MultiViewDataset | None:
                 uploads[key] = exc
         result = uploads[key]
         if isinstance(result, ValueError):
-            st.error(f"The file was not loaded. {result}")
-            st.caption(f"Still using **{current_dataset().name}**.")
+            st.error(_("The file was not loaded.") + f" {result}")
+            st.caption(_("Still using **{name}**.").format(name=markdown_literal(current_dataset().name)))
             return None
         uploads["last"] = result
-    if result is not None and st.button("Forget this data", key="upload_forget",
-                                        help="Delete every result computed on this file from the results store "
-                                             "and stop using it in this session."):
+    if result is not None and st.button(_("Forget this data"), key="upload_forget",
+                                        help=_("Delete every result computed on this file from the results store "
+                                               "and stop using it in this session.")):
         forget_upload(result)
         return None
     return result
@@ -322,5 +325,6 @@ def forget_upload(ds: MultiViewDataset) -> int:
         del uploads[key]
     if st.session_state.get(_ACTIVE) is ds:
         del st.session_state[_ACTIVE]
-    st.success(f"Forgot {ds.name}: {removed} stored run(s) deleted.")
+    st.success(ngettext("Forgot {name}: {n} stored run deleted.", "Forgot {name}: {n} stored runs deleted.",
+                        removed).format(name=markdown_literal(ds.name), n=removed))
     return removed

@@ -10,6 +10,7 @@ import streamlit as st
 
 from mvlab.experiments.families import FAMILIES, family_of_run
 from mvlab.experiments.report import BASELINE_RULE, PLAIN_BASELINES, baseline_check, family_reports, format_critical
+from mvlab.i18n import N_, _
 from mvlab.store import StoreUnavailable
 from mvlab.ui import runs, widgets
 from mvlab.ui.figure_text import show_figure
@@ -75,11 +76,11 @@ def run_button(settings) -> None:
     the one shown."""
     problems = settings.problems()
     if problems:
-        if st.button("Run benchmark", type="primary", key="bm_run"):
+        if st.button(_("Run benchmark"), type="primary", key="bm_run"):
             st.error(" ".join(problems))
         return
-    outcome = runs.engine_button(runs.benchmark_request(settings), "bm_run", "Benchmark", button="Run benchmark",
-                                 partial=(str, batch_part))
+    outcome = runs.engine_button(runs.benchmark_request(settings), "bm_run", N_("Benchmark"),
+                                 button=N_("Run benchmark"), partial=(str, batch_part))
     if outcome is not None:
         batch, skipped = outcome.result
         st.session_state[_SKIPPED] = {batch: skipped}
@@ -94,7 +95,7 @@ _SKIPPED = "bm_skipped"
 def batch_part(batch: str, note: str, number: int) -> None:
     """The runs of the batch in progress stored so far (a partial result, :func:`mvlab.ui.runs.follow`), said as
     one."""
-    st.info(PARTIAL_NOTE.format(note=note), icon=":material/pending:")
+    st.info(_(PARTIAL_NOTE).format(note=note), icon=":material/pending:")
     show_batch(runs.results_store(), batch)
 
 
