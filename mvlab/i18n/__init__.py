@@ -18,6 +18,7 @@ from mvlab.i18n.catalogue import (
     format_number,
     format_percent,
     gettext,
+    language_name,
     ngettext,
     set_language_source,
     use_language,
@@ -35,4 +36,4 @@ def N_(message: str) -> str:
 
 __all__ = ["_", "N_", "gettext", "ngettext", "current_language", "use_language", "set_language_source", "format_number",
            "format_percent", "format_list", "LANGUAGES", "OFFERED", "Language", "DEFAULT", "language_of", "negotiate",
-           "direction"]
+           "direction", "language_name"]

@@ -29,7 +29,8 @@ from babel.messages.pofile import read_po
 from mvlab.i18n.languages import DEFAULT, LANGUAGES
 
 __all__ = ["DOMAIN", "po_path", "translations", "gettext", "ngettext", "current_language", "use_language",
-           "set_language_source", "format_number", "format_percent", "format_list"]
+           "set_language_source", "format_number", "format_percent", "format_list",
+           "language_name"]
 
 DOMAIN = "mvlab"
 """The catalogues' domain: ``mvlab.po`` of every language, ``mvlab.pot`` the template."""
@@ -121,6 +122,11 @@ def format_number(value, digits: int | None = None) -> str:
     ``0.85`` in English; Babel); ``digits`` fixes the decimals."""
     locale, pattern = _pattern("decimal", digits)
     return pattern.apply(value, locale)
+
+
+def language_name(code: str) -> str:
+    """The name of the language ``code`` in the language being served ("Englisch" to a German reader; CLDR)."""
+    return Locale.parse(code).get_language_name(Locale.parse(current_language()))
 
 
 def format_list(parts) -> str:

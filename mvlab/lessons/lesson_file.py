@@ -27,10 +27,11 @@ import jsonschema
 import yaml
 
 from mvlab.datasets.bundled import list_datasets, load_dataset
+from mvlab.i18n.languages import DEFAULT, LANGUAGES
 from mvlab.lessons.check_registry import CHECKS
 from mvlab.lessons.figure_registry import FIGURES
 from mvlab.lessons.lesson_schema import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS, FORMAT, ID_PATTERN, schema
-from mvlab.lessons.model import Lesson, Question, Step, StepRun, Use, entry_use
+from mvlab.lessons.model import Lesson, Question, Step, StepRun, Use, entry_use, lesson_texts
 from mvlab.lessons.pages import PAGES
 from mvlab.lessons.parameters import Entry
 from mvlab.lessons.safe_yaml import Located, YamlProblem, read_yaml
@@ -91,6 +92,15 @@ def field_words(path) -> str:
 
 def _schema_words(error: jsonschema.ValidationError) -> str:
     v, s = error.validator, error.schema
+    if v == "anyOf" and _is_text(s):  # a text, or one per language: say what is wrong with the one given
+        branch = 1 if isinstance(error.instance, dict) else 0
+        inner = [e for e in error.context if e.relative_schema_path and e.relative_schema_path[0] == branch]
+        if isinstance(error.instance, (str, dict)) and inner:
+            return _schema_words(min(inner, key=lambda e: len(e.relative_schema_path)))
+        return (f"must be a text, or one text per language ({', '.join(f'{c}: …' for c in list(LANGUAGES)[:2])}); "
+                f"got {_short(error.instance)}")
+    if v == "propertyNames" and "enum" in s.get("propertyNames", {}):
+        return f"{_short(error.instance)} is not a language mvlab speaks; the languages: {', '.join(LANGUAGES)}"
     if v == "additionalProperties":
         extra = sorted(set(error.instance) - set(s.get("properties", {})))
         allowed = ", ".join(s.get("properties", {})) or "none"
@@ -99,6 +109,8 @@ def _schema_words(error: jsonschema.ValidationError) -> str:
     if v == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         return f"'{missing}' is missing"
+    if v == "enum" and list(s["enum"]) == list(LANGUAGES):
+        return f"{_short(error.instance)} is not a language mvlab speaks; the languages: {', '.join(LANGUAGES)}"
     if v == "enum":
         close = difflib.get_close_matches(str(error.instance), list(map(str, s["enum"])), n=1)
         guess = f" (did you mean {close[0]}?)" if close else ""
@@ -131,6 +143,12 @@ def _schema_words(error: jsonschema.ValidationError) -> str:
         return f"the name {_short(error.instance)} is not allowed: lower-case letters, digits, '-' and '_', starting " \
                "with a letter"
     return error.message
+
+
+def _is_text(schema: dict) -> bool:
+    """Whether ``schema`` is a text's (:func:`mvlab.lessons.lesson_schema._text`: a text or one per language)."""
+    branches = schema.get("anyOf", [])
+    return len(branches) == 2 and branches[0].get("type") == "string" and branches[1].get("type") == "object"
 
 
 def _number_words(value) -> str:
@@ -199,18 +217,46 @@ class _Checker:
         self.problems.append(LessonProblem(self.file, self.located.line(path), field_words(path), message))
 
     def texts(self, value, path=()) -> None:
-        """Every text of the file that a page shows: no HTML, no unsafe link, no image."""
+        """Every text of the file that a page shows, in every language it is given in: no HTML, no unsafe link, no
+        image."""
         if isinstance(value, dict):
             for k, v in value.items():
-                if k in _TEXT_KEYS and isinstance(v, str) and (why := _text_problems(v)):
-                    self.add(path + (k,), why)
+                if k in _TEXT_KEYS:
+                    self.text(v, path + (k,))
                 else:
                     self.texts(v, path + (k,))
         elif isinstance(value, list):
             for i, v in enumerate(value):
-                if path[-1:] == ("choices",) and isinstance(v, str) and (why := _text_problems(v)):
-                    self.add(path + (i,), why)
-                self.texts(v, path + (i,))
+                if path[-1:] == ("choices",):
+                    self.text(v, path + (i,))
+                else:
+                    self.texts(v, path + (i,))
+
+    def text(self, value, path) -> None:
+        """One text (or one per language) at ``path``."""
+        for where, text in ([(path, value)] if isinstance(value, str) else
+                            [(path + (k,), v) for k, v in value.items()] if isinstance(value, dict) else []):
+            if isinstance(text, str) and (why := _text_problems(text)):
+                self.add(where, why)
+
+    def own_language(self, value, own: str, path=()) -> None:
+        """Each text given per language has one in the lesson's own language ``own`` (what a reader of a language
+        it lacks reads)."""
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if k in _TEXT_KEYS and isinstance(v, dict):
+                    if own not in v and self.clean(path + (k,)):
+                        self.add(path + (k,), f"a text given per language needs one in the lesson's own language "
+                                              f"('{own}'): it is what a reader of a language it lacks reads")
+                else:
+                    self.own_language(v, own, path + (k,))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                if path[-1:] == ("choices",) and isinstance(v, dict) and own not in v and self.clean(path + (i,)):
+                    self.add(path + (i,), f"a text given per language needs one in the lesson's own language "
+                                          f"('{own}')")
+                elif not isinstance(v, (str, dict)) or path[-1:] != ("choices",):
+                    self.own_language(v, own, path + (i,))
 
 
 def _whole_number(checker, instance) -> bool:
@@ -278,9 +324,11 @@ def check_lesson_file(raw: bytes, file: str = "lesson.yaml", csv_files: Mapping[
             path = path + (_schema_words(error).split("'")[1],)
         checker.add(path, _schema_words(error))
     checker.texts(doc)
+    own = doc.get("language", DEFAULT) if checker.clean(("language",)) else DEFAULT
+    checker.own_language(doc, own)
     _id_problems(doc, checker, builtin)
     runs = _runs(doc, checker, data and not checker.broken)
-    steps = _steps(doc, checker, runs)
+    steps = _steps(in_language(doc, own, own), checker, runs)
     if checker.problems:
         problems = sorted(_unique(checker.problems), key=lambda p: p.line)
         if len(problems) > MAX_PROBLEMS:
@@ -288,7 +336,47 @@ def check_lesson_file(raw: bytes, file: str = "lesson.yaml", csv_files: Mapping[
             problems = problems[:MAX_PROBLEMS] + [LessonProblem(file, 0, "", f"and {more:,} more problems (the first "
                                                                             f"{MAX_PROBLEMS} are shown)")]
         return None, problems
-    return Lesson(doc["id"], doc["title"], doc["summary"], tuple(steps), source=raw.decode("utf-8-sig")), []
+    mine = in_language(doc, own, own)
+    translations = {code: _texts(in_language(doc, code, own)) for code in LANGUAGES
+                    if code != own and code in _languages_given(doc)}
+    return Lesson(doc["id"], mine["title"], mine["summary"], tuple(steps), source=raw.decode("utf-8-sig"),
+                  language=own, translations=translations), []
+
+
+def _texts(doc: dict) -> dict:
+    return lesson_texts(doc["title"], doc["summary"], doc["steps"])
+
+
+def in_language(value, code: str, own: str, path=()):
+    """A lesson file's plain data with each text given per language replaced by its text in ``code`` (in ``own``,
+    the lesson's language, where it has none in ``code``)."""
+    if isinstance(value, dict):
+        return {k: _pick(v, code, own) if k in _TEXT_KEYS else in_language(v, code, own, path + (k,))
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_pick(v, code, own) if path[-1:] == ("choices",) else in_language(v, code, own, path + (i,))
+                for i, v in enumerate(value)]
+    return value
+
+
+def _pick(text, code: str, own: str):
+    return text.get(code, text.get(own)) if isinstance(text, dict) else text
+
+
+def _languages_given(value, path=()) -> set[str]:
+    """Every language a text of the file is given in (the languages of its per-language texts)."""
+    if isinstance(value, dict):
+        out = set()
+        for k, v in value.items():
+            if k in _TEXT_KEYS and isinstance(v, dict):
+                out |= set(v)
+            else:
+                out |= _languages_given(v, path + (k,))
+        return out
+    if isinstance(value, list):
+        return set().union(*(set(v) if path[-1:] == ("choices",) and isinstance(v, dict) else
+                             _languages_given(v, path + (i,)) for i, v in enumerate(value)))
+    return set()
 
 
 def _unique(problems: list[LessonProblem]) -> list[LessonProblem]:
@@ -532,24 +620,44 @@ def lesson_document(lesson: Lesson) -> dict:
         runs[name] = {"page": run.settings.kind, **data, "settings": settings}
         names[run] = name
     steps = []
-    for step in lesson.steps:
+    for i, step in enumerate(lesson.steps):
         q = step.question
-        out = {"title": step.title, "text": step.text}
+
+        def said(key, text, j=None, i=i):  # a text, or one per language where the lesson has it in others
+            return _per_language(lesson, text, lambda texts: texts["steps"][i][key] if j is None else
+                                 texts["steps"][i][key][j])
+
+        out = {"title": said("title", step.title), "text": said("text", step.text)}
         if len(runs) > 1:
             out["run"] = names[step.run]
         out["figures"] = [{"figure": use.name, **{k: _plain(v) for k, v in use.params if _differs(FIGURES, use, k, v)},
-                           **({"caption": step.captions[i]} if i < len(step.captions) and step.captions[i] else {})}
-                          for i, use in enumerate(step.figures)]
+                           **({"caption": said("captions", step.captions[j], j)} if j < len(step.captions) and
+                              step.captions[j] else {})}
+                          for j, use in enumerate(step.figures)]
         if step.layout:
             out["layout"] = list(step.layout)
-        out["question"] = {"prompt": q.prompt, "choices": list(q.choices), "answer": q.answer + 1, "why": q.why}
-        out["notice"], out["mistake"] = step.notice, step.mistake
+        out["question"] = {"prompt": said("prompt", q.prompt),
+                           "choices": [said("choices", c, j) for j, c in enumerate(q.choices)],
+                           "answer": q.answer + 1, "why": said("why", q.why)}
+        out["notice"], out["mistake"] = said("notice", step.notice), said("mistake", step.mistake)
         if step.checks:
             out["checks"] = [{"check": use.name, **{k: _plain(v) for k, v in use.params if _differs(CHECKS, use, k, v)}}
                              for use in step.checks]
         steps.append(out)
-    return {"format": FORMAT, "id": lesson.id, "title": lesson.title, "summary": lesson.summary, "runs": runs,
+    head = {"format": FORMAT, "id": lesson.id}
+    if lesson.language != DEFAULT:
+        head["language"] = lesson.language
+    return {**head, "title": _per_language(lesson, lesson.title, lambda texts: texts["title"]),
+            "summary": _per_language(lesson, lesson.summary, lambda texts: texts["summary"]), "runs": runs,
             "steps": steps}
+
+
+def _per_language(lesson: Lesson, own: str, pick) -> str | dict:
+    """A text of ``lesson`` as its file writes it: ``own`` alone, or one per language where a translation says
+    something else (``pick(texts)`` reads it from a language's texts)."""
+    others = {code: pick(texts) for code, texts in lesson.translations.items()}
+    others = {code: text for code, text in others.items() if text != own}
+    return {lesson.language: own, **others} if others else own
 
 
 def _plain(value):

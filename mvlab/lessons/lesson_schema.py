@@ -12,6 +12,7 @@ import typing
 from pathlib import Path
 
 from mvlab.datasets.bundled import dataset_info, list_datasets, load_dataset
+from mvlab.i18n.languages import DEFAULT, LANGUAGES
 from mvlab.lessons.check_registry import CHECKS
 from mvlab.lessons.figure_registry import FIGURES
 from mvlab.lessons.model import MAX_STEPS
@@ -35,6 +36,7 @@ LIMITS = {
     "checks per step": "0 to 6",
     "choices": "2 to 6",
     "title": "120 characters", "summary": "600 characters", "text": "2,000 characters",
+    "languages": f"each text once, or once per language: {', '.join(LANGUAGES)}; the lesson's own among them",
     "a choice": "200 characters", "why, notice, mistake, caption": "600 characters",
     "csv": "one file per lesson, plain text (not compressed), 2 MiB, 5,000 rows, 500 columns",
     "computations": "below the pages' own bounds: at most 200 trees, 2,000 instances or features sampled, 1,000 "
@@ -47,7 +49,11 @@ CSV_MAX_COLUMNS = 500
 
 # ============================================================================================ the schema
 def _text(limit: int, doc: str) -> dict:
-    return {"type": "string", "minLength": 1, "maxLength": limit, "description": doc}
+    """A text a page shows: one text (in the lesson's own language), or one per language (``{en: ..., de: ...}``,
+    :data:`mvlab.i18n.LANGUAGES`)."""
+    plain = {"type": "string", "minLength": 1, "maxLength": limit}
+    return {"anyOf": [plain, {"type": "object", "minProperties": 1, "propertyNames": {"enum": list(LANGUAGES)},
+                              "additionalProperties": plain}], "description": doc}
 
 
 def _param_schema(p: Param) -> dict:
@@ -187,6 +193,9 @@ def schema() -> dict:
             "id": {"type": "string", "pattern": ID_PATTERN,
                    "description": "The lesson's name in its link (/lessons?lesson=ID): 3 to 40 lower-case letters, "
                                   "digits and hyphens, starting with a letter."},
+            "language": {"enum": list(LANGUAGES), "description": "The language the lesson is written in: its texts "
+                         "given once are in it, and a reader of a language a text lacks reads it there. Default: "
+                         f"{DEFAULT}."},
             "title": _text(120, "The lesson's title."),
             "summary": _text(600, "One paragraph: what the lesson shows."),
             "runs": {"type": "object", "minProperties": 1, "maxProperties": 6,

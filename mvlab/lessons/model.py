@@ -12,10 +12,12 @@ nothing in it is code.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Mapping
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -24,7 +26,8 @@ from mvlab.datasets.bundled import load_dataset
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.experiments.settings import ExperimentSettings
 
-__all__ = ["Question", "StepRun", "StepContext", "Use", "entry_use", "Step", "Lesson", "Shown", "MAX_STEPS"]
+__all__ = ["Question", "StepRun", "StepContext", "Use", "entry_use", "Step", "Lesson", "Shown", "MAX_STEPS",
+           "lesson_texts"]
 
 MAX_STEPS = 12
 """Steps a lesson may have."""
@@ -167,16 +170,32 @@ class Step:
         return rows + [1] * left
 
 
+def lesson_texts(title: str, summary: str, steps: list[dict]) -> dict:
+    """A lesson's texts in one language, as :meth:`Lesson.in_language` reads them: its title and summary, and for
+    each step (a step of the file, its texts already in that language) its title, text, question (prompt, choices,
+    why), notice, mistake and its figures' captions."""
+    return {"title": title, "summary": summary, "steps": [
+        {"title": s["title"], "text": s["text"], "notice": s["notice"], "mistake": s["mistake"],
+         "prompt": s["question"]["prompt"], "choices": list(s["question"]["choices"]), "why": s["question"]["why"],
+         "captions": [f.get("caption", "") for f in s["figures"]]} for s in steps]}
+
+
 @dataclass(frozen=True)
 class Lesson:
     """A lesson: an id (its link name), a title, a one-paragraph summary and 1 to :data:`MAX_STEPS` steps (the
-    built-in ones have 5 to 8); ``source`` the lesson file's text it was read from ("" when built in code)."""
+    built-in ones have 5 to 8); ``source`` the lesson file's text it was read from ("" when built in code).
+
+    Its texts are in ``language``; ``translations`` holds them in other languages (language -> :func:`lesson_texts`
+    of the lesson in that language, each text the lesson lacks in it taken from its own), and
+    :meth:`in_language` gives the lesson as a reader of a language reads it."""
 
     id: str
     title: str
     summary: str
     steps: tuple[Step, ...]
     source: str = ""
+    language: str = "en"
+    translations: Mapping[str, dict] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __post_init__(self):
         if not 1 <= len(self.steps) <= MAX_STEPS:
@@ -187,6 +206,26 @@ class Lesson:
         """The lesson's version: its file's SHA-256 (12 hex digits; "" when built in code), so that what a server
         builds once for a step (its figures) is built anew when a teacher changes the lesson."""
         return hashlib.sha256(self.source.encode()).hexdigest()[:12] if self.source else ""
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The languages the lesson has texts in: its own first."""
+        return (self.language, *(c for c in self.translations if c != self.language))
+
+    def in_language(self, code: str) -> "Lesson":
+        """The lesson as a reader of ``code`` reads it: its texts in that language where it has them, in its own
+        elsewhere (itself when it has none in ``code``).  The runs, figures and checks are the same objects: a class
+        reading it in five languages shares every result."""
+        texts = self.translations.get(code)
+        if texts is None or code == self.language:
+            return self
+        steps = tuple(dataclasses.replace(
+            step, title=t["title"], text=t["text"], notice=t["notice"], mistake=t["mistake"],
+            captions=tuple(t["captions"]) if step.captions else (),
+            question=dataclasses.replace(step.question, prompt=t["prompt"], choices=tuple(t["choices"]),
+                                         why=t["why"])) for step, t in zip(self.steps, texts["steps"]))
+        return dataclasses.replace(self, title=texts["title"], summary=texts["summary"], steps=steps,
+                                   language=code, translations=self.translations)
 
     def runs(self) -> list[StepRun]:
         """The distinct computations of the lesson, in the order of its steps."""

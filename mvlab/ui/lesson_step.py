@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from mvlab.core.memo import Memo
+from mvlab.i18n import _, current_language, format_list, language_name
 from mvlab.lessons import LESSONS, Lesson, Step, StepContext, StepRun
 from mvlab.lessons.added import find_lesson
 from mvlab.lessons.handout import render_handout
@@ -25,7 +26,8 @@ from mvlab.ui.prose import markdown_literal
 from mvlab.viz import palette
 from mvlab.viz.frozen import freeze, without_drag
 
-__all__ = ["ADDRESS_KEYS", "Place", "lesson_named", "place_from_address", "address_notes", "current_place",
+__all__ = ["ADDRESS_KEYS", "Place", "lesson_named", "in_readers_language", "place_from_address", "address_notes",
+           "current_place",
            "publish_place", "round_panel", "teacher_style", "progress_html", "step_top", "Asked", "ask", "show_answer",
            "question", "off_the_class", "show_step", "student_step", "nav_state", "step_navigation", "stored_context",
            "step_result", "items_key", "step_items", "show_items", "prepare", "prepare_soon", "handout_button"]
@@ -74,6 +76,20 @@ def lesson_named(lesson_id: str) -> Lesson | None:
         raise
     except ValueError:
         return None
+
+
+def in_readers_language(lesson: Lesson) -> Lesson:
+    """``lesson`` as this session's reader reads it (:meth:`~mvlab.lessons.model.Lesson.in_language`), and, where
+    the lesson lacks the reader's language or has others, a line saying in which languages it is written."""
+    code = current_language()
+    shown = lesson.in_language(code)
+    if code not in lesson.languages:
+        st.caption(_("This lesson is written in {languages}; it is shown in {language}.").format(
+            languages=format_list(language_name(c) for c in lesson.languages), language=language_name(lesson.language)))
+    elif len(lesson.languages) > 1:
+        st.caption(_("This lesson is written in {languages}.").format(
+            languages=format_list(language_name(c) for c in lesson.languages)))
+    return shown
 
 
 def _read_address(notes: list[str]) -> Place:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from mvlab.i18n import current_language
 from mvlab.lessons import LESSONS
 from mvlab.lessons.added import added_titles
 from mvlab.ui import class_round, identity, lesson_editor, runs
@@ -42,7 +43,7 @@ def page() -> None:
                                            key="lesson_editor_open"):
             with st.container(border=True):  # drawn only when asked: a reader's page carries none of it
                 lesson_editor.panel()
-    lesson = ui.lesson_named(place.lesson)
+    lesson = ui.in_readers_language(ui.lesson_named(place.lesson))
     if place.teacher:
         ui.round_panel(lesson, place, view)
     if student:  # the parts the server's watch reruns alone for the reveal and the next step
@@ -84,7 +85,7 @@ def joined(place: ui.Place) -> tuple[class_round.RoundView | None, ui.Place, lis
 def chooser(place: ui.Place) -> None:
     """The lesson to follow and the teacher-mode toggle; a change goes to the new place at once."""
     top = st.columns([3, 1])
-    titles, away = {lid: lesson.title for lid, lesson in LESSONS.items()}, False
+    titles, away = {lid: lesson.in_language(current_language()).title for lid, lesson in LESSONS.items()}, False
     try:
         titles |= {lid: f"{title} (added)" for lid, title in added_titles(runs.results_store().location).items()}
     except class_round.StoreUnavailable:
