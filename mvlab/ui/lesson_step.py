@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from mvlab.core.memo import Memo
-from mvlab.i18n import _, current_language, format_list, language_name
+from mvlab.i18n import N_, _, current_language, format_list, language_name
 from mvlab.lessons import LESSONS, Lesson, Step, StepContext, StepRun
 from mvlab.lessons.added import find_lesson
 from mvlab.lessons.handout import render_handout
@@ -97,15 +97,15 @@ def _read_address(notes: list[str]) -> Place:
     lesson = q.get("lesson", next(iter(LESSONS)))
     found = lesson_named(lesson)
     if found is None:
-        notes.append(f"There is no lesson '{markdown_literal(lesson[:40])}'; the lessons are {', '.join(LESSONS)} and "
-                     "those added to this server. Showing the first.")
+        notes.append(_("There is no lesson '{lesson}'; the lessons are {lessons} and those added to this server. "
+                       "Showing the first.").format(lesson=markdown_literal(lesson[:40]), lessons=", ".join(LESSONS)))
         lesson, found = next(iter(LESSONS)), LESSONS[next(iter(LESSONS))]
     total = len(found.steps)
     raw = q.get("step", "1")
     step = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 4 else 0
     if not 1 <= step <= total:
-        notes.append(f"'step={markdown_literal(raw[:40])}' is not a step of this lesson (1 to {total}); "
-                     "showing step 1.")
+        notes.append(_("'step={step}' is not a step of this lesson (1 to {total}); showing step 1.").format(
+            step=markdown_literal(raw[:40]), total=total))
         step = 1
     teacher = q.get("teacher", "0").lower() in ("1", "true", "yes", "on")
     return Place(lesson, step, teacher, q.get("round") or None)
@@ -198,9 +198,11 @@ def step_top(lesson: Lesson, place: Place, view=None, then: str = "") -> None:
     step, total = lesson.step(place.step), len(lesson.steps)
     if place.step == 1 and not place.teacher:
         st.caption(lesson.summary)
-    label = f"Step {place.step} of {total}" + (f" · class round {view.code}" if view is not None else "")
+    label = _("Step {step} of {total}").format(step=place.step, total=total) + (
+        " · " + _("class round {code}").format(code=view.code) if view is not None else "")
     shared_markdown(f"{progress_html(place.step, total, label)}\n\n## {step.title}\n\n{step.text}\n\n"
-                    f"**Predict first:** {step.question.prompt}" + (f"\n\n{then}" if then else ""),
+                    + _("**Predict first:** {prompt}").format(prompt=step.question.prompt)
+                    + (f"\n\n{then}" if then else ""),
                     unsafe_allow_html=True)  # alike for a class: its element built once (few texts per step)
 
 
@@ -257,10 +259,10 @@ def ask(step: Step, key: str, teacher: bool, view=None, step_index: int = 0, loo
     # (issue #53 item 10); alone, the reader's Reveal is there from the start, disabled, saying to choose first
     sendable = not revealed and (view is None or student) and unsent and (chosen is not None or not student)
     if sendable:
-        label = ("Reveal the answer" if not student else "Send my answer" if confirmed is None
-                 else "Send my new answer")
+        label = (_("Reveal the answer") if not student else _("Send my answer") if confirmed is None
+                 else _("Send my new answer"))
         st.button(label, key=f"{key}_reveal", disabled=chosen is None, on_click=send,
-                  help="Choose an answer first: predicting before you see is the point.")
+                  help=_("Choose an answer first: predicting before you see is the point."))
     refused = st.session_state.pop("_round_refused", None)
     if refused:
         st.error(refused)
@@ -274,8 +276,9 @@ def off_the_class(view, step_index: int) -> str | None:
     state = view.state()
     if state is None or state.step == step_index:
         return None
-    return (f"The class is on step {state.step + 1}: answers count only there. This step's question opens for you "
-            "when your teacher brings the class here; until then, read it and think about your answer.")
+    return _("The class is on step {step}: answers count only there. This step's question opens for you when your "
+             "teacher brings the class here; until then, read it and think about your answer.").format(
+        step=state.step + 1)
 
 
 def closed_question(key: str, view, step_index: int, look_up: bool = True) -> Asked | None:
@@ -303,9 +306,15 @@ def _letters(step: Step) -> list[str]:
     return [f"({chr(97 + i)}) {c}" for i, c in enumerate(step.question.choices)]
 
 
-ANSWER_BOX = ("<div role='note' aria-label='The answer' style='background:rgba(33,195,84,0.12);color:#0f4a24;"
+ANSWER_BOX = ("<div role='note' aria-label='{label}' style='background:rgba(33,195,84,0.12);color:#0f4a24;"
               "border-radius:0.5rem;padding:0.9rem 1rem 0.1rem;margin-bottom:1rem'>")
-"""The answer's box: the green of Streamlit's success message, its text at about 8:1 (WCAG AA asks 4.5:1)."""
+"""The answer's box: the green of Streamlit's success message, its text at about 8:1 (WCAG AA asks 4.5:1); its name
+for a screen reader in the reader's language (:func:`answer_box`)."""
+
+
+def answer_box() -> str:
+    """:data:`ANSWER_BOX` named in the reader's language."""
+    return ANSWER_BOX.format(label=html.escape(_("The answer"), quote=True))
 
 
 def show_answer(step: Step, chosen: int | None, view=None, below: str = "") -> None:
@@ -322,16 +331,18 @@ def answer_markdown(step: Step, chosen: int | None, view=None, below: str = "") 
     if view is not None and view.teacher:
         verdict = ""
     elif chosen is None:
-        verdict = "" if view is None else "You sent no answer. "
+        verdict = "" if view is None else _("You sent no answer.") + " "
     else:
-        verdict = "You were right. " if chosen == q.answer else f"You chose ({chr(97 + chosen)}). "
-    return (f"{ANSWER_BOX}\n\n:material/lightbulb: {verdict}**Answer: {_letters(step)[q.answer]}.** {q.why}"
+        verdict = (_("You were right.") if chosen == q.answer else _("You chose ({letter}).").format(
+            letter=chr(97 + chosen))) + " "
+    answer = _("**Answer: {answer}.**").format(answer=_letters(step)[q.answer])
+    return (f"{answer_box()}\n\n:material/lightbulb: {verdict}{answer} {q.why}"
             f"\n\n{_notes(step)}\n\n{below}\n\n</div>")
 
 
 def _notes(step: Step) -> str:
-    return (f":material/visibility: **What to notice.** {step.notice}\n\n"
-            f":material/error: **A common mistake.** {step.mistake}")
+    return (":material/visibility: " + _("**What to notice.**") + f" {step.notice}\n\n"
+            ":material/error: " + _("**A common mistake.**") + f" {step.mistake}")
 
 
 def question(step: Step, key: str, teacher: bool, view=None, step_index: int = 0) -> bool:
@@ -343,8 +354,8 @@ def question(step: Step, key: str, teacher: bool, view=None, step_index: int = 0
     return asked.revealed
 
 
-HIDDEN_BY_A_ROUND = ("A class round of this lesson is running: this step's answer and figures show here once the "
-                     "teacher has revealed them to the class (a teacher opens the round from their own link).")
+HIDDEN_BY_A_ROUND = N_("A class round of this lesson is running: this step's answer and figures show here once the "
+                       "teacher has revealed them to the class (a teacher opens the round from their own link).")
 """What a reader alone, or teacher mode without the round's key, sees on a step that a running round has not
 revealed (:func:`mvlab.ui.class_round.hidden_steps`)."""
 
@@ -356,7 +367,7 @@ def show_step(lesson: Lesson, place: Place, view=None) -> None:
     step_top(lesson, place, view)
     key = f"lesson_{lesson.id}_{place.step}"
     if view is None and place.step - 1 in class_round.hidden_steps(lesson.id):
-        st.info(HIDDEN_BY_A_ROUND)  # no choices to reveal, no answer, no figures: a round of this lesson is on
+        st.info(_(HIDDEN_BY_A_ROUND))  # no choices to reveal, no answer, no figures: a round of this lesson is on
         return
     answered = question(step, key, place.teacher, view, place.step - 1)
     if view is not None:
@@ -370,15 +381,15 @@ def show_step(lesson: Lesson, place: Place, view=None) -> None:
     if answered:
         _figures(lesson, place, step, ctx, key)
     elif view is None:
-        st.info("Make your prediction above, then reveal the answer to see the figures.")
+        st.info(_("Make your prediction above, then reveal the answer to see the figures."))
 
 
 def _figures(lesson: Lesson, place: Place, step: Step, ctx: StepContext, key: str) -> None:
     try:
         items = step_items(step, ctx, items_key(lesson, place.step, step, ctx))
     except ValueError as exc:  # a teacher's lesson asks a figure of what its result does not hold (a row past it)
-        st.error(f"This step's figures cannot be drawn on its result: {markdown_literal(str(exc))} Tell the lesson's "
-                 "author (python -m mvlab lesson check FILE --compute shows it).")
+        st.error(_("This step's figures cannot be drawn on its result: {error} Tell the lesson's author (python -m "
+                   "mvlab lesson check FILE --compute shows it).").format(error=markdown_literal(str(exc))))
         return
     show_items(items, step, key, place.teacher)
 
@@ -465,15 +476,16 @@ def step_navigation(lesson: Lesson, place: Place, link: bool = True) -> None:
     """*Back* and *Next* (a step of the reader's own), and the link to this step (``link``)."""
     back, middle, forward = st.columns([1, 3, 1])
     first, last = nav_state(lesson, place)
-    if back.button("← Back", disabled=first, key="lesson_back", width="stretch"):
+    if back.button(_("← Back"), disabled=first, key="lesson_back", width="stretch"):
         publish_place(current_place().moved(current_place().step - 1))
         st.rerun()
-    if forward.button("Next →", disabled=last, key="lesson_next", type="primary", width="stretch"):
+    if forward.button(_("Next →"), disabled=last, key="lesson_next", type="primary", width="stretch"):
         publish_place(current_place().moved(current_place().step + 1))
         st.rerun()
     if link:
-        middle.caption(f"Link to this step: `?{Place(lesson.id, place.step, place.teacher, place.round).address()}` "
-                       "(add it to the page's address; students who reload stay on their step).")
+        middle.caption(_("Link to this step: `?{address}` (add it to the page's address; students who reload stay on "
+                         "their step).").format(address=Place(lesson.id, place.step, place.teacher,
+                                                               place.round).address()))
 
 
 def _data(run: StepRun):
@@ -533,8 +545,8 @@ def step_result(run: StepRun, key: str, number: int):
     if ctx is not None:
         return ctx
     data = _data(run)
-    result = runs.train_button(run.settings, data, key, label=f"Computing step {number}", auto=True,
-                               button="Compute this step")
+    result = runs.train_button(run.settings, data, key, label=_("Computing step {n}").format(n=number), auto=True,
+                               button=N_("Compute this step"))
     return None if result is None else StepContext(result, data, run.settings)
 
 
@@ -660,14 +672,15 @@ def handout_button(lesson: Lesson) -> None:
     has a step it has not revealed (:func:`mvlab.ui.class_round.hidden_steps`, issue #71 item 3)."""
     hidden = class_round.hidden_steps(lesson.id)
     if any(i in hidden for i in range(len(lesson.steps))):
-        st.caption("The handout holds every answer: it can be downloaded once the class round of this lesson that is "
-                   "running has revealed them all.")
+        st.caption(_("The handout holds every answer: it can be downloaded once the class round of this lesson that "
+                     "is running has revealed them all."))
         return
     contexts = {run: stored_context(run) for run in lesson.runs()}
     missing = [n for n, step in enumerate(lesson.steps, 1) if contexts[step.run] is None]
     if missing:
-        st.caption(f"The handout can be downloaded once every step has been computed (steps {missing} are not yet: "
-                   "open them, or run `python -m mvlab lesson " + lesson.id + " --warm` before class).")
+        st.caption(_("The handout can be downloaded once every step has been computed (steps {missing} are not yet: "
+                     "open them, or run `python -m mvlab lesson {lesson} --warm` before class).").format(
+            missing=format_list(map(str, missing)), lesson=lesson.id))
         return
-    st.download_button("Download the handout (.html, works offline)", lambda: render_handout(lesson, contexts),
+    st.download_button(_("Download the handout (.html, works offline)"), lambda: render_handout(lesson, contexts),
                        file_name=f"mvlab-lesson-{lesson.id}.html", mime="text/html", key=f"handout_{lesson.id}")
