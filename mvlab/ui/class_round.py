@@ -39,6 +39,7 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from mvlab.core.memo import Memo
+from mvlab.i18n import _
 from mvlab.lessons import Lesson, Step
 from mvlab.store import ClassRounds, Round, RoundError, StoreUnavailable
 from mvlab.store.rounds import normal_code, valid_code
@@ -146,7 +147,8 @@ def hidden_steps(lesson_id: str) -> frozenset[int]:
 
 
 def _unavailable_words(exc: StoreUnavailable) -> str:
-    return f"{exc} Nothing is lost: this page looks again by itself every {STORE_RETRY:.0f} s."
+    return f"{exc} " + _("Nothing is lost: this page looks again by itself every {seconds} s.").format(
+        seconds=f"{STORE_RETRY:.0f}")
 
 
 @contextmanager
@@ -269,7 +271,7 @@ def _teacher_key(found: Round, offered: str | None, notes: list[str]) -> str | N
             identity.keep_teacher_key(found.code, key, class_rounds().retention_days)
             return key
         if key is offered:
-            notes.append("This link's teacher key is not this round's: you take part as a student.")
+            notes.append(_("This link's teacher key is not this round's: you take part as a student."))
     return None
 
 
@@ -286,24 +288,24 @@ def join(code: str | None, key: str | None, at_step: int | None = None) -> tuple
         return None, []
     checked = valid_code(code)
     if checked is None:
-        return None, [f"'{markdown_literal(str(code)[:20])}' is not a class round's code (four letters and digits): "
-                      "the lesson runs without a round. Ask your teacher for the current link."]
+        return None, [_("'{code}' is not a class round's code (four letters and digits): the lesson runs without a "
+                        "round. Ask your teacher for the current link.").format(code=markdown_literal(str(code)[:20]))]
     found = _student_look(checked) if key is None else None
     if found is None:
         found = class_rounds().get(checked)
     if found is None:
-        return None, [f"There is no class round '{checked}' (or it has expired): the lesson runs without a round, "
-                      "and your answers are not counted. Ask your teacher for the current link."]
+        return None, [_("There is no class round '{code}' (or it has expired): the lesson runs without a round, and "
+                        "your answers are not counted. Ask your teacher for the current link.").format(code=checked)]
     notes: list[str] = []
     key = _teacher_key(found, key, notes)
     if key is None and st.session_state.get("_round_joined") != found.code:
         try:  # once per session: a page load, a reload, a tab
             class_rounds().join(found.code, identity.browser_token(), identity.client_address())
         except RoundError as exc:
-            return None, [f"You could not join class round {found.code}: {exc}"]
+            return None, [_("You could not join class round {code}: {error}").format(code=found.code, error=exc)]
         except ValueError as exc:  # the server's MVLAB_TRUSTED_PROXIES (mvlab serve refuses to start with it)
-            return None, [f"You could not join class round {found.code}: the server is set up wrongly ({exc}); "
-                          "tell its administrator."]
+            return None, [_("You could not join class round {code}: the server is set up wrongly ({error}); tell its "
+                            "administrator.").format(code=found.code, error=exc)]
         st.session_state["_round_joined"] = found.code
     if st.session_state.get("_round_seen") is None or st.session_state.get("_round_code") != found.code:
         st.session_state["_round_code"] = found.code
@@ -321,7 +323,8 @@ def checked_choice(value, choices: int):
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < choices:
-        st.error(f"That answer is not one of the choices (a) to ({chr(96 + choices)}): choose one of them.")
+        st.error(_("That answer is not one of the choices (a) to ({last}): choose one of them.").format(
+            last=chr(96 + choices)))
         return None
     return value
 
@@ -335,11 +338,11 @@ def record(view: RoundView, step_index: int, choice: int | None, choices: int) -
     try:
         class_rounds().answer(view.code, view.token, step_index, choice, choices=choices)
     except RoundError as exc:
-        st.session_state["_round_refused"] = f"Your answer was not counted: {exc}"
+        st.session_state["_round_refused"] = _("Your answer was not counted: {error}").format(error=exc)
         return False
     except StoreUnavailable as exc:
-        st.session_state["_round_refused"] = (f"Your answer was not sent: {exc} Send it again in a moment (the same "
-                                              "answer sent twice counts once).")
+        st.session_state["_round_refused"] = _("Your answer was not sent: {error} Send it again in a moment (the same "
+                                               "answer sent twice counts once).").format(error=exc)
         return False
     return True
 
@@ -378,7 +381,8 @@ def revealed_bars(view: RoundView, step: Step, step_index: int) -> str:
     try:
         return class_bars(step, revealed_counts(view, step_index), correct=True)
     except StoreUnavailable as exc:
-        return f"<p>The class's answers cannot be read now. {html.escape(_unavailable_words(exc))}</p>"
+        return "<p>" + html.escape(_("The class's answers cannot be read now.") + " " + _unavailable_words(exc),
+                                   quote=False) + "</p>"
 
 
 PROJECTOR_FONT = 20
@@ -405,25 +409,25 @@ def live_answers(view: RoundView, step: Step, step_index: int, total: int, on_ne
 
     @st.fragment(run_every=TEACHER_REFRESH)
     def panel():
-        with store_trouble("The room's answers cannot be read now. "):
+        with store_trouble(_("The room's answers cannot be read now.") + " "):
             now = view.state(fresh=True)
             if now is None:
-                st.warning("This round no longer exists.")
+                st.warning(_("This round no longer exists."))
                 return
             counts = class_rounds().counts(view.code, step_index)
             revealed = step_index in now.revealed
             class_distribution(step, counts, correct=revealed, teacher=True)
         drawn = view.state()  # as just read, or as last read where the store could not answer
         left, right = st.columns(2)
-        if left.button("Reveal the answer to the class", key=f"round_reveal_{step_index}",
+        if left.button(_("Reveal the answer to the class"), key=f"round_reveal_{step_index}",
                        disabled=drawn is None or step_index in drawn.revealed,
                        type="primary", width="stretch"):
-            with store_trouble("The answer was not revealed. "):
+            with store_trouble(_("The answer was not revealed.") + " "):
                 class_rounds().reveal(view.code, view.key, step_index)
                 st.rerun()  # the whole page: the answer and the figures show on the projector too
-        if right.button("Next step for everyone →", key=f"round_next_{step_index}", disabled=step_index + 1 >= total,
+        if right.button(_("Next step for everyone →"), key=f"round_next_{step_index}", disabled=step_index + 1 >= total,
                         width="stretch"):
-            with store_trouble("The class was not moved on. "):
+            with store_trouble(_("The class was not moved on.") + " "):
                 class_rounds().move_to(view.code, view.key, step_index + 1)
                 st.session_state["_round_seen"] = step_index + 1
                 on_next()
@@ -475,12 +479,12 @@ def follow_the_round(view: RoundView, step: Step, step_index: int, answered: boo
                                                                        (page(drawn), _counts_key(counts)), part))
 
     def waiting_part():
-        with store_trouble("The round cannot be looked at now. "):
+        with store_trouble(_("The round cannot be looked at now.") + " "):
             now = view.state(fresh=True)
             if now is None or page(now) != page(drawn):
                 st.rerun(scope="app")
             if waiting:
-                st.info("Your answer is in; wait for the discussion.", icon=":material/how_to_vote:")
+                st.info(_("Your answer is in; wait for the discussion."), icon=":material/how_to_vote:")
             if share:
                 seen = round_watch().latest(view.code, 2 * SHARE_REFRESH) if push else None
                 counts = (seen.counts or {}).get(step_index, {}) if seen is not None and seen.counts is not None \
@@ -495,7 +499,7 @@ def follow_the_round(view: RoundView, step: Step, step_index: int, answered: boo
         st.fragment(waiting_part)()
     else:
         if waiting:
-            st.info("Your answer is in; wait for the discussion.", icon=":material/how_to_vote:")
+            st.info(_("Your answer is in; wait for the discussion."), icon=":material/how_to_vote:")
         follow(None)
 
 
@@ -516,7 +520,7 @@ def _qr_image(text: str) -> str:
     import base64
 
     data = shared.value("round_qr", text, lambda: base64.b64encode(_qr_png(text)).decode())
-    alt = html.escape(f"QR code of the students' link, {text}", quote=True)
+    alt = html.escape(_("QR code of the students' link, {link}").format(link=text), quote=True)
     return f'<img src="data:image/png;base64,{data}" alt="{alt}" width="180" height="180">'
 
 
@@ -542,10 +546,10 @@ def students_base(page_url: str | None, public: str | None) -> tuple[str, str | 
     base = url.rsplit("/", 1)[0] if url.count("/") > 2 else url.rstrip("/")
     host = urlsplit(base).hostname or ""
     if host in LOOPBACK or host.startswith("127."):
-        return base, (f"This page is open at {host}, the teacher's own machine: the students' link and its QR code "
-                      "will not open on their devices. Open this page at the address students reach the server by "
-                      "(e.g. http://<this machine's address>:8501), or start the server with "
-                      "MVLAB_PUBLIC_URL=<that address>.")
+        return base, _("This page is open at {host}, the teacher's own machine: the students' link and its QR code "
+                       "will not open on their devices. Open this page at the address students reach the server by "
+                       "(e.g. http://<this machine's address>:8501), or start the server with "
+                       "MVLAB_PUBLIC_URL=<that address>.").format(host=host)
     return base, None
 
 
@@ -555,7 +559,7 @@ def teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teacher
     downloads, renaming and deleting; ``student_query(code)`` / ``teacher_query(code, key)`` give the addresses'
     queries, ``on_start(code)`` moves this page into the new round. The teacher key is kept in this browser
     (:func:`mvlab.ui.identity.keep_teacher_key`), never drawn: only a downloaded file carries a link with it."""
-    with store_trouble("The class round's panel cannot reach the store. "):
+    with store_trouble(_("The class round's panel cannot reach the store.") + " "):
         _teacher_panel(lesson, view, student_query, teacher_query, on_start, step_index)
 
 
@@ -565,12 +569,13 @@ def _teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teache
     # the run after the start (expanded False then) made a new one, folded, under the teacher's eyes (issue #72 item
     # 5); now it opens when the round starts and stays as the teacher leaves it
     code = view.code if view is not None and view.teacher else None
-    with st.expander("Class round: the room's answers, live" + (f" (round {code})" if code else ""), expanded=True,
+    with st.expander(_("Class round: the room's answers, live") + (
+            " (" + _("round {code}").format(code=code) + ")" if code else ""), expanded=True,
                      key=f"round_panel_{code or 'none'}"):
         if view is None or not view.teacher:
-            share = st.checkbox("Students who answered see the class's distribution before the reveal",
-                                key="round_share", help="For peer discussion; the right answer stays hidden.")
-            if st.button("Start a class round", key="round_start", type="primary"):
+            share = st.checkbox(_("Students who answered see the class's distribution before the reveal"),
+                                key="round_share", help=_("For peer discussion; the right answer stays hidden."))
+            if st.button(_("Start a class round"), key="round_start", type="primary"):
                 rounds = class_rounds()
                 started = rounds.start(lesson.id, share=share, step=step_index)
                 identity.keep_teacher_key(started.round.code, started.key, rounds.retention_days)
@@ -586,17 +591,17 @@ def _teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teache
             st.warning(note, icon=":material/wifi_off:")
         students = f"{base}/lessons?{student_query(view.code)}"
         c1, c2 = st.columns([3, 1])
-        c1.markdown(f"**Round {view.code}**. Students open:")
+        c1.markdown(_("**Round {code}**. Students open:").format(code=view.code))
         c1.code(students, language=None)
-        c1.caption("You control this round from this browser (a reload or a new tab too). To control it from "
-                   "another device, download its teacher link there, away from the projector: whoever has that "
-                   "link can reveal, move the class on and delete the round.")
-        c1.download_button("Teacher link for another device (a file)", key="round_teacher_link",
+        c1.caption(_("You control this round from this browser (a reload or a new tab too). To control it from "
+                     "another device, download its teacher link there, away from the projector: whoever has that "
+                     "link can reveal, move the class on and delete the round."))
+        c1.download_button(_("Teacher link for another device (a file)"), key="round_teacher_link",
                            data=lambda: _teacher_link_file(base, view.code, teacher_query(view.code, view.key)),
                            file_name=f"round-{view.code}-teacher-link.html", mime="text/html",
                            icon=":material/key:")
         c2.html(_qr_image(students))
-        c2.caption("the students' link")
+        c2.caption(_("the students' link"))
         _after_class(lesson, view)
 
 
@@ -618,17 +623,18 @@ def _after_class(lesson: Lesson, view: RoundView) -> None:
     correct = {i: s.question.answer for i, s in enumerate(lesson.steps)}
     summary = rounds.summary(view.code, view.key, correct)
     d1, d2, d3 = st.columns(3)
-    d1.download_button("Answers per choice (CSV)", totals, file_name=f"round-{view.code}-counts.csv",
+    d1.download_button(_("Answers per choice (CSV)"), totals, file_name=f"round-{view.code}-counts.csv",
                        mime="text/csv", key="round_csv_counts")
-    d2.download_button("One row per answer (CSV)", per_answer, file_name=f"round-{view.code}-answers.csv",
-                       mime="text/csv", key="round_csv_answers")
-    d3.download_button("Summary (HTML)", _summary_html(lesson, current, summary), file_name=f"round-{view.code}.html",
+    d2.download_button(_("One row per answer (CSV)"), per_answer,
+                       file_name=f"round-{view.code}-answers.csv", mime="text/csv", key="round_csv_answers")
+    d3.download_button(_("Summary (HTML)"), _summary_html(lesson, current, summary),
+                       file_name=f"round-{view.code}.html",
                        mime="text/html", key="round_summary")
     r1, r2, r3 = st.columns([3, 1, 1])
-    name = r1.text_input("Name of the round", value=current.name if current else "", key=f"round_name_{view.code}")
-    if r2.button("Rename", key="round_rename") and name:
+    name = r1.text_input(_("Name of the round"), value=current.name if current else "", key=f"round_name_{view.code}")
+    if r2.button(_("Rename"), key="round_rename") and name:
         _guard(lambda: rounds.rename(view.code, view.key, name))
-    if r3.button("Delete the round", key="round_delete"):
+    if r3.button(_("Delete the round"), key="round_delete"):
         _guard(lambda: rounds.delete(view.code, view.key))
         st.session_state.pop("_round_code", None)
         st.rerun()
