@@ -107,3 +107,20 @@ def test_a_class_reads_one_lesson_each_in_their_own_language(monkeypatch):
     english = lessons_session(lesson="tumour-neighbours")
     assert step_titles(english)[0] == "The dissimilarity matrix"
     assert any("English and German" in c.value for c in english.caption)
+
+
+def test_the_handout_speaks_its_readers_language():
+    """A German reader's handout: the lesson's German texts, the handout's own words in German, ``lang="de"``; an
+    Arabic reader's is laid out right to left.  Broken once: the handout said ``lang='en'`` and "Show the answer"
+    whatever its reader's language."""
+    from mvlab.i18n import use_language
+    from mvlab.lessons.handout import render_handout
+
+    lesson = read_lesson(GERMAN.encode(), data=False)
+    with use_language("de"):
+        page = render_handout(lesson.in_language("de"), {})
+    assert "<html lang='de' dir='ltr'>" in page and "<summary>Antwort zeigen</summary>" in page
+    assert "Die Unähnlichkeitsmatrix" in page and "Schritt 1 von 2" in page and "2 Schritte." in page
+    assert "Show the answer" not in page
+    with use_language("ar"):
+        assert "<html lang='ar' dir='rtl'>" in render_handout(lesson, {})

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from mvlab.core.version import VERSION
+from mvlab.i18n import _, current_language, direction, ngettext
 from mvlab.lessons.model import Lesson, Step, StepContext, StepRun
 from mvlab.viz.describe import data_disclosure, describe
 
@@ -47,8 +48,9 @@ def _shown_html(item, div_id: str) -> str:
                              config={"displaylogo": False, "responsive": True})
         sentence = html.escape(described.sentence)
         table = data_disclosure(described.table)
+        figure = html.escape(_("Figure:"))
         return (f"<figure role='group' aria-describedby='{div_id}-text'>{chart}"
-                f"<figcaption id='{div_id}-text' class='caption'>Figure: {sentence}</figcaption>{table}</figure>")
+                f"<figcaption id='{div_id}-text' class='caption'>{figure} {sentence}</figcaption>{table}</figure>")
     if isinstance(item, pd.DataFrame):
         return item.to_html(index=False, na_rep="—", border=0, float_format=lambda v: f"{v:.3f}")
     raise ValueError(f"a step shows figures or tables, not {type(item).__name__}.")
@@ -57,26 +59,31 @@ def _shown_html(item, div_id: str) -> str:
 def _step_html(number: int, total: int, step: Step, ctx: StepContext | None) -> str:
     q = step.question
     choices = "".join(f"<li>{inline_markdown(c)}</li>" for c in q.choices)
-    parts = [f"<h2>Step {number} of {total}: {inline_markdown(step.title)}</h2>",
+    said = html.escape(_("Step {step} of {total}").format(step=number, total=total))
+    predict, show = html.escape(_("Predict first:")), html.escape(_("Show the answer"))
+    parts = [f"<h2>{said}: {inline_markdown(step.title)}</h2>",
              f"<p>{inline_markdown(step.text)}</p>",
-             f"<div class='question'><strong>Predict first:</strong> {inline_markdown(q.prompt)}<ol type='a'>{choices}"
-             f"</ol><details><summary>Show the answer</summary><p><strong>({chr(97 + q.answer)}) "
-             f"{inline_markdown(q.choices[q.answer])}</strong>. {inline_markdown(q.why)}</p></details></div>"]
+             f"<div class='question'><strong>{predict}</strong> {inline_markdown(q.prompt)}"
+             f"<ol type='a'>{choices}</ol><details><summary>{show}</summary><p><strong>"
+             f"({chr(97 + q.answer)}) {inline_markdown(q.choices[q.answer])}</strong>. {inline_markdown(q.why)}</p>"
+             "</details></div>"]
     if ctx is None:
-        parts.append("<p class='caption'>This step's result was not computed when the handout was written.</p>")
+        said = _("This step's result was not computed when the handout was written.")
+        parts.append(f"<p class='caption'>{html.escape(said)}</p>")
     else:
         try:
             items = step.items(ctx)
         except ValueError as exc:  # a teacher's lesson asks a figure of what its result does not hold
             items = []
-            parts.append(f"<p class='caption'>This step's figures cannot be drawn on its result: "
-                         f"{html.escape(str(exc))}</p>")
+            said = _("This step's figures cannot be drawn on its result: {error}").format(error=exc)
+            parts.append(f"<p class='caption'>{html.escape(said)}</p>")
         for i, item in enumerate(items):
             parts.append(_shown_html(item, f"step{number}-figure{i + 1}"))
             if i < len(step.captions):
                 parts.append(f"<p class='caption'>{inline_markdown(step.captions[i])}</p>")
-    parts += [f"<p class='notice'><strong>What to notice.</strong> {inline_markdown(step.notice)}</p>",
-              f"<p class='mistake'><strong>A common mistake.</strong> {inline_markdown(step.mistake)}</p>"]
+    notice, mistake = html.escape(_("What to notice.")), html.escape(_("A common mistake."))
+    parts += [f"<p class='notice'><strong>{notice}</strong> {inline_markdown(step.notice)}</p>",
+              f"<p class='mistake'><strong>{mistake}</strong> {inline_markdown(step.mistake)}</p>"]
     return "\n".join(parts)
 
 
@@ -85,12 +92,16 @@ def render_handout(lesson: Lesson, contexts: Mapping[StepRun, StepContext | None
     (:func:`mvlab.lessons.step_results.step_contexts`; a missing one is said in its steps)."""
     total = len(lesson.steps)
     steps = "\n".join(_step_html(n, total, step, contexts.get(step.run)) for n, step in enumerate(lesson.steps, 1))
+    code = current_language()
+    title = html.escape(_("{title} (mvlab lesson)").format(title=lesson.title))
+    intro = html.escape(ngettext("{n} step. Answer its question before you open its answer.",
+                                 "{n} steps. Answer each question before you open its answer.", total).format(n=total))
+    footer = html.escape(_("mvlab {version} lesson '{lesson}'. Every result was computed with a fixed seed; the "
+                           "dashboard's Lessons page shows the same steps.").format(version=VERSION, lesson=lesson.id))
     return (
-        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-        f"<title>{html.escape(lesson.title)} (mvlab lesson)</title><style>{_STYLE}</style>"
+        f"<!DOCTYPE html>\n<html lang='{code}' dir='{direction(code)}'><head><meta charset='utf-8'>"
+        f"<title>{title}</title><style>{_STYLE}</style>"
         f"<script type='text/javascript'>{get_plotlyjs()}</script></head><body>"
         f"<h1>{html.escape(lesson.title)}</h1><p>{inline_markdown(lesson.summary)}</p>"
-        f"<p class='caption'>{total} steps. Answer each question before you open its answer.</p>\n{steps}\n"
-        f"<footer>mvlab {VERSION} lesson '{lesson.id}'. Every result was computed with a fixed seed; the "
-        "dashboard's Lessons page shows the same steps.</footer></body></html>"
+        f"<p class='caption'>{intro}</p>\n{steps}\n<footer>{footer}</footer></body></html>"
     )
