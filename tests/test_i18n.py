@@ -188,3 +188,27 @@ def test_the_extraction_covers_the_dashboards_entry_point():
     template = extract.TEMPLATE.read_text(encoding="utf-8")
     assert "#: app.py" in template and 'msgid "Dynamic view selection"' in template
     assert catalogue.translations("de").gettext("Home") == "Start"
+
+
+def test_each_pages_prose_has_its_translations_beside_it_with_the_same_placeholders():
+    """A page's long text in another language is ``<name>.<lang>.md`` beside the English one: of a language mvlab
+    speaks, with the English text's ``{placeholders}``; every page's header (title and caption) is in all five; the
+    reader's language is read.  Broken once: ``text_names`` counted ``header.de`` as a text of its own."""
+    from mvlab.ui.prose import TEXT_DIR, page_text, text_names
+
+    folder = ROOT / "mvlab" / "ui" / TEXT_DIR
+    for path in folder.glob("*/*.*.md"):
+        name, code = path.name.removesuffix(".md").rsplit(".", 1)
+        english = (path.parent / f"{name}.md").read_text(encoding="utf-8")
+        assert code in LANGUAGES and code != "en", path
+        assert sorted(re.findall(r"\{\w+\}", path.read_text(encoding="utf-8"))) == sorted(
+            re.findall(r"\{\w+\}", english)), path
+    for page in (p.name for p in folder.iterdir() if p.is_dir()):
+        assert all("." not in n for n in text_names(page))
+        for code in LANGUAGES:
+            if code != "en":
+                translated = folder / page / f"header.{code}.md"
+                assert translated.is_file() and translated.read_text(encoding="utf-8").startswith("# "), translated
+    with use_language("de"):
+        assert page_text("data", "header").startswith("# Daten")
+    assert page_text("data", "header").startswith("# Data")

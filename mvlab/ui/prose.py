@@ -4,11 +4,16 @@ A page's longer text (its "What am I looking at?" block, the home page's introdu
 ``mvlab/ui/text/<page>/<name>.md``, shipped in the wheel as package data; a page shows it with
 ``st.markdown(page_text("dvs", "what_am_i_looking_at"))``.  Keeping it out of the Python leaves the
 pages to wiring, and lets the prose be read and edited as Markdown.
+
+A text in another language is the file ``<name>.<lang>.md`` beside it (``header.de.md``): :func:`page_text` gives
+the reader's (:func:`mvlab.i18n.current_language`) where it exists, else the English one.
 """
 
 from __future__ import annotations
 
 from importlib import resources
+
+from mvlab.i18n import current_language
 
 __all__ = ["page_text", "text_names", "markdown_literal"]
 
@@ -21,11 +26,13 @@ def _page_folder(page: str):
 
 
 def text_names(page: str) -> list[str]:
-    """The names of the Markdown texts of ``page`` (sorted; empty when the page has none)."""
+    """The names of the Markdown texts of ``page`` (sorted; empty when the page has none; a text's translations,
+    ``<name>.<lang>.md``, are not names of their own)."""
     folder = _page_folder(page)
     if not folder.is_dir():
         return []
-    return sorted(f.name.removesuffix(".md") for f in folder.iterdir() if f.name.endswith(".md"))
+    return sorted(f.name.removesuffix(".md") for f in folder.iterdir()
+                  if f.name.endswith(".md") and "." not in f.name.removesuffix(".md"))
 
 
 def page_text(page: str, name: str, /, **values) -> str:
@@ -41,6 +48,9 @@ def page_text(page: str, name: str, /, **values) -> str:
     if not source.is_file():
         raise FileNotFoundError(f"No text {name!r} for page {page!r} (mvlab/ui/{TEXT_DIR}/{page}/{name}.md); "
                                 f"the page's texts: {text_names(page) or 'none'}.")
+    translated = _page_folder(page) / f"{name}.{current_language()}.md"
+    if translated.is_file():
+        source = translated
     text = source.read_text(encoding="utf-8").strip("\n")
     return text.format(**values) if values else text
 

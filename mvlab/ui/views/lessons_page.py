@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from mvlab.i18n import current_language
+from mvlab.i18n import _, current_language
 from mvlab.lessons import LESSONS
 from mvlab.lessons.added import added_titles
 from mvlab.ui import class_round, identity, lesson_editor, runs
@@ -24,7 +24,7 @@ def page() -> None:
         place, notes = ui.place_from_address()
     except class_round.StoreUnavailable as exc:  # an added lesson's store cannot answer: the address stays
         plain_sidebar(server=False)
-        st.warning(f"{exc} Nothing is lost: this page looks again by itself.", icon=":material/cloud_off:")
+        st.warning(f"{exc} " + _("Nothing is lost: this page looks again by itself."), icon=":material/cloud_off:")
         class_round.wait_for_the_store(st.query_params.get("round") or "")
         st.stop()
     view, place, round_notes = joined(place)
@@ -36,10 +36,10 @@ def page() -> None:
         ui.teacher_style()
         if place.round and view is not None and not view.teacher:  # a teacher link opened on another device
             identity.take_key_from_fragment(view.code, class_round.class_rounds().retention_days)
-    st.title("Lessons")
+    st.title(_("Lessons"))
     if not student:
         chooser(place)
-        if not place.teacher and st.toggle("Your own lesson: write one, check it, save it and teach it",
+        if not place.teacher and st.toggle(_("Your own lesson: write one, check it, save it and teach it"),
                                            key="lesson_editor_open"):
             with st.container(border=True):  # drawn only when asked: a reader's page carries none of it
                 lesson_editor.panel()
@@ -66,8 +66,8 @@ def joined(place: ui.Place) -> tuple[class_round.RoundView | None, ui.Place, lis
         view, notes = class_round.join(place.round, st.query_params.get("key"), place.step - 1)
     except class_round.StoreUnavailable as exc:
         plain_sidebar(server=False)
-        st.warning(f"Class round {place.round}: {exc} Nothing is lost: this page looks again by itself.",
-                   icon=":material/cloud_off:")
+        st.warning(_("Class round {code}:").format(code=place.round) + f" {exc} "
+                   + _("Nothing is lost: this page looks again by itself."), icon=":material/cloud_off:")
         class_round.wait_for_the_store(place.round)
         st.stop()
     state = view.state() if view is not None else None
@@ -87,18 +87,19 @@ def chooser(place: ui.Place) -> None:
     top = st.columns([3, 1])
     titles, away = {lid: lesson.in_language(current_language()).title for lid, lesson in LESSONS.items()}, False
     try:
-        titles |= {lid: f"{title} (added)" for lid, title in added_titles(runs.results_store().location).items()}
+        titles |= {lid: _("{title} (added)").format(title=title)
+                   for lid, title in added_titles(runs.results_store().location).items()}
     except class_round.StoreUnavailable:
         away = True  # the built-in lessons are offered; the added ones once the store answers
     if place.lesson not in titles:
-        titles[place.lesson] = f"{ui.lesson_named(place.lesson).title} (added)"
-    chosen = top[0].selectbox("Lesson", list(titles), index=list(titles).index(place.lesson),
+        titles[place.lesson] = _("{title} (added)").format(title=ui.lesson_named(place.lesson).title)
+    chosen = top[0].selectbox(_("Lesson"), list(titles), index=list(titles).index(place.lesson),
                               format_func=titles.get, key=f"lesson_pick_{place.lesson}")
     if away:
-        top[0].caption("The lessons added to this server show here once its results store answers again.")
-    teacher = top[1].toggle("Teacher mode", value=place.teacher, key=f"lesson_teacher_{place.teacher}",
-                            help="For the projector: larger text and figures, no sidebar, answers shown at once (in "
-                                 "a class round: when you reveal them).")
+        top[0].caption(_("The lessons added to this server show here once its results store answers again."))
+    teacher = top[1].toggle(_("Teacher mode"), value=place.teacher, key=f"lesson_teacher_{place.teacher}",
+                            help=_("For the projector: larger text and figures, no sidebar, answers shown at once (in "
+                                   "a class round: when you reveal them)."))
     if chosen != place.lesson or teacher != place.teacher:
         same = chosen == place.lesson
         ui.publish_place(ui.Place(chosen, place.step if same else 1, teacher, place.round if same else None))
