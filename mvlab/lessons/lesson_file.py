@@ -337,7 +337,7 @@ def check_lesson_file(raw: bytes, file: str = "lesson.yaml", csv_files: Mapping[
                                                                             f"{MAX_PROBLEMS} are shown)")]
         return None, problems
     mine = in_language(doc, own, own)
-    translations = {code: _texts(in_language(doc, code, own)) for code in LANGUAGES
+    translations = {code: _texts(in_language(doc, code, None)) for code in LANGUAGES
                     if code != own and code in _languages_given(doc)}
     return Lesson(doc["id"], mine["title"], mine["summary"], tuple(steps), source=raw.decode("utf-8-sig"),
                   language=own, translations=translations), []
@@ -347,9 +347,10 @@ def _texts(doc: dict) -> dict:
     return lesson_texts(doc["title"], doc["summary"], doc["steps"])
 
 
-def in_language(value, code: str, own: str, path=()):
-    """A lesson file's plain data with each text given per language replaced by its text in ``code`` (in ``own``,
-    the lesson's language, where it has none in ``code``)."""
+def in_language(value, code: str, own: str | None, path=()):
+    """A lesson file's plain data with each text given per language replaced by its text in ``code``, else in
+    ``own`` (the lesson's language); with ``own`` None, None where the file has no text in ``code`` (a text given
+    once is in the lesson's own language)."""
     if isinstance(value, dict):
         return {k: _pick(v, code, own) if k in _TEXT_KEYS else in_language(v, code, own, path + (k,))
                 for k, v in value.items()}
@@ -359,8 +360,10 @@ def in_language(value, code: str, own: str, path=()):
     return value
 
 
-def _pick(text, code: str, own: str):
-    return text.get(code, text.get(own)) if isinstance(text, dict) else text
+def _pick(text, code: str, own: str | None):
+    if isinstance(text, dict):
+        return text.get(code, text.get(own) if own is not None else None)
+    return text if own is not None else None
 
 
 def _languages_given(value, path=()) -> set[str]:
@@ -653,10 +656,10 @@ def lesson_document(lesson: Lesson) -> dict:
 
 
 def _per_language(lesson: Lesson, own: str, pick) -> str | dict:
-    """A text of ``lesson`` as its file writes it: ``own`` alone, or one per language where a translation says
-    something else (``pick(texts)`` reads it from a language's texts)."""
+    """A text of ``lesson`` as its file writes it: ``own`` alone, or one per language where the lesson has it in
+    others (``pick(texts)`` reads it from a language's texts: None where that language lacks it)."""
     others = {code: pick(texts) for code, texts in lesson.translations.items()}
-    others = {code: text for code, text in others.items() if text != own}
+    others = {code: text for code, text in others.items() if text is not None}
     return {lesson.language: own, **others} if others else own
 
 

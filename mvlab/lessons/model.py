@@ -186,8 +186,8 @@ class Lesson:
     built-in ones have 5 to 8); ``source`` the lesson file's text it was read from ("" when built in code).
 
     Its texts are in ``language``; ``translations`` holds them in other languages (language -> :func:`lesson_texts`
-    of the lesson in that language, each text the lesson lacks in it taken from its own), and
-    :meth:`in_language` gives the lesson as a reader of a language reads it."""
+    of the lesson in that language, None for each text the lesson lacks in it), and :meth:`in_language` gives the
+    lesson as a reader of a language reads it (its own text where a translation lacks one)."""
 
     id: str
     title: str
@@ -220,12 +220,15 @@ class Lesson:
         if texts is None or code == self.language:
             return self
         steps = tuple(dataclasses.replace(
-            step, title=t["title"], text=t["text"], notice=t["notice"], mistake=t["mistake"],
-            captions=tuple(t["captions"]) if step.captions else (),
-            question=dataclasses.replace(step.question, prompt=t["prompt"], choices=tuple(t["choices"]),
-                                         why=t["why"])) for step, t in zip(self.steps, texts["steps"]))
-        return dataclasses.replace(self, title=texts["title"], summary=texts["summary"], steps=steps,
-                                   language=code, translations=self.translations)
+            step, title=t["title"] or step.title, text=t["text"] or step.text, notice=t["notice"] or step.notice,
+            mistake=t["mistake"] or step.mistake,
+            captions=tuple(c or o for c, o in zip(t["captions"], step.captions)) if step.captions else (),
+            question=dataclasses.replace(
+                step.question, prompt=t["prompt"] or step.question.prompt, why=t["why"] or step.question.why,
+                choices=tuple(c or o for c, o in zip(t["choices"], step.question.choices))))
+            for step, t in zip(self.steps, texts["steps"]))
+        return dataclasses.replace(self, title=texts["title"] or self.title, summary=texts["summary"] or self.summary,
+                                   steps=steps, language=code, translations=self.translations)
 
     def runs(self) -> list[StepRun]:
         """The distinct computations of the lesson, in the order of its steps."""
