@@ -126,8 +126,9 @@ def test_the_handout_speaks_its_readers_language():
         assert "<html lang='ar' dir='rtl'>" in render_handout(lesson, {})
 
 
-def test_a_built_in_lesson_has_every_text_in_each_language_it_has():
-    """The proximity lesson is in five languages: each of its texts is given in all five (a reader never meets its
+@pytest.mark.parametrize("lesson_id", ["proximity", "dvs"])
+def test_a_built_in_lesson_has_every_text_in_each_language_it_has(lesson_id):
+    """The proximity and DVS lessons are in five languages: each of its texts is given in all five (a reader never meets its
     English in the middle of another language), and what a reader of each reads differs from the English where
     words are more than names.  Broken once: a step's 'notice' left in English only passed the lesson's checks (a
     text may fall back) but failed here."""
@@ -135,9 +136,9 @@ def test_a_built_in_lesson_has_every_text_in_each_language_it_has():
 
     from mvlab.lessons import BUILTIN_DIR, LESSONS
 
-    lesson = LESSONS["proximity"]
+    lesson = LESSONS[lesson_id]
     assert lesson.languages == ("en", "de", "fr", "es", "ar")
-    doc = yaml.safe_load((BUILTIN_DIR / "proximity.yaml").read_text(encoding="utf-8"))
+    doc = yaml.safe_load((BUILTIN_DIR / f"{lesson_id}.yaml").read_text(encoding="utf-8"))
 
     def texts(value, key=None):
         if isinstance(value, dict):
