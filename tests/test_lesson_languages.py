@@ -128,10 +128,10 @@ def test_the_handout_speaks_its_readers_language():
 
 @pytest.mark.parametrize("lesson_id", ["proximity", "dvs"])
 def test_a_built_in_lesson_has_every_text_in_each_language_it_has(lesson_id):
-    """The proximity and DVS lessons are in five languages: each of its texts is given in all five (a reader never meets its
-    English in the middle of another language), and what a reader of each reads differs from the English where
-    words are more than names.  Broken once: a step's 'notice' left in English only passed the lesson's checks (a
-    text may fall back) but failed here."""
+    """The proximity and DVS lessons are in five languages: each of their texts is given in all five (a reader
+    never meets their English in the middle of another language), and what a reader of each reads differs from the
+    English where words are more than names.  Broken once: a step's 'notice' left in English only passed the lesson's
+    checks (a text may fall back) but failed here."""
     import yaml
 
     from mvlab.lessons import BUILTIN_DIR, LESSONS
