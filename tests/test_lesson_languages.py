@@ -126,9 +126,9 @@ def test_the_handout_speaks_its_readers_language():
         assert "<html lang='ar' dir='rtl'>" in render_handout(lesson, {})
 
 
-@pytest.mark.parametrize("lesson_id", ["proximity", "dvs"])
+@pytest.mark.parametrize("lesson_id", ["proximity", "dvs", "ofsp"])
 def test_a_built_in_lesson_has_every_text_in_each_language_it_has(lesson_id):
-    """The proximity and DVS lessons are in five languages: each of their texts is given in all five (a reader
+    """The proximity, DVS and OFSP lessons are in five languages: each of their texts is given in all five (a reader
     never meets their English in the middle of another language), and what a reader of each reads differs from the
     English where words are more than names.  Broken once: a step's 'notice' left in English only passed the lesson's
     checks (a text may fall back) but failed here."""
