@@ -126,9 +126,9 @@ def test_the_handout_speaks_its_readers_language():
         assert "<html lang='ar' dir='rtl'>" in render_handout(lesson, {})
 
 
-@pytest.mark.parametrize("lesson_id", ["proximity", "dvs", "ofsp"])
+@pytest.mark.parametrize("lesson_id", ["proximity", "dvs", "ofsp", "siamese"])
 def test_a_built_in_lesson_has_every_text_in_each_language_it_has(lesson_id):
-    """The proximity, DVS and OFSP lessons are in five languages: each of their texts is given in all five (a reader
+    """The four built-in lessons are in five languages: each of their texts is given in all five (a reader
     never meets their English in the middle of another language), and what a reader of each reads differs from the
     English where words are more than names.  Broken once: a step's 'notice' left in English only passed the lesson's
     checks (a text may fall back) but failed here."""
@@ -160,3 +160,24 @@ def test_a_built_in_lesson_has_every_text_in_each_language_it_has(lesson_id):
                                            (mine.question.prompt, english.question.prompt),
                                            (mine.question.why, english.question.why), (mine.notice, english.notice),
                                            (mine.mistake, english.mistake))), (code, english.title)
+
+
+def test_a_figures_title_is_read_in_the_readers_language_and_built_apart():
+    """A figure's title given per language (the Siamese lesson's weight plots): a German reader's figure is titled in
+    German, and its figures are built under a key of their own (the server builds a step's figures once and shares
+    them).  Broken once: the step's figures' key without the language served the English figure to German readers."""
+    from mvlab.lessons import LESSONS
+    from mvlab.ui.lesson_step import items_key
+
+    lesson = LESSONS["siamese"]
+    german = lesson.in_language("de")
+    assert dict(german.steps[2].figures[0].params)["title"].startswith("SDF-Baumgewichte, λ = 1 ")
+    assert dict(lesson.steps[2].figures[0].params)["title"].startswith("SDF tree weights, λ = 1 ")
+
+    run = lesson.steps[2].run
+
+    class Ctx:
+        settings, data = run.settings, run.data()
+
+    key = lambda les: items_key(les, 3, les.steps[2], Ctx())  # noqa: E731
+    assert key(german) != key(lesson) and key(lesson.in_language("fr")) != key(german)

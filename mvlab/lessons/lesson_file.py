@@ -633,7 +633,8 @@ def lesson_document(lesson: Lesson) -> dict:
         out = {"title": said("title", step.title), "text": said("text", step.text)}
         if len(runs) > 1:
             out["run"] = names[step.run]
-        out["figures"] = [{"figure": use.name, **{k: _plain(v) for k, v in use.params if _differs(FIGURES, use, k, v)},
+        out["figures"] = [{"figure": use.name, **{k: said("figure_titles", v, j) if k == "title" else _plain(v)
+                                                  for k, v in use.params if _differs(FIGURES, use, k, v)},
                            **({"caption": said("captions", step.captions[j], j)} if j < len(step.captions) and
                               step.captions[j] else {})}
                           for j, use in enumerate(step.figures)]

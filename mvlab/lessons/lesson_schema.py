@@ -57,6 +57,8 @@ def _text(limit: int, doc: str) -> dict:
 
 
 def _param_schema(p: Param) -> dict:
+    if p.name == "title" and p.type == "str":  # a figure's title: read by the reader, in their language
+        return _text(300, p.help + ("" if p.default is None else f" Default: {_yaml_value(p.default)}."))
     base = {"int": {"type": "integer"}, "float": {"type": "number"}, "str": {"type": "string", "maxLength": 300},
             "bool": {"type": "boolean"}}
     kind = p.type[5:-1] if p.type.startswith("list[") else p.type

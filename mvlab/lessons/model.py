@@ -170,14 +170,24 @@ class Step:
         return rows + [1] * left
 
 
+def _titled(use: Use, title: str | None) -> Use:
+    """``use`` with its ``title`` parameter set to ``title`` (a figure's title in a reader's language), as it is when
+    ``title`` is None."""
+    if title is None:
+        return use
+    return Use(use.name, tuple((k, title if k == "title" else v) for k, v in use.params))
+
+
 def lesson_texts(title: str, summary: str, steps: list[dict]) -> dict:
     """A lesson's texts in one language, as :meth:`Lesson.in_language` reads them: its title and summary, and for
     each step (a step of the file, its texts already in that language) its title, text, question (prompt, choices,
-    why), notice, mistake and its figures' captions."""
+    why), notice, mistake, its figures' captions and the titles its figures are given (None where a figure keeps
+    its own)."""
     return {"title": title, "summary": summary, "steps": [
         {"title": s["title"], "text": s["text"], "notice": s["notice"], "mistake": s["mistake"],
          "prompt": s["question"]["prompt"], "choices": list(s["question"]["choices"]), "why": s["question"]["why"],
-         "captions": [f.get("caption", "") for f in s["figures"]]} for s in steps]}
+         "captions": [f.get("caption", "") for f in s["figures"]],
+         "figure_titles": [f.get("title") for f in s["figures"]]} for s in steps]}
 
 
 @dataclass(frozen=True)
@@ -223,6 +233,8 @@ class Lesson:
             step, title=t["title"] or step.title, text=t["text"] or step.text, notice=t["notice"] or step.notice,
             mistake=t["mistake"] or step.mistake,
             captions=tuple(c or o for c, o in zip(t["captions"], step.captions)) if step.captions else (),
+            figures=tuple(_titled(use, title) for use, title in zip(step.figures, t.get("figure_titles", ()))) +
+            step.figures[len(t.get("figure_titles", ())):],
             question=dataclasses.replace(
                 step.question, prompt=t["prompt"] or step.question.prompt, why=t["why"] or step.question.why,
                 choices=tuple(c or o for c, o in zip(t["choices"], step.question.choices))))

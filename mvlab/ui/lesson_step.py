@@ -552,8 +552,9 @@ def step_result(run: StepRun, key: str, number: int):
 
 def items_key(lesson: Lesson, number: int, step: Step, ctx: StepContext) -> list:
     """The key a step's figures are built once under (:func:`step_items`): the lesson, its version (a changed
-    lesson file builds them anew), the step and its result."""
-    return [lesson.id, lesson.version, number, _result_key(step, ctx)]
+    lesson file builds them anew), the language it is read in (its figures' titles may be given per language), the
+    step and its result."""
+    return [lesson.id, lesson.version, lesson.language, number, _result_key(step, ctx)]
 
 
 def step_items(step: Step, ctx: StepContext, key) -> list:
