@@ -212,3 +212,23 @@ def test_each_pages_prose_has_its_translations_beside_it_with_the_same_placehold
     with use_language("de"):
         assert page_text("data", "header").startswith("# Daten")
     assert page_text("data", "header").startswith("# Data")
+
+
+def test_a_figures_words_are_in_each_readers_language_for_one_shared_figure():
+    """The sentence that says what a figure shows (its text alternative) in the reader's language, numbers with its
+    decimal mark, for one figure shared by every session (a frozen figure's cache keeps one text per language).
+    Broken once: the text cached under one name gave the first reader's language to everyone."""
+    import plotly.graph_objects as go
+
+    from mvlab.ui.figure_text import figure_text
+    from mvlab.viz.frozen import freeze
+
+    figure = freeze(go.Figure(go.Bar(x=["a", "b", "c"], y=[0.25, 0.75, 0.5]), layout={"title": {"text": "T"}}))
+    english = figure_text(figure)[0]
+    with use_language("de"):
+        german = figure_text(figure)[0]
+    with use_language("ar"):
+        arabic = figure_text(figure)[0]
+    assert english == "Figure: T. 3 bars, highest b (0.75), lowest a (0.25)."
+    assert german == "Abbildung: T. 3 Balken, höchster b (0,75), niedrigster a (0,25)."
+    assert arabic.startswith("الشكل: T. 3 أعمدة") and figure_text(figure)[0] == english

@@ -14,6 +14,7 @@ translation of it shows the English.
 
 from mvlab.i18n.catalogue import (
     current_language,
+    decimal_symbol,
     format_list,
     format_number,
     format_percent,
@@ -36,4 +37,4 @@ def N_(message: str) -> str:
 
 __all__ = ["_", "N_", "gettext", "ngettext", "current_language", "use_language", "set_language_source", "format_number",
            "format_percent", "format_list", "LANGUAGES", "OFFERED", "Language", "DEFAULT", "language_of", "negotiate",
-           "direction", "language_name"]
+           "direction", "language_name", "decimal_symbol"]

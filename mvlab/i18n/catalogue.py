@@ -25,12 +25,13 @@ from babel import Locale
 from babel.lists import format_list as babel_format_list
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from babel.numbers import get_decimal_symbol
 
 from mvlab.i18n.languages import DEFAULT, LANGUAGES
 
 __all__ = ["DOMAIN", "po_path", "translations", "gettext", "ngettext", "current_language", "use_language",
            "set_language_source", "format_number", "format_percent", "format_list",
-           "language_name"]
+           "language_name", "decimal_symbol"]
 
 DOMAIN = "mvlab"
 """The catalogues' domain: ``mvlab.po`` of every language, ``mvlab.pot`` the template."""
@@ -122,6 +123,11 @@ def format_number(value, digits: int | None = None) -> str:
     ``0.85`` in English; Babel); ``digits`` fixes the decimals."""
     locale, pattern = _pattern("decimal", digits)
     return pattern.apply(value, locale)
+
+
+def decimal_symbol() -> str:
+    """The decimal mark of the language being served ("," in German, French and Spanish; CLDR)."""
+    return get_decimal_symbol(Locale.parse(current_language()))
 
 
 def language_name(code: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 
+from mvlab.i18n import _, current_language
 from mvlab.viz.describe import data_disclosure, describe
 from mvlab.viz.frozen import derived
 
@@ -26,10 +27,10 @@ def figure_text(figure) -> tuple[str, str]:
 
     def text() -> tuple[str, str]:
         described = describe(figure)
-        return (f"Figure: {described.sentence}",
+        return (_("Figure:") + f" {described.sentence}",
                 data_disclosure(described.table, rows=ROWS_SHOWN, columns=COLUMNS_SHOWN))
 
-    return derived(figure, "text_alternative", text)
+    return derived(figure, f"text_alternative:{current_language()}", text)  # each reader's language its own
 
 
 def text_alternative(figure, caption: str = "") -> str:

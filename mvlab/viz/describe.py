@@ -9,11 +9,14 @@ first (e.g. which subset DVS chose for what share of the test instances).
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from mvlab.i18n import N_, _, decimal_symbol, format_list, ngettext
 
 __all__ = ["Description", "describe", "plain", "DATA_SUMMARY", "data_disclosure"]
 
@@ -40,12 +43,17 @@ def _number(v) -> str:
         f = float(v)
     except (TypeError, ValueError):
         return str(v)
-    return f"{f:.0f}" if f == int(f) and abs(f) < 1e6 else f"{f:.3g}"
+    written = f"{f:.0f}" if f == int(f) and abs(f) < 1e6 else f"{f:.3g}"
+    return written.replace(".", decimal_symbol()) if "." in written else written
 
 
 def _values(trace, name):
     v = getattr(trace, name, None)
     return [] if v is None else np.asarray(v, dtype=object).ravel().tolist()
+
+
+def _bars(n: int) -> str:
+    return ngettext("{n} bar", "{n} bars", n).format(n=n)
 
 
 def _bar(trace):
@@ -56,10 +64,12 @@ def _bar(trace):
     numeric = pd.to_numeric(rows["value"], errors="coerce")
     if numeric.notna().any():
         hi, lo = rows.loc[numeric.idxmax()], rows.loc[numeric.idxmin()]
-        said = f"{len(rows)} bars, highest {hi['category']} ({_number(hi['value'])})"
-        said += f", lowest {lo['category']} ({_number(lo['value'])})" if len(rows) > 1 else ""
+        said = _bars(len(rows)) + _(", highest {category} ({value})").format(category=hi["category"],
+                                                                          value=_number(hi["value"]))
+        said += _(", lowest {category} ({value})").format(category=lo["category"], value=_number(lo["value"])) \
+            if len(rows) > 1 else ""
     else:
-        said = f"{len(rows)} bars"
+        said = _bars(len(rows))
     return rows, said
 
 
@@ -67,7 +77,9 @@ def _points(trace):
     x, y = _values(trace, "x"), _values(trace, "y")
     rows = pd.DataFrame({"x": x, "y": y}) if len(x) == len(y) else pd.DataFrame({"value": x or y})
     line_only = "lines" in str(trace.mode or "") and "markers" not in str(trace.mode or "")
-    return rows, f"a line through {len(rows)} points" if line_only else f"{len(rows)} points"
+    n = len(rows)
+    return rows, (ngettext("a line through {n} point", "a line through {n} points", n) if line_only else
+                  ngettext("{n} point", "{n} points", n)).format(n=n)
 
 
 def _heatmap(trace):
@@ -76,25 +88,28 @@ def _heatmap(trace):
     y = [plain(v) for v in _values(trace, "y")] or list(range(z.shape[0] if z.ndim == 2 else 0))
     rows = pd.DataFrame(z, index=y[:z.shape[0]], columns=x[:z.shape[1]]) if z.ndim == 2 else pd.DataFrame()
     finite = z[np.isfinite(z)] if z.size else z
-    rng = (f", values from {_number(finite.min())} to {_number(finite.max())} (mean {_number(finite.mean())})"
-           if finite.size else "")
-    return rows.reset_index(names="row"), f"a {z.shape[0]} × {z.shape[1] if z.ndim == 2 else 0} matrix{rng}"
+    rng = (_(", values from {low} to {high} (mean {mean})").format(
+        low=_number(finite.min()), high=_number(finite.max()), mean=_number(finite.mean())) if finite.size else "")
+    return rows.reset_index(names="row"), _("a {rows} × {columns} matrix").format(
+        rows=z.shape[0], columns=z.shape[1] if z.ndim == 2 else 0) + rng
 
 
 def _box(trace):
     vals = pd.to_numeric(pd.Series(_values(trace, "y") or _values(trace, "x")), errors="coerce").dropna()
     if vals.empty:
-        return pd.DataFrame(), "an empty box"
+        return pd.DataFrame(), _("an empty box")
     q1, med, q3 = vals.quantile([0.25, 0.5, 0.75])
     rows = pd.DataFrame({"n": [len(vals)], "min": [vals.min()], "first quartile": [q1], "median": [med],
                          "third quartile": [q3], "max": [vals.max()]})
-    return rows, f"median {_number(med)} (quartiles {_number(q1)} to {_number(q3)}, {len(vals)} values)"
+    return rows, ngettext("median {median} (quartiles {q1} to {q3}, {n} value)",
+                          "median {median} (quartiles {q1} to {q3}, {n} values)", len(vals)).format(
+        median=_number(med), q1=_number(q1), q3=_number(q3), n=len(vals))
 
 
 _READERS = {"bar": _bar, "scatter": _points, "scattergl": _points, "heatmap": _heatmap, "box": _box}
 
 
-DATA_SUMMARY = "The figure's data as a table"
+DATA_SUMMARY = N_("The figure's data as a table")
 """The words of the disclosure that holds a figure's data (:func:`data_disclosure`)."""
 
 
@@ -107,12 +122,16 @@ def data_disclosure(table: pd.DataFrame, *, rows: int | None = None, columns: in
     table."""
     if table.empty:
         return ""
-    more = [f"{n} more {what}{'s' if n > 1 else ''}" for n, what in (
-        (len(table) - (rows or len(table)), "row"), (table.shape[1] - (columns or table.shape[1]), "column")) if n > 0]
+    left = ((len(table) - (rows or len(table)), ngettext("{n} more row", "{n} more rows", len(table) - (
+        rows or len(table)))), (table.shape[1] - (columns or table.shape[1]), ngettext(
+            "{n} more column", "{n} more columns", table.shape[1] - (columns or table.shape[1]))))
+    more = [words.format(n=n) for n, words in left if n > 0]
     shown = table.iloc[:rows, :columns]
     written = shown.to_html(index=False, na_rep="—", border=0, escape=True, float_format=lambda v: f"{v:.4g}")
-    note = f"<p>{' and '.join(more)} not written here.</p>" if more else ""
-    return f"<details><summary>{DATA_SUMMARY}</summary>{_LINES.sub(' ', written)}{note}</details>"
+    note = "<p>" + html.escape(_("{what} not written here.").format(what=format_list(more)), quote=False) + "</p>" \
+        if more else ""
+    summary = html.escape(_(DATA_SUMMARY), quote=False)
+    return f"<details><summary>{summary}</summary>{_LINES.sub(' ', written)}{note}</details>"
 
 
 def describe(fig) -> Description:
@@ -125,14 +144,15 @@ def describe(fig) -> Description:
         if reader is None or getattr(trace, "visible", True) is False:
             continue
         rows, said = reader(trace)
-        name = plain(trace.name) if trace.name else (f"series {i + 1}" if len(fig.data) > 1 else "")
+        name = plain(trace.name) if trace.name else (_("series {n}").format(n=i + 1) if len(fig.data) > 1 else "")
         if trace.type in ("scatter", "scattergl") and getattr(trace, "hoverinfo", None) == "skip" and not name:
             continue  # a drawing aid (an edge, a guide line) with nothing to read
         parts.append(f"{name}: {said}" if name else said)
         if not rows.empty:
             tables.append(rows.assign(series=name) if name else rows)
     sentence = ". ".join(p for p in [meta.get("summary", ""), f"{title}" if title else "",
-                                     "; ".join(parts[:8]) + (f"; and {len(parts) - 8} more" if len(parts) > 8 else "")]
+                                     "; ".join(parts[:8]) + ("; " + _("and {n} more").format(n=len(parts) - 8)
+                                                             if len(parts) > 8 else "")]
                          if p)
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     if "series" in table:
