@@ -14,7 +14,7 @@ PACKAGE = ROOT / "mvlab"
 
 # Bottom to top: a module may import from its own layer (other modules of its subpackage) and below.
 LAYERS = [
-    {"core", "stats", "store", "_compiled"},
+    {"core", "stats", "store", "i18n", "_compiled"},
     {"datasets", "forest", "siamese"},
     {"rfd", "construction"},
     {"experiments"},

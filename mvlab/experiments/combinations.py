@@ -29,10 +29,10 @@ from sklearn.model_selection import train_test_split
 
 from mvlab.core.params import N_JOBS, POSITIVE_INT, RANDOM_STATE, Interval, StrOptions, validate_params
 from mvlab.core.progress import ProgressCallback, report_partial, scaled
-from mvlab.core.projection import pca_axes, pca_project, radial_layout
-from mvlab.core.sampling import stratified_rows
+from mvlab.core.projection import pca_project, radial_layout
 from mvlab.core.serialize import pack, unpack
 from mvlab.core.views import check_views
+from mvlab.experiments.large_maps import SAMPLE_ROWS, candidate_maps, sample_matrices, subset_code
 from mvlab.experiments.protocols import RepeatedHoldout
 from mvlab.experiments.runner import Family, Preset
 from mvlab.forest.measures import measure_spec, resolve_measure
@@ -50,10 +50,8 @@ from mvlab.rfd.weights import STATIC_COMBINATIONS
 __all__ = ["CombinationComparison", "compare_combinations", "DISSIMILARITY", "COMPARISON_METHODS", "METHOD_TITLES",
            "DVS_VARIANTS", "DVS_METHODS", "SAMPLE_ROWS"]
 
-SAMPLE_ROWS = 1000
 NEIGHBOURHOOD = 40
 """Training instances drawn around one test instance: its region of competence and what lies just beyond."""
-"""Training rows whose matrices a large comparison keeps for its pictures (a class-stratified sample)."""
 
 DVS_VARIANTS = {
     "dvs-soft": {"competence": "soft"},
@@ -204,12 +202,12 @@ class CombinationComparison:
         rows (n_train, 2) and of the test rows (n_test, 2), the shares of variance of the two axes
         (2,) and what the map is, in words.  Exact space: a PCA of the training rows of
         :meth:`subset_rows` (every training row a column), test rows placed with it.  Large-data
-        path: the map computed with the run (:func:`_candidate_maps`)."""
+        path: the map computed with the run (:func:`mvlab.experiments.large_maps.candidate_maps`)."""
         mask = np.asarray(mask, dtype=bool)
         if not self.sampled:
             train_xy, test_xy, explained = pca_project(*self.subset_rows(mask))
             return train_xy, test_xy, explained, "PCA of the dissimilarity rows"
-        code = _subset_code(mask)
+        code = subset_code(mask)
         if code not in self.maps:
             raise ValueError(f"no map of the view subset {np.flatnonzero(mask).tolist()} was kept (only the DVS "
                              "candidates' maps are).")
@@ -497,9 +495,9 @@ def compare_combinations(
     sample, train_D, maps = None, None, {}
     if blocked:
         t = time.perf_counter()
-        sample, train_D = _sample_matrices(forests, random_state, n_jobs)
+        sample, train_D = sample_matrices(forests, random_state, n_jobs, SAMPLE_ROWS)
         if scores.pool is not None:
-            maps = _candidate_maps(scores.pool, test_D, sample)
+            maps = candidate_maps(scores.pool, test_D, sample)
         seconds["sample and maps"] = time.perf_counter() - t
     if progress is not None:
         progress(1.0, "done")
@@ -509,59 +507,6 @@ def compare_combinations(
 PARTIAL_MAX_ROWS = 1000
 """The most training rows at which :func:`compare_combinations` offers partial results: a part carries the views'
 (n_train, n_train) matrices (at 2,500 rows, 150 MB for three views, packed and sent for every part)."""
-
-
-def _subset_code(mask) -> str:
-    """A view subset (bool mask (Q,)) as "0"/"1" characters, the key of its map."""
-    return "".join("1" if b else "0" for b in np.asarray(mask, dtype=bool))
-
-
-def _sample_matrices(forests: ViewForests, random_state, n_jobs) -> tuple[np.ndarray, list[np.ndarray]]:
-    """A class-stratified sample of :data:`SAMPLE_ROWS` training positions (ascending) and the views'
-    (s, s) dissimilarities among them (the training rows' semantics: OOB trees, zero diagonal)."""
-    sample = np.sort(stratified_rows(forests.y, SAMPLE_ROWS, random_state))
-    rows = ViewRows(forests.forests, forests.views, None, n_jobs=n_jobs, train_subset=sample)
-    return sample, rows.scan(sample)[0]
-
-
-_MAP_BLOCK = 8192
-"""Rows projected at once by :func:`_candidate_maps`."""
-
-
-def _candidate_maps(pool, test_rows: ViewRows, sample: np.ndarray) -> dict:
-    """Every DVS candidate's map on the large-data path: a 2-D PCA of the candidate's joint
-    dissimilarities to the prototypes (the space its forest sees, §A.10), axes fitted on the
-    ``sample`` training rows, every training and test row placed with them (float32 coordinates).
-    The all-views map is kept even when ``max_subset_size`` leaves it out of the candidates: a shared
-    region of competence is taken there (:meth:`DVSExplanation.region_space`).
-
-    Returns subset code -> (train_xy (n_train, 2), test_xy (n_test, 2), explained (2,))."""
-    train_cols = pool.view_dissimilarities_  # Q arrays (n_train, m), the candidates' training input
-    test_cols = test_rows.scan(pool.prototypes_)[0]
-    every_view = np.ones(len(train_cols), dtype=bool)
-    masks = list(pool.subsets_) + ([] if np.asarray(pool.subsets_).all(axis=1).any() else [every_view])
-    maps = {}
-    for mask in masks:
-        sel = np.flatnonzero(mask)
-        mean, axes, explained = pca_axes(_joint_columns(train_cols, sel, sample))
-        maps[_subset_code(mask)] = (_place(train_cols, sel, mean, axes), _place(test_cols, sel, mean, axes),
-                                    explained)
-    return maps
-
-
-def _joint_columns(cols, views: np.ndarray, rows) -> np.ndarray:
-    """The average over ``views`` of the prototype columns ``cols[q][rows]`` (float64): a candidate's input."""
-    return np.mean([np.asarray(cols[q][rows], dtype=np.float64) for q in views], axis=0)
-
-
-def _place(cols, views: np.ndarray, mean: np.ndarray, axes: np.ndarray) -> np.ndarray:
-    """Coordinates (n, 2) float32 of every row of the views' joint prototype columns, by blocks of rows."""
-    n = cols[0].shape[0]
-    out = np.empty((n, 2), dtype=np.float32)
-    for a in range(0, n, _MAP_BLOCK):
-        rows = slice(a, min(n, a + _MAP_BLOCK))
-        out[rows] = (_joint_columns(cols, views, rows) - mean) @ axes
-    return out
 
 
 def _check_methods(combinations) -> None:
