@@ -18,6 +18,7 @@ import streamlit as st
 
 from mvlab.i18n import direction, language_of, languages, negotiate, set_language_source
 from mvlab.i18n.languages import DEFAULT, LANGUAGES
+from mvlab.ui import streamlit_insides as insides
 
 __all__ = ["SESSION_KEY", "session_language", "choose", "say", "query", "switch"]
 
@@ -28,9 +29,7 @@ _SAID = "_language_said"
 def session_language() -> str | None:
     """The language of the Streamlit session this thread serves, or None outside a session (the catalogues then
     use the thread's own, :func:`mvlab.i18n.use_language`)."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    if get_script_run_ctx(suppress_warning=True) is None:
+    if not insides.in_a_script_run():
         return None
     try:
         return st.session_state.get(SESSION_KEY)

@@ -220,6 +220,17 @@ def _script_context():
         return None
 
 
+def in_a_script_run() -> bool:
+    """Whether this thread runs a session's script (a page run, AppTest's too): where a session's state can be read.
+    Asked quietly: a thread outside a run (the engine's, a command's) is no reason for a line in the server's log."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        return get_script_run_ctx(suppress_warning=True) is not None
+    except (ImportError, AttributeError, TypeError):
+        return False
+
+
 def import_elements() -> None:
     """Streamlit's chart element module imported now (the web process imports what the pages' first run would,
     before it freezes its objects): nothing where this Streamlit has it elsewhere."""
