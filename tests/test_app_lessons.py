@@ -81,4 +81,5 @@ def test_a_prepared_step_has_its_figures_and_their_texts_ready():
                if hasattr(i, "_derived")]
     assert figures
     for figure in figures:
-        assert "text_alternative" in figure._derived and "text_alternative" in without_drag(figure)._derived
+        # its text in the preparing thread's language (English: prepared texts are the English ones; #73)
+        assert "text_alternative:en" in figure._derived and "text_alternative:en" in without_drag(figure)._derived

@@ -359,7 +359,7 @@ def test_a_students_own_process_builds_the_steps_figures_before_the_reveal(monke
 
     def built(step: int) -> bool:
         version = get_lesson("ofsp").version
-        return any(k.startswith(f'["lesson_step", ["ofsp", "{version}", {step}, ') for k in list(values._values))
+        return any(k.startswith(f'["lesson_step", ["ofsp", "{version}", "en", {step}, ') for k in list(values._values))
 
     real, failing = ui.prepare, [True]
 

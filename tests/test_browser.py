@@ -119,6 +119,9 @@ def test_dissimilarity_page_trains_with_visible_progress(page):
     page.wait_for_selector("[data-testid=stProgress]", timeout=30_000)  # how fast: bench/bench_pages.py
     settle(page)
     page.wait_for_selector("text=test instances", timeout=120_000)
+    # the whole result (the page draws the first combinations as a part while the baselines grow, #72)
+    page.wait_for_selector("text=Partial result, still computing", state="detached", timeout=120_000)
+    settle(page)
     assert wait_for_figures(page, 4) >= 4  # accuracy, weights, heatmap(s), MDS
     assert not exceptions(page)
     screenshot(page, "dissimilarity")
