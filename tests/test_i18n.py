@@ -232,3 +232,17 @@ def test_a_figures_words_are_in_each_readers_language_for_one_shared_figure():
     assert english == "Figure: T. 3 bars, highest b (0.75), lowest a (0.25)."
     assert german == "Abbildung: T. 3 Balken, höchster b (0,75), niedrigster a (0,25)."
     assert arabic.startswith("الشكل: T. 3 أعمدة") and figure_text(figure)[0] == english
+
+
+def test_the_class_answers_bars_are_built_once_per_language():
+    """The room's answers on a student's phone are built once per server and shared: one per language (broken
+    once: the key without the language gave the first reader's words to every student)."""
+    from mvlab.lessons import LESSONS
+    from mvlab.ui.class_round import class_bars
+
+    step, counts = LESSONS["dvs"].steps[0], {0: 1, 1: 3}
+    english = class_bars(step, counts, True)
+    with use_language("de"):
+        german = class_bars(step, counts, True)
+    assert "The class's answers: 4 answered" in english and "3 (75 %)  ✓ right" in english
+    assert "Die Antworten der Klasse: 4 haben geantwortet" in german and "✓ richtig" in german

@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from mvlab.core.memo import Memo
-from mvlab.i18n import _
+from mvlab.i18n import _, current_language
 from mvlab.lessons import Lesson, Step
 from mvlab.store import ClassRounds, Round, RoundError, StoreUnavailable
 from mvlab.store.rounds import normal_code, valid_code
@@ -371,7 +371,7 @@ def class_bars(step: Step, counts: dict, correct: bool) -> str:
     """The class's answers as HTML bars (:func:`mvlab.viz.class_figures.answer_bars_html`, the right choice marked
     once revealed: ``correct``), built once per server for these counts."""
     choices, answer = list(step.question.choices), step.question.answer if correct else None
-    return shared.value("class_bars", [choices, sorted(counts.items()), answer],
+    return shared.value("class_bars", [choices, sorted(counts.items()), answer, current_language()],
                         lambda: answer_bars_html(choices, counts, correct=answer))
 
 
@@ -398,7 +398,8 @@ def class_distribution(step: Step, counts: dict, correct: bool, teacher: bool) -
         st.markdown(class_bars(step, counts, correct), unsafe_allow_html=True)
         return
     choices, answer = list(step.question.choices), step.question.answer if correct else None
-    figure = shared.figure("class_distribution", [choices, sorted(counts.items()), answer, PROJECTOR_FONT],
+    figure = shared.figure("class_distribution", [choices, sorted(counts.items()), answer, PROJECTOR_FONT,
+                                                   current_language()],
                            lambda: answer_distribution(choices, counts, correct=answer, font_size=PROJECTOR_FONT))
     show_figure(st, figure)
 

@@ -8,6 +8,7 @@ from typing import Mapping, Sequence
 
 import plotly.graph_objects as go
 
+from mvlab.i18n import _
 from mvlab.viz.palette import GREEN, GREY
 
 __all__ = ["answer_distribution", "answer_bars_html"]
@@ -21,11 +22,12 @@ def answer_distribution(choices: Sequence[str], counts: Mapping[int, int], *, co
     n, labels, values, colours, text = _bars(choices, counts, correct)
     fig = go.Figure(go.Bar(x=values, y=labels, orientation="h", marker_color=colours, text=text,
                            textposition="outside", cliponaxis=False,
-                           hovertemplate="%{y}<br>%{x} answer(s)<extra></extra>"))
+                           hovertemplate="%{y}<br>%{x} " + _("answers") + "<extra></extra>"))
     fig.update_yaxes(autorange="reversed", automargin=True)
-    fig.update_xaxes(range=[0, max(values + [1]) * 1.35], title_text="answers", dtick=max(1, (max(values + [1]) // 5)))
-    fig.update_layout(title=f"{n} answered", height=90 + 55 * len(choices), margin=dict(t=50, b=40, l=10, r=30),
-                      showlegend=False, font_size=font_size)
+    fig.update_xaxes(range=[0, max(values + [1]) * 1.35], title_text=_("answers"),
+                     dtick=max(1, (max(values + [1]) // 5)))
+    fig.update_layout(title=_("{n} answered").format(n=n), height=90 + 55 * len(choices),
+                      margin=dict(t=50, b=40, l=10, r=30), showlegend=False, font_size=font_size)
     return fig
 
 
@@ -37,7 +39,7 @@ def _bars(choices: Sequence[str], counts: Mapping[int, int], correct: int | None
     colours = [GREEN if i == correct else GREY for i in range(len(choices))]
     text = [f"{v} ({100 * v / n:.0f} %)" if n else "0" for v in values]
     if correct is not None:
-        text[correct] += "  ✓ right"
+        text[correct] += "  ✓ " + _("right")
     return n, labels, values, colours, text
 
 
@@ -54,5 +56,6 @@ def answer_bars_html(choices: Sequence[str], counts: Mapping[int, int], *, corre
         f"min-width:2px;background:{colour}'></div></td>"
         f"<td style='padding:0.15rem 0 0.15rem 0.5rem;white-space:nowrap;border:none'>{html.escape(said)}</td></tr>"
         for label, v, colour, said in zip(labels, values, colours, text))
-    return (f"<table style='width:100%;border:none'><caption style='caption-side:top;text-align:left'>The class's "
-            f"answers: {n} answered</caption><tbody>{rows}</tbody></table>")
+    caption = html.escape(_("The class's answers: {n} answered").format(n=n), quote=False)
+    return (f"<table style='width:100%;border:none'><caption style='caption-side:top;text-align:start'>{caption}"
+            f"</caption><tbody>{rows}</tbody></table>")
