@@ -216,47 +216,39 @@ class _Checker:
     def add(self, path, message: str) -> None:
         self.problems.append(LessonProblem(self.file, self.located.line(path), field_words(path), message))
 
-    def texts(self, value, path=()) -> None:
+    def texts(self, doc) -> None:
         """Every text of the file that a page shows, in every language it is given in: no HTML, no unsafe link, no
         image."""
-        if isinstance(value, dict):
-            for k, v in value.items():
-                if k in _TEXT_KEYS:
-                    self.text(v, path + (k,))
-                else:
-                    self.texts(v, path + (k,))
-        elif isinstance(value, list):
-            for i, v in enumerate(value):
-                if path[-1:] == ("choices",):
-                    self.text(v, path + (i,))
-                else:
-                    self.texts(v, path + (i,))
+        for path, value in _text_fields(doc):
+            for where, text in ([(path, value)] if isinstance(value, str) else
+                                [(path + (k,), v) for k, v in value.items()] if isinstance(value, dict) else []):
+                if isinstance(text, str) and (why := _text_problems(text)):
+                    self.add(where, why)
 
-    def text(self, value, path) -> None:
-        """One text (or one per language) at ``path``."""
-        for where, text in ([(path, value)] if isinstance(value, str) else
-                            [(path + (k,), v) for k, v in value.items()] if isinstance(value, dict) else []):
-            if isinstance(text, str) and (why := _text_problems(text)):
-                self.add(where, why)
-
-    def own_language(self, value, own: str, path=()) -> None:
+    def own_language(self, doc, own: str) -> None:
         """Each text given per language has one in the lesson's own language ``own`` (what a reader of a language
         it lacks reads)."""
-        if isinstance(value, dict):
-            for k, v in value.items():
-                if k in _TEXT_KEYS and isinstance(v, dict):
-                    if own not in v and self.clean(path + (k,)):
-                        self.add(path + (k,), f"a text given per language needs one in the lesson's own language "
-                                              f"('{own}'): it is what a reader of a language it lacks reads")
-                else:
-                    self.own_language(v, own, path + (k,))
-        elif isinstance(value, list):
-            for i, v in enumerate(value):
-                if path[-1:] == ("choices",) and isinstance(v, dict) and own not in v and self.clean(path + (i,)):
-                    self.add(path + (i,), f"a text given per language needs one in the lesson's own language "
-                                          f"('{own}')")
-                elif not isinstance(v, (str, dict)) or path[-1:] != ("choices",):
-                    self.own_language(v, own, path + (i,))
+        for path, value in _text_fields(doc):
+            if isinstance(value, dict) and own not in value and self.clean(path):
+                self.add(path, f"a text given per language needs one in the lesson's own language ('{own}'): it is "
+                               "what a reader of a language it lacks reads")
+
+
+def _text_fields(value, path=()):
+    """``(path, text)`` of every text of a lesson file that a page shows (a key of :data:`_TEXT_KEYS`, or a choice),
+    the text as given: one text, or one per language."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k in _TEXT_KEYS:
+                yield path + (k,), v
+            else:
+                yield from _text_fields(v, path + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            if path[-1:] == ("choices",):
+                yield path + (i,), v
+            else:
+                yield from _text_fields(v, path + (i,))
 
 
 def _whole_number(checker, instance) -> bool:
@@ -366,20 +358,9 @@ def _pick(text, code: str, own: str | None):
     return text if own is not None else None
 
 
-def _languages_given(value, path=()) -> set[str]:
+def _languages_given(doc) -> set[str]:
     """Every language a text of the file is given in (the languages of its per-language texts)."""
-    if isinstance(value, dict):
-        out = set()
-        for k, v in value.items():
-            if k in _TEXT_KEYS and isinstance(v, dict):
-                out |= set(v)
-            else:
-                out |= _languages_given(v, path + (k,))
-        return out
-    if isinstance(value, list):
-        return set().union(*(set(v) if path[-1:] == ("choices",) and isinstance(v, dict) else
-                             _languages_given(v, path + (i,)) for i, v in enumerate(value)))
-    return set()
+    return set().union(*(set(text) for _, text in _text_fields(doc) if isinstance(text, dict)))
 
 
 def _unique(problems: list[LessonProblem]) -> list[LessonProblem]:
