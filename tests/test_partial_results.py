@@ -108,3 +108,57 @@ def test_a_benchmark_offers_its_batch_after_each_split_and_each_dataset_but_the_
     else:
         assert notes == ["nutrimouse (dataset 1 of 2): 1 of 2 splits", "1 of 2 datasets",
                          "breast-cancer (60) (dataset 2 of 2): 1 of 2 splits"]
+
+
+def test_a_runs_progress_and_partial_notes_cross_the_wire_and_are_said_in_each_readers_language():
+    """A run computes in a worker thread with no reader's language; its progress messages and partial notes, made as
+    Messages and prefixed through ``scaled``, cross the engine's wire as plain data (``to_wire`` then JSON, as
+    mvlab.engine.task sends them; ``Message.from_wire``, as mvlab.engine.jobs reads them) with their message and
+    values, nested ones too, and the page says each part in its reader's language.  Broken once, to see this fail:
+    ``_Scaled`` joining prefix and message with ``+`` (``mvlab.core.progress.joined`` patched to ``a + b``): the
+    worker sent a plain English str, and the German reader read "Train: SDF keeps level 3"."""
+    import json
+    import threading
+
+    from mvlab.forest.dissimilarity import ForestDissimilarity
+    from mvlab.i18n import N_, Message, current_language, gettext, joined, said, to_wire, use_language
+
+    sent = []
+
+    class Worker:
+        """The engine worker's callback (mvlab.engine.task): messages and notes sent as plain data."""
+
+        def __call__(self, fraction, message):
+            sent.append((json.dumps(to_wire(message)), message))
+
+        def partial(self, build, note):
+            build()
+            sent.append((json.dumps(to_wire(note)), note))
+
+    ds = make_multiview_classification(60, n_views=2, n_features=4, n_classes=2, random_state=1)
+    step = Message(N_("{model} keeps {level}"), model="SDF", level=Message(N_("level {n}"), n=3))
+    language = []
+
+    def run():
+        language.append(current_language())
+        sub = scaled(Worker(), 0.5, 0.5, prefix=joined(Message(N_("Train")), ": "))
+        sub(0.25, step)
+        report_partial(sub, lambda: 42, Message(N_("{n} of {total}"), n=1, total=2))
+        ForestDissimilarity(n_estimators=20, random_state=0).fit(ds.X, ds.y, progress=sub)  # the library's own
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert language == ["en"]
+    back = [Message.from_wire(json.loads(wire)) for wire, _ in sent]
+    for got, (_, made) in zip(back, sent):
+        assert isinstance(made, Message) and isinstance(got, Message)
+        assert got == made and got.to_wire() == made.to_wire()  # the English, the message and its values kept
+        assert isinstance(got.values["second"], Message)  # the library's message too, not a plain str
+    assert back[0] == "Train: SDF keeps level 3" and back[1] == "Train: 1 of 2"
+    assert back[-1] == "Train: done" and "Train: growing the forest" in back
+    with use_language("de"):
+        assert said(back[0]) == "Trainieren: SDF behält Ebene 3"
+        assert said(back[1]) == "Trainieren: 1 von 2"
+        assert said(back[-1]) == "Trainieren: " + gettext("done")  # the library's message said on its own
+    assert said(back[0]) == "Train: SDF keeps level 3"

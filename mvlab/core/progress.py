@@ -10,11 +10,17 @@ returns the result as far as it is computed (an object of the computation's own 
 words how far that is ("1 of 3 test folds").  A computation offers one with :func:`report_partial`, which calls
 ``build`` only when the callback listens (the job engine's does, :mod:`mvlab.engine.task`: the page shows the part
 while the rest computes); :func:`scaled` passes it on.
+
+A message or note may be a :class:`mvlab.i18n.Message` (its English, a ``str``, and what it takes to say it in
+another language): a page shows a run's progress in its reader's language, though the run computes in a worker that
+has none.
 """
 
 from __future__ import annotations
 
 from typing import Callable, Optional
+
+from mvlab.i18n.catalogue import joined
 
 ProgressCallback = Optional[Callable[[float, str], None]]
 
@@ -46,10 +52,10 @@ class _Scaled:
         self.progress, self.start, self.span, self.prefix = progress, start, span, prefix
         take = getattr(progress, "partial", None)
         if take is not None:
-            self.partial = lambda build, note: take(build, prefix + note)
+            self.partial = lambda build, note: take(build, joined(prefix, note))
 
     def __call__(self, fraction: float, message: str) -> None:
-        report(self.progress, self.start + self.span * fraction, self.prefix + message)
+        report(self.progress, self.start + self.span * fraction, joined(self.prefix, message))
 
 
 def scaled(progress: ProgressCallback, start: float, span: float, prefix: str = "") -> ProgressCallback:

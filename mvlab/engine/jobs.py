@@ -50,6 +50,7 @@ from mvlab.engine.estimates import DEFAULT_SECONDS, estimated_start, typical_sec
 from mvlab.engine.relay import StoreRelay, receiver
 from mvlab.engine.requests import JobStatus, Request, RunNotStarted, ServerBusy, ServerStatus
 from mvlab.engine.task import TOPIC, Outcome, RunStopped, execute, partial_name, stop_flag_name
+from mvlab.i18n import Message
 from mvlab.store import StoreUnavailable
 
 __all__ = ["Engine", "Death", "worker_death", "death_message"]
@@ -480,10 +481,10 @@ class Engine:
                     job.state, job.started = "running", time.time()
                     self._todo.put(("running", job))
             elif msg.get("state") == "progress":
-                job.fraction, job.message = float(msg.get("fraction", 0.0)), str(msg.get("message", ""))
+                job.fraction, job.message = float(msg.get("fraction", 0.0)), Message.from_wire(msg.get("message", ""))
                 job.memory = int(msg.get("memory") or 0)
             elif msg.get("state") == "partial" and int(msg.get("number") or 0) > job.partial_number:
-                job.partial_number, job.partial_note = int(msg["number"]), str(msg.get("note", ""))
+                job.partial_number, job.partial_note = int(msg["number"]), Message.from_wire(msg.get("note", ""))
 
     def _bookkeeper(self) -> None:
         """Records what the workers say in the results store and ends runs as their tasks finish

@@ -28,6 +28,7 @@ from distributed import Event, Variable, get_worker
 from joblib import parallel_config
 
 from mvlab.core.progress import Stopped
+from mvlab.i18n import to_wire
 
 __all__ = ["TOPIC", "RunStopped", "Outcome", "execute", "stop_flag_name", "partial_name", "PARTIAL_EVERY",
            "PARTIAL_MAX_BYTES"]
@@ -111,7 +112,7 @@ def execute(job_id: str, fn: Callable[[Any, Callable[[float, str], None]], Any],
                 raise RunStopped()
         if now - clock["sent"] >= SEND_EVERY or fraction >= 1:
             clock["sent"] = now
-            tell(state="progress", fraction=float(fraction), message=str(message), memory=_used(me))
+            tell(state="progress", fraction=float(fraction), message=to_wire(message), memory=_used(me))
 
     sent = {"at": float("-inf"), "count": 0}
 
@@ -132,7 +133,7 @@ def execute(job_id: str, fn: Callable[[Any, Callable[[float, str], None]], Any],
         except Exception:  # noqa: BLE001 - a partial is a courtesy to the pages: the whole result still comes
             return
         sent["count"] += 1
-        tell(state="partial", number=sent["count"], note=str(note))
+        tell(state="partial", number=sent["count"], note=to_wire(note))
 
     progress.partial = partial
     start = time.perf_counter()

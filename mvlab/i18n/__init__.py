@@ -13,15 +13,20 @@ translation of it shows the English.
 """
 
 from mvlab.i18n.catalogue import (
+    Message,
     current_language,
     decimal_symbol,
     format_list,
     format_number,
     format_percent,
     gettext,
+    joined,
     language_name,
     ngettext,
+    plotly_separators,
+    said,
     set_language_source,
+    to_wire,
     use_language,
 )
 from mvlab.i18n.languages import DEFAULT, LANGUAGES, OFFERED, Language, direction, language_of, negotiate
@@ -35,6 +40,7 @@ def N_(message: str) -> str:
     return message
 
 
-__all__ = ["_", "N_", "gettext", "ngettext", "current_language", "use_language", "set_language_source", "format_number",
-           "format_percent", "format_list", "LANGUAGES", "OFFERED", "Language", "DEFAULT", "language_of", "negotiate",
-           "direction", "language_name", "decimal_symbol"]
+__all__ = ["_", "N_", "gettext", "ngettext", "Message", "said", "joined", "to_wire", "current_language", "use_language",
+           "set_language_source", "format_number", "format_percent", "format_list", "plotly_separators", "LANGUAGES",
+           "OFFERED", "Language", "DEFAULT", "language_of", "negotiate", "direction", "language_name",
+           "decimal_symbol"]

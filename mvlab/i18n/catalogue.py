@@ -25,12 +25,12 @@ from babel import Locale
 from babel.lists import format_list as babel_format_list
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
-from babel.numbers import get_decimal_symbol
+from babel.numbers import get_decimal_symbol, get_group_symbol
 
 from mvlab.i18n.languages import DEFAULT, LANGUAGES
 
 __all__ = ["DOMAIN", "po_path", "translations", "gettext", "ngettext", "current_language", "use_language",
-           "set_language_source", "format_number", "format_percent", "format_list",
+           "set_language_source", "format_number", "plotly_separators", "format_percent", "format_list",
            "language_name", "decimal_symbol"]
 
 DOMAIN = "mvlab"
@@ -109,6 +109,77 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return translations(current_language()).ngettext(singular, plural, n)
 
 
+class Message(str):
+    """An English text made once and read later by people of other languages (a dataset's description, made when the
+    data are generated and shown on every page that shows them): the text itself, in English, as a ``str`` (what the
+    command line, a CSV or a log write), that also keeps its message and values, so that :func:`said` can say it in
+    the reader's language. ``Message(N_("{n} views, {shows}"), n=3, shows=Message(N_("pure noise")))``: a value
+    may be a message too. Pickles with its message."""
+
+    __slots__ = ("message", "values")
+
+    def __new__(cls, message: str, /, **values):
+        english = message.format(**values) if values else message
+        self = super().__new__(cls, english)
+        self.message, self.values = message, values
+        return self
+
+    def __reduce__(self):
+        return _message, (self.message, self.values)
+
+    def translated(self) -> str:
+        """The text in the language of the person being served (its values said in it too)."""
+        message = gettext(self.message)
+        if not self.values:
+            return message
+        return message.format(**{k: said(v) if isinstance(v, Message) else v for k, v in self.values.items()})
+
+
+    def to_wire(self) -> dict:
+        """The message as plain data (JSON, msgpack: a worker's progress event): ``{"message": ..., "values":
+        {...}}``, a value that is a message written the same way; :meth:`from_wire` reads it back."""
+        return {"message": self.message, "values": {k: v.to_wire() if isinstance(v, Message) else v
+                                                   for k, v in self.values.items()}}
+
+    @classmethod
+    def from_wire(cls, data) -> str:
+        """What :meth:`to_wire` wrote, as a message again; a plain text (an older worker's, a library's own English)
+        as it is."""
+        if not isinstance(data, dict) or not isinstance(data.get("message"), str):
+            return "" if data is None else str(data)
+        values = {k: cls.from_wire(v) if isinstance(v, dict) else v for k, v in (data.get("values") or {}).items()}
+        return cls(data["message"], **values)
+
+
+def _message(message: str, values: dict) -> Message:
+    return Message(message, **values)
+
+
+def to_wire(text) -> str | dict:
+    """``text`` as plain data for an event: a :class:`Message`'s :meth:`~Message.to_wire`, any other text as a
+    ``str``."""
+    return text.to_wire() if isinstance(text, Message) else str(text)
+
+
+def joined(first, second) -> str:
+    """``first + second`` (a progress prefix and a note), a :class:`Message` when either is one (each part said in
+    the reader's language), else the plain text."""
+    if isinstance(first, Message) or isinstance(second, Message):
+        return Message(_JOINED, first=first, second=second)
+    return first + second
+
+
+_JOINED = "{first}{second}"
+"""The message of two joined texts: not a sentence to translate (it is not in the catalogues; gettext gives it back
+as it is)."""
+
+
+def said(text: str) -> str:
+    """``text`` in the language of the person being served: a :class:`Message` translated with its values, any other
+    text looked up in the catalogue as it is (itself where the catalogue does not have it: a user's own words)."""
+    return text.translated() if isinstance(text, Message) else gettext(text)
+
+
 def _pattern(kind: str, digits: int | None):
     """The language's own pattern of ``kind`` (``"decimal"`` or ``"percent"``, CLDR), with ``digits`` decimals."""
     locale = Locale.parse(current_language())
@@ -128,6 +199,14 @@ def format_number(value, digits: int | None = None) -> str:
 def decimal_symbol() -> str:
     """The decimal mark of the language being served ("," in German, French and Spanish; CLDR)."""
     return get_decimal_symbol(Locale.parse(current_language()))
+
+
+def plotly_separators() -> str:
+    """The decimal and grouping marks of the language being served as plotly's ``layout.separators`` wants them
+    (``".,"`` in English, ``",."`` in German: a figure's hover values and ticks written as the reader writes
+    numbers; CLDR)."""
+    locale = Locale.parse(current_language())
+    return get_decimal_symbol(locale) + get_group_symbol(locale)
 
 
 def language_name(code: str) -> str:

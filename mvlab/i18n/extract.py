@@ -15,6 +15,7 @@ The translator's guide is docs/guide/translating.md.
 from __future__ import annotations
 
 import argparse
+import importlib
 import io
 import re
 import sys
@@ -57,7 +58,25 @@ def extract() -> Catalog:
     if (root / "app.py").is_file():
         for lineno, message, comments, context in extract_from_file("python", str(root / "app.py"), **options):
             catalog.add(message, None, [("app.py", lineno)], auto_comments=comments, context=context)
+    for message, place, comment in documented_messages():
+        catalog.add(message, None, [(place, 0)], auto_comments=[comment])
     return catalog
+
+
+DOCUMENTED = (("mvlab.experiments.settings", "help_messages",
+               "An estimator's parameter doc, shown as the help of a page's control."),)
+"""The messages that are not literals in a call: ``(module, function, translators' comment)``, the function
+returning the English texts (the estimators' parameter docs a page shows as its controls' help: written once, in
+the estimator's docstring).  The module is imported by name when extracting, not by this module (the catalogues
+are on the first floor, the settings above them)."""
+
+
+def documented_messages():
+    """``(message, place, comment)`` for each message of :data:`DOCUMENTED`."""
+    for module, function, comment in DOCUMENTED:
+        place = module.replace(".", "/") + ".py"
+        for message in getattr(importlib.import_module(module), function)():
+            yield message, place, comment
 
 
 def template_text(catalog: Catalog | None = None) -> str:

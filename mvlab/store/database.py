@@ -29,6 +29,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, make_url
 
+from mvlab.i18n import N_, gettext
 from mvlab.store.connections import SQLITE_KEPT, database_engine, waiting
 
 __all__ = ["Database", "StoreUnavailable", "database_url", "default_location", "absolute_location", "shown_location",
@@ -82,7 +83,7 @@ def shown_location(location) -> str:
         return re.sub(r"//([^:/@]*):[^@]*@", r"//\1:***@", text)
 
 
-UNAVAILABLE_WORDS = "The results store is unavailable right now."
+UNAVAILABLE_WORDS = N_("The results store is unavailable right now.")
 """What a page says of a store that cannot answer: no location and no driver's words (a student must not read the
 store's host, user, database or file path on a page); the server's log has them (:func:`note_outage`)."""
 
@@ -98,8 +99,11 @@ class StoreUnavailable(RuntimeError):
         super().__init__(message)
         self.detail = detail
 
+    def __str__(self) -> str:  # said where it is shown, in the reader's language (the catalogue has the words)
+        return gettext(self.args[0]) if self.args else ""
+
     def __reduce__(self):
-        return type(self), (str(self), self.detail)
+        return type(self), (self.args[0] if self.args else UNAVAILABLE_WORDS, self.detail)
 
 
 _AWAY: dict[str, float] = {}

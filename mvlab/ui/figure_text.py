@@ -10,8 +10,9 @@ from __future__ import annotations
 import html
 
 from mvlab.i18n import _, current_language
+from mvlab.ui.shared import localised
 from mvlab.viz.describe import data_disclosure, describe
-from mvlab.viz.frozen import derived
+from mvlab.viz.frozen import FrozenFigure, derived
 
 __all__ = ["show_figure", "figure_text", "text_alternative"]
 
@@ -46,6 +47,8 @@ def show_figure(where, figure, *, key: str | None = None, caption: str = "", **c
     """Draw ``figure`` in ``where`` (``st``, a column, a container) followed by its text alternative
     (:func:`text_alternative`, with ``caption`` first) as one caption element; returns what ``plotly_chart`` returns
     (a selection, with ``on_select``)."""
+    if not isinstance(figure, FrozenFigure):  # built for this reader (a shared one is localised when built)
+        localised(figure)
     drawn = where.plotly_chart(figure, key=key, **chart_options)
     where.caption(text_alternative(figure, caption), unsafe_allow_html=True)
     return drawn

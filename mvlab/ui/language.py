@@ -16,13 +16,16 @@ import json
 
 import streamlit as st
 
-from mvlab.i18n import direction, language_of, languages, negotiate, set_language_source
+from mvlab.i18n import N_, direction, gettext, language_of, languages, negotiate, set_language_source
 from mvlab.i18n.languages import DEFAULT, LANGUAGES
 from mvlab.ui import streamlit_insides as insides
 
 __all__ = ["SESSION_KEY", "session_language", "choose", "say", "query", "switch"]
 
 SESSION_KEY = "_language"
+SKIP_LINK = N_("Skip to main content")
+"""The words of Streamlit's own link to the page's content (the first thing a keyboard or a screen reader reaches),
+said in the page's language by :func:`say` (Streamlit writes it in English)."""
 _SAID = "_language_said"
 
 
@@ -59,15 +62,19 @@ def choose() -> str:
 
 
 def say() -> None:
-    """The page's ``lang`` and ``dir`` attributes set to this session's language (a script of one line in each run of
+    """The page's ``lang`` and ``dir`` attributes set to this session's language, and Streamlit's skip link
+    (:data:`SKIP_LINK`) said in it (a script of one line in each run of
     a session that speaks, or has spoken, another language than English: a run can be cut short by a rerun, and the
     script with it).  An English page, as Streamlit serves it, gets none."""
     code = st.session_state.get(SESSION_KEY, DEFAULT)
     if code == DEFAULT and st.session_state.get(_SAID, DEFAULT) == DEFAULT:
         return
     st.session_state[_SAID] = code
-    st.html("<script>document.documentElement.lang = %s; document.documentElement.dir = %s;</script>"
-            % (json.dumps(code), json.dumps(direction(code))), unsafe_allow_javascript=True, width=1)
+    st.html("<script>document.documentElement.lang = %s; document.documentElement.dir = %s; "
+            "const skip = document.querySelector('[data-testid=stSkipToContent]'); "
+            "if (skip) { skip.textContent = %s; }</script>"
+            % (json.dumps(code), json.dumps(direction(code)), json.dumps(gettext(SKIP_LINK))),
+            unsafe_allow_javascript=True, width=1)
 
 
 def query() -> dict[str, str]:

@@ -14,9 +14,10 @@ from typing import Callable, TypeVar
 import plotly.graph_objects as go
 
 from mvlab.core.memo import Memo
+from mvlab.i18n import current_language, plotly_separators
 from mvlab.viz.frozen import FrozenFigure, freeze
 
-__all__ = ["VALUES", "RESULTS", "value", "figure", "stored_result"]
+__all__ = ["VALUES", "RESULTS", "value", "figure", "localised", "stored_result"]
 
 T = TypeVar("T")
 
@@ -39,10 +40,19 @@ def value(name: str, key, compute: Callable[[], T]) -> T:
 
 
 def figure(name: str, key, build: Callable[[], go.Figure]) -> FrozenFigure:
-    """The figure ``build()`` once per server for this ``name`` and ``key`` (:func:`value`), frozen
+    """The figure ``build()`` once per server for this ``name``, ``key`` and the reader's language (its words are
+    built in it, and its numbers written with the language's marks: :func:`localised`), frozen
     (:class:`mvlab.viz.frozen.FrozenFigure`): the sessions that draw it share its wire form instead of
     encoding its arrays again, each one."""
-    return VALUES.get(_key(name, key), lambda: freeze(build()))
+    return VALUES.get(_key(name, [key, current_language()]), lambda: freeze(localised(build())))
+
+
+def localised(fig: go.Figure) -> go.Figure:
+    """``fig`` with its hover values and ticks written with the reader's decimal and grouping marks
+    (``layout.separators``), unless it sets its own; ``fig`` itself, changed."""
+    if fig.layout.separators is None:
+        fig.layout.separators = plotly_separators()
+    return fig
 
 
 def stored_result(store, kind: str, fingerprint: str, settings, result_type):

@@ -16,6 +16,7 @@ from typing import Iterable, Mapping
 
 import streamlit as st
 
+from mvlab.i18n import format_number, gettext
 from mvlab.ui import links
 from mvlab.ui.query import query_fields
 from mvlab.ui.state import keep, kept, set_kept
@@ -96,8 +97,13 @@ def field_options(settings_cls, name: str) -> list:
 
 
 def field_help(settings_cls, name: str) -> str | None:
-    """The help text a settings field declares (None when it has none)."""
-    return _field(settings_cls, name).metadata.get("help") or None
+    """The help text a settings field declares (None when it has none), in the reader's language: each of its
+    parts (the estimator's doc, the page's note, the narrowed range) translated, its numbers written for the
+    language."""
+    parts = _field(settings_cls, name).metadata.get("help_parts") or ()
+    said = [gettext(message).format(**{k: format_number(v) for k, v in values.items()}) if values
+            else gettext(message) for message, values in parts]
+    return " ".join(said) or None
 
 
 def _help(settings_cls, name: str, help: str | None) -> str | None:
