@@ -18,7 +18,7 @@ import pandas as pd
 
 from mvlab.i18n import N_, _, decimal_symbol, format_list, ngettext
 
-__all__ = ["Description", "describe", "plain", "DATA_SUMMARY", "data_disclosure"]
+__all__ = ["Description", "describe", "plain", "DATA_SUMMARY", "COLUMNS", "data_disclosure"]
 
 _TAG = re.compile(r"<[^>]+>")
 _LINES = re.compile(r"\s*\n\s*")
@@ -111,6 +111,10 @@ _READERS = {"bar": _bar, "scatter": _points, "scattergl": _points, "heatmap": _h
 
 DATA_SUMMARY = N_("The figure's data as a table")
 """The words of the disclosure that holds a figure's data (:func:`data_disclosure`)."""
+COLUMNS = (N_("category"), N_("value"), N_("row"), N_("series"), N_("min"), N_("first quartile"), N_("median"),
+           N_("third quartile"), N_("max"))
+"""The column names of a figure's data table (the readers above), written in the reader's language by
+:func:`data_disclosure` (a heatmap's columns are its own labels: a view's, a class's)."""
 
 
 def data_disclosure(table: pd.DataFrame, *, rows: int | None = None, columns: int | None = None) -> str:
@@ -127,6 +131,7 @@ def data_disclosure(table: pd.DataFrame, *, rows: int | None = None, columns: in
             "{n} more column", "{n} more columns", table.shape[1] - (columns or table.shape[1]))))
     more = [words.format(n=n) for n, words in left if n > 0]
     shown = table.iloc[:rows, :columns]
+    shown = shown.rename(columns={c: _(c) for c in shown.columns if c in COLUMNS})
     written = shown.to_html(index=False, na_rep="—", border=0, escape=True, float_format=lambda v: f"{v:.4g}")
     note = "<p>" + html.escape(_("{what} not written here.").format(what=format_list(more)), quote=False) + "</p>" \
         if more else ""

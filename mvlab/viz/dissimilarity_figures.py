@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 
 from mvlab.core.sampling import class_order, stratified_rows
+from mvlab.i18n import _, format_number
 from mvlab.viz.palette import REFERENCE_LINE, WHITE, nth_color
 
 __all__ = ["HEATMAP_MAX_SIZE", "block_average", "dissimilarity_heatmap", "view_weights"]
@@ -61,16 +62,21 @@ def _reduced(D: np.ndarray, row_labels: np.ndarray, col_labels: np.ndarray, squa
     if reduce == "sample":
         rows = stratified_rows(row_labels, max_size, random_state)
         cols = rows if square else stratified_rows(col_labels, max_size, random_state)
-        note = "" if len(rows) == D.shape[0] and len(cols) == D.shape[1] else (
-            f"drawn from a class-stratified sample of {len(rows):,} × {len(cols):,} of the "
-            f"{D.shape[0]:,} × {D.shape[1]:,} matrix")
+        note = "" if len(rows) == D.shape[0] and len(cols) == D.shape[1] else _(
+            "drawn from a class-stratified sample of {rows} × {columns} of the {total_rows} × {total_columns} "
+            "matrix").format(rows=format_number(len(rows)), columns=format_number(len(cols)),
+                             total_rows=format_number(D.shape[0]), total_columns=format_number(D.shape[1]))
         return (np.asarray(D[np.ix_(rows, cols)], dtype=np.float32), row_labels[rows], col_labels[cols], 1, note)
     if reduce != "block":
         raise ValueError(f"reduce must be 'block' or 'sample', got {reduce!r}.")
     r_order, c_order = class_order(row_labels), class_order(col_labels)
     Z, b = block_average(D[np.ix_(r_order, c_order)], max_size)
-    note = "" if b == 1 else (f"drawn as {Z.shape[0]} × {Z.shape[1]} blocks of {b} × {b} of the "
-                              f"{D.shape[0]:,} × {D.shape[1]:,} matrix (block means)")
+    # Translators: a matrix drawn reduced: each of its rows × columns cells is the mean of a block of side × side
+    # cells of the whole matrix (total_rows × total_columns)
+    note = "" if b == 1 else _("drawn as {rows} × {columns} blocks of {side} × {side} of the {total_rows} × "
+                               "{total_columns} matrix (block means)").format(
+        rows=format_number(Z.shape[0]), columns=format_number(Z.shape[1]), side=format_number(b),
+        total_rows=format_number(D.shape[0]), total_columns=format_number(D.shape[1]))
     return Z, row_labels[r_order], col_labels[c_order], b, note
 
 
@@ -79,7 +85,7 @@ def dissimilarity_heatmap(
     row_labels: Sequence[str],
     col_labels: Sequence[str] | None = None,
     *,
-    title: str = "Dissimilarity",
+    title: str | None = None,
     max_size: int = HEATMAP_MAX_SIZE,
     reduce: str = "block",
     random_state=0,
@@ -99,8 +105,9 @@ def dissimilarity_heatmap(
     slower); with more than ``max_class_labels`` classes every few are named.  Hover gives the
     position of the row and column in the drawn order and the value.  Exact values belong in downloads.
     ``sample_note`` says, first in the subtitle, that ``D`` is itself a sample of larger data (e.g. "a
-    class-stratified sample of 1,000 of the 100,000 training rows").
+    class-stratified sample of 1,000 of the 100,000 training rows").  ``title``: None for "Dissimilarity".
     """
+    title = _("Dissimilarity") if title is None else title
     D = np.asarray(D)
     row_labels = np.asarray(row_labels).astype(str)
     square = col_labels is None
@@ -110,9 +117,12 @@ def dissimilarity_heatmap(
     n_rows, n_cols = Z.shape
     traces = [go.Heatmap(
         z=Z, x0=0, dx=1, y0=0, dy=1, colorscale="Viridis", zmin=0, zmax=zmax,
-        colorbar=dict(title=dict(text="dissimilarity", side="right")),
-        hovertemplate=("row %{y} · column %{x}" + (f" (blocks of {b}×{b})" if b > 1 else "")
-                       + "<br>dissimilarity %{z:.3f}<extra></extra>"),
+        colorbar=dict(title=dict(text=_("dissimilarity"), side="right")),
+        # Translators: a cell of a dissimilarity heatmap: its row and column (%{y}, %{x}: their positions)
+        hovertemplate=(_("row %{y} · column %{x}")
+                       # Translators: a cell of the heatmap is the mean of a block of side × side cells
+                       + (" " + _("(blocks of {side}×{side})").format(side=format_number(b)) if b > 1 else "")
+                       + "<br>" + _("dissimilarity %{z:.3f}") + "<extra></extra>"),
     )]
     r_edges, r_mid, r_names = _class_blocks(r_labels, b)
     c_edges, c_mid, c_names = _class_blocks(c_labels, b)
@@ -128,24 +138,33 @@ def dissimilarity_heatmap(
                                  showlegend=False))
     yt, yn = _thin(r_mid, r_names, max_class_labels)
     xt, xn = _thin(c_mid, c_names, max_class_labels)
-    every = "" if len(r_names) <= max_class_labels else f", every {math.ceil(len(r_names) / max_class_labels)}th named"
+    step = math.ceil(len(r_names) / max_class_labels)
+    if len(r_names) <= max_class_labels:
+        rows_title, columns_title = _("instances, by class"), _("training instances, by class")
+    else:
+        # Translators: an axis title; with many classes only every {k}th class is named on the axis
+        rows_title = _("instances, by class, every {k}th named").format(k=format_number(step))
+        # Translators: an axis title; with many classes only every {k}th class is named on the axis
+        columns_title = _("training instances, by class, every {k}th named").format(k=format_number(step))
     axis = dict(showgrid=False, zeroline=False, automargin=True)
     # one layout, validated once (each update_* call parses and validates again: most of the build time)
     layout = dict(
         yaxis=dict(autorange="reversed", tickvals=yt, ticktext=yn, range=[n_rows - 0.5, -0.5],
-                   title=dict(text=f"instances, by class{every}"), **axis),
+                   title=dict(text=rows_title), **axis),
         xaxis=dict(tickvals=xt, ticktext=xn, range=[-0.5, n_cols - 0.5], tickangle=-45 if len(xn) > 8 else 0,
-                   title=dict(text=f"training instances, by class{every}"), **axis),
+                   title=dict(text=columns_title), **axis),
         title=dict(text=title, subtitle=dict(text=note)), height=500,
         margin=dict(t=70 if note else 60, b=40, l=50, r=20))
     return go.Figure(data=traces, layout=layout)
 
 
 def view_weights(weights: Mapping[str, Sequence[float]], view_names: Sequence[str],
-                 title: str = "View weights of each combination") -> go.Figure:
+                 title: str | None = None) -> go.Figure:
     """Grouped bars: for every combination (colour), the weight it gives each view (x).  A dashed
     line marks the uniform weight 1/Q of the average.  Built from one layout (each ``update_*`` or
-    ``add_hline`` call parses and validates again: three times the build time, once per result)."""
+    ``add_hline`` call parses and validates again: three times the build time, once per result).  ``title``: None
+    for "View weights of each combination"."""
+    title = _("View weights of each combination") if title is None else title
     uniform = 1 / max(1, len(view_names))
     traces = [go.Bar(x=list(view_names), y=list(np.asarray(w, dtype=float)), name=name,
                      marker_color=nth_color(qualitative.Set2, i),
@@ -153,11 +172,16 @@ def view_weights(weights: Mapping[str, Sequence[float]], view_names: Sequence[st
               for i, (name, w) in enumerate(weights.items())]
     layout = dict(
         title=dict(text=title), barmode="group", height=360, margin=dict(t=50, b=40, l=50, r=20),
-        xaxis=dict(title=dict(text="view"), type="category"), yaxis=dict(title=dict(text="weight")),
-        legend=dict(title=dict(text="combination")),
+        # Translators: an axis title: a view of multi-view data (one of its sets of features)
+        xaxis=dict(title=dict(text=_("view")), type="category"),
+        # Translators: an axis title: the weight a combination gives a view
+        yaxis=dict(title=dict(text=_("weight"))),
+        # Translators: a legend's title: a way of combining the views' dissimilarities (e.g. an average)
+        legend=dict(title=dict(text=_("combination"))),
         shapes=[dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=uniform, y1=uniform,
                      line=dict(dash="dash", color=REFERENCE_LINE))],
-        annotations=[dict(text="uniform 1/Q", showarrow=False, xref="x domain", x=0, xanchor="left",
+        # Translators: the line of the uniform weight 1/Q (Q: the number of views)
+        annotations=[dict(text=_("uniform 1/Q"), showarrow=False, xref="x domain", x=0, xanchor="left",
                           yref="y", y=uniform, yanchor="bottom")],
     )
     return go.Figure(data=traces, layout=layout)

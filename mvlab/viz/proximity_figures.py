@@ -9,21 +9,36 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from mvlab.i18n import _, format_number, ngettext
 from mvlab.viz.palette import INK, STRONG_INK, class_colors
 
 __all__ = ["leaf_mates_map", "proximity_rows"]
 
 
 def leaf_mates_map(coords: np.ndarray, labels: Sequence[str], classes: Sequence[str], focus: int,
-                   mates: Mapping[str, np.ndarray], *, title: str = "Leaf-mates") -> go.Figure:
+                   mates: Mapping[str, np.ndarray], *, title: str | None = None) -> go.Figure:
     """Small multiples of one 2-D map (coords (n, 2)), one panel per entry of ``mates`` (a title ->
     bool (n,) mask of the instances sharing ``focus``'s leaf): leaf-mates drawn large and coloured by
-    class, the others faint, ``focus`` as a black star."""
+    class, the others faint, ``focus`` as a black star.  ``title``: None for "Leaf-mates"."""
+    # Translators: the instances that share a leaf of a decision tree with an instance
+    title = _("Leaf-mates") if title is None else title
     labels = np.asarray(labels).astype(str)
     colors = class_colors([str(c) for c in classes])
     names = list(mates)
+    counts = [int(mates[name].sum()) - 1 for name in names]
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=[
-        f"{name}: {int(mates[name].sum()) - 1} leaf-mate(s)" for name in names], horizontal_spacing=0.04)
+        # Translators: {name}: a panel's name (e.g. "tree 1"); {n}: the instances sharing a leaf with ours there
+        # (the English "(s)" serves both forms; write each form of your language)
+        ngettext("{name}: {n} leaf-mate(s)", "{name}: {n} leaf-mate(s)", n).format(name=name, n=format_number(n))
+        for name, n in zip(names, counts)], horizontal_spacing=0.04)
+    # Translators: %{customdata}: the instance's row number in the dataset
+    instance = _("instance %{customdata}") + "<br>"
+    # Translators: {cls} is the name of an instance's class (its label), e.g. "class setosa"
+    class_of = _("class {cls}")
+    # Translators: {cls}: the instance's class; a leaf-mate shares a leaf of this tree with our instance
+    class_of_mate = _("class {cls} (leaf-mate)")
+    # Translators: {instance}: the followed instance's row number in the dataset; {cls}: its class's name
+    ours = _("our instance ({instance}), class {cls}").format(instance=focus, cls=labels[focus])
     index = np.arange(len(labels))
     in_legend: set[str] = set()  # every class once in the legend, leaf-mates or not
     for k, name in enumerate(names):
@@ -40,27 +55,31 @@ def leaf_mates_map(coords: np.ndarray, labels: Sequence[str], classes: Sequence[
                     showlegend=cls not in in_legend, customdata=index[sel],
                     marker=dict(color=colors[cls], size=10 if inside else 5, opacity=0.95 if inside else 0.18,
                                 line=dict(color=INK, width=1 if inside else 0)),
-                    hovertemplate="instance %{customdata}<br>class " + cls
-                    + (" (leaf-mate)" if inside else "") + "<extra></extra>"), row=1, col=k + 1)
+                    hovertemplate=instance + (class_of_mate if inside else class_of).format(cls=cls)
+                    + "<extra></extra>"), row=1, col=k + 1)
                 in_legend.add(cls)
-        fig.add_trace(go.Scatter(x=[coords[focus, 0]], y=[coords[focus, 1]], mode="markers", name="our instance",
+        fig.add_trace(go.Scatter(x=[coords[focus, 0]], y=[coords[focus, 1]], mode="markers", name=_("our instance"),
                                  showlegend=k == 0, legendgroup="focus",
                                  marker=dict(symbol="star", size=18, color=STRONG_INK),
-                                 hovertemplate=f"our instance ({focus}), class {labels[focus]}<extra></extra>"),
+                                 hovertemplate=ours + "<extra></extra>"),
                       row=1, col=k + 1)
     fig.update_xaxes(showticklabels=False)
     fig.update_yaxes(showticklabels=False)
-    fig.update_layout(title=title, height=380, legend_title_text="class",
+    fig.update_layout(title=title, height=380, legend_title_text=_("class"),
                       legend=dict(orientation="h", yanchor="top", y=-0.02, xanchor="left", x=0),
                       margin=dict(t=80, b=50, l=20, r=20))
     return fig
 
 
 def proximity_rows(rows: Mapping[str, np.ndarray], labels: Sequence[str], classes: Sequence[str], focus: int, *,
-                   title: str = "Proximity to our instance") -> go.Figure:
+                   title: str | None = None) -> go.Figure:
     """One panel per entry of ``rows`` (a title -> proximity (n,) of every instance to ``focus``), the
     instances (``focus`` left out) sorted by class and, within a class, by their proximity in the *last*
-    panel, so that the panels show the same instances in the same places as the row grows."""
+    panel, so that the panels show the same instances in the same places as the row grows.  ``title``: None for
+    "Proximity to our instance"."""
+    title = _("Proximity to our instance") if title is None else title
+    # Translators: %{customdata}: the instance's row number in the dataset; %{y:.2f}: its proximity
+    hover = _("instance %{customdata}") + "<br>" + _("proximity %{y:.2f}")
     labels = np.asarray(labels).astype(str)
     colors = class_colors([str(c) for c in classes])
     names = list(rows)
@@ -79,11 +98,10 @@ def proximity_rows(rows: Mapping[str, np.ndarray], labels: Sequence[str], classe
                 continue
             fig.add_trace(go.Bar(x=x[sel], y=values[sel], name=cls, legendgroup=cls, showlegend=k == 0,
                                  marker=dict(color=colors[cls], line=dict(width=0)), customdata=order[sel],
-                                 hovertemplate="instance %{customdata}<br>proximity %{y:.2f}<extra>" + cls
-                                 + "</extra>"), row=k + 1, col=1)
-        fig.update_yaxes(range=[0, 1.05], title_text="proximity", row=k + 1, col=1)
-    fig.update_xaxes(title_text="other instances, by class, then by final proximity", row=len(names), col=1)
-    fig.update_layout(title=title, height=170 * len(names) + 130, bargap=0, legend_title_text="class",
+                                 hovertemplate=hover + "<extra>" + cls + "</extra>"), row=k + 1, col=1)
+        fig.update_yaxes(range=[0, 1.05], title_text=_("proximity"), row=k + 1, col=1)
+    fig.update_xaxes(title_text=_("other instances, by class, then by final proximity"), row=len(names), col=1)
+    fig.update_layout(title=title, height=170 * len(names) + 130, bargap=0, legend_title_text=_("class"),
                       legend=dict(orientation="h", yanchor="top", y=-0.08, xanchor="left", x=0),
                       margin=dict(t=80, b=60, l=60, r=20))
     return fig

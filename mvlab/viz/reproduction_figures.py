@@ -13,6 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from mvlab.i18n import _, decimal_symbol, format_number, ngettext
 from mvlab.viz.palette import CATEGORY, GREY, REFERENCE_LINE, nth_color
 
 __all__ = ["paper_against_ours", "sdf_paper_against_ours", "ofsp_paper_against_ours"]
@@ -21,15 +22,29 @@ _SYMBOLS = ("circle", "diamond", "square", "triangle-up", "cross", "x", "star", 
 _DESCRIBED = ("table", "dataset", "N", "T", "k", "classifier", "model", "reading")
 
 
+def _g(value, digits: int = 6) -> str:
+    """``value`` to ``digits`` significant digits (``:g``) with the reader's decimal mark."""
+    return f"{float(value):.{digits}g}".replace(".", decimal_symbol())
+
+
 def _describe(row) -> str:
     """One cell in words for its hover: its setting, mvlab's mean and interval with the draws, the paper's value."""
-    setting = ", ".join(f"{c} = {float(row[c]):g}" if c in ("N", "T", "k") else str(row[c])
+    setting = ", ".join(f"{c} = {_g(row[c])}" if c in ("N", "T", "k") else str(row[c])
                         for c in _DESCRIBED if c in row and pd.notna(row[c]) and row[c] != "")
-    interval = (f" [{row['ci_low']:.3f}, {row['ci_high']:.3f}]" if pd.notna(row.get("ci_low")) else
-                " (one draw: no interval)")
-    verdict = {True: "inside", False: "outside"}.get(row.get("inside"), "no verdict")
-    return (f"{setting}<br>mvlab {row['mean']:.3f}{interval}, {int(row['draws'])} draws<br>"
-            f"paper {row['paper']:.4g}: {verdict}")
+    draws, mean = int(row["draws"]), format_number(row["mean"], 3)
+    if pd.notna(row.get("ci_low")):
+        # Translators: mvlab's mean, its 95 % interval [from, to] and the number of draws behind it
+        measured = ngettext("mvlab {mean} [{low}, {high}], {n} draws", "mvlab {mean} [{low}, {high}], {n} draws",
+                            draws).format(mean=mean, low=format_number(row["ci_low"], 3),
+                                          high=format_number(row["ci_high"], 3), n=draws)
+    else:
+        measured = ngettext("mvlab {mean} (one draw: no interval), {n} draws",
+                            "mvlab {mean} (one draw: no interval), {n} draws", draws).format(mean=mean, n=draws)
+    # Translators: whether the paper's value lies inside mvlab's 95 % interval
+    verdict = {True: _("inside"), False: _("outside")}.get(row.get("inside"), _("no verdict"))
+    # Translators: the value the paper printed, and whether it lies inside mvlab's interval ("inside", "outside")
+    return f"{setting}<br>{measured}<br>" + _("paper {value}: {verdict}").format(value=_g(row["paper"], 4),
+                                                                                  verdict=verdict)
 
 
 def _ordered(values) -> list:
@@ -41,7 +56,7 @@ def _ordered(values) -> list:
 
 def paper_against_ours(cells: pd.DataFrame, *, colour: str, symbol: str, facet: str,
                        facet_titles: Mapping | None = None, colour_title: str | None = None,
-                       title: str = "The paper's cells against mvlab's") -> go.Figure:
+                       title: str | None = None) -> go.Figure:
     """One marker per cell with a printed value: x the paper's value, y mvlab's mean, the vertical bar its 95 %
     t interval (from ``ci_low`` to ``ci_high``; none for a one-draw cell), the dashed diagonal y = x where the two
     agree. A bar that crosses the diagonal is a cell whose paper value lies inside our interval (a cell without a
@@ -51,8 +66,10 @@ def paper_against_ours(cells: pd.DataFrame, *, colour: str, symbol: str, facet: 
     ``cells``: a cells table (columns ``mean, ci_low, ci_high, paper, inside, draws`` and the setting's columns);
     rows without ``paper`` are left out. ``colour``, ``symbol`` and ``facet`` name its columns: the marker's colour
     (with ``colour_title`` before the value in the legend), its shape, and one panel per value of ``facet``
-    (titled by ``facet_titles`` when given), each with its own axes and diagonal.
+    (titled by ``facet_titles`` when given), each with its own axes and diagonal. ``title``: "The paper's cells
+    against mvlab's" (in the reader's language) unless given.
     """
+    title = _("The paper's cells against mvlab's") if title is None else title
     for column in (colour, symbol, facet, "mean", "ci_low", "ci_high", "paper", "draws"):
         if column not in cells.columns:
             raise ValueError(f"the cells table has no column {column!r}; it has {list(cells.columns)}.")
@@ -74,7 +91,7 @@ def paper_against_ours(cells: pd.DataFrame, *, colour: str, symbol: str, facet: 
         pad = 0.02 * max(high - low, 1e-3)
         fig.add_trace(go.Scatter(x=[low - pad, high + pad], y=[low - pad, high + pad], mode="lines",
                                  line=dict(color=REFERENCE_LINE, dash="dash", width=1), hoverinfo="skip",
-                                 name="mvlab = the paper", showlegend=col == 1), row=1, col=col)
+                                 name=_("mvlab = the paper"), showlegend=col == 1), row=1, col=col)
         for c, s in ((c, s) for c in colours for s in shapes):
             group = part[(part[colour] == c) & (part[symbol] == s)]
             if group.empty:
@@ -86,9 +103,9 @@ def paper_against_ours(cells: pd.DataFrame, *, colour: str, symbol: str, facet: 
                 error_y=dict(type="data", symmetric=False, array=(group["ci_high"] - group["mean"]).tolist(),
                              arrayminus=(group["mean"] - group["ci_low"]).tolist(), color=colours[c], thickness=1,
                              width=0),
-                hovertext=[_describe(row) for _, row in group.iterrows()], hoverinfo="text"), row=1, col=col)
-        fig.update_xaxes(title_text="the paper's value", row=1, col=col)
-    fig.update_yaxes(title_text="mvlab: mean, 95 % interval", row=1, col=1)
+                hovertext=[_describe(row) for _i, row in group.iterrows()], hoverinfo="text"), row=1, col=col)
+        fig.update_xaxes(title_text=_("the paper's value"), row=1, col=col)
+    fig.update_yaxes(title_text=_("mvlab: mean, 95 % interval"), row=1, col=1)
     for c in colours:  # the legend: one entry per colour, then one per shape (in grey)
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=label(c), legendgroup=f"colour {c}",
                                  marker=dict(color=colours[c], symbol="circle", size=9)))
@@ -104,9 +121,11 @@ def _draws_note(cells: pd.DataFrame) -> str:
     """How many draws stand behind the drawn cells, for a title (a figure written to a file says what it shows)."""
     draws = cells.loc[cells["paper"].notna(), "draws"]
     if draws.empty:
-        return "no cell yet"
+        return _("no cell yet")
     low, high = int(draws.min()), int(draws.max())
-    return f"{low} draws per cell" if low == high else f"{low}-{high} draws per cell"
+    if low == high:
+        return ngettext("{n} draws per cell", "{n} draws per cell", low).format(n=low)
+    return ngettext("{low}-{n} draws per cell", "{low}-{n} draws per cell", high).format(low=low, n=high)
 
 
 def sdf_paper_against_ours(cells: pd.DataFrame) -> go.Figure:
@@ -114,11 +133,16 @@ def sdf_paper_against_ours(cells: pd.DataFrame) -> go.Figure:
     :func:`mvlab.reproduction.coverage.counted_once`): colour by the number of training pairs N, shape by model, one
     panel per pair-sampling reading, its title saying how many printed cells it holds."""
     per_reading = cells[cells["paper"].notna()].groupby("reading").size()
-    names = {"disjoint": "disjoint instance pools", "shared": "one pool shared by training and test"}
+    names = {"disjoint": _("disjoint instance pools"), "shared": _("one pool shared by training and test")}
+    # Translators: a panel's title: the way the pairs were sampled, and how many printed cells the panel holds
+    holding = {r: ngettext("{reading} ({n} cells)", "{reading} ({n} cells)", int(per_reading.get(r, 0)))
+               for r in names}
     return paper_against_ours(
         cells, colour="N", symbol="model", facet="reading", colour_title="N",
-        facet_titles={r: f"{name} ({per_reading.get(r, 0)} cells)" for r, name in names.items()},
-        title=f"Tables 4-8: the printed cells mvlab ran, each draw once, against mvlab's ({_draws_note(cells)})")
+        facet_titles={r: holding[r].format(reading=name, n=per_reading.get(r, 0)) for r, name in names.items()},
+        # Translators: {draws} says how many draws stand behind each cell, e.g. "10 draws per cell"
+        title=_("Tables 4-8: the printed cells mvlab ran, each draw once, against mvlab's ({draws})").format(
+            draws=_draws_note(cells)))
 
 
 def ofsp_paper_against_ours(cells: pd.DataFrame) -> go.Figure:
@@ -127,11 +151,16 @@ def ofsp_paper_against_ours(cells: pd.DataFrame) -> go.Figure:
     table), shape by dataset."""
     return paper_against_ours(
         cells, colour="reading", symbol="dataset", facet="table",
-        facet_titles={3: "Table 3: accuracy", 4: "Table 4: disagreement"},
-        title=f"Tables 3 and 4: the {_ofsp_count(cells)}, against mvlab's ({_draws_note(cells)})")
+        facet_titles={3: _("Table 3: accuracy"), 4: _("Table 4: disagreement")},
+        # Translators: {cells} says how many printed cells, e.g. "12 printed OFSP cells mvlab ran (3 datasets)";
+        # {draws} how many draws stand behind each, e.g. "10 draws per cell"
+        title=_("Tables 3 and 4: the {cells}, against mvlab's ({draws})").format(cells=_ofsp_count(cells),
+                                                                                 draws=_draws_note(cells)))
 
 
 def _ofsp_count(cells: pd.DataFrame) -> str:
     """How many distinct printed cells (table, dataset, classifier, k) the OFSP figure holds, on how many datasets."""
     printed = cells[cells["paper"].notna()].drop_duplicates(["table", "dataset", "classifier", "k"])
-    return f"{len(printed)} printed OFSP cells mvlab ran ({printed['dataset'].nunique()} datasets)"
+    return ngettext("{n} printed OFSP cells mvlab ran ({datasets} datasets)",
+                    "{n} printed OFSP cells mvlab ran ({datasets} datasets)", len(printed)).format(
+        n=len(printed), datasets=printed["dataset"].nunique())

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
+from mvlab.i18n import _
 from mvlab.viz.palette import BLUE, CATEGORY, EMPTY_CELL, GREEN, GREY, INK, ORANGE, PURPLE, RED, WHITE, nth_color
 
 __all__ = ["VIEW_METHOD_COLORS", "partition_matrix", "partition_vs_natural", "k_sweep_boxes", "k_sweep_lines"]
@@ -29,20 +30,23 @@ def partition_matrix(
     groups: Sequence[str] | None = None,
     feature_names: Sequence[str] | None = None,
     *,
-    title: str = "Which feature went to which view",
+    title: str | None = None,
 ) -> go.Figure:
     """Learned views (rows ``view 1..k`` and ``discarded``) x features (columns) of one partition.
 
     ``membership`` is bool (k, d): feature j is in view i.  ``groups`` (d,) are the features'
     natural views: columns are sorted by natural view (boundaries drawn) and a cell is coloured
     by the natural view of its feature, so a learned view made of one natural view shows as one
-    colour.  The ``discarded`` row marks the features in no view.  Hover names the feature.
+    colour.  The ``discarded`` row marks the features in no view.  Hover names the feature. ``title``: "Which
+    feature went to which view" (in the reader's language) unless given.
     """
+    title = _("Which feature went to which view") if title is None else title
     M = np.asarray(membership, dtype=bool)
     k, d = M.shape
-    groups = np.full(d, "all", dtype=object) if groups is None else np.asarray(groups).astype(str)
+    # Translators: the one natural view of data whose features are not grouped in views
+    groups = np.full(d, _("all"), dtype=object) if groups is None else np.asarray(groups).astype(str)
     if feature_names is None:
-        names = np.array([f"feature {j}" for j in range(d)])
+        names = np.array([_("feature {n}").format(n=j) for j in range(d)])
     else:
         names = np.asarray(feature_names).astype(str)
     group_names = list(dict.fromkeys(groups.tolist()))
@@ -56,11 +60,15 @@ def partition_matrix(
     scale = []
     for i, c in enumerate(palette):
         scale += [[i / len(palette), c], [(i + 1) / len(palette), c]]
-    row_names = [f"view {i + 1}" for i in range(k)] + ["discarded"]
-    hover = np.array([[f"{names[j]}<br>natural view: {groups[j]}" for j in order]] * (k + 1))
+    row_names = [_("view {n}").format(n=i + 1) for i in range(k)]
+    # Translators: a row of the matrix: the features that went to no view
+    row_names.append(_("discarded"))
+    natural = _("natural view: {view}")
+    hover = np.array([[f"{names[j]}<br>" + natural.format(view=groups[j]) for j in order]] * (k + 1))
     fig = go.Figure(go.Heatmap(
         z=z, x=np.arange(d), y=row_names, zmin=-0.5, zmax=G + 0.5, colorscale=scale, showscale=False, ygap=2,
-        customdata=np.where(rows, "member", "—"), text=hover,
+        # Translators: in a hover: the feature is in this view
+        customdata=np.where(rows, _("member"), "—"), text=hover,
         hovertemplate="%{y}<br>%{text}<br>%{customdata}<extra></extra>",
     ))
     edges = np.flatnonzero(groups[order][1:] != groups[order][:-1]) + 0.5
@@ -76,20 +84,23 @@ def partition_matrix(
     else:
         fig.update_xaxes(showticklabels=False)
     used = int(M.any(axis=0).sum())
-    fig.update_xaxes(title_text=f"features ({used} of {d} kept" + (", grouped by natural view)" if G > 1 else ")"))
+    fig.update_xaxes(title_text=(_("features ({used} of {total} kept, grouped by natural view)") if G > 1 else
+                                 _("features ({used} of {total} kept)")).format(used=used, total=d))
     fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_layout(title=title, height=max(320, 60 + 26 * (k + 1)), legend_title_text="natural view",
+    fig.update_layout(title=title, height=max(320, 60 + 26 * (k + 1)), legend_title_text=_("natural view"),
                       margin=dict(t=50, b=50, l=80, r=20), plot_bgcolor=WHITE)
     return fig
 
 
-def partition_vs_natural(crosstab, title: str = "Learned views against the natural views") -> go.Figure:
+def partition_vs_natural(crosstab, title: str | None = None) -> go.Figure:
     """Heatmap of feature counts, natural views (rows) x learned views and ``discarded`` (columns).
 
     ``crosstab`` is a DataFrame such as :func:`mvlab.experiments.view_construction_sweep.partition_crosstab`
     returns.  Colour is the share of the natural view's features that went to the column, text
-    is the count: a learned view that rediscovers a natural view is one dark cell in its column.
+    is the count: a learned view that rediscovers a natural view is one dark cell in its column. ``title``:
+    "Learned views against the natural views" (in the reader's language) unless given.
     """
+    title = _("Learned views against the natural views") if title is None else title
     counts = np.asarray(crosstab.to_numpy(), dtype=float)
     sizes = np.asarray([float(v) for v in crosstab.sum(axis=1)])
     share = counts / np.maximum(sizes[:, None], 1)
@@ -97,11 +108,13 @@ def partition_vs_natural(crosstab, title: str = "Learned views against the natur
     cols = [str(c) for c in crosstab.columns]
     fig = go.Figure(go.Heatmap(
         z=share, x=cols, y=rows, colorscale="Blues", zmin=0, zmax=1, text=counts.astype(int),
-        texttemplate="%{text}", colorbar=dict(title="share of<br>the row"), xgap=1, ygap=1,
-        hovertemplate="natural view %{y}<br>%{x}: %{text} features (%{z:.0%} of the row)<extra></extra>",
+        # Translators: a colour bar's title: <br> breaks the line (put it where the words break best)
+        texttemplate="%{text}", colorbar=dict(title=_("share of<br>the row")), xgap=1, ygap=1,
+        hovertemplate=(_("natural view %{y}") + "<br>" + _("%{x}: %{text} features (%{z:.0%} of the row)")
+                       + "<extra></extra>"),
     ))
-    fig.update_yaxes(autorange="reversed", type="category", title_text="natural view")
-    fig.update_xaxes(type="category", title_text="learned view")
+    fig.update_yaxes(autorange="reversed", type="category", title_text=_("natural view"))
+    fig.update_xaxes(type="category", title_text=_("learned view"))
     fig.update_layout(title=title, height=max(240, 130 + 34 * len(rows)), margin=dict(t=50, b=50, l=100, r=20))
     return fig
 
@@ -111,7 +124,7 @@ def k_sweep_boxes(
     *,
     metric_titles: Mapping[str, str] | None = None,
     classifier_titles: Mapping[str, str] | None = None,
-    title: str = "Across k = 1..K: one box per method",
+    title: str | None = None,
 ) -> go.Figure:
     """Box plots in a grid: one row per metric, one column per classifier (paper Figs. 4-7).
 
@@ -119,10 +132,12 @@ def k_sweep_boxes(
     method (e.g. :meth:`mvlab.experiments.view_construction_sweep.KSweepResult.per_k`); each box summarises a
     method's values over k.  The box spans Q1-Q3, whiskers reach the most extreme value within
     1.5 IQR, values beyond are drawn as crosses; hover a point for its k.  NaN values (e.g. the
-    disagreement at k = 1) are left out.
+    disagreement at k = 1) are left out. ``title``: "Across k = 1..K: one box per method" (in the reader's
+    language) unless given.
     """
-    metrics = list(dict.fromkeys(m for m, _ in panels))
-    classifiers = list(dict.fromkeys(c for _, c in panels))
+    title = _("Across k = 1..K: one box per method") if title is None else title
+    metrics = list(dict.fromkeys(m for m, _clf in panels))
+    classifiers = list(dict.fromkeys(c for _metric, c in panels))
     metric_titles = dict(metric_titles or {})
     classifier_titles = dict(classifier_titles or {})
     fig = make_subplots(rows=len(metrics), cols=len(classifiers), shared_xaxes=True, vertical_spacing=0.08,
@@ -144,21 +159,24 @@ def k_sweep_boxes(
             shown.add(method)
         fig.update_yaxes(title_text=metric_titles.get(metric, metric) if c == 1 else None, row=r, col=c)
     fig.update_xaxes(type="category")
-    fig.update_layout(title=title, height=80 + 300 * len(metrics), legend_title_text="method",
+    fig.update_layout(title=title, height=80 + 300 * len(metrics), legend_title_text=_("method"),
                       margin=dict(t=80, b=40, l=60, r=20))
     return fig
 
 
-def k_sweep_lines(frame, *, metric_title: str = "value", title: str = "Mean over folds for each k") -> go.Figure:
+def k_sweep_lines(frame, *, metric_title: str | None = None, title: str | None = None) -> go.Figure:
     """One line per method (columns of ``frame``) across k (its index): the trend that a box plot
-    summarises away."""
+    summarises away. ``metric_title`` (the y axis): "value", ``title``: "Mean over folds for each k" (in the reader's
+    language) unless given."""
+    metric_title = _("value") if metric_title is None else metric_title
+    title = _("Mean over folds for each k") if title is None else title
     fig = go.Figure()
     for i, method in enumerate(frame.columns):
         color = _view_method_color(str(method), i)
         fig.add_trace(go.Scatter(x=list(frame.index), y=np.asarray(frame[method], dtype=float), mode="lines+markers",
                                  name=str(method), line=dict(color=color, width=3 if method == "OFSP" else 1.5),
                                  hovertemplate=str(method) + "<br>k = %{x}: %{y:.4g}<extra></extra>"))
-    fig.update_xaxes(title_text="number of views k", dtick=1)
-    fig.update_layout(title=title, yaxis_title=metric_title, height=340, legend_title_text="method",
+    fig.update_xaxes(title_text=_("number of views k"), dtick=1)
+    fig.update_layout(title=title, yaxis_title=metric_title, height=340, legend_title_text=_("method"),
                       margin=dict(t=50, b=40, l=60, r=20))
     return fig
