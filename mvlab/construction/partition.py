@@ -54,6 +54,7 @@ from mvlab.core.params import (
 from mvlab.core.progress import ProgressCallback
 from mvlab.core.progress import report as _report
 from mvlab.core.views import check_views
+from mvlab.i18n import N_, Message
 
 __all__ = [
     "OFSP",
@@ -224,7 +225,7 @@ class OFSP(_BasePartitioner):
         A = np.zeros(k)
         assignment = np.full(d, -1, dtype=np.intp)
         step = max(1, d // 100)
-        _report(progress, 0.0, "OFSP: starting")
+        _report(progress, 0.0, Message(N_("OFSP: starting")))
         with ev:
             ev.start(k)
             for pos, a in enumerate(order):
@@ -238,7 +239,7 @@ class OFSP(_BasePartitioner):
                     assignment[a] = t
                 if (pos + 1) % step == 0 or pos + 1 == d:
                     _report(progress, (pos + 1) / d,
-                            f"OFSP: {pos + 1}/{d} features placed")
+                            Message(N_("OFSP: {placed}/{features} features placed"), placed=pos + 1, features=d))
 
         self.feature_order_ = order
         self.folds_ = folds
@@ -362,7 +363,7 @@ class AttributeBagging(_BasePartitioner):
                     vals = [ev.score_subset(c) for c in subsets]
                 scores[s] = float(np.mean(vals))
                 _report(progress, (s + 1) / len(sizes),
-                        f"attribute bagging: size {m} scored")
+                        Message(N_("attribute bagging: size {size} scored"), size=int(m)))
         best = int(np.argmax(scores))
         m = int(sizes[best])
         views = [rng.choice(d, size=m, replace=False) for _ in range(self.n_views)]
@@ -538,7 +539,7 @@ class GeneticViews(_BasePartitioner):
                 keep = np.argsort(-allfit, kind="stable")[:P]
                 pop, fit = allpop[keep], allfit[keep]
                 history.append((fit.max(), fit.mean()))
-                _report(progress, (g + 1) / total, f"GA: generation {g + 1}")
+                _report(progress, (g + 1) / total, Message(N_("GA: generation {generation}"), generation=g + 1))
 
         order = np.argsort(-fit, kind="stable")
         pop, fit = pop[order], fit[order]

@@ -14,6 +14,7 @@ from typing import Callable, Sequence
 from mvlab.core import resources
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.datasets.reader import read_multiview_csv
+from mvlab.i18n import N_
 
 __all__ = ["DatasetInfo", "list_datasets", "dataset_info", "load_dataset", "SAMPLE_DATA_DIR"]
 
@@ -55,119 +56,119 @@ _REGISTRY: dict[str, tuple[DatasetInfo, Callable[[str, str], MultiViewDataset]]]
     info.name: (info, loader)
     for info, loader in [
         (
-            DatasetInfo("mfeat", "UCI Multiple Features (handwritten digits)",
-                        "2000 handwritten digits 0-9 described by six feature sets: Fourier coefficients (fou), "
+            DatasetInfo("mfeat", N_("UCI Multiple Features (handwritten digits)"),
+                        N_("2000 handwritten digits 0-9 described by six feature sets: Fourier coefficients (fou), "
                         "profile correlations (fac), Karhunen-Loeve coefficients (kar), pixel averages (pix), "
-                        "Zernike moments (zer) and morphological features (mor).", 2000, 649, 6, 10),
+                        "Zernike moments (zer) and morphological features (mor)."), 2000, 649, 6, 10),
             _bundled("mfeat.csv.gz"),
         ),
         (
-            DatasetInfo("htad", "HTAD home tasks (audio + wrist accelerometer)",
-                        "1386 windows of 7 home tasks (brushing teeth, eating chips, mopping, sweeping, typing, "
+            DatasetInfo("htad", N_("HTAD home tasks (audio + wrist accelerometer)"),
+                        N_("1386 windows of 7 home tasks (brushing teeth, eating chips, mopping, sweeping, typing, "
                         "washing hands, watching TV) seen by two sensors: 36 MFCC features of the sound (audio) "
-                        "and 16 features of a wrist accelerometer (accelerometer).", 1386, 52, 2, 7),
+                        "and 16 features of a wrist accelerometer (accelerometer)."), 1386, 52, 2, 7),
             _bundled("htad.csv.gz"),
         ),
         (
-            DatasetInfo("segment", "UCI Image Segmentation (shape + colour)",
-                        "2310 3x3 pixel regions of 7 outdoor images, labelled brickface, cement, foliage, grass, "
+            DatasetInfo("segment", N_("UCI Image Segmentation (shape + colour)"),
+                        N_("2310 3x3 pixel regions of 7 outdoor images, labelled brickface, cement, foliage, grass, "
                         "path, sky or window; 9 shape and texture features (position, line densities, edge "
-                        "contrasts) and 10 colour features (RGB means, excess colours, HSV).", 2310, 19, 2, 7),
+                        "contrasts) and 10 colour features (RGB means, excess colours, HSV)."), 2310, 19, 2, 7),
             _bundled("segment.csv.gz"),
         ),
         (
-            DatasetInfo("cell-segmentation", "Cell body segmentation (4 fluorescence channels)",
-                        "2019 cells from a high-content screen, imaged in four fluorescence channels (ch1-ch4: one "
+            DatasetInfo("cell-segmentation", N_("Cell body segmentation (4 fluorescence channels)"),
+                        N_("2019 cells from a high-content screen, imaged in four fluorescence channels (ch1-ch4: one "
                         "view per channel, ch1 also holding the shape of the segmented cell) plus their position "
                         "in the image; label = whether the image analysis segmented the cell body poorly (PS) "
-                        "or well (WS).", 2019, 58, 5, 2),
+                        "or well (WS)."), 2019, 58, 5, 2),
             _bundled("cell-segmentation.csv.gz"),
         ),
         (
-            DatasetInfo("nutrimouse", "Nutrimouse (genotype)",
-                        "40 mice: expression of 120 liver genes and 21 hepatic fatty acids; label = genotype "
-                        "(wild type or PPAR-alpha deficient).", 40, 141, 2, 2),
+            DatasetInfo("nutrimouse", N_("Nutrimouse (genotype)"),
+                        N_("40 mice: expression of 120 liver genes and 21 hepatic fatty acids; label = genotype "
+                        "(wild type or PPAR-alpha deficient)."), 40, 141, 2, 2),
             _bundled("nutrimouse.csv.gz", label_column="genotype", drop=("diet",)),
         ),
         (
-            DatasetInfo("nutrimouse-diet", "Nutrimouse (diet)",
-                        "The same 40 mice, labelled by one of 5 diets.", 40, 141, 2, 5),
+            DatasetInfo("nutrimouse-diet", N_("Nutrimouse (diet)"),
+                        N_("The same 40 mice, labelled by one of 5 diets."), 40, 141, 2, 5),
             _bundled("nutrimouse.csv.gz", label_column="diet", drop=("genotype",)),
         ),
         (
-            DatasetInfo("breast-cancer", "Breast cancer Wisconsin (diagnostic)",
-                        "569 tumours, 10 cell-nucleus measurements summarised three ways: mean, standard "
-                        "error (se) and worst value; label = malignant or benign.", 569, 30, 3, 2),
+            DatasetInfo("breast-cancer", N_("Breast cancer Wisconsin (diagnostic)"),
+                        N_("569 tumours, 10 cell-nucleus measurements summarised three ways: mean, standard "
+                        "error (se) and worst value; label = malignant or benign."), 569, 30, 3, 2),
             _bundled("breast-cancer.csv.gz"),
         ),
         (
-            DatasetInfo("digits", "Digits 8x8 (image quadrants)",
-                        "1797 8x8 images of handwritten digits; the four 4x4 quadrants of the image are the "
+            DatasetInfo("digits", N_("Digits 8x8 (image quadrants)"),
+                        N_("1797 8x8 images of handwritten digits; the four 4x4 quadrants of the image are the "
                         "views (top-left, top-right, bottom-left, bottom-right); the image shape is kept for "
-                        "multi-grained scanning.", 1797, 64, 4, 10),
+                        "multi-grained scanning."), 1797, 64, 4, 10),
             _bundled("digits.csv.gz", image_shape=(8, 8)),
         ),
         # The single-view datasets of the papers' own experiments (one view each: the Siamese deep forest,
         # OFSP and a single forest's dissimilarity apply; view combination needs two views or more).
         (
-            DatasetInfo("ecoli", "UCI Ecoli (protein localisation sites)",
-                        "336 E. coli proteins, 7 measurements from their amino-acid sequence (signal-sequence "
+            DatasetInfo("ecoli", N_("UCI Ecoli (protein localisation sites)"),
+                        N_("336 E. coli proteins, 7 measurements from their amino-acid sequence (signal-sequence "
                         "scores, lipoprotein and charge signals, membrane-spanning scores); label = one of 8 "
                         "localisation sites (cp 143 ... imL 2, imS 2). A dataset of the Siamese deep forest "
-                        "paper (its Table 2 counts the sequence name as an 8th attribute).", 336, 7, 1, 8),
+                        "paper (its Table 2 counts the sequence name as an 8th attribute)."), 336, 7, 1, 8),
             _bundled("ecoli.csv.gz"),
         ),
         (
-            DatasetInfo("yeast", "UCI Yeast (protein localisation sites)",
-                        "1484 yeast proteins, 8 sequence-derived measurements; label = one of 10 localisation "
-                        "sites (CYT 463 ... ERL 5). A dataset of the Siamese deep forest paper.", 1484, 8, 1, 10),
+            DatasetInfo("yeast", N_("UCI Yeast (protein localisation sites)"),
+                        N_("1484 yeast proteins, 8 sequence-derived measurements; label = one of 10 localisation "
+                        "sites (CYT 463 ... ERL 5). A dataset of the Siamese deep forest paper."), 1484, 8, 1, 10),
             _bundled("yeast.csv.gz"),
         ),
         (
-            DatasetInfo("ionosphere", "UCI Ionosphere (radar returns)",
-                        "351 radar returns from the ionosphere, 34 attributes (17 complex pulse numbers); "
+            DatasetInfo("ionosphere", N_("UCI Ionosphere (radar returns)"),
+                        N_("351 radar returns from the ionosphere, 34 attributes (17 complex pulse numbers); "
                         "label = good (225: evidence of structure) or bad (126). A dataset of the Siamese deep "
-                        "forest paper; all 34 attributes, as in UCI.", 351, 34, 1, 2),
+                        "forest paper; all 34 attributes, as in UCI."), 351, 34, 1, 2),
             _bundled("ionosphere.csv.gz"),
         ),
         (
-            DatasetInfo("mammographic", "UCI Mammographic masses (no missing values)",
-                        "830 mammographic masses: BI-RADS assessment, age, shape, margin, density; label = "
+            DatasetInfo("mammographic", N_("UCI Mammographic masses (no missing values)"),
+                        N_("830 mammographic masses: BI-RADS assessment, age, shape, margin, density; label = "
                         "benign (427) or malignant (403). UCI has 961 masses; the 131 with a missing value are "
-                        "left out (the Siamese deep forest paper does not say what it did with them).",
+                        "left out (the Siamese deep forest paper does not say what it did with them)."),
                         830, 5, 1, 2),
             _bundled("mammographic.csv.gz"),
         ),
         (
-            DatasetInfo("haberman", "UCI Haberman's survival",
-                        "306 patients operated on for breast cancer: age, year of operation, number of positive "
+            DatasetInfo("haberman", N_("UCI Haberman's survival"),
+                        N_("306 patients operated on for breast cancer: age, year of operation, number of positive "
                         "axillary nodes; label = survived 5 years or longer (225) or died within 5 years (81). "
-                        "A dataset of the Siamese deep forest paper.", 306, 3, 1, 2),
+                        "A dataset of the Siamese deep forest paper."), 306, 3, 1, 2),
             _bundled("haberman.csv.gz"),
         ),
         (
-            DatasetInfo("golub-3051", "Golub leukemia, ALL/AML (3,051 filtered genes)",
-                        "The 38 training samples of Golub et al. 1999 (27 ALL, 11 AML) on 3,051 genes: the "
+            DatasetInfo("golub-3051", N_("Golub leukemia, ALL/AML (3,051 filtered genes)"),
+                        N_("The 38 training samples of Golub et al. 1999 (27 ALL, 11 AML) on 3,051 genes: the "
                         "filtered, log-transformed and standardised matrix of Bioconductor's multtest, NOT the "
                         "7,129 raw genes of the OFSP paper's All-AML leukemia row (same samples, fewer genes, "
-                        "other scale).", 38, 3051, 1, 2),
+                        "other scale)."), 38, 3051, 1, 2),
             _bundled("golub-3051.csv.gz"),
         ),
         (
-            DatasetInfo("ilpd", "UCI Indian Liver Patient (ILPD, no missing values)",
-                        "579 patients from north-east Andhra Pradesh: age, gender (1 female, 2 male), total and "
+            DatasetInfo("ilpd", N_("UCI Indian Liver Patient (ILPD, no missing values)"),
+                        N_("579 patients from north-east Andhra Pradesh: age, gender (1 female, 2 male), total and "
                         "direct bilirubin, alkaline phosphotase, two aminotransferases, total proteins, albumin "
                         "and the albumin/globulin ratio; label = liver patient (414) or not (165). UCI has 583; "
                         "the 4 without an albumin/globulin ratio are left out (the Siamese deep forest paper's "
-                        "Table 2 says 583 and does not say what it did with them).", 579, 10, 1, 2),
+                        "Table 2 says 583 and does not say what it did with them)."), 579, 10, 1, 2),
             _bundled("ilpd.csv.gz"),
         ),
         (
-            DatasetInfo("mnist-5000", "MNIST handwritten digits (a 5,000-digit subset)",
-                        "5,000 of MNIST's 70,000 28x28 grey-level images of handwritten digits, 500 of each "
+            DatasetInfo("mnist-5000", N_("MNIST handwritten digits (a 5,000-digit subset)"),
+                        N_("5,000 of MNIST's 70,000 28x28 grey-level images of handwritten digits, 500 of each "
                         "digit; the image shape is kept for multi-grained scanning. The Siamese deep forest "
                         "paper's Table 10 draws its pairs from all of MNIST: this is a subset of the paper's "
-                        "data, not the whole of it.", 5000, 784, 1, 10),
+                        "data, not the whole of it."), 5000, 784, 1, 10),
             _bundled("mnist-5000.csv.gz", image_shape=(28, 28)),
         ),
     ]

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from mvlab.core.views import Views, check_views, views_to_Xs
+from mvlab.i18n import gettext, ngettext
 
 __all__ = ["MultiViewDataset", "ORIGINS"]
 
@@ -158,7 +159,7 @@ class MultiViewDataset:
         object.__setattr__(self, "views", Views(checked))
         object.__setattr__(self, "informative", informative)
         object.__setattr__(self, "image_shape", image_shape)
-        object.__setattr__(self, "description", str(description))
+        object.__setattr__(self, "description", description if isinstance(description, str) else str(description))
         if origin not in ORIGINS:
             raise ValueError(f"{name}: origin must be one of {ORIGINS}, got {origin!r}.")
         object.__setattr__(self, "origin", origin)
@@ -250,34 +251,36 @@ class MultiViewDataset:
         """What in these data will make some methods weak or fail, in words (empty when nothing):
         constant features and views, single-feature views, a single view, classes too small to
         split, more classes than a few instances each.  Computed once (the dataset is immutable; every page
-        run asks, and a pass over every view's columns is long at 100,000 rows)."""
+        run asks, and a pass over every view's columns is long at 100,000 rows); said in the reader's language at
+        every call (:mod:`mvlab.i18n`: the data may be shared by sessions of several languages)."""
         cached = getattr(self, "_weaknesses", None)
         if cached is None:
-            cached = tuple(self._find_weaknesses())
+            cached = tuple(self._weakness_kinds())
             object.__setattr__(self, "_weaknesses", cached)
-        return list(cached)
+        return [_weakness_words(kind, values) for kind, values in cached]
 
     def _find_weaknesses(self) -> list[str]:
+        """:meth:`weaknesses` found anew (not the ones kept), in words."""
+        return [_weakness_words(kind, values) for kind, values in self._weakness_kinds()]
+
+    def _weakness_kinds(self) -> list[tuple[str, dict]]:
+        """The weaknesses as ``(kind, values)`` (:func:`_weakness_words` says them)."""
         out = []
         counts = np.bincount(self.y, minlength=self.n_classes)
         if self.n_views == 1:
-            out.append("There is a single view: a forest's dissimilarity, view construction (OFSP) and the Siamese "
-                       "deep forest apply as they are, but combining views has nothing to combine (the view weights "
-                       "are all 1, and dynamic view selection reduces to one forest).")
+            out.append(("single view", {}))
         for name, idx in self.views.items():
             block = self.X[:, idx]
             constant = int(np.sum(np.ptp(block, axis=0) == 0))
             if constant == len(idx):
-                out.append(f"View {name!r} is constant: its forest cannot split, so it carries no information.")
+                out.append(("constant view", {"view": repr(name)}))
             elif constant:
-                out.append(f"View {name!r} has {constant} constant feature(s) of {len(idx)}; they are never used.")
+                out.append(("constant features", {"view": repr(name), "constant": constant, "features": len(idx)}))
             if len(idx) == 1:
-                out.append(f"View {name!r} has a single feature: every tree of its forest splits on it alone.")
+                out.append(("single feature", {"view": repr(name)}))
         if counts.min() < 5:
-            small = int(np.sum(counts < 5))
-            out.append(f"{small} of {self.n_classes} classes have fewer than 5 instances (the smallest has "
-                       f"{int(counts.min())}): cross-validation folds and pair draws need more per class, and "
-                       "results on them are noisy.")
+            out.append(("small classes", {"small": int(np.sum(counts < 5)), "classes": self.n_classes,
+                                          "smallest": int(counts.min())}))
         return out
 
     def standardised_rows(self, rows) -> np.ndarray:
@@ -356,6 +359,29 @@ class MultiViewDataset:
         frame = pd.DataFrame(self.X, columns=columns)
         frame.insert(0, label_column, self.labels)
         return frame.to_csv(index=False)
+
+
+def _weakness_words(kind: str, values: dict) -> str:
+    """A weakness of :meth:`MultiViewDataset.weaknesses` in words, in the language of the person being served."""
+    if kind == "single view":
+        return gettext("There is a single view: a forest's dissimilarity, view construction (OFSP) and the Siamese "
+                       "deep forest apply as they are, but combining views has nothing to combine (the view weights "
+                       "are all 1, and dynamic view selection reduces to one forest).")
+    if kind == "constant view":
+        return gettext("View {view} is constant: its forest cannot split, so it carries no information.").format(
+            **values)
+    if kind == "constant features":
+        return ngettext("View {view} has {constant} constant feature(s) of {features}; they are never used.",
+                        "View {view} has {constant} constant feature(s) of {features}; they are never used.",
+                        values["constant"]).format(**values)
+    if kind == "single feature":
+        return gettext("View {view} has a single feature: every tree of its forest splits on it alone.").format(
+            **values)
+    return ngettext("{small} of {classes} classes have fewer than 5 instances (the smallest has {smallest}): "
+                    "cross-validation folds and pair draws need more per class, and results on them are noisy.",
+                    "{small} of {classes} classes have fewer than 5 instances (the smallest has {smallest}): "
+                    "cross-validation folds and pair draws need more per class, and results on them are noisy.",
+                    values["small"]).format(**values)
 
 
 def _rebuild_dataset(X, labels, views, name, feature_names, classes, informative, image_shape, description,

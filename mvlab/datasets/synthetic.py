@@ -11,6 +11,7 @@ from sklearn.datasets import make_classification
 from sklearn.utils import check_random_state
 
 from mvlab.datasets.container import MultiViewDataset
+from mvlab.i18n import N_, Message
 
 __all__ = ["make_multiview_classification", "make_madelon"]
 
@@ -122,15 +123,16 @@ def make_multiview_classification(
         names += [f"v{q + 1}.f{j}" for j in range(m)]
         start += m
     class_names = [f"c{c}" for c in range(n_classes)]
-    shows = "a random class" if noise == "random-class" else "pure noise"
+    shows = Message(N_("a random class") if noise == "random-class" else N_("pure noise"))
     if relevance == "iid":
-        description = (f"Synthetic (independent relevance): {n_views} views, {n_classes} classes; each view carries an "
-                       f"instance's class with probability {[round(float(v), 2) for v in p]}, "
-                       f"otherwise it shows {shows}.")
+        description = Message(N_("Synthetic (independent relevance): {views} views, {classes} classes; each view "
+                                 "carries an instance's class with probability {p}, otherwise it shows {shows}."),
+                              views=n_views, classes=n_classes, p=[round(float(v), 2) for v in p], shows=shows)
     else:
-        description = (f"Synthetic (region-structured relevance): {n_views} views, {n_classes} classes; every instance "
-                       f"lies in one of {n_views} latent regions, visible in every view; view q carries the class only "
-                       f"in region q and shows {shows} elsewhere.")
+        description = Message(N_("Synthetic (region-structured relevance): {views} views, {classes} classes; every "
+                                 "instance lies in one of {views} latent regions, visible in every view; view q "
+                                 "carries the class only in region q and shows {shows} elsewhere."),
+                              views=n_views, classes=n_classes, shows=shows)
     return MultiViewDataset(
         np.hstack(blocks),
         np.asarray(class_names)[y],
@@ -185,5 +187,6 @@ def make_madelon(n_samples: int = 200, *, n_features: int = 500, n_informative: 
     return MultiViewDataset(
         X, y, views, name=f"madelon-like ({n_samples}, seed {random_state})", feature_names=list(names),
         origin="synthetic",
-        description=f"make_classification: {n_features} features, {n_informative} informative, "
-                    f"{n_redundant} redundant, {n_clusters_per_class} clusters per class.")
+        description=Message(N_("make_classification: {features} features, {informative} informative, {redundant} "
+                               "redundant, {clusters} clusters per class."), features=n_features,
+                            informative=n_informative, redundant=n_redundant, clusters=n_clusters_per_class))

@@ -36,6 +36,7 @@ from mvlab.experiments.large_maps import SAMPLE_ROWS, candidate_maps, sample_mat
 from mvlab.experiments.protocols import RepeatedHoldout
 from mvlab.experiments.runner import Family, Preset
 from mvlab.forest.measures import measure_spec, resolve_measure
+from mvlab.i18n import N_, Message, format_number, gettext, to_wire
 from mvlab.rfd.baselines import BASELINE_TITLES, BASELINES, late_fusion_proba, make_view_stacking
 from mvlab.rfd.classifier import COMBINATION_TITLES, COMBINATIONS, RFDClassifier, StaticCombiner
 from mvlab.rfd.dvs import DVSCombiner
@@ -48,7 +49,7 @@ from mvlab.rfd.view_rows import ViewRows
 from mvlab.rfd.weights import STATIC_COMBINATIONS
 
 __all__ = ["CombinationComparison", "compare_combinations", "DISSIMILARITY", "COMPARISON_METHODS", "METHOD_TITLES",
-           "DVS_VARIANTS", "DVS_METHODS", "SAMPLE_ROWS"]
+           "method_title", "DVS_VARIANTS", "DVS_METHODS", "SAMPLE_ROWS"]
 
 NEIGHBOURHOOD = 40
 """Training instances drawn around one test instance: its region of competence and what lies just beyond."""
@@ -64,10 +65,18 @@ DVS_METHODS = ("dvs",) + tuple(DVS_VARIANTS)
 COMPARISON_METHODS = tuple(COMBINATIONS) + tuple(DVS_VARIANTS) + BASELINES
 """Every method a comparison of view combinations can hold: the paper's combinations, the DVS
 variants and the baselines a user would pick instead (:mod:`mvlab.rfd.baselines`)."""
+BASELINE_TITLE = N_("baseline: {title}")
 METHOD_TITLES = {**COMBINATION_TITLES,
-                 "dvs-soft": "DVS, soft competence",
-                 "dvs-soft-shared": "DVS, soft competence, shared region",
-                 **{b: f"baseline: {t}" for b, t in BASELINE_TITLES.items()}}
+                 "dvs-soft": N_("DVS, soft competence"),
+                 "dvs-soft-shared": N_("DVS, soft competence, shared region"),
+                 **{b: BASELINE_TITLE.format(title=t) for b, t in BASELINE_TITLES.items()}}
+
+
+def method_title(name: str) -> str:
+    """The title of the method ``name`` (:data:`METHOD_TITLES`) in the reader's language."""
+    if name in BASELINE_TITLES:
+        return gettext(BASELINE_TITLE).format(title=gettext(BASELINE_TITLES[name]))
+    return gettext(METHOD_TITLES.get(name, name))
 
 
 @dataclass
@@ -145,10 +154,12 @@ class CombinationComparison:
 
     @property
     def sample_note(self) -> str:
-        """What the kept matrices cover, in words ("" when they cover every training row)."""
+        """What the kept matrices cover, in words ("" when they cover every training row), in the reader's language
+        (said when read, from the stored rows)."""
         if not self.sampled:
             return ""
-        return f"a class-stratified sample of {len(self.sample):,} of the {len(self.train_index):,} training rows"
+        return gettext("a class-stratified sample of {sample} of the {rows} training rows").format(
+            sample=format_number(len(self.sample)), rows=format_number(len(self.train_index)))
 
     @property
     def explanation(self) -> DVSExplanation | None:
@@ -306,7 +317,7 @@ class CombinationComparison:
             arrays["informative_test"] = self.informative_test
         if self.sample is not None:
             arrays["sample"] = self.sample
-        meta["prototype_note"] = self.prototype_note
+        meta["prototype_note"] = to_wire(self.prototype_note)
         meta["maps"] = sorted(self.maps)
         for code, (train_xy, test_xy, explained) in self.maps.items():
             arrays.update({f"map[{code}].train": train_xy, f"map[{code}].test": test_xy,
@@ -333,7 +344,7 @@ class CombinationComparison:
                 {k[len(f"explanation[{name}]."):]: v for k, v in z.items() if k.startswith(f"explanation[{name}].")},
                 m) for name, m in meta.get("explanations", {}).items()},
             oracle_accuracy=meta.get("oracle_accuracy"), informative_test=z.get("informative_test"),
-            sample=z.get("sample"), prototype_note=meta.get("prototype_note", ""),
+            sample=z.get("sample"), prototype_note=Message.from_wire(meta.get("prototype_note", "")),
             maps={code: (z[f"map[{code}].train"], z[f"map[{code}].test"], z[f"map[{code}].explained"])
                   for code in meta.get("maps", [])},
         )
@@ -482,8 +493,9 @@ def compare_combinations(
     def offer(scores: _MethodScores) -> None:
         if partial_results and not blocked and len(train_index) <= PARTIAL_MAX_ROWS \
                 and len(scores.accuracy) < len(combinations):
-            report_partial(progress, lambda: comparison(scores), f"{len(scores.accuracy)} of {len(combinations)} "
-                                                                 f"methods ({', '.join(scores.accuracy)})")
+            report_partial(progress, lambda: comparison(scores),
+                           Message(N_("{done} of {total} methods ({methods})"), done=len(scores.accuracy),
+                                   total=len(combinations), methods=", ".join(scores.accuracy)))
 
     scores = _score_methods(combinations, shared, y_test, progress, offer)
     seconds.update(scores.seconds)
@@ -500,7 +512,7 @@ def compare_combinations(
             maps = candidate_maps(scores.pool, test_D, sample)
         seconds["sample and maps"] = time.perf_counter() - t
     if progress is not None:
-        progress(1.0, "done")
+        progress(1.0, Message(N_("done")))
     return comparison(scores, oracle, informative_test, sample, train_D, maps)
 
 
@@ -738,7 +750,7 @@ def _evaluate(ds, split, params, n_jobs, keep, progress=None):
 
 DISSIMILARITY = Family(
     name="dissimilarity",
-    title="Random-forest dissimilarities (Bernard et al. 2020)",
+    title=N_("Random-forest dissimilarities (Bernard et al. 2020)"),
     methods=COMPARISON_METHODS,
     method_titles=METHOD_TITLES,
     baseline="average",

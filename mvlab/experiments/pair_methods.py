@@ -10,6 +10,7 @@ import numpy as np
 from mvlab.core.forest_fit import fit_forest
 from mvlab.experiments.protocols import RepeatedPairDraws
 from mvlab.experiments.runner import Family, Preset, run_protocol
+from mvlab.i18n import N_, Message
 from mvlab.siamese.forest import SiameseDeepForest
 from mvlab.siamese.pairs import pair_features
 
@@ -17,8 +18,10 @@ __all__ = ["PAIR_METHODS", "PAIRS", "evaluate_pair_split", "compare_pair_methods
 
 
 PAIR_METHODS = ("rf", "bagging", "gcforest", "sdf")
-PAIR_METHOD_TITLES = {"rf": "random forest on concatenated pairs", "bagging": "bagged trees on concatenated pairs",
-                      "gcforest": "gcForest (uniform tree weights)", "sdf": "Siamese deep forest (QP tree weights)"}
+PAIR_METHOD_TITLES = {"rf": N_("random forest on concatenated pairs"),
+                      "bagging": N_("bagged trees on concatenated pairs"),
+                      "gcforest": N_("gcForest (uniform tree weights)"),
+                      "sdf": N_("Siamese deep forest (QP tree weights)")}
 
 
 def _check_pair_methods(methods) -> None:
@@ -81,7 +84,7 @@ def evaluate_pair_split(X, split, *, methods=PAIR_METHODS, n_estimators=100, lam
                          n_test_pairs=len(split.y_test), n_estimators=n_estimators, n_levels=n_levels,
                          lam_median=lam_median, fit_seconds=time.perf_counter() - t0))
     if progress is not None:
-        progress(1.0, "done")
+        progress(1.0, Message(N_("done")))
     return rows
 
 
@@ -191,7 +194,7 @@ def _evaluate(ds, split, params, n_jobs, keep, progress=None):
 
 PAIRS = Family(
     name="pairs",
-    title="Pairs: RF, bagging, gcForest, SDF (Utkin & Ryabinin 2018)",
+    title=N_("Pairs: RF, bagging, gcForest, SDF (Utkin & Ryabinin 2018)"),
     methods=PAIR_METHODS,
     method_titles=PAIR_METHOD_TITLES,
     baseline="gcforest",

@@ -20,6 +20,7 @@ from mvlab.core.progress import ProgressCallback, scaled
 from mvlab.core.progress import report as _report
 from mvlab.core.serialize import pack, unpack
 from mvlab.forest.dissimilarity import ForestDissimilarity
+from mvlab.i18n import N_, Message
 from mvlab.rfd.weights import knn_loo_accuracy
 
 __all__ = ["WALK_MEASURES", "ProximityWalk", "proximity_walk"]
@@ -143,7 +144,8 @@ def proximity_walk(X, y, *, view, view_name: str, classes, n_samples: int = 300,
         dissimilarities[measure] = fd.train_dissimilarity_
         if leaves is None:
             leaves, oob = fd.leaves_, fd.oob_accuracy_
-        _report(progress, (q + 1) / len(WALK_MEASURES), f"{measure} dissimilarity ready")
+        _report(progress, (q + 1) / len(WALK_MEASURES),
+                Message(N_("{measure} dissimilarity ready"), measure=measure))
     accuracy = {m: knn_loo_accuracy(D, yv, k) for m, D in dissimilarities.items()}
     settings = {"view": view_name, "n_samples": n_samples, "n_estimators": n_estimators, "k": k,
                 "random_state": random_state}

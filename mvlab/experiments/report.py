@@ -23,6 +23,7 @@ import pandas as pd
 
 import mvlab.stats as stats
 from mvlab.experiments.runner import summarize, with_param_columns
+from mvlab.i18n import DEFAULT, N_, current_language, format_list, format_number, gettext, ngettext
 from mvlab.rfd.baselines import BASELINE_TITLES, BASELINES
 
 __all__ = ["ComparisonReport", "build_report", "family_reports", "markdown", "format_critical",
@@ -34,6 +35,19 @@ SIGN_TEST_ALPHAS = (0.05, 0.10)
 
 def _level(alpha: float) -> str:
     return f"α = {alpha:.2f}"
+
+
+def _shown_level(alpha: float) -> str:
+    """:func:`_level` as the reader writes numbers (α = 0,05 in German)."""
+    return f"α = {format_number(alpha, 2)}"
+
+
+NOT_SIGNIFICANT = N_("not significant")
+SIGNIFICANTLY = {"better": N_("significantly better ({level})"), "worse": N_("significantly worse ({level})")}
+"""The sign test's verdicts (:func:`_sign_row`), in English in the tables and the text; the Benchmark page shows them
+in the reader's language (:meth:`ComparisonReport.sign_table`)."""
+CRITICAL = N_("critical ({level})")
+"""The name of a column of critical numbers of the sign test."""
 
 
 def format_critical(value: float) -> str:
@@ -99,11 +113,15 @@ class ComparisonReport:
         run), in words, or None when none is."""
         if not self.left_out:
             return None
-        named = "; ".join(f"{d} (no result for {', '.join(map(str, m))})" for d, m in self.left_out.items())
+        each = gettext("{dataset} (no result for {methods})")
+        named = "; ".join(each.format(dataset=d, methods=", ".join(map(str, m))) for d, m in self.left_out.items())
         kept = len(self.means)
-        return (f"The ranks and tests compare the methods on the datasets where every one of them has a result: "
-                f"{kept} dataset{'s' if kept != 1 else ''}. Left out: {named}. Their means are in the table; run the "
-                f"missing methods on them to include them.")
+        return ngettext("The ranks and tests compare the methods on the datasets where every one of them has a result: "
+                        "{kept} dataset. Left out: {named}. Their means are in the table; run the missing methods on "
+                        "them to include them.",
+                        "The ranks and tests compare the methods on the datasets where every one of them has a result: "
+                        "{kept} datasets. Left out: {named}. Their means are in the table; run the missing methods on "
+                        "them to include them.", kept).format(kept=kept, named=named)
 
     def mean_std_table(self) -> pd.DataFrame:
         """datasets x methods of "mean ± std" strings."""
@@ -124,16 +142,25 @@ class ComparisonReport:
                     break
         if not odd:
             return None
-        return (f"Demšar's critical numbers are a normal approximation; for {', '.join(odd)} the exact binomial p "
-                f"does not agree with the verdict at every level. With few datasets the exact p is the safer guide.")
+        return gettext("Demšar's critical numbers are a normal approximation; for {methods} the exact binomial p does "
+                       "not agree with the verdict at every level. With few datasets the exact p is the safer guide."
+                       ).format(methods=", ".join(odd))
 
     def sign_table(self) -> pd.DataFrame:
-        """``sign_tests`` for display: the critical numbers as text (:func:`format_critical`)."""
+        """``sign_tests`` for display: the critical numbers as text (:func:`format_critical`), the verdicts and the
+        critical numbers' column names in the reader's language (the other columns are named in English, as the
+        library writes them: :func:`mvlab.ui.tables.translated` says them)."""
         shown = self.sign_tests.copy()
+        words = {NOT_SIGNIFICANT: gettext(NOT_SIGNIFICANT)}
+        names = {}
         for alpha in SIGN_TEST_ALPHAS:
-            col = f"critical ({_level(alpha)})"
+            col = CRITICAL.format(level=_level(alpha))
             shown[col] = [format_critical(v) for v in shown[col]]
-        return shown
+            names[col] = gettext(CRITICAL).format(level=_shown_level(alpha))
+            for message in SIGNIFICANTLY.values():
+                words[message.format(level=_level(alpha))] = gettext(message).format(level=_shown_level(alpha))
+        shown["verdict"] = [words.get(v, v) for v in shown["verdict"]]
+        return shown.rename(columns=names)
 
     def to_text(self) -> str:
         """The report as plain text: the mean ± std table, then, when computed, the average ranks, the sign
@@ -169,15 +196,15 @@ class ComparisonReport:
 def _sign_row(a: np.ndarray, b: np.ndarray) -> dict:
     """One method against the baseline: counts, the rule's numbers, the verdict and the exact p."""
     res = {alpha: stats.sign_test(a, b, alpha=alpha) for alpha in SIGN_TEST_ALPHAS}
-    verdict = "not significant"
+    verdict = NOT_SIGNIFICANT
     for alpha in SIGN_TEST_ALPHAS:  # the strictest level reached
         if res[alpha].a_significantly_better or res[alpha].b_significantly_better:
             side = "better" if res[alpha].a_significantly_better else "worse"
-            verdict = f"significantly {side} ({_level(alpha)})"
+            verdict = SIGNIFICANTLY[side].format(level=_level(alpha))
             break
     r = res[SIGN_TEST_ALPHAS[0]]
-    row = {"wins": r.wins, "ties": r.ties, "losses": r.losses, "wins + ties/2": r.wins_split}
-    row.update({f"critical ({_level(alpha)})": res[alpha].critical_value for alpha in SIGN_TEST_ALPHAS})
+    row = {"wins": r.wins, "ties": r.ties, "losses": r.losses, N_("wins + ties/2"): r.wins_split}
+    row.update({CRITICAL.format(level=_level(alpha)): res[alpha].critical_value for alpha in SIGN_TEST_ALPHAS})
     row.update({"verdict": verdict, "exact binomial p": r.p_value})
     return row
 
@@ -237,12 +264,37 @@ PLAIN_BASELINES = {"dissimilarity": BASELINES}
 forest on all features, a soft vote of the view forests, stacking); the family's other methods are "the papers'"
 (for the dissimilarity family Bernard et al.'s five combinations and mvlab's two DVS variants of the same pool)."""
 
-BASELINE_RULE = ("On each dataset the best of the papers' methods (highest mean over the splits) is set against the "
+BASELINE_RULE = N_("On each dataset the best of the papers' methods (highest mean over the splits) is set against the "
                  "best plain baseline in the batch. The papers' methods **lose** there when the baseline's mean is "
                  "higher by more than one pooled standard deviation, √((s₁² + s₂²)/2) of the two methods' accuracies "
                  "over the splits; they **win** when it is lower by more than that; they are **level** otherwise, "
                  "equal means included. Without a spread (one split) any difference counts.")
-"""The rule behind the words *loses*, *level* and *wins* of :func:`baseline_check`, shown beside them."""
+"""The rule behind the words *loses*, *level* and *wins* of :func:`baseline_check`, shown beside them (in English:
+``gettext(BASELINE_RULE)`` says it in the reader's language)."""
+
+BASELINE_VERDICTS = {
+    # Translators: a cell of the column "the papers' methods": they lose to the best plain baseline on a dataset.
+    # Write only the verdict, without "verdict:".
+    "loses": N_("verdict: loses"),
+    # Translators: a cell of the column "the papers' methods": they are level with the best plain baseline (neither
+    # ahead nor behind) on a dataset. Write only the verdict, without "verdict:".
+    "level": N_("verdict: level"),
+    # Translators: a cell of the column "the papers' methods": they win against the best plain baseline on a
+    # dataset. Write only the verdict, without "verdict:".
+    "wins": N_("verdict: wins"),
+}
+"""The verdicts of :func:`baseline_check` as the Benchmark page shows them (:meth:`BaselineCheck.display_table`): a
+message of its own for each (``wins`` and ``level`` are also column names, with other translations), itself in
+English (``"loses"``) where the catalogue has no translation."""
+
+
+def _verdict_word(verdict: str) -> str:
+    """A verdict of :func:`baseline_check` in the reader's language (:data:`BASELINE_VERDICTS`)."""
+    message = BASELINE_VERDICTS.get(verdict)
+    if message is None:
+        return verdict
+    said = gettext(message)
+    return verdict if said == message else said
 
 
 @dataclass
@@ -273,13 +325,15 @@ class BaselineCheck:
         def cell(mean, std):
             return [f"{100 * m:.2f} ± {100 * s:.2f}" if np.isfinite(s) else f"{100 * m:.2f}" for m, s in zip(mean, std)]
 
-        return pd.DataFrame({"best of the papers' methods": r["papers_method"],
-                             "its accuracy (%)": cell(r["papers_mean"], r["papers_std"]),
-                             "best plain baseline": r["baseline_method"],
-                             "baseline's accuracy (%)": cell(r["baseline_mean"], r["baseline_std"]),
-                             "baseline ahead by (points)": [f"{g:+.2f}" for g in r["gap"]],
-                             "one pooled std (points)": [f"{m:.2f}" for m in r["margin"]],
-                             "the papers' methods": r["verdict"]}, index=r.index)
+        # the columns' names in English, as the library writes them (mvlab.ui.tables.translated says them); the
+        # verdicts in the reader's language
+        return pd.DataFrame({N_("best of the papers' methods"): r["papers_method"],
+                             N_("its accuracy (%)"): cell(r["papers_mean"], r["papers_std"]),
+                             N_("best plain baseline"): r["baseline_method"],
+                             N_("baseline's accuracy (%)"): cell(r["baseline_mean"], r["baseline_std"]),
+                             N_("baseline ahead by (points)"): [f"{g:+.2f}" for g in r["gap"]],
+                             N_("one pooled std (points)"): [f"{m:.2f}" for m in r["margin"]],
+                             N_("the papers' methods"): [_verdict_word(v) for v in r["verdict"]]}, index=r.index)
 
 
 def _best(summary: pd.DataFrame, methods) -> pd.DataFrame:
@@ -305,7 +359,9 @@ def _pooled_points(s1: float, s2: float) -> float:
 
 
 def _and(parts: list[str]) -> str:
-    """"a", "a and b", "a, b and c"."""
+    """"a", "a and b", "a, b and c"; in another language as it joins a list (:func:`mvlab.i18n.format_list`)."""
+    if current_language() != DEFAULT:
+        return format_list(parts)
     return " and ".join([", ".join(parts[:-1]), parts[-1]]) if len(parts) > 1 else "".join(parts)
 
 
@@ -314,34 +370,53 @@ def _sentence(rows: pd.DataFrame) -> str:
     n = len(rows)
 
     def where(r, apart=True):
-        gap = (f": {abs(r.gap):.2f} points " + ("behind" if r.gap > 0 else "ahead")) if apart and r.gap else ""
-        return (f"{r.Index} (their best, {r.papers_method}, {100 * r.papers_mean:.2f} % against "
-                f"{r.baseline_method}'s {100 * r.baseline_mean:.2f} %{gap})")
+        values = {"dataset": r.Index, "method": r.papers_method, "ours": format_number(100 * r.papers_mean, 2),
+                  "baseline": r.baseline_method, "theirs": format_number(100 * r.baseline_mean, 2),
+                  "points": format_number(abs(r.gap), 2)}
+        if apart and r.gap > 0:
+            message = gettext("{dataset} (their best, {method}, {ours} % against {baseline}'s {theirs} %: {points} "
+                              "points behind)")
+        elif apart and r.gap:
+            message = gettext("{dataset} (their best, {method}, {ours} % against {baseline}'s {theirs} %: {points} "
+                              "points ahead)")
+        else:
+            message = gettext("{dataset} (their best, {method}, {ours} % against {baseline}'s {theirs} %)")
+        return message.format(**values)
 
     said = {v: [where(r, v != "level") for r in rows.itertuples() if r.verdict == v]
             for v in ("loses", "level", "wins")}
-    of = f"{n} dataset{'s' if n != 1 else ''}"
-    out = [f"The papers' methods lose to a plain baseline on {len(said['loses'])} of {of}: {_and(said['loses'])}."
-           if said["loses"] else f"The papers' methods lose to a plain baseline on none of the {of}."]
-    for verdict, words in (("level", "They are level with it on"), ("wins", "They win on")):
-        out.append(f"{words} {len(said[verdict])}: {_and(said[verdict])}." if said[verdict] else f"{words} none.")
+    if said["loses"]:
+        first = ngettext("The papers' methods lose to a plain baseline on {lost} of {n} dataset: {where}.",
+                         "The papers' methods lose to a plain baseline on {lost} of {n} datasets: {where}.", n)
+    else:
+        first = ngettext("The papers' methods lose to a plain baseline on none of the {n} dataset.",
+                         "The papers' methods lose to a plain baseline on none of the {n} datasets.", n)
+    out = [first.format(lost=len(said["loses"]), n=n, where=_and(said["loses"]))]
+    out.append(gettext("They are level with it on {level}: {where}.").format(level=len(said["level"]),
+                                                                             where=_and(said["level"]))
+               if said["level"] else gettext("They are level with it on none."))
+    out.append(gettext("They win on {won}: {where}.").format(won=len(said["wins"]), where=_and(said["wins"]))
+               if said["wins"] else gettext("They win on none."))
     used = dict.fromkeys(rows["baseline_method"])
-    out.append("The plain baseline" + ("s: " if len(used) > 1 else ": ")
-               + "; ".join(f"{b}, {BASELINE_TITLES.get(b, b)}" for b in used) + ".")
+    named = "; ".join(f"{b}, {gettext(BASELINE_TITLES[b]) if b in BASELINE_TITLES else b}" for b in used)
+    out.append(ngettext("The plain baseline: {baselines}.", "The plain baselines: {baselines}.", len(used))
+               .format(baselines=named))
     return " ".join(out)
 
 
 def _missing_words(family_name: str, baselines, papers_present, baselines_present, one_sided) -> str | None:
     """What the batch lacks for the comparison, in words with what to tick; None when nothing."""
     if not baselines_present:
-        return (f"This batch has no plain baseline, so it cannot show where the papers' methods lose. Add "
-                f"{', '.join(baselines[:-1])} or {baselines[-1]} (concat is one random forest on all features) to the "
-                f"{family_name} methods compared and run the benchmark again.")
+        return gettext("This batch has no plain baseline, so it cannot show where the papers' methods lose. Add "
+                       "{methods} or {last} ({concat} is one random forest on all features) to the {family} methods "
+                       "compared and run the benchmark again.").format(
+            methods=", ".join(baselines[:-1]), last=baselines[-1], concat="concat", family=family_name)
     if not papers_present:
-        return "This batch has none of the papers' methods, only plain baselines: there is nothing to set against them."
+        return gettext("This batch has none of the papers' methods, only plain baselines: there is nothing to set "
+                       "against them.")
     if one_sided:
-        return (f"Left out: {', '.join(one_sided)} (the batch has the papers' methods or a plain baseline there, not "
-                "both).")
+        return gettext("Left out: {datasets} (the batch has the papers' methods or a plain baseline there, not "
+                       "both).").format(datasets=", ".join(one_sided))
     return None
 
 
@@ -379,6 +454,6 @@ def baseline_check(summary: pd.DataFrame, family) -> BaselineCheck | None:
     sentence = _sentence(rows) if len(rows) else ""
     flat = [str(d) for d in rows.index[rows["margin"] == 0]]
     if flat:
-        sentence += (f" On {_and(flat)} there is no spread over the splits (one split, or the same accuracy on each): "
-                     "any difference counts.")
+        sentence += " " + gettext("On {datasets} there is no spread over the splits (one split, or the same accuracy "
+                                  "on each): any difference counts.").format(datasets=_and(flat))
     return BaselineCheck(rows, sentence, missing, tuple(b for b in baselines if b in set(summary["method"])))

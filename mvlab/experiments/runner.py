@@ -48,6 +48,7 @@ from mvlab.core.progress import ProgressCallback, Stopped, report_partial, scale
 from mvlab.core.threads import call_on_threads
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.experiments.protocols import Split
+from mvlab.i18n import N_, Message
 
 __all__ = ["Family", "Preset", "ExperimentResult", "run_protocol", "summarize", "TABLE_COLUMNS"]
 
@@ -255,7 +256,8 @@ def run_protocol(
     n_total = len(splits)
     n_resumed = n_done = n_total - len(todo)
     if progress is not None and n_done:
-        progress(n_done / n_total, f"{n_done}/{n_total} splits read back from the results store")
+        progress(n_done / n_total, Message(N_("{done}/{total} splits read back from the results store"),
+                                           done=n_done, total=n_total))
     try:
         if n_jobs == 1:  # in this process: finer progress from inside each split
             results = (_run_split(family, dataset, s, params, inner_jobs, keep[(s.repetition, s.fold)],
@@ -277,9 +279,10 @@ def run_protocol(
                 if partial is not None and n_done < n_total:
                     report_partial(progress, lambda rows=rows: partial(ExperimentResult(
                         _tidy_table(rows, splits, dataset.name), None, time.perf_counter() - start, family.name,
-                        params, dict(kept), n_resumed)), f"{n_done} of {n_total} splits")
+                        params, dict(kept), n_resumed)),
+                        Message(N_("{done} of {total} splits"), done=n_done, total=n_total))
                 if progress is not None:
-                    progress(n_done / n_total, f"{n_done}/{n_total} splits done")
+                    progress(n_done / n_total, Message(N_("{done}/{total} splits done"), done=n_done, total=n_total))
     except BaseException as exc:
         if store is not None:  # a Stop (or Ctrl-C) is no failure: either way the splits done stay, for --resume
             stopped = isinstance(exc, (Stopped, KeyboardInterrupt))

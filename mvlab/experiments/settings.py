@@ -51,6 +51,7 @@ from mvlab.experiments.view_construction_sweep import (
 )
 from mvlab.forest.dissimilarity import ForestDissimilarity
 from mvlab.forest.measures import MEASURES, RFD, PathLength, measure_spec, resolve_measure
+from mvlab.i18n import N_, Message, format_list, format_number, gettext, ngettext
 from mvlab.rfd.baselines import BASELINES
 from mvlab.rfd.classifier import COMBINATIONS, RFDClassifier, StaticCombiner
 from mvlab.rfd.cost import estimate_cost
@@ -73,7 +74,15 @@ scikit-learn reads ``n_jobs=None``; outside the engine, one."""
 
 
 def _opt(default, options=None, range=None, help=""):
-    return field(default=default, metadata={"options": options, "range": range, "help": help})
+    return field(default=default, metadata={"options": options, "range": range, "help": help,
+                                            "help_parts": ((help, {}),) if help else ()})
+
+
+_RANGE_NOTES = {
+    "up": N_("This page allows {low} to {high}, to keep a run short (the estimator takes {least} or more)."),
+    "between": N_("This page allows {low} to {high}, to keep a run short (the estimator takes {least} to {most})."),
+}
+"""What a page's narrower range says, for an estimator bounded above or not."""
 
 
 def _declared(default, estimator_cls, name: str, *, range=None, help=""):
@@ -81,7 +90,7 @@ def _declared(default, estimator_cls, name: str, *, range=None, help=""):
     estimator (:mod:`mvlab.core.declared`), not from a second declaration.  ``range`` narrows the estimator's
     bounds for the page (the help then says so); it must lie inside them.  ``help`` adds the page's own note."""
     doc = declared_doc(estimator_cls, name)
-    notes = [doc, help] if help else [doc]
+    parts = [(doc, {}), (help, {})] if help else [(doc, {})]
     options = None
     if any(isinstance(c, StrOptions) for c in estimator_cls._parameter_constraints[name]):
         options = declared_options(estimator_cls, name)
@@ -93,11 +102,24 @@ def _declared(default, estimator_cls, name: str, *, range=None, help=""):
             raise ValueError(f"the page's range {range} for {estimator_cls.__name__}.{name} leaves its declared "
                              f"bounds {low}..{high}.")
         if tuple(range) != (low, high):
-            takes = f"{low:g} or more" if math.isinf(high) else f"{low:g} to {high:g}"
-            notes.append(f"This page allows {range[0]:g} to {range[1]:g}, to keep a run short (the estimator "
-                         f"takes {takes}).")
-    return field(default=default, metadata={"options": options, "range": range, "help": " ".join(notes),
-                                            "estimator": (estimator_cls, name)})
+            parts.append((_RANGE_NOTES["up" if math.isinf(high) else "between"],
+                          {"low": range[0], "high": range[1], "least": low, "most": high}))
+    help_text = " ".join(message.format(**{k: f"{v:g}" for k, v in values.items()}) if values else message
+                         for message, values in parts)
+    return field(default=default, metadata={"options": options, "range": range, "help": help_text,
+                                            "help_parts": tuple(parts), "estimator": (estimator_cls, name)})
+
+
+def help_messages() -> list[str]:
+    """The help texts of every page's settings that are not literals in this module: the estimators' own
+    parameter docs (:func:`mvlab.core.declared.declared_doc`) that :func:`_declared` fields show, for the
+    catalogues (:func:`mvlab.i18n.extract.extract` adds them to the template)."""
+    classes, stack = [], [ExperimentSettings]
+    while stack:
+        classes.append(stack.pop())
+        stack.extend(classes[-1].__subclasses__())
+    return sorted({message for cls in classes for f in dataclasses.fields(cls) if "estimator" in f.metadata
+                   for message, _values in f.metadata["help_parts"][:1]})
 
 
 @functools.cache  # not a Memo: a pure function of a class (a few settings classes), nothing to drop
@@ -160,18 +182,18 @@ class _MeasureChoice(ExperimentSettings):
     """Settings that grow view forests: the measure and its parameters."""
 
     measure: str = _opt("breiman", options=tuple(MEASURES),
-                        help="The dissimilarity measure of the view forests (docs/algorithms.md §A.3-A.5).")
+                        help=N_("The dissimilarity measure of the view forests (docs/algorithms.md §A.3-A.5)."))
     w: float = _declared(1.0, PathLength, "w", range=(0.05, 5.0))
     kdn_k: int = _declared(7, RFD, "kdn_k", range=(1, 50))
-    paper: bool = _opt(False, help="The paper's measure and trees (its settings; slower).")
+    paper: bool = _opt(False, help=N_("The paper's measure and trees (its settings; slower)."))
     n_estimators: int = _declared(100, RFDClassifier, "n_estimators", range=(3, 1000))
 
     @classmethod
     def paper_note(cls) -> str:
         """What the paper switch sets, in words (the widget's help), from the paper's preset."""
         paper = cls(paper=True).effective()
-        return (f"The chapter's settings: the {resolve_measure(paper.measure).title} measure and {paper.n_estimators} "
-                "trees per forest.")
+        return gettext("The chapter's settings: the {measure} measure and {trees} trees per forest.").format(
+            measure=gettext(resolve_measure(paper.measure).title), trees=paper.n_estimators)
 
     def measure_object(self):
         """The measure with the parameters of this page that it takes (e.g. ``RFD(kdn_k=7)``)."""
@@ -228,14 +250,22 @@ class _MeasureChoice(ExperimentSettings):
         # prototype path needs less memory than the exact one just below)
         step = max(1, data.n_samples // 100)
         largest = next((n for n in range(data.n_samples, 40, -step) if fits(n)), None)
-        sample = f" a sample of at most {largest} instances (the sidebar's instance count)," if largest else ""
         estimate = self.cost(ds, n_jobs=n_jobs)
+        values = {"instances": largest, "need": format_number(estimate.peak_bytes / 1e9, 1),
+                  "limit": format_number(limit_bytes / 1e9, 1)}
         if estimate.refusal:
-            why = estimate.refusal.rstrip(".")
+            values["reason"] = estimate.refusal.rstrip(".")
+            message = (gettext("This run cannot start: {reason}. Use a sample of at most {instances} instances (the "
+                               "sidebar's instance count), fewer trees, or a larger test share.") if largest else
+                       gettext("This run cannot start: {reason}. Use fewer trees, or a larger test share."))
+        elif largest:
+            message = gettext("This run cannot start: these settings need about {need} GB of memory, more than a "
+                              "worker of this server has ({limit} GB). Use a sample of at most {instances} instances "
+                              "(the sidebar's instance count), fewer trees, or a larger test share.")
         else:
-            why = (f"these settings need about {estimate.peak_bytes / 1e9:.1f} GB of memory, more than a worker "
-                   f"of this server has ({limit_bytes / 1e9:.1f} GB)")
-        return [f"This run cannot start: {why}. Use{sample} fewer trees, or a larger test share."]
+            message = gettext("This run cannot start: these settings need about {need} GB of memory, more than a "
+                              "worker of this server has ({limit} GB). Use fewer trees, or a larger test share.")
+        return [message.format(**values)]
 
 
 @dataclass(frozen=True)
@@ -243,7 +273,7 @@ class DissimilaritySettings(_MeasureChoice):
     """The Dissimilarity page: one split, every static combination on the same view forests."""
 
     kind: ClassVar[str] = "dissimilarity"
-    test_size: float = _opt(0.5, range=(0.1, 0.9), help="Paper: 50/50 split.")
+    test_size: float = _opt(0.5, range=(0.1, 0.9), help=N_("Paper: 50/50 split."))
     k: int = _declared(7, StaticCombiner, "k", range=(1, 50))
 
     def effective(self):
@@ -281,11 +311,11 @@ class DVSSettings(_MeasureChoice):
     (docs/bench/bench_pages_scale.txt)."""
     display_only: ClassVar[tuple[str, ...]] = ("show",)
     source: str = _opt("demo", options=("demo", "sidebar"),
-                       help="The data: the region demo (demo) or the dataset chosen (sidebar).")
+                       help=N_("The data: the region demo (demo) or the dataset chosen (sidebar)."))
     n_estimators: int = _declared(60, RFDClassifier, "n_estimators", range=(3, 1000))
     k: int = _declared(7, DVSCombiner, "k", range=(1, 50))
-    test_size: float = _opt(0.5, range=(0.1, 0.9), help="Paper: 50/50 split.")
-    show: str = _opt("dvs", options=DVS_METHODS, help="Which DVS method the page explains (display only).")
+    test_size: float = _opt(0.5, range=(0.1, 0.9), help=N_("Paper: 50/50 split."))
+    show: str = _opt("dvs", options=DVS_METHODS, help=N_("Which DVS method the page explains (display only)."))
 
     def effective(self):
         """These settings with the paper's measure and trees when the ``paper`` switch is on."""
@@ -302,9 +332,10 @@ class DVSSettings(_MeasureChoice):
         """Why DVS cannot run on the page's data: a single view, or a pool of candidates too large."""
         data = self.data(ds)
         if data.n_views < 2:
-            return [f"Dynamic view selection chooses, for every instance, a subset of the views: {data.name} has a "
-                    "single view, so there is nothing to choose (it would be one forest). Pick a dataset with two "
-                    "views or more (e.g. mfeat or htad), or the region-structured demo."]
+            return [gettext("Dynamic view selection chooses, for every instance, a subset of the views: {data} has a "
+                            "single view, so there is nothing to choose (it would be one forest). Pick a dataset with "
+                            "two views or more (e.g. {example} or {other}), or the region-structured demo.").format(
+                data=data.name, example="mfeat", other="htad")]
         try:
             check_pool_size(data.n_views)
         except ValueError as exc:
@@ -353,26 +384,29 @@ class ViewConstructionSettings(ExperimentSettings):
 
     kind: ClassVar[str] = "view_construction"
     source: str = _opt("sidebar", options=("sidebar", "madelon"),
-                       help="The data: the dataset chosen (sidebar) or the Madelon-like set (madelon).")
-    madelon_n: int = _opt(200, range=(20, 5000), help="make_classification: 2 classes, 5 informative, 15 redundant "
-                          "and 480 noise features; seeded by the sidebar's seed.")
+                       help=N_("The data: the dataset chosen (sidebar) or the Madelon-like set (madelon)."))
+    madelon_n: int = _opt(200, range=(20, 5000), help=N_("make_classification: 2 classes, 5 informative, 15 redundant "
+                          "and 480 noise features; seeded by the sidebar's seed."))
     methods: tuple[str, ...] = _opt(tuple(METHODS), options=tuple(METHODS),
-                                    help="The view-construction methods compared.")
+                                    help=N_("The view-construction methods compared."))
     classifiers: tuple[str, ...] = _opt(("knn", "nb"), options=tuple(CLASSIFIERS),
-                                        help="The ensembles' base classifiers (knn: 1-NN, nb: naive Bayes, svm: "
-                                             "linear SVM).")
-    paper: bool = _opt(False, help="The paper's sizes (all the data, its folds and GA; hours).")
-    max_views: int = _opt(10, range=(1, 30), help="K: views k = 1..K.")
-    n_splits: int = _opt(3, range=(2, 10), help="Folds of the outer cross-validation.")
-    n_repeats: int = _opt(1, range=(1, 10), help="Repetitions of the outer cross-validation.")
-    inner_cv: int = _opt(3, range=(2, 10), help="Inner cross-validation of OFSP, AB, VC-GA and the ensemble weights.")
+                                        help=N_("The ensembles' base classifiers (knn: 1-NN, nb: naive Bayes, svm: "
+                                             "linear SVM)."))
+    paper: bool = _opt(False, help=N_("The paper's sizes (all the data, its folds and GA; hours)."))
+    max_views: int = _opt(10, range=(1, 30), help=N_("K: views k = 1..K."))
+    n_splits: int = _opt(3, range=(2, 10), help=N_("Folds of the outer cross-validation."))
+    n_repeats: int = _opt(1, range=(1, 10), help=N_("Repetitions of the outer cross-validation."))
+    inner_cv: int = _opt(3, range=(2, 10),
+                         help=N_("Inner cross-validation of OFSP, AB, VC-GA and the ensemble weights."))
     ga_generations: int = _declared(3, GeneticViews, "n_generations", range=(0, 100))
-    ga_runs: str = _opt("shared", options=GA_RUNS, help="VC-GA's views for k = 1..K: one GA whose top k chromosomes "
+    ga_runs: str = _opt("shared", options=GA_RUNS, help=N_("VC-GA's views for k = 1..K: one GA whose top k chromosomes "
                         "serve every k (shared, the default: the paper's 'the top chromosomes are used for k = "
                         "1..10', and ten times cheaper), or a GA of its own for every k (per_k, mvlab's first "
-                        "reading).")
-    n_used: int = _opt(150, range=(4, 100000), help="A stratified sample of the data (all if larger than the data).")
-    d_used: int = _opt(100, range=(1, 100000), help="A random sample of the features (all if larger than the data).")
+                        "reading)."))
+    n_used: int = _opt(150, range=(4, 100000),
+                       help=N_("A stratified sample of the data (all if larger than the data)."))
+    d_used: int = _opt(100, range=(1, 100000),
+                       help=N_("A random sample of the features (all if larger than the data)."))
 
     def effective(self):
         """These settings with the paper preset's sizes (all the data, its folds, views and GA generations) when
@@ -398,19 +432,23 @@ class ViewConstructionSettings(ExperimentSettings):
     def paper_note(cls) -> str:
         """What the paper switch sets, in words, from the view-construction family's paper preset."""
         p = cls(paper=True).effective()
-        return (f"All instances and features, K = {p.max_views}, {p.n_repeats} × {p.n_splits}-fold CV, "
-                f"{p.inner_cv} inner folds, GA {p.ga_generations} generations, one GA per fold whose top k chromosomes "
-                "serve every k.")
+        return gettext("All instances and features, K = {views}, {repeats} × {folds}-fold CV, {inner} inner folds, "
+                       "GA {generations} generations, one GA per fold whose top k chromosomes serve every k.").format(
+            views=p.max_views, repeats=p.n_repeats, folds=p.n_splits, inner=p.inner_cv, generations=p.ga_generations)
 
     @classmethod
     def defaults_note(cls) -> str:
         """The quick defaults against the paper's sizes, in words."""
         d, p = cls(), cls(paper=True).effective()
-        return (f"Defaults: a stratified sample of {d.n_used} instances, {d.d_used} random features (the Madelon-like "
-                f"set keeps all 500), K = {d.max_views}, {d.n_repeats} × {d.n_splits}-fold CV, {d.inner_cv} inner "
-                f"folds, {' and '.join(CLASSIFIER_TITLES[c] for c in d.classifiers)}, a GA of {d.ga_generations} "
-                f"generations. The **paper settings** switch restores {p.n_repeats} × {p.n_splits}-fold CV, "
-                f"{p.inner_cv} inner folds, {p.ga_generations} GA generations and all the data.")
+        return gettext("Defaults: a stratified sample of {instances} instances, {features} random features (the "
+                       "Madelon-like set keeps all 500), K = {views}, {repeats} × {folds}-fold CV, {inner} inner "
+                       "folds, {classifiers}, a GA of {generations} generations. The **Paper settings** switch "
+                       "restores {paper_repeats} × {paper_folds}-fold CV, {paper_inner} inner folds, "
+                       "{paper_generations} GA generations and all the data.").format(
+            instances=d.n_used, features=d.d_used, views=d.max_views, repeats=d.n_repeats, folds=d.n_splits,
+            inner=d.inner_cv, classifiers=format_list(gettext(CLASSIFIER_TITLES[c]) for c in d.classifiers),
+            generations=d.ga_generations, paper_repeats=p.n_repeats, paper_folds=p.n_splits, paper_inner=p.inner_cv,
+            paper_generations=p.ga_generations)
 
     def problems(self, ds):
         """Why the sweep cannot run: no method or classifier chosen, a class smaller than the folds, or more
@@ -421,14 +459,20 @@ class ViewConstructionSettings(ExperimentSettings):
         smallest = int(counts.min()) if used >= data.n_samples else int(np.floor(counts.min() * used / data.n_samples))
         out = []
         if not s.methods or not s.classifiers:
-            out.append("Choose at least one method and one base classifier.")
+            out.append(gettext("Choose at least one method and one base classifier."))
         if smallest < s.n_splits:
-            out.append(f"{s.n_splits}-fold cross-validation needs at least {s.n_splits} instances of every class; "
-                       f"with {used} instances of {data.name} the smallest class has about {smallest}. Lower 'Folds'"
-                       f", raise 'Instances used'" * (used < data.n_samples) + " or use other data.")
+            values = {"folds": s.n_splits, "used": used, "data": data.name, "smallest": smallest,
+                      "folds_box": gettext("Folds"), "instances_box": gettext("Instances used")}
+            out.append((gettext("{folds}-fold cross-validation needs at least {folds} instances of every class; with "
+                                "{used} instances of {data} the smallest class has about {smallest}. Lower "
+                                "'{folds_box}', raise '{instances_box}' or use other data.") if used < data.n_samples
+                        else gettext("{folds}-fold cross-validation needs at least {folds} instances of every class; "
+                                     "with {used} instances of {data} the smallest class has about {smallest}. Lower "
+                                     "'{folds_box}' or use other data.")).format(**values))
         if s.max_views > min(s.d_used, data.n_features):
-            out.append(f"K = {s.max_views} views need at least that many features; lower 'K (largest k)' or raise "
-                       "'Features used'.")
+            out.append(gettext("K = {views} views need at least that many features; lower '{views_box}' or raise "
+                               "'{features_box}'.").format(views=s.max_views, views_box=gettext("K (largest k)"),
+                                                           features_box=gettext("Features used")))
         return out
 
     def data(self, ds: MultiViewDataset) -> MultiViewDataset:
@@ -458,24 +502,26 @@ class SiameseSettings(ExperimentSettings):
     kind: ClassVar[str] = "siamese"
     lam_choices: ClassVar[tuple[float, ...]] = (0.001, 0.01, 0.1, 1.0, 10.0, 100.0)
     """The values of λ the page's slider offers (a link may carry any value in the field's range)."""
-    paper: bool = _opt(False, help="The paper's pairs, trees and levels (its Table 7; slower).")
-    n_pairs: int = _opt(300, range=(30, 5000), help="Test pairs: 2N/3, from instances never used in training pairs.")
+    paper: bool = _opt(False, help=N_("The paper's pairs, trees and levels (its Table 7; slower)."))
+    n_pairs: int = _opt(300, range=(30, 5000),
+                        help=N_("Test pairs: 2N/3, from instances never used in training pairs."))
     n_estimators: int = _declared(50, SiameseDeepForest, "n_estimators", range=(5, 1000))
     qp_probas: str = _declared("oof", SiameseDeepForest, "qp_probas")
     max_levels: int = _declared(4, SiameseDeepForest, "max_levels", range=(1, 20))
     lam: float = _declared(1.0, SiameseDeepForest, "lam", range=(0.0, 1000.0),
-                           help="Large λ pulls the tree weights towards uniform 1/T (gcForest).")
+                           help=N_("Large λ pulls the tree weights towards uniform 1/T (gcForest)."))
     z_schedule: str = _declared("double", SiameseDeepForest, "z_schedule")
-    scanning: bool = _opt(True, help="Images only: two lock-step windows slide over the two images of a pair.")
-    windows: tuple[int, ...] = _opt((), help="Images only: the scanning windows' sizes (empty: the defaults).")
+    scanning: bool = _opt(True, help=N_("Images only: two lock-step windows slide over the two images of a pair."))
+    windows: tuple[int, ...] = _opt((), help=N_("Images only: the scanning windows' sizes (empty: the defaults)."))
 
     @classmethod
     def paper_note(cls) -> str:
         """What the paper switch sets, in words, from the pairs family's paper preset."""
         paper = cls(paper=True).effective()
-        return (f"N = {paper.n_pairs} pairs, T = {paper.n_estimators} trees per forest (the paper's Table 7), "
-                f"{'in-sample' if paper.qp_probas == 'insample' else 'out-of-fold'} QP probabilities (the literal "
-                f"Algorithm 1), up to {paper.max_levels} levels.")
+        probas = gettext("in-sample") if paper.qp_probas == "insample" else gettext("out-of-fold")
+        return gettext("N = {pairs} pairs, T = {trees} trees per forest (the paper's Table 7), {probas} QP "
+                       "probabilities (the literal Algorithm 1), up to {levels} levels.").format(
+            pairs=paper.n_pairs, trees=paper.n_estimators, probas=probas, levels=paper.max_levels)
 
     def effective(self):
         """These settings with the pairs family's paper preset (pairs, trees, levels, in-sample QP
@@ -494,18 +540,26 @@ class SiameseSettings(ExperimentSettings):
             side = min(ds.image_shape)
             wrong = sorted(w for w in self.windows if not 1 <= w <= side)
             if wrong:
-                return [f"The scanning windows {wrong} do not fit {ds.name}'s {ds.image_shape[0]} × "
-                        f"{ds.image_shape[1]} images: a window is 1 to {side} pixels wide."]
+                return [gettext("The scanning windows {windows} do not fit {data}'s {height} × {width} images: a "
+                                "window is 1 to {side} pixels wide.").format(
+                    windows=wrong, data=ds.name, height=ds.image_shape[0], width=ds.image_shape[1], side=side)]
         most = max_train_pairs(ds.y)
         n = self.effective().n_pairs
         if most < 30:
-            return [f"{ds.name} is too small for pairs: its two disjoint pools give at most {most} training pairs "
-                    "(similar pairs need two instances of a class in each pool). Use a dataset with more instances "
-                    "per class."]
+            return [ngettext("{data} is too small for pairs: its two disjoint pools give at most {most} training "
+                             "pairs (similar pairs need two instances of a class in each pool). Use a dataset with "
+                             "more instances per class.",
+                             "{data} is too small for pairs: its two disjoint pools give at most {most} training "
+                             "pairs (similar pairs need two instances of a class in each pool). Use a dataset with "
+                             "more instances per class.", most).format(data=ds.name, most=most)]
         if n > most:
-            return [f"{ds.name} gives at most {most} training pairs from disjoint pools (similar pairs need two "
-                    f"instances of one class in each pool); lower 'Training pairs N' to {most} or fewer"
-                    + (f" (the paper settings ask for {n})." if self.paper else ".")]
+            values = {"data": ds.name, "most": most, "asked": n, "pairs_box": gettext("Training pairs N")}
+            return [(gettext("{data} gives at most {most} training pairs from disjoint pools (similar pairs need two "
+                             "instances of one class in each pool); lower '{pairs_box}' to {most} or fewer (the paper "
+                             "settings ask for {asked}).") if self.paper else
+                     gettext("{data} gives at most {most} training pairs from disjoint pools (similar pairs need two "
+                             "instances of one class in each pool); lower '{pairs_box}' to {most} or fewer."))
+                    .format(**values)]
         return []
 
     def run(self, ds, progress=None):
@@ -528,10 +582,11 @@ class ProximitySettings(ExperimentSettings):
     on the same forest (:func:`mvlab.experiments.proximity_walk.proximity_walk`)."""
 
     kind: ClassVar[str] = "proximity"
-    view: str = _opt("", help="The view's name; empty: the dataset's first view.")
-    n_samples: int = _opt(300, range=(20, 5000), help="A stratified sample of the data (all if larger than the data).")
+    view: str = _opt("", help=N_("The view's name; empty: the dataset's first view."))
+    n_samples: int = _opt(300, range=(20, 5000),
+                          help=N_("A stratified sample of the data (all if larger than the data)."))
     n_estimators: int = _declared(50, ForestDissimilarity, "n_estimators", range=(1, 1000))
-    k: int = _opt(5, range=(1, 50), help="Neighbours of the leave-one-out kNN accuracy.")
+    k: int = _opt(5, range=(1, 50), help=N_("Neighbours of the leave-one-out kNN accuracy."))
 
     def _view_name(self, ds: MultiViewDataset) -> str:
         return self.view or next(iter(ds.views))
@@ -539,9 +594,11 @@ class ProximitySettings(ExperimentSettings):
     def problems(self, ds):
         """Why the walk cannot run: a view ``ds`` does not have, or ``k`` too large for the instances."""
         if self._view_name(ds) not in ds.views:
-            return [f"{ds.name} has no view '{self.view}'; its views are {list(ds.views)}."]
+            return [gettext("{data} has no view '{view}'; its views are {views}.").format(
+                data=ds.name, view=self.view, views=list(ds.views))]
         if self.k >= min(self.n_samples, ds.n_samples):
-            return [f"k = {self.k} needs more than {self.k} instances; use a smaller k."]
+            return [ngettext("k = {k} needs more than {k} instances; use a smaller k.",
+                             "k = {k} needs more than {k} instances; use a smaller k.", self.k).format(k=self.k)]
         return []
 
     def run(self, ds, progress=None):
@@ -563,10 +620,10 @@ class BenchmarkSettings(ExperimentSettings):
     family: str = _opt("dissimilarity", options=tuple(FAMILIES))
     datasets: tuple[str, ...] = _opt(("breast-cancer", "digits", "nutrimouse"), options=tuple(list_datasets()))
     methods: tuple[str, ...] = ()
-    repetitions: int = _opt(3, range=(1, 100), help="Papers: 10 (DVS), 10 x 5-fold (OFSP), 100 (SDF).")
+    repetitions: int = _opt(3, range=(1, 100), help=N_("Papers: 10 (DVS), 10 x 5-fold (OFSP), 100 (SDF)."))
     n_estimators: int = _declared(20, RFDClassifier, "n_estimators", range=(3, 1000),
-                                  help="Random-forest methods only.")
-    n_max: int = _opt(600, range=(40, 5000), help="Larger datasets use a stratified sample.")
+                                  help=N_("Random-forest methods only."))
+    n_max: int = _opt(600, range=(40, 5000), help=N_("Larger datasets use a stratified sample."))
     n_pairs: int = _opt(100, range=(20, 5000))
 
     def problems(self, ds=None) -> list[str]:
@@ -575,13 +632,14 @@ class BenchmarkSettings(ExperimentSettings):
         family = FAMILIES[self.family]
         out = []
         if not self.datasets:
-            out.append("Choose at least one dataset.")
+            out.append(gettext("Choose at least one dataset."))
         methods = self.methods or family.methods
         if len(methods) < 2:
-            out.append("Choose at least two methods to compare.")
+            out.append(gettext("Choose at least two methods to compare."))
         unknown = [m for m in methods if m not in family.methods]
         if unknown:
-            out.append(f"{unknown} are not methods of {family.title}.")
+            out.append(gettext("{methods} are not methods of {family}.").format(methods=unknown,
+                                                                                 family=gettext(family.title)))
         elif len(methods) >= 2:
             params = family.check_params(self.params())
             for name in self.datasets:
@@ -610,13 +668,14 @@ class BenchmarkSettings(ExperimentSettings):
         for i, name in enumerate(self.datasets):
             ds = load_dataset(name)
             ds = ds.stratified_sample(min(self.n_max, ds.n_samples), random_state=self.seed)
-            sub = scaled(progress, i / n, 1 / n, prefix=f"{ds.name}: " if n == 1 else f"{ds.name} (dataset {i + 1} "
-                                                                                    f"of {n}): ")
+            prefix = (Message(N_("{dataset}: "), dataset=ds.name) if n == 1 else
+                      Message(N_("{dataset} (dataset {number} of {count}): "), dataset=ds.name, number=i + 1, count=n))
+            sub = scaled(progress, i / n, 1 / n, prefix=prefix)
             try:
                 run_experiment(ds, family, self.params(), protocol, random_state=self.seed, store=store, kind=batch,
                                progress=sub, partial=lambda _splits: batch)
             except ValueError as exc:
-                skipped.append(f"{ds.name} was skipped: {exc}")
+                skipped.append(Message(N_("{dataset} was skipped: {error}"), dataset=ds.name, error=str(exc)))
             if i + 1 < n:
-                report_partial(progress, lambda: batch, f"{i + 1} of {n} datasets")
+                report_partial(progress, lambda: batch, Message(N_("{done} of {total} datasets"), done=i + 1, total=n))
         return batch, skipped

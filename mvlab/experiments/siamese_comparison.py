@@ -33,6 +33,7 @@ from sklearn.utils import check_random_state
 
 from mvlab.core.progress import ProgressCallback, scaled
 from mvlab.core.serialize import pack, unpack
+from mvlab.i18n import N_, Message
 from mvlab.siamese.forest import (
     UNDETERMINED,
     SiameseDeepForest,
@@ -56,7 +57,10 @@ __all__ = [
 MODELS = ("gcForest", "SDF")
 """Model names of a :class:`SiameseExperiment`: the uniform cascade and the QP-weighted one."""
 
-PAIR_LABELS = ("similar", "dissimilar")
+PAIR_LABELS = (N_("similar"), N_("dissimilar"))
+UNDETERMINED_LABEL = N_("undetermined")
+"""A pair's labels (English in the tables and downloads; marked for the catalogues, said in the reader's language
+where shown)."""
 _MAX_SEED = np.iinfo(np.int32).max
 
 
@@ -274,7 +278,7 @@ class SiameseExperiment:
         """One row per test pair: instances, classes, true label, and each model's score and
         prediction under the threshold ``tau``."""
         cls = np.asarray(self.classes, dtype=object)
-        names = np.array(PAIR_LABELS + ("undetermined",), dtype=object)
+        names = np.array(PAIR_LABELS + (UNDETERMINED_LABEL,), dtype=object)
         frame = pd.DataFrame({
             "pair": np.arange(len(self.y_test)),
             "instance a": self.test_pairs[:, 0], "instance b": self.test_pairs[:, 1],
@@ -386,7 +390,7 @@ def run_siamese_experiment(
     X, class_codes, y_enc = _check_data(X, y, n_train_pairs, scanning, image_shape)
     rng = check_random_state(random_state)
     if progress is not None:
-        progress(0.0, "drawing pairs")
+        progress(0.0, Message(N_("drawing pairs")))
     split = make_pair_split(y_enc, int(n_train_pairs), n_test_pairs, random_state=rng.randint(_MAX_SEED))
     seed = int(rng.randint(_MAX_SEED))
     F_train = pair_features(X, split.train_pairs)
@@ -396,7 +400,7 @@ def run_siamese_experiment(
     if scanning:
         t = time.perf_counter()
         if progress is not None:
-            progress(0.02, "multi-grained scanning (lock-step windows)")
+            progress(0.02, Message(N_("multi-grained scanning (lock-step windows)")))
         F_train, F_test, window_sizes = _scan_pairs(F_train, split.y_train, F_test, image_shape, window_sizes,
                                                     scan_estimators, n_folds, n_jobs, seed)
         seconds["scanning"] = time.perf_counter() - t
@@ -413,7 +417,7 @@ def run_siamese_experiment(
         seconds[m] = runs[m].seconds
     sdf = runs["SDF"].model
     if progress is not None:
-        progress(1.0, "done")
+        progress(1.0, Message(N_("done")))
     settings = {
         "n_train_pairs": int(len(split.y_train)), "n_test_pairs": int(len(split.y_test)),
         "n_estimators": int(n_estimators), "lam": float(lam), "z_schedule": z_schedule, "qp_probas": qp_probas,
@@ -491,9 +495,8 @@ def _fit_cascade(model, name, F_train, y_train, F_test, y_test, progress) -> _Ca
     :func:`run_siamese_experiment` (a scanner inside each model would be fitted twice, with the same
     result)."""
     t = time.perf_counter()
-    model.fit_from_vectors(
-        F_train, y_train, progress=(lambda f, msg: progress(f, f"{name}: {msg}")) if progress else None,
-    )
+    step = (lambda f, msg: progress(f, Message(N_("{model}: {step}"), model=name, step=msg))) if progress else None
+    model.fit_from_vectors(F_train, y_train, progress=step)
     level_test, scores = _level_accuracies(model, F_test, y_test)
     level_train = np.asarray(model.level_scores_, dtype=np.float64)
     return _CascadeRun(model, level_train, level_test, int(model.n_levels_), scores, time.perf_counter() - t)

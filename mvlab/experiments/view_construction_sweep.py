@@ -55,6 +55,7 @@ from mvlab.core.threads import call_on_threads
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.experiments.protocols import RepeatedKFold
 from mvlab.experiments.runner import Family, Preset, run_protocol, with_param_columns
+from mvlab.i18n import N_, Message
 from mvlab.stats import (
     FriedmanAlignedResult,
     PosthocResult,
@@ -72,24 +73,24 @@ __all__ = [
 METHODS = ("OFSP", "RFSP", "Bagging", "AB", "VG-AC", "VC-GA")
 """The six methods of the paper's comparison, by their names in the paper."""
 METHOD_TITLES = {
-    "OFSP": "OFSP: optimal feature set partitioning",
-    "RFSP": "RFSP: random feature set partitioning",
-    "Bagging": "Bagging: k bootstrap samples of the rows, all features",
-    "AB": "AB: attribute bagging (size search, then k random subsets)",
-    "VG-AC": "VG-AC: k-means clustering of the feature columns",
-    "VC-GA": "VC-GA: genetic algorithm, the k best feature masks",
+    "OFSP": N_("OFSP: optimal feature set partitioning"),
+    "RFSP": N_("RFSP: random feature set partitioning"),
+    "Bagging": N_("Bagging: k bootstrap samples of the rows, all features"),
+    "AB": N_("AB: attribute bagging (size search, then k random subsets)"),
+    "VG-AC": N_("VG-AC: k-means clustering of the feature columns"),
+    "VC-GA": N_("VC-GA: genetic algorithm, the k best feature masks"),
 }
 CLASSIFIERS = ESTIMATOR_NAMES
-CLASSIFIER_TITLES = {"knn": "1-NN", "nb": "naive Bayes", "svm": "linear SVM"}
+CLASSIFIER_TITLES = {"knn": N_("1-NN"), "nb": N_("naive Bayes"), "svm": N_("linear SVM")}
 """Short names (widgets are narrow): 1-nearest neighbour, Gaussian naive Bayes, linear SVM with C = 1."""
 METRICS = ("accuracy", "disagreement", "seconds", "cpu_seconds", "percent_features", "views_used")
 METRIC_TITLES = {
-    "accuracy": "test accuracy",
-    "disagreement": "disagreement DM_total",
-    "seconds": "time (wall-clock s)",
-    "cpu_seconds": "time (CPU s)",
-    "percent_features": "% features kept",
-    "views_used": "non-empty views",
+    "accuracy": N_("test accuracy"),
+    "disagreement": N_("disagreement DM_total"),
+    "seconds": N_("time (wall-clock s)"),
+    "cpu_seconds": N_("time (CPU s)"),
+    "percent_features": N_("% features kept"),
+    "views_used": N_("non-empty views"),
 }
 HIGHER_IS_BETTER = {"accuracy": True, "disagreement": False, "seconds": False, "cpu_seconds": False,
                     "percent_features": False, "views_used": True}
@@ -288,7 +289,8 @@ def evaluate_split(X, y, train, test, *, methods: Sequence[str] = METHODS, class
                 if membership is not None:
                     memberships[(m, c, k)] = membership
                 if progress is not None:
-                    progress(done / total, f"{done}/{total} cells done ({m}, {c}, k = {k})")
+                    progress(done / total, Message(N_("{done}/{total} cells done ({method}, {classifier}, k = {k})"),
+                                                    done=done, total=total, method=m, classifier=c, k=k))
     return rows, (memberships if keep_partitions else None)
 
 
@@ -635,7 +637,7 @@ def _evaluate(ds, split, params, n_jobs, keep, progress=None):
 
 VIEW_CONSTRUCTION = Family(
     name="view-construction",
-    title="View construction: OFSP and five baselines (Kumar & Minz 2016)",
+    title=N_("View construction: OFSP and five baselines (Kumar & Minz 2016)"),
     methods=METHODS,
     method_titles=METHOD_TITLES,
     baseline="RFSP",

@@ -60,6 +60,7 @@ from mvlab.core.threads import run_threads, worker_count
 from mvlab.forest._leaf_product import onehot
 from mvlab.forest.measures import MEASURES, Measure, resolve_measure
 from mvlab.forest.tree_layout import _TreeLayout
+from mvlab.i18n import N_, Message
 
 __all__ = ["MEASURES", "ForestDissimilarity", "DENSE_MAX_ROWS"]
 
@@ -206,7 +207,7 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         y_enc = np.searchsorted(self.classes_, y)
         T = len(forest.estimators_)
 
-        _report(progress, 0.72, "locating leaves")
+        _report(progress, 0.72, Message(N_("locating leaves")))
         layouts = [_TreeLayout(est.tree_) for est in forest.estimators_]  # not kept: see _layouts
         n_leaves_t = np.array([lay.n_leaves for lay in layouts], dtype=np.int64)
         self._leaf_offsets = np.concatenate([[0], np.cumsum(n_leaves_t)[:-1]])
@@ -234,14 +235,14 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         self.dense_ = dense
         self._train_dense = None
         if dense:
-            _report(progress, 0.8, "computing the dissimilarity matrix")
+            _report(progress, 0.8, Message(N_("computing the dissimilarity matrix")))
             self._train_dense = self._dissimilarity(self.leaves_, train=True, progress=scaled(progress, 0.8, 0.2))
-        _report(progress, 1.0, "done")
+        _report(progress, 1.0, Message(N_("done")))
         return self
 
     def _grow(self, X, y, progress: ProgressCallback = None) -> RandomForestClassifier:
         """The random forest of the settings, grown on ``X, y`` (in ~10 batches with ``progress``)."""
-        _report(progress, 0.0, "growing the forest")
+        _report(progress, 0.0, Message(N_("growing the forest")))
         rs = self.random_state
         if not (rs is None or isinstance(rs, numbers.Integral)):
             rs = int(check_random_state(rs).randint(_MAX_INT))
@@ -261,7 +262,8 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
             for m in sizes:
                 forest.set_params(n_estimators=int(m))
                 forest.fit(X, y)
-                _report(progress, 0.7 * m / self.n_estimators, f"grew {m}/{self.n_estimators} trees")
+                _report(progress, 0.7 * m / self.n_estimators,
+                        Message(N_("grew {grown}/{trees} trees"), grown=int(m), trees=self.n_estimators))
             forest.set_params(warm_start=False)
         else:
             forest.fit(X, y)
@@ -401,10 +403,10 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "leaves_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        _report(progress, 0.0, "locating leaves")
+        _report(progress, 0.0, Message(N_("locating leaves")))
         G = self._apply_leaves(X)
         D = self._dissimilarity(G, train=False, progress=progress)
-        _report(progress, 1.0, "done")
+        _report(progress, 1.0, Message(N_("done")))
         return D
 
     def fit_transform(self, X, y, progress: ProgressCallback = None):
@@ -436,9 +438,9 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
                        engine: str = "auto") -> np.ndarray:
         """Dissimilarity (float32, (n, n_train)) of rows with global leaves ``G`` (n, T) to the
         training rows, by the fitted measure; ``train=True``: ``G`` are the training rows."""
-        _report(progress, 0.0, "leaf products")
+        _report(progress, 0.0, Message(N_("leaf products")))
         D = self.measure_.dissimilarity(self, G, train, engine=engine, progress=progress)
-        _report(progress, 1.0, "matrix ready")
+        _report(progress, 1.0, Message(N_("matrix ready")))
         return D
 
     def __sklearn_tags__(self):

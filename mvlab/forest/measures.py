@@ -70,6 +70,7 @@ from mvlab.forest._leaf_product import (
     row_bounds,
 )
 from mvlab.forest.kdn import kdn_per_tree
+from mvlab.i18n import N_, Message, gettext
 
 __all__ = ["Measure", "SameLeafMeasure", "Breiman", "PathLength", "RFD", "OOBProximity", "RFGAP", "MEASURES",
            "resolve_measure", "measure_spec", "BLOCK_ENTRIES"]
@@ -147,9 +148,10 @@ class Measure(BaseEstimator):
                          "ForestDissimilarity.dense_max_rows training rows.")
 
     def describe(self) -> str:
-        """The measure with its parameter values, for people: ``"RFD (kDN-weighted, Cao; kdn_k=7)"``."""
+        """The measure with its parameter values, for people: ``"RFD (kDN-weighted, Cao; kdn_k=7)"`` (its title in
+        the language of the person being served)."""
         params = ", ".join(f"{k}={v}" for k, v in sorted(self.get_params().items()))
-        return f"{self.title}; {params}" if params else self.title
+        return f"{gettext(self.title)}; {params}" if params else gettext(self.title)
 
 
 class SameLeafMeasure(Measure):
@@ -376,7 +378,8 @@ class SameLeafMeasure(Measure):
             flat = np.repeat(np.arange(counts.size, dtype=np.int64) * n_train, counts)
             flat += cols
             D[b].reshape(-1)[flat] = vals
-            _report(progress, b.stop / max(n, 1), f"dissimilarity rows {b.stop}/{n}")
+            _report(progress, b.stop / max(n, 1),
+                    Message(N_("dissimilarity rows {done}/{rows}"), done=int(b.stop), rows=int(n)))
         return D
 
 
@@ -387,7 +390,7 @@ class Breiman(SameLeafMeasure):
     """
 
     name = "breiman"
-    title = "Breiman (shared leaves)"
+    title = N_("Breiman (shared leaves)")
     reference = "§A.3"
 
     def normalise_stored(self, fd, S, indptr, cols, rows):
@@ -434,7 +437,7 @@ class RFD(SameLeafMeasure):
     """
 
     name = "rfd"
-    title = "RFD (kDN-weighted, Cao)"
+    title = N_("RFD (kDN-weighted, Cao)")
     reference = "§A.5"
     FORMS: ClassVar[tuple[str, ...]] = ("weighted_proximity", "weighted_dissimilarity")
 
@@ -454,7 +457,7 @@ class RFD(SameLeafMeasure):
     def prepare(self, fd, X, y, progress=None):
         """Compute the kDN hardness of every training row in every tree, ``kdn_`` (n_train, T), and the
         reference weights ``1 - kdn_`` (§A.5)."""
-        _report(progress, 0.0, "kDN hardness per tree")
+        _report(progress, 0.0, Message(N_("kDN hardness per tree")))
         self.kdn_ = kdn_per_tree(fd.forest_, X, y, self.kdn_k, n_jobs=fd.n_jobs)
         self.reference_weights_ = 1.0 - self.kdn_
 
@@ -503,7 +506,7 @@ class OOBProximity(SameLeafMeasure):
     """
 
     name = "oob"
-    title = "Out-of-bag proximity"
+    title = N_("Out-of-bag proximity")
     reference = "Rhodes, Cutler & Moon 2023"
 
     def prepare(self, fd, X, y, progress=None):
@@ -583,7 +586,7 @@ class RFGAP(SameLeafMeasure):
     """
 
     name = "rfgap"
-    title = "RF-GAP"
+    title = N_("RF-GAP")
     reference = "Rhodes, Cutler & Moon 2023"
     SCALINGS: ClassVar[tuple[str, ...]] = ("none", "row_max")
 
@@ -676,7 +679,7 @@ class PathLength(Measure):
     """
 
     name = "path"
-    title = "Path length (Englund & Verikas)"
+    title = N_("Path length (Englund & Verikas)")
     reference = "§A.4"
 
     _parameter_constraints: dict = {"w": [Interval(numbers.Real, 0.0, float("inf"), closed="neither")]}
@@ -700,7 +703,8 @@ class PathLength(Measure):
             if (t + 1) % flush == 0 or t == T - 1:
                 acc += part
                 part[...] = 0.0
-                _report(progress, (t + 1) / T, f"path lengths: tree {t + 1}/{T}")
+                _report(progress, (t + 1) / T,
+                        Message(N_("path lengths: tree {tree}/{trees}"), tree=t + 1, trees=int(T)))
         D = acc / T
         if train:
             D = 0.5 * (D + D.T)  # exact symmetry despite float32 partial sums

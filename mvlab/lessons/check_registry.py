@@ -14,6 +14,7 @@ import numpy as np
 from mvlab.experiments.combinations import DVS_METHODS
 from mvlab.experiments.siamese_comparison import tau_tradeoff
 from mvlab.experiments.view_construction_sweep import CLASSIFIERS, METHODS, METRICS
+from mvlab.i18n import N_, gettext, ngettext
 from mvlab.lessons.figure_registry import (
     USEFUL_GROUPS,
     explained_instance,
@@ -22,7 +23,7 @@ from mvlab.lessons.figure_registry import (
     run_method,
 )
 from mvlab.lessons.pages import PAGES, PROXIMITY_MEASURES
-from mvlab.lessons.parameters import Entry, Param
+from mvlab.lessons.parameters import Entry, Param, localised
 from mvlab.rfd.explanation import view_choice_scores
 
 __all__ = ["CHECKS", "BOUNDS", "outcome"]
@@ -32,16 +33,36 @@ BOUNDS = (Param("above", "float", "The measured value is greater than this.", ra
           Param("at_least", "float", "The measured value is at least this.", range=(-1e9, 1e9)),
           Param("at_most", "float", "The measured value is at most this.", range=(-1e9, 1e9)))
 """The comparisons of a numeric check (at least one is given)."""
-_BOUND_TESTS = {"above": (np.greater, "above"), "below": (np.less, "below"),
-                "at_least": (np.greater_equal, "at least"), "at_most": (np.less_equal, "at most")}
+_BOUND_TESTS = {
+    # Translators: what a check wanted of a measured value: "(wanted above 0.9)"
+    "above": (np.greater, N_("above {limit}")),
+    # Translators: what a check wanted of a measured value: "(wanted below 0.1)"
+    "below": (np.less, N_("below {limit}")),
+    # Translators: what a check wanted of a measured value: "(wanted at least 0.5)"
+    "at_least": (np.greater_equal, N_("at least {limit}")),
+    # Translators: what a check wanted of a measured value: "(wanted at most 0.5)"
+    "at_most": (np.less_equal, N_("at most {limit}")),
+}
+
+
+def _number(value: float, spec: str = ".3f") -> str:
+    """``value`` written by ``spec`` (``".3f"``, ``"g"``, ``".3g"``) with the marks of the language being served."""
+    return localised(format(value, spec))
 
 
 def outcome(value: float, what: str, bounds: dict) -> tuple[bool, str]:
     """Whether ``value`` meets every bound given in ``bounds`` (the keys of :data:`BOUNDS`), and the sentence."""
     wanted = [(name, limit) for name, limit in bounds.items() if name in _BOUND_TESTS and limit is not None]
     holds = all(bool(_BOUND_TESTS[name][0](value, limit)) for name, limit in wanted)
-    said = " and ".join(f"{_BOUND_TESTS[name][1]} {limit:g}" for name, limit in wanted)
-    return holds, f"{what} is {value:.3g} (wanted {said})"
+    said = ""
+    for name, limit in wanted:
+        bound = gettext(_BOUND_TESTS[name][1]).format(limit=_number(limit, "g"))
+        # Translators: two bounds a check wanted of a measured value: "above 0.5 and below 0.9"
+        said = gettext("{first} and {second}").format(first=said, second=bound) if said else bound
+    # Translators: a check's outcome: {what} is what was measured (e.g. "dvs's share of test instances decided by a
+    # tie"), {wanted} its bounds (e.g. "above 0.9")
+    return holds, gettext("{what} is {value} (wanted {wanted})").format(what=what, value=_number(value, ".3g"),
+                                                                          wanted=said)
 
 
 def _numeric(measure):
@@ -58,31 +79,36 @@ def _accuracies(ctx, *names) -> list[float]:
     have = PAGES[ctx.settings.kind].accuracies(ctx.result, ctx.settings)
     missing = [n for n in names if n not in have]
     if missing:
-        raise ValueError(f"the result has no accuracy of {', '.join(missing)}; it has {', '.join(have)}.")
+        raise ValueError(gettext("the result has no accuracy of {missing}; it has {methods}.").format(
+            missing=", ".join(missing), methods=", ".join(have)))
     return [have[n] for n in names]
 
 
 def accuracy_within(ctx, method, other, within):
     a, b = _accuracies(ctx, method, other)
-    return abs(a - b) < within, f"{method}'s accuracy {a:.3f} and {other}'s {b:.3f} differ by {abs(a - b):.3f} " \
-                                f"(wanted less than {within:g})"
+    return abs(a - b) < within, gettext("{method}'s accuracy {a} and {other}'s {b} differ by {difference} (wanted "
+                                        "less than {within})").format(
+        method=method, other=other, a=_number(a), b=_number(b), difference=_number(abs(a - b)),
+        within=_number(within, "g"))
 
 
 def accuracy_ahead(ctx, method, other, by=0.0):
     a, b = _accuracies(ctx, method, other)
-    return a > b + by, f"{method}'s accuracy {a:.3f} against {other}'s {b:.3f} (wanted more than {b + by:.3f})"
+    return a > b + by, gettext("{method}'s accuracy {a} against {other}'s {b} (wanted more than {wanted})").format(
+        method=method, other=other, a=_number(a), b=_number(b), wanted=_number(b + by))
 
 
 def accuracy_not_behind(ctx, method, other, by=0.0):
     a, b = _accuracies(ctx, method, other)
-    return a >= b - by, f"{method}'s accuracy {a:.3f} against {other}'s {b:.3f} (wanted at least {b - by:.3f})"
+    return a >= b - by, gettext("{method}'s accuracy {a} against {other}'s {b} (wanted at least {wanted})").format(
+        method=method, other=other, a=_number(a), b=_number(b), wanted=_number(b - by))
 
 
 def accuracy_highest(ctx, method, among):
     values = dict(zip([method, *among], _accuracies(ctx, method, *among)))
     best = max(values[m] for m in among)
-    return values[method] >= best, f"{method}'s accuracy {values[method]:.3f}, the best of {', '.join(among)} " \
-                                   f"{best:.3f}"
+    return values[method] >= best, gettext("{method}'s accuracy {a}, the best of {among} {best}").format(
+        method=method, a=_number(values[method]), among=", ".join(among), best=_number(best))
 
 
 # ------------------------------------------------------------------------------------------------ proximity
@@ -90,14 +116,16 @@ def _leaf_mates_same_class(ctx, instance=0):
     w = ctx.result
     same = [np.mean(w.y[w.leaf_mates(instance, t) & (np.arange(len(w.y)) != instance)] == w.y[instance])
             for t in range(w.n_trees) if w.leaf_mates(instance, t).sum() > 1]
-    return float(np.mean(same)), f"the share of instance {instance}'s leaf-mates of its class"
+    return float(np.mean(same)), gettext("the share of instance {instance}'s leaf-mates of its class").format(
+        instance=instance)
 
 
 def same_class_closer(ctx, measure="breiman"):
     w = ctx.result
     D, same = w.dissimilarities[measure], w.y[:, None] == w.y[None, :]
     inside, across = float(D[same].mean()), float(D[~same].mean())
-    return inside < across, f"mean dissimilarity within a class {inside:.3f}, across classes {across:.3f}"
+    return inside < across, gettext("mean dissimilarity within a class {inside}, across classes {across}").format(
+        inside=_number(inside), across=_number(across))
 
 
 # ------------------------------------------------------------------------------------------------ dvs
@@ -106,53 +134,61 @@ def _explanation(ctx, method):
 
 
 def _tie_rate(ctx, method="dvs"):
-    return _explanation(ctx, method).tie_rate, f"{method}'s share of test instances decided by a tie"
+    return _explanation(ctx, method).tie_rate, gettext("{method}'s share of test instances decided by a tie").format(
+        method=method)
 
 
 def _subsets_used(ctx, method="dvs"):
-    return len(np.unique(_explanation(ctx, method).chosen)), f"the number of subsets {method} chose"
+    return len(np.unique(_explanation(ctx, method).chosen)), gettext("the number of subsets {method} chose").format(
+        method=method)
 
 
 def _single_view_share(ctx, method="dvs"):
     e = _explanation(ctx, method)
-    return float(np.mean(e.chosen_views.sum(axis=1) == 1)), f"the share of instances {method} gave one view"
+    return float(np.mean(e.chosen_views.sum(axis=1) == 1)), gettext(
+        "the share of instances {method} gave one view").format(method=method)
 
 
 def _all_views_share(ctx, method="dvs"):
     e = _explanation(ctx, method)
-    return float(np.mean(e.chosen_views.all(axis=1))), f"the share of instances {method} gave every view"
+    return float(np.mean(e.chosen_views.all(axis=1))), gettext(
+        "the share of instances {method} gave every view").format(method=method)
 
 
 def _view_precision(ctx, method="dvs"):
     if ctx.result.informative_test is None:
-        raise ValueError(f"{ctx.data.name} does not say which view carries each instance's class; this check needs "
-                         "the region demo (settings: source: demo).")
+        raise ValueError(gettext("{data} does not say which view carries each instance's class; this check needs "
+                                 "the region demo (settings: source: demo).").format(data=ctx.data.name))
     scores = view_choice_scores(_explanation(ctx, method).chosen_views, ctx.result.informative_test)
-    return scores["precision"], f"the precision of {method}'s view choices"
+    return scores["precision"], gettext("the precision of {method}'s view choices").format(method=method)
 
 
 def instance_tied(ctx, method="dvs", instance=None):
     i = explained_instance(ctx.result) if instance is None else instance
     n = int(_explanation(ctx, method).n_tied[i])
-    return n > 1, f"{n} candidates share {method}'s best competence for test instance {i}"
+    return n > 1, ngettext("{n} candidate shares {method}'s best competence for test instance {i}",
+                           "{n} candidates share {method}'s best competence for test instance {i}", n).format(
+        n=n, method=method, i=i)
 
 
 # ------------------------------------------------------------------------------------------------ view construction
 def _kept_share(ctx, method="OFSP", k=3, classifier=None):
     M = ctx.result.membership(run_method(ctx, method), run_classifier(ctx, classifier), k)
-    return float(M.any(axis=0).mean()), f"the share of features {method} kept for k = {k}"
+    return float(M.any(axis=0).mean()), gettext("the share of features {method} kept for k = {k}").format(
+        method=method, k=k)
 
 
 def _useful_enrichment(ctx, method="OFSP", classifier=None):
     r, g = ctx.result, feature_kinds(ctx)
     base = np.isin(g, USEFUL_GROUPS).mean()
     if base == 0:
-        raise ValueError(f"{ctx.data.name} has no informative or redundant features marked; this check needs the "
-                         "Madelon-like set (settings: source: madelon).")
+        raise ValueError(gettext("{data} has no informative or redundant features marked; this check needs the "
+                                 "Madelon-like set (settings: source: madelon).").format(data=ctx.data.name))
     method, classifier = run_method(ctx, method), run_classifier(ctx, classifier)
     shares = [np.isin(g[r.membership(method, classifier, k).any(axis=0)], USEFUL_GROUPS).mean() for k in r.ks]
-    return float(min(shares) / base), (f"the smallest share of useful features among those {method} kept (over k), "
-                                       "as a multiple of their share in the data")
+    return float(min(shares) / base), gettext("the smallest share of useful features among those {method} kept "
+                                              "(over k), as a multiple of their share in the data").format(
+        method=method)
 
 
 def _per_k(ctx, metric, classifier):
@@ -162,38 +198,44 @@ def _per_k(ctx, metric, classifier):
 def metric_grows(ctx, metric="percent_features", method="OFSP", classifier=None):
     line = _per_k(ctx, metric, classifier)[run_method(ctx, method)]
     first, last = float(line.iloc[0]), float(line.iloc[-1])
-    return last > first, f"{method}'s {metric} is {first:.3g} at the smallest k and {last:.3g} at the largest"
+    return last > first, gettext("{method}'s {metric} is {first} at the smallest k and {last} at the largest").format(
+        method=method, metric=metric, first=_number(first, ".3g"), last=_number(last, ".3g"))
 
 
 def _metric_largest(ctx, metric="percent_features", method="OFSP", classifier=None):
     return float(_per_k(ctx, metric, classifier)[run_method(ctx, method)].max()), \
-        f"{method}'s largest {metric} over k"
+        gettext("{method}'s largest {metric} over k").format(method=method, metric=metric)
 
 
 def metric_ahead_at_every_k(ctx, metric="seconds", method="OFSP", other="RFSP", classifier=None):
     table = _per_k(ctx, metric, classifier)
     a, b = table[run_method(ctx, method)], table[run_method(ctx, other)]
     behind = [int(k) for k in table.index[~(a > b).to_numpy()]]
-    return not behind, (f"{method}'s {metric} is above {other}'s at every k" if not behind
-                        else f"{method}'s {metric} is not above {other}'s at k = {', '.join(map(str, behind))}")
+    if not behind:
+        return True, gettext("{method}'s {metric} is above {other}'s at every k").format(method=method, metric=metric,
+                                                                                         other=other)
+    return False, gettext("{method}'s {metric} is not above {other}'s at k = {ks}").format(
+        method=method, metric=metric, other=other, ks=", ".join(map(str, behind)))
 
 
 # ------------------------------------------------------------------------------------------------ siamese
 def _levels_kept(ctx, model="gcForest"):
-    return ctx.result.n_levels[model], f"the levels {model} kept"
+    return ctx.result.n_levels[model], gettext("the levels {model} kept").format(model=model)
 
 
 def _effective_trees_share(ctx):
     r = ctx.result
-    return r.mean_effective_trees / r.n_trees, "SDF's mean effective number of trees, as a share of T"
+    return r.mean_effective_trees / r.n_trees, gettext("SDF's mean effective number of trees, as a share of T")
 
 
 def tau_trades(ctx, tau=1.0):
     r = ctx.result
     at0, at = tau_tradeoff(r.scores["SDF"], r.y_test, 0.0), tau_tradeoff(r.scores["SDF"], r.y_test, tau)
     holds = at.undetermined > at0.undetermined and at.accuracy > at0.accuracy
-    return holds, (f"at τ = {tau:g}: {at.undetermined:.3f} undetermined (at 0: {at0.undetermined:.3f}), accuracy on "
-                   f"the decided {at.accuracy:.3f} (at 0: {at0.accuracy:.3f})")
+    return holds, gettext("at τ = {tau}: {undetermined} undetermined (at 0: {undetermined_at_0}), accuracy on the "
+                          "decided {accuracy} (at 0: {accuracy_at_0})").format(
+        tau=_number(tau, "g"), undetermined=_number(at.undetermined), undetermined_at_0=_number(at0.undetermined),
+        accuracy=_number(at.accuracy), accuracy_at_0=_number(at0.accuracy))
 
 
 # ------------------------------------------------------------------------------------------------ the registry

@@ -30,6 +30,9 @@ def add_lesson_command(sub, scheduler_help: str) -> None:
                      help="compute every step's results into the results store (--warm all: every lesson)")
     les.add_argument("--html", metavar="PATH", help="write the lesson as one self-contained HTML file (figures "
                      "embedded, opens without a server or network); computes missing results first")
+    les.add_argument("--language", default="en", metavar="CODE",
+                     help="with --html: the handout's language (en, de, fr, es, ar; the lesson's own where it lacks "
+                          "that one's texts)")
     les.add_argument("--n-jobs", type=int, default=-1, help="1 computes here, without the job engine")
     les.add_argument("--scheduler", default=None, help=scheduler_help)
     les.set_defaults(func=cmd_lesson)
@@ -179,6 +182,7 @@ def _lesson_delete(args, rest: list[str]) -> int:
 
 def _lesson_prepare(args, wanted: str | None) -> int:
     """Warm a lesson's results into the store (``--warm``) and/or write its handout (``--html``)."""
+    from mvlab.i18n import LANGUAGES, use_language
     from mvlab.lessons import LESSONS
     from mvlab.lessons.added import find_lesson
     from mvlab.lessons.handout import render_handout
@@ -193,6 +197,8 @@ def _lesson_prepare(args, wanted: str | None) -> int:
         raise ValueError("Say what to do: --warm (compute every step's results into the store) and/or --html PATH.")
     if args.html and len(lessons) != 1:
         raise ValueError("--html writes the handout of one lesson: name it (e.g. lesson dvs --html dvs.html).")
+    if args.language not in LANGUAGES:
+        raise ValueError(f"--language {args.language!r}: one of {', '.join(LANGUAGES)}.")
     store = ResultsStore(args.store)
     store.sweep_orphans()
     engine = None
@@ -213,8 +219,11 @@ def _lesson_prepare(args, wanted: str | None) -> int:
         path = Path(args.html)
         if path.parent and not path.parent.exists():
             raise ValueError(f"--html {args.html}: the folder {path.parent} does not exist.")
-        path.write_text(render_handout(lessons[0], step_contexts(lessons[0], store)), encoding="utf-8")
-        print(f"handout of lesson '{lessons[0].id}' written to {path} ({path.stat().st_size / 1e6:.1f} MB)")
+        with use_language(args.language):
+            handout = render_handout(lessons[0].in_language(args.language), step_contexts(lessons[0], store))
+        path.write_text(handout, encoding="utf-8")
+        print(f"handout of lesson '{lessons[0].id}' ({args.language}) written to {path} "
+              f"({path.stat().st_size / 1e6:.1f} MB)")
     else:
         print(f"{len(lessons)} lesson(s) ready in {store.shown}: every step opens without training.")
     return 0

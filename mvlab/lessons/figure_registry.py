@@ -18,8 +18,9 @@ from mvlab.experiments.view_construction_sweep import (
     METRICS,
     feature_groups,
 )
+from mvlab.i18n import N_, gettext, ngettext
 from mvlab.lessons.pages import PROXIMITY_MEASURES
-from mvlab.lessons.parameters import Entry, Param
+from mvlab.lessons.parameters import Entry, Param, localised
 from mvlab.rfd.explanation import view_choice_scores
 from mvlab.viz import (
     data_figures,
@@ -35,9 +36,10 @@ __all__ = ["FIGURES", "explained_instance", "typical_pair", "USEFUL_GROUPS", "ru
            "feature_kinds"]
 
 MEASURE_TITLES = {"breiman": "Breiman", "rfgap": "RF-GAP", "rfd": "RFD"}
-DVS_SHOWN = {"average": "Avg", "oob": "SWoob", "dvs": "DVS (paper)", "dvs-soft": "DVS (soft)",
-             "dvs-soft-shared": "DVS (soft, shared region)"}
-"""The DVS lesson's names of the methods it shows (others keep their own)."""
+DVS_SHOWN = {"average": "Avg", "oob": "SWoob", "dvs": N_("DVS (paper)"), "dvs-soft": N_("DVS (soft)"),
+             "dvs-soft-shared": N_("DVS (soft, shared region)")}
+"""The DVS lesson's names of the methods it shows (others keep their own); in the reader's language:
+:func:`shown_method`."""
 USEFUL_GROUPS = ("informative", "redundant")
 """The kinds of features of the Madelon-like set that carry the class."""
 MADELON_GROUPS = USEFUL_GROUPS + ("noise",)
@@ -55,6 +57,16 @@ _CLASSIFIER = Param("classifier", "str", "The ensemble's base classifier; defaul
                     options=tuple(CLASSIFIERS))
 
 
+def shown_method(method: str) -> str:
+    """The name the DVS lesson's figures give ``method`` (:data:`DVS_SHOWN`), in the reader's language."""
+    return gettext(DVS_SHOWN[method]) if method in DVS_SHOWN else method
+
+
+def _axes() -> tuple[str, str]:
+    """The axes of a map placed by multidimensional scaling, in the reader's language."""
+    return gettext("axis 1"), gettext("axis 2")
+
+
 # ------------------------------------------------------------------------------------------------ proximity
 def _labels(walk) -> np.ndarray:
     return np.asarray(walk.classes)[walk.y]
@@ -63,66 +75,77 @@ def _labels(walk) -> np.ndarray:
 def _instance_of(walk, instance: int) -> int:
     if instance >= len(walk.y):
         n = len(walk.y)
-        raise ValueError(f"instance {instance} is not in the sample of {n} instances (0 to {n - 1}).")
+        raise ValueError(ngettext("instance {instance} is not in the sample of {n} instance (0 to {last}).",
+                                  "instance {instance} is not in the sample of {n} instances (0 to {last}).",
+                                  n).format(instance=instance, n=n, last=n - 1))
     return instance
 
 
 def leaf_mates(ctx, instance=0, trees=3, title=None):
     w = ctx.result
     i = _instance_of(w, instance)
-    mates = {f"tree {t + 1}": w.leaf_mates(i, t) for t in range(min(trees, w.n_trees))}
+    # Translators: the name of a panel of a figure: the forest's tree {n}
+    tree = gettext("tree {n}")
+    mates = {tree.format(n=t + 1): w.leaf_mates(i, t) for t in range(min(trees, w.n_trees))}
     return proximity_figures.leaf_mates_map(
         mds_2d(w.dissimilarities["breiman"])[0], _labels(w), w.classes, i, mates,
-        title=title or "Our instance (star) and the instances sharing its leaf, in three trees<br><sup>placed by the "
-                       "whole forest's Breiman dissimilarity (the map of step 4); faint: the other instances</sup>")
+        title=title or gettext("Our instance (star) and the instances sharing its leaf, in three trees<br><sup>placed "
+                               "by the whole forest's Breiman dissimilarity (the map of step 4); faint: the other "
+                               "instances</sup>"))
 
 
 def proximity_rows(ctx, instance=0, after=(1, 5), title=None):
     w = ctx.result
     i = _instance_of(w, instance)
     counts = sorted({t for t in after if t < w.n_trees} | {w.n_trees})
-    rows = {f"after {t} tree{'s' if t > 1 else ''}": w.proximity_after(i, t) for t in counts}
+    rows = {ngettext("after {n} tree", "after {n} trees", t).format(n=t): w.proximity_after(i, t) for t in counts}
     return proximity_figures.proximity_rows(
-        rows, _labels(w), w.classes, i, title=title or "Proximity of every other instance to ours, as trees are added")
+        rows, _labels(w), w.classes, i,
+        title=title or gettext("Proximity of every other instance to ours, as trees are added"))
 
 
 def proximity_heatmap(ctx, measure="breiman", title=None):
     w = ctx.result
-    said = ("Breiman dissimilarity 1 − proximity" if measure == "breiman"
-            else f"{MEASURE_TITLES[measure]} dissimilarity")
-    return dissimilarity_figures.dissimilarity_heatmap(w.dissimilarities[measure], _labels(w),
-                                                       title=title or f"{said}, view '{w.view_name}'")
+    if not title:
+        title = (gettext("Breiman dissimilarity 1 − proximity, view '{view}'") if measure == "breiman"
+                 else gettext("{measure} dissimilarity, view '{view}'")).format(measure=MEASURE_TITLES[measure],
+                                                                                 view=w.view_name)
+    return dissimilarity_figures.dissimilarity_heatmap(w.dissimilarities[measure], _labels(w), title=title)
 
 
 def proximity_map(ctx, measure="breiman", title=None):
     w = ctx.result
     return shared_figures.view_projections(
         {MEASURE_TITLES[measure]: mds_2d(w.dissimilarities[measure])}, _labels(w), w.classes, columns=1,
-        title=title or f"The instances placed by their {MEASURE_TITLES[measure]} dissimilarity",
-        axis_names=("axis 1", "axis 2"))
+        title=title or gettext("The instances placed by their {measure} dissimilarity").format(
+            measure=MEASURE_TITLES[measure]),
+        axis_names=_axes())
 
 
 def measure_maps(ctx, title=None):
     w = ctx.result
     return shared_figures.view_projections(
         {MEASURE_TITLES[m]: mds_2d(D) for m, D in w.dissimilarities.items()}, _labels(w), w.classes, columns=3,
-        title=title or "The same forest, three measures", axis_names=("axis 1", "axis 2"))
+        title=title or gettext("The same forest, three measures"), axis_names=_axes())
 
 
 def neighbour_accuracy(ctx, title=None):
     w = ctx.result
-    bars = {**{MEASURE_TITLES[m]: a for m, a in w.knn_accuracy.items()}, "forest out-of-bag": w.oob_accuracy}
+    # Translators: the name of a bar: the forest's out-of-bag accuracy (beside the measures' kNN accuracies)
+    forest = gettext("forest out-of-bag")
+    bars = {**{MEASURE_TITLES[m]: a for m, a in w.knn_accuracy.items()}, forest: w.oob_accuracy}
     return shared_figures.method_accuracy(
-        bars, highlight="forest out-of-bag", floor=0.5,
-        title=title or f"Leave-one-out {w.k}-NN accuracy on the training dissimilarities, and the forest's "
-                       "out-of-bag accuracy<br><sup>green: the forest's own honest estimate, the reference</sup>")
+        bars, highlight=forest, floor=0.5,
+        title=title or gettext("Leave-one-out {k}-NN accuracy on the training dissimilarities, and the forest's "
+                               "out-of-bag accuracy<br><sup>green: the forest's own honest estimate, the "
+                               "reference</sup>").format(k=w.k))
 
 
 # ------------------------------------------------------------------------------------------------ dvs
 def _informative(ctx):
     if ctx.data.informative is None:
-        raise ValueError(f"{ctx.data.name} does not say which view carries each instance's class; this figure needs "
-                         "the region demo (settings: source: demo).")
+        raise ValueError(gettext("{data} does not say which view carries each instance's class; this figure needs "
+                                 "the region demo (settings: source: demo).").format(data=ctx.data.name))
     return ctx.data.informative
 
 
@@ -136,25 +159,28 @@ def dvs_accuracy(ctx, methods=("average", "oob", "dvs", "dvs-soft", "dvs-soft-sh
     r = ctx.result
     missing = [m for m in methods if m not in r.accuracy]
     if missing:
-        raise ValueError(f"the run has no {', '.join(missing)}; it has {', '.join(r.accuracy)}.")
-    bars = {DVS_SHOWN.get(m, m): r.accuracy[m] for m in methods}
+        raise ValueError(gettext("the run has no {missing}; it has {methods}.").format(
+            missing=", ".join(missing), methods=", ".join(r.accuracy)))
+    bars = {shown_method(m): r.accuracy[m] for m in methods}
     if oracle and r.oracle_accuracy is not None:
-        bars["oracle (true view)"] = r.oracle_accuracy
+        bars[gettext("oracle (true view)")] = r.oracle_accuracy
     return shared_figures.method_accuracy(
-        bars, title=title or "Test accuracy on the same split and the same view forests")
+        bars, title=title or gettext("Test accuracy on the same split and the same view forests"))
 
 
-SUBSET_TITLES = {"dvs": "Paper's DVS: which subset each test instance used",
-                 "dvs-soft": "Soft DVS: which subset each test instance used",
-                 "dvs-soft-shared": "Soft DVS on a shared region: which subset each test instance used"}
+SUBSET_TITLES = {"dvs": N_("Paper's DVS: which subset each test instance used"),
+                 "dvs-soft": N_("Soft DVS: which subset each test instance used"),
+                 "dvs-soft-shared": N_("Soft DVS on a shared region: which subset each test instance used")}
+"""The default titles of :func:`subset_frequencies` (marked: translated where a figure is drawn)."""
 
 
 def subset_frequencies(ctx, method="dvs", title=None):
     e = ctx.result.explanations[method]
-    ties = (f"<br><sup>the best competence was tied for {100 * e.tie_rate:.0f} % of the test instances "
-            f"(median {np.median(e.n_tied):.0f} candidates tied)</sup>")
+    ties = "<br><sup>" + gettext("the best competence was tied for {percent} % of the test instances (median {n} "
+                                 "candidates tied)").format(percent=localised(f"{100 * e.tie_rate:.0f}"),
+                                                            n=localised(f"{np.median(e.n_tied):.0f}")) + "</sup>"
     return dvs_figures.subset_frequencies(e.candidate_names, e.selection_frequencies(),
-                                          title=(title or SUBSET_TITLES[method]) + ties)
+                                          title=(title or gettext(SUBSET_TITLES[method])) + ties)
 
 
 def explained_instance(result) -> int:
@@ -172,7 +198,8 @@ def _test_instance(result, instance) -> int:
         return explained_instance(result)
     n = len(result.y_test)
     if instance >= n:
-        raise ValueError(f"instance {instance} is not a test instance (0 to {n - 1}).")
+        raise ValueError(gettext("instance {instance} is not a test instance (0 to {last}).").format(
+            instance=instance, last=n - 1))
     return instance
 
 
@@ -183,13 +210,16 @@ def instance_neighbourhood(ctx, method="dvs-soft", instance=None, title=None):
     near, coords, position = r.neighbourhood(e, i)
     return dvs_figures.neighbourhood_map(
         coords, np.asarray(r.classes)[r.y_train[near]], r.classes, region=position, region_hit=e.region_oob_hit[i],
-        title=title or f"Test instance {i} (star) and its {len(near)} nearest training instances, in the space of "
-                       f"“{e.chosen_names[i]}”")
+        title=title or ngettext("Test instance {i} (star) and its {n} nearest training instance, in the space of "
+                                "“{subset}”",
+                                "Test instance {i} (star) and its {n} nearest training instances, in the space of "
+                                "“{subset}”", len(near)).format(i=i, n=len(near), subset=e.chosen_names[i]))
 
 
-COMPETENCE_TITLES = {"dvs": "Paper: out-of-bag accuracy on each candidate's own region",
-                     "dvs-soft": "Soft: out-of-bag probability of the true class, own region",
-                     "dvs-soft-shared": "Soft: out-of-bag probability of the true class, shared region"}
+COMPETENCE_TITLES = {"dvs": N_("Paper: out-of-bag accuracy on each candidate's own region"),
+                     "dvs-soft": N_("Soft: out-of-bag probability of the true class, own region"),
+                     "dvs-soft-shared": N_("Soft: out-of-bag probability of the true class, shared region")}
+"""The default titles of :func:`candidate_competence` (marked: translated where a figure is drawn)."""
 
 
 def candidate_competence(ctx, method="dvs", instance=None, title=None):
@@ -197,22 +227,27 @@ def candidate_competence(ctx, method="dvs", instance=None, title=None):
     i = _test_instance(r, instance)
     e = r.explanations[method]
     return dvs_figures.candidate_competence(e.candidate_names, e.competence[i], e.chosen[i],
-                                            title=title or COMPETENCE_TITLES[method])
+                                            title=title or gettext(COMPETENCE_TITLES[method]))
 
 
 def ground_truth(ctx, methods=DVS_METHODS):
     r = ctx.result
     if r.informative_test is None:
-        raise ValueError(f"{ctx.data.name} does not say which view carries each instance's class; this table needs "
-                         "the region demo (settings: source: demo).")
+        raise ValueError(gettext("{data} does not say which view carries each instance's class; this table needs "
+                                 "the region demo (settings: source: demo).").format(data=ctx.data.name))
+    # Translators: the columns of a table of DVS's view choices: the method, the precision of its choices, that of a
+    # random choice of as many views, their recall and the method's test accuracy
+    method, precision, baseline, recall, accuracy = (gettext("method"), gettext("precision"),
+                                                     gettext("random choice of the same size"), gettext("recall"),
+                                                     gettext("accuracy"))
     rows = []
     for m in methods:
         scores = view_choice_scores(r.explanations[m].chosen_views, r.informative_test)
-        rows.append({"method": DVS_SHOWN.get(m, m), "precision": round(scores["precision"], 3),
-                     "random choice of the same size": round(scores["baseline precision"], 3),
-                     "recall": round(scores["recall"], 3), "accuracy": round(r.accuracy[m], 3)})
-    rows.append({"method": "oracle (the true view)", "precision": 1.0, "random choice of the same size": np.nan,
-                 "recall": 1.0, "accuracy": round(r.oracle_accuracy, 3)})
+        rows.append({method: shown_method(m), precision: round(scores["precision"], 3),
+                     baseline: round(scores["baseline precision"], 3),
+                     recall: round(scores["recall"], 3), accuracy: round(r.accuracy[m], 3)})
+    rows.append({method: gettext("oracle (the true view)"), precision: 1.0, baseline: np.nan,
+                 recall: 1.0, accuracy: round(r.oracle_accuracy, 3)})
     return pd.DataFrame(rows)
 
 
@@ -221,14 +256,16 @@ def run_classifier(ctx, classifier) -> str:
     """The base classifier ``classifier`` names (None: the run's first); ValueError when the run has none of it."""
     chosen = classifier or ctx.settings.classifiers[0]
     if chosen not in ctx.settings.classifiers:
-        raise ValueError(f"the run has no {chosen} ensembles; its classifiers: {', '.join(ctx.settings.classifiers)}.")
+        raise ValueError(gettext("the run has no {classifier} ensembles; its classifiers: {classifiers}.").format(
+            classifier=chosen, classifiers=", ".join(ctx.settings.classifiers)))
     return chosen
 
 
 def run_method(ctx, method) -> str:
     """``method``, when the run swept it; else ValueError naming the run's methods."""
     if method not in ctx.settings.methods:
-        raise ValueError(f"the run has no {method}; its methods: {', '.join(ctx.settings.methods)}.")
+        raise ValueError(gettext("the run has no {method}; its methods: {methods}.").format(
+            method=method, methods=", ".join(ctx.settings.methods)))
     return method
 
 
@@ -241,13 +278,16 @@ def partition(ctx, method="OFSP", k=3, classifier=None, title=None):
     r = ctx.result
     method, classifier = run_method(ctx, method), run_classifier(ctx, classifier)
     if k not in r.ks:
-        raise ValueError(f"k = {k} is not in the sweep (k = 1 to {max(r.ks)}).")
+        raise ValueError(gettext("k = {k} is not in the sweep (k = 1 to {largest}).").format(k=k, largest=max(r.ks)))
     M = r.membership(method, classifier, k)
     names = np.asarray(ctx.data.feature_names)[r.feature_index]
     folds = ctx.settings.effective().n_splits
     return view_construction_figures.partition_matrix(
-        M, feature_kinds(ctx), names, title=title or f"{method}, k = {k}: which feature went to which view<br><sup>the "
-                                               f"partition learned on the last of the {folds} training folds</sup>")
+        M, feature_kinds(ctx), names, title=title or ngettext(
+            "{method}, k = {k}: which feature went to which view<br><sup>the partition learned on the last of the "
+            "{folds} training fold</sup>",
+            "{method}, k = {k}: which feature went to which view<br><sup>the partition learned on the last of the "
+            "{folds} training folds</sup>", folds).format(method=method, k=k, folds=folds))
 
 
 def kept_table(ctx, method="OFSP", classifier=None):
@@ -255,14 +295,18 @@ def kept_table(ctx, method="OFSP", classifier=None):
     method, classifier = run_method(ctx, method), run_classifier(ctx, classifier)
     kinds = [k for k in MADELON_GROUPS if k in set(g)] + [k for k in dict.fromkeys(g) if k not in MADELON_GROUPS]
     useful = [kind for kind in USEFUL_GROUPS if kind in kinds]
-    rows = [{"features": "all features of the data", "k": "", "kept": len(g),
+    # Translators: columns of a table of the features a view-construction method kept: which features (a row says
+    # "all features of the data" or "kept by OFSP"), how many were kept, and the share of useful ones among them
+    features, kept_n, share = gettext("features"), gettext("kept"), gettext("useful share")
+    rows = [{features: gettext("all features of the data"), "k": "", kept_n: len(g),
              **{kind: int((g == kind).sum()) for kind in kinds},
-             **({"useful share": round(float(np.isin(g, USEFUL_GROUPS).mean()), 3)} if useful else {})}]
+             **({share: round(float(np.isin(g, USEFUL_GROUPS).mean()), 3)} if useful else {})}]
+    kept_by = gettext("kept by {method}").format(method=method)
     for k in r.ks:
         kept = r.membership(method, classifier, k).any(axis=0)
-        rows.append({"features": f"kept by {method}", "k": str(k), "kept": int(kept.sum()),
+        rows.append({features: kept_by, "k": str(k), kept_n: int(kept.sum()),
                      **{kind: int((g[kept] == kind).sum()) for kind in kinds},
-                     **({"useful share": round(float(np.isin(g[kept], USEFUL_GROUPS).mean()), 3) if kept.any()
+                     **({share: round(float(np.isin(g[kept], USEFUL_GROUPS).mean()), 3) if kept.any()
                          else np.nan} if useful else {})})
     return pd.DataFrame(rows)
 
@@ -271,10 +315,13 @@ def k_lines(ctx, metric="accuracy", classifier=None, title=None):
     classifier = run_classifier(ctx, classifier)
     s = ctx.settings.effective()
     folds = s.n_splits * s.n_repeats
+    metric_title = gettext(METRIC_TITLES[metric])
     return view_construction_figures.k_sweep_lines(
-        ctx.result.per_k(metric, classifier), metric_title=METRIC_TITLES[metric],
-        title=title or f"{METRIC_TITLES[metric]} for each k ({CLASSIFIER_TITLES[classifier]} members, mean over "
-                       f"{folds} test folds)")
+        ctx.result.per_k(metric, classifier), metric_title=metric_title,
+        title=title or ngettext("{metric} for each k ({classifier} members, mean over {folds} test fold)",
+                                "{metric} for each k ({classifier} members, mean over {folds} test folds)",
+                                folds).format(metric=metric_title, classifier=gettext(CLASSIFIER_TITLES[classifier]),
+                                              folds=folds))
 
 
 # ------------------------------------------------------------------------------------------------ siamese
@@ -292,22 +339,27 @@ def typical_pair(result, data, label: int) -> tuple[int, int]:
 
 
 PAIR_KINDS = ("similar", "dissimilar")
+PAIR_TITLES = {"similar": N_("A typical similar test pair (standardised features)"),
+               "dissimilar": N_("A typical dissimilar test pair (standardised features)")}
+"""The default titles of :func:`pair`, by kind (marked: translated where a figure is drawn)."""
 
 
 def pair(ctx, kind="similar", title=None):
     """One typical pair, drawn on the scale shared by the typical similar and dissimilar pairs."""
     r, ds = ctx.result, ctx.data
     shown = {}
+    # Translators: an instance of a pair drawn side by side: its number and its class's name
+    instance = gettext("instance {i} ({label})")
     for label, name in enumerate(PAIR_KINDS):
         a, b = typical_pair(r, ds, label)
         shown[name] = (ds.standardised_rows([a, b]),
-                       (f"instance {a} ({ds.classes[ds.y[a]]})", f"instance {b} ({ds.classes[ds.y[b]]})"))
+                       tuple(instance.format(i=j, label=ds.classes[ds.y[j]]) for j in (a, b)))
     values = np.concatenate([z.ravel() for z, _ in shown.values()])
     pad = 0.05 * float(np.ptp(values))
     y_range = (float(values.min()) - pad, float(values.max()) + pad)
     z, names = shown[kind]
     return siamese_figures.pair_view(z[0], z[1], feature_names=ds.feature_names, names=names, y_range=y_range,
-                                     title=title or f"A typical {kind} test pair (standardised features)")
+                                     title=title or gettext(PAIR_TITLES[kind]))
 
 
 def cascade_levels(ctx):
@@ -318,7 +370,8 @@ def tree_weights(ctx, top=0.21, title=None):
     r = ctx.result
     return siamese_figures.tree_weight_distributions(
         r.weights, r.forest_names, y_range=(0.0, top),
-        title=title or f"SDF tree weights, λ = {r.settings['lam']:g} (dashed: gcForest's 1/T)")
+        title=title or gettext("SDF tree weights, λ = {lam} (dashed: gcForest's 1/T)").format(
+            lam=localised(f"{r.settings['lam']:g}")))
 
 
 def siamese_accuracy(ctx):
@@ -336,68 +389,70 @@ def _entry(name, pages, build, doc, *params) -> Entry:
 
 FIGURES: dict[str, Entry] = {e.name: e for e in (
     _entry("proximity.leaf_mates", ("proximity",), leaf_mates,
-           "A map of the sample (placed by the Breiman dissimilarity) with the instances sharing the followed "
-           "instance's leaf, one panel per tree.", _INSTANCE,
+           N_("A map of the sample (placed by the Breiman dissimilarity) with the instances sharing the followed "
+              "instance's leaf, one panel per tree."), _INSTANCE,
            Param("trees", "int", "How many trees (the first ones).", 3, range=(1, 6)), _TITLE),
     _entry("proximity.rows", ("proximity",), proximity_rows,
-           "The followed instance's proximity to every other instance after some trees and after the whole forest.",
+           N_("The followed instance's proximity to every other instance after some trees and after the whole forest."),
            _INSTANCE, Param("after", "list[int]", "After how many trees (the whole forest is always added).", (1, 5),
                             range=(1, 1000)), _TITLE),
     _entry("proximity.heatmap", ("proximity",), proximity_heatmap,
-           "The dissimilarity matrix of the sample, instances sorted by class.", _MEASURE, _TITLE),
+           N_("The dissimilarity matrix of the sample, instances sorted by class."), _MEASURE, _TITLE),
     _entry("proximity.map", ("proximity",), proximity_map,
-           "The instances placed in a plane by multidimensional scaling of one measure's dissimilarity.", _MEASURE,
+           N_("The instances placed in a plane by multidimensional scaling of one measure's dissimilarity."), _MEASURE,
            _TITLE),
     _entry("proximity.measure_maps", ("proximity",), measure_maps,
-           "The maps of the three measures (Breiman, RF-GAP, RFD) side by side.", _TITLE),
+           N_("The maps of the three measures (Breiman, RF-GAP, RFD) side by side."), _TITLE),
     _entry("proximity.neighbour_accuracy", ("proximity",), neighbour_accuracy,
-           "Leave-one-out kNN accuracy of each measure's neighbours, beside the forest's out-of-bag accuracy.",
+           N_("Leave-one-out kNN accuracy of each measure's neighbours, beside the forest's out-of-bag accuracy."),
            _TITLE),
     _entry("dvs.true_views", ("dvs",), true_views,
-           "Which view carries each instance's class (the region demo only).", _TITLE),
+           N_("Which view carries each instance's class (the region demo only)."), _TITLE),
     _entry("dvs.accuracy", ("dvs",), dvs_accuracy,
-           "Test accuracy of some methods on the same split and view forests, and the oracle's.",
+           N_("Test accuracy of some methods on the same split and view forests, and the oracle's."),
            Param("methods", "list[str]", "The methods shown, in order.",
                  ("average", "oob", "dvs", "dvs-soft", "dvs-soft-shared"), options=COMPARISON_METHODS),
            Param("oracle", "bool", "Add the oracle (each instance's true view; the region demo only).", True),
            _TITLE),
     _entry("dvs.subset_frequencies", ("dvs",), subset_frequencies,
-           "How often each candidate subset of views was chosen, and how often the best competence was tied.",
+           N_("How often each candidate subset of views was chosen, and how often the best competence was tied."),
            _DVS_METHOD, _TITLE),
     _entry("dvs.neighbourhood", ("dvs",), instance_neighbourhood,
-           "One test instance among its nearest training instances, in the space of the subset chosen for it; its "
-           "region of competence ringed.",
+           N_("One test instance among its nearest training instances, in the space of the subset chosen for it; its "
+              "region of competence ringed."),
            Param("method", "str", _DVS_METHOD.help, "dvs-soft", options=DVS_METHODS), _DVS_INSTANCE, _TITLE),
     _entry("dvs.competence", ("dvs",), candidate_competence,
-           "Every candidate's competence for one test instance, the chosen one marked.", _DVS_METHOD, _DVS_INSTANCE,
+           N_("Every candidate's competence for one test instance, the chosen one marked."), _DVS_METHOD, _DVS_INSTANCE,
            _TITLE),
     _entry("dvs.ground_truth", ("dvs",), ground_truth,
-           "A table: precision and recall of each method's view choices against the true views (the region demo "
-           "only), and its accuracy.",
+           N_("A table: precision and recall of each method's view choices against the true views (the region demo "
+              "only), and its accuracy."),
            Param("methods", "list[str]", "The methods compared.", DVS_METHODS, options=DVS_METHODS)),
     _entry("view_construction.partition", ("view_construction",), partition,
-           "Which feature went to which view (and which were discarded) for one k, coloured by the features' kinds.",
+           N_("Which feature went to which view (and which were discarded) for one k, coloured by the features' "
+              "kinds."),
            _SWEEP_METHOD, Param("k", "int", "The number of views.", 3, range=(1, 30)), _CLASSIFIER, _TITLE),
     _entry("view_construction.kept", ("view_construction",), kept_table,
-           "A table: the kinds of features a method kept for each k, against the data as a whole.", _SWEEP_METHOD,
+           N_("A table: the kinds of features a method kept for each k, against the data as a whole."), _SWEEP_METHOD,
            _CLASSIFIER),
     _entry("view_construction.k_lines", ("view_construction",), k_lines,
-           "One metric for each k, one line per method.",
+           N_("One metric for each k, one line per method."),
            Param("metric", "str", "The metric.", "accuracy", options=METRICS), _CLASSIFIER, _TITLE),
     _entry("siamese.pair", ("siamese",), pair,
-           "A typical similar or dissimilar test pair that SDF gets right, its two instances' standardised features "
-           "side by side (both kinds on one scale).",
+           N_("A typical similar or dissimilar test pair that SDF gets right, its two instances' standardised features "
+              "side by side (both kinds on one scale)."),
            Param("kind", "str", "Which pair.", "similar", options=PAIR_KINDS), _TITLE),
     _entry("siamese.levels", ("siamese",), cascade_levels,
-           "Training (out-of-fold) and test accuracy of each cascade level, the kept levels marked."),
+           N_("Training (out-of-fold) and test accuracy of each cascade level, the kept levels marked.")),
     _entry("siamese.tree_weights", ("siamese",), tree_weights,
-           "The distribution of SDF's tree weights in each forest, against gcForest's 1/T.",
+           N_("The distribution of SDF's tree weights in each forest, against gcForest's 1/T."),
            Param("top", "float", "The top of the weight axis (one scale for several steps).", 0.21, range=(0.01, 1.0)),
            _TITLE),
     _entry("siamese.accuracy", ("siamese",), siamese_accuracy,
-           "A table: test accuracy, levels, training accuracy, effective trees and time of SDF and gcForest."),
+           N_("A table: test accuracy, levels, training accuracy, effective trees and time of SDF and gcForest.")),
     _entry("siamese.tau_curve", ("siamese",), tau_curve,
-           "Accuracy on the decided pairs and the share left undetermined as the threshold τ grows.",
+           N_("Accuracy on the decided pairs and the share left undetermined as the threshold τ grows."),
            Param("tau", "float", "The threshold marked (dashed).", 1.0, range=(0.0, 10.0))),
 )}
-"""Every figure a lesson file may name, by name."""
+"""Every figure a lesson file may name, by name (what each shows, its ``doc``, marked for the catalogues: the lesson
+editor says it in the reader's language)."""

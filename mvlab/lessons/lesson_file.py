@@ -27,13 +27,14 @@ import jsonschema
 import yaml
 
 from mvlab.datasets.bundled import list_datasets, load_dataset
+from mvlab.i18n import N_, gettext, ngettext
 from mvlab.i18n.languages import DEFAULT, LANGUAGES
 from mvlab.lessons.check_registry import CHECKS
 from mvlab.lessons.figure_registry import FIGURES
 from mvlab.lessons.lesson_schema import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS, FORMAT, ID_PATTERN, schema
 from mvlab.lessons.model import Lesson, Question, Step, StepRun, Use, entry_use, lesson_texts
 from mvlab.lessons.pages import PAGES
-from mvlab.lessons.parameters import Entry
+from mvlab.lessons.parameters import Entry, localised
 from mvlab.lessons.safe_yaml import Located, YamlProblem, read_yaml
 
 __all__ = ["LessonProblem", "LessonFileError", "check_lesson_file", "read_lesson", "export_lesson",
@@ -67,7 +68,19 @@ class LessonFileError(ValueError):
         super().__init__("\n".join(map(str, problems)))
 
 
-_NAMES = {"steps": "step", "figures": "figure", "checks": "check", "choices": "choice", "layout": "layout"}
+_NAMES = {
+    # Translators: a place in a lesson file, for its problems ("step 2, figure 1, measure: ..."): the step {n}
+    "steps": N_("step {n}"),
+    # Translators: a place in a lesson file ("step 2, figure 1, measure: ..."): a step's figure {n}
+    "figures": N_("figure {n}"),
+    # Translators: a place in a lesson file ("step 2, check 1, above: ..."): a step's check (a claim) {n}, a noun
+    "checks": N_("check {n}"),
+    # Translators: a place in a lesson file ("step 2, question, choice 3: ..."): a question's choice {n}
+    "choices": N_("choice {n}"),
+    # Translators: a place in a lesson file ("step 2, layout 1: ..."): the row {n} of a step's layout (the YAML key
+    # is "layout")
+    "layout": N_("layout {n}"),
+}
 
 
 def field_words(path) -> str:
@@ -78,16 +91,37 @@ def field_words(path) -> str:
     while i < len(path):
         part = path[i]
         if part in _NAMES and i + 1 < len(path) and isinstance(path[i + 1], int):
-            out.append(f"{_NAMES[part]} {path[i + 1] + 1}")
+            out.append(gettext(_NAMES[part]).format(n=path[i + 1] + 1))
             i += 2
             continue
         if part == "runs" and i + 1 < len(path):
-            out.append(f"run '{path[i + 1]}'")
+            # Translators: a place in a lesson file ("run 'main', settings: ..."): the run named {name} under runs:
+            out.append(gettext("run '{name}'").format(name=path[i + 1]))
             i += 2
             continue
         out.append(str(part))
         i += 1
     return ", ".join(out)
+
+
+_TYPE_WORDS = {"string": N_("a text"), "integer": N_("a whole number"), "number": N_("a number"),
+               "boolean": N_("true or false"), "array": N_("a list"), "object": N_("a mapping (key: value lines)")}
+"""JSON Schema's types in words (what a value "must be")."""
+
+
+def _or(words) -> str:
+    """``words`` as alternatives ("a text or a number"), in the language being served."""
+    words = list(words)
+    said = words[0]
+    for word in words[1:]:
+        # Translators: two alternatives, e.g. "a text or a number" (a lesson file's value must be one of them)
+        said = gettext("{first} or {second}").format(first=said, second=word)
+    return said
+
+
+def _missing(error: jsonschema.ValidationError) -> str:
+    """The key a ``required`` error says is missing."""
+    return error.message.split("'")[1] if "'" in error.message else error.message
 
 
 def _schema_words(error: jsonschema.ValidationError) -> str:
@@ -97,51 +131,69 @@ def _schema_words(error: jsonschema.ValidationError) -> str:
         inner = [e for e in error.context if e.relative_schema_path and e.relative_schema_path[0] == branch]
         if isinstance(error.instance, (str, dict)) and inner:
             return _schema_words(min(inner, key=lambda e: len(e.relative_schema_path)))
-        return (f"must be a text, or one text per language ({', '.join(f'{c}: …' for c in list(LANGUAGES)[:2])}); "
-                f"got {_short(error.instance)}")
-    if v == "propertyNames" and "enum" in s.get("propertyNames", {}):
-        return f"{_short(error.instance)} is not a language mvlab speaks; the languages: {', '.join(LANGUAGES)}"
+        return gettext("must be a text, or one text per language ({example}); got {value}").format(
+            example=", ".join(f"{c}: …" for c in list(LANGUAGES)[:2]), value=_short(error.instance))
+    if (v == "propertyNames" and "enum" in s.get("propertyNames", {})) or (
+            v == "enum" and list(s["enum"]) == list(LANGUAGES)):
+        return gettext("{value} is not a language mvlab speaks; the languages: {languages}").format(
+            value=_short(error.instance), languages=", ".join(LANGUAGES))
     if v == "additionalProperties":
         extra = sorted(set(error.instance) - set(s.get("properties", {})))
-        allowed = ", ".join(s.get("properties", {})) or "none"
-        return f"unknown key{'s' if len(extra) > 1 else ''} {', '.join(repr(k) for k in extra)}; allowed here: " \
-               f"{allowed}"
+        # Translators: what keys a lesson file allows at a place that allows none
+        allowed = ", ".join(s.get("properties", {})) or gettext("none")
+        return ngettext("unknown key {keys}; allowed here: {allowed}", "unknown keys {keys}; allowed here: {allowed}",
+                        len(extra)).format(keys=", ".join(repr(k) for k in extra), allowed=allowed)
     if v == "required":
-        missing = error.message.split("'")[1] if "'" in error.message else error.message
-        return f"'{missing}' is missing"
-    if v == "enum" and list(s["enum"]) == list(LANGUAGES):
-        return f"{_short(error.instance)} is not a language mvlab speaks; the languages: {', '.join(LANGUAGES)}"
+        return gettext("'{key}' is missing").format(key=_missing(error))
     if v == "enum":
         close = difflib.get_close_matches(str(error.instance), list(map(str, s["enum"])), n=1)
-        guess = f" (did you mean {close[0]}?)" if close else ""
-        return f"{_short(error.instance)} is not allowed{guess}; allowed: {', '.join(map(str, s['enum']))}"
+        allowed = ", ".join(map(str, s["enum"]))
+        if close:
+            return gettext("{value} is not allowed (did you mean {guess}?); allowed: {allowed}").format(
+                value=_short(error.instance), guess=close[0], allowed=allowed)
+        return gettext("{value} is not allowed; allowed: {allowed}").format(value=_short(error.instance),
+                                                                             allowed=allowed)
     if v == "const":
-        return f"must be {json.dumps(s['const'])}; got {_short(error.instance)}"
+        return gettext("must be {wanted}; got {value}").format(wanted=json.dumps(s["const"]),
+                                                               value=_short(error.instance))
     if v == "type":
-        words = {"string": "a text", "integer": "a whole number", "number": "a number", "boolean": "true or false",
-                 "array": "a list", "object": "a mapping (key: value lines)"}
         wanted = s["type"] if isinstance(s["type"], list) else [s["type"]]
-        return f"must be {' or '.join(words[t] for t in wanted)}; got {_short(error.instance)}"
+        return gettext("must be {wanted}; got {value}").format(wanted=_or(gettext(_TYPE_WORDS[t]) for t in wanted),
+                                                               value=_short(error.instance))
     if v in ("minimum", "maximum"):
         low, high = (_number_words(s.get(k)) for k in ("minimum", "maximum"))
-        return f"must be from {low} to {high}; got {_short(error.instance)}" if low and high else \
-            f"must be {'at least' if v == 'minimum' else 'at most'} {_number_words(s[v])}"
+        if low and high:
+            return gettext("must be from {low} to {high}; got {value}").format(low=low, high=high,
+                                                                               value=_short(error.instance))
+        if v == "minimum":
+            return gettext("must be at least {limit}").format(limit=_number_words(s[v]))
+        return gettext("must be at most {limit}").format(limit=_number_words(s[v]))
     if v == "maxLength":
-        return f"is {len(error.instance):,} characters long; at most {s['maxLength']:,} are allowed"
+        n = len(error.instance)
+        return ngettext("is {n} character long; at most {limit} are allowed",
+                        "is {n} characters long; at most {limit} are allowed", n).format(
+            n=localised(f"{n:,}"), limit=localised(f"{s['maxLength']:,}"))
     if v == "minLength":
-        return "cannot be empty"
+        return gettext("cannot be empty")
     if v in ("minItems", "maxItems"):
-        return f"has {len(error.instance)} items; {s.get('minItems', 0)} to {s.get('maxItems', 'any')} are allowed"
+        n = len(error.instance)
+        # Translators: the most items a list may hold when it has no such limit ("1 to any are allowed")
+        high = s.get("maxItems", gettext("any"))
+        return ngettext("has {n} item; {low} to {high} are allowed", "has {n} items; {low} to {high} are allowed",
+                        n).format(n=n, low=s.get("minItems", 0), high=high)
     if v in ("minProperties", "maxProperties"):
-        return f"has {len(error.instance)} entries; {s.get('minProperties', 0)} to {s.get('maxProperties')} are " \
-               "allowed"
+        n = len(error.instance)
+        return ngettext("has {n} entry; {low} to {high} are allowed", "has {n} entries; {low} to {high} are allowed",
+                        n).format(n=n, low=s.get("minProperties", 0), high=s.get("maxProperties"))
     if v == "uniqueItems":
-        return "names the same value twice; give each once"
+        return gettext("names the same value twice; give each once")
     if v == "pattern":
-        return f"{_short(error.instance)} is not allowed here: {s.get('description', 'see the format')}"
+        description = s.get("description")
+        return gettext("{value} is not allowed here: {what}").format(
+            value=_short(error.instance), what=gettext(description) if description else gettext("see the format"))
     if v == "propertyNames":
-        return f"the name {_short(error.instance)} is not allowed: lower-case letters, digits, '-' and '_', starting " \
-               "with a letter"
+        return gettext("the name {value} is not allowed: lower-case letters, digits, '-' and '_', starting with a "
+                       "letter").format(value=_short(error.instance))
     return error.message
 
 
@@ -155,7 +207,7 @@ def _number_words(value) -> str:
     """A bound as people write it: 4,294,967,295 and 0.5, not 4.29497e+09."""
     if value is None:
         return ""
-    return f"{value:,}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:g}"
+    return localised(f"{value:,}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:g}")
 
 
 def _short(value) -> str:
@@ -180,13 +232,14 @@ def _text_problems(text: str) -> str | None:
     relative), or None. An entity (``&colon;``) is read as its character, as the renderer does."""
     text = html.unescape(text[:_TEXT_CHECKED])
     if _HTML.search(text):
-        return ("raw HTML is not allowed in a lesson's text; write Markdown (**bold**, *italics*, [a link](https://…));"
-                " a '<' just before a letter reads as HTML: write 'x < y', with spaces")
+        return gettext("raw HTML is not allowed in a lesson's text; write Markdown (**bold**, *italics*, [a link]"
+                       "(https://…)); a '<' just before a letter reads as HTML: write 'x < y', with spaces")
     if _IMAGE in text:
-        return "images are not allowed in a lesson's text (a step shows figures computed from its data)"
+        return gettext("images are not allowed in a lesson's text (a step shows figures computed from its data)")
     targets = _LINK_TARGET.findall(text)
     if any(not _SAFE_SCHEME.match(t) for t in targets) or re.search(r"(?i)\b(javascript|vbscript)[ \t]*:", text):
-        return "links may only go to http(s) or mailto addresses (javascript:, data: and file: are not allowed)"
+        return gettext("links may only go to http(s) or mailto addresses (javascript:, data: and file: are not "
+                       "allowed)")
     return None
 
 
@@ -230,8 +283,9 @@ class _Checker:
         it lacks reads)."""
         for path, value in _text_fields(doc):
             if isinstance(value, dict) and own not in value and self.clean(path):
-                self.add(path, f"a text given per language needs one in the lesson's own language ('{own}'): it is "
-                               "what a reader of a language it lacks reads")
+                self.add(path, gettext("a text given per language needs one in the lesson's own language "
+                                       "('{language}'): it is what a reader of a language it lacks reads").format(
+                    language=own))
 
 
 def _text_fields(value, path=()):
@@ -272,11 +326,11 @@ def _id_problems(doc: dict, checker: _Checker, builtin: bool) -> None:
     from mvlab.store.saved_lessons import RESERVED_IDS
 
     if not re.fullmatch(ID_PATTERN.strip("^$"), lesson_id):
-        checker.add(("id",), "an id is 3 to 40 lower-case letters, digits and hyphens, starting with a letter, "
-                             "and nothing else (no line break)")
+        checker.add(("id",), gettext("an id is 3 to 40 lower-case letters, digits and hyphens, starting with a "
+                                     "letter, and nothing else (no line break)"))
     elif not builtin and (lesson_id in RESERVED_IDS or lesson_id in _builtin_ids()):
-        checker.add(("id",), f"'{lesson_id}' is taken by mvlab itself (a built-in lesson or a word of the lesson "
-                             "command); give your lesson another id")
+        checker.add(("id",), gettext("'{id}' is taken by mvlab itself (a built-in lesson or a word of the lesson "
+                                     "command); give your lesson another id").format(id=lesson_id))
 
 
 @functools.cache  # the package's own files: listed once per process, not at every check of the editor
@@ -303,17 +357,18 @@ def check_lesson_file(raw: bytes, file: str = "lesson.yaml", csv_files: Mapping[
     doc = located.value
     checker = _Checker(located, file, {} if csv_files is None else csv_files)
     if not isinstance(doc, dict):
-        checker.add((), "a lesson file is a mapping: format, id, title, summary, runs and steps (see the guide)")
+        checker.add((), gettext("a lesson file is a mapping: format, id, title, summary, runs and steps (see the "
+                                "guide)"))
         return None, checker.problems
     if doc.get("format") not in (None, FORMAT):
-        checker.add(("format",), f"this mvlab reads lesson files of format {FORMAT}; this one says "
-                                 f"{_short(doc.get('format'))}")
+        checker.add(("format",), gettext("this mvlab reads lesson files of format {format}; this one says "
+                                         "{value}").format(format=FORMAT, value=_short(doc.get("format"))))
         return None, checker.problems
     for error in sorted(_VALIDATOR.iter_errors(doc), key=lambda e: located.line(e.absolute_path)):
         path = tuple(error.absolute_path)
         checker.broken.add(path)
         if error.validator == "required":
-            path = path + (_schema_words(error).split("'")[1],)
+            path = path + (_missing(error),)
         checker.add(path, _schema_words(error))
     checker.texts(doc)
     own = doc.get("language", DEFAULT) if checker.clean(("language",)) else DEFAULT
@@ -325,8 +380,10 @@ def check_lesson_file(raw: bytes, file: str = "lesson.yaml", csv_files: Mapping[
         problems = sorted(_unique(checker.problems), key=lambda p: p.line)
         if len(problems) > MAX_PROBLEMS:
             more = len(problems) - MAX_PROBLEMS
-            problems = problems[:MAX_PROBLEMS] + [LessonProblem(file, 0, "", f"and {more:,} more problems (the first "
-                                                                            f"{MAX_PROBLEMS} are shown)")]
+            said = ngettext("and {n} more problem (the first {shown} are shown)",
+                            "and {n} more problems (the first {shown} are shown)", more).format(
+                n=localised(f"{more:,}"), shown=MAX_PROBLEMS)
+            problems = problems[:MAX_PROBLEMS] + [LessonProblem(file, 0, "", said)]
         return None, problems
     mine = in_language(doc, own, own)
     translations = {code: _texts(in_language(doc, code, None)) for code in LANGUAGES
@@ -398,7 +455,8 @@ def _runs(doc: dict, checker: _Checker, data: bool) -> dict[str, StepRun]:
         return runs
     csv_names = {r.get("csv") for r in given.values() if isinstance(r, dict) and isinstance(r.get("csv"), str)}
     if len(csv_names) > 1:
-        checker.add(("runs",), f"a lesson has at most one CSV file; this one names {', '.join(sorted(csv_names))}")
+        checker.add(("runs",), gettext("a lesson has at most one CSV file; this one names {files}").format(
+            files=", ".join(sorted(csv_names))))
     for name, run in given.items():
         path = ("runs", name)
         if not isinstance(run, dict) or not checker.clean(path) or not checker.whole(("runs",)):
@@ -406,8 +464,8 @@ def _runs(doc: dict, checker: _Checker, data: bool) -> dict[str, StepRun]:
         settings_given = run.get("settings", {})
         if not isinstance(settings_given, dict) or ("dataset" in run and "csv" in run):
             if "dataset" in run and "csv" in run:
-                checker.add(path, "give the data as either 'dataset' (a bundled dataset) or 'csv' (the lesson's "
-                                  "CSV file), not both")
+                checker.add(path, gettext("give the data as either 'dataset' (a bundled dataset) or 'csv' (the "
+                                          "lesson's CSV file), not both"))
             continue
         page = PAGES[run["page"]]
         settings_given = _data_source(page, run, dict(settings_given), checker, path)
@@ -435,7 +493,8 @@ def _runs(doc: dict, checker: _Checker, data: bool) -> dict[str, StepRun]:
                 if csv is None:
                     checker.add(path + ("settings",), str(exc))
                 else:
-                    checker.add(path + ("csv",), f"{exc} (A lesson's CSV names its label column 'label'.)")
+                    checker.add(path + ("csv",), gettext("{error} (A lesson's CSV names its label column "
+                                                         "'label'.)").format(error=exc))
                 continue
         runs[name] = step_run
     return runs
@@ -448,24 +507,25 @@ def _data_source(page, run: dict, settings: dict, checker: _Checker, path) -> di
     has_data = "dataset" in run or "csv" in run
     if page.own_data is None:
         if not has_data:
-            checker.add(path, f"say which data the run computes on: 'dataset' (a bundled dataset: "
-                              f"{', '.join(list_datasets())}) or 'csv' (your CSV file)")
+            checker.add(path, gettext("say which data the run computes on: 'dataset' (a bundled dataset: "
+                                      "{datasets}) or 'csv' (your CSV file)").format(
+                datasets=", ".join(list_datasets())))
             return None
         return settings
     default = next(f.default for f in dataclasses.fields(page.settings) if f.name == "source")
     source = settings.get("source")
-    own = ", ".join(f"source: {k} ({v})" for k, v in page.own_data.items())
+    own = ", ".join(f"source: {k} ({gettext(v)})" for k, v in page.own_data.items())
     if has_data and source in page.own_data:
         given = "dataset" if "dataset" in run else "csv"
-        checker.add(path + ("settings", "source"), f"source: {source} computes on {page.own_data[source]}, not on "
-                                                   f"the run's {given}; leave out source (the run's {given} is used) "
-                                                   f"or leave out {given}")
+        checker.add(path + ("settings", "source"), gettext(
+            "source: {source} computes on {data}, not on the run's {given}; leave out source (the run's {given} is "
+            "used) or leave out {given}").format(source=source, data=gettext(page.own_data[source]), given=given))
         return None
     if has_data:
         settings["source"] = page.data_value()
     elif (source or default) not in page.own_data:
-        checker.add(path, f"say which data the run computes on: 'dataset' (a bundled dataset) or 'csv' (your CSV "
-                          f"file), or the page's own data: {own}")
+        checker.add(path, gettext("say which data the run computes on: 'dataset' (a bundled dataset) or 'csv' (your "
+                                  "CSV file), or the page's own data: {own}").format(own=own))
         return None
     return settings
 
@@ -475,23 +535,27 @@ def _csv(name: str, checker: _Checker, path) -> bytes | None:
     hand or too large."""
     raw = checker.csv_files.get(name)
     if raw is None:
-        checker.add(path, f"the CSV file '{name}' is not there; put it next to the lesson file (or upload it with "
-                          "the lesson)")
+        checker.add(path, gettext("the CSV file '{file}' is not there; put it next to the lesson file (or upload it "
+                                  "with the lesson)").format(file=name))
         return None
     if len(raw) > CSV_MAX_BYTES:
-        checker.add(path, f"'{name}' is {len(raw):,} bytes; a lesson's CSV may have at most {CSV_MAX_BYTES:,} "
-                          f"({CSV_MAX_BYTES // 1024 // 1024} MiB)")
+        checker.add(path, gettext("'{file}' is {size} bytes; a lesson's CSV may have at most {limit} ({mib} "
+                                  "MiB)").format(
+            file=name, size=localised(f"{len(raw):,}"), limit=localised(f"{CSV_MAX_BYTES:,}"),
+            mib=CSV_MAX_BYTES // 1024 // 1024))
         return None
     if raw[:2] == b"\x1f\x8b":
-        checker.add(path, f"'{name}' is compressed (gzip); a lesson's CSV is plain text, so that its size says what "
-                          "it holds")
+        checker.add(path, gettext("'{file}' is compressed (gzip); a lesson's CSV is plain text, so that its size says "
+                                  "what it holds").format(file=name))
         return None
     breaks = raw.count(b"\n") + raw.count(b"\r") - raw.count(b"\r\n")  # LF, CRLF and CR alike
     rows = breaks + (not raw.endswith((b"\n", b"\r")))
     columns = re.split(rb"\r\n|\r|\n", raw, maxsplit=1)[0].count(b",") + 1
     if rows - 1 > CSV_MAX_ROWS or columns > CSV_MAX_COLUMNS:
-        checker.add(path, f"'{name}' has {rows - 1:,} rows and {columns:,} columns; a lesson's CSV may have at most "
-                          f"{CSV_MAX_ROWS:,} rows and {CSV_MAX_COLUMNS} columns")
+        checker.add(path, gettext("'{file}' has {rows} rows and {columns} columns; a lesson's CSV may have at most "
+                                  "{max_rows} rows and {max_columns} columns").format(
+            file=name, rows=localised(f"{rows - 1:,}"), columns=localised(f"{columns:,}"),
+            max_rows=localised(f"{CSV_MAX_ROWS:,}"), max_columns=CSV_MAX_COLUMNS))
         return None
     return raw
 
@@ -501,14 +565,15 @@ def _use(entry_map: dict, item, path, checker: _Checker, run: StepRun | None, ke
         return None
     entry = entry_map[item[key]]
     if run is not None and run.settings.kind not in entry.pages:
-        checker.add(path + (key,), f"'{entry.name}' reads a result of the {' or '.join(entry.pages)} page; this "
-                                   f"step's run is a {run.settings.kind} run")
+        checker.add(path + (key,), gettext("'{name}' reads a result of the {pages} page; this step's run is a {kind} "
+                                           "run").format(name=entry.name, pages=_or(entry.pages),
+                                                         kind=run.settings.kind))
         return None
     params = {k: v for k, v in item.items() if k not in (key, "caption")}
     if key == "check" and getattr(entry.build, "numeric", False) and not any(
             params.get(b) is not None for b in ("above", "below", "at_least", "at_most")):
-        checker.add(path, f"'{entry.name}' measures a number: say what it should be with above, below, at_least or "
-                          "at_most")
+        checker.add(path, gettext("'{name}' measures a number: say what it should be with above, below, at_least "
+                                  "or at_most").format(name=entry.name))
     if run is not None:
         names = _method_names(entry, params, run)
         for bad in names:
@@ -525,7 +590,8 @@ def _method_names(entry: Entry, params: dict, run: StepRun) -> list[tuple[str, s
     for name in ("method", "other", "among"):
         for value in (params.get(name) if isinstance(params.get(name), list) else [params.get(name)]):
             if isinstance(value, str) and value not in have:
-                out.append((name, f"'{value}' is not a method of this run; its methods: {', '.join(have)}"))
+                out.append((name, gettext("'{method}' is not a method of this run; its methods: {methods}").format(
+                    method=value, methods=", ".join(have))))
     return out
 
 
@@ -547,9 +613,11 @@ def _steps(doc: dict, checker: _Checker, runs: dict[str, StepRun]) -> list[Step]
         if not checker.clean(path + ("run",)):
             name = None
         elif name is None:
-            checker.add(path, f"say which run the step shows ('run:'); the runs are {', '.join(run_names)}")
+            checker.add(path, gettext("say which run the step shows ('run:'); the runs are {runs}").format(
+                runs=", ".join(run_names)))
         elif name not in run_names:
-            checker.add(path + ("run",), f"there is no run '{name}'; the runs are {', '.join(run_names)}")
+            checker.add(path + ("run",), gettext("there is no run '{name}'; the runs are {runs}").format(
+                name=name, runs=", ".join(run_names)))
         run = runs.get(name) if isinstance(name, str) else None
         figures = [_use(FIGURES, f, path + ("figures", j), checker, run, "figure") if checker.clean(
                    path + ("figures", j)) else None for j, f in enumerate(step.get("figures") or [])]
@@ -557,12 +625,15 @@ def _steps(doc: dict, checker: _Checker, runs: dict[str, StepRun]) -> list[Step]
                   path + ("checks", j)) else None for j, c in enumerate(step.get("checks") or [])]
         q = step.get("question")
         if checker.clean(path + ("question",)) and isinstance(q, dict) and q["answer"] > len(q["choices"]):
-            checker.add(path + ("question", "answer"), f"the answer is the number of the right choice, 1 to "
-                                                       f"{len(q['choices'])}; got {q['answer']}")
+            checker.add(path + ("question", "answer"), gettext("the answer is the number of the right choice, 1 to "
+                                                               "{n}; got {answer}").format(n=len(q["choices"]),
+                                                                                            answer=q["answer"]))
         layout = step.get("layout") or []
         n_figures = len(step.get("figures") or []) if checker.clean(path + ("figures",)) else None
         if n_figures is not None and checker.clean(path + ("layout",)) and sum(layout) > n_figures:
-            checker.add(path + ("layout",), f"the rows hold {sum(layout)} figures; the step has {n_figures}")
+            checker.add(path + ("layout",), ngettext("the rows hold {n} figure; the step has {figures}",
+                                                     "the rows hold {n} figures; the step has {figures}",
+                                                     sum(layout)).format(n=sum(layout), figures=n_figures))
         if run is None or None in figures or None in checks or not checker.clean(path) or len(checker.problems) > said:
             continue
         question = Question(q["prompt"], tuple(q["choices"]), q["answer"] - 1, q["why"])

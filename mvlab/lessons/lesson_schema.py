@@ -12,6 +12,7 @@ import typing
 from pathlib import Path
 
 from mvlab.datasets.bundled import dataset_info, list_datasets, load_dataset
+from mvlab.i18n import N_
 from mvlab.i18n.languages import DEFAULT, LANGUAGES
 from mvlab.lessons.check_registry import CHECKS
 from mvlab.lessons.figure_registry import FIGURES
@@ -143,9 +144,9 @@ def schema() -> dict:
            "description": "A computation: a page's settings on a bundled dataset or on the lesson's CSV file.",
            "properties": {"page": {"enum": list(PAGES), "description": "The page whose computation this is."},
                           "dataset": {"enum": list_datasets(), "description": "A bundled dataset."},
-                          "csv": {"type": "string", "pattern": CSV_PATTERN,
-                                  "description": "The lesson's own CSV file (a header, a label column and columns "
-                                                 "named view.feature), next to the lesson file."},
+                          "csv": {"type": "string", "pattern": CSV_PATTERN,  # said by a problem: translated there
+                                  "description": N_("The lesson's own CSV file (a header, a label column and columns "
+                                                    "named view.feature), next to the lesson file.")},
                           "settings": {"type": "object", "description": "The page's settings by their names (see "
                                                                         "below); those left out keep their defaults."}},
            "allOf": [{"if": {"properties": {"page": {"const": kind}}, "required": ["page"]},
@@ -192,9 +193,9 @@ def schema() -> dict:
         "additionalProperties": False,
         "properties": {
             "format": {"const": FORMAT, "description": "The format's version: 1."},
-            "id": {"type": "string", "pattern": ID_PATTERN,
-                   "description": "The lesson's name in its link (/lessons?lesson=ID): 3 to 40 lower-case letters, "
-                                  "digits and hyphens, starting with a letter."},
+            "id": {"type": "string", "pattern": ID_PATTERN,  # said by a problem: translated there
+                   "description": N_("The lesson's name in its link (/lessons?lesson=ID): 3 to 40 lower-case "
+                                     "letters, digits and hyphens, starting with a letter.")},
             "language": {"enum": list(LANGUAGES), "description": "The language the lesson is written in: its texts "
                          "given once are in it, and a reader of a language a text lacks reads it there. Default: "
                          f"{DEFAULT}."},

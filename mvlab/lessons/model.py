@@ -25,6 +25,7 @@ import plotly.graph_objects as go
 from mvlab.datasets.bundled import load_dataset
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.experiments.settings import ExperimentSettings
+from mvlab.i18n import gettext
 
 __all__ = ["Question", "StepRun", "StepContext", "Use", "entry_use", "Step", "Lesson", "Shown", "MAX_STEPS",
            "lesson_texts"]
@@ -72,8 +73,11 @@ class StepRun:
 
     @property
     def label(self) -> str:
-        """``"<kind> on <dataset>"``, for people."""
-        return f"{self.settings.kind} on {self.dataset or 'its own data'}"
+        """``"<kind> on <dataset>"``, for people (in the language being served)."""
+        # Translators: a lesson's computation: a page's name (proximity, dvs...) and the data it computes on, e.g.
+        # "dvs on iris" or "dvs on its own data"
+        return gettext("{page} on {data}").format(page=self.settings.kind,
+                                                   data=self.dataset or gettext("its own data"))
 
 
 @functools.lru_cache(maxsize=16)  # a lesson's CSV is read once per process (its steps share it)

@@ -21,6 +21,7 @@ from mvlab.experiments.settings import (
 )
 from mvlab.experiments.siamese_comparison import SiameseExperiment
 from mvlab.experiments.view_construction_sweep import KSweepResult
+from mvlab.i18n import N_
 
 __all__ = ["LessonPage", "PAGES", "page_of"]
 
@@ -44,7 +45,8 @@ class LessonPage:
     """What the accuracies' names mean, for the guide."""
     own_data: dict | None = None
     """The values of the settings' ``source`` that make the page compute on data of its own (e.g. DVS's
-    ``demo``: the region demo), in words; None when the page has no such setting."""
+    ``demo``: the region demo), in words (marked for the catalogues: a lesson file's problems say them in the
+    reader's language, ``gettext(words)``); None when the page has no such setting."""
 
     def data_value(self) -> str | None:
         """The ``source`` value that computes on the run's own dataset or CSV (None: no ``source`` setting)."""
@@ -88,14 +90,14 @@ PAGES: dict[str, LessonPage] = {page.kind: page for page in (
                "dvs-soft-shared (its soft competence, on each candidate's region or a shared one), and the "
                "baselines concat (one forest on all features), late-fusion and stacking; oracle (each instance's "
                "true view: the region demo only).",
-               {"demo": "the region demo: 600 instances, 4 views, the view that carries the class depends on the "
-                        "instance (seeded by seed)"}),
+               {"demo": N_("the region demo: 600 instances, 4 views, the view that carries the class depends on the "
+                           "instance (seeded by seed)")}),
     LessonPage("view_construction", "View construction (the k sweep)", ViewConstructionSettings, KSweepResult,
                lambda s: tuple(s.methods), _sweep_accuracies,
                "Each method of the run (OFSP, RFSP, Bagging, AB, VG-AC, VC-GA): its ensembles' test accuracy, the "
                "mean over k of the run's first classifier's.",
-               {"madelon": "the Madelon-like set: madelon_n instances, 5 informative, 15 redundant and 480 noise "
-                           "features (seeded by seed)"}),
+               {"madelon": N_("the Madelon-like set: madelon_n instances, 5 informative, 15 redundant and 480 noise "
+                              "features (seeded by seed)")}),
     LessonPage("siamese", "Siamese deep forest", SiameseSettings, SiameseExperiment,
                lambda s: ("SDF", "gcForest"), _siamese_accuracies,
                "SDF and gcForest: their test accuracy on the same test pairs."),

@@ -17,6 +17,9 @@ from dataclasses import dataclass
 
 import yaml
 
+from mvlab.i18n import gettext
+from mvlab.lessons.parameters import localised
+
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_VALUES", "YamlProblem", "Located", "read_yaml"]
 
 MAX_BYTES = 256 * 1024
@@ -60,19 +63,19 @@ class Located:
 
 def _decoded(raw: bytes) -> str:
     if len(raw) > MAX_BYTES:
-        raise YamlProblem(0, f"the file has more than {MAX_BYTES:,} bytes ({MAX_BYTES // 1024} KiB), the most a lesson "
-                             "file may have.")
+        raise YamlProblem(0, gettext("the file has more than {limit} bytes ({kib} KiB), the most a lesson file may "
+                                     "have.").format(limit=localised(f"{MAX_BYTES:,}"), kib=MAX_BYTES // 1024))
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[:exc.start].count(b"\n") + 1
-        raise YamlProblem(line, f"the file is not UTF-8 text (byte {exc.start + 1} cannot be read); save it as "
-                                "UTF-8.") from None
+        raise YamlProblem(line, gettext("the file is not UTF-8 text (byte {n} cannot be read); save it as "
+                                        "UTF-8.").format(n=exc.start + 1)) from None
     bad = _CONTROL.search(text)
     if bad:
         line = text[:bad.start()].count("\n") + 1
-        raise YamlProblem(line, f"the file holds a control character (U+{ord(bad.group()):04X}, e.g. a NUL byte), "
-                                "which is not text; remove it.")
+        raise YamlProblem(line, gettext("the file holds a control character ({character}, e.g. a NUL byte), which "
+                                        "is not text; remove it.").format(character=f"U+{ord(bad.group()):04X}"))
     return text
 
 
@@ -92,8 +95,9 @@ def _scalar(event: yaml.ScalarEvent):
         return False
     if _INT.fullmatch(value) or _FLOAT.fullmatch(value):
         if len(value) > MAX_DIGITS:
-            raise YamlProblem(event.start_mark.line + 1, f"a number of {len(value):,} characters; a lesson file's "
-                                                         f"numbers have at most {MAX_DIGITS}.")
+            raise YamlProblem(event.start_mark.line + 1, gettext(
+                "a number of {n} characters; a lesson file's numbers have at most {limit}.").format(
+                n=localised(f"{len(value):,}"), limit=MAX_DIGITS))
         if _INT.fullmatch(value):
             return int(value, 0) if value[:2] in ("0o", "0x") else int(value)
         return float(value.lower().replace(".inf", "inf").replace(".nan", "nan"))
@@ -113,23 +117,23 @@ def read_yaml(raw: bytes) -> Located:
             if isinstance(event, yaml.DocumentStartEvent):
                 documents += 1
                 if documents > 1:
-                    raise YamlProblem(line, "the file holds more than one YAML document (a '---' line after the "
-                                            "first); a lesson file is one document.")
+                    raise YamlProblem(line, gettext("the file holds more than one YAML document (a '---' line after "
+                                                    "the first); a lesson file is one document."))
                 continue
             if isinstance(event, yaml.AliasEvent):
-                raise YamlProblem(line, f"aliases (*{event.anchor}) are not allowed in a lesson file; write the "
-                                        "value out.")
+                raise YamlProblem(line, gettext("aliases ({alias}) are not allowed in a lesson file; write the value "
+                                                "out.").format(alias=f"*{event.anchor}"))
             if isinstance(event, (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 if event.anchor is not None:
-                    raise YamlProblem(line, f"anchors (&{event.anchor}) are not allowed in a lesson file; write "
-                                            "each value out.")
+                    raise YamlProblem(line, gettext("anchors ({anchor}) are not allowed in a lesson file; write "
+                                                    "each value out.").format(anchor=f"&{event.anchor}"))
                 if event.tag is not None and event.tag != "!":
-                    raise YamlProblem(line, f"tags ({event.tag}) are not allowed in a lesson file: it holds plain "
-                                            "texts, numbers, lists and mappings only.")
+                    raise YamlProblem(line, gettext("tags ({tag}) are not allowed in a lesson file: it holds plain "
+                                                    "texts, numbers, lists and mappings only.").format(tag=event.tag))
                 count += 1
                 if count > MAX_VALUES:
-                    raise YamlProblem(line, f"the file holds more than {MAX_VALUES:,} values; a lesson needs far "
-                                            "fewer.")
+                    raise YamlProblem(line, gettext("the file holds more than {limit} values; a lesson needs far "
+                                                    "fewer.").format(limit=localised(f"{MAX_VALUES:,}")))
             if isinstance(event, yaml.ScalarEvent):
                 value = _scalar(event)
                 if stack and isinstance(stack[-1][0], dict) and stack[-1][2] is None:
@@ -140,10 +144,10 @@ def read_yaml(raw: bytes) -> Located:
                     root = value
             elif isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 if len(stack) >= MAX_DEPTH:
-                    raise YamlProblem(line, f"the file nests lists and mappings more than {MAX_DEPTH} deep; a lesson "
-                                            "needs 5.")
+                    raise YamlProblem(line, gettext("the file nests lists and mappings more than {limit} deep; a "
+                                                    "lesson needs {needed}.").format(limit=MAX_DEPTH, needed=5))
                 if stack and isinstance(stack[-1][0], dict) and stack[-1][2] is None:
-                    raise YamlProblem(line, "a key must be a text, not a list or a mapping.")
+                    raise YamlProblem(line, gettext("a key must be a text, not a list or a mapping."))
                 container = {} if isinstance(event, yaml.MappingStartEvent) else []
                 path = _place(stack, container, line, lines)
                 if not stack:
@@ -152,25 +156,27 @@ def read_yaml(raw: bytes) -> Located:
             elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
                 stack.pop()
     except (ValueError, OverflowError) as exc:  # the scanner's own (an escape past Unicode, "\UFFFFFFFF")
-        raise YamlProblem(0, f"this is not valid YAML ({str(exc)[:120]}); check the quotes and escapes.") from None
+        raise YamlProblem(0, gettext("this is not valid YAML ({error}); check the quotes and escapes.").format(
+            error=str(exc)[:120])) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         said = " ".join(part for part in (getattr(exc, "context", None), getattr(exc, "problem", None)) if part)
-        hint = (" A text that holds ': ' (a colon and a space) or starts with a quote, '[', '{', '*', '&', '!' or '#' "
-                "must be in quotes (\"like: this\"), and so must a text in [...] or {...} that holds '?', ',' or ':'."
+        hint = (" " + gettext("A text that holds ': ' (a colon and a space) or starts with a quote, '[', '{', '*', "
+                              "'&', '!' or '#' must be in quotes (\"like: this\"), and so must a text in [...] or "
+                              "{...} that holds '?', ',' or ':'.")
                 if any(words in said for words in ("mapping values", "found character", "expected <block end>",
                                                    "flow")) else "")
         raise YamlProblem(mark.line + 1 if mark is not None else 0,
-                          f"this is not valid YAML ({said or exc}); check the indentation and the quotes.{hint}") \
-            from None
+                          gettext("this is not valid YAML ({error}); check the indentation and the quotes.").format(
+                              error=said or exc) + hint) from None
     return Located(root, lines)
 
 
 def _key(frame: list, key, line: int) -> None:
     if not isinstance(key, str):
-        raise YamlProblem(line, f"a key must be a text; {key!r} is not (quote it).")
+        raise YamlProblem(line, gettext("a key must be a text; {key} is not (quote it).").format(key=repr(key)))
     if key in frame[3]:
-        raise YamlProblem(line, f"the key '{key}' appears twice in one mapping; keep one.")
+        raise YamlProblem(line, gettext("the key '{key}' appears twice in one mapping; keep one.").format(key=key))
     frame[3].add(key)
     frame[2], frame[4] = key, line
 

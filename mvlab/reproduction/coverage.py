@@ -21,6 +21,7 @@ from typing import Callable
 
 import pandas as pd
 
+from mvlab.i18n import N_
 from mvlab.reproduction.data_search import SEARCHED_ON, searches_of, where_looked, why_not_run
 from mvlab.reproduction.sdf_paper import MNIST_READING, TABLE8_SETTING, WINDOW_READINGS, mnist_grid
 
@@ -30,8 +31,8 @@ __all__ = ["Item", "ITEMS", "PAPER_NAMES", "OFSP_DATASETS", "DVS_DATASETS",
            "coverage_rows",
            "coverage_markdown", "scope", "says_means", "coverage_facts"]
 
-PAPER_NAMES = {"sdf": "Siamese deep forest (Utkin & Ryabinin 2018)", "ofsp": "OFSP (Kumar & Minz 2016)",
-               "dvs": "Dynamic view selection (Bernard et al. 2020)"}
+PAPER_NAMES = {"sdf": N_("Siamese deep forest (Utkin & Ryabinin 2018)"), "ofsp": N_("OFSP (Kumar & Minz 2016)"),
+               "dvs": N_("Dynamic view selection (Bernard et al. 2020)")}
 
 SDF_DATASETS_OF_THE_PAPER = ("Parkinsons", "Ecoli", "Yeast", "Ionosphere", "Mammographic masses", "Haberman",
                              "Breast Tissue", "Lung Cancer", "ILPD", "Seeds")

@@ -34,15 +34,16 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mvlab.core.params import MAX_FEATURES, N_JOBS, POSITIVE_INT, RANDOM_STATE
 from mvlab.core.views import check_views
+from mvlab.i18n import N_
 from mvlab.rfd.view_forests import ViewForests, fit_view_forests
 
 __all__ = ["BASELINES", "BASELINE_TITLES", "late_fusion_proba", "LateFusionClassifier", "make_view_stacking"]
 
 BASELINES = ("concat", "late-fusion", "stacking")
 BASELINE_TITLES = {
-    "concat": "one random forest on all features",
-    "late-fusion": "soft vote of the view forests",
-    "stacking": "stacking of the view forests",
+    "concat": N_("one random forest on all features"),
+    "late-fusion": N_("soft vote of the view forests"),
+    "stacking": N_("stacking of the view forests"),
 }
 
 

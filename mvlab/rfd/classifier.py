@@ -44,6 +44,7 @@ from mvlab.core.progress import ProgressCallback, scaled
 from mvlab.core.progress import report as _report
 from mvlab.core.views import check_views
 from mvlab.forest.measures import MEASURES, Measure, measure_spec, resolve_measure
+from mvlab.i18n import N_, Message
 from mvlab.rfd.dvs import DVSCombiner
 from mvlab.rfd.dvs_pool import n_candidates
 from mvlab.rfd.prototypes import (
@@ -67,11 +68,11 @@ __all__ = ["COMBINATIONS", "COMBINATION_TITLES", "StaticCombiner", "RFDClassifie
 
 COMBINATIONS = STATIC_COMBINATIONS + ("dvs",)
 COMBINATION_TITLES = {
-    "average": "Avg: average of the views",
-    "knn": "SWknn: weights from kNN accuracy",
-    "alignment": "SWka: weights from kernel alignment",
-    "oob": "SWoob: weights from out-of-bag accuracy",
-    "dvs": "DVS: dynamic view selection",
+    "average": N_("Avg: average of the views"),
+    "knn": N_("SWknn: weights from kNN accuracy"),
+    "alignment": N_("SWka: weights from kernel alignment"),
+    "oob": N_("SWoob: weights from out-of-bag accuracy"),
+    "dvs": N_("DVS: dynamic view selection"),
 }
 """The combinations by the names of the paper (§A.7-A.8), for people."""
 
@@ -358,11 +359,13 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         seed = int(view_forests.seeds[-1])
         prototypes = None
         if m is not None:
-            _report(progress, split, f"choosing {m} prototypes ({self.prototype_selection})")
+            _report(progress, split, Message(N_("choosing {n} prototypes ({selection})"), n=int(m),
+                                             selection=self.prototype_selection))
             prototypes = choose_prototypes(view_forests, m, self.prototype_selection, random_state=seed)
         combiner.set_params(random_state=seed)
-        stage = "candidate pool" if dvs else "weights and final forest"
-        _report(progress, split, f"combination {combiner_name(combiner)!r}: {stage}")
+        stage = (N_("combination {combination}: candidate pool") if dvs else
+                 N_("combination {combination}: weights and final forest"))
+        _report(progress, split, Message(stage, combination=repr(combiner_name(combiner))))
         if dvs:
             sub = scaled(progress, split, 1 - split)
             combiner.fit(view_forests, progress=sub, prototypes=prototypes)
@@ -370,8 +373,10 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
             combiner.fit(view_forests, prototypes=prototypes)
         self.prototypes_ = prototypes
         self.n_prototypes_ = int(X.shape[0] if prototypes is None else prototypes.size)
-        reason = ("as asked (prototypes=" + repr(self.prototypes) + ")" if self.prototypes != "auto" else
-                  f"because there are more than {PROTOTYPE_THRESHOLD} training rows (prototypes='auto')")
+        reason = (Message(N_("as asked (prototypes={prototypes})"), prototypes=repr(self.prototypes))
+                  if self.prototypes != "auto" else
+                  Message(N_("because there are more than {threshold} training rows (prototypes='auto')"),
+                          threshold=PROTOTYPE_THRESHOLD))
         self.prototype_note_ = describe_prototypes(prototypes, X.shape[0], self.prototype_selection, reason)
         self.classes_ = view_forests.classes
         self.views_ = view_forests.views
@@ -384,7 +389,7 @@ class RFDClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(combiner, StaticCombiner):
             self.final_forest_ = combiner.forest_
             self.joint_dissimilarity_ = combiner.joint_dissimilarity_
-        _report(progress, 1.0, "done")
+        _report(progress, 1.0, Message(N_("done")))
         return self
 
     def _check_view_forests(self, vf: ViewForests, X, y, views) -> None:

@@ -83,6 +83,7 @@ from mvlab.core.params import is_int as _is_int
 from mvlab.core.progress import ProgressCallback
 from mvlab.core.progress import report as _report
 from mvlab.core.threads import split_workers
+from mvlab.i18n import N_, Message
 from mvlab.rfd.dvs_pool import (
     MAX_CANDIDATES_WITHOUT_WARNING,
     Candidate,
@@ -294,9 +295,9 @@ class DVSCombiner(BaseEstimator):
         self.oob_accuracies_ = self.oob_hits_.mean(axis=0)
         self._oob_predictions = np.stack([c.oob_predictions for c in pool], axis=0)  # (P, n_train)
         self._train_regions = train_regions  # None: a single training row, no region at all
-        _report(progress, 0.96, "leave-one-out replay of the selection on the training instances")
+        _report(progress, 0.96, Message(N_("leave-one-out replay of the selection on the training instances")))
         self._replay()
-        _report(progress, 1.0, "DVS pool ready")
+        _report(progress, 1.0, Message(N_("DVS pool ready")))
         return self
 
     @staticmethod
@@ -344,7 +345,8 @@ class DVSCombiner(BaseEstimator):
         P = subsets.shape[0]
         outer, inner = split_workers(self.n_jobs, P)
         args = (y, self.n_estimators, self.max_features, seed, inner, SharedBootstraps(y.shape[0]))
-        _report(progress, 0.0, f"growing {P} DVS candidate forest(s) of {self.n_estimators} trees")
+        _report(progress, 0.0, Message(N_("growing {n} DVS candidate forest(s) of {trees} trees"), n=int(P),
+                                       trees=self.n_estimators))
         pool = []
         if outer == 1:
             gen = (fit_candidate(Ds, subsets[c], *args) for c in range(P))
@@ -355,7 +357,8 @@ class DVSCombiner(BaseEstimator):
         with closing(gen):  # a stopped fit ends its threads now, not at garbage collection
             for c, candidate in enumerate(gen):
                 pool.append(candidate)
-                _report(progress, 0.95 * (c + 1) / P, f"candidate {c + 1}/{P} ({names[c]}) done")
+                _report(progress, 0.95 * (c + 1) / P, Message(N_("candidate {number}/{count} ({views}) done"),
+                                                               number=c + 1, count=int(P), views=str(names[c])))
         return pool
 
     def _replay(self) -> None:

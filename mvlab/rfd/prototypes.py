@@ -23,6 +23,7 @@ from sklearn.utils import check_random_state
 
 from mvlab.core.sparse_rows import combine_sparse
 from mvlab.forest.dissimilarity import DENSE_MAX_ROWS
+from mvlab.i18n import N_, Message
 
 __all__ = ["PROTOTYPE_SELECTIONS", "PROTOTYPE_THRESHOLD", "DEFAULT_N_PROTOTYPES", "resolve_prototypes",
            "choose_prototypes", "describe_prototypes"]
@@ -146,11 +147,14 @@ def _k_centres(view_forests, members: np.ndarray, m: int, rng) -> np.ndarray:
 
 
 def describe_prototypes(prototypes_: Optional[np.ndarray], n_train: int, selection: str, reason: str) -> str:
-    """The human sentence of ``RFDClassifier.prototype_note_``."""
+    """The human sentence of ``RFDClassifier.prototype_note_``: a :class:`mvlab.i18n.Message` (its English, said in
+    the reader's language where it is shown; ``reason`` may be one too)."""
     if prototypes_ is None:
-        return (f"Exact dissimilarity space: the final forest sees the dissimilarities to all {n_train} training "
-                "rows.")
+        return Message(N_("Exact dissimilarity space: the final forest sees the dissimilarities to all {rows} training "
+                          "rows."), rows=int(n_train))
     m = prototypes_.size
-    return (f"Prototype dissimilarity space: the final forest(s) see the dissimilarities to {m} of the {n_train} "
-            f"training rows ({100 * m / n_train:.1f} %, chosen {selection}) {reason}; neighbourhoods "
-            "(SWknn, DVS regions) are still exact over all training rows.")
+    return Message(N_("Prototype dissimilarity space: the final forest(s) see the dissimilarities to {prototypes} of "
+                      "the {rows} training rows ({share} %, chosen {selection}) {reason}; neighbourhoods (SWknn, DVS "
+                      "regions) are still exact over all training rows."),
+                   prototypes=int(m), rows=int(n_train), share=f"{100 * m / n_train:.1f}", selection=selection,
+                   reason=reason)

@@ -20,6 +20,7 @@ from mvlab.core.progress import report as _report
 from mvlab.core.threads import split_workers, worker_count
 from mvlab.core.views import check_views
 from mvlab.forest.dissimilarity import DENSE_MAX_ROWS, ForestDissimilarity
+from mvlab.i18n import N_, Message
 
 __all__ = ["ViewForests", "fit_view_forests", "combine"]
 
@@ -159,12 +160,13 @@ def fit_view_forests(
         )
         for q in range(len(views))
     ]
-    _report(progress, 0.0, f"growing {len(views)} view forest(s) of {n_estimators} trees")
+    _report(progress, 0.0, Message(N_("growing {n} view forest(s) of {trees} trees"), n=len(views),
+                                   trees=n_estimators))
     forests = []
     if outer == 1:
         for q, (f, v) in enumerate(zip(makers, views)):
             forests.append(f.fit(X[:, v], y_enc))
-            _report(progress, (q + 1) / len(views), f"view {names[q]!r} done")
+            _report(progress, (q + 1) / len(views), Message(N_("view {view} done"), view=repr(names[q])))
     else:
         gen = Parallel(n_jobs=outer, prefer="threads", return_as="generator")(
             delayed(f.fit)(X[:, v], y_enc) for f, v in zip(makers, views)
@@ -172,7 +174,7 @@ def fit_view_forests(
         with closing(gen):  # a stopped fit ends its threads now, not at garbage collection
             for q, f in enumerate(gen):
                 forests.append(f)
-                _report(progress, (q + 1) / len(views), f"view {names[q]!r} done")
+                _report(progress, (q + 1) / len(views), Message(N_("view {view} done"), view=repr(names[q])))
     return ViewForests(views, names, forests, y_enc, classes, seeds)
 
 

@@ -56,6 +56,7 @@ from mvlab.core.params import (
 from mvlab.core.progress import ProgressCallback
 from mvlab.core.progress import report as _report
 from mvlab.core.threads import in_order, split_workers
+from mvlab.i18n import N_, Message
 from mvlab.siamese.binning import MAX_BINS, QuantileBinner
 from mvlab.siamese.class_vectors import (
     ForestUnit,
@@ -476,7 +477,8 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             _report(
                 progress,
                 (q + k / len(kinds)) / self.max_levels,
-                f"level {q + 1}: forest {k + 1}/{len(kinds)} ({kind})",
+                Message(N_("level {level}: forest {forest}/{forests} ({kind})"), level=q + 1, forest=k + 1,
+                        forests=len(kinds), kind=kind),
             )
             unit, vec = self._finish_unit(q, k, kind, F, y, plan, fitted)
             del fitted  # the fitted forests (scikit-learn's, before compaction) go before the next one is fitted
@@ -547,7 +549,8 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
             levels.append(units)
             vectors.append(V)
             scores.append(score)
-            _report(progress, (q + 1) / self.max_levels, f"level {q + 1}: training accuracy {score:.4f}")
+            _report(progress, (q + 1) / self.max_levels,
+                    Message(N_("level {level}: training accuracy {accuracy}"), level=q + 1, accuracy=f"{score:.4f}"))
             if score > best_score + self.min_gain or best < 0:
                 best, best_score = q, score
             elif q - best >= self.patience:
@@ -561,7 +564,7 @@ class CascadeForest(ClassifierMixin, BaseEstimator):
         self.forests_kept_ = bool(keep_forests)
         if X_eval is not None:
             self.eval_class_vectors_ = eval_vectors[:kept]
-        _report(progress, 1.0, f"kept {self.n_levels_} level(s)")
+        _report(progress, 1.0, Message(N_("kept {n} level(s)"), n=self.n_levels_))
         return self
 
     def _decide(self, V):
