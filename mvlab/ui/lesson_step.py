@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from mvlab.core.memo import Memo
-from mvlab.i18n import N_, _, current_language, format_list, language_name
+from mvlab.i18n import N_, _, current_language, format_list, language_name, use_language
 from mvlab.lessons import LESSONS, Lesson, Step, StepContext, StepRun
 from mvlab.lessons.added import find_lesson
 from mvlab.lessons.handout import render_handout
@@ -552,9 +552,10 @@ def step_result(run: StepRun, key: str, number: int):
 
 def items_key(lesson: Lesson, number: int, step: Step, ctx: StepContext) -> list:
     """The key a step's figures are built once under (:func:`step_items`): the lesson, its version (a changed
-    lesson file builds them anew), the language it is read in (its figures' titles may be given per language), the
+    lesson file builds them anew), the language its texts are read in (its figures' titles may be given per
+    language) and the reader's (the figures' own words: an English lesson read in German has German axes), the
     step and its result."""
-    return [lesson.id, lesson.version, lesson.language, number, _result_key(step, ctx)]
+    return [lesson.id, lesson.version, lesson.language, current_language(), number, _result_key(step, ctx)]
 
 
 def step_items(step: Step, ctx: StepContext, key) -> list:
@@ -615,10 +616,13 @@ def prepare_soon(lesson: Lesson, number: int, delay: float = 0.0) -> None:
     inside the class's burst of woken reruns (86 ms, 0.5 ms for each of 150 students woken there, issue #53 item
     10). A student's page asks for it when it opens (its step and the next) and when the class is moved (the step
     moved to and the next, ``delay`` later): off the student's own run, and off the burst. A step whose result
-    is not stored yet, or whose store cannot answer now, is tried again at the next call."""
+    is not stored yet, or whose store cannot answer now, is tried again at the next call. The figures are built in
+    the asking reader's language (``lesson`` as they read it): a class in five languages has each built once per
+    language, by the first of its students to ask, off the burst."""
     if not 1 <= number <= len(lesson.steps):
         return
-    done = (lesson.id, lesson.version, number)
+    language = current_language()  # the thread that builds has no session: it is told the reader's
+    done = (lesson.id, lesson.version, number, lesson.language, language)
     with _PREPARING:
         if done in _PREPARED:
             return
@@ -627,7 +631,8 @@ def prepare_soon(lesson: Lesson, number: int, delay: float = 0.0) -> None:
     def build() -> None:
         ready = False
         try:
-            ready = prepare(lesson, number)
+            with use_language(language):
+                ready = prepare(lesson, number)
         except Exception as exc:  # a store that cannot answer now: the reveal reads it then, and says so
             _log.info("step %s of lesson %s not prepared: %s", number, lesson.id, exc)
         finally:

@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping
 import streamlit as st
 
 from mvlab.datasets.container import MultiViewDataset
-from mvlab.i18n import N_, _
+from mvlab.i18n import N_, _, said
 from mvlab.ui import links, runs
 from mvlab.ui.prose import page_text, text_names
 from mvlab.ui.state import current_seed, set_kept, sidebar
@@ -169,7 +169,7 @@ def run_data(settings, ds: MultiViewDataset) -> MultiViewDataset:
     try:
         return settings.data(ds)
     except ValueError as exc:
-        st.error(f"Cannot generate the page's data: {exc}")
+        st.error(_("Cannot generate the page's data: {error}").format(error=exc))
         st.stop()
 
 
@@ -195,7 +195,7 @@ STOPPED_NOTE = N_("**Stopped: a partial result** ({note}), kept as it was when y
 def draw_part(page: TrainingPage, shown: Shown, result, note: str, number: int, stopped: bool = False) -> None:
     """A partial result of the page's run (:func:`mvlab.ui.runs.follow`), said as one, drawn by the page's view
     under a key of its own (a part's figures are never taken for the whole's)."""
-    st.info(_(STOPPED_NOTE if stopped else PARTIAL_NOTE).format(note=note), icon=":material/pending:")
+    st.info(_(STOPPED_NOTE if stopped else PARTIAL_NOTE).format(note=said(note)), icon=":material/pending:")
     page.view(result, replace(shown, key=f"{shown.key}#part{number}"))
 
 

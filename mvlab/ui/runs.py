@@ -22,7 +22,7 @@ from mvlab.datasets.container import MultiViewDataset
 from mvlab.engine import Engine, JobStatus, Request, shared_engine
 from mvlab.engine.relay import StoreRelay
 from mvlab.engine.requests import result_key, settings_request
-from mvlab.i18n import N_, _, format_number, ngettext
+from mvlab.i18n import N_, _, format_number, ngettext, said
 from mvlab.store import ResultsStore, StoreUnavailable
 from mvlab.ui import shared
 from mvlab.ui import streamlit_insides as insides
@@ -180,7 +180,8 @@ def status_text(status: JobStatus, label: str) -> str:
     elapsed = f"{status.elapsed:.0f} s"
     if status.wait and 0.05 < status.fraction < 1:
         elapsed = _("{elapsed}, {wait} left").format(elapsed=elapsed, wait=_say_wait(status.wait))
-    return _("{label}: {message} ({elapsed}).").format(label=label, message=status.message or _("starting…"),
+    message = said(status.message) if status.message else _("starting…")
+    return _("{label}: {message} ({elapsed}).").format(label=label, message=message,
                                                        elapsed=elapsed) + shared
 
 

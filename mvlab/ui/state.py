@@ -218,7 +218,7 @@ def _bundled_controls() -> MultiViewDataset:
     name = st.selectbox(_("Dataset"), names, **keep("bundled_name", names[0]),
                         format_func=_short_title)
     info = datasets.dataset_info(name)
-    st.caption(f"{info.title}: " + shape_in_words(info.n_samples, info.n_features, None, info.n_classes))
+    st.caption(f"{_(info.title)}: " + shape_in_words(info.n_samples, info.n_features, None, info.n_classes))
     default = min(info.n_samples, DEFAULT_SAMPLE)
     n = st.number_input(
         _("Instances (stratified sample)"), min_value=min(info.n_samples, 4 * info.n_classes),

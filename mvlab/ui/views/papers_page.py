@@ -10,6 +10,7 @@ import streamlit as st
 from plotly.colors import hex_to_rgb
 
 from mvlab.experiments.settings import SiameseSettings, ViewConstructionSettings
+from mvlab.i18n import N_, _
 from mvlab.reproduction import ofsp_paper, sdf_paper
 from mvlab.reproduction.coverage import (
     PAPER_NAMES,
@@ -41,14 +42,15 @@ from mvlab.ui import links
 from mvlab.ui.figure_text import show_figure
 from mvlab.ui.page import Shown
 from mvlab.ui.prose import page_text
+from mvlab.ui.tables import column_name, translated
 from mvlab.viz.palette import GREEN, ORANGE, RED
 from mvlab.viz.view_construction_figures import k_sweep_boxes
 
-__all__ = ["VERDICT_COLOURS", "view", "paper_tab", "show_coverage", "show_reading", "figure_of", "coloured",
-           "sdf_protocol", "sdf_tables", "siamese_link", "ofsp_protocol", "ofsp_dataset", "view_construction_link",
-           "dvs_paper"]
+__all__ = ["VERDICT_COLOURS", "view", "paper_tab", "show_coverage", "show_reading", "report_text", "figure_of",
+           "coloured", "sdf_protocol", "sdf_tables", "siamese_link", "ofsp_protocol", "ofsp_dataset",
+           "view_construction_link", "dvs_paper"]
 
-VERDICT_COLOURS = {"inside": GREEN, "outside (inside one draw's)": ORANGE, "outside": RED}
+VERDICT_COLOURS = {N_("inside"): GREEN, N_("outside (inside one draw's)"): ORANGE, N_("outside"): RED}
 """The shade of a cell's verdict (the column *paper's value*): inside our interval in the palette's colour of what
 went right, outside both intervals in that of what went wrong, outside ours but inside one draw's between them."""
 SHADE = 0.25
@@ -57,10 +59,10 @@ SHADE = 0.25
 
 def view(shown: Shown) -> None:
     """How the verdicts are decided, then one tab per paper (:func:`paper_tab`)."""
-    with st.expander("How the verdicts are decided"):
-        st.markdown(rules_markdown(head=False))
+    with st.expander(_("How the verdicts are decided")):
+        report_text(rules_markdown(head=False), "rules")
     files = CommittedFiles()
-    for tab, paper in zip(st.tabs(list(PAPER_NAMES.values())), PAPER_NAMES):
+    for tab, paper in zip(st.tabs([_(name) for name in PAPER_NAMES.values()]), PAPER_NAMES):
         with tab:
             paper_tab(paper, files)
 
@@ -77,8 +79,8 @@ def paper_tab(paper: str, files) -> None:
 
 def show_coverage(paper: str, files) -> None:
     """The paper's coverage table: every table, figure and test it printed and what mvlab ran of each."""
-    st.markdown("**What the paper printed and what was run** (each cell counted once; from the committed files)")
-    st.markdown(coverage_markdown(paper, files))
+    st.markdown(_("**What the paper printed and what was run** (each cell counted once; from the committed files)"))
+    report_text(coverage_markdown(paper, files), f"coverage-{paper}")
 
 
 def show_reading(reading, files) -> None:
@@ -87,10 +89,19 @@ def show_reading(reading, files) -> None:
     cells, draws = files(reading.name)
     if draws is None or draws.empty or cells is None:
         return
-    st.subheader(reading.title)
+    with st.container(key=f"report-title-{reading.name}"):
+        st.subheader(reading.title)
     st.caption(page_text("papers", "further_reading", reason=reading.reason, command=reading.command,
                          draws=reading.draws_text(draws), stem=reading.stem))
-    st.markdown(reading.markdown(cells, draws, head=False))
+    report_text(reading.markdown(cells, draws, head=False), f"reading-{reading.name}")
+
+
+def report_text(markdown: str, name: str) -> None:
+    """Markdown of the reproduction report itself (its rules, coverage tables, readings and grids: English, a
+    scientific record, as the page's header says in the reader's language), in a container of its own whose class
+    says so (``st-key-report-<name>``; the browser test of the translations leaves these out)."""
+    with st.container(key=f"report-{name}"):
+        st.markdown(markdown)
 
 
 def figure_of(reading, files):
@@ -111,16 +122,20 @@ def figure_of(reading, files):
 def coloured(frame):
     """``frame`` (a :func:`mvlab.reproduction.markdown.cell_table`) styled: each verdict shaded in its colour of
     :data:`VERDICT_COLOURS`, the paper's value and ours to three decimals."""
-    shades = {verdict: "background-color: rgba({}, {}, {}, {})".format(*hex_to_rgb(colour), SHADE)
+    shades = {_(verdict): "background-color: rgba({}, {}, {}, {})".format(*hex_to_rgb(colour), SHADE)
               for verdict, colour in VERDICT_COLOURS.items()}
-    return frame.style.map(lambda v: shades.get(v, ""), subset=["paper's value"]).format(
-        {"paper": "{:.3f}", "mvlab": "{:.3f}"}, na_rep="—")
+    verdicts = column_name("paper's value")
+    frame = translated(frame.assign(**{"paper's value": [_(v) if v in VERDICT_COLOURS else v
+                                                         for v in frame["paper's value"]]}))
+    return frame.style.map(lambda v: shades.get(v, ""), subset=[verdicts]).format(
+        {column_name("paper"): "{:.3f}", "mvlab": "{:.3f}"}, na_rep="—")
 
 
 def cells_frame(frame) -> None:
     """A table of cells (:func:`coloured`), its *open* column a link that trains the cell's setting."""
     st.dataframe(coloured(frame), hide_index=True, width="stretch",
-                 column_config={"open": st.column_config.LinkColumn("open", display_text="train it")})
+                 column_config={column_name("open"): st.column_config.LinkColumn(column_name("open"),
+                                                                                  display_text=_("train it"))})
 
 
 # ------------------------------------------------------------------------------ the Siamese deep forest
@@ -129,18 +144,19 @@ def sdf_protocol(reading, files) -> None:
     which sampling the paper's numbers fit, every printed cell against ours, then one table at a time."""
     cells, draws = files(reading.name)
     if cells is None or cells.empty:
-        st.info(f"No draw of the paper's protocol is committed yet: `{reading.command}`.")
+        st.info(_("No draw of the paper's protocol is committed yet: `{command}`.").format(command=reading.command))
         return
-    sampling = st.radio("Pair sampling", sorted(cells["reading"].unique()), horizontal=True, key="papers_reading",
-                        help=page_text("papers", "pair_sampling"))
+    sampling = st.radio(_("Pair sampling"), sorted(cells["reading"].unique()), horizontal=True, key="papers_reading",
+                        format_func=_, help=page_text("papers", "pair_sampling"))
     part = cells[cells["reading"] == sampling]
     st.markdown(page_text("papers", "sdf_protocol", verdicts=verdict_line(counted_once(part), one_draw_counts()),
                           means=means_note(), grid=", ".join(f"{v:g}" for v in sdf_paper.LAM_GRID)))
     if draws is not None:
-        st.caption(f"Progress of the protocol's grid: {progress_line(draws)}.")
-    st.caption(f"mvlab minus the paper, by N and reading: {gap_by_n(cells)}.")
-    st.caption(f"Which pair sampling the paper's numbers fit (cells run both ways): {readings_line(cells)}.")
-    figure, _ = figure_of(reading, files)
+        st.caption(_("Progress of the protocol's grid: {progress}.").format(progress=progress_line(draws)))
+    st.caption(_("mvlab minus the paper, by N and reading: {gaps}.").format(gaps=gap_by_n(cells)))
+    st.caption(_("Which pair sampling the paper's numbers fit (cells run both ways): {fit}.").format(
+        fit=readings_line(cells)))
+    figure, _drawn = figure_of(reading, files)
     if figure is not None:
         show_figure(st, figure, key="papers_sdf_scatter")
         st.caption(page_text("papers", "read_the_scatter"))
@@ -151,9 +167,9 @@ def sdf_protocol(reading, files) -> None:
 def sdf_table_title(table: int) -> str:
     """The heading of one of the paper's Tables 4-8: its datasets, or Table 8's setting."""
     if table in TABLE_NAMES:
-        return f"Table {table}: {TABLE_NAMES[table]}"
+        return _("Table {table}: {datasets}").format(table=table, datasets=TABLE_NAMES[table])
     n, t = sdf_paper.TABLE8_SETTING
-    return f"Table {table}: every model at N = {n}, T = {t}"
+    return _("Table {table}: every model at N = {n}, T = {t}").format(table=table, n=n, t=t)
 
 
 def sdf_tables(part) -> None:
@@ -162,11 +178,13 @@ def sdf_tables(part) -> None:
     for table in sorted(part["table"].unique()):
         rows = part[part["table"] == table]
         st.subheader(sdf_table_title(int(table)))
-        st.caption(verdict_line(rows, one_draw_counts()) + ". A cell reads: mvlab ± half-width of its 95 % "
-                   "interval (draws) / the paper's value, **bold** when outside." + _repeats_note(part, rows))
+        st.caption(verdict_line(rows, one_draw_counts()) + ". " + _(
+            "A cell reads: mvlab ± half-width of its 95 % interval (draws) / the paper's value, **bold** when "
+            "outside.") + _repeats_note(part, rows))
         datasets = sorted(rows["dataset"].unique()) if table in TABLE_NAMES else []
         for name in datasets:
-            st.markdown((f"{name}\n\n" if len(datasets) > 1 else "") + grid_markdown(rows[rows["dataset"] == name]))
+            report_text((f"{name}\n\n" if len(datasets) > 1 else "") + grid_markdown(rows[rows["dataset"] == name]),
+                        f"grid-{table}-{name}")
         cells_frame(cell_table(rows, siamese_link, one_draw_counts()))
 
 
@@ -177,8 +195,10 @@ def _repeats_note(part, rows) -> str:
     if not repeats.any():
         return ""
     same = int(repeats_its_printed_value(part).loc[rows.index].sum())
-    return (f" {int(repeats.sum())} of these {len(rows)} cells repeat the draws of a cell of Tables 4–7 (N = 2000, "
-            f"T = 700), {same} of them its printed value too: the verdict above the tables counts those draws once.")
+    return " " + _("{repeats} of these {cells} cells repeat the draws of a cell of Tables 4–7 (N = 2000, T = 700), "
+                   "{same} of them its printed value too: the verdict above the tables counts those draws "
+                   "once.").format(
+        repeats=int(repeats.sum()), cells=len(rows), same=same)
 
 
 def siamese_link(row) -> str:
@@ -193,8 +213,8 @@ def ofsp_protocol(reading, files) -> None:
     against mvlab's under each reading the protocol's figure draws."""
     cells, draws = files(reading.name)
     if cells is None or cells.empty:
-        st.info(f"OFSP's Table 3 and 4 rows ({', '.join(ofsp_paper.PAPER_ROW.values())}) are not committed yet: "
-                f"`{reading.command}`.")
+        st.info(_("OFSP's Table 3 and 4 rows ({rows}) are not committed yet: `{command}`.").format(
+            rows=", ".join(ofsp_paper.PAPER_ROW.values()), command=reading.command))
     else:
         st.markdown(page_text("papers", "ofsp_protocol", verdicts=ofsp_verdicts(cells),
                               repetitions=ofsp_repetitions_line(cells)))
@@ -202,8 +222,11 @@ def ofsp_protocol(reading, files) -> None:
             ofsp_dataset(cells[cells["dataset"] == dataset], draws, dataset, title)
     figure, drawn = figure_of(reading, files)
     if figure is not None:
-        st.subheader("Tables 3 and 4: the printed OFSP cells mvlab ran, against mvlab's"
-                     + (", under both readings" if drawn == 2 else f", under {drawn} readings" if drawn > 2 else ""))
+        st.subheader(_("Tables 3 and 4: the printed OFSP cells mvlab ran, against mvlab's") if drawn < 2 else
+                     _("Tables 3 and 4: the printed OFSP cells mvlab ran, against mvlab's, under both readings")
+                     if drawn == 2 else
+                     _("Tables 3 and 4: the printed OFSP cells mvlab ran, against mvlab's, under {n} readings").format(
+                         n=drawn))
         show_figure(st, figure, key="papers_ofsp_scatter")
         st.caption(page_text("papers", "read_the_scatter"))
 
@@ -214,17 +237,18 @@ def ofsp_dataset(every, draws, dataset: str, title: str) -> None:
     if every.empty:
         return
     st.subheader(title)
-    st.markdown(ofsp_tables_markdown(every, pending=True))
+    report_text(ofsp_tables_markdown(every, pending=True), f"ofsp-{dataset}")
     part = every[every["table"] == 3].sort_values("model", key=lambda m: m != "OFSP", kind="stable")
     cells_frame(cell_table(part, view_construction_link, ofsp_one_draw(3)))
     if draws is None:
         return
     show_figure(st, k_sweep_boxes(
         ofsp_paper.figure_panels(draws, dataset), metric_titles=ofsp_paper.FIGURE_METRICS,
-        classifier_titles=CLASSIFIER_NAMES, title="The paper's Figs. 4-7: each method over k = 1..10 (the mean "
-                                                  "over repetitions at each k)"), key=f"papers_ofsp_boxes_{dataset}")
-    st.caption("Seconds: building the views and fitting the ensemble on a fold's training rows, wall-clock; the "
-               "paper's Fig. 6 times \"MEL using\" each method in CPU time (its lost Table 5 timed the classifiers).")
+        classifier_titles=CLASSIFIER_NAMES, title=_("The paper's Figs. 4-7: each method over k = 1..10 (the mean "
+                                                    "over repetitions at each k)")), key=f"papers_ofsp_boxes_{dataset}")
+    st.caption(_("Seconds: building the views and fitting the ensemble on a fold's training rows, wall-clock; the "
+                 "paper's Fig. 6 times \"MEL using\" each method in CPU time (its lost Table 5 timed the "
+                 "classifiers)."))
 
 
 def view_construction_link(row) -> str:
