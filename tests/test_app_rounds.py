@@ -359,7 +359,8 @@ def test_a_students_own_process_builds_the_steps_figures_before_the_reveal(monke
 
     def built(step: int) -> bool:
         version = get_lesson("ofsp").version
-        return any(k.startswith(f'["lesson_step", ["ofsp", "{version}", "en", {step}, ') for k in list(values._values))
+        start = f'["lesson_step", ["ofsp", "{version}", "en", "en", {step}, '  # its texts' language, the reader's
+        return any(k.startswith(start) for k in list(values._values))
 
     real, failing = ui.prepare, [True]
 
@@ -380,6 +381,36 @@ def test_a_students_own_process_builds_the_steps_figures_before_the_reveal(monke
         time.sleep(0.05)
     assert built(4) and built(5), [e.value for e in [*student.warning, *student.error, *student.info]]
     assert not [m for m in student.markdown if "**Answer:" in m.value]  # built, not shown: the answer is not out
+
+
+def test_a_students_process_prepares_the_steps_figures_in_the_students_language(monkeypatch):
+    """A class in several languages: a German student's page has its process build the step's figures in German
+    (the lesson's German texts, the figures' German words), once, off the student's run, so that the reveal finds
+    them ready for every German student (#73, item 6). Broken once: the preparing thread, which has no session,
+    built them in English (``["ofsp", version, "de", "en", ...]``), which no German reader looks up."""
+    import time
+
+    import streamlit as st
+
+    from mvlab.ui import lesson_step as ui
+    from mvlab.ui import shared
+
+    st.cache_resource.clear()
+    values = Memo(256)
+    monkeypatch.setattr(shared, "VALUES", values)
+    monkeypatch.setattr(ui, "_PREPARED", set())
+    version = get_lesson("ofsp").version
+
+    def built(reader: str) -> bool:
+        start = f'["lesson_step", ["ofsp", "{version}", "de", "{reader}", 4, '
+        return any(k.startswith(start) for k in list(values._values))
+
+    code = ClassRounds(ResultsStore().path).start("ofsp", step=3).round.code
+    session(lesson="ofsp", step=4, round=code, lang="de")
+    deadline = time.monotonic() + 30
+    while not built("de") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert built("de") and not built("en")
 
 
 def test_a_student_ahead_of_the_class_is_told_so_and_answers_nothing_there():

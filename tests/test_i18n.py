@@ -1,6 +1,7 @@
 """mvlab.i18n (#73): the catalogues in step with the code, each person's language chosen only among those offered
 whatever the browser sends, and two sessions of one process in two languages at once."""
 
+import ast
 import io
 import re
 import threading
@@ -145,13 +146,16 @@ def test_nothing_sets_the_process_locale():
     assert found == []
 
 
-def test_a_language_is_offered_only_once_its_catalogue_covers_the_dashboard():
+def test_a_language_is_offered_only_once_its_catalogue_covers_the_dashboard(monkeypatch):
     """Until a language is complete nobody is served it, whatever the address or browser ask (a German browser
-    would otherwise get a page half in German)."""
-    assert languages.offered({}) == tuple(c for c, lang in LANGUAGES.items() if lang.offered)
-    assert "en" in languages.offered({})
-    # a translator previews languages on a server of their own; unknown codes are ignored
-    assert languages.offered({"MVLAB_PREVIEW_LANGUAGES": "ar, DE,xx,<b>"}) == ("en", "de", "ar")
+    would otherwise get a page half in German); a translator previews it on a server of their own.  All five are
+    complete now (the catalogue test above and the prose test keep them so) and offered."""
+    assert languages.offered({}) == tuple(LANGUAGES) == ("en", "de", "fr", "es", "ar")
+    unfinished = dict(LANGUAGES, fr=languages.Language("fr", "Français"), ar=languages.Language("ar", "العربية", "rtl"))
+    monkeypatch.setattr(languages, "LANGUAGES", unfinished)
+    assert languages.offered({}) == ("en", "de", "es")
+    # unknown codes are ignored
+    assert languages.offered({"MVLAB_PREVIEW_LANGUAGES": "ar, DE,xx,<b>"}) == ("en", "de", "es", "ar")
 
 
 def test_a_session_reads_its_own_language_and_the_page_says_it(monkeypatch):
@@ -192,8 +196,10 @@ def test_the_extraction_covers_the_dashboards_entry_point():
 
 def test_each_pages_prose_has_its_translations_beside_it_with_the_same_placeholders():
     """A page's long text in another language is ``<name>.<lang>.md`` beside the English one: of a language mvlab
-    speaks, with the English text's ``{placeholders}``; every page's header (title and caption) is in all five; the
-    reader's language is read.  Broken once: ``text_names`` counted ``header.de`` as a text of its own."""
+    speaks, with the English text's ``{placeholders}``; every text of every page (its header, its "What am I looking
+    at?", the home page's introduction, the Papers page's notes) is in all five; the reader's language is read.
+    Broken once: ``text_names`` counted ``header.de`` as a text of its own; and once without the German
+    ``what_am_i_looking_at.de.md`` of the DVS page."""
     from mvlab.ui.prose import TEXT_DIR, page_text, text_names
 
     folder = ROOT / "mvlab" / "ui" / TEXT_DIR
@@ -209,6 +215,8 @@ def test_each_pages_prose_has_its_translations_beside_it_with_the_same_placehold
             if code != "en":
                 translated = folder / page / f"header.{code}.md"
                 assert translated.is_file() and translated.read_text(encoding="utf-8").startswith("# "), translated
+                for name in text_names(page):
+                    assert (folder / page / f"{name}.{code}.md").is_file(), (page, name, code)
     with use_language("de"):
         assert page_text("data", "header").startswith("# Daten")
     assert page_text("data", "header").startswith("# Data")
@@ -246,3 +254,121 @@ def test_the_class_answers_bars_are_built_once_per_language():
         german = class_bars(step, counts, True)
     assert "The class's answers: 4 answered" in english and "3 (75 %)  ✓ right" in english
     assert "Die Antworten der Klasse: 4 haben geantwortet" in german and "✓ richtig" in german
+
+
+def test_a_message_made_once_is_said_in_each_readers_language():
+    """A text made once and shown later (a synthetic dataset's description, made when the data are generated) is its
+    English as a ``str`` for the command line and a CSV, and said in each reader's language, its values too (a
+    nested message), after a pickle (a dataset crosses to the engine's workers).  Broken once: ``said`` looked the
+    English text up as it was, and the German reader read English."""
+    import pickle
+
+    from mvlab.datasets.synthetic import make_multiview_classification
+    from mvlab.i18n import N_, Message, said
+
+    ds = make_multiview_classification(n_samples=60, n_views=3, relevance="region", random_state=0)
+    assert isinstance(ds.description, Message) and ds.description.startswith("Synthetic (region-structured")
+    assert str(ds.description) == ds.description and "a random class" in ds.description
+    again = pickle.loads(pickle.dumps(ds.description))
+    with use_language("de"):
+        german = said(again)
+        assert german == said(ds.description) and "Synthetisch" in german and "3" in german
+        assert "a random class" not in german and said(Message(N_("a random class"))) in german
+        assert said("a user's own words") == "a user's own words"
+    assert said(again) == ds.description
+
+
+def test_a_shared_figure_is_built_once_per_language_with_its_readers_number_marks():
+    """A result's figure shared by every session (``shared.figure``) is built once per language: its words are
+    built in the reader's language and its hover values and ticks use the reader's decimal mark (plotly's
+    ``layout.separators``).  Broken once: the key without the language gave a German class the English figure."""
+    import plotly.graph_objects as go
+
+    from mvlab.ui import shared
+
+    built = []
+
+    def build():
+        built.append(catalogue.current_language())
+        return go.Figure(go.Bar(x=[_("Train")], y=[0.5]))
+
+    english = shared.figure("test_i18n_figure", ["key"], build)
+    with use_language("de"):
+        german = shared.figure("test_i18n_figure", ["key"], build)
+        assert shared.figure("test_i18n_figure", ["key"], build) is german
+    assert shared.figure("test_i18n_figure", ["key"], build) is english
+    assert built == ["en", "de"]
+    assert english.layout.separators == ".," and german.layout.separators == ",."
+    assert list(german.data[0].x) == ["Trainieren"] and list(english.data[0].x) == ["Train"]
+
+
+def test_a_pages_tables_and_controls_help_are_in_the_readers_language():
+    """A result table's column names and yes/no, and a control's help (an estimator's own parameter doc, the page's
+    narrower range with its numbers) are said in the reader's language; a CSV's columns stay the library's English.
+    Broken once: ``field_help`` returned the English help kept in the field's metadata."""
+    import pandas as pd
+
+    from mvlab.experiments.settings import DissimilaritySettings, help_messages
+    from mvlab.ui.tables import readable
+    from mvlab.ui.widgets import field_help
+
+    frame = pd.DataFrame({"test accuracy": [0.5], "significant": [True], "w[v1]": [0.25]})
+    assert list(readable(frame).columns) == ["test accuracy", "significant", "w[v1]"]
+    english_help = field_help(DissimilaritySettings, "kdn_k")
+    assert "This page allows 1 to 50" in english_help
+    with use_language("de"):
+        shown = readable(frame)
+        german_help = field_help(DissimilaritySettings, "kdn_k")
+    assert list(shown.columns) == [_t("de", "test accuracy"), _t("de", "significant"), "w[v1]"]
+    assert shown.iloc[0, 1] == _t("de", "yes") != "yes" and "test accuracy" not in shown.columns
+    assert german_help != english_help and "50" in german_help and "This page allows" not in german_help
+    assert list(frame.columns) == ["test accuracy", "significant", "w[v1]"]  # the frame itself (a CSV) unchanged
+    template = extract.TEMPLATE.read_text(encoding="utf-8")
+    assert all(f'msgid "{m[:30]}' in template.replace('"\n"', "") for m in help_messages())
+
+
+def _t(code: str, message: str) -> str:
+    return catalogue.translations(code).gettext(message)
+
+
+_SHOWN_BY = {"markdown", "caption", "info", "warning", "error", "success", "subheader", "header", "title", "button",
+             "toggle", "checkbox", "radio", "selectbox", "multiselect", "slider", "select_slider", "number_input",
+             "text_input", "text_area", "expander", "metric", "download_button", "file_uploader", "write",
+             "link_button", "tabs", "toast", "spinner", "form_submit_button", "popover", "status", "pills",
+             "segmented_control"}
+_TRANSLATING = {"_", "gettext", "ngettext", "N_", "said", "page_text", "markdown_literal"}
+_SENTENCE = re.compile(r"(?<![-_A-Za-z{])[a-z]{3,}(?![-_A-Za-z}])")
+
+
+def _english_in(node) -> list[str]:
+    """The English words of ``node`` that no translating call wraps: string constants (and an f-string's constant
+    parts) with two lower-case words or more, outside ``_()``, ``gettext()``, ``said()``, ``page_text()``, ...;
+    HTML, CSS and icon codes are no sentences."""
+    if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) in _TRANSLATING:
+        return []
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        return _english_in(node.func.value)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        text = node.value
+        return [text] if len(_SENTENCE.findall(text)) >= 2 and not text.lstrip().startswith(("<", ":material")) \
+            else []
+    if isinstance(node, (ast.JoinedStr, ast.BinOp, ast.IfExp, ast.FormattedValue)):
+        return [w for child in ast.iter_child_nodes(node) for w in _english_in(child)]
+    return []
+
+
+def test_no_page_shows_a_sentence_left_out_of_the_catalogue():
+    """Every text a page gives Streamlit to show (a Markdown line, a caption, a message, a label or help of a
+    widget) goes through the catalogue: no English sentence written straight into a ``st.*`` call in mvlab/ui,
+    app.py or pages/ (the browser test of the translations reads the pages it opens; this reads the code of every
+    one, results and rare messages included).  Broken once: the Benchmark page's "The benchmark's runs cannot be
+    started or shown until it is back" written without ``_()``."""
+    found = []
+    files = [*sorted((ROOT / "mvlab" / "ui").rglob("*.py")), ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _SHOWN_BY \
+                    and "log" not in ast.unparse(node.func.value).lower():  # a logger's info(): the server's log
+                shown = list(node.args[:1]) + [k.value for k in node.keywords if k.arg in ("label", "help")]
+                found += [f"{path.relative_to(ROOT)}:{n.lineno}: {w[:60]!r}" for n in shown for w in _english_in(n)]
+    assert found == []

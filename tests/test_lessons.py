@@ -174,6 +174,13 @@ def test_lesson_command_warms_and_writes_the_handout(tmp_path, capsys):
     out = tmp_path / "ofsp.html"
     assert main(["--store", str(store), "lesson", "ofsp", "--html", str(out), "--n-jobs", "1"]) == 0
     assert "stored already" in capsys.readouterr().err and out.stat().st_size > 3_000_000
+    german = tmp_path / "ofsp.de.html"  # the handout in German (#73): its texts, its figures' words, lang="de"
+    assert main(["--store", str(store), "lesson", "ofsp", "--html", str(german), "--language", "de",
+                 "--n-jobs", "1"]) == 0
+    written = german.read_text(encoding="utf-8")
+    assert "<html lang='de' dir='ltr'>" in written and get_lesson("ofsp").in_language("de").title in written
+    assert main(["--store", str(store), "lesson", "ofsp", "--html", str(german), "--language", "xx"]) == 2
+    assert "--language 'xx'" in capsys.readouterr().err
     assert main(["--store", str(store), "lesson", "nope", "--warm"]) == 2
     assert "no lesson 'nope'" in capsys.readouterr().err
     assert main(["--store", str(store), "lesson", "all", "--html", str(out)]) == 2

@@ -29,10 +29,10 @@ class Language:
 
 LANGUAGES: dict[str, Language] = {
     "en": Language("en", "English", offered=True),
-    "de": Language("de", "Deutsch"),
-    "fr": Language("fr", "Français"),
-    "es": Language("es", "Español"),
-    "ar": Language("ar", "العربية", "rtl"),
+    "de": Language("de", "Deutsch", offered=True),
+    "fr": Language("fr", "Français", offered=True),
+    "es": Language("es", "Español", offered=True),
+    "ar": Language("ar", "العربية", "rtl", offered=True),
 }
 """Every language mvlab has a catalogue for, in the switch's order; English is the source language."""
 DEFAULT = "en"
