@@ -4,6 +4,7 @@
     python bench/bench_class_round.py --students 300 --processes 2
     python bench/bench_class_round.py --students 60 --profile /tmp/profile   # py-spy's view of the server
     python bench/bench_class_round.py --students 30 --lesson-file my-lesson.yaml   # a lesson of yours (#70)
+    python bench/bench_class_round.py --students 300 --processes 2 --languages en,de,fr,es,ar   # #73, item 6
 
 The server is ``streamlit run app.py`` as ``make run`` starts it (``--processes 1``), or ``python -m mvlab serve
 --processes P``: P Streamlit processes on one job engine behind nginx, as a lecture hall runs it. Each size runs
@@ -37,6 +38,11 @@ Measured, on the issue's targets:
   else runs meanwhile (the server's idle rate taken off), against Streamlit's floor measured in the same run
   (``bench_streamlit_floor.floor``: its trivial fragment rerun at ``FLOOR_SESSIONS`` sessions, just before and just
   after the round, the lower compared; target: at most ``RATIO`` times it).
+
+With ``--languages en,de,fr,es,ar`` the students are spread over those languages (student i reads the i-th
+modulo their number, ``?lang=`` in the link, and finds the step's words, buttons and answer in it), and each size
+runs twice in the same run: first a round in English only, then the round in those languages; the report gives the
+woken student's rerun of the second against the first (target: at most ``LANGUAGE_RATIO`` times).
 
 Prints a table; docs/bench/bench_class_round.txt keeps the latest output.
 """
@@ -74,6 +80,7 @@ WAIT = 5.0  # seconds the answered class waits before the teacher moves it on (i
 LOOK = 3.0  # seconds the class looks at the revealed answer before the teacher moves it on
 RATIO = 1.5  # target: a woken student's rerun costs the server at most this many times Streamlit's floor
 FLOOR_SESSIONS, FLOOR_SECONDS = 60, 10.0  # the floor measured in the same run: sessions, seconds
+LANGUAGE_RATIO = 1.1  # target (#73): a woken student's rerun in a class of five languages against English only
 
 
 def warm(store: Path) -> None:
@@ -84,22 +91,38 @@ def warm(store: Path) -> None:
                    cwd=ROOT, check=True, capture_output=True)
 
 
-def one_student(url, code, place, prompt, answer, heading, after, open_at, answer_at, deadline, seed, out):
-    """One student: open the link at ``open_at``, answer at ``answer_at``, then wait for the answer, the next step
-    (``heading``) and the step after it (``after``)."""
+def words_of(lesson, language: str) -> dict[str, str]:
+    """What a student reading ``language`` finds on the round's pages: the step's question, the buttons, the
+    answer's line and the next two steps' titles, in that language (the lesson's own where it lacks it)."""
+    from mvlab.i18n import gettext, use_language
+
+    shown = lesson.in_language(language)
+    question = shown.steps[STEP - 1].question
+    with use_language(language):
+        return {"prompt": question.prompt, "send": gettext("Send my answer"),
+                "sent": gettext("Your answer is in; wait for the discussion.").split(";")[0],
+                "answer": gettext("**Answer: {answer}.**").format(
+                    answer=f"({chr(97 + question.answer)}) {question.choices[question.answer]}").split(")")[0],
+                "heading": shown.steps[STEP].title, "after": shown.steps[STEP + 1].title}
+
+
+def one_student(url, code, place, words, open_at, answer_at, deadline, seed, out):
+    """One student: open the link at ``open_at`` (in the language ``words["language"]``), answer at ``answer_at``,
+    then wait for the answer, the next step (``words["heading"]``) and the step after it (``words["after"]``)."""
     rng, row = random.Random(seed), {}
     out[seed] = row
     try:
         time.sleep(max(0.0, open_at - time.time()))
-        session = StudentSession(url, "lessons", f"{place}&round={code}", timeout=120)
+        session = StudentSession(url, "lessons", f"{place}&round={code}&lang={words['language']}", timeout=120)
         row["opened"] = time.time()
         time.sleep(max(0.0, answer_at - time.time()))
-        session.choose(prompt, rng.randrange(3))
-        session.click("Send my answer")
-        session.wait_for_text("Your answer is in", 60)
+        session.choose(words["prompt"], rng.randrange(3))
+        session.click(words["send"])
+        session.wait_for_text(words["sent"], 60)
         row["sent"] = time.time()
-        for name, words in (("revealed", answer), ("moved", heading), ("moved again", after)):
-            if session.watch(words, max(0.1, deadline - time.time())):
+        for name, said in (("revealed", words["answer"]), ("moved", words["heading"]),
+                           ("moved again", words["after"])):
+            if session.watch(said, max(0.1, deadline - time.time())):
                 row[name] = time.time()
         session.close()
     except Exception as exc:  # noqa: BLE001 - a lost session is counted, with its reason
@@ -258,7 +281,7 @@ def profile_summary(path: Path, top: int = 8) -> list[str]:
 
 
 def run_round(n: int, processes: int, clients: int, open_within: float, answer_within: float,
-              profile_dir: Path | None) -> dict:
+              profile_dir: Path | None, languages: tuple[str, ...] = ("en",)) -> dict:
     from mvlab.lessons import LESSONS
     from mvlab.lessons.added import lesson_files
     from mvlab.lessons.lesson_file import read_lesson
@@ -269,9 +292,7 @@ def run_round(n: int, processes: int, clients: int, open_within: float, answer_w
     else:
         raw, csv_files = lesson_files(LESSON_FILE)
         lesson = read_lesson(raw, LESSON_FILE.name, csv_files)
-    question = lesson.steps[STEP - 1].question
-    prompt, answer = question.prompt, f"**Answer: ({chr(97 + question.answer)})"
-    heading, after = lesson.steps[STEP].title, lesson.steps[STEP + 1].title
+    said = {code: dict(words_of(lesson, code), language=code) for code in languages}
     rng = random.Random(0)
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "results.sqlite"
@@ -292,8 +313,8 @@ def run_round(n: int, processes: int, clients: int, open_within: float, answer_w
             spies = profile(pids[:processes], profile_dir / f"{n}-students", deadline - time.time()) \
                 if profile_dir else []
             place = f"lesson={LESSON}&step={STEP}"
-            workers, queue = start_clients(one_student, [(url, code, place, prompt, answer, heading, after, o, a,
-                                                          deadline, s)
+            workers, queue = start_clients(one_student, [(url, code, place, said[languages[s % len(languages)]], o,
+                                                          a, deadline, s)
                                                          for s, o, a in plan], clients)
             seen: dict[str, float] = {}
             opens: dict[str, float] = {}
@@ -351,7 +372,7 @@ def run_round(n: int, processes: int, clients: int, open_within: float, answer_w
     moves = sorted(r["moved"] - clicked for r in rows.values() if "moved" in r)
     push_server, push_students = _during(samples, clicked, moves)
     errors = [r["error"] for r in rows.values() if "error" in r]
-    return {"n": n, "processes": processes, "counted": counted,
+    return {"n": n, "processes": processes, "languages": languages, "counted": counted,
             "teacher": seen["all"] - last_answer if "all" in seen and last_answer else float("nan"),
             "moves": moves, "opens": opens, "lost": n - len(moves), "errors": errors,
             "cpu": load.cpu1 - load.cpu0, "peak": load.peak, "rss0": load.rss0,
@@ -397,6 +418,8 @@ def report(results: list[dict], clients: int, open_within: float, answer_within:
               f"{moved:>9} {push:>17} {page:>14.2f} {r['lost']:>4} {r['cpu']:>12.1f} "
               f"{1000 * r['cpu'] / n:>10.0f} {r['peak'] / 1e6:>8.0f} {(r['peak'] - r['rss0']) / 1e6 / n:>10.2f}  "
               + ("met" if ok else "NOT met"))
+        if r["languages"] != ("en",):
+            print(f"         the students read {', '.join(r['languages'])} (spread evenly), the teacher English")
         print(f"         while the class waits: the server {100 * r['waiting']:.0f} % of a core; during the push: the "
               f"server {r['push_cpu'][0]:.1f} CPU s, the simulated students {r['push_cpu'][1]:.1f} CPU s "
               "(on the same cores)")
@@ -410,6 +433,20 @@ def report(results: list[dict], clients: int, open_within: float, answer_within:
     print("targets: every answer counted once; the teacher's count within 2 s of the last answer; every student "
           "on the next step within 2 s; a page opens in under 3 s meanwhile; no session lost; a woken student's "
           f"rerun at most {RATIO}x Streamlit's floor measured in the same run")
+
+
+def language_words(results: list[dict]) -> str:
+    """Each size's woken student's rerun in the round of several languages against the English-only round run just
+    before it, in words, with the target (``LANGUAGE_RATIO``)."""
+    lines = []
+    for english, spoken in zip(results[::2], results[1::2]):
+        ratios = {what: spoken["woken"][what][1] / english["woken"][what][1] for what in english["woken"]}
+        verdicts = ", ".join(f"{what} {ratio:.2f}x ({spoken['woken'][what][1]:.2f} ms against "
+                             f"{english['woken'][what][1]:.2f} ms): {'met' if ratio <= LANGUAGE_RATIO else 'NOT met'}"
+                             for what, ratio in ratios.items())
+        lines.append(f"{english['n']} students in {', '.join(spoken['languages'])} against English only: a woken "
+                     f"student's rerun {verdicts} (target {LANGUAGE_RATIO}x)")
+    return "\n".join(lines)
 
 
 def woken_words(woken: dict[str, tuple[int, float]], floor: dict | None) -> str:
@@ -439,7 +476,15 @@ def main() -> int:
                         help="record each web process with py-spy into DIR/<N>-students/ (collapsed stacks)")
     parser.add_argument("--lesson-file", type=Path, default=None, metavar="FILE",
                         help="a teacher's lesson file (three steps or more), added to each round's store")
+    parser.add_argument("--languages", default="en",
+                        help="the students' languages, spread over them (e.g. en,de,fr,es,ar; default en): each size "
+                             "then runs in English only first, and the two woken reruns are compared")
     args = parser.parse_args()
+    from mvlab.i18n import LANGUAGES
+
+    languages = tuple(c.strip() for c in args.languages.split(",") if c.strip())
+    if not languages or any(c not in LANGUAGES for c in languages):
+        parser.error(f"--languages: codes among {', '.join(LANGUAGES)}, not {args.languages!r}")
     if args.lesson_file is not None:
         global LESSON, STEP, LESSON_FILE
         from mvlab.lessons.added import lesson_files
@@ -454,15 +499,19 @@ def main() -> int:
     print(f"bench_class_round: lesson {LESSON!r} step {STEP}, {args.processes} server process(es), "
           f"{psutil.cpu_count()} cores")
     results = []
+    rounds = [("en",), languages] if languages != ("en",) else [languages]
     for n in args.students:
-        before = floor(FLOOR_SESSIONS, args.client_processes, FLOOR_SECONDS)  # Streamlit's floor, in this run
-        results.append(run_round(n, args.processes, args.client_processes, args.open_within, args.answer_within,
-                                 args.profile))
-        after = floor(FLOOR_SESSIONS, args.client_processes, FLOOR_SECONDS)
-        results[-1]["floors"] = (before, after)
-        results[-1]["floor"] = min(before, after, key=lambda f: f["ms"])  # the stricter of the two
-        print(f"  {n} students: done", flush=True)
+        for spoken in rounds:
+            before = floor(FLOOR_SESSIONS, args.client_processes, FLOOR_SECONDS)  # Streamlit's floor, in this run
+            results.append(run_round(n, args.processes, args.client_processes, args.open_within,
+                                     args.answer_within, args.profile, spoken))
+            after = floor(FLOOR_SESSIONS, args.client_processes, FLOOR_SECONDS)
+            results[-1]["floors"] = (before, after)
+            results[-1]["floor"] = min(before, after, key=lambda f: f["ms"])  # the stricter of the two
+            print(f"  {n} students ({', '.join(spoken)}): done", flush=True)
     report(results, args.client_processes, args.open_within, args.answer_within)
+    if len(rounds) > 1:
+        print(language_words(results))
     if args.profile:
         for n in args.students:
             for spied in sorted((args.profile / f"{n}-students").glob("server-*.txt")):
