@@ -233,6 +233,17 @@ class Lesson:
         texts = self.translations.get(code)
         if texts is None or code == self.language:
             return self
+        read = self._readings.get(code)
+        if read is None:  # made once per language (a class's every rerun asks): a benign race makes it twice
+            read = self._readings[code] = self._read_in(code, texts)
+        return read
+
+    @functools.cached_property
+    def _readings(self) -> dict[str, "Lesson"]:
+        """The lesson in each language asked of :meth:`in_language` so far."""
+        return {}
+
+    def _read_in(self, code: str, texts: dict) -> "Lesson":
         steps = tuple(dataclasses.replace(
             step, title=t["title"] or step.title, text=t["text"] or step.text, notice=t["notice"] or step.notice,
             mistake=t["mistake"] or step.mistake,
