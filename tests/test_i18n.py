@@ -372,3 +372,28 @@ def test_no_page_shows_a_sentence_left_out_of_the_catalogue():
                 shown = list(node.args[:1]) + [k.value for k in node.keywords if k.arg in ("label", "help")]
                 found += [f"{path.relative_to(ROOT)}:{n.lineno}: {w[:60]!r}" for n in shown for w in _english_in(n)]
     assert found == []
+
+
+def test_a_bar_chart_is_mirrored_for_a_right_to_left_reader_and_nothing_else_is():
+    """An Arabic reader reads a chart of horizontal bars from the right: its categories on the right, its bars
+    growing leftwards (a fixed range reversed too); the same figure for an English reader, and a map for any
+    reader, stay as they are (numbers and their axes read left to right in Arabic too).  Broken once: without the
+    right-to-left branch of ``localised`` the Arabic bars kept their categories on the left."""
+    import plotly.graph_objects as go
+
+    from mvlab.ui import shared
+
+    def bars():
+        return go.Figure(go.Bar(x=[0.2, 0.7], y=["a", "b"], orientation="h"), layout={"xaxis": {"range": [0, 1]}})
+
+    def unranged():
+        return go.Figure(go.Bar(x=[0.2, 0.7], y=["a", "b"], orientation="h"))
+
+    with use_language("ar"):
+        arabic, free = shared.figure("test_rtl_bars", [1], bars), shared.figure("test_rtl_bars", [2], unranged)
+        drawn_map = shared.figure("test_rtl_map", [1], lambda: go.Figure(go.Scatter(x=[0, 1], y=[1, 0])))
+    english = shared.figure("test_rtl_bars", [1], bars)
+    assert tuple(arabic.layout.xaxis.range) == (1, 0) and arabic.layout.yaxis.side == "right"
+    assert free.layout.xaxis.autorange == "reversed" and free.layout.yaxis.side == "right"
+    assert tuple(english.layout.xaxis.range) == (0, 1) and english.layout.yaxis.side is None
+    assert drawn_map.layout.xaxis.autorange is None and drawn_map.layout.yaxis.side is None

@@ -14,10 +14,10 @@ from typing import Callable, TypeVar
 import plotly.graph_objects as go
 
 from mvlab.core.memo import Memo
-from mvlab.i18n import current_language, plotly_separators
+from mvlab.i18n import current_language, direction, plotly_separators
 from mvlab.viz.frozen import FrozenFigure, freeze
 
-__all__ = ["VALUES", "RESULTS", "value", "figure", "localised", "stored_result"]
+__all__ = ["VALUES", "RESULTS", "value", "figure", "localised", "mirrored", "stored_result"]
 
 T = TypeVar("T")
 
@@ -49,9 +49,29 @@ def figure(name: str, key, build: Callable[[], go.Figure]) -> FrozenFigure:
 
 def localised(fig: go.Figure) -> go.Figure:
     """``fig`` with its hover values and ticks written with the reader's decimal and grouping marks
-    (``layout.separators``), unless it sets its own; ``fig`` itself, changed."""
+    (``layout.separators``), unless it sets its own, and, for a reader of a right-to-left language, a chart of
+    horizontal bars mirrored as such a reader's charts are (:func:`mirrored`); ``fig`` itself, changed."""
     if fig.layout.separators is None:
         fig.layout.separators = plotly_separators()
+    if direction(current_language()) == "rtl":
+        mirrored(fig)
+    return fig
+
+
+def mirrored(fig: go.Figure) -> go.Figure:
+    """A chart of horizontal bars (every bar trace ``orientation="h"``) read from the right: its categories on the
+    right, its bars growing leftwards (the value axis reversed, a fixed range too). Charts whose horizontal axis is a
+    quantity read left to right in every language (a k sweep, a map, a heatmap) are left as they are: Arabic
+    writes numbers and their axes left to right. ``fig`` itself, changed."""
+    bars = [t for t in fig.data if t.type == "bar"]
+    if not bars or len(bars) != len(fig.data) or any(t.orientation != "h" for t in bars):
+        return fig
+    for axis in fig.select_xaxes():
+        if axis.range is not None:
+            axis.range = list(axis.range)[::-1]
+        else:
+            axis.autorange = "reversed"
+    fig.update_yaxes(side="right")
     return fig
 
 
