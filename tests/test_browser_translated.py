@@ -20,10 +20,10 @@ PAGES = ("", "lessons", "data", "dissimilarity", "view_construction", "dvs", "be
 """Every page of the navigation, by its address."""
 LOCALES = {"de": "de-DE", "fr": "fr-FR", "es": "es-ES", "ar": "ar"}
 """The browser's locale of each language (the page chooses the language from it)."""
-WORD = re.compile(r"(?<![-_A-Za-z])[a-z]{3,}(?![-_A-Za-z])")
+WORD = re.compile(r"(?<![-_A-Za-z])(?<![A-Za-z]\.)[a-z]{3,}(?![-_A-Za-z])(?!\.[A-Za-z])")
 """A lower-case word of an English sentence: a name (``OFSP (Kumar & Minz 2016)``), an identifier
-(``dvs-soft-shared``) or a Material icon's name (``keyboard_arrow_right``, drawn by the icon font as a glyph) has
-none."""
+(``dvs-soft-shared``), a feature's column name (``mean.radius``) or a Material icon's name (``keyboard_arrow_right``,
+drawn by the icon font as a glyph) has none."""
 STREAMLITS_OWN = ("Drag and drop file here", "Browse files", "Limit ", "Press Enter to apply", "Press ⌘+Enter",
                   "Press Ctrl+Enter", "Language · Sprache")
 """Words Streamlit itself writes in its widgets, in English whatever the page's language (Streamlit translates
@@ -126,11 +126,14 @@ def english(browser, server) -> dict[str, set[str]]:
     return seen
 
 
-@pytest.mark.parametrize("code", list(LOCALES))
+@pytest.mark.parametrize("code", ["de", "ar"])
 def test_every_page_a_result_and_a_lesson_step_leave_no_english_sentence(browser, server, english, code):
     """Every page, the Dissimilarity page's result and a revealed lesson step in a browser set to the language's
     locale: ``lang`` (and for Arabic ``dir="rtl"``) set, no line of the English page that is an English sentence,
-    no exception, and axe 0 on the result and the step.  Broken once: with the Dissimilarity page's "Trees per
+    no exception, and axe 0 on the result and the step.  German (left to right) and Arabic (right to left) in every
+    run: a text left out of the catalogue shows in every language alike, and French's and Spanish's own gaps are
+    the catalogue test's and the prose test's; the slow walk below opens every page and every lesson step in all
+    four.  Broken once: with the Dissimilarity page's "Trees per
     forest" label left unmarked (no ``_()``), the German page and its result kept it."""
     context = browser.new_context(viewport={"width": 1400, "height": 2000}, locale=LOCALES[code])
     page = context.new_page()
@@ -197,3 +200,60 @@ def test_the_address_the_browser_and_the_switch_each_choose_the_language(browser
     assert sidebar_header(french) == "Daten"
     for page in (arabic, german, french):
         page.context.close()
+
+
+@pytest.fixture(scope="module")
+def every_lesson_server(tmp_path_factory):
+    """A server whose store holds every built-in lesson's results (minutes to warm: for the slow walk alone)."""
+    from mvlab.lessons import LESSONS
+
+    store = tmp_path_factory.mktemp("every-lesson") / "results.sqlite"
+    for lesson in LESSONS.values():
+        warm(lesson, ResultsStore(store), say=lambda line: None)
+    with running_app(store, MVLAB_WORKERS="1", MVLAB_DASHBOARD="off") as url:
+        yield url
+
+
+def revealed_step(page, code: str, lesson, number: int) -> list[str]:
+    """Step ``number`` of ``lesson`` (as a reader of ``code`` reads it), predicted, revealed, its notes shown."""
+    step = lesson.in_language(code).steps[number - 1]
+    page.get_by_text(f"(a) {step.question.choices[0]}", exact=True).click()
+    settle(page)
+    page.get_by_role("button", name=said(code, "Reveal the answer")).click()
+    page.get_by_text(said(code, "**What to notice.**").strip("*")).first.wait_for(timeout=240_000)
+    done(page)
+    return lines(page)
+
+
+@pytest.mark.slow
+def test_every_lesson_step_and_page_in_every_language_leaves_no_english_and_passes_axe(browser, every_lesson_server):
+    """The whole of item 5, too long for every run (about ten minutes: ``--runslow``): every step of the four
+    built-in lessons, predicted and revealed, and every page, in each language against English: no English
+    sentence of the English page left, and axe 0 on every page and every revealed step (its detection is the quick
+    test's, broken once there).  Run 2026-11-29: passed, 5.5 minutes."""
+    from mvlab.lessons import LESSONS
+
+    url, english, found, left = every_lesson_server, {}, [], {}
+    for code in ["en", *LOCALES]:
+        context = browser.new_context(viewport={"width": 1400, "height": 2000},
+                                      locale=LOCALES.get(code, "en-US"))
+        page = context.new_page()
+        for path in PAGES:
+            shown = visit(page, f"{url}/{path}", code)
+            if code == "en":
+                english[path] = set(shown)
+            else:
+                left[(code, path)] = english_left(shown, english[path])
+                found += axe_violations(page, f"{code}, {path or 'home'}: ")
+        for lesson_id, lesson in LESSONS.items():
+            for number in range(1, len(lesson.steps) + 1):
+                visit(page, f"{url}/lessons?lesson={lesson_id}&step={number}", code)
+                shown = revealed_step(page, code, lesson, number)
+                if code == "en":
+                    english[(lesson_id, number)] = set(shown)
+                else:
+                    left[(code, lesson_id, number)] = english_left(shown, english[(lesson_id, number)])
+                    found += axe_violations(page, f"{code}, {lesson_id} step {number}: ")
+        context.close()
+    assert not {where: lines for where, lines in left.items() if lines}
+    assert not found, found
