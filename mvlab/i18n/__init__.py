@@ -22,6 +22,7 @@ from mvlab.i18n.catalogue import (
     gettext,
     joined,
     language_name,
+    localised_number,
     ngettext,
     plotly_separators,
     said,
@@ -41,6 +42,6 @@ def N_(message: str) -> str:
 
 
 __all__ = ["_", "N_", "gettext", "ngettext", "Message", "said", "joined", "to_wire", "current_language", "use_language",
-           "set_language_source", "format_number", "format_percent", "format_list", "plotly_separators", "LANGUAGES",
-           "OFFERED", "Language", "DEFAULT", "language_of", "negotiate", "direction", "language_name",
-           "decimal_symbol"]
+           "set_language_source", "format_number", "format_percent", "format_list", "plotly_separators",
+           "localised_number", "LANGUAGES", "OFFERED", "Language", "DEFAULT", "language_of", "negotiate", "direction",
+           "language_name", "decimal_symbol"]

@@ -30,8 +30,8 @@ from babel.numbers import get_decimal_symbol, get_group_symbol
 from mvlab.i18n.languages import DEFAULT, LANGUAGES
 
 __all__ = ["DOMAIN", "po_path", "translations", "gettext", "ngettext", "current_language", "use_language",
-           "set_language_source", "format_number", "plotly_separators", "format_percent", "format_list",
-           "language_name", "decimal_symbol"]
+           "set_language_source", "format_number", "plotly_separators", "localised_number", "format_percent",
+           "format_list", "language_name", "decimal_symbol", "Message", "said", "to_wire", "joined"]
 
 DOMAIN = "mvlab"
 """The catalogues' domain: ``mvlab.po`` of every language, ``mvlab.pot`` the template."""
@@ -119,6 +119,7 @@ class Message(str):
     __slots__ = ("message", "values")
 
     def __new__(cls, message: str, /, **values):
+        """The message (its English msgid, marked with ``N_``) with its ``values`` filled in, as English."""
         english = message.format(**values) if values else message
         self = super().__new__(cls, english)
         self.message, self.values = message, values
@@ -207,6 +208,14 @@ def plotly_separators() -> str:
     numbers; CLDR)."""
     locale = Locale.parse(current_language())
     return get_decimal_symbol(locale) + get_group_symbol(locale)
+
+
+def localised_number(written: str) -> str:
+    """A number written the English way (``f"{x:,}"``, ``f"{x:g}"``, ``f"{x:.3f}"``) with the decimal and grouping
+    marks of the language being served (``0,95`` in German; the same text in English): a number in a sentence a
+    person reads, whatever format it was written in."""
+    marks = plotly_separators()  # the decimal mark, then the grouping mark
+    return written.translate({ord("."): marks[0], ord(","): marks[1]})
 
 
 def language_name(code: str) -> str:

@@ -14,7 +14,7 @@ import numpy as np
 from mvlab.experiments.combinations import DVS_METHODS
 from mvlab.experiments.siamese_comparison import tau_tradeoff
 from mvlab.experiments.view_construction_sweep import CLASSIFIERS, METHODS, METRICS
-from mvlab.i18n import N_, gettext, ngettext
+from mvlab.i18n import N_, gettext, localised_number, ngettext
 from mvlab.lessons.figure_registry import (
     USEFUL_GROUPS,
     explained_instance,
@@ -23,7 +23,7 @@ from mvlab.lessons.figure_registry import (
     run_method,
 )
 from mvlab.lessons.pages import PAGES, PROXIMITY_MEASURES
-from mvlab.lessons.parameters import Entry, Param, localised
+from mvlab.lessons.parameters import Entry, Param
 from mvlab.rfd.explanation import view_choice_scores
 
 __all__ = ["CHECKS", "BOUNDS", "outcome"]
@@ -47,7 +47,7 @@ _BOUND_TESTS = {
 
 def _number(value: float, spec: str = ".3f") -> str:
     """``value`` written by ``spec`` (``".3f"``, ``"g"``, ``".3g"``) with the marks of the language being served."""
-    return localised(format(value, spec))
+    return localised_number(format(value, spec))
 
 
 def outcome(value: float, what: str, bounds: dict) -> tuple[bool, str]:

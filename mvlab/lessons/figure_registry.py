@@ -18,9 +18,9 @@ from mvlab.experiments.view_construction_sweep import (
     METRICS,
     feature_groups,
 )
-from mvlab.i18n import N_, gettext, ngettext
+from mvlab.i18n import N_, gettext, localised_number, ngettext
 from mvlab.lessons.pages import PROXIMITY_MEASURES
-from mvlab.lessons.parameters import Entry, Param, localised
+from mvlab.lessons.parameters import Entry, Param
 from mvlab.rfd.explanation import view_choice_scores
 from mvlab.viz import (
     data_figures,
@@ -177,8 +177,8 @@ SUBSET_TITLES = {"dvs": N_("Paper's DVS: which subset each test instance used"),
 def subset_frequencies(ctx, method="dvs", title=None):
     e = ctx.result.explanations[method]
     ties = "<br><sup>" + gettext("the best competence was tied for {percent} % of the test instances (median {n} "
-                                 "candidates tied)").format(percent=localised(f"{100 * e.tie_rate:.0f}"),
-                                                            n=localised(f"{np.median(e.n_tied):.0f}")) + "</sup>"
+                                 "candidates tied)").format(percent=localised_number(f"{100 * e.tie_rate:.0f}"),
+                                                            n=localised_number(f"{np.median(e.n_tied):.0f}")) + "</sup>"
     return dvs_figures.subset_frequencies(e.candidate_names, e.selection_frequencies(),
                                           title=(title or gettext(SUBSET_TITLES[method])) + ties)
 
@@ -371,7 +371,7 @@ def tree_weights(ctx, top=0.21, title=None):
     return siamese_figures.tree_weight_distributions(
         r.weights, r.forest_names, y_range=(0.0, top),
         title=title or gettext("SDF tree weights, λ = {lam} (dashed: gcForest's 1/T)").format(
-            lam=localised(f"{r.settings['lam']:g}")))
+            lam=localised_number(f"{r.settings['lam']:g}")))
 
 
 def siamese_accuracy(ctx):

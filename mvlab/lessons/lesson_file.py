@@ -27,14 +27,14 @@ import jsonschema
 import yaml
 
 from mvlab.datasets.bundled import list_datasets, load_dataset
-from mvlab.i18n import N_, gettext, ngettext
+from mvlab.i18n import N_, gettext, localised_number, ngettext
 from mvlab.i18n.languages import DEFAULT, LANGUAGES
 from mvlab.lessons.check_registry import CHECKS
 from mvlab.lessons.figure_registry import FIGURES
 from mvlab.lessons.lesson_schema import CSV_MAX_BYTES, CSV_MAX_COLUMNS, CSV_MAX_ROWS, FORMAT, ID_PATTERN, schema
 from mvlab.lessons.model import Lesson, Question, Step, StepRun, Use, entry_use, lesson_texts
 from mvlab.lessons.pages import PAGES
-from mvlab.lessons.parameters import Entry, localised
+from mvlab.lessons.parameters import Entry
 from mvlab.lessons.safe_yaml import Located, YamlProblem, read_yaml
 
 __all__ = ["LessonProblem", "LessonFileError", "check_lesson_file", "read_lesson", "export_lesson",
@@ -172,7 +172,7 @@ def _schema_words(error: jsonschema.ValidationError) -> str:
         n = len(error.instance)
         return ngettext("is {n} character long; at most {limit} are allowed",
                         "is {n} characters long; at most {limit} are allowed", n).format(
-            n=localised(f"{n:,}"), limit=localised(f"{s['maxLength']:,}"))
+            n=localised_number(f"{n:,}"), limit=localised_number(f"{s['maxLength']:,}"))
     if v == "minLength":
         return gettext("cannot be empty")
     if v in ("minItems", "maxItems"):
@@ -207,7 +207,7 @@ def _number_words(value) -> str:
     """A bound as people write it: 4,294,967,295 and 0.5, not 4.29497e+09."""
     if value is None:
         return ""
-    return localised(f"{value:,}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:g}")
+    return localised_number(f"{value:,}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:g}")
 
 
 def _short(value) -> str:
@@ -382,7 +382,7 @@ def check_lesson_file(raw: bytes, file: str = "lesson.yaml", csv_files: Mapping[
             more = len(problems) - MAX_PROBLEMS
             said = ngettext("and {n} more problem (the first {shown} are shown)",
                             "and {n} more problems (the first {shown} are shown)", more).format(
-                n=localised(f"{more:,}"), shown=MAX_PROBLEMS)
+                n=localised_number(f"{more:,}"), shown=MAX_PROBLEMS)
             problems = problems[:MAX_PROBLEMS] + [LessonProblem(file, 0, "", said)]
         return None, problems
     mine = in_language(doc, own, own)
@@ -541,7 +541,7 @@ def _csv(name: str, checker: _Checker, path) -> bytes | None:
     if len(raw) > CSV_MAX_BYTES:
         checker.add(path, gettext("'{file}' is {size} bytes; a lesson's CSV may have at most {limit} ({mib} "
                                   "MiB)").format(
-            file=name, size=localised(f"{len(raw):,}"), limit=localised(f"{CSV_MAX_BYTES:,}"),
+            file=name, size=localised_number(f"{len(raw):,}"), limit=localised_number(f"{CSV_MAX_BYTES:,}"),
             mib=CSV_MAX_BYTES // 1024 // 1024))
         return None
     if raw[:2] == b"\x1f\x8b":
@@ -554,8 +554,8 @@ def _csv(name: str, checker: _Checker, path) -> bytes | None:
     if rows - 1 > CSV_MAX_ROWS or columns > CSV_MAX_COLUMNS:
         checker.add(path, gettext("'{file}' has {rows} rows and {columns} columns; a lesson's CSV may have at most "
                                   "{max_rows} rows and {max_columns} columns").format(
-            file=name, rows=localised(f"{rows - 1:,}"), columns=localised(f"{columns:,}"),
-            max_rows=localised(f"{CSV_MAX_ROWS:,}"), max_columns=CSV_MAX_COLUMNS))
+            file=name, rows=localised_number(f"{rows - 1:,}"), columns=localised_number(f"{columns:,}"),
+            max_rows=localised_number(f"{CSV_MAX_ROWS:,}"), max_columns=CSV_MAX_COLUMNS))
         return None
     return raw
 

@@ -10,9 +10,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from mvlab.i18n import plotly_separators
-
-__all__ = ["Param", "Entry", "TYPES", "check_value", "checked_params", "localised"]
+__all__ = ["Param", "Entry", "TYPES", "check_value", "checked_params"]
 
 TYPES = {"int": "a whole number", "float": "a number", "str": "a text", "bool": "true or false",
          "list[str]": "a list of texts", "list[int]": "a list of whole numbers"}
@@ -59,14 +57,6 @@ class Entry:
     def param(self, name: str) -> Param | None:
         """The parameter ``name``, or None."""
         return next((p for p in self.params if p.name == name), None)
-
-
-def localised(written: str) -> str:
-    """A number written the English way (``f"{x:,}"``, ``f"{x:g}"``, ``f"{x:.3f}"``) with the decimal and grouping
-    marks of the language being served (``0,95`` in German; the same text in English): a number in a sentence a
-    person reads."""
-    marks = plotly_separators()  # the decimal mark, then the grouping mark
-    return written.translate({ord("."): marks[0], ord(","): marks[1]})
 
 
 def check_value(param: Param, value) -> str | None:

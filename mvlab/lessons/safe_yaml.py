@@ -17,8 +17,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from mvlab.i18n import gettext
-from mvlab.lessons.parameters import localised
+from mvlab.i18n import gettext, localised_number
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_VALUES", "YamlProblem", "Located", "read_yaml"]
 
@@ -64,7 +63,7 @@ class Located:
 def _decoded(raw: bytes) -> str:
     if len(raw) > MAX_BYTES:
         raise YamlProblem(0, gettext("the file has more than {limit} bytes ({kib} KiB), the most a lesson file may "
-                                     "have.").format(limit=localised(f"{MAX_BYTES:,}"), kib=MAX_BYTES // 1024))
+                                     "have.").format(limit=localised_number(f"{MAX_BYTES:,}"), kib=MAX_BYTES // 1024))
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -97,7 +96,7 @@ def _scalar(event: yaml.ScalarEvent):
         if len(value) > MAX_DIGITS:
             raise YamlProblem(event.start_mark.line + 1, gettext(
                 "a number of {n} characters; a lesson file's numbers have at most {limit}.").format(
-                n=localised(f"{len(value):,}"), limit=MAX_DIGITS))
+                n=localised_number(f"{len(value):,}"), limit=MAX_DIGITS))
         if _INT.fullmatch(value):
             return int(value, 0) if value[:2] in ("0o", "0x") else int(value)
         return float(value.lower().replace(".inf", "inf").replace(".nan", "nan"))
@@ -133,7 +132,7 @@ def read_yaml(raw: bytes) -> Located:
                 count += 1
                 if count > MAX_VALUES:
                     raise YamlProblem(line, gettext("the file holds more than {limit} values; a lesson needs far "
-                                                    "fewer.").format(limit=localised(f"{MAX_VALUES:,}")))
+                                                    "fewer.").format(limit=localised_number(f"{MAX_VALUES:,}")))
             if isinstance(event, yaml.ScalarEvent):
                 value = _scalar(event)
                 if stack and isinstance(stack[-1][0], dict) and stack[-1][2] is None:

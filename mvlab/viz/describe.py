@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from mvlab.i18n import N_, _, decimal_symbol, format_list, ngettext
+from mvlab.i18n import N_, _, format_list, localised_number, ngettext
 
 __all__ = ["Description", "describe", "plain", "DATA_SUMMARY", "COLUMNS", "data_disclosure"]
 
@@ -44,7 +44,7 @@ def _number(v) -> str:
     except (TypeError, ValueError):
         return str(v)
     written = f"{f:.0f}" if f == int(f) and abs(f) < 1e6 else f"{f:.3g}"
-    return written.replace(".", decimal_symbol()) if "." in written else written
+    return localised_number(written)
 
 
 def _values(trace, name):

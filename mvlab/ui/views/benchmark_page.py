@@ -44,9 +44,9 @@ def controls(form: Form):
 
 def method_title(family, method: str) -> str:
     """A method of ``family`` said for people in the reader's language (its name where it has no title)."""
-    title = family.method_titles.get(method)
     if family.name == "dissimilarity":
         return combination_title(method)
+    title = family.method_titles.get(method)
     return _(title) if title else method
 
 
