@@ -7,13 +7,14 @@ if __name__ != "__mp_main__":
     import streamlit as st
 
     from mvlab.i18n import _
-    from mvlab.ui import language, web_process
+    from mvlab.ui import language, page_script, web_process
 
     st.set_page_config(page_title="mvlab", page_icon="🌲", layout="wide")
     web_process.settle()
     st.session_state["_entered_via_app"] = True  # see mvlab.ui.state.sidebar
     language.choose()  # the navigation speaks the person's language too
-    language.say()
+    # lang and dir, and the charts' code loaded while the page is read rather than after Train
+    page_script.send(language.script(), page_script.load_ahead())
 
     pages = [
         web_process.page("pages/home.py", title=_("Home"), icon=":material/home:", default=True),

@@ -92,7 +92,16 @@ def sidebar_dataset(page):
 
 
 def test_home(page):
+    """The home page, its accessibility, and (#72) the chart and table code the browser loads while the reader looks
+    at a page (:mod:`mvlab.ui.page_script`), so that the first figure after Train does not wait for plotly.js; the
+    page's script element takes no room. Broken once: without ``page_script.load_ahead()`` in app.py, no PlotlyChart
+    module came."""
     assert "multi-view learning with random forests" in page.inner_text("h1")
+    page.wait_for_function("['/PlotlyChart.', '/DataFrame.'].every(m => performance.getEntriesByType('resource')"
+                           ".some(e => e.name.includes(m)))", timeout=20_000)
+    assert not page.query_selector_all(".js-plotly-plot")  # loaded ahead: no figure asked for it
+    hidden = page.locator("[data-testid=stElementContainer]:has(.mvlab-page-script)")
+    assert hidden.count() == 1 and not hidden.first.is_visible()
     assert not exceptions(page)
     screenshot(page, "home")
     assert not (found := axe_violations(page)), found  # WCAG 2.0/2.1 A and AA (issue #47)

@@ -309,3 +309,19 @@ def test_the_pages_probe_waits_for_streamlits_grace_before_a_closed_tab_releases
     assert alive()
     monkeypatch.setattr(insides, "session_alive", lambda: None)  # no server, or no such part
     assert runs.session_alive_probe() is None
+
+
+def test_the_front_ends_chart_modules_are_found_by_name_and_look_alikes_left_out(tmp_path):
+    """The chart and table modules the pages load ahead (:mod:`mvlab.ui.page_script`) are in the installed
+    Streamlit's build; in a folder, ``Name.hash.js`` is taken, ``Name.esm.hash.js`` and a name built twice are not.
+    Broken once: without the ``count(".") == 2`` filter, DataFrame's look-alike made it ambiguous and left it out."""
+    from mvlab.ui.page_script import MODULES
+
+    installed = insides.frontend_modules(MODULES)
+    assert [name.split(".")[0] for name in installed] == list(MODULES)
+    folder = Path(__import__("streamlit").__file__).parent / "static" / "static" / "js"
+    assert all((folder / name).is_file() for name in installed)
+    for name in ("PlotlyChart.abc.js", "DataFrame.esm.x1.js", "DataFrame.y2.js", "Twice.a.js", "Twice.b.js"):
+        (tmp_path / name).write_text("")
+    assert insides._find_modules(("PlotlyChart", "DataFrame", "Twice", "Gone"), tmp_path) == (
+        "PlotlyChart.abc.js", "DataFrame.y2.js")

@@ -20,7 +20,7 @@ from mvlab.i18n import N_, direction, gettext, language_of, languages, negotiate
 from mvlab.i18n.languages import DEFAULT, LANGUAGES
 from mvlab.ui import streamlit_insides as insides
 
-__all__ = ["SESSION_KEY", "session_language", "choose", "say", "query", "switch"]
+__all__ = ["SESSION_KEY", "session_language", "choose", "script", "query", "switch"]
 
 SESSION_KEY = "_language"
 SKIP_LINK = N_("Skip to main content")
@@ -61,20 +61,19 @@ def choose() -> str:
     return code
 
 
-def say() -> None:
+def script() -> str:
     """The page's ``lang`` and ``dir`` attributes set to this session's language, and Streamlit's skip link
-    (:data:`SKIP_LINK`) said in it (a script of one line in each run of
-    a session that speaks, or has spoken, another language than English: a run can be cut short by a rerun, and the
-    script with it).  An English page, as Streamlit serves it, gets none."""
+    (:data:`SKIP_LINK`) said in it, as a line of JavaScript run in each run of a session that speaks, or has spoken,
+    another language than English (a run can be cut short by a rerun, and the script with it; the page sends it:
+    :func:`mvlab.ui.page_script.send`).  An English page, as Streamlit serves it, needs none: ""."""
     code = st.session_state.get(SESSION_KEY, DEFAULT)
     if code == DEFAULT and st.session_state.get(_SAID, DEFAULT) == DEFAULT:
-        return
+        return ""
     st.session_state[_SAID] = code
-    st.html("<script>document.documentElement.lang = %s; document.documentElement.dir = %s; "
+    return ("document.documentElement.lang = %s; document.documentElement.dir = %s; "
             "const skip = document.querySelector('[data-testid=stSkipToContent]'); "
-            "if (skip) { skip.textContent = %s; }</script>"
-            % (json.dumps(code), json.dumps(direction(code)), json.dumps(gettext(SKIP_LINK))),
-            unsafe_allow_javascript=True, width=1)
+            "if (skip) { skip.textContent = %s; }"
+            % (json.dumps(code), json.dumps(direction(code)), json.dumps(gettext(SKIP_LINK))))
 
 
 def query() -> dict[str, str]:

@@ -20,6 +20,11 @@ feature             without it
                     of the garbage collector, and the pages' list is made anew at every run
 ==================  =================================================================================================
 
+One more private part is a file, not a name: the front end's chart and table code, built by Streamlit as modules
+``static/static/js/<Name>.<hash>.js`` beside its package (:func:`frontend_modules`). A page asks the browser to load
+them while the reader looks at it (:mod:`mvlab.ui.preload`); without them (a Streamlit that builds them otherwise)
+nothing is loaded ahead, and the first figure of a tab loads its code when it is drawn, as Streamlit does.
+
 :func:`check` looks at every part once, when the server starts (``app.py`` -> :func:`mvlab.ui.web_process.settle`),
 and logs one line per feature that lost a part; every caller asks :func:`usable` (checked once per process) before it
 touches a feature's parts and takes the public fallback when it says no. A part that passed the check but fails
@@ -37,6 +42,7 @@ import inspect
 import json
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import plotly.graph_objects as go
@@ -44,10 +50,10 @@ import streamlit as st
 
 from mvlab.core.memo import Memo
 
-__all__ = ["FEATURES", "Feature", "missing_parts", "missing", "usable", "check", "lost", "server_runtime",
-           "a_real_server", "current_session", "current_fragment", "session_connected", "rerun_sessions",
-           "session_alive", "a_click_waits", "main_script_parent", "place", "built_chart", "built_markdown",
-           "send", "import_elements", "SCRIPT_RUN_LOG"]
+__all__ = ["FEATURES", "Feature", "frontend_modules", "missing_parts", "missing", "usable", "check", "lost",
+           "server_runtime", "a_real_server", "current_session", "current_fragment", "session_connected",
+           "rerun_sessions", "session_alive", "a_click_waits", "main_script_parent", "place", "built_chart",
+           "built_markdown", "send", "import_elements", "SCRIPT_RUN_LOG"]
 
 _SCRIPT_RUN = "streamlit.runtime.scriptrunner_utils.script_run_context"
 SCRIPT_RUN_LOG = _SCRIPT_RUN
@@ -189,6 +195,27 @@ def lost(feature: str, exc: BaseException) -> None:
         _LOST[feature] = f"{type(exc).__name__}: {exc}"
         logging.getLogger(__name__).warning("mvlab: Streamlit's %s failed (%s): from now on %s", feature,
                                             _LOST[feature], FEATURES[feature].without)
+
+
+def frontend_modules(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The file names of the front end's modules ``names`` (e.g. ``"PlotlyChart"``) in this Streamlit's build:
+    ``<Name>.<hash>.js`` in its ``static/static/js`` folder, each found once per process; a name this build lacks
+    (or has twice) is left out."""
+    return _MODULES.get(names, lambda: _find_modules(names))
+
+
+def _find_modules(names: tuple[str, ...], folder: Path | None = None) -> tuple[str, ...]:
+    folder = Path(st.__file__).parent / "static" / "static" / "js" if folder is None else folder
+    found = []
+    for name in names:
+        # Name.hash.js, never Name.esm.hash.js; two of them and neither is sure
+        files = [p.name for p in folder.glob(f"{name}.*.js") if p.name.count(".") == 2] if folder.is_dir() else []
+        if len(files) == 1:
+            found.append(files[0])
+    return tuple(found)
+
+
+_MODULES = Memo(None)
 
 
 # ----------------------------------------------------------------------------------------------- the server and run
