@@ -28,11 +28,12 @@ lock:
 	  -o requirements.lock
 
 # PROCESSES=N (N > 1): N Streamlit processes on one engine and one store behind nginx on PORT (a lecture hall:
-# docs/guide/dashboard.md); needs Debian's nginx
+# docs/guide/dashboard.md); needs Debian's nginx. mvlab.ui.launch is `streamlit run` with the job engine and the
+# pages' modules made ready as the server starts, not at its first visitor
 PROCESSES ?= 1
 run: $(STAMP)
 ifeq ($(PROCESSES),1)
-	$(PY) -m streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false $(ARGS)
+	$(PY) -m mvlab.ui.launch run app.py --server.port $(PORT) --browser.gatherUsageStats false $(ARGS)
 else
 	$(PY) -m mvlab serve --processes $(PROCESSES) --port $(PORT)
 endif

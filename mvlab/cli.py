@@ -477,7 +477,8 @@ def _reading_common_options() -> argparse.ArgumentParser:
 def cmd_dashboard(args, streamlit_options: Sequence[str] = ()) -> int:
     """``dashboard [streamlit options]``: ``streamlit run`` of the dashboard (this checkout's ``app.py``, or an
     installed wheel's copy) from its own folder, so that its settings (``.streamlit/config.toml``) apply wherever
-    the command is typed; the options go to ``streamlit run`` (``--server.port 8600``)."""
+    the command is typed, made ready as it starts (:mod:`mvlab.ui.launch`); the options go to ``streamlit run``
+    (``--server.port 8600``)."""
     import subprocess
 
     from mvlab.core import resources
@@ -487,7 +488,7 @@ def cmd_dashboard(args, streamlit_options: Sequence[str] = ()) -> int:
     env = dict(os.environ)
     if args.store:
         env["MVLAB_STORE"] = absolute_location(args.store)
-    command = [sys.executable, "-m", "streamlit", "run", str(resources.path("app.py")),
+    command = [sys.executable, "-m", "mvlab.ui.launch", "run", str(resources.path("app.py")),
                "--browser.gatherUsageStats", "false", *streamlit_options]
     try:
         return subprocess.run(command, cwd=resources.root(), env=env).returncode

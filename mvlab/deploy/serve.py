@@ -443,9 +443,9 @@ def serving(processes: int, port: int | None = None, address: str = "127.0.0.1",
                         scheduler=scheduler[0], folder=folder, supervisor=supervisor)
         for i in range(int(processes)):
             backend, log = free_port(), folder / f"server-{i + 1}.log"
-            command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(backend),
-                       "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats",
-                       "false", *streamlit_args]
+            command = [sys.executable, "-m", "mvlab.ui.launch", "run", str(ROOT / "app.py"), "--server.port",
+                       str(backend), "--server.address", "127.0.0.1", "--server.headless", "true",
+                       "--browser.gatherUsageStats", "false", *streamlit_args]
             served.servers.append(supervisor.add(f"server process {i + 1} (port {backend})",
                                                  _starter(command, log, cwd=ROOT, env=child_env), log))
             served.backends.append(f"http://127.0.0.1:{backend}")
