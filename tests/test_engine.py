@@ -2,6 +2,7 @@
 waiter at a time, isolated from each other's failures and memory, recorded in the results store."""
 
 import itertools
+import os
 import shutil
 import time
 from pathlib import Path
@@ -226,6 +227,33 @@ def test_the_queue_tells_positions_in_order_and_a_queued_run_leaves_it_at_once(e
         assert wait_state(engine, job, ("finished",)).state == "finished"
     statuses = dict(zip(store.runs()["run_id"], store.runs()["status"]))
     assert sorted(statuses.values()) == ["finished", "finished", "stopped"]
+
+
+def threads_of_the_run(data, progress):
+    """The threads the engine gave this run (joblib's configuration around it in the worker)."""
+    from joblib.parallel import get_active_backend
+
+    return Rows(float(get_active_backend()[1]))
+
+
+def test_a_run_alone_takes_every_core_and_a_run_beside_another_its_workers_share(engine):
+    """#72: one person alone gets the machine (a page's forests on every core), a run that starts beside another its
+    worker's share; ``MVLAB_THREADS_PER_RUN`` and an existing cluster fix the threads. Broken once: ``_threads_for``
+    returning ``run_threads()`` gave the run alone one thread on two cores."""
+    config = engine.config
+    assert config.idle_threads() == max(config.run_threads(), os.cpu_count() or 1) > config.run_threads()
+    alone = engine.submit(request(threads_of_the_run, 0), "solo")
+    wait_state(engine, alone, ("finished",))
+    assert engine.outcome(alone).result.value == config.idle_threads()
+    first = engine.submit(request(steps, (100, 0.05, 0.0)), "first")
+    wait_state(engine, first, ("running",))
+    beside = engine.submit(request(threads_of_the_run, 1), "beside")
+    wait_state(engine, beside, ("finished",))
+    assert engine.outcome(beside).result.value == config.run_threads()
+    for holder in ("solo", "first", "beside"):
+        engine.detach(holder)
+    assert EngineConfig(threads_per_run=3, dashboard=None).idle_threads() == 3
+    assert EngineConfig(scheduler="tls://10.0.0.1:8786").idle_threads() == 1
 
 
 def test_a_session_holds_one_run_a_second_request_replaces_it(engine):

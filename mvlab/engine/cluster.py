@@ -31,8 +31,11 @@ or an existing cluster named by its scheduler's address.
     Threads of one run inside its worker (default: the cores shared by the embedded workers,
     ``cores // workers``, at least 1; on an existing cluster, 1).  Threads only pay for work that
     releases the GIL (forests, matrix products); the view-construction sweeps are pure Python
-    and run *slower* on two threads than on one, so a class server gives each worker one core,
-    and one person alone may prefer ``MVLAB_WORKERS=1`` (one worker with every core).
+    and run *slower* on two threads than on one, so a class server gives each worker one core.
+    By default a run that starts while **no other run is running or waiting** on the embedded engine takes every
+    core (:meth:`EngineConfig.idle_threads`): one person alone, a teacher's demo, gets the machine, not a worker's
+    share of it (#72: the forests of a page's default run on two cores instead of one); a run that starts beside
+    another keeps its share.  Setting the variable fixes the threads of every run.
 ``MVLAB_DASHBOARD``
     Where the embedded engine serves Dask's own dashboard (default ``127.0.0.1:8787``, this
     machine only; ``:8787`` for every interface; ``off``, ``0``, ``false``, ``no`` or empty for none; ``on``,
@@ -158,12 +161,20 @@ class EngineConfig:
         return config
 
     def run_threads(self) -> int:
-        """Threads of one run in its worker (see ``MVLAB_THREADS_PER_RUN``)."""
+        """Threads of one run in its worker beside others (see ``MVLAB_THREADS_PER_RUN``)."""
         if self.threads_per_run is not None:
             return self.threads_per_run
         if self.scheduler is not None:
             return 1
         return max(1, (os.cpu_count() or 1) // self.n_workers)
+
+    def idle_threads(self) -> int:
+        """Threads of a run that starts while no other run is running or waiting: every core of the machine on the
+        embedded engine, :meth:`run_threads` otherwise (``MVLAB_THREADS_PER_RUN`` set, or an existing cluster, whose
+        machines' cores this process does not know)."""
+        if self.threads_per_run is not None or self.scheduler is not None:
+            return self.run_threads()
+        return max(self.run_threads(), os.cpu_count() or 1)
 
     def memory_per_worker(self) -> int:
         """The embedded workers' memory limit in bytes."""

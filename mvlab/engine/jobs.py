@@ -89,6 +89,7 @@ class Job:
     done: threading.Event = field(default_factory=threading.Event)
     relay: str | None = None
     """The token of the relay of a computation that records its own runs (:mod:`mvlab.engine.relay`)."""
+    threads: int = 1  # the run's threads in its worker (Engine._threads_for)
     partial_number: int = 0
     partial_note: str = ""
     partial_fetched: tuple | None = None
@@ -260,10 +261,18 @@ class Engine:
             return
         # the data travel with the task (not scattered ahead): a task without dependencies waits in the
         # scheduler's queue, in submission order, until a worker is free, and leaves it at once on a Stop
-        job.future = client.submit(execute, job.id, request.fn, request.data, self.config.run_threads(),
+        job.future = client.submit(execute, job.id, request.fn, request.data, self._threads_for(job),
                                    job.run_id is not None, key=f"mvlab-{request.kind}-{job.id}", pure=False,
                                    retries=0)
         job.future.add_done_callback(lambda _f, j=job: self._todo.put(("ended", j)))
+
+    def _threads_for(self, job: Job) -> int:
+        """The threads of the new run ``job``: every core when no other run is running or waiting
+        (:meth:`EngineConfig.idle_threads`), else its worker's share (:meth:`EngineConfig.run_threads`)."""
+        with self._lock:
+            alone = not any(j.active for j in self._jobs.values() if j is not job)
+        job.threads = self.config.idle_threads() if alone else self.config.run_threads()
+        return job.threads
 
     def _withdraw(self, job: Job, holder: str, said: str) -> None:
         """Take back a new run whose start failed (see :meth:`submit`): its key is free again and ``holder`` holds

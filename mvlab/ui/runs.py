@@ -417,7 +417,7 @@ def checks(settings, ds: MultiViewDataset) -> None:
     page stops) and what will make the results weak (``st.warning``)."""
     problems = settings.problems(ds)
     if hasattr(settings, "cost"):  # what the run will take, said before Train; refused when no worker can hold it
-        limit, threads = worker_memory(), engine().config.run_threads()
+        limit, threads = worker_memory(), engine().config.idle_threads()  # the most a run may get
         problems += settings.cost_problems(ds, limit, threads)
         peak = settings.cost(ds, n_jobs=threads).peak_bytes
         st.caption(_("Estimated peak memory of this run: about {peak} GB (a worker of this server has {limit} GB).")
