@@ -162,3 +162,40 @@ def test_a_runs_progress_and_partial_notes_cross_the_wire_and_are_said_in_each_r
         assert said(back[1]) == "Trainieren: 1 von 2"
         assert said(back[-1]) == "Trainieren: " + gettext("done")  # the library's message said on its own
     assert said(back[0]) == "Train: SDF keeps level 3"
+
+
+def _draw_dvs_part(part_npz):
+    """AppTest script: the DVS page's view of one partial result (the page's own widget keys and data)."""
+    from mvlab.experiments.combinations import CombinationComparison
+    from mvlab.experiments.settings import DVSSettings
+    from mvlab.ui.page import Shown
+    from mvlab.ui.views import dvs_page
+    from mvlab.ui.widgets import widget_keys
+
+    settings = DVSSettings(n_estimators=8)
+    shown = Shown(settings, settings.data(None), "part-test", widget_keys(DVSSettings, "dvs", exclude=("w", "kdn_k")))
+    dvs_page.view(CombinationComparison.from_npz(part_npz), shown)
+
+
+def test_the_dvs_pages_run_offers_parts_before_dvs_is_scored_and_its_view_draws_them():
+    """#72: the Dynamic view selection page's run offers the methods scored so far (its first part comes after the
+    first static combination, long before the baselines), and its view draws a part that lacks the DVS methods (the
+    accuracies, and a note where the selections will be) as well as one that has them. Broken once: without the
+    view's check, the first part failed on ``explanations["dvs"]``."""
+    from streamlit.testing.v1 import AppTest
+
+    from mvlab.experiments.settings import DVSSettings
+
+    settings = DVSSettings(n_estimators=8)
+    listener = Listener()
+    whole = settings.run(settings.data(None), listener)
+    parts = [part for part, _ in listener.parts]
+    assert parts[0].combinations == ["average"] and parts[0].explanations == {}
+    assert parts[-1].combinations == whole.combinations[:-1]
+    first = AppTest.from_function(_draw_dvs_part, args=(parts[0].to_npz(),), default_timeout=60).run()
+    assert not first.exception, first.exception
+    assert [c.key for c in first.get("plotly_chart")] == ["dvs_accuracy"]
+    assert any("come once it is scored" in i.value for i in first.info)
+    later = AppTest.from_function(_draw_dvs_part, args=(parts[-1].to_npz(),), default_timeout=60).run()
+    assert not later.exception, later.exception
+    assert "dvs_competence_soft" in [c.key for c in later.get("plotly_chart")]

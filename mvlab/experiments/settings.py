@@ -344,12 +344,14 @@ class DVSSettings(_MeasureChoice):
 
     def run(self, ds, progress=None):
         """The DVS methods, the static combinations and the baselines on one split of the page's data
-        (:func:`mvlab.experiments.combinations.compare_combinations`)."""
+        (:func:`mvlab.experiments.combinations.compare_combinations`), the methods scored so far offered as partial
+        results (the page draws the accuracies of the first ones while DVS's pool and the baselines grow)."""
         s, data = self.effective(), self.data(ds)
         return compare_combinations(data.X, data.y, data.views, classes=data.classes, informative=data.informative,
                                     combinations=tuple(COMBINATIONS) + tuple(DVS_VARIANTS) + BASELINES,
                                     test_size=s.test_size, measure=s.measure_object(), n_estimators=s.n_estimators,
-                                    k=s.k, random_state=s.seed, n_jobs=APP_N_JOBS, progress=progress)
+                                    k=s.k, random_state=s.seed, n_jobs=APP_N_JOBS, progress=progress,
+                                    partial_results=True)
 
 
 def region_demo_name(seed: int) -> str:

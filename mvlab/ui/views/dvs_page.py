@@ -65,6 +65,10 @@ def view(result, shown: Shown) -> None:
                            format_func=method_title, horizontal=True)
     if method != shown.settings.show:  # the result part alone reran: the link follows the choice
         links.publish(dataclasses.replace(shown.settings, show=method))
+    if method not in result.explanations:  # a partial result (mvlab.ui.page.draw_part): scored so far, not this one
+        st.info(_("The per-instance view selections of {method} come once it is scored.").format(
+            method=method_title(method)), icon=":material/pending:")
+        return
     e = result.explanations[method]
     tie_break_note(e)
     selections(result, e, shown.key, method)
@@ -203,7 +207,10 @@ def instance_sentence(result, e, i: int, method: str) -> None:
 
 
 def competences(result, key: str, i: int) -> None:
-    """The paper's competence and the soft one for instance ``i``, side by side, on the same forests."""
+    """The paper's competence and the soft one for instance ``i``, side by side, on the same forests (once both are
+    scored: a partial result may hold the paper's alone)."""
+    if not {"dvs", "dvs-soft"} <= set(result.explanations):
+        return
     paper_e, soft_e = result.explanations["dvs"], result.explanations["dvs-soft"]
     st.markdown("**" + _("The paper's competence and the soft one, for this instance, on the same forests") + "**")
     p1, p2 = st.columns(2)
