@@ -445,16 +445,16 @@ def test_a_run_sends_its_partial_results_as_it_goes_and_the_scheduler_keeps_none
     the run's status and hands its bytes over with what it holds in words; once the run ends the scheduler's copy
     is deleted.  Broken once: without ``progress.partial = partial`` in :func:`mvlab.engine.task.execute` no
     partial ever came (the status's ``partial`` stayed 0)."""
-    job = engine.submit(request(with_partials, (4, 1.2)), "parts")
+    job = engine.submit(request(with_partials, (3, 2.1)), "parts")
     status = wait_until(lambda: (s := engine.status(job)) and s.partial >= 1 and s)
     assert status.state == "running"
     number, note, payload = engine.partial(job)
-    assert number >= 1 and note.endswith("of 4 steps")
+    assert number >= 1 and note.endswith("of 3 steps")
     assert np.frombuffer(payload, np.float64)[0] == float(note.split()[0])  # the result as far as it had come
     later = wait_until(lambda: (s := engine.status(job)) and s.partial > number and s.partial)
     assert engine.partial(job)[0] == later  # the newest, fetched once more
     wait_state(engine, job, {"finished"})
-    assert engine.status(job).partial == 4  # one each step: 1.2 s apart, more than PARTIAL_EVERY
+    assert engine.status(job).partial == 3  # one each step: 2.1 s apart, more than PARTIAL_EVERY
     assert engine.partial(job)[0] == later  # the last one fetched stays with the run
     from distributed import Variable
 

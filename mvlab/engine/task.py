@@ -42,9 +42,11 @@ CHECK_EVERY = 0.5
 """Seconds between two looks at the run's stop flag."""
 PARTIAL_MAX_BYTES = 16_000_000
 """The largest partial result sent (packed bytes); past it the run sends no more parts, only its whole result."""
-PARTIAL_EVERY = 0.5
+PARTIAL_EVERY = 2.0
 """Seconds between two partial results of one run (the first always goes): each is built, packed and drawn again by
-every page that follows the run."""
+every page that follows the run. Measured (#72, the Dissimilarity page on two cores): parts 0.5 s apart were replaced
+in the browser before it had drawn them (the first figure of a part came 2.9 s after Train, not 1.4 s), and their
+drawing took the cores from the run."""
 
 
 class RunStopped(Stopped):
