@@ -199,3 +199,38 @@ def test_the_dvs_pages_run_offers_parts_before_dvs_is_scored_and_its_view_draws_
     later = AppTest.from_function(_draw_dvs_part, args=(parts[-1].to_npz(),), default_timeout=60).run()
     assert not later.exception, later.exception
     assert "dvs_competence_soft" in [c.key for c in later.get("plotly_chart")]
+
+
+def _draw_sdf_part(part_npz):
+    """AppTest script: the Siamese page's view of one partial result (its widget keys, the sidebar's data)."""
+    from mvlab import datasets
+    from mvlab.experiments.settings import SiameseSettings
+    from mvlab.experiments.siamese_comparison import SiameseExperiment
+    from mvlab.ui.page import Shown
+    from mvlab.ui.state import DEFAULT_SAMPLE, bundled_dataset
+    from mvlab.ui.views import siamese_page
+
+    ds = bundled_dataset(datasets.list_datasets()[0], DEFAULT_SAMPLE, 0)
+    siamese_page.view(SiameseExperiment.from_npz(part_npz), Shown(SiameseSettings(), ds, "part-test", {}))
+
+
+def test_the_siamese_run_offers_sdfs_cascade_before_gcforests_and_its_view_draws_it():
+    """#72: the Siamese page's run offers SDF alone once its cascade is grown (the same SDF as the whole's), the part
+    survives the trip through ``to_npz``, and the page's view draws SDF's accuracy and tree weights and says what
+    comes with gcForest. Broken once: without the view's ``sdf_alone`` the part failed on ``accuracy("gcForest")``."""
+    from streamlit.testing.v1 import AppTest
+
+    from mvlab.experiments.siamese_comparison import MODELS, SiameseExperiment, run_siamese_experiment
+
+    ds = make_multiview_classification(90, n_views=2, n_features=4, n_classes=3, random_state=0)
+    listener = Listener()
+    whole = run_siamese_experiment(ds.X, ds.y, 60, n_estimators=5, max_levels=2, random_state=0, progress=listener)
+    [(part, note)] = listener.parts
+    assert part.models == ["SDF"] and whole.models == list(MODELS) and note == "1 of 2 cascades (SDF)"
+    back = SiameseExperiment.from_npz(part.to_npz())
+    assert back.models == ["SDF"] and back.accuracy("SDF") == whole.accuracy("SDF")
+    np.testing.assert_array_equal(back.scores["SDF"], whole.scores["SDF"])
+    drawn = AppTest.from_function(_draw_sdf_part, args=(part.to_npz(),), default_timeout=60).run()
+    assert not drawn.exception, drawn.exception
+    assert [c.key for c in drawn.get("plotly_chart")] == ["sdf_weights_fig"]
+    assert any("gcForest's cascade is growing" in i.value for i in drawn.info)

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 
-from mvlab.core.progress import ProgressCallback, scaled
+from mvlab.core.progress import ProgressCallback, report_partial, scaled
 from mvlab.core.serialize import pack, unpack
 from mvlab.i18n import N_, Message
 from mvlab.siamese.forest import (
@@ -199,6 +199,12 @@ class SiameseExperiment:
         return len(self.forest_names)
 
     @property
+    def models(self) -> list:
+        """The models this result holds, in :data:`MODELS`'s order: both, or SDF alone in a partial result (its
+        cascade grown, gcForest's still growing: :func:`run_siamese_experiment`)."""
+        return [m for m in MODELS if m in self.scores]
+
+    @property
     def n_trees(self) -> int:
         """Trees per forest (T)."""
         return int(self.weights[0][0].shape[1])
@@ -296,7 +302,7 @@ class SiameseExperiment:
         arrays = {"train_pairs": self.train_pairs, "y_train": self.y_train, "test_pairs": self.test_pairs,
                   "y_test": self.y_test, "test_pair_classes": self.test_pair_classes,
                   "train_pool": self.train_pool, "test_pool": self.test_pool}
-        for m in MODELS:
+        for m in self.models:
             arrays[f"level_train[{m}]"] = np.asarray(self.level_train[m], dtype=np.float64)
             arrays[f"level_test[{m}]"] = np.asarray(self.level_test[m], dtype=np.float64)
             arrays[f"scores[{m}]"] = np.asarray(self.scores[m], dtype=np.float64)
@@ -317,15 +323,16 @@ class SiameseExperiment:
         """The experiment back from the bytes of :meth:`to_npz`."""
         z, meta = unpack(data)
         K = len(meta["forest_names"])
+        models = [m for m in MODELS if m in meta["n_levels"]]
         return cls(
             classes=meta["classes"], train_pairs=z["train_pairs"], y_train=z["y_train"],
             test_pairs=z["test_pairs"], y_test=z["y_test"], test_pair_classes=z["test_pair_classes"],
             train_pool=z["train_pool"],
             test_pool=z["test_pool"],
-            level_train={m: z[f"level_train[{m}]"] for m in MODELS},
-            level_test={m: z[f"level_test[{m}]"] for m in MODELS},
+            level_train={m: z[f"level_train[{m}]"] for m in models},
+            level_test={m: z[f"level_test[{m}]"] for m in models},
             n_levels={m: int(v) for m, v in meta["n_levels"].items()},
-            scores={m: z[f"scores[{m}]"] for m in MODELS},
+            scores={m: z[f"scores[{m}]"] for m in models},
             weights=[[z[f"weights[{q}][{k}]"] for k in range(K)] for q in range(meta["n_weight_levels"])],
             forest_names=meta["forest_names"], seconds=meta["seconds"], settings=meta["settings"],
         )
@@ -382,6 +389,8 @@ def run_siamese_experiment(
         Seeds the pair draw, then one seed shared by both cascades (and the scanner).
     n_jobs : int, optional
     progress : callable ``(fraction, message) -> None``, optional
+        Once SDF's cascade is grown, the experiment with SDF alone is offered to it as a partial result
+        (:func:`mvlab.core.progress.report_partial`; built only when it listens).
 
     Returns
     -------
@@ -411,13 +420,6 @@ def run_siamese_experiment(
                   n_estimators=n_estimators, n_jobs=n_jobs, random_state=seed)
     span = (1.0 - start) / 2
     runs = {}
-    for i, (m, weighting) in enumerate((("SDF", "qp"), ("gcForest", "uniform"))):
-        runs[m] = _fit_cascade(SiameseDeepForest(weighting=weighting, **common), m, F_train, split.y_train, F_test,
-                               split.y_test, scaled(progress, start + i * span, span * 0.95))
-        seconds[m] = runs[m].seconds
-    sdf = runs["SDF"].model
-    if progress is not None:
-        progress(1.0, Message(N_("done")))
     settings = {
         "n_train_pairs": int(len(split.y_train)), "n_test_pairs": int(len(split.y_test)),
         "n_estimators": int(n_estimators), "lam": float(lam), "z_schedule": z_schedule, "qp_probas": qp_probas,
@@ -428,16 +430,31 @@ def run_siamese_experiment(
         "random_state": int(random_state) if isinstance(random_state, (int, np.integer)) else None,
         "cascade_seed": seed,
     }
-    return SiameseExperiment(
-        classes=_class_names(class_codes, classes),
-        train_pairs=split.train_pairs, y_train=split.y_train, test_pairs=split.test_pairs, y_test=split.y_test,
-        test_pair_classes=y_enc[split.test_pairs],
-        train_pool=split.train_pool, test_pool=split.test_pool,
-        level_train={m: r.level_train for m, r in runs.items()}, level_test={m: r.level_test for m, r in runs.items()},
-        n_levels={m: r.n_levels for m, r in runs.items()}, scores={m: r.scores for m, r in runs.items()},
-        weights=[[np.asarray(W) for W in lv] for lv in sdf.weights_],
-        forest_names=_forest_names(sdf), seconds=seconds, settings=settings,
-    )
+
+    def experiment() -> SiameseExperiment:
+        """What the cascades grown so far measured (SDF's first: a partial result holds it alone)."""
+        sdf = runs["SDF"].model
+        return SiameseExperiment(
+            classes=_class_names(class_codes, classes),
+            train_pairs=split.train_pairs, y_train=split.y_train, test_pairs=split.test_pairs, y_test=split.y_test,
+            test_pair_classes=y_enc[split.test_pairs],
+            train_pool=split.train_pool, test_pool=split.test_pool,
+            level_train={m: r.level_train for m, r in runs.items()},
+            level_test={m: r.level_test for m, r in runs.items()},
+            n_levels={m: r.n_levels for m, r in runs.items()}, scores={m: r.scores for m, r in runs.items()},
+            weights=[[np.asarray(W) for W in lv] for lv in sdf.weights_],
+            forest_names=_forest_names(sdf), seconds=dict(seconds), settings=settings,
+        )
+
+    for i, (m, weighting) in enumerate((("SDF", "qp"), ("gcForest", "uniform"))):
+        runs[m] = _fit_cascade(SiameseDeepForest(weighting=weighting, **common), m, F_train, split.y_train, F_test,
+                               split.y_test, scaled(progress, start + i * span, span * 0.95))
+        seconds[m] = runs[m].seconds
+        if i == 0:
+            report_partial(progress, experiment, Message(N_("1 of 2 cascades (SDF)")))
+    if progress is not None:
+        progress(1.0, Message(N_("done")))
+    return experiment()
 
 
 def _check_data(X, y, n_train_pairs, scanning, image_shape):

@@ -96,7 +96,10 @@ def waiting(shown: Shown) -> None:
 
 def view(result, shown: Shown) -> None:
     """One experiment: the accuracies, the cascade's levels, the tree weights, the threshold τ, one test pair and
-    the downloads."""
+    the downloads; of a partial result (SDF's cascade alone, :func:`sdf_alone`), what SDF did."""
+    if result.models != list(MODELS):
+        sdf_alone(result, shown)
+        return
     scan_note = _(", scanning windows {windows}").format(windows=result.settings["window_sizes"]) \
         if result.settings["scanning"] else ""
     st.success(_("{data}: {train} training and {test} test pairs from disjoint instance pools, {forests} forests of "
@@ -113,6 +116,19 @@ def view(result, shown: Shown) -> None:
     table = shared.value("sdf_pairs", [shown.key, tau], lambda: result.pair_table(tau))
     one_pair(result, shown, table, tau)
     downloads(result, shown, table, tau)
+
+
+def sdf_alone(result, shown: Shown) -> None:
+    """A partial result: SDF's test accuracy, its levels kept and effective trees, and its tree weights; the
+    comparison with gcForest, the threshold and the pairs come with gcForest's cascade."""
+    m = st.columns(3)
+    m[0].metric(_("{model} test accuracy").format(model="SDF"), format_number(result.accuracy("SDF"), 3))
+    m[1].metric(_("Levels kept (gcForest / SDF)"), f"… / {result.n_levels['SDF']}")
+    m[2].metric(_("SDF mean effective trees"), format_number(result.mean_effective_trees, 1),
+                help=_("Out of T = {trees}.").format(trees=result.n_trees))
+    tree_weights(result, shown.key)
+    st.info(_("gcForest's cascade is growing: the comparison, the threshold τ and the pairs come with it."),
+            icon=":material/pending:")
 
 
 def accuracies(result) -> None:
