@@ -39,19 +39,27 @@ def test_a_partial_is_built_only_for_a_listener_and_passes_through_scaled_callba
 
 def test_the_k_sweep_offers_its_folds_done_so_far_each_part_the_whole_restricted_to_them():
     """Each part of the View construction page's sweep holds the first test folds, every method, classifier and k,
-    with the values the whole has for them; the partitions come with the last fold.  Broken once: a part built
-    from every split's test rows (not those done) said 3 folds after the first."""
+    with the values the whole has for them; the partitions come with the last fold. Before them (#72: the first
+    figure within seconds), the first half of the k's of the first fold. Broken once: a part built from every
+    split's test rows (not those done) said 3 folds after the first; and once, without the runner's
+    ``first_rows``, the k part never came (a later split's rows are never offered: the notes are exactly these)."""
     ds = make_multiview_classification(90, n_views=2, n_features=6, n_classes=2, random_state=1)
     X, y = ds.X, ds.y
     listener = Listener()
     whole = k_sweep(X, y, methods=["OFSP", "RFSP"], classifiers=["knn"], max_views=3, n_splits=3, n_repeats=1,
                     inner_cv=2, random_state=4, progress=listener)
-    assert [note for _, note in listener.parts] == ["1 of 3 splits", "2 of 3 splits"]
-    for i, (part, _) in enumerate(listener.parts, start=1):
+    assert [note for _, note in listener.parts] == ["k = 1..2 of the first test fold", "1 of 3 splits",
+                                                    "2 of 3 splits"]
+    timing = ["seconds", "cpu_seconds"]
+    first = listener.parts[0][0]  # k = 1..2 of the first fold, every method and classifier, as in the whole
+    assert first.n_cells == 2 * 1 * 2 and len(first.test_folds) == 1 and not first.memberships
+    want = whole.table[(whole.table["fold"] == 0) & (whole.table["k"] <= 2)
+                       & ~whole.table["metric"].isin(timing)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(first.table[~first.table["metric"].isin(timing)].reset_index(drop=True), want)
+    for i, (part, _) in enumerate(listener.parts[1:], start=1):
         assert len(part.test_folds) == i and not part.memberships
         for got, want in zip(part.test_folds, whole.test_folds):
             np.testing.assert_array_equal(got, want)
-        timing = ["seconds", "cpu_seconds"]
         want = whole.table[(whole.table["fold"] < i) & ~whole.table["metric"].isin(timing)].reset_index(drop=True)
         got = part.table[~part.table["metric"].isin(timing)].reset_index(drop=True)
         pd.testing.assert_frame_equal(got, want)
@@ -234,3 +242,33 @@ def test_the_siamese_run_offers_sdfs_cascade_before_gcforests_and_its_view_draws
     assert not drawn.exception, drawn.exception
     assert [c.key for c in drawn.get("plotly_chart")] == ["sdf_weights_fig"]
     assert any("gcForest's cascade is growing" in i.value for i in drawn.info)
+
+
+def _draw_vc_part(part_npz):
+    """AppTest script: the View construction page's view of one partial result."""
+    from mvlab.datasets.synthetic import make_multiview_classification
+    from mvlab.experiments.settings import ViewConstructionSettings
+    from mvlab.experiments.view_construction_sweep import KSweepResult
+    from mvlab.ui.page import Shown
+    from mvlab.ui.views import view_construction_page
+
+    ds = make_multiview_classification(90, n_views=2, n_features=6, n_classes=2, random_state=1)
+    view_construction_page.view(KSweepResult.from_npz(part_npz), Shown(ViewConstructionSettings(), ds, "part", {}))
+
+
+def test_the_sweeps_first_k_part_lacks_the_shared_ga_and_the_page_draws_it():
+    """The View construction page's first part (k = 1..⌈K/2⌉ of the first fold) comes before VC-GA's shared GA, which
+    computes every k at once; the page's view draws it (its boxes and lines with what is there, the test on the
+    methods present) and says how many cells it holds."""
+    from streamlit.testing.v1 import AppTest
+
+    ds = make_multiview_classification(90, n_views=2, n_features=6, n_classes=2, random_state=1)
+    listener = Listener()
+    k_sweep(ds.X, ds.y, methods=["OFSP", "RFSP", "VC-GA"], classifiers=["knn"], max_views=3, n_splits=2,
+            inner_cv=2, ga_generations=1, ga_population=6, ga_runs="shared", random_state=4, progress=listener)
+    first, note = listener.parts[0]
+    assert note == "k = 1..2 of the first test fold" and set(first.table["method"]) == {"OFSP", "RFSP"}
+    drawn = AppTest.from_function(_draw_vc_part, args=(first.to_npz(),), default_timeout=60).run()
+    assert not drawn.exception, drawn.exception
+    assert {"vc_boxes", "vc_lines"} <= {c.key for c in drawn.get("plotly_chart")}
+    assert any("4 view ensembles" in s.value for s in drawn.success)

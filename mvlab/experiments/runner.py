@@ -174,6 +174,27 @@ def _computing_seconds(summary: Mapping) -> float:
     return float("nan")  # e.g. a run whose process was killed before it could record anything
 
 
+class _SplitProgress:
+    """One split's progress (a :func:`mvlab.core.progress.scaled` callback), whose partial results are that split's
+    rows so far, as a family's ``evaluate`` offers them, turned into the caller's partial result by ``convert(rows)``;
+    without ``convert`` it takes none (a family's rows are never handed on as a result)."""
+
+    def __init__(self, progress, convert: Callable[[list], object] | None):
+        self.progress = progress
+        take = getattr(progress, "partial", None)
+        if convert is not None and take is not None:
+            self.partial = lambda build, note: take(lambda: convert(build()), note)
+
+    def __call__(self, fraction: float, message: str) -> None:
+        self.progress(fraction, message)
+
+
+def _tagged(rows: list, split: Split) -> list:
+    """Copies of a split's ``rows`` with its repetition and fold (as :func:`_run_split` gives them)."""
+    return [{**r, "params": dict(r.get("params", {})), "repetition": split.repetition, "fold": split.fold}
+            for r in rows]
+
+
 def _run_split(family: Family, ds: MultiViewDataset, split: Split, params: Mapping, n_jobs: int, keep: bool,
                progress: ProgressCallback = None):
     start = time.perf_counter()
@@ -235,7 +256,9 @@ def run_protocol(
     partial : callable ExperimentResult -> object, optional
         After each split but the last, the splits done so far (an :class:`ExperimentResult` of their rows, ``run_id``
         None) are offered to ``progress`` as a partial result, turned into the caller's own result type by
-        ``partial`` (:func:`mvlab.core.progress.report_partial`; built only when ``progress`` listens).
+        ``partial`` (:func:`mvlab.core.progress.report_partial`; built only when ``progress`` listens). Before any
+        split is done, the first split's rows so far, where its family's ``evaluate`` offers them (the
+        view-construction sweep after each k), are offered the same way (splits one after the other only).
 
     Returns
     -------
@@ -259,9 +282,21 @@ def run_protocol(
         progress(n_done / n_total, Message(N_("{done}/{total} splits read back from the results store"),
                                            done=n_done, total=n_total))
     try:
+        def first_rows(split: Split):
+            """How the first split's rows so far become the caller's partial result (None for any other split)."""
+            if partial is None or n_done > 0:
+                return None
+            return lambda split_rows: partial(ExperimentResult(
+                _tidy_table(rows + _tagged(split_rows, split), splits, dataset.name), None,
+                time.perf_counter() - start, family.name, params, {}, n_resumed))
+
+        def split_progress(i: int, split: Split):
+            sub = scaled(progress, (n_resumed + i) / n_total, 1 / n_total)
+            return None if sub is None else _SplitProgress(sub, first_rows(split))
+
         if n_jobs == 1:  # in this process: finer progress from inside each split
             results = (_run_split(family, dataset, s, params, inner_jobs, keep[(s.repetition, s.fold)],
-                                  scaled(progress, (n_resumed + i) / n_total, 1 / n_total))
+                                  split_progress(i, s))
                        for i, s in enumerate(todo))
         else:
             results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(

@@ -49,7 +49,7 @@ from mvlab.construction.partition import (
     GeneticViews,
     RandomPartition,
 )
-from mvlab.core.progress import ProgressCallback
+from mvlab.core.progress import ProgressCallback, report_partial
 from mvlab.core.serialize import pack, unpack
 from mvlab.core.threads import call_on_threads
 from mvlab.datasets.container import MultiViewDataset
@@ -264,13 +264,20 @@ def evaluate_split(X, y, train, test, *, methods: Sequence[str] = METHODS, class
     ``options`` as for :func:`make_partitioner`.  Cells run in parallel (``n_jobs``), each with
     one BLAS thread (their matrices are small; threads only oversubscribe the cores, measured
     several times slower on a busy 2-core machine).  This is the ``"view-construction"``
-    family's evaluation of one split.
+    family's evaluation of one split.  Cells run k by k; once every cell of the first half of the k's is done
+    (VC-GA's shared GA aside, which comes last), their rows are offered to ``progress`` as a partial result
+    (:func:`mvlab.core.progress.report_partial`; :func:`mvlab.experiments.runner.run_protocol` turns the first
+    split's into the sweep's partial result).
     """
     X, y, methods, classifiers, opts = _check_sweep(X, y, methods, classifiers, max_views, options)
     train, test = np.asarray(train), np.asarray(test)
     shared_ga = opts["ga_runs"] == "shared" and "VC-GA" in methods
-    cells = [(m, c, k) for c in classifiers for m in methods for k in range(1, max_views + 1)
+    # k by k (every method and classifier of k = 1 first): the rows of the first half of the k's are a part of the
+    # result a page can show (VC-GA's shared GA, one job of every k, comes last)
+    cells = [(m, c, k) for k in range(1, max_views + 1) for c in classifiers for m in methods
              if not (shared_ga and m == "VC-GA")]
+    half = (max_views + 1) // 2
+    left_in_half = sum(1 for _, _, k in cells if k <= half)
     jobs = [delayed(call_on_threads)(_evaluate_cell, X, y, train, test, m, c, k, cell_seed(random_state, k), opts,
                                      keep_partitions)
             for m, c, k in cells]
@@ -288,6 +295,11 @@ def evaluate_split(X, y, train, test, *, methods: Sequence[str] = METHODS, class
                 rows += _rows(m, c, k, metrics, seconds)
                 if membership is not None:
                     memberships[(m, c, k)] = membership
+                if k <= half and not (shared_ga and m == "VC-GA"):
+                    left_in_half -= 1
+                    if left_in_half == 0 and half < max_views:
+                        report_partial(progress, lambda rows=list(rows): rows,
+                                       Message(N_("k = 1..{k} of the first test fold"), k=half))
                 if progress is not None:
                     progress(done / total, Message(N_("{done}/{total} cells done ({method}, {classifier}, k = {k})"),
                                                     done=done, total=total, method=m, classifier=c, k=k))
@@ -345,6 +357,12 @@ class KSweepResult:
     def classifiers(self) -> list[str]:
         """The base classifiers of the sweep, in order."""
         return list(self.settings["classifiers"])
+
+    @property
+    def n_cells(self) -> int:
+        """The (method, classifier, k, test fold) cells the table holds: every one of the sweep, or those done so
+        far in a partial result."""
+        return int(len(self.table[["method", "classifier", "k", "repetition", "fold"]].drop_duplicates()))
 
     @property
     def ks(self) -> list[int]:

@@ -91,7 +91,7 @@ def waiting(shown: Shown) -> None:
 
 def view(result, shown: Shown) -> None:
     """One sweep: what was run, each method over k, the test of whether OFSP differs, one partition, downloads."""
-    n_cells = len(result.methods) * len(result.classifiers) * len(result.ks) * len(result.test_folds)
+    n_cells = result.n_cells
     folds = ngettext("{n} test fold", "{n} test folds", len(result.test_folds)).format(n=len(result.test_folds))
     st.success(_("{data}: {instances} instances × {features} features, {folds}, {cells} view ensembles in {seconds} "
                  "s.").format(data=shown.data.name, instances=len(result.sample_index),
