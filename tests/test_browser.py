@@ -15,7 +15,7 @@ from browser import (
     browser_tests_mark,
     exceptions,
     open_page,
-    running_app,
+    running_streamlit,
     screenshot,
     settle,
     truncated_labels,
@@ -30,9 +30,37 @@ def store_path(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def url(store_path):
-    with running_app(store_path) as u:
-        yield u
+def launched(store_path):
+    """The dashboard as ``make run`` starts it (``python -m mvlab.ui.launch``), and what it had done before any page
+    was opened: its log then, and its engine's worker processes."""
+    import psutil
+
+    from mvlab.ui.launch import READY
+
+    with running_streamlit(store_path, ("-m", "mvlab.ui.launch")) as (u, log):
+        until = time.monotonic() + 120
+        while READY not in log.read_text() and time.monotonic() < until:
+            time.sleep(0.2)
+        server = next(p for p in psutil.Process().children() if "mvlab.ui.launch" in " ".join(p.cmdline()))
+        workers = [p for p in server.children(recursive=True) if "spawn_main" in " ".join(p.cmdline())]
+        yield u, {"log": log.read_text(), "workers": len(workers)}
+
+
+@pytest.fixture(scope="module")
+def url(launched):
+    return launched[0]
+
+
+def test_the_server_make_run_starts_is_ready_before_any_page_is_opened(launched):
+    """#72: ``make run``'s server (:mod:`mvlab.ui.launch`) starts its engine's workers and imports its pages' modules
+    as it starts, and says so in its log, before a browser opens any page (nothing but Streamlit's health check has
+    reached it). Broken once: without ``engine.start_in_background()`` in ``get_ready`` the line never came (a page's
+    first run started the engine, as under a plain ``streamlit run``)."""
+    from mvlab.ui.launch import READY
+
+    _, before = launched
+    assert READY in before["log"] and "Traceback" not in before["log"], before["log"][-3000:]
+    assert before["workers"] >= 1
 
 
 new_page = open_page

@@ -1,34 +1,13 @@
 """``python -m mvlab.ui.launch run app.py`` (``make run``, ``mvlab serve``, ``mvlab dashboard``): the server makes
-its job engine and its pages' modules ready as it starts, before any browser opens a page (#72)."""
+its job engine and its pages' modules ready as it starts, before any browser opens a page (#72; a real server started
+so is ``tests/test_browser.py``'s, whose first test checks it): what it says when it cannot, and a Streamlit without
+its command-line module."""
 
 import time
 
-import psutil
 import pytest
 
-from browser import running_streamlit
 from mvlab.ui import launch
-
-
-def _workers_of(pid: int) -> list[psutil.Process]:
-    """The engine's worker processes started by the server ``pid`` (multiprocessing's spawn, under its nannies)."""
-    return [p for p in psutil.Process(pid).children(recursive=True)
-            if "spawn_main" in " ".join(p.cmdline())]
-
-
-def test_the_server_starts_its_engines_workers_before_any_page_is_opened(tmp_path):
-    """Nothing but Streamlit's health check reaches the server, and its log says it is ready with the engine's worker
-    running. Broken once: without ``engine.start_in_background()`` in ``get_ready`` the line never came (a page's
-    first run started the engine, as under a plain ``streamlit run``)."""
-    with running_streamlit(tmp_path / "store.sqlite", ("-m", "mvlab.ui.launch"), MVLAB_WORKERS="1") as (url, log):
-        until = time.monotonic() + 120
-        while launch.READY not in log.read_text() and time.monotonic() < until:
-            time.sleep(0.2)
-        text = log.read_text()
-        assert launch.READY in text, text[-3000:]
-        assert "Traceback" not in text, text[-3000:]
-        server = next(p for p in psutil.Process().children() if "mvlab.ui.launch" in " ".join(p.cmdline()))
-        assert len(_workers_of(server.pid)) == 1
 
 
 class _Engine:
@@ -65,3 +44,19 @@ def test_no_server_no_waiting_forever(monkeypatch):
     said = []
     assert launch.get_ready(time.monotonic(), said.append, wait_for_server=0.2) is False
     assert said == ["mvlab: Streamlit's server did not start: nothing was made ready ahead"]
+
+
+def test_a_streamlit_without_its_command_line_module_is_handed_over_to_python_m_streamlit(monkeypatch, caplog):
+    """Where this Streamlit lacks ``streamlit.web.cli.main`` (feature ``launch``), the launcher replaces itself with
+    ``python -m streamlit`` and the same arguments, said in the log."""
+    import sys
+
+    from mvlab.ui import streamlit_insides
+
+    monkeypatch.setattr(streamlit_insides, "usable", lambda feature: feature != "launch")
+    monkeypatch.setattr(streamlit_insides, "missing", lambda feature: ("streamlit.web.cli:main",))
+    execs = []
+    monkeypatch.setattr(streamlit_insides.os, "execv", lambda path, args: execs.append((path, args)))
+    streamlit_insides.streamlit_command(["run", "app.py", "--server.port", "8600"])
+    assert execs == [(sys.executable, [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", "8600"])]
+    assert "lacks streamlit.web.cli:main" in caplog.text and "hands over to python -m streamlit" in caplog.text

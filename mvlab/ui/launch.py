@@ -64,12 +64,11 @@ def _say(line: str) -> None:
 
 def main(argv: list[str]) -> int:
     """Streamlit's command line with ``argv`` (``run app.py ...``), the server made ready by a thread meanwhile."""
+    from mvlab.ui.streamlit_insides import streamlit_command
+
     started = time.monotonic()
     threading.Thread(target=get_ready, args=(started, _say), daemon=True, name="mvlab-get-ready").start()
-    from streamlit.web.cli import main as streamlit
-
-    sys.argv = ["streamlit", *argv]
-    return streamlit(prog_name="streamlit")
+    return streamlit_command(argv)
 
 
 if __name__ == "__main__":  # not when a worker process re-imports the main module (multiprocessing's spawn)

@@ -18,6 +18,8 @@ feature             without it
 ``session_alive``   a run whose tab was closed is not released early: it runs to its end unless someone presses Stop
 ``server_process``  the web process's own numerical work is not held to one BLAS thread nor its imports frozen out
                     of the garbage collector, and the pages' list is made anew at every run
+``launch``          the launcher (:mod:`mvlab.ui.launch`) hands over to ``python -m streamlit``: the engine's workers
+                    start at the first page, as under a plain ``streamlit run``
 ==================  =================================================================================================
 
 One more private part is a file, not a name: the front end's chart and table code, built by Streamlit as modules
@@ -41,6 +43,8 @@ import importlib
 import inspect
 import json
 import logging
+import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -53,7 +57,7 @@ from mvlab.core.memo import Memo
 __all__ = ["FEATURES", "Feature", "frontend_modules", "missing_parts", "missing", "usable", "check", "lost",
            "server_runtime", "a_real_server", "current_session", "current_fragment", "session_connected",
            "rerun_sessions", "session_alive", "a_click_waits", "main_script_parent", "place", "built_chart",
-           "built_markdown", "send", "import_elements", "SCRIPT_RUN_LOG"]
+           "built_markdown", "send", "import_elements", "streamlit_command", "SCRIPT_RUN_LOG"]
 
 _SCRIPT_RUN = "streamlit.runtime.scriptrunner_utils.script_run_context"
 SCRIPT_RUN_LOG = _SCRIPT_RUN
@@ -130,6 +134,10 @@ FEATURES: dict[str, Feature] = {
         ("streamlit.runtime.pages_manager", "PagesManager.main_script_parent"),
     ), "the web process's numerical work is not held to one BLAS thread nor its imports frozen out of the garbage "
        "collector, and the pages' list is made anew at every run"),
+    "launch": Feature((
+        ("streamlit.web.cli", "main"),
+    ), "the launcher hands over to python -m streamlit: the engine's workers start at the first page, as under a "
+       "plain streamlit run"),
 }
 """Every part of Streamlit's insides mvlab uses, by feature: the modules this module imports from, and every
 attribute it reads or calls on what they give. A class's attribute is there when the class has it, or when instances
@@ -216,6 +224,21 @@ def _find_modules(names: tuple[str, ...], folder: Path | None = None) -> tuple[s
 
 
 _MODULES = Memo(None)
+
+
+def streamlit_command(argv: list[str]) -> int:
+    """Streamlit's command line (``run app.py ...``) in this process, so that a thread started before it goes on
+    within the server (feature ``launch``); where this Streamlit lacks it, ``python -m streamlit`` replaces this
+    process, said in the log."""
+    if usable("launch"):
+        from streamlit.web.cli import main
+
+        sys.argv = ["streamlit", *argv]
+        return main(prog_name="streamlit")
+    logging.getLogger(__name__).warning("mvlab: this Streamlit lacks %s: %s", ", ".join(missing("launch")),
+                                        FEATURES["launch"].without)
+    os.execv(sys.executable, [sys.executable, "-m", "streamlit", *argv])
+    return 1  # not reached: execv replaces the process
 
 
 # ----------------------------------------------------------------------------------------------- the server and run
