@@ -275,6 +275,7 @@ def follow(job_id: str, label: str, stop_key: str, partial: tuple[str, str, Call
     stop.button(_("Stop"), key=stop_key, help=_("Stop waiting for this run; it ends unless another session waits on "
                                                   "it."))
     box = st.empty()
+    part_box = st.empty()  # the part drawn, taken off again if the run fails or is stopped
     shown = 0
     if partial is not None:
         key, request_key, decode, draw = partial
@@ -282,7 +283,8 @@ def follow(job_id: str, label: str, stop_key: str, partial: tuple[str, str, Call
         if got is not None:
             shown = got[0]
             st.session_state.setdefault(_PARTIAL, {})[key] = (request_key, *got)
-            draw(got[2], got[1], got[0])
+            with part_box.container():
+                draw(got[2], got[1], got[0])
     while True:
         status = eng.status(job_id)
         if status is None or status.state not in ("queued", "running"):
@@ -301,6 +303,9 @@ def follow(job_id: str, label: str, stop_key: str, partial: tuple[str, str, Call
         return None
     outcome = eng.outcome(job_id)
     eng.release(me)
+    if shown and (status.state in ("failed", "stopped") or outcome is None):  # no part of a run that did not finish
+        part_box.empty()  # is kept: it would be shown as stopped by this session (and drawn twice in this run)
+        st.session_state[_PARTIAL].pop(partial[0], None)
     if status.state == "failed":
         st.error(_("Training failed: {error}").format(error=status.error))
         return None
