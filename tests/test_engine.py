@@ -242,6 +242,8 @@ def test_a_run_alone_takes_every_core_and_a_run_beside_another_its_workers_share
     returning ``run_threads()`` gave the run alone one thread on two cores."""
     config = engine.config
     assert config.idle_threads() == max(config.run_threads(), os.cpu_count() or 1) > config.run_threads()
+    # the module's engine: the runs of the tests before (some stopped, ending) are over first
+    wait_until(lambda: (status := engine.server_status()).running == 0 and status.queued == 0)
     alone = engine.submit(request(threads_of_the_run, 0), "solo")
     wait_state(engine, alone, ("finished",))
     assert engine.outcome(alone).result.value == config.idle_threads()
