@@ -597,8 +597,12 @@ def _teacher_panel(lesson: Lesson, view: RoundView | None, student_query, teache
         c1.caption(_("You control this round from this browser (a reload or a new tab too). To control it from "
                      "another device, download its teacher link there, away from the projector: whoever has that "
                      "link can reveal, move the class on and delete the round."))
+        # the file's text (a few hundred bytes, the same at every run: one stable address), not a function called on
+        # the click: Streamlit gives a deferred download a new id at every run and forgets the last one's once that
+        # run ends, so a click just as a run of the opening teacher page ended fetched nothing (twice in full suites:
+        # the browser test waited 30 s for a download that never came; not reproduced alone)
         c1.download_button(_("Teacher link for another device (a file)"), key="round_teacher_link",
-                           data=lambda: _teacher_link_file(base, view.code, teacher_query(view.code, view.key)),
+                           data=_teacher_link_file(base, view.code, teacher_query(view.code, view.key)),
                            file_name=f"round-{view.code}-teacher-link.html", mime="text/html",
                            icon=":material/key:")
         c2.html(_qr_image(students))
