@@ -261,6 +261,14 @@ def kept_partial(key: str, request_key: str) -> tuple[int, str, Any] | None:
     return kept[1:] if kept is not None and kept[0] == request_key else None
 
 
+def _show_status(box, status: JobStatus, label: str) -> None:
+    """The run's line in ``box``: its place in the queue, or its progress bar (:func:`status_text`)."""
+    if status.state == "queued":
+        box.info(status_text(status, label), icon=":material/hourglass_top:")
+    else:
+        box.progress(min(max(status.fraction, 0.0), 1.0), text=status_text(status, label))
+
+
 def follow(job_id: str, label: str, stop_key: str, partial: tuple[str, str, Callable, DrawPartial] | None = None):
     """Show the run until it ends (queue position, then progress), with a Stop button; returns
     the finished run's outcome, or None (stopped, failed: said on the page).
@@ -277,6 +285,9 @@ def follow(job_id: str, label: str, stop_key: str, partial: tuple[str, str, Call
     box = st.empty()
     part_box = st.empty()  # the part drawn, taken off again if the run fails or is stopped
     shown = 0
+    status = eng.status(job_id)
+    if status is not None and status.state in ("queued", "running"):  # said before a part is drawn under it
+        _show_status(box, status, label)
     if partial is not None:
         key, request_key, decode, draw = partial
         got = partial_result(job_id, decode)
@@ -292,10 +303,7 @@ def follow(job_id: str, label: str, stop_key: str, partial: tuple[str, str, Call
         if partial is not None and status.partial > shown:
             rerun_here()
         # a Streamlit call each turn, even when nothing changed: a Stop (or any click) interrupts the wait there
-        if status.state == "queued":
-            box.info(status_text(status, label), icon=":material/hourglass_top:")
-        else:
-            box.progress(min(max(status.fraction, 0.0), 1.0), text=status_text(status, label))
+        _show_status(box, status, label)
         _wait(eng, job_id, 0.4 if status.state == "running" else QUEUED_POLL, status)
     stop.empty()
     box.empty()
