@@ -89,7 +89,6 @@ class Job:
     done: threading.Event = field(default_factory=threading.Event)
     relay: str | None = None
     """The token of the relay of a computation that records its own runs (:mod:`mvlab.engine.relay`)."""
-    threads: int = 1  # the run's threads in its worker (Engine._threads_for)
     partial_number: int = 0
     partial_note: str = ""
     partial_fetched: tuple | None = None
@@ -271,8 +270,7 @@ class Engine:
         (:meth:`EngineConfig.idle_threads`), else its worker's share (:meth:`EngineConfig.run_threads`)."""
         with self._lock:
             alone = not any(j.active for j in self._jobs.values() if j is not job)
-        job.threads = self.config.idle_threads() if alone else self.config.run_threads()
-        return job.threads
+        return self.config.idle_threads() if alone else self.config.run_threads()
 
     def _withdraw(self, job: Job, holder: str, said: str) -> None:
         """Take back a new run whose start failed (see :meth:`submit`): its key is free again and ``holder`` holds
