@@ -168,6 +168,7 @@ def test_dissimilarity_page_trains_with_visible_progress(page):
     view = view_tab.inner_text().strip()
     view_tab.click()
     page.wait_for_selector(f".gtitle:has-text('{view}: ')", timeout=60_000)
+    settle(page)  # the tab's run ended: the download below is the one the server holds (once not got in 60 s)
     assert not exceptions(page)
     with page.expect_download(timeout=60_000) as download:  # the CSV is made on the click (a deferred callable)
         page.get_by_role("button", name="Download results (.csv)").click()

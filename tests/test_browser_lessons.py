@@ -138,12 +138,16 @@ def test_a_step_link_opens_the_step_and_survives_a_reload(browser, server):
     assert not exceptions(page) and not exceptions(bad)
 
 
-@pytest.mark.parametrize("lesson_id", list(LESSONS))
-def test_every_step_of_the_teachers_view_passes_axe(browser, server, lesson_id):
-    """The teacher's projector view of every step (answer shown at once, larger text): WCAG 2.0/2.1 A and AA."""
+def test_every_step_of_the_teachers_view_passes_axe(browser, server):
+    """The teacher's projector view of every step (answer shown at once, larger text): WCAG 2.0/2.1 A and AA.
+    One lesson: what the teacher's view adds to a revealed step is the page's style (larger text, no sidebar), the
+    same on every step, and every step of every lesson is checked revealed by the walk above; the proximity
+    lesson's steps hold both kinds of item (figures and a table). Checking all four lessons here took a minute of
+    the suite's twelve. Broken once: with the teacher's style's text colour set to ``#aaa``, axe named the
+    contrast on step 1."""
     url, _ = server
-    lesson = LESSONS[lesson_id]
-    page = open_page(browser, f"{url}/lessons?lesson={lesson_id}&step=1&teacher=1")
+    lesson = LESSONS["proximity"]
+    page = open_page(browser, f"{url}/lessons?lesson=proximity&step=1&teacher=1")
     for number, step in each_step(page, lesson):
         page.wait_for_selector(f"text=Answer: ({chr(97 + step.question.answer)})", timeout=240_000)
         settle(page)
