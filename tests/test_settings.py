@@ -143,3 +143,39 @@ def test_page_costs_refuse_what_no_worker_holds_and_name_the_sample_that_fits():
     [problem] = DissimilaritySettings(measure="path").cost_problems(big, 1e12)  # no sparse form: a sample
     assert "Path length" in problem and "no sparse form" in problem
     assert int(problem.split("a sample of at most ")[1].split()[0]) <= 2 * DENSE_MAX_ROWS
+
+
+def test_a_benchmark_runs_a_datasets_splits_side_by_side_on_the_runs_threads_with_the_same_numbers(tmp_path,
+                                                                                                    monkeypatch):
+    """#72: the Benchmark page's batch runs a dataset's splits side by side on the threads the engine gives the run
+    (an enclosing ``parallel_config``), each split's small forests on one thread (its default batch: 7.1 s -> 3.8 s,
+    :meth:`BenchmarkSettings.run`), with the numbers of the splits one after the other, the reference (no enclosing
+    config: one thread). Broken once: with ``run_experiment`` called as before (splits one after the other, their
+    forests on two threads) the calls were ``(1, None)``."""
+    from joblib import parallel_config
+
+    import mvlab.experiments.settings as settings_module
+    from mvlab.store import ResultsStore
+
+    calls, real = [], settings_module.run_experiment
+
+    def spy(*args, **kwargs):
+        calls.append((kwargs.get("n_jobs", 1), kwargs.get("inner_jobs")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(settings_module, "run_experiment", spy)
+    settings = BenchmarkSettings(datasets=("nutrimouse",), methods=("average", "oob", "stacking"), repetitions=3,
+                                 n_estimators=4, n_max=60)
+
+    def values(store, batch):
+        results = store.results(store.runs(kind=batch)["run_id"].iloc[0])
+        return results.sort_values(["repetition", "method"])[["repetition", "method", "value"]].to_numpy().tolist()
+
+    side_by_side = ResultsStore(tmp_path / "side.sqlite")
+    with parallel_config(backend="threading", n_jobs=2):
+        batch, skipped = settings.run(side_by_side)
+    one_after_the_other = ResultsStore(tmp_path / "one.sqlite")
+    reference, _ = settings.run(one_after_the_other)
+    assert not skipped and calls == [(2, 1), (1, 1)]
+    assert len(values(side_by_side, batch)) == 9
+    assert values(side_by_side, batch) == values(one_after_the_other, reference)

@@ -73,6 +73,7 @@ def run_experiment(
     *,
     random_state: int = 0,
     n_jobs: int = 1,
+    inner_jobs: int | None = None,
     store=None,
     kind: str | None = None,
     resume: bool = False,
@@ -89,5 +90,5 @@ def run_experiment(
     seconds, params.
     """
     return run_protocol(dataset, get_family(family), params, protocol, random_state=random_state, n_jobs=n_jobs,
-                        store=store, kind=kind, resume=resume, details=details, progress=progress,
-                        partial=partial)
+                        inner_jobs=inner_jobs, store=store, kind=kind, resume=resume, details=details,
+                        progress=progress, partial=partial)

@@ -33,6 +33,7 @@ from mvlab.construction.partition import GeneticViews
 from mvlab.core.declared import declared_bounds, declared_doc, declared_options
 from mvlab.core.params import StrOptions
 from mvlab.core.progress import ProgressCallback, report_partial, scaled
+from mvlab.core.threads import worker_count
 from mvlab.datasets.bundled import dataset_info, list_datasets, load_dataset
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.datasets.synthetic import make_madelon, make_multiview_classification
@@ -660,10 +661,19 @@ class BenchmarkSettings(ExperimentSettings):
         """Run the family on every dataset (a stratified sample of at most ``n_max`` instances),
         storing every run under one batch kind; returns (batch, messages about skipped datasets).  After each split
         and each dataset but the last, the batch's name is offered to ``progress`` as a partial result
-        (:func:`mvlab.core.progress.report_partial`: the page shows the runs stored so far)."""
+        (:func:`mvlab.core.progress.report_partial`: the page shows the runs stored so far).
+
+        A dataset's splits run side by side on the run's threads (those of an enclosing
+        :func:`joblib.parallel_config`, as the job engine gives a run; one outside one), each split's work on one
+        thread: the batch's forests are small (tens of trees on a few hundred rows), and such a forest grows and
+        predicts faster one tree after another than on two threads, whose results joblib looks for every 10 ms
+        (the page's default batch: 7.1 s with each split's forests on two threads, 4.4 s one split after the
+        other on one thread each, 3.8 s two splits side by side; ``bench/bench_pages.py``).  The numbers are the
+        same either way: each split has its own seed.  Two splits at once hold two splits' forests."""
         import uuid
 
         family = FAMILIES[self.family]
+        threads = worker_count(None)
         batch = batch or f"benchmark:{family.name}:{uuid.uuid4().hex[:8]}"
         protocol = make_protocol(family, self.repetitions, n_pairs=self.n_pairs)
         skipped, n = [], len(self.datasets)
@@ -674,8 +684,8 @@ class BenchmarkSettings(ExperimentSettings):
                       Message(N_("{dataset} (dataset {number} of {count}): "), dataset=ds.name, number=i + 1, count=n))
             sub = scaled(progress, i / n, 1 / n, prefix=prefix)
             try:
-                run_experiment(ds, family, self.params(), protocol, random_state=self.seed, store=store, kind=batch,
-                               progress=sub, partial=lambda _splits: batch)
+                run_experiment(ds, family, self.params(), protocol, random_state=self.seed, n_jobs=threads,
+                               inner_jobs=1, store=store, kind=batch, progress=sub, partial=lambda _splits: batch)
             except ValueError as exc:
                 skipped.append(Message(N_("{dataset} was skipped: {error}"), dataset=ds.name, error=str(exc)))
             if i + 1 < n:
