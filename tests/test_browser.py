@@ -127,6 +127,7 @@ def test_home(page):
     assert "multi-view learning with random forests" in page.inner_text("h1")
     page.wait_for_function("['/PlotlyChart.', '/DataFrame.'].every(m => performance.getEntriesByType('resource')"
                            ".some(e => e.name.includes(m)))", timeout=20_000)
+    page.wait_for_function("window.mvlabLoadedAheadDone === true", timeout=20_000)  # said once they have run
     assert not page.query_selector_all(".js-plotly-plot")  # loaded ahead: no figure asked for it
     hidden = page.locator("[data-testid=stElementContainer]:has(.mvlab-page-script)")
     assert hidden.count() == 1 and not hidden.first.is_visible()

@@ -9,7 +9,8 @@
   once it is idle, to import those modules (:data:`MODULES`, found in Streamlit's build by
   :func:`mvlab.ui.streamlit_insides.frontend_modules`): the same files and module instances Streamlit imports later
   (a module is loaded once per tab, by its address), so the figure is drawn at once. Nothing is loaded where this
-  Streamlit's build has none of them.
+  Streamlit's build has none of them. Once every import has settled the script sets ``window.mvlabLoadedAheadDone``
+  (the bench's cold Train waits for it, as a reader of the page would: ``bench/bench_pages.py``).
 
 The script is sent in every full run (a session's first run is often cut short by the next, and an element a run
 does not send again is taken off the page before the browser runs it); the browser does the loading once per tab.
@@ -37,7 +38,8 @@ _LOAD_AHEAD = """if (!window.mvlabLoadedAhead) {
   const main = [...document.querySelectorAll("script[type=module][src]")].map(s => s.src)
     .find(src => src.includes("/static/js/"));
   const folder = main ? main.slice(0, main.lastIndexOf("/") + 1) : null;
-  const load = () => folder && %s.forEach(file => import(folder + file).catch(() => {}));
+  const load = () => folder && Promise.allSettled(%s.map(file => import(folder + file)))
+    .then(() => { window.mvlabLoadedAheadDone = true; });
   if (window.requestIdleCallback) { window.requestIdleCallback(load, {timeout: 3000}); } else { setTimeout(load, 500); }
 }"""
 
