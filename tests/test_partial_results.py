@@ -272,3 +272,41 @@ def test_the_sweeps_first_k_part_lacks_the_shared_ga_and_the_page_draws_it():
     assert not drawn.exception, drawn.exception
     assert {"vc_boxes", "vc_lines"} <= {c.key for c in drawn.get("plotly_chart")}
     assert any("4 view ensembles" in s.value for s in drawn.success)
+
+
+def _draw_dis(result_npz, part):
+    """AppTest script: the Dissimilarity page's view of a result, as a part (``part``) or as the whole."""
+    from mvlab.datasets.synthetic import make_multiview_classification
+    from mvlab.experiments.combinations import CombinationComparison
+    from mvlab.experiments.settings import DissimilaritySettings
+    from mvlab.ui.page import Shown
+    from mvlab.ui.views import dissimilarity_page
+
+    ds = make_multiview_classification(80, n_views=2, n_features=4, n_classes=2, random_state=3)
+    dissimilarity_page.view(CombinationComparison.from_npz(result_npz),
+                            Shown(DissimilaritySettings(), ds, "dis-part-test", {}, part=part))
+
+
+def test_the_dissimilarity_pages_part_leaves_the_matrices_and_the_map_to_the_whole():
+    """#72: a part of the Dissimilarity page's run (the methods scored so far) is drawn with its accuracies, weights
+    and table only, saying the matrices and the map come with the whole, which draws them: drawn in the part too,
+    the same heatmap and map held the browser up to 0.7 s before its first figure. Broken once: with the view's
+    ``shown.part`` check taken out, the part drew the heatmap and the map and said nothing of them."""
+    from streamlit.testing.v1 import AppTest
+
+    from mvlab.experiments.settings import DissimilaritySettings
+
+    ds = make_multiview_classification(80, n_views=2, n_features=4, n_classes=2, random_state=3)
+    listener = Listener()
+    whole = DissimilaritySettings(n_estimators=5).run(ds, listener)
+    part = listener.parts[0][0]
+    assert set(part.accuracy) < set(whole.accuracy)
+    keys = {}
+    for name, result, is_part in (("part", part, True), ("whole", whole, False)):
+        drawn = AppTest.from_function(_draw_dis, args=(result.to_npz(), is_part), default_timeout=60).run()
+        assert not drawn.exception, drawn.exception
+        keys[name] = [c.key for c in drawn.get("plotly_chart")]
+        said = [c.value for c in drawn.caption]
+        assert any("come with the whole result" in text for text in said) == is_part
+    assert keys["part"] == ["dis_accuracy", "dis_weights"]
+    assert keys["whole"] == ["dis_accuracy", "dis_weights", "dis_heat_joint (average)", "dis_mds"]

@@ -68,12 +68,14 @@ class Shown:
     """What a view draws one result with: the settings it was trained with, the data the run used (built once:
     the sidebar's dataset or the page's own, e.g. the region demo), the result's key (its figures are built once
     per server under it, :mod:`mvlab.ui.shared`) and the page's widget keys. On a :class:`Page` (nothing trained):
-    the settings its controls return (None without settings), the sidebar's dataset and its fingerprint."""
+    the settings its controls return (None without settings), the sidebar's dataset and its fingerprint. ``part``:
+    the view draws a partial result (:func:`draw_part`), and may leave its heaviest figures to the whole."""
 
     settings: Any
     data: MultiViewDataset
     key: str
     widgets: Mapping[str, str] = field(default_factory=dict)
+    part: bool = False
 
 
 @dataclass(frozen=True)
@@ -196,7 +198,7 @@ def draw_part(page: TrainingPage, shown: Shown, result, note: str, number: int, 
     """A partial result of the page's run (:func:`mvlab.ui.runs.follow`), said as one, drawn by the page's view
     under a key of its own (a part's figures are never taken for the whole's)."""
     st.info(_(STOPPED_NOTE if stopped else PARTIAL_NOTE).format(note=said(note)), icon=":material/pending:")
-    page.view(result, replace(shown, key=f"{shown.key}#part{number}"))
+    page.view(result, replace(shown, key=f"{shown.key}#part{number}", part=True))
 
 
 def _draw_result(page: TrainingPage, shown: Shown) -> None:
