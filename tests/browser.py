@@ -116,26 +116,11 @@ def stop_processes(*procs, wait: float = 10) -> None:
             proc.kill()
 
 
-SCRIPT_DONE = """() => {
-    const app = document.querySelector("[data-testid=stApp]");
-    return (!app || ["notRunning", "compilationError"].includes(app.dataset.testScriptState))
-        && !document.querySelector("[data-testid=stStatusWidget]")
-        && document.querySelectorAll("[data-stale=true]").length === 0;
-}"""
-"""Streamlit's front end has no run going or asked for (its app's ``data-test-script-state``: a click on a widget
-sets it to ``rerunRequested`` at once), its status widget is gone and no element is stale (left from the run
-before); true on a page that is not Streamlit's (a file the test opened), as the status widget's absence was."""
-
-
 def settle(page, timeout: float = 300_000) -> None:
-    """Wait until Streamlit has finished running the script (:data:`SCRIPT_DONE`) and it stays so for 300 ms (a run
-    that asks for another, or a page that reruns once its address is written, starts the next within that), 150 ms
-    after the action before it. Was a fixed 400 ms before and after the status widget went, with no look at the
-    front end's own state."""
-    page.wait_for_timeout(150)
-    page.wait_for_function(SCRIPT_DONE, timeout=timeout, polling=50)
-    page.wait_for_timeout(300)
-    page.wait_for_function(SCRIPT_DONE, timeout=timeout, polling=50)
+    """Wait until Streamlit has finished running the script (the status widget is gone)."""
+    page.wait_for_timeout(400)
+    page.wait_for_selector("[data-testid=stStatusWidget]", state="detached", timeout=timeout)
+    page.wait_for_timeout(400)
 
 
 def exceptions(page) -> list[str]:
