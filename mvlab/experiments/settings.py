@@ -669,7 +669,10 @@ class BenchmarkSettings(ExperimentSettings):
         predicts faster one tree after another than on two threads, whose results joblib looks for every 10 ms
         (the page's default batch: 7.1 s with each split's forests on two threads, 4.4 s one split after the
         other on one thread each, 3.8 s two splits side by side; ``bench/bench_pages.py``).  The numbers are the
-        same either way: each split has its own seed.  Two splits at once hold two splits' forests."""
+        same either way: each split has its own seed.  Two splits at once hold two splits' forests, and the progress
+        moves (and a Stop is seen) as each split ends, not inside it: on the job engine, a session that stops is let
+        go at once, and a run whose split outlasts the engine's grace has its worker restarted
+        (:class:`mvlab.engine.Engine`'s ``stop_grace``)."""
         import uuid
 
         family = FAMILIES[self.family]
