@@ -33,7 +33,7 @@ from mvlab.construction.partition import GeneticViews
 from mvlab.core.declared import declared_bounds, declared_doc, declared_options
 from mvlab.core.params import StrOptions
 from mvlab.core.progress import ProgressCallback, report_partial, scaled
-from mvlab.core.threads import worker_count
+from mvlab.core.threads import split_workers
 from mvlab.datasets.bundled import dataset_info, list_datasets, load_dataset
 from mvlab.datasets.container import MultiViewDataset
 from mvlab.datasets.synthetic import make_madelon, make_multiview_classification
@@ -664,19 +664,20 @@ class BenchmarkSettings(ExperimentSettings):
         (:func:`mvlab.core.progress.report_partial`: the page shows the runs stored so far).
 
         A dataset's splits run side by side on the run's threads (those of an enclosing
-        :func:`joblib.parallel_config`, as the job engine gives a run; one outside one), each split's work on one
-        thread: the batch's forests are small (tens of trees on a few hundred rows), and such a forest grows and
-        predicts faster one tree after another than on two threads, whose results joblib looks for every 10 ms
-        (the page's default batch: 7.1 s with each split's forests on two threads, 4.4 s one split after the
-        other on one thread each, 3.8 s two splits side by side; ``bench/bench_pages.py``).  The numbers are the
-        same either way: each split has its own seed.  Two splits at once hold two splits' forests, and the progress
-        moves (and a Stop is seen) as each split ends, not inside it: on the job engine, a session that stops is let
-        go at once, and a run whose split outlasts the engine's grace has its worker restarted
-        (:class:`mvlab.engine.Engine`'s ``stop_grace``)."""
+        :func:`joblib.parallel_config`, as the job engine gives a run; one outside one), shared by
+        :func:`mvlab.core.threads.split_workers`: as many splits at once as threads, each on the threads left over
+        (one, when the splits are at least as many). The batch's forests are small (tens of trees on a few hundred
+        rows), and such a forest grows and predicts faster one tree after another than on two threads, whose
+        results joblib looks for every 10 ms: the page's default batch took 7.1 s with each split's forests on two
+        threads, 4.4 s one split after the other on one thread each, 3.8 s two splits side by side (timed in one
+        process by a scratch probe; ``bench/bench_pages.py``'s library column: 7.4-7.6 s before, 3.9-4.0 s after).
+        The numbers are the same either way: each split has its own seed.  Two splits at once hold two splits'
+        forests, and the progress moves (and a Stop is seen) as each split ends, not inside it: on the job engine,
+        a session that stops is let go at once, and a run whose split outlasts the engine's grace has its worker
+        restarted (:class:`mvlab.engine.Engine`'s ``stop_grace``)."""
         import uuid
 
         family = FAMILIES[self.family]
-        threads = worker_count(None)
         batch = batch or f"benchmark:{family.name}:{uuid.uuid4().hex[:8]}"
         protocol = make_protocol(family, self.repetitions, n_pairs=self.n_pairs)
         skipped, n = [], len(self.datasets)
@@ -687,8 +688,9 @@ class BenchmarkSettings(ExperimentSettings):
                       Message(N_("{dataset} (dataset {number} of {count}): "), dataset=ds.name, number=i + 1, count=n))
             sub = scaled(progress, i / n, 1 / n, prefix=prefix)
             try:
-                run_experiment(ds, family, self.params(), protocol, random_state=self.seed, n_jobs=threads,
-                               inner_jobs=1, store=store, kind=batch, progress=sub, partial=lambda _splits: batch)
+                outer, inner = split_workers(None, len(protocol.splits(ds.y, self.seed)))
+                run_experiment(ds, family, self.params(), protocol, random_state=self.seed, n_jobs=outer,
+                               inner_jobs=inner, store=store, kind=batch, progress=sub, partial=lambda _splits: batch)
             except ValueError as exc:
                 skipped.append(Message(N_("{dataset} was skipped: {error}"), dataset=ds.name, error=str(exc)))
             if i + 1 < n:
