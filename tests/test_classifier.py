@@ -136,6 +136,13 @@ def test_classifier_weights_joint_and_prediction(data, vf, combination):
     np.testing.assert_array_equal(pred, clf.classes_[proba.argmax(axis=1)])
     assert 0.0 <= clf.score(Xte, yte) <= 1.0
     assert len(clf.view_forests_) == 3 and clf.final_forest_.n_estimators == 10
+    # the final forest, fitted fast (mvlab.core.forest_fit), is scikit-learn's own of its parameters on the joint
+    # matrix (broken once: fitted with bootstrap_weights="distinct", DF21's trees, the probabilities differed)
+    from sklearn.ensemble import RandomForestClassifier
+
+    sklearns = RandomForestClassifier(**clf.final_forest_.get_params()).fit(clf.joint_dissimilarity_,
+                                                                          np.searchsorted(clf.classes_, ytr))
+    np.testing.assert_array_equal(proba, sklearns.predict_proba(combine(Ds, w)))
 
 
 def test_reuse_of_view_forests_equals_fresh_fit(data, vf):

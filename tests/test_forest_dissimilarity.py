@@ -456,19 +456,29 @@ def test_threads_do_not_change_the_matrices(data, measure):
     np.testing.assert_array_equal(one.transform(Xte), two.transform(Xte))
 
 
-def test_progress_callback_and_same_forest(data):
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_progress_callback_and_same_forest(data, n_jobs):
+    """With and without progress, the forest is scikit-learn's own ``RandomForestClassifier.fit`` of the settings,
+    tree for tree (the fast fit, :func:`mvlab.core.forest_fit.fit_forest`, against the slow reference: the same
+    matrices from a forest scikit-learn grew), and the progress grows to 1 in words. Broken once: the progress run
+    growing its forest from ``random_state + 1``, its matrices differed from the reference's."""
     Xtr, ytr, Xte = data
     calls = []
-    f = ForestDissimilarity("path", n_estimators=25, random_state=0).fit(
+    f = ForestDissimilarity("path", n_estimators=25, random_state=0, n_jobs=n_jobs).fit(
         Xtr, ytr, progress=lambda frac, msg: calls.append((frac, msg))
     )
     fracs = [c[0] for c in calls]
     assert fracs[0] == 0.0 and fracs[-1] == 1.0 and fracs == sorted(fracs)
+    assert sum("trees" in m for _, m in calls) == 10
     assert all(isinstance(m, str) and m for _, m in calls)
     assert f.forest_.warm_start is False
-    g = ForestDissimilarity("path", n_estimators=25, random_state=0).fit(Xtr, ytr)
-    np.testing.assert_array_equal(f.forest_.apply(Xte), g.forest_.apply(Xte))
-    np.testing.assert_array_equal(f.train_dissimilarity_, g.train_dissimilarity_)
+    g = ForestDissimilarity("path", n_estimators=25, random_state=0, n_jobs=n_jobs).fit(Xtr, ytr)
+    sklearns = RandomForestClassifier(n_estimators=25, max_features="sqrt", random_state=0).fit(Xtr, ytr)
+    reference = ForestDissimilarity("path", n_estimators=25, random_state=0)._fit(Xtr, ytr, forest=sklearns)
+    for ours in (f, g):
+        np.testing.assert_array_equal(ours.forest_.apply(Xte), reference.forest_.apply(Xte))
+        np.testing.assert_array_equal(ours.train_dissimilarity_, reference.train_dissimilarity_)
+        np.testing.assert_array_equal(ours.transform(Xte), reference.transform(Xte))
     seen = []
     f.transform(Xte, progress=lambda frac, msg: seen.append(frac))
     assert seen[-1] == 1.0

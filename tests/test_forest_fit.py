@@ -217,3 +217,45 @@ def test_on_tree_sees_every_tree_in_order_with_its_draw(monkeypatch, n_jobs, fas
                 assert np.array_equal(getattr(tree.tree_, name), getattr(want.tree_, name)), name
             assert (drawn is None) if rows is None else np.array_equal(drawn, rows)
         assert np.array_equal(hooked.classes_, plain.classes_) and hooked.n_features_in_ == plain.n_features_in_
+
+
+def test_the_fast_fit_forest_class_is_sklearns_forest_inside_sklearns_own_meta_estimators():
+    """:class:`FastFitRandomForestClassifier` fitted by scikit-learn's meta-estimators (cloned by a
+    ``StackingClassifier``, fitted inside a ``Pipeline`` on every fold of its ``cross_val_predict``) gives the same
+    probabilities as the same stacking of scikit-learn's ``RandomForestClassifier``; alone it is that forest, attribute
+    for attribute; with sample weights, or settings outside the fast path, it is fitted by scikit-learn's ``fit`` (not
+    by itself again). Broken once: with its ``fit`` drawing the trees' seeds from ``random_state + 1``, the
+    stacking's probabilities differed."""
+    from sklearn.base import clone
+    from sklearn.compose import ColumnTransformer
+    from sklearn.ensemble import StackingClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.pipeline import Pipeline
+
+    from mvlab.core.forest_fit import FastFitRandomForestClassifier
+
+    X, y = _data(n=120, seed=5)
+
+    def stacking(kind):
+        members = [(f"view{q}", Pipeline([("select", ColumnTransformer([("v", "passthrough", cols)])),
+                                          ("forest", kind(n_estimators=7, random_state=3))]))
+                   for q, cols in enumerate(([0, 1, 2], [3, 4, 5, 6]))]
+        return StackingClassifier(members, final_estimator=LogisticRegression(max_iter=1000),
+                                  cv=StratifiedKFold(3, shuffle=True, random_state=2), stack_method="predict_proba")
+
+    ours, theirs = stacking(FastFitRandomForestClassifier).fit(X, y), stacking(RandomForestClassifier).fit(X, y)
+    assert type(ours.estimators_[0][-1]) is FastFitRandomForestClassifier
+    assert np.array_equal(ours.predict_proba(X), theirs.predict_proba(X))
+    alone = FastFitRandomForestClassifier(n_estimators=9, random_state=4, max_features=0.5)
+    assert clone(alone).get_params() == RandomForestClassifier(n_estimators=9, random_state=4,
+                                                               max_features=0.5).get_params()
+    reference = RandomForestClassifier(n_estimators=9, random_state=4, max_features=0.5).fit(X, y)
+    assert_same_forest(alone.fit(X, y), reference, X)
+    weights = np.random.RandomState(0).rand(len(y))
+    for forest, kwargs in [(FastFitRandomForestClassifier(n_estimators=4, random_state=1), {"sample_weight": weights}),
+                           (FastFitRandomForestClassifier(n_estimators=4, random_state=1, class_weight="balanced"),
+                            {})]:
+        params = forest.get_params()
+        want = RandomForestClassifier(**params).fit(X, y, **kwargs)
+        assert np.array_equal(forest.fit(X, y, **kwargs).predict_proba(X), want.predict_proba(X))

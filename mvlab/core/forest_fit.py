@@ -23,6 +23,11 @@ do, instead of scikit-learn's weighting of every row by how often it was drawn (
 The draws, and so the out-of-bag rows (``estimators_samples_``), are the same; a tree grown on weights 0/1 is
 the tree grown on the drawn rows alone (scikit-learn's splitter skips rows of weight 0).
 
+Where a meta-estimator of scikit-learn clones and fits a forest itself (a ``StackingClassifier``'s members, a
+``Pipeline``'s last step, ``cross_val_predict``), :func:`fit_forest` cannot be called: a
+:class:`FastFitRandomForestClassifier` in its place is scikit-learn's ``RandomForestClassifier`` whose ``fit`` is
+:func:`fit_forest` (and scikit-learn's own with sample weights).
+
 Another, ``on_tree``, lets a caller see every tree as soon as it is grown and keep something smaller in its
 place: ``on_tree(tree, drawn)`` is called for tree 0, 1, ... in order, in the calling thread, with the tree's
 bootstrap draw, and ``forest.estimators_`` holds what it returned. The cascade adds a tree's out-of-bag
@@ -46,7 +51,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from mvlab.core.threads import chunk_count, worker_count
 
-__all__ = ["fit_forest", "fast_path_available"]
+__all__ = ["FastFitRandomForestClassifier", "fit_forest", "fast_path_available"]
 
 _MAX_INT = np.iinfo(np.int32).max
 _FOREST_TYPES = (RandomForestClassifier, ExtraTreesClassifier)
@@ -66,7 +71,7 @@ def _eligible(forest, X, y) -> bool:
     """Whether ``forest.fit(X, y)`` is one the fast path reproduces exactly."""
     p = forest.get_params(deep=False)
     return (
-        type(forest) in _FOREST_TYPES
+        type(forest) in (*_FOREST_TYPES, FastFitRandomForestClassifier)
         and isinstance(X, np.ndarray) and X.dtype.kind in "biuf" and X.ndim == 2 and X.shape[0] >= 1 and X.shape[1] >= 1
         and isinstance(y, np.ndarray) and y.ndim == 1 and y.shape[0] == X.shape[0]
         and p["class_weight"] is None and p["max_samples"] is None and p["max_leaf_nodes"] is None
@@ -239,10 +244,18 @@ def fast_path_available() -> bool:
     return _verified[0]
 
 
+def _sklearn_fit(forest, X, y):
+    """``forest.fit(X, y)`` by scikit-learn's own code (a :class:`FastFitRandomForestClassifier`'s ``fit`` is
+    :func:`fit_forest`, which comes here for what its fast path does not cover)."""
+    if isinstance(forest, FastFitRandomForestClassifier):
+        return RandomForestClassifier.fit(forest, X, y)
+    return forest.fit(X, y)
+
+
 def _refit_distinct(forest, X, y):
     """``forest`` fitted by ``forest.fit``, then every bootstrapped tree grown again on its drawn rows, each with
     weight 1 (the slow route of ``bootstrap_weights="distinct"``, for settings outside the fast path)."""
-    forest.fit(X, y)
+    _sklearn_fit(forest, X, y)
     if not forest.bootstrap:
         return forest
     X = np.asarray(X)
@@ -300,5 +313,22 @@ def fit_forest(forest, X, y, bootstrap_weights="counts", on_tree=None):
     if bootstrap_weights == "distinct":
         _refit_distinct(forest, X, y)
     else:
-        forest.fit(X, y)
+        _sklearn_fit(forest, X, y)
     return forest if on_tree is None else _each_tree(forest, on_tree)
+
+
+class FastFitRandomForestClassifier(RandomForestClassifier):
+    """scikit-learn's ``RandomForestClassifier`` fitted by :func:`fit_forest`: the same trees and attributes, without
+    its Python around every tree (its parameters, methods and fitted attributes are the forest's own).
+
+    For the forests a meta-estimator of scikit-learn clones and fits itself, where :func:`fit_forest` cannot be
+    called: the stacking baseline's per-view forests (:func:`mvlab.rfd.baselines.make_view_stacking`), fitted again
+    on every fold of ``cross_val_predict`` (17 forests of 100 trees in the Dynamic view selection page's default
+    comparison). With ``sample_weight``, or settings outside the fast path, scikit-learn's ``fit``.
+    """
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the forest on ``X`` (n_samples, n_features) and ``y`` (n_samples,); returns self."""
+        if sample_weight is not None:
+            return RandomForestClassifier.fit(self, X, y, sample_weight)
+        return fit_forest(self, X, y)

@@ -27,6 +27,7 @@ from sklearn.base import clone
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
 
+from mvlab.core.forest_fit import fit_forest
 from mvlab.core.params import N_JOBS, POSITIVE_INT, RANDOM_STATE, Interval, StrOptions, validate_params
 from mvlab.core.progress import ProgressCallback, report_partial, scaled
 from mvlab.core.projection import pca_project, radial_layout
@@ -694,7 +695,7 @@ def _baseline_proba(name, shared: _SharedWork):
         model = make_view_stacking(shared.views, shared.X_train.shape[1], n_estimators=shared.n_estimators,
                                    cv=int(min(3, counts.min())), random_state=int(forests.seeds[-1]),
                                    n_jobs=shared.n_jobs)
-    return model.fit(shared.X_train, forests.y).predict_proba(shared.X_test)
+    return fit_forest(model, shared.X_train, forests.y).predict_proba(shared.X_test)
 
 
 # ----------------------------------------------------------------------------- the family

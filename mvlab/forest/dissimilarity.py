@@ -44,6 +44,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mvlab.core.forest_fit import fit_forest
 from mvlab.core.params import (
     MAX_FEATURES,
     N_JOBS,
@@ -241,7 +242,9 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         return self
 
     def _grow(self, X, y, progress: ProgressCallback = None) -> RandomForestClassifier:
-        """The random forest of the settings, grown on ``X, y`` (in ~10 batches with ``progress``)."""
+        """The random forest of the settings, grown on ``X, y`` by :func:`mvlab.core.forest_fit.fit_forest` (the
+        trees of ``forest.fit``, without scikit-learn's Python around each), ``progress`` told about ten times as the
+        trees come."""
         _report(progress, 0.0, Message(N_("growing the forest")))
         rs = self.random_state
         if not (rs is None or isinstance(rs, numbers.Integral)):
@@ -255,19 +258,19 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
             random_state=rs,
             n_jobs=self.n_jobs,
         )
-        if progress is not None and self.n_estimators >= 20:
-            # Grow in ~10 batches with warm_start (sklearn guarantees the same trees).
-            forest.set_params(warm_start=True)
-            sizes = np.unique(np.linspace(0, self.n_estimators, 11).round().astype(int))[1:]
-            for m in sizes:
-                forest.set_params(n_estimators=int(m))
-                forest.fit(X, y)
-                _report(progress, 0.7 * m / self.n_estimators,
-                        Message(N_("grew {grown}/{trees} trees"), grown=int(m), trees=self.n_estimators))
-            forest.set_params(warm_start=False)
-        else:
-            forest.fit(X, y)
-        return forest
+        if progress is None or self.n_estimators < 20:
+            return fit_forest(forest, X, y)
+        told = set(np.unique(np.linspace(0, self.n_estimators, 11).round().astype(int))[1:].tolist())
+        grown = []
+
+        def tell(tree, drawn):
+            grown.append(tree)
+            if len(grown) in told:
+                _report(progress, 0.7 * len(grown) / self.n_estimators,
+                        Message(N_("grew {grown}/{trees} trees"), grown=len(grown), trees=self.n_estimators))
+            return tree
+
+        return fit_forest(forest, X, y, on_tree=tell)
 
     @property
     def _layouts(self) -> list:

@@ -25,13 +25,14 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.compose import ColumnTransformer
-from sklearn.ensemble import RandomForestClassifier, StackingClassifier
+from sklearn.ensemble import StackingClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import Pipeline
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mvlab.core.forest_fit import FastFitRandomForestClassifier
 from mvlab.core.params import MAX_FEATURES, N_JOBS, POSITIVE_INT, RANDOM_STATE
 from mvlab.core.views import check_views
 from mvlab.i18n import N_
@@ -133,7 +134,7 @@ def make_view_stacking(views, n_features: int, *, n_estimators: int = 100, cv: i
     members = [
         (f"view{q}", Pipeline([
             ("select", ColumnTransformer([(name, "passthrough", idx)], remainder="drop")),
-            ("forest", RandomForestClassifier(n_estimators=n_estimators, random_state=seed, n_jobs=n_jobs)),
+            ("forest", FastFitRandomForestClassifier(n_estimators=n_estimators, random_state=seed, n_jobs=n_jobs)),
         ]))
         for q, (name, idx) in enumerate(zip(names, checked))
     ]

@@ -32,6 +32,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mvlab.core.forest_fit import fit_forest
 from mvlab.core.params import (
     MAX_FEATURES,
     N_JOBS,
@@ -146,12 +147,12 @@ class StaticCombiner(BaseEstimator):
                 self.view_weights_ = static_view_weights(self.combination, view_forests, self.k)
             self.joint_dissimilarity_ = combine(cols, self.view_weights_)
             self.view_dissimilarities_ = cols
-        self.forest_ = RandomForestClassifier(
+        self.forest_ = fit_forest(RandomForestClassifier(
             n_estimators=self.n_estimators,
             max_features=self.max_features,
             random_state=self.random_state,
             n_jobs=self.n_jobs,
-        ).fit(self.joint_dissimilarity_, view_forests.y)
+        ), self.joint_dissimilarity_, view_forests.y)
         return self
 
     def joint(self, dissimilarities) -> np.ndarray:
