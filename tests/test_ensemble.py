@@ -272,6 +272,30 @@ def test_kappa_hand_example():
     assert kappa(u, u) == pytest.approx(1.0)
 
 
+def test_kappa_and_the_report_are_the_plain_formulas_to_the_last_bit():
+    """``kappa`` counts each label's share once per pair; it is the plain formula (``np.mean(a == c)`` per label,
+    summed in label order) to the last bit, on labels of any kind, also labels one vector never gives; the report's
+    means are those of ``pairwise_matrix``'s upper triangle, exactly. Broken once: the shares divided by ``n + 1``."""
+    def plain(a, b):
+        a, b = np.asarray(a), np.asarray(b)
+        pe = float(sum(np.mean(a == c) * np.mean(b == c) for c in np.unique(np.concatenate([a, b]))))
+        return float("nan") if pe == 1.0 else (float(np.mean(a == b)) - pe) / (1.0 - pe)
+
+    rng = np.random.default_rng(3)
+    for n, classes in ((7, 2), (50, 4), (333, 10)):
+        u, v = rng.integers(0, classes, n), rng.integers(0, classes + 2, n)
+        for a, b in ((u, v), (v, u), (np.array(list("xyzw"))[u % 4], np.array(list("xyzw"))[v % 4]), (u, u)):
+            assert kappa(a, b) == plain(a, b)
+    assert np.isnan(kappa([2, 2, 2], [2, 2, 2]))
+    P = rng.integers(0, 5, (6, 120))
+    y = rng.integers(0, 5, 120)
+    report = diversity_report(P, y)
+    upper = np.triu_indices(6, 1)
+    for measure in ("kappa", "q_statistic", "double_fault"):
+        values = pairwise_matrix(P, measure, y)[upper]
+        assert report[measure] == float(values[~np.isnan(values)].mean())
+
+
 def test_interrater_kappa_hand_example():
     y = np.zeros(4, dtype=int)
     P = np.array([[0, 0, 1, 1], [0, 1, 0, 1], [0, 0, 0, 1]])

@@ -108,9 +108,14 @@ def kappa(pred_a, pred_b):
     (both classifiers always output the same single label).
     """
     a, b = _pair(pred_a, pred_b)
-    labels = np.unique(np.concatenate([a, b]))
+    labels, codes = np.unique(np.concatenate([a, b]), return_inverse=True)
+    n = a.size
     po = float(np.mean(a == b))
-    pe = float(sum(np.mean(a == c) * np.mean(b == c) for c in labels))
+    # each label's share of a and of b: count / n, the very float np.mean(a == c) gives (a sum of ones, exact, then
+    # one division); their products summed in label order, as a sum over the labels writes it
+    share_a = np.bincount(codes[:n], minlength=labels.size) / n
+    share_b = np.bincount(codes[n:], minlength=labels.size) / n
+    pe = float(sum((share_a * share_b).tolist()))
     return float("nan") if pe == 1.0 else (po - pe) / (1.0 - pe)
 
 
@@ -180,10 +185,11 @@ def diversity_report(predictions, y=None):
         [] if y is None else ["q_statistic", "double_fault", "interrater_kappa"])
     if P.shape[0] < 2:
         return {key: float("nan") for key in keys}
-    iu = np.triu_indices(P.shape[0], 1)
+    pairs = list(zip(*np.triu_indices(P.shape[0], 1)))  # i < j: the upper triangle of pairwise_matrix
 
     def mean_pairs(measure):
-        vals = pairwise_matrix(P, measure, y)[iu]
+        fn, needs_y = _PAIRWISE[measure]
+        vals = np.array([fn(P[i], P[j], y) if needs_y else fn(P[i], P[j]) for i, j in pairs])
         vals = vals[~np.isnan(vals)]
         return float(vals.mean()) if vals.size else float("nan")
 
