@@ -261,13 +261,13 @@ class ForestDissimilarity(TransformerMixin, BaseEstimator):
         if progress is None or self.n_estimators < 20:
             return fit_forest(forest, X, y)
         told = set(np.unique(np.linspace(0, self.n_estimators, 11).round().astype(int))[1:].tolist())
-        grown = []
+        grown = [0]
 
         def tell(tree, drawn):
-            grown.append(tree)
-            if len(grown) in told:
-                _report(progress, 0.7 * len(grown) / self.n_estimators,
-                        Message(N_("grew {grown}/{trees} trees"), grown=len(grown), trees=self.n_estimators))
+            grown[0] += 1
+            if grown[0] in told:
+                _report(progress, 0.7 * grown[0] / self.n_estimators,
+                        Message(N_("grew {grown}/{trees} trees"), grown=grown[0], trees=self.n_estimators))
             return tree
 
         return fit_forest(forest, X, y, on_tree=tell)
