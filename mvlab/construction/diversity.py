@@ -147,6 +147,12 @@ _PAIRWISE = {
 }
 
 
+def _pair_measure(measure, y):
+    """The pairwise ``measure`` as a function of two label vectors (the oracle measures read ``y``)."""
+    fn, needs_y = _PAIRWISE[measure]
+    return (lambda a, b: fn(a, b, y)) if needs_y else fn
+
+
 def pairwise_matrix(predictions, measure="disagreement", y=None):
     """Symmetric (k, k) matrix of a pairwise measure between the members.
 
@@ -156,15 +162,15 @@ def pairwise_matrix(predictions, measure="disagreement", y=None):
     """
     if measure not in _PAIRWISE:
         raise ValueError(f"measure={measure!r}; use one of {sorted(_PAIRWISE)}.")
-    fn, needs_y = _PAIRWISE[measure]
     P = _stack(predictions)
-    if needs_y and y is None:
+    if _PAIRWISE[measure][1] and y is None:
         raise ValueError(f"measure={measure!r} compares oracle outputs and needs y.")
+    fn = _pair_measure(measure, y)
     k = P.shape[0]
     M = np.empty((k, k))
     for i in range(k):
         for j in range(i, k):
-            M[i, j] = M[j, i] = fn(P[i], P[j], y) if needs_y else fn(P[i], P[j])
+            M[i, j] = M[j, i] = fn(P[i], P[j])
     return M
 
 
@@ -188,8 +194,8 @@ def diversity_report(predictions, y=None):
     pairs = list(zip(*np.triu_indices(P.shape[0], 1)))  # i < j: the upper triangle of pairwise_matrix
 
     def mean_pairs(measure):
-        fn, needs_y = _PAIRWISE[measure]
-        vals = np.array([fn(P[i], P[j], y) if needs_y else fn(P[i], P[j]) for i, j in pairs])
+        fn = _pair_measure(measure, y)
+        vals = np.array([fn(P[i], P[j]) for i, j in pairs])
         vals = vals[~np.isnan(vals)]
         return float(vals.mean()) if vals.size else float("nan")
 

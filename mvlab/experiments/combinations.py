@@ -688,14 +688,15 @@ def _baseline_proba(name, shared: _SharedWork):
     if name == "late-fusion":
         return late_fusion_proba(forests, shared.X_test)
     if name == "concat":
-        model = RandomForestClassifier(n_estimators=shared.n_estimators, random_state=int(forests.seeds[-1]),
-                                       n_jobs=shared.n_jobs)
-    else:
+        model = fit_forest(RandomForestClassifier(n_estimators=shared.n_estimators,
+                                                  random_state=int(forests.seeds[-1]), n_jobs=shared.n_jobs),
+                           shared.X_train, forests.y)
+    else:  # its per-view forests fit fast themselves (FastFitRandomForestClassifier)
         counts = np.bincount(np.unique(shared.y_train, return_inverse=True)[1])
         model = make_view_stacking(shared.views, shared.X_train.shape[1], n_estimators=shared.n_estimators,
                                    cv=int(min(3, counts.min())), random_state=int(forests.seeds[-1]),
-                                   n_jobs=shared.n_jobs)
-    return fit_forest(model, shared.X_train, forests.y).predict_proba(shared.X_test)
+                                   n_jobs=shared.n_jobs).fit(shared.X_train, forests.y)
+    return model.predict_proba(shared.X_test)
 
 
 # ----------------------------------------------------------------------------- the family
