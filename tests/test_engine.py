@@ -418,13 +418,16 @@ def test_the_embedded_engine_lets_no_other_process_in(engine):
     """Issue #71 item 4: the embedded scheduler speaks TLS only, with certificates made for this run in a folder its
     owner alone can read; a stranger on the same machine (plain TCP, or TLS without the run's certificate) is
     refused, while the server's own client computes. Fails when the embedded cluster is started without its
-    security (tried: _EmbeddedCluster without private_security: the stranger connected over tcp:// and ran code)."""
+    security (tried: _EmbeddedCluster without private_security: the stranger connected over tcp:// and ran code).
+    The strangers are :class:`EngineClient`s: Dask's own client, refused, stays half-open until the garbage
+    collector closes it in some other thread, and once stalled the next client's start here for 10 s (CI)."""
     import os
     import stat
 
-    from distributed import Client, Security
+    from distributed import Security
 
     from mvlab.engine.certificates import private_security
+    from mvlab.engine.cluster import EngineClient as Client
 
     address = engine.client.scheduler.address
     assert address.startswith("tls://127.0.0.1:")
@@ -443,6 +446,40 @@ def test_the_embedded_engine_lets_no_other_process_in(engine):
         shutil.rmtree(other, ignore_errors=True)
     assert engine.client.submit(sum, [1, 2]).result(timeout=30) == 3  # the server itself still computes
     assert isinstance(engine._cluster.security, Security) and engine._cluster.security.require_encryption
+
+
+def io_loops() -> int:
+    import threading
+
+    return sum(thread.name == "IO loop" for thread in threading.enumerate())
+
+
+def test_a_client_that_cannot_connect_leaves_no_thread_and_nothing_half_open(engine):
+    """While a scheduler is unreachable, the engine connects again on every request: each refused connection
+    must end its client's event loop before the error is said. Dask's own client keeps its loop thread running
+    (one more per refused request, without end), and a client refused mid-handshake is left half-open for the
+    garbage collector to close in whatever thread it next runs, taking the lock every client's start holds.
+    Fails when :class:`EngineClient` does not end a failed start (tried: ``start`` without
+    ``_end_failed_start``: three more "IO loop" threads after the refusals, and half-open clients found)."""
+    import gc
+
+    from mvlab.engine.cluster import EngineClient, connect
+
+    address = engine.client.scheduler.address
+    plain = address.replace("tls://", "tcp://")  # the TLS port resets plain text at once: refused, fast
+    gc.collect()
+    before = io_loops()
+    for _ in range(2):
+        with pytest.raises(ValueError, match="Cannot reach the Dask scheduler at MVLAB_SCHEDULER=tcp://127.0.0.1"):
+            connect(EngineConfig(scheduler=plain))
+    with pytest.raises(TypeError):  # TLS without a certificate: Dask's client refused half-way, still connecting
+        EngineClient(address, timeout="3s", set_as_default=False)
+    assert io_loops() == before
+    gc.collect()
+    half_open = [c for c in gc.get_objects() if isinstance(c, EngineClient) and c is not engine.client
+                 and (c.status != "closed" or c._loop_runner.is_started())]
+    assert half_open == []
+    assert engine.client.submit(sum, [2, 3]).result(timeout=30) == 5  # the server's own client is untouched
 
 
 def with_partials(data, progress):

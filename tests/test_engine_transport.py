@@ -181,13 +181,13 @@ def test_tls_and_wss_need_the_engine_certificates_and_keep_their_address(resolve
 
 
 def test_connect_refuses_before_the_client_sends_a_byte(resolver, monkeypatch):
-    """Fails when :func:`connect` opens a client before the allow-list (tried: calling ``Client(config.scheduler)``
-    without :func:`checked_scheduler`: the stand-in client below was reached)."""
+    """Fails when :func:`connect` opens a client before the allow-list (tried: calling
+    ``EngineClient(config.scheduler)`` without :func:`checked_scheduler`: the stand-in client below was reached)."""
 
     def no_client(*args, **kwargs):
         raise AssertionError(f"a client was opened for {args}")
 
-    monkeypatch.setattr(engine_cluster, "Client", no_client)
+    monkeypatch.setattr(engine_cluster, "EngineClient", no_client)
     for address in (f"ws://{ATTACKER}:8786", "tcp://localhost.attacker.net:8786", "wss+x://127.0.0.1:1"):
         with pytest.raises(ValueError, match="MVLAB_SCHEDULER="):
             connect(EngineConfig(scheduler=address))

@@ -1,3 +1,3 @@
 """The version of mvlab (one place; ``mvlab.__version__`` and the results store read it)."""
 
-VERSION = "0.11.3"
+VERSION = "0.11.4"

@@ -72,8 +72,8 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from mvlab.engine.certificates import private_security
 
-__all__ = ["EngineConfig", "connect", "parse_bytes", "check_versions", "version_differences", "scheduler_security",
-           "checked_scheduler", "env_switch", "store_variables"]
+__all__ = ["EngineConfig", "EngineClient", "connect", "parse_bytes", "check_versions", "version_differences",
+           "scheduler_security", "checked_scheduler", "env_switch", "store_variables"]
 
 _SWITCH_ON = ("1", "true", "yes", "on")
 _SWITCH_OFF = ("", "0", "false", "no", "off")
@@ -436,6 +436,34 @@ def worker_environ() -> dict:
     return environ
 
 
+class EngineClient(Client):
+    """Dask's :class:`distributed.Client`, but one whose failed start leaves nothing behind.
+
+    Dask's own client, when its connection fails (a scheduler that is down, refuses the handshake, or was given
+    wrong certificates), raises from its constructor and keeps its event-loop thread running; half-connected, it
+    also leaves a finalizer that closes it whenever the garbage collector next runs, in whatever thread that is,
+    and that takes the lock every new client's start holds: a later client could wait out the 10 s of Dask's loop
+    start and fail (seen once in CI: ``assert loop is not None`` in ``LoopRunner``). The engine connects again on
+    every request while a scheduler is unreachable, so each outage would leave one thread per request. This client
+    closes itself and stops its loop before the error reaches the caller."""
+
+    def start(self, **kwargs):
+        """Dask's start; on any error the client is closed and its loop ended first, then the error raised."""
+        try:
+            super().start(**kwargs)
+        except BaseException:
+            self._end_failed_start()
+            raise
+
+    def _end_failed_start(self) -> None:
+        try:
+            self.close(timeout=5)  # a client still "connecting" closes its connections on its own loop
+        except Exception:  # noqa: BLE001 (the start's own error is the one to tell)
+            pass
+        self.status = "closed"  # nothing left for the finalizer to do
+        self._loop_runner.stop(timeout=5)
+
+
 def connect(config: EngineConfig) -> tuple[Client, LocalCluster | None]:
     """A client of the configured engine, and the embedded cluster it started (None for an
     existing cluster, whose workers' versions are checked: :func:`check_versions`).  The embedded scheduler lives in
@@ -444,7 +472,7 @@ def connect(config: EngineConfig) -> tuple[Client, LocalCluster | None]:
     if config.scheduler is not None:
         address, security = checked_scheduler(config.scheduler)
         try:
-            client = Client(address, timeout="10s", set_as_default=False, security=security)
+            client = EngineClient(address, timeout="10s", set_as_default=False, security=security)
         except (OSError, TimeoutError) as exc:
             raise ValueError(f"Cannot reach the Dask scheduler at MVLAB_SCHEDULER={config.scheduler}: {exc}. "
                              "Start it (dask scheduler) or unset MVLAB_SCHEDULER to use the embedded engine."
@@ -476,6 +504,6 @@ def connect(config: EngineConfig) -> tuple[Client, LocalCluster | None]:
         cluster = _EmbeddedCluster(n_workers=config.n_workers, threads_per_worker=1, processes=True,
                                    memory_limit=config.memory_per_worker(), dashboard_address=dashboard,
                                    scheduler_port=0, silence_logs=logging.ERROR)
-        client = Client(cluster, set_as_default=False)
+        client = EngineClient(cluster, set_as_default=False)
     client.register_plugin(_PoliteWorker())
     return client, cluster
