@@ -116,11 +116,23 @@ def stop_processes(*procs, wait: float = 10) -> None:
             proc.kill()
 
 
+SETTLED_JS = """() => {
+    const app = document.querySelector('[data-testid=stApp]');  // none on a page that is not Streamlit's
+    return !(app && ['running', 'rerunRequested', 'stopRequested'].includes(app.dataset.testScriptState))
+        && document.querySelector('[data-testid=stStatusWidget]') === null
+        && document.querySelectorAll('[data-stale=true]').length === 0;
+}"""
+"""Streamlit has no run going or asked for (the app's own state, ``data-test-script-state``: its status widget shows a
+run only after half a second of it), its status widget is gone, and no element is left stale from the run before (a
+page that is not Streamlit's, such as a downloaded file, is settled at once)."""
+
+
 def settle(page, timeout: float = 300_000) -> None:
-    """Wait until Streamlit has finished running the script (the status widget is gone)."""
+    """Wait until Streamlit has run the script the last action asked for and drawn what it sent: 0.4 s for the
+    action's rerun to reach the server, then :data:`SETTLED_JS`, then 0.1 s for the browser's last drawing."""
     page.wait_for_timeout(400)
-    page.wait_for_selector("[data-testid=stStatusWidget]", state="detached", timeout=timeout)
-    page.wait_for_timeout(400)
+    page.wait_for_function(SETTLED_JS, timeout=timeout, polling=50)
+    page.wait_for_timeout(100)
 
 
 def exceptions(page) -> list[str]:
