@@ -482,6 +482,45 @@ def test_a_client_that_cannot_connect_leaves_no_thread_and_nothing_half_open(eng
     assert engine.client.submit(sum, [2, 3]).result(timeout=30) == 5  # the server's own client is untouched
 
 
+def test_an_engine_that_fails_to_start_leaves_no_thread_and_no_worker_behind(monkeypatch):
+    """The embedded engine fails to start in two places, and the engine starts it again on the next request: its
+    scheduler (here: certificates that are not there), or once its workers run, the client or its plugin (here: the
+    plugin refused). Neither may leave the cluster's loop thread or a worker process behind. Fails when the
+    failures are left to Dask (tried: ``_EmbeddedCluster`` without stopping its loop runner: one more "IO loop"
+    thread per failed start; ``connect`` without closing the cluster when the plugin is refused: its worker process
+    and its loop thread ran on)."""
+    import psutil
+    from distributed import Security
+
+    import mvlab.engine.cluster as engine_cluster
+    from mvlab.engine.cluster import EngineClient, connect
+
+    def helpers() -> set[int]:
+        """This process's children but multiprocessing's resource tracker (started once, kept for good)."""
+        return {child.pid for child in psutil.Process().children(recursive=True)
+                if "resource_tracker" not in " ".join(child.cmdline())}
+
+    threads, children = io_loops(), helpers()
+    missing = Path("/nonexistent-mvlab-certificates")
+    monkeypatch.setattr(engine_cluster, "private_security", lambda folder: Security(
+        tls_ca_file=str(missing / "ca.pem"), tls_scheduler_cert=str(missing / "cert.pem"),
+        tls_scheduler_key=str(missing / "key.pem"), require_encryption=True))
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="Cluster failed to start"):
+            connect(EngineConfig(n_workers=1, dashboard=None))
+    assert io_loops() == threads
+    monkeypatch.undo()
+
+    def refused(self, plugin, *args, **kwargs):
+        raise RuntimeError("the plugin was refused")
+
+    monkeypatch.setattr(EngineClient, "register_plugin", refused)
+    with pytest.raises(RuntimeError, match="the plugin was refused"):
+        connect(EngineConfig(n_workers=1, dashboard=None))
+    assert helpers() - children == set()
+    assert io_loops() == threads
+
+
 def with_partials(data, progress):
     """``data = (n, seconds per step)``: after each step the result so far (the steps done) offered as a partial
     result, then the whole."""

@@ -256,6 +256,9 @@ class _EmbeddedCluster(LocalCluster):
         try:
             super().__init__(*args, security=private_security(self._certificates), **kwargs)
         except BaseException:
+            runner = getattr(self, "_loop_runner", None)
+            if runner is not None:  # a scheduler that failed to start leaves the cluster's loop thread running
+                runner.stop()
             self._stop_withholding_store()
             shutil.rmtree(self._certificates, ignore_errors=True)
             raise
@@ -504,6 +507,15 @@ def connect(config: EngineConfig) -> tuple[Client, LocalCluster | None]:
         cluster = _EmbeddedCluster(n_workers=config.n_workers, threads_per_worker=1, processes=True,
                                    memory_limit=config.memory_per_worker(), dashboard_address=dashboard,
                                    scheduler_port=0, silence_logs=logging.ERROR)
-        client = EngineClient(cluster, set_as_default=False)
-    client.register_plugin(_PoliteWorker())
+        try:
+            client = EngineClient(cluster, set_as_default=False)
+        except BaseException:
+            cluster.close()  # its workers would run on, unreachable, for as long as the server
+            raise
+    try:
+        client.register_plugin(_PoliteWorker())
+    except BaseException:
+        client.close()
+        cluster.close()
+        raise
     return client, cluster
