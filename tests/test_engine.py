@@ -521,6 +521,45 @@ def test_an_engine_that_fails_to_start_leaves_no_thread_and_no_worker_behind(mon
     assert io_loops() == threads
 
 
+def test_a_connection_that_fails_while_it_is_set_up_is_closed_and_the_next_request_connects_anew(monkeypatch,
+                                                                                                   store):
+    """The engine sets a new connection up in steps after :func:`connect` (its event topic, the store's receiver,
+    the workers' list); a scheduler gone at once fails one of them. Then nothing of it may stay: not the client, the
+    cluster, its threads or worker processes; the engine is not ready, and the next request connects anew and runs.
+    Fails when the client is kept before its set-up ends (tried: the old ``client`` property, which stored the
+    client first: the second request found it and no bookkeeper thread, and its run never finished; the first
+    failure left the cluster's loop thread and worker running)."""
+    import distributed
+    import psutil
+
+    gone = {"left": 1}
+    asked = distributed.Client.scheduler_info
+
+    def gone_once(self, *args, **kwargs):
+        if gone["left"]:
+            gone["left"] -= 1
+            raise OSError("the scheduler went away")
+        return asked(self, *args, **kwargs)
+
+    def kept() -> tuple:
+        return io_loops(), {c.pid for c in psutil.Process().children(recursive=True)
+                            if "resource_tracker" not in " ".join(c.cmdline())}
+
+    before = kept()
+    monkeypatch.setattr(distributed.Client, "scheduler_info", gone_once)
+    eng = Engine(EngineConfig(n_workers=1, dashboard=None), stop_grace=3.0)
+    try:
+        with pytest.raises(OSError, match="the scheduler went away"):
+            eng.connect()
+        assert not eng.ready() and eng._threads == [] and eng._receiver is None
+        assert kept()[0] == before[0] and kept()[1] <= before[1]
+        job = eng.submit(request(steps, (2, 0.05, 7.0), store), "gil")  # the next request: a new connection
+        assert wait_state(eng, job, ("finished",), timeout=60).state == "finished"
+        assert eng.outcome(job).result.value == 7.0
+    finally:
+        eng.close()
+
+
 def with_partials(data, progress):
     """``data = (n, seconds per step)``: after each step the result so far (the steps done) offered as a partial
     result, then the whole."""

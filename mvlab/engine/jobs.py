@@ -152,15 +152,31 @@ class Engine:
         """The Dask client, connecting (and starting the embedded cluster) on first use."""
         with self._lock:
             if self._client is None:
-                self._client, self._cluster = connect(self.config)
-                self._client.subscribe_topic(TOPIC, self._on_event)
-                self._receiver = receiver(self._client)
-                self._refresh_workers()
+                self._client, self._cluster, self._receiver, self._workers = self._connected()
                 for target in (self._bookkeeper, self._reaper):
                     thread = threading.Thread(target=target, daemon=True, name=f"mvlab-engine-{target.__name__}")
                     thread.start()
                     self._threads.append(thread)
             return self._client
+
+    def _connected(self):
+        """``(client, cluster, receiver, workers)`` of a new connection, set up all or nothing: when a step after
+        :func:`connect` fails (the scheduler gone again at once), what the steps before it opened is closed and the
+        error raised, so that the next request connects anew instead of finding a client no thread keeps books for."""
+        client, cluster = connect(self.config)
+        into = None
+        try:
+            client.subscribe_topic(TOPIC, self._on_event)
+            into = receiver(client)
+            workers = _worker_rows(client.scheduler_info(n_workers=-1))
+        except BaseException:
+            if into is not None:
+                into.close()
+            client.close()
+            if cluster is not None:
+                cluster.close()
+            raise
+        return client, cluster, into, workers
 
     def start_in_background(self) -> None:
         """Connect (start the embedded workers) on a thread of its own, so that the first Train
@@ -635,9 +651,7 @@ class Engine:
 
     def _refresh_workers(self) -> None:
         info = self._client.scheduler_info(n_workers=-1) if self._client is not None else {"workers": {}}
-        workers = [{"address": addr, "memory_limit": int(w.get("memory_limit") or 0),
-                    "memory": int((w.get("metrics") or {}).get("memory") or 0), "nthreads": int(w.get("nthreads", 1))}
-                   for addr, w in sorted(info.get("workers", {}).items())]
+        workers = _worker_rows(info)
         with self._lock:
             self._workers = workers
 
@@ -648,6 +662,13 @@ class Engine:
             return bool(self._client.scheduler_info().get("services", {}).get("dashboard"))
         except Exception:
             return False
+
+def _worker_rows(info: dict) -> list[dict]:
+    """The workers of a scheduler's ``scheduler_info``, sorted by address: address, memory limit and use, threads."""
+    return [{"address": addr, "memory_limit": int(w.get("memory_limit") or 0),
+             "memory": int((w.get("metrics") or {}).get("memory") or 0), "nthreads": int(w.get("nthreads", 1))}
+            for addr, w in sorted(info.get("workers", {}).items())]
+
 
 def _minutes(seconds: float) -> str:
     return "less than a minute" if seconds < 60 else f"{seconds / 60:.0f} min"
