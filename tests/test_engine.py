@@ -448,10 +448,44 @@ def test_the_embedded_engine_lets_no_other_process_in(engine):
     assert isinstance(engine._cluster.security, Security) and engine._cluster.security.require_encryption
 
 
-def io_loops() -> int:
+def loop_threads() -> set:
+    """The event-loop threads of Dask's clients and clusters in this process (Dask names them "IO loop"); a test
+    compares the set before and after, so that another test's engine closing meanwhile does not count."""
     import threading
 
-    return sum(thread.name == "IO loop" for thread in threading.enumerate())
+    return {thread for thread in threading.enumerate() if thread.name == "IO loop"}
+
+
+@pytest.fixture
+def started_clusters(monkeypatch):
+    """The embedded clusters :func:`mvlab.engine.cluster.connect` starts during the test, each with the process ids
+    of its workers once they run: ``[(cluster, [pid, ...]), ...]``."""
+    import mvlab.engine.cluster as engine_cluster
+
+    started = []
+
+    class Recorded(engine_cluster._EmbeddedCluster):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append((self, [nanny.pid for nanny in self.workers.values()]))
+
+    monkeypatch.setattr(engine_cluster, "_EmbeddedCluster", Recorded)
+    return started
+
+
+def still_running(started) -> list[int]:
+    """The worker processes of ``started`` (:func:`started_clusters`) that still run."""
+    import psutil
+
+    alive = []
+    for _, pids in started:
+        for pid in pids:
+            try:
+                if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                    alive.append(pid)
+            except psutil.NoSuchProcess:
+                pass
+    return alive
 
 
 def test_a_client_that_cannot_connect_leaves_no_thread_and_nothing_half_open(engine):
@@ -468,13 +502,13 @@ def test_a_client_that_cannot_connect_leaves_no_thread_and_nothing_half_open(eng
     address = engine.client.scheduler.address
     plain = address.replace("tls://", "tcp://")  # the TLS port resets plain text at once: refused, fast
     gc.collect()
-    before = io_loops()
+    before = loop_threads()
     for _ in range(2):
         with pytest.raises(ValueError, match="Cannot reach the Dask scheduler at MVLAB_SCHEDULER=tcp://127.0.0.1"):
             connect(EngineConfig(scheduler=plain))
     with pytest.raises(TypeError):  # TLS without a certificate: Dask's client refused half-way, still connecting
         EngineClient(address, timeout="3s", set_as_default=False)
-    assert io_loops() == before
+    assert loop_threads() - before == set()
     gc.collect()
     half_open = [c for c in gc.get_objects() if isinstance(c, EngineClient) and c is not engine.client
                  and (c.status != "closed" or c._loop_runner.is_started())]
@@ -482,34 +516,28 @@ def test_a_client_that_cannot_connect_leaves_no_thread_and_nothing_half_open(eng
     assert engine.client.submit(sum, [2, 3]).result(timeout=30) == 5  # the server's own client is untouched
 
 
-def test_an_engine_that_fails_to_start_leaves_no_thread_and_no_worker_behind(monkeypatch):
+def test_an_engine_that_fails_to_start_leaves_no_thread_and_no_worker_behind(monkeypatch, started_clusters):
     """The embedded engine fails to start in two places, and the engine starts it again on the next request: its
     scheduler (here: certificates that are not there), or once its workers run, the client or its plugin (here: the
     plugin refused). Neither may leave the cluster's loop thread or a worker process behind. Fails when the
     failures are left to Dask (tried: ``_EmbeddedCluster`` without stopping its loop runner: one more "IO loop"
     thread per failed start; ``connect`` without closing the cluster when the plugin is refused: its worker process
     and its loop thread ran on)."""
-    import psutil
     from distributed import Security
 
     import mvlab.engine.cluster as engine_cluster
     from mvlab.engine.cluster import EngineClient, connect
 
-    def helpers() -> set[int]:
-        """This process's children but multiprocessing's resource tracker (started once, kept for good)."""
-        return {child.pid for child in psutil.Process().children(recursive=True)
-                if "resource_tracker" not in " ".join(child.cmdline())}
-
-    threads, children = io_loops(), helpers()
+    threads = loop_threads()
     missing = Path("/nonexistent-mvlab-certificates")
-    monkeypatch.setattr(engine_cluster, "private_security", lambda folder: Security(
-        tls_ca_file=str(missing / "ca.pem"), tls_scheduler_cert=str(missing / "cert.pem"),
-        tls_scheduler_key=str(missing / "key.pem"), require_encryption=True))
-    for _ in range(2):
-        with pytest.raises(RuntimeError, match="Cluster failed to start"):
-            connect(EngineConfig(n_workers=1, dashboard=None))
-    assert io_loops() == threads
-    monkeypatch.undo()
+    with monkeypatch.context() as patched:
+        patched.setattr(engine_cluster, "private_security", lambda folder: Security(
+            tls_ca_file=str(missing / "ca.pem"), tls_scheduler_cert=str(missing / "cert.pem"),
+            tls_scheduler_key=str(missing / "key.pem"), require_encryption=True))
+        for _ in range(2):
+            with pytest.raises(RuntimeError, match="Cluster failed to start"):
+                connect(EngineConfig(n_workers=1, dashboard=None))
+    assert loop_threads() - threads == set() and started_clusters == []
 
     def refused(self, plugin, *args, **kwargs):
         raise RuntimeError("the plugin was refused")
@@ -517,12 +545,13 @@ def test_an_engine_that_fails_to_start_leaves_no_thread_and_no_worker_behind(mon
     monkeypatch.setattr(EngineClient, "register_plugin", refused)
     with pytest.raises(RuntimeError, match="the plugin was refused"):
         connect(EngineConfig(n_workers=1, dashboard=None))
-    assert helpers() - children == set()
-    assert io_loops() == threads
+    assert len(started_clusters) == 1 and len(started_clusters[0][1]) == 1  # its one worker had started
+    assert still_running(started_clusters) == []
+    assert loop_threads() - threads == set()
 
 
-def test_a_connection_that_fails_while_it_is_set_up_is_closed_and_the_next_request_connects_anew(monkeypatch,
-                                                                                                   store):
+def test_a_connection_that_fails_while_it_is_set_up_is_closed_and_the_next_request_connects_anew(
+        monkeypatch, store, started_clusters):
     """The engine sets a new connection up in steps after :func:`connect` (its event topic, the store's receiver,
     the workers' list); a scheduler gone at once fails one of them. Then nothing of it may stay: not the client, the
     cluster, its threads or worker processes; the engine is not ready, and the next request connects anew and runs.
@@ -530,7 +559,6 @@ def test_a_connection_that_fails_while_it_is_set_up_is_closed_and_the_next_reque
     client first: the second request found it and no bookkeeper thread, and its run never finished; the first
     failure left the cluster's loop thread and worker running)."""
     import distributed
-    import psutil
 
     gone = {"left": 1}
     asked = distributed.Client.scheduler_info
@@ -541,18 +569,15 @@ def test_a_connection_that_fails_while_it_is_set_up_is_closed_and_the_next_reque
             raise OSError("the scheduler went away")
         return asked(self, *args, **kwargs)
 
-    def kept() -> tuple:
-        return io_loops(), {c.pid for c in psutil.Process().children(recursive=True)
-                            if "resource_tracker" not in " ".join(c.cmdline())}
-
-    before = kept()
+    threads = loop_threads()
     monkeypatch.setattr(distributed.Client, "scheduler_info", gone_once)
     eng = Engine(EngineConfig(n_workers=1, dashboard=None), stop_grace=3.0)
     try:
         with pytest.raises(OSError, match="the scheduler went away"):
             eng.connect()
         assert not eng.ready() and eng._threads == [] and eng._receiver is None
-        assert kept()[0] == before[0] and kept()[1] <= before[1]
+        assert loop_threads() - threads == set() and len(started_clusters) == 1
+        assert still_running(started_clusters) == []
         job = eng.submit(request(steps, (2, 0.05, 7.0), store), "gil")  # the next request: a new connection
         assert wait_state(eng, job, ("finished",), timeout=60).state == "finished"
         assert eng.outcome(job).result.value == 7.0

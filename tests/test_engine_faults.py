@@ -345,3 +345,155 @@ def test_a_death_is_said_for_what_the_evidence_shows(death, used, said, not_said
     SIGTERM row fails)."""
     text = death_message(death, 2_000_000_000, used)
     assert said in text and not any(words in text for words in not_said), text
+
+
+# ---------------------------------------------------------------------------- a connection that fails or is lost
+def test_a_slow_failing_connection_holds_no_other_call_and_its_waiters_share_its_failure(monkeypatch):
+    """Connecting may take a scheduler's 10 s to fail (``MVLAB_SCHEDULER`` unreachable). Meanwhile the engine's other
+    calls (a page's run, a Stop, the panel's start) answer at once; three Trains that wait on one attempt are all
+    told its failure in words when it ends, not one after another; the background start tries again once it
+    failed, and a later attempt that succeeds clears its error. Fails when the attempt holds the engine's lock (tried:
+    the old ``client``, which connected under it: ``job_of`` waited until the three Trains' attempts had been made
+    one after another, the third connecting)."""
+    from mvlab.engine import jobs
+
+    attempts = []
+    real = jobs.connect
+
+    def slow_refusal(config):
+        attempts.append(time.monotonic())
+        if len(attempts) <= 2:
+            time.sleep(1.5)
+            raise ValueError("Cannot reach the Dask scheduler (a stand-in)")
+        return real(config)
+
+    monkeypatch.setattr(jobs, "connect", slow_refusal)
+    eng = Engine(EngineConfig(n_workers=1, dashboard=None), stop_grace=3.0)
+    told = {}
+
+    def train(holder):
+        began = time.monotonic()
+        try:
+            eng.submit(request(steps, (1, 0.01, 1.0)), holder)
+        except RunNotStarted as exc:
+            told[holder] = (time.monotonic() - began, str(exc))
+
+    try:
+        trainers = [threading.Thread(target=train, args=(f"s{i}",)) for i in range(3)]
+        for thread in trainers:
+            thread.start()
+        time.sleep(0.3)
+        began = time.monotonic()
+        assert eng.job_of("another") is None and eng.status("none") is None and not eng.ready()
+        eng.start_in_background()  # the panel of another page: a start already under way, nothing to wait for
+        assert time.monotonic() - began < 0.5
+
+        def started_again():
+            eng.start_in_background()
+            thread = eng._starting
+            if thread is not None:
+                thread.join(60)
+
+        for thread in trainers:
+            thread.join(10)
+        assert sorted(told) == ["s0", "s1", "s2"] and len(attempts) == 1
+        assert all(seconds < 2.5 and "Cannot reach the Dask scheduler" in said for seconds, said in told.values())
+        time.sleep(0.2)  # the background start had waited on the same attempt: said, not retried
+        assert eng.start_error is not None and "Cannot reach" in eng.start_error and len(attempts) == 1
+        started_again()  # a later page: tried again (refused once more)
+        assert len(attempts) == 2 and not eng.ready()
+        started_again()  # and again: connected this time, the error gone
+        assert eng.ready() and eng.start_error is None and len(attempts) == 3
+    finally:
+        eng.close()
+
+
+def test_a_store_error_of_any_kind_never_ends_the_engines_bookkeeping(tmp_path, monkeypatch):
+    """The engine's one bookkeeper thread records every run's start and end; if it died, every later run would stay
+    "running" for good. A store that raises a database error the store does not turn into words (SQLite's
+    "database disk image is malformed" is SQLAlchemy's ``DatabaseError``) costs the step it was writing only, and an
+    error while a failed run is being ended (here: the record's own code raising) ends that run all the same.
+    Fails without either mend (tried: ``records._written`` catching ``ValueError`` and ``StoreUnavailable`` only:
+    run a was said failed for the store's error, not its own (a review's script, without both mends: the bookkeeper
+    died there and the next run stayed "running"); the bookkeeper without its inner ``try``: it died at run c's end
+    and run d stayed "running" at 100 % for the test's 60 s)."""
+    import sqlalchemy as sa
+
+    store = ResultsStore(tmp_path / "r.sqlite")
+    malformed = {"left": 2}
+
+    def once(real):
+        def write(self, *args, **kwargs):
+            if malformed["left"]:
+                malformed["left"] -= 1
+                raise sa.exc.DatabaseError("UPDATE runs", {}, Exception("database disk image is malformed"))
+            return real(self, *args, **kwargs)
+        return write
+
+    for name in ("mark_running", "finish_run"):
+        monkeypatch.setattr(ResultsStore, name, once(getattr(ResultsStore, name)))
+    eng = Engine(EngineConfig(n_workers=1, dashboard=None), stop_grace=3.0)
+    try:
+        a = eng.submit(request(failing_after_steps, 3, store), "ann")  # fails; its end's write raises too
+        assert wait_state(eng, a, ("failed",), timeout=60).error == "these settings do not suit these data"
+        b = eng.submit(request(steps, (2, 0.05, 2.0), store), "bob")
+        assert wait_state(eng, b, ("finished",), timeout=60).state == "finished"
+        assert eng.outcome(b).result.value == 2.0
+        assert store.runs().set_index("run_id").loc[eng._jobs[b].run_id, "status"] == "finished"
+
+        broken = {"finish": 1, "ended": 1}
+
+        def once_broken(name):
+            real = getattr(records, name)
+
+            def call(*args, **kwargs):
+                if broken[name]:
+                    broken[name] -= 1
+                    raise RuntimeError(f"the record's own code failed ({name})")
+                return real(*args, **kwargs)
+            return call
+
+        for name in broken:
+            monkeypatch.setattr(records, name, once_broken(name))
+        c = eng.submit(request(steps, (2, 0.05, 3.0), store), "cy")  # its result's record fails, then its end's
+        said = wait_state(eng, c, ("failed",), timeout=60).error
+        assert said == "RuntimeError: the record's own code failed (finish)"
+        d = eng.submit(request(steps, (2, 0.05, 4.0), store), "dee")
+        assert wait_state(eng, d, ("finished",), timeout=60).state == "finished"
+        assert all(t.is_alive() for t in eng._threads)
+    finally:
+        eng.close()
+
+
+def failing_after_steps(n, progress):
+    """``n`` progress reports, then the library's refusal of the settings."""
+    for i in range(n):
+        time.sleep(0.05)
+        progress((i + 1) / n, f"step {i + 1} of {n}")
+    raise ValueError("these settings do not suit these data")
+
+
+def test_a_connection_dask_gave_up_fails_its_runs_in_words_and_the_next_train_connects_anew(tmp_path):
+    """When Dask gives its scheduler up (gone for longer than it waits to reconnect), it closes the engine's client
+    and cancels its runs' tasks. Nobody pressed Stop: the run is said failed, with words that say why and what to
+    do, not "stopped"; the engine is no longer ready, and the next Train connects anew and runs, the panel's status
+    with it. Fails when a closed client is kept (tried: the old ``ready``: it stayed True; a review's script against
+    a real scheduler gone and back showed every later Train failing on the closed client) and when a cancelled task
+    is taken for a Stop (tried: the run said "stopped" with no error)."""
+    from mvlab.engine.jobs import LOST_WORDS
+
+    store = ResultsStore(tmp_path / "r.sqlite")
+    eng = Engine(EngineConfig(n_workers=1, dashboard=None), stop_grace=3.0)
+    try:
+        job = eng.submit(request(steps, (60, 0.05, 1.0), store), "ida")
+        wait_state(eng, job, ("running",), timeout=60)
+        eng._client.close()  # as Dask does when it gives its scheduler up
+        assert not eng.ready()
+        status = wait_state(eng, job, ("failed", "stopped"), timeout=60)
+        assert (status.state, status.error) == ("failed", LOST_WORDS)
+        again = eng.submit(request(steps, (2, 0.05, 5.0), store), "ida")
+        assert wait_state(eng, again, ("finished",), timeout=60).state == "finished"
+        assert eng.outcome(again).result.value == 5.0 and eng.ready()
+        assert len(eng.server_status().workers) == 1
+    finally:
+        eng.close()

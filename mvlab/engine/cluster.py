@@ -482,7 +482,7 @@ def connect(config: EngineConfig) -> tuple[Client, LocalCluster | None]:
                              ) from None
         try:
             check_versions(client)
-        except ValueError:
+        except BaseException:  # the versions differ, or the scheduler went away while they were asked
             client.close()
             raise
         return client, None

@@ -138,6 +138,8 @@ class Engine:
         self._closed = threading.Event()
         self._threads: list[threading.Thread] = []
         self._starting: threading.Thread | None = None
+        self._connecting = threading.Lock()  # one connection attempt at a time (:attr:`client`)
+        self._failed: tuple[float, Exception] | None = None  # when the last attempt failed, and why
         self._status_asked = float("-inf")
         self._dashboard: str | None = None
         self._start_error: str | None = None
@@ -149,14 +151,35 @@ class Engine:
 
     @property
     def client(self):
-        """The Dask client, connecting (and starting the embedded cluster) on first use."""
-        with self._lock:
-            if self._client is None:
-                self._client, self._cluster, self._receiver, self._workers = self._connected()
-                for target in (self._bookkeeper, self._reaper):
-                    thread = threading.Thread(target=target, daemon=True, name=f"mvlab-engine-{target.__name__}")
-                    thread.start()
-                    self._threads.append(thread)
+        """The Dask client, connecting (and starting the embedded cluster) on first use.
+
+        One connection attempt at a time, never under the engine's lock: an attempt may take the scheduler's
+        10 s to fail, and the pages' other calls (a run's status, a Stop) go on meanwhile; the callers that waited
+        for an attempt that failed are given its error rather than trying again one after another."""
+        if self.ready():
+            return self._client
+        asked = time.monotonic()
+        with self._connecting:
+            if self.ready():
+                return self._client
+            self._drop_lost_connection()
+            if self._failed is not None and self._failed[0] >= asked:
+                raise self._failed[1]  # the attempt this caller waited for
+            try:
+                made = self._connected()
+            except Exception as exc:
+                self._failed = (time.monotonic(), exc)
+                raise
+            self._failed = None
+            with self._lock:
+                self._client, self._cluster, self._receiver, self._workers = made
+                self._start_error = None
+                if not self._threads:
+                    for target in (self._bookkeeper, self._reaper):
+                        thread = threading.Thread(target=target, daemon=True,
+                                                  name=f"mvlab-engine-{target.__name__}")
+                        thread.start()
+                        self._threads.append(thread)
             return self._client
 
     def _connected(self):
@@ -166,9 +189,9 @@ class Engine:
         client, cluster = connect(self.config)
         into = None
         try:
-            client.subscribe_topic(TOPIC, self._on_event)
-            into = receiver(client)
             workers = _worker_rows(client.scheduler_info(n_workers=-1))
+            into = receiver(client)
+            client.subscribe_topic(TOPIC, self._on_event)  # its handler takes the engine's lock: subscribed last
         except BaseException:
             if into is not None:
                 into.close()
@@ -178,11 +201,28 @@ class Engine:
             raise
         return client, cluster, into, workers
 
+    def _drop_lost_connection(self) -> None:
+        """Forget a client Dask has closed (its scheduler lost for longer than Dask waits to reconnect), with its
+        receiver and embedded cluster: the next request connects anew."""
+        with self._lock:
+            if self._client is None or self._client.status != "closed":
+                return
+            cluster, into = self._cluster, self._receiver
+            self._client = self._cluster = self._receiver = None
+            self._workers = []
+        if into is not None:
+            into.close()
+        if cluster is not None:
+            try:
+                cluster.close()
+            except Exception:  # noqa: BLE001 - what is left of it goes with it
+                pass
+
     def start_in_background(self) -> None:
         """Connect (start the embedded workers) on a thread of its own, so that the first Train
         does not wait for worker processes to start; :meth:`ready` says when it is done."""
         with self._lock:
-            if self._client is not None or self._starting is not None:
+            if self.ready() or (self._starting is not None and self._starting.is_alive()):
                 return
             self._starting = threading.Thread(target=self._start_quietly, daemon=True, name="mvlab-engine-start")
             self._starting.start()
@@ -191,7 +231,9 @@ class Engine:
         try:
             self.connect()
         except Exception as exc:  # said by server_status / submit, which connect again
-            self._start_error = str(exc)
+            with self._lock:
+                self._start_error = str(exc)
+                self._starting = None  # the next page's start_in_background tries again
 
     @property
     def start_error(self) -> str | None:
@@ -199,8 +241,9 @@ class Engine:
         return self._start_error
 
     def ready(self) -> bool:
-        """Whether the engine is connected (its workers started)."""
-        return self._client is not None
+        """Whether the engine is connected (its workers started) and its client open."""
+        client = self._client
+        return client is not None and client.status != "closed"
 
     def close(self) -> None:
         """Stop every run and shut the embedded cluster down."""
@@ -227,7 +270,10 @@ class Engine:
         (the results store unavailable, the scheduler unreachable): then nothing of it is left in the engine, and
         the same request submitted again starts it.  The results store is read and written outside the engine's
         lock, so a store that is slow to answer holds up this caller only."""
-        client = self.client
+        try:
+            client = self.client
+        except Exception as exc:  # noqa: BLE001 - the scheduler unreachable, the embedded cluster failed to start
+            raise RunNotStarted(_not_started(exc)) from exc
         typical = None if self._attachable(request.key) else self._typical(request)
         with self._lock:
             self._holders[holder] = Holder(holder, alive)
@@ -524,7 +570,10 @@ class Engine:
                     self._finish(job)
             except Exception as exc:  # never let the engine's thread die
                 job.error = job.error or f"{type(exc).__name__}: {exc}"
-                self._end(job, "failed")
+                try:
+                    self._end(job, "failed")
+                except Exception:  # noqa: BLE001 - even its failure not recorded: the run is ended all the same
+                    pass  # (_end ends it in memory and tells its pages before it writes)
 
     def _collect_relay(self, job: Job) -> None:
         """Once the run's task has ended: every write its computation relayed applied (:mod:`mvlab.engine.relay`);
@@ -544,7 +593,11 @@ class Engine:
         self._collect_relay(job)  # before the run is said ended: a page that reads the store then finds it all
         try:
             outcome = future.result()
-        except (RunStopped, CancelledError):
+        except (RunStopped, CancelledError) as exc:
+            if isinstance(exc, CancelledError) and job.stop_requested is None:  # nobody stopped it: Dask did
+                job.error = job.error or LOST_WORDS
+                self._end(job, "failed")
+                return
             self._end(job, "stopped")
             return
         except KilledWorker as exc:
@@ -662,6 +715,11 @@ class Engine:
             return bool(self._client.scheduler_info().get("services", {}).get("dashboard"))
         except Exception:
             return False
+
+LOST_WORDS = ("The connection to the job engine's scheduler was lost while this run waited or ran, and Dask gave "
+              "it up. Train again: the engine connects anew.")
+"""What a run says when its task was cancelled by nobody's Stop (the client lost its scheduler)."""
+
 
 def _worker_rows(info: dict) -> list[dict]:
     """The workers of a scheduler's ``scheduler_info``, sorted by address: address, memory limit and use, threads."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from mvlab.core.memo import Memo
 from mvlab.engine.requests import RunRecord
 from mvlab.store import ResultsStore, RunWrites, StoreUnavailable, record_result
@@ -53,6 +55,8 @@ def _written(record: RunRecord | None, run_id: str | None, write: Callable[[RunW
         write(store_at(record.store_location))
     except (ValueError, StoreUnavailable) as exc:
         return str(exc)
+    except (SQLAlchemyError, OSError) as exc:  # a database error of another kind: a damaged file, a permission
+        return f"The results store could not record it ({type(exc).__name__}: {exc})."
     return None
 
 

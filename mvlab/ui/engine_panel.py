@@ -34,7 +34,7 @@ def server_panel() -> None:
             return
         try:
             info = eng.server_status()
-        except (OSError, ValueError) as exc:
+        except Exception as exc:  # noqa: BLE001 - a scheduler lost between two calls: said, never a traceback
             st.error(_("The job engine cannot be reached: {error}").format(error=exc))
             return
         where = (ngettext("an embedded Dask cluster of {n} worker process",

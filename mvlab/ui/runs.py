@@ -109,7 +109,7 @@ def worker_memory() -> float:
             limits = [w["memory_limit"] for w in eng.server_status().workers if w["memory_limit"]]
             if limits:
                 return float(min(limits))
-        except (OSError, ValueError):
+        except Exception:  # noqa: BLE001 - a scheduler lost between two calls: the configured limit
             pass
     return float(eng.config.memory_per_worker())
 
