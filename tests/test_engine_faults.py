@@ -14,7 +14,7 @@ import pytest
 from test_engine import Rows, request, steps, wait_state
 
 from mvlab.engine import Engine, EngineConfig, records
-from mvlab.engine.jobs import Death, _death_in_log, death_message
+from mvlab.engine.deaths import Death, _death_in_log, death_message
 from mvlab.engine.requests import RunNotStarted
 from mvlab.store import ResultsStore
 
