@@ -550,6 +550,32 @@ def test_an_engine_that_fails_to_start_leaves_no_thread_and_no_worker_behind(mon
     assert loop_threads() - threads == set()
 
 
+def test_a_scheduler_lost_while_its_workers_versions_are_asked_leaves_no_client(monkeypatch):
+    """An existing scheduler (``MVLAB_SCHEDULER``) answers, then goes away while its workers' versions are asked:
+    the client made for it is closed before the error goes on (the engine connects again at the next request).
+    Fails when only a version mismatch (``ValueError``) closes it (tried: the old ``except ValueError``: the
+    clients' loop threads ran on)."""
+    import gc
+
+    from distributed import LocalCluster
+
+    import mvlab.engine.cluster as engine_cluster
+
+    def gone(client):
+        raise OSError("the scheduler went away while the versions were asked")
+
+    with LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=None) as plain:
+        threads = loop_threads()
+        monkeypatch.setattr(engine_cluster, "check_versions", gone)
+        for _ in range(2):
+            with pytest.raises(OSError, match="went away"):
+                engine_cluster.connect(EngineConfig(scheduler=plain.scheduler_address))
+        assert loop_threads() - threads == set()
+        gc.collect()
+        assert [c for c in gc.get_objects() if isinstance(c, engine_cluster.EngineClient) and c.status != "closed"
+                and c.scheduler and c.scheduler.address == plain.scheduler_address] == []
+
+
 def test_a_connection_that_fails_while_it_is_set_up_is_closed_and_the_next_request_connects_anew(
         monkeypatch, store, started_clusters):
     """The engine sets a new connection up in steps after :func:`connect` (its event topic, the store's receiver,
