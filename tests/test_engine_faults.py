@@ -497,3 +497,33 @@ def test_a_connection_dask_gave_up_fails_its_runs_in_words_and_the_next_train_co
         assert len(eng.server_status().workers) == 1
     finally:
         eng.close()
+
+
+def test_a_stop_whose_flag_the_scheduler_does_not_take_still_ends_a_queued_run(engine, tmp_path, monkeypatch):
+    """A Stop raises the run's stop flag on the scheduler, then takes a queued run out of the queue. A scheduler that
+    does not answer the flag (a connection dropped for a moment) must not lose the Stop: the queued run leaves at
+    once, said stopped, and the page's Stop raises nothing. Fails when the flag's failure ends the Stop (tried: the
+    old ``_signal_stop``: ``detach`` raised the OSError; a review's script saw the run then stay queued with nobody
+    waiting on it, and run to its end)."""
+    import distributed
+
+    store = ResultsStore(tmp_path / "r.sqlite")
+    busy = engine.submit(request(steps, (40, 0.05, 1.0), store), "amy")  # the one worker is taken
+    wait_state(engine, busy, ("running",), timeout=60)
+    queued = engine.submit(request(steps, (2, 0.05, 2.0), store), "bob")
+    assert engine.status(queued).state == "queued"
+    raised = {"left": 1}
+    real = distributed.Event.set
+
+    def unanswered(self, *args, **kwargs):
+        if raised["left"]:
+            raised["left"] -= 1
+            raise OSError("Timed out during handshake while connecting to the scheduler")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(distributed.Event, "set", unanswered)
+    assert engine.detach("bob") == ("stopped", 0) and raised["left"] == 0
+    assert engine.status(queued).state == "stopped"
+    monkeypatch.undo()
+    assert engine.detach("amy") == ("stopped", 0)
+    assert wait_state(engine, busy, ("stopped",), timeout=40).state == "stopped"

@@ -392,7 +392,10 @@ class Engine:
         the queue at once."""
         if job is None:
             return
-        Event(stop_flag_name(job.id), client=self.client).set()
+        try:
+            Event(stop_flag_name(job.id), client=self.client).set()
+        except Exception:  # noqa: BLE001 - the scheduler not answering now: a queued run still leaves below, and
+            pass  # a running one that does not stop within stop_grace has its worker restarted (the reaper)
         if job.state == "queued":
             if job.future is not None:
                 job.future.cancel()
