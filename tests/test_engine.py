@@ -448,6 +448,21 @@ def test_the_embedded_engine_lets_no_other_process_in(engine):
     assert isinstance(engine._cluster.security, Security) and engine._cluster.security.require_encryption
 
 
+def failing_first(real, error: BaseException, times: int = 1):
+    """``real`` (a function, or a method set on its class) raising ``error`` at its first ``times`` calls, then
+    itself; ``.left`` holds the failures still to come, ``[0]`` once all were raised."""
+    left = [times]
+
+    def call(*args, **kwargs):
+        if left[0]:
+            left[0] -= 1
+            raise error
+        return real(*args, **kwargs)
+
+    call.left = left
+    return call
+
+
 def loop_threads() -> set:
     """The event-loop threads of Dask's clients and clusters in this process (Dask names them "IO loop"); a test
     compares the set before and after, so that another test's engine closing meanwhile does not count."""
@@ -586,17 +601,9 @@ def test_a_connection_that_fails_while_it_is_set_up_is_closed_and_the_next_reque
     failure left the cluster's loop thread and worker running)."""
     import distributed
 
-    gone = {"left": 1}
-    asked = distributed.Client.scheduler_info
-
-    def gone_once(self, *args, **kwargs):
-        if gone["left"]:
-            gone["left"] -= 1
-            raise OSError("the scheduler went away")
-        return asked(self, *args, **kwargs)
-
     threads = loop_threads()
-    monkeypatch.setattr(distributed.Client, "scheduler_info", gone_once)
+    monkeypatch.setattr(distributed.Client, "scheduler_info",
+                        failing_first(distributed.Client.scheduler_info, OSError("the scheduler went away")))
     eng = Engine(EngineConfig(n_workers=1, dashboard=None), stop_grace=3.0)
     try:
         with pytest.raises(OSError, match="the scheduler went away"):

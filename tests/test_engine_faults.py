@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_engine import Rows, request, steps, wait_state
+from test_engine import Rows, failing_first, request, steps, wait_state
 
 from mvlab.engine import Engine, EngineConfig, records
 from mvlab.engine.deaths import Death, _death_in_log, death_message
@@ -441,20 +441,9 @@ def test_a_store_error_of_any_kind_never_ends_the_engines_bookkeeping(tmp_path, 
         assert eng.outcome(b).result.value == 2.0
         assert store.runs().set_index("run_id").loc[eng._jobs[b].run_id, "status"] == "finished"
 
-        broken = {"finish": 1, "ended": 1}
-
-        def once_broken(name):
-            real = getattr(records, name)
-
-            def call(*args, **kwargs):
-                if broken[name]:
-                    broken[name] -= 1
-                    raise RuntimeError(f"the record's own code failed ({name})")
-                return real(*args, **kwargs)
-            return call
-
-        for name in broken:
-            monkeypatch.setattr(records, name, once_broken(name))
+        for name in ("finish", "ended"):
+            monkeypatch.setattr(records, name, failing_first(getattr(records, name),
+                                                             RuntimeError(f"the record's own code failed ({name})")))
         c = eng.submit(request(steps, (2, 0.05, 3.0), store), "cy")  # its result's record fails, then its end's
         said = wait_state(eng, c, ("failed",), timeout=60).error
         assert said == "RuntimeError: the record's own code failed (finish)"
@@ -512,17 +501,9 @@ def test_a_stop_whose_flag_the_scheduler_does_not_take_still_ends_a_queued_run(e
     wait_state(engine, busy, ("running",), timeout=60)
     queued = engine.submit(request(steps, (2, 0.05, 2.0), store), "bob")
     assert engine.status(queued).state == "queued"
-    raised = {"left": 1}
-    real = distributed.Event.set
-
-    def unanswered(self, *args, **kwargs):
-        if raised["left"]:
-            raised["left"] -= 1
-            raise OSError("Timed out during handshake while connecting to the scheduler")
-        return real(self, *args, **kwargs)
-
+    unanswered = failing_first(distributed.Event.set, OSError("Timed out during handshake while connecting"))
     monkeypatch.setattr(distributed.Event, "set", unanswered)
-    assert engine.detach("bob") == ("stopped", 0) and raised["left"] == 0
+    assert engine.detach("bob") == ("stopped", 0) and unanswered.left == [0]
     assert engine.status(queued).state == "stopped"
     monkeypatch.undo()
     assert engine.detach("amy") == ("stopped", 0)
