@@ -155,12 +155,14 @@ class Engine:
         One connection attempt at a time, never under the engine's lock: an attempt may take the scheduler's
         10 s to fail, and the pages' other calls (a run's status, a Stop) go on meanwhile; the callers that waited
         for an attempt that failed are given its error rather than trying again one after another."""
-        if self.ready():
-            return self._client
+        client = self._client  # read once: another thread may drop a lost one meanwhile
+        if client is not None and client.status != "closed":
+            return client
         asked = time.monotonic()
         with self._connecting:
-            if self.ready():
-                return self._client
+            client = self._client
+            if client is not None and client.status != "closed":
+                return client
             self._drop_lost_connection()
             if self._failed is not None and self._failed[0] >= asked:
                 raise self._failed[1]  # the attempt this caller waited for
