@@ -138,3 +138,20 @@ def step_titles(at) -> list[str]:
     """The lesson step titles an AppTest page draws: the level-2 headings of its Markdown elements
     (:func:`mvlab.ui.lesson_step.step_top` writes the progress, the title and the text as one element)."""
     return [line[3:] for m in at.markdown for line in m.value.splitlines() if line.startswith("## ")]
+
+
+@pytest.fixture
+def started_clusters(monkeypatch):
+    """The embedded clusters :func:`mvlab.engine.cluster.connect` starts during the test, each with the process ids
+    of its workers once they run: ``[(cluster, [pid, ...]), ...]``."""
+    import mvlab.engine.cluster as engine_cluster
+
+    started = []
+
+    class Recorded(engine_cluster._EmbeddedCluster):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append((self, [nanny.pid for nanny in self.workers.values()]))
+
+    monkeypatch.setattr(engine_cluster, "_EmbeddedCluster", Recorded)
+    return started

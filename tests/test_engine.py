@@ -471,23 +471,6 @@ def loop_threads() -> set:
     return {thread for thread in threading.enumerate() if thread.name == "IO loop"}
 
 
-@pytest.fixture
-def started_clusters(monkeypatch):
-    """The embedded clusters :func:`mvlab.engine.cluster.connect` starts during the test, each with the process ids
-    of its workers once they run: ``[(cluster, [pid, ...]), ...]``."""
-    import mvlab.engine.cluster as engine_cluster
-
-    started = []
-
-    class Recorded(engine_cluster._EmbeddedCluster):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            started.append((self, [nanny.pid for nanny in self.workers.values()]))
-
-    monkeypatch.setattr(engine_cluster, "_EmbeddedCluster", Recorded)
-    return started
-
-
 def still_running(started) -> list[int]:
     """The worker processes of ``started`` (:func:`started_clusters`) that still run."""
     import psutil

@@ -458,6 +458,11 @@ class EngineClient(Client):
             self._end_failed_start()
             raise
 
+    def end_loop(self) -> None:
+        """End the client's event-loop thread: Dask, when it gives a lost scheduler up, marks its client closed but
+        leaves that thread running (and a later ``close`` returns at once)."""
+        self._loop_runner.stop(timeout=5)
+
     def _end_failed_start(self) -> None:
         try:
             self.close(timeout=5)  # a client still "connecting" closes its connections on its own loop
@@ -515,7 +520,10 @@ def connect(config: EngineConfig) -> tuple[Client, LocalCluster | None]:
     try:
         client.register_plugin(_PoliteWorker())
     except BaseException:
-        client.close()
-        cluster.close()
+        for thing in (client, cluster):  # each closed whatever the other does; the plugin's error is the one told
+            try:
+                thing.close()
+            except Exception:  # noqa: BLE001
+                pass
         raise
     return client, cluster

@@ -87,7 +87,9 @@ class Job:
     typical: float = DEFAULT_SECONDS
     done: threading.Event = field(default_factory=threading.Event)
     relay: str | None = None
-    """The token of the relay of a computation that records its own runs (:mod:`mvlab.engine.relay`)."""
+    """The token of the relay of a computation that records its own runs (:mod:`mvlab.engine.relay`), and the
+    receiver of the connection it was launched on, which collects its writes."""
+    receiver: Any = None
     partial_number: int = 0
     partial_note: str = ""
     partial_fetched: tuple | None = None
@@ -173,15 +175,20 @@ class Engine:
                 raise
             self._failed = None
             with self._lock:
-                self._client, self._cluster, self._receiver, self._workers = made
-                self._start_error = None
-                if not self._threads:
+                closed = self._closed.is_set()  # closed while it connected: nothing of it may outlive the engine
+                if not closed:
+                    self._client, self._cluster, self._receiver, self._workers = made
+                    self._start_error = None
+                if not closed and not self._threads:
                     for target in (self._bookkeeper, self._reaper):
                         thread = threading.Thread(target=target, daemon=True,
                                                   name=f"mvlab-engine-{target.__name__}")
                         thread.start()
                         self._threads.append(thread)
-            return self._client
+            if closed:
+                _close_quietly(*made[:3])
+                raise RuntimeError("The job engine was closed while it connected.")
+            return made[0]
 
     def _connected(self):
         """``(client, cluster, receiver, workers)`` of a new connection, set up all or nothing: when a step after
@@ -194,11 +201,7 @@ class Engine:
             into = receiver(client)
             client.subscribe_topic(TOPIC, self._on_event)  # its handler takes the engine's lock: subscribed last
         except BaseException:
-            if into is not None:
-                into.close()
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            _close_quietly(client, cluster, into)
             raise
         return client, cluster, into, workers
 
@@ -208,16 +211,13 @@ class Engine:
         with self._lock:
             if self._client is None or self._client.status != "closed":
                 return
-            cluster, into = self._cluster, self._receiver
+            client, cluster, into = self._client, self._cluster, self._receiver
             self._client = self._cluster = self._receiver = None
             self._workers = []
-        if into is not None:
-            into.close()
-        if cluster is not None:
-            try:
-                cluster.close()
-            except Exception:  # noqa: BLE001 - what is left of it goes with it
-                pass
+        end_loop = getattr(client, "end_loop", None)  # Dask closed it but left its event loop running
+        if end_loop is not None:
+            end_loop()
+        _close_quietly(None, cluster, into)
 
     def start_in_background(self) -> None:
         """Connect (start the embedded workers) on a thread of its own, so that the first Train
@@ -277,6 +277,9 @@ class Engine:
             raise RunNotStarted(_not_started(exc)) from exc
         typical = None if self._attachable(request.key) else self._typical(request)
         with self._lock:
+            into = self._receiver
+            if self._client is not client or into is None:  # the connection was lost and dropped just now
+                raise RunNotStarted(f"{LOST_WORDS} Nothing of your run is left waiting.")
             self._holders[holder] = Holder(holder, alive)
             same = self._by_key.get(request.key)
             job = self._jobs.get(same) if same else None
@@ -297,8 +300,8 @@ class Engine:
                 job = new = Job(uuid.uuid4().hex[:12], request, next(self._order), time.time(), {holder},
                                 typical=typical if typical is not None else self._measured_typical(request))
                 if isinstance(request.data, StoreRelay):
-                    self._receiver.expect(request.data)
-                    job.relay = request.data.token
+                    into.expect(request.data)
+                    job.relay, job.receiver = request.data.token, into
                 self._jobs[job.id] = job
                 self._by_key[request.key] = job.id
                 self._held[holder] = job.id
@@ -349,8 +352,8 @@ class Engine:
                 self._jobs.pop(job.id, None)
             if job.active:
                 job.state, job.ended, job.error = "failed", time.time(), said
-        if job.relay is not None and self._receiver is not None:
-            self._receiver.forget(job.relay)  # its task never ran: nothing of it to wait for
+        if job.receiver is not None:
+            job.receiver.forget(job.relay)  # its task never ran: nothing of it to wait for
         job.done.set()
         if job.future is not None:
             try:
@@ -583,10 +586,10 @@ class Engine:
         """Once the run's task has ended: every write its computation relayed applied (:mod:`mvlab.engine.relay`);
         a write the store refused is said on the run's status, never lost silently, and a run the computation left
         open (its worker died) is ended ``failed``, or ``stopped`` when its worker was restarted to stop it."""
-        if job.relay is None or self._receiver is None:
+        if job.receiver is None:
             return
         stopped = job.stop_requested is not None
-        relayed = self._receiver.collect(
+        relayed = job.receiver.collect(
             job.relay, unfinished="stopped" if stopped else "failed",
             summary=None if stopped else {"error": "the worker that computed it ended before the run did"})
         if relayed.refused:
@@ -596,6 +599,8 @@ class Engine:
         future = job.future
         self._collect_relay(job)  # before the run is said ended: a page that reads the store then finds it all
         try:
+            if future.cancelled():  # asked of the future itself: a lost client's loop may be ended already
+                raise CancelledError()
             outcome = future.result()
         except (RunStopped, CancelledError) as exc:
             if isinstance(exc, CancelledError) and job.stop_requested is None:  # nobody stopped it: Dask did
@@ -708,7 +713,8 @@ class Engine:
             self._refresh_workers()
 
     def _refresh_workers(self) -> None:
-        info = self._client.scheduler_info(n_workers=-1) if self._client is not None else {"workers": {}}
+        client = self._client  # read once: a lost one may be dropped meanwhile
+        info = client.scheduler_info(n_workers=-1) if client is not None else {"workers": {}}
         workers = _worker_rows(info)
         with self._lock:
             self._workers = workers
@@ -716,14 +722,26 @@ class Engine:
     def _has_dashboard(self) -> bool:
         if self._cluster is not None and self.config.dashboard is None:
             return False
+        client = self._client
         try:
-            return bool(self._client.scheduler_info().get("services", {}).get("dashboard"))
+            return bool(client.scheduler_info().get("services", {}).get("dashboard"))
         except Exception:
             return False
 
-LOST_WORDS = ("The connection to the job engine's scheduler was lost while this run waited or ran, and Dask gave "
-              "it up. Train again: the engine connects anew.")
+LOST_WORDS = ("The connection to the job engine's scheduler was lost while this run waited or ran (Dask cancels a "
+              "client's runs when it loses its scheduler). Train again: the engine connects anew.")
 """What a run says when its task was cancelled by nobody's Stop (the client lost its scheduler)."""
+
+
+def _close_quietly(client, cluster, into) -> None:
+    """Close a connection's receiver, client and embedded cluster (any of them None), each whatever the others do:
+    an error while closing one must neither hide the error that made the caller close them nor keep the next open."""
+    for thing in (into, client, cluster):
+        if thing is not None:
+            try:
+                thing.close()
+            except Exception:  # noqa: BLE001 - see above
+                pass
 
 
 def _worker_rows(info: dict) -> list[dict]:
