@@ -72,8 +72,8 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from mvlab.engine.certificates import private_security
 
-__all__ = ["EngineConfig", "EngineClient", "connect", "parse_bytes", "check_versions", "version_differences",
-           "scheduler_security", "checked_scheduler", "env_switch", "store_variables"]
+__all__ = ["EngineConfig", "EngineClient", "connect", "close_quietly", "parse_bytes", "check_versions",
+           "version_differences", "scheduler_security", "checked_scheduler", "env_switch", "store_variables"]
 
 _SWITCH_ON = ("1", "true", "yes", "on")
 _SWITCH_OFF = ("", "0", "false", "no", "off")
@@ -472,6 +472,20 @@ class EngineClient(Client):
         self._loop_runner.stop(timeout=5)
 
 
+def close_quietly(*parts) -> None:
+    """Close each of a connection's parts (a receiver, a client, an embedded cluster; None is skipped) whatever the
+    others do: an error while closing one must neither hide the error that made the caller close them nor leave the
+    next one open; it is logged."""
+    for part in parts:
+        if part is None:
+            continue
+        try:
+            part.close()
+        except Exception as exc:  # noqa: BLE001 - see above
+            logging.getLogger(__name__).warning("Closing %s failed: %s: %s", type(part).__name__,
+                                                type(exc).__name__, exc)
+
+
 def connect(config: EngineConfig) -> tuple[Client, LocalCluster | None]:
     """A client of the configured engine, and the embedded cluster it started (None for an
     existing cluster, whose workers' versions are checked: :func:`check_versions`).  The embedded scheduler lives in
@@ -520,10 +534,6 @@ def connect(config: EngineConfig) -> tuple[Client, LocalCluster | None]:
     try:
         client.register_plugin(_PoliteWorker())
     except BaseException:
-        for thing in (client, cluster):  # each closed whatever the other does; the plugin's error is the one told
-            try:
-                thing.close()
-            except Exception:  # noqa: BLE001
-                pass
+        close_quietly(client, cluster)  # the plugin's error is the one told
         raise
     return client, cluster

@@ -32,6 +32,7 @@ A page submits a :class:`Request` (what to compute and its identity ``key``) on 
 from __future__ import annotations
 
 import itertools
+import logging
 import queue
 import threading
 import time
@@ -43,7 +44,7 @@ from typing import Any, Callable
 from distributed import Event, KilledWorker, Variable
 
 from mvlab.engine import records
-from mvlab.engine.cluster import EngineConfig, connect
+from mvlab.engine.cluster import EngineConfig, close_quietly, connect
 from mvlab.engine.deaths import Death, death_message, worker_death
 from mvlab.engine.estimates import DEFAULT_SECONDS, estimated_start, typical_seconds
 from mvlab.engine.relay import StoreRelay, receiver
@@ -53,6 +54,8 @@ from mvlab.i18n import Message
 from mvlab.store import StoreUnavailable
 
 __all__ = ["Engine"]
+
+LOG = logging.getLogger(__name__)
 
 @dataclass
 class Holder:
@@ -186,7 +189,7 @@ class Engine:
                         thread.start()
                         self._threads.append(thread)
             if closed:
-                _close_quietly(*made[:3])
+                close_quietly(made[2], made[0], made[1])  # receiver, client, cluster
                 raise RuntimeError("The job engine was closed while it connected.")
             return made[0]
 
@@ -201,7 +204,7 @@ class Engine:
             into = receiver(client)
             client.subscribe_topic(TOPIC, self._on_event)  # its handler takes the engine's lock: subscribed last
         except BaseException:
-            _close_quietly(client, cluster, into)
+            close_quietly(into, client, cluster)
             raise
         return client, cluster, into, workers
 
@@ -217,7 +220,7 @@ class Engine:
         end_loop = getattr(client, "end_loop", None)  # Dask closed it but left its event loop running
         if end_loop is not None:
             end_loop()
-        _close_quietly(None, cluster, into)
+        close_quietly(into, cluster)
 
     def start_in_background(self) -> None:
         """Connect (start the embedded workers) on a thread of its own, so that the first Train
@@ -399,8 +402,10 @@ class Engine:
             return
         try:
             Event(stop_flag_name(job.id), client=self.client).set()
-        except Exception:  # noqa: BLE001 - the scheduler not answering now: a queued run still leaves below, and
-            pass  # a running one that does not stop within stop_grace has its worker restarted (the reaper)
+        except Exception as exc:  # noqa: BLE001 - the scheduler not answering now: a queued run still leaves below,
+            # and a running one that does not stop within stop_grace has its worker restarted (the reaper)
+            LOG.warning("The stop flag of run %s was not set (%s: %s); the reaper ends it if it does not stop.",
+                        job.id, type(exc).__name__, exc)
         if job.state == "queued":
             if job.future is not None:
                 job.future.cancel()
@@ -579,8 +584,9 @@ class Engine:
                 job.error = job.error or f"{type(exc).__name__}: {exc}"
                 try:
                     self._end(job, "failed")
-                except Exception:  # noqa: BLE001 - even its failure not recorded: the run is ended all the same
-                    pass  # (_end ends it in memory and tells its pages before it writes)
+                except Exception as again:  # noqa: BLE001 - _end ended it in memory and told its pages first
+                    LOG.warning("Run %s ended failed, but its record could not be written (%s: %s).",
+                                job.id, type(again).__name__, again)
 
     def _collect_relay(self, job: Job) -> None:
         """Once the run's task has ended: every write its computation relayed applied (:mod:`mvlab.engine.relay`);
@@ -731,17 +737,6 @@ class Engine:
 LOST_WORDS = ("The connection to the job engine's scheduler was lost while this run waited or ran (Dask cancels a "
               "client's runs when it loses its scheduler). Train again: the engine connects anew.")
 """What a run says when its task was cancelled by nobody's Stop (the client lost its scheduler)."""
-
-
-def _close_quietly(client, cluster, into) -> None:
-    """Close a connection's receiver, client and embedded cluster (any of them None), each whatever the others do:
-    an error while closing one must neither hide the error that made the caller close them nor keep the next open."""
-    for thing in (into, client, cluster):
-        if thing is not None:
-            try:
-                thing.close()
-            except Exception:  # noqa: BLE001 - see above
-                pass
 
 
 def _worker_rows(info: dict) -> list[dict]:
