@@ -129,10 +129,13 @@ page that is not Streamlit's, such as a downloaded file, is settled at once)."""
 
 def settle(page, timeout: float = 300_000) -> None:
     """Wait until Streamlit has run the script the last action asked for and drawn what it sent: 0.4 s for the
-    action's rerun to reach the server, then :data:`SETTLED_JS`, then 0.1 s for the browser's last drawing."""
+    action's rerun to reach the server, then :data:`SETTLED_JS`, then 0.4 s more. The last pause is not the front
+    end's state to wait on: in a fresh browser context the first run ends before Streamlit's lazily loaded widgets
+    are drawn, and a number box showed its default for up to 410 ms after the run's end (seen when a settle without
+    it was tried, 4592e85)."""
     page.wait_for_timeout(400)
     page.wait_for_function(SETTLED_JS, timeout=timeout, polling=50)
-    page.wait_for_timeout(100)
+    page.wait_for_timeout(400)
 
 
 def exceptions(page) -> list[str]:
