@@ -4,6 +4,7 @@ waiter at a time, isolated from each other's failures and memory, recorded in th
 import itertools
 import os
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -448,13 +449,16 @@ def test_the_embedded_engine_lets_no_other_process_in(engine):
     assert isinstance(engine._cluster.security, Security) and engine._cluster.security.require_encryption
 
 
-def failing_first(real, error: BaseException, times: int = 1):
+def failing_first(real, error: BaseException, times: int = 1, thread=None):
     """``real`` (a function, or a method set on its class) raising ``error`` at its first ``times`` calls, then
-    itself; ``.left`` holds the failures still to come, ``[0]`` once all were raised."""
+    itself; ``.left`` holds the failures still to come, ``[0]`` once all were raised.  With ``thread``, only that
+    thread's calls fail: a method patched on its class is shared by every engine of the test process, and another
+    engine's background thread (the module's engine refreshing its workers' list every 5 s) would otherwise take
+    the failure meant for the engine under test (seen in CI: its ``connect`` then raised nothing)."""
     left = [times]
 
     def call(*args, **kwargs):
-        if left[0]:
+        if left[0] and (thread is None or threading.current_thread() is thread):
             left[0] -= 1
             raise error
         return real(*args, **kwargs)
@@ -466,8 +470,6 @@ def failing_first(real, error: BaseException, times: int = 1):
 def loop_threads() -> set:
     """The event-loop threads of Dask's clients and clusters in this process (Dask names them "IO loop"); a test
     compares the set before and after, so that another test's engine closing meanwhile does not count."""
-    import threading
-
     return {thread for thread in threading.enumerate() if thread.name == "IO loop"}
 
 
@@ -585,8 +587,9 @@ def test_a_connection_that_fails_while_it_is_set_up_is_closed_and_the_next_reque
     import distributed
 
     threads = loop_threads()
-    monkeypatch.setattr(distributed.Client, "scheduler_info",
-                        failing_first(distributed.Client.scheduler_info, OSError("the scheduler went away")))
+    monkeypatch.setattr(distributed.Client, "scheduler_info",  # connect runs in this thread
+                        failing_first(distributed.Client.scheduler_info, OSError("the scheduler went away"),
+                                      thread=threading.current_thread()))
     eng = Engine(EngineConfig(n_workers=1, dashboard=None), stop_grace=3.0)
     try:
         with pytest.raises(OSError, match="the scheduler went away"):

@@ -426,7 +426,7 @@ def test_a_store_error_of_any_kind_never_ends_the_engines_bookkeeping(tmp_path, 
 
     def once(real):
         def write(self, *args, **kwargs):
-            if malformed["left"]:
+            if malformed["left"] and self.location == store.location:  # not another engine's store
                 malformed["left"] -= 1
                 raise sa.exc.DatabaseError("UPDATE runs", {}, Exception("database disk image is malformed"))
             return real(self, *args, **kwargs)
@@ -442,10 +442,12 @@ def test_a_store_error_of_any_kind_never_ends_the_engines_bookkeeping(tmp_path, 
         assert wait_state(eng, b, ("finished",), timeout=60).state == "finished"
         assert eng.outcome(b).result.value == 2.0
         assert store.runs().set_index("run_id").loc[eng._jobs[b].run_id, "status"] == "finished"
+        assert malformed["left"] == 0  # both writes were refused
 
+        bookkeeper = next(t for t in eng._threads if t.name.endswith("_bookkeeper"))  # not another engine's
         for name in ("finish", "ended"):
-            monkeypatch.setattr(records, name, failing_first(getattr(records, name),
-                                                             RuntimeError(f"the record's own code failed ({name})")))
+            monkeypatch.setattr(records, name, failing_first(getattr(records, name), RuntimeError(
+                f"the record's own code failed ({name})"), thread=bookkeeper))
         c = eng.submit(request(steps, (2, 0.05, 3.0), store), "cy")  # its result's record fails, then its end's
         said = wait_state(eng, c, ("failed",), timeout=60).error
         assert said == "RuntimeError: the record's own code failed (finish)"
@@ -537,7 +539,8 @@ def test_a_stop_whose_flag_the_scheduler_does_not_take_still_ends_a_queued_run(e
     wait_state(engine, busy, ("running",), timeout=60)
     queued = engine.submit(request(steps, (2, 0.05, 2.0), store), "bob")
     assert engine.status(queued).state == "queued"
-    unanswered = failing_first(distributed.Event.set, OSError("Timed out during handshake while connecting"))
+    unanswered = failing_first(distributed.Event.set, OSError("Timed out during handshake while connecting"),
+                               thread=threading.current_thread())  # the Stop's own call, not a reaper's
     monkeypatch.setattr(distributed.Event, "set", unanswered)
     assert engine.detach("bob") == ("stopped", 0) and unanswered.left == [0]
     assert engine.status(queued).state == "stopped"
