@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_engine import Rows, failing_first, loop_threads, request, steps, still_running, wait_state
+from test_engine import Rows, failing_first, loop_threads, request, steps, still_running, store_only_at, wait_state
 
 from mvlab.engine import Engine, EngineConfig, records
 from mvlab.engine.deaths import Death, _death_in_log, death_message
@@ -41,7 +41,7 @@ def engine():
 def quick_store(tmp_path, monkeypatch):
     """The store the engine records in, with a busy timeout of 0.3 s (the default 30 s would make each test wait)."""
     store = ResultsStore(tmp_path / "r.sqlite", timeout=0.3)
-    monkeypatch.setattr(records, "store_at", lambda location: store)
+    store_only_at(monkeypatch, store.location, store)
     return store
 
 
@@ -190,25 +190,10 @@ def test_a_store_that_cannot_answer_is_said_on_the_page_and_looked_up_again_once
     assert [m.value for m in at.markdown] == ["found None"]
 
 
-def held_by_another_thread(lock) -> bool:
-    """Whether any thread holds ``lock``: asked from a thread of its own (an RLock lets its owner in again)."""
-    got = []
-
-    def probe():
-        if lock.acquire(timeout=0.05):
-            lock.release()
-            got.append(False)
-        else:
-            got.append(True)
-
-    thread = threading.Thread(target=probe)
-    thread.start()
-    thread.join()
-    return got[0]
-
-
 class LockWatchingStore:
-    """A results store that notes, for each call, whether the engine's lock was held while it was made."""
+    """A results store that notes, for each call, whether the thread making it held the engine's lock (an RLock's
+    ``_is_owned``: asked from another thread, the engine's own threads taking the lock for a moment meanwhile
+    would count)."""
 
     def __init__(self, store, lock):
         self._store, self._lock, self.calls = store, lock, []
@@ -219,7 +204,7 @@ class LockWatchingStore:
             return attr
 
         def watched(*args, **kwargs):
-            self.calls.append((name, held_by_another_thread(self._lock)))
+            self.calls.append((name, self._lock._is_owned()))
             return attr(*args, **kwargs)
 
         return watched
@@ -233,7 +218,7 @@ def test_the_engine_lock_is_never_held_while_the_store_is_read_or_written(engine
     Fails when the store is read under the lock (tried: ``self._typical(request)`` called inside ``with
     self._lock`` in ``submit``, as before: ``typical_seconds`` is noted as held)."""
     watching = LockWatchingStore(ResultsStore(tmp_path / "watched.sqlite"), engine._lock)
-    monkeypatch.setattr(records, "store_at", lambda location: watching)
+    store_only_at(monkeypatch, watching.location, watching)
     req = request(steps, (2, 0.05, 0.75), watching, kind=f"watched-{time.time_ns()}")  # never measured: store read
     job = engine.submit(req, "dee")
     assert wait_state(engine, job, ("finished",), timeout=60).state == "finished"
@@ -389,6 +374,7 @@ def test_a_slow_failing_connection_holds_no_other_call_and_its_waiters_share_its
         assert eng.detach("another") == ("none", 0)  # a Stop on another page
         eng.start_in_background()  # the panel of another page: a start already under way, nothing to wait for
         assert time.monotonic() - began < 0.5
+        background = eng._starting
 
         def started_again():
             eng.start_in_background()
@@ -400,7 +386,8 @@ def test_a_slow_failing_connection_holds_no_other_call_and_its_waiters_share_its
             thread.join(10)
         assert sorted(told) == ["s0", "s1", "s2"] and len(attempts) == 1
         assert all(seconds < 4.5 and "Cannot reach the Dask scheduler" in said for seconds, said in told.values())
-        time.sleep(0.2)  # the background start had waited on the same attempt: said, not retried
+        if background is not None:  # the background start had waited on the same attempt: said, not retried
+            background.join(10)
         assert eng.start_error is not None and "Cannot reach" in eng.start_error and len(attempts) == 1
         started_again()  # a later page: tried again (refused once more)
         assert len(attempts) == 2 and not eng.ready()

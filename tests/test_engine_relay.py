@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 import pytest
+from test_engine import store_only_at
 
 from mvlab.engine import relay as relay_module
 from mvlab.engine.relay import STORE_TOPIC, Applier, Receiver, StoreRelay
@@ -183,7 +184,7 @@ def test_a_pages_run_is_recorded_through_the_declared_writes_alone(monkeypatch):
             return b"npz"
 
     record = RunRecord("kind", "data", "fingerprint", 0, {}, store_location="somewhere")
-    monkeypatch.setattr(records, "store_at", lambda location: OnlyTheWrites())
+    store_only_at(monkeypatch, "somewhere", OnlyTheWrites())
     run_id = records.start(record)
     records.running(record, run_id)
     assert records.finish(record, run_id, Result(), 1.5) is None

@@ -123,6 +123,7 @@ def test_a_failed_look_is_tried_again_and_a_bad_interval_is_refused():
     while len(calls) < 3 and time.time() < deadline:
         time.sleep(0.01)
     assert len(calls) >= 3  # the thread went on after the failure
+    watch.forget("s")  # its thread looks at nothing more for the rest of the test process
     with pytest.raises(ValueError, match="interval"):
         Watch(read, interval=0)
 
@@ -147,4 +148,5 @@ def test_a_store_outage_is_not_a_traceback_per_look(caplog):
     deadline = time.time() + 5
     while len(looks) < 5 and time.time() < deadline:
         time.sleep(0.01)
+    watch.forget("s")
     assert len(looks) >= 5 and not [r for r in caplog.records if "round watch" in r.getMessage()]
