@@ -473,13 +473,17 @@ class Engine:
         """The newest partial result of the run ``job_id`` as ``(number, note, payload)``: the payload as the worker
         sent it (the result's ``to_npz()`` bytes, :mod:`mvlab.engine.task`), ``note`` what it holds in words.  None
         before the first one, for an unknown run, and when it cannot be fetched now (the page shows the whole
-        result when it comes).  Fetched from the scheduler once per number and kept for every page that asks."""
+        result when it comes).  Fetched from the scheduler once per number and kept for every page that asks; once
+        the run has ended, the one fetched last (the scheduler's copy is deleted as the run ends: asked for, it would
+        be waited for ``timeout`` seconds in vain, and a page that reran on the run's last part would show its whole
+        result that much later)."""
         with self._lock:
             job = self._jobs.get(job_id)
             if job is None or job.partial_number == 0:
                 return None
             number, note, fetched = job.partial_number, job.partial_note, job.partial_fetched
-        if fetched is not None and fetched[0] == number:
+            ended = not job.active
+        if ended or (fetched is not None and fetched[0] == number):
             return fetched
         try:
             payload = Variable(partial_name(job_id), client=self.client).get(timeout=timeout)
