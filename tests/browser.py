@@ -65,21 +65,6 @@ def open_page(browser, address: str, width: int = 1400, height: int = 2400):
     return page
 
 
-def open_pages(browser, addresses: list[str], width: int = 1400, height: int = 2400) -> list:
-    """:func:`open_page` for several people at once: every address is asked for before any page is waited for, so
-    the server loads them side by side (a class opens its pages at the same moment; one after another, three
-    sweeps' pages took 9-17 s of a classroom test)."""
-    pages = []
-    for address in addresses:
-        page = browser.new_context(viewport={"width": width, "height": height}).new_page()
-        page.goto(address, wait_until="commit")
-        pages.append(page)
-    for page in pages:
-        page.wait_for_selector("h1", timeout=120_000)
-        settle(page)
-    return pages
-
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from browser import browser_tests_mark, exceptions, open_page, open_pages, running_app, settle
+from browser import browser_tests_mark, exceptions, open_page, running_app, settle
 
 pytestmark = browser_tests_mark()
 
@@ -48,8 +48,9 @@ def test_six_sessions_train_at_once_and_one_stop_touches_no_other_run(browser, s
     url, store = server
     seeds = [101, 102, 103, 104, 105, 106]
     # the session that stops has a longer sweep (k up to 10 on every instance): still running at its Stop
-    pages = open_pages(browser, [f"{url}{SWEEP.replace('max_views=4', 'max_views=10').replace('n=300', 'n=569')}"
-                                 f"&seed={seeds[0]}"] + [f"{url}{SWEEP}&seed={s}" for s in seeds[1:]])
+    pages = [open_page(browser, f"{url}{SWEEP.replace('max_views=4', 'max_views=10').replace('n=300', 'n=569')}"
+                                f"&seed={seeds[0]}")]
+    pages += [open_page(browser, f"{url}{SWEEP}&seed={s}") for s in seeds[1:]]
     for pg in pages:
         train(pg)
     # two workers: the later sessions wait, and say where they are in the queue
@@ -76,10 +77,9 @@ def test_three_sessions_with_the_same_settings_share_one_run_and_one_stop_leaves
     # faster: its workers' memory settings, #72; with 3 folds the run once ended before the Stop in a full suite).
     # 5 folds (5 s alone) were not enough beside another browser file: the three Trains took 3 s, and the run ended
     # before the third page said it was shared (2 of 5 tries) or just as its Stop was pressed (a fresh clone's
-    # suite); 10 folds (10 s) passed 7 of 7 tries beside the same file. The pages open together (open_pages): the
-    # test takes as long as it did with 5 folds
+    # suite); 10 folds (10 s) passed 7 of 7 tries beside the same file (the test takes 5 s longer)
     address = f"{url}{SWEEP.replace('max_views=4', 'max_views=8')}&n_splits=10&seed=7"
-    pages = open_pages(browser, [address] * 3)
+    pages = [open_page(browser, address) for _ in range(3)]
     for pg in pages:
         train(pg)
     pages[2].wait_for_selector("text=Shared with 2 other sessions", timeout=60_000)
