@@ -634,8 +634,7 @@ def test_a_run_sends_its_partial_results_as_it_goes_and_the_scheduler_keeps_none
     is deleted, and a page asking for the run's partial then is answered at once with the one fetched last.  Broken
     once: without ``progress.partial = partial`` in :func:`mvlab.engine.task.execute` no partial ever came (the
     status's ``partial`` stayed 0); without ``ended`` in :meth:`Engine.partial` the call after the end asked the
-    scheduler for the deleted copy (5.04 s in a probe, the whole timeout; here the same call, or it got the copy
-    not yet deleted, the newest instead of the one fetched last)."""
+    scheduler for the deleted copy and took 5.04 s, the whole timeout (a probe and this test alike)."""
     job = engine.submit(request(with_partials, (3, 2.1)), "parts")
     status = wait_until(lambda: (s := engine.status(job)) and s.partial >= 1 and s)
     assert status.state == "running"
